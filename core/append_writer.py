@@ -1,0 +1,160 @@
+"""Writer for append tables (no primary key): rows go to their partition and bucket, into
+Parquet files that roll at ``target-file-size``; ``prepare_commit`` returns CommitMessages.
+
+Bucket -1 (unaware) writes everything to bucket-0; N > 0 hashes the bucket key. Each file
+numbers its rows with sequence numbers continuing from the bucket's highest, as Java does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Callable
+
+import pyarrow as pa
+
+from paimon_core.bucket import assign_buckets
+from paimon_core.commit import CommitMessage
+from paimon_core.data_file import ParquetFileWriter
+from paimon_core.manifest import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_core.stats import StatsCollector
+from paimon_core.values import internal_values
+
+
+def split_by(table: pa.Table, columns: list[str]):
+    """Yield (values tuple as Arrow scalars' table row, sub-table) for each distinct combination."""
+    if not columns:
+        yield (), table
+        return
+    idx = table.append_column("__row", pa.array(range(table.num_rows), pa.int64()))
+    groups = idx.select(columns + ["__row"]).group_by(columns, use_threads=False).aggregate([("__row", "list")])
+    rows = groups.column("__row_list")
+    for i in range(groups.num_rows):
+        key = tuple(groups.column(c).slice(i, 1) for c in columns)
+        yield key, table.take(rows[i].values)
+
+
+class RollingFileWriter:
+    """Parquet files of one (partition, bucket), rolled at the target size."""
+
+    def __init__(self, table, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"):
+        self.table = table
+        self.partition = partition
+        self.bucket = bucket
+        self.next_seq = next_seq
+        self.file_prefix = file_prefix
+        self.dir = table.bucket_path(partition, bucket)
+        self.files: list[DataFileMeta] = []
+        self._writer: ParquetFileWriter | None = None
+        self._stats: StatsCollector | None = None
+        self._name = ""
+        self._written_paths: list[str] = []
+        opts = table.schema.core_options
+        self.target = opts.target_file_size
+        self.compression = opts.get("file.compression")
+        self.level = opts.get("file.compression.zstd-level")
+
+    def write(self, batch: pa.Table) -> None:
+        schema = self.table.schema
+        if self._writer is None:
+            self._name = f"{self.file_prefix}{uuid.uuid4()}-0.parquet"
+            path = self.table.io.join(self.dir, self._name)
+            self._written_paths.append(path)
+            self._writer = ParquetFileWriter(self.table.io, path, schema.arrow_schema(), self.compression, self.level)
+            self._stats = StatsCollector(schema.field_names, [f.type for f in schema.fields],
+                                         schema.core_options.stats_mode)
+        self._writer.write(batch)
+        self._stats.update(batch)
+        if self._writer.bytes_written >= self.target:
+            self._roll()
+
+    def _roll(self) -> None:
+        if self._writer is None:
+            return
+        rows = self._writer.row_count
+        size = self._writer.close()
+        self.files.append(DataFileMeta(
+            file_name=self._name,
+            file_size=size,
+            row_count=rows,
+            value_stats=self._stats.to_simple_stats(),
+            min_sequence_number=self.next_seq,
+            max_sequence_number=self.next_seq + rows - 1,
+            schema_id=self.table.schema.id,
+            level=0,
+            creation_time=dt.datetime.now().replace(microsecond=dt.datetime.now().microsecond // 1000 * 1000),
+            delete_row_count=0,
+            file_source=FILE_SOURCE_APPEND,
+        ))
+        self.next_seq += rows
+        self._writer = None
+
+    def close(self) -> list[DataFileMeta]:
+        self._roll()
+        return self.files
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.close()
+            except Exception:
+                pass
+            self._writer = None
+        for p in self._written_paths:
+            self.table.io.delete(p)
+
+
+class AppendWriter:
+    """Splits incoming batches by partition and bucket; one RollingFileWriter per pair."""
+
+    def __init__(self, table, restore_max_seq: Callable[[tuple, int], int] | None = None):
+        self.table = table
+        schema = table.schema
+        self.partition_keys = list(schema.partition_keys)
+        self.partition_types = schema.types_of(self.partition_keys)
+        self.num_buckets = schema.core_options.bucket
+        self.bucket_keys = schema.bucket_keys if self.num_buckets > 0 else []
+        self.bucket_types = schema.types_of(self.bucket_keys)
+        self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
+        self.writers: dict[tuple, RollingFileWriter] = {}
+
+    @property
+    def total_buckets(self) -> int:
+        return self.num_buckets if self.num_buckets > 0 else -1
+
+    def write(self, batch: pa.Table) -> None:
+        """``batch`` already has the table's Arrow schema (see conform.conform_table)."""
+        if batch.num_rows == 0:
+            return
+        for pkey, part in split_by(batch, self.partition_keys):
+            partition = tuple(internal_values(s, t)[0] for s, t in zip(pkey, self.partition_types))
+            if self.num_buckets > 0:
+                buckets = assign_buckets(part, self.bucket_keys, self.bucket_types, self.num_buckets)
+                part = part.append_column("__bucket", pa.array(buckets))
+                for (bscalar,), sub in split_by(part, ["__bucket"]):
+                    self._writer(partition, bscalar[0].as_py()).write(sub.drop_columns(["__bucket"]))
+            else:
+                self._writer(partition, 0).write(part)
+
+    def _writer(self, partition: tuple, bucket: int) -> RollingFileWriter:
+        key = (partition, bucket)
+        w = self.writers.get(key)
+        if w is None:
+            prefix = self.table.schema.core_options.get("data-file.prefix")
+            w = RollingFileWriter(self.table, partition, bucket, self.restore_max_seq(partition, bucket) + 1, prefix)
+            self.writers[key] = w
+        return w
+
+    def prepare_commit(self) -> list[CommitMessage]:
+        out = []
+        for (partition, bucket), w in self.writers.items():
+            files = w.close()
+            if files:
+                out.append(CommitMessage(partition, bucket, self.total_buckets, new_files=tuple(files)))
+        self.writers = {}
+        return out
+
+    def abort(self) -> None:
+        for w in self.writers.values():
+            w.abort()
+        self.writers = {}

@@ -1,0 +1,121 @@
+"""Filesystem catalog: ``<warehouse>/<db>.db/<table>``; no other metadata is stored.
+
+A table exists when its directory holds at least one ``schema/schema-N``. Creating a table
+writes schema-0 only if absent, so two concurrent creates cannot both succeed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from paimon_core.errors import (
+    AlreadyExists,
+    DatabaseNotFound,
+    InvalidInput,
+    TableAlreadyExists,
+    TableNotFound,
+)
+from paimon_core.io import FileIO
+from paimon_core.schema import Schema, SchemaManager
+from paimon_core.table import FileStoreTable
+
+DB_SUFFIX = ".db"
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
+
+
+def parse_identifier(identifier: str, default_db: str | None = None) -> tuple[str, str]:
+    """'db.table' -> (db, table); a bare name uses ``default_db``."""
+    if not identifier or not identifier.strip():
+        raise InvalidInput("no table given: pass --table DB.TABLE (or set PAIMON_TABLE / `paimon use`)")
+    parts = identifier.strip().split(".")
+    if len(parts) == 1 and default_db:
+        parts = [default_db, parts[0]]
+    if len(parts) != 2 or not all(_NAME.match(p) for p in parts):
+        raise InvalidInput(f"bad table name '{identifier}': use DB.TABLE with letters, digits, _ or -")
+    return parts[0], parts[1]
+
+
+class FileSystemCatalog:
+    def __init__(self, warehouse: str, storage_options: dict | None = None):
+        self.warehouse = warehouse
+        self.io = FileIO(warehouse, storage_options)
+        self.root = self.io.root
+
+    def db_path(self, db: str) -> str:
+        return self.io.join(self.root, db + DB_SUFFIX)
+
+    def table_path(self, db: str, table: str) -> str:
+        return self.io.join(self.db_path(db), table)
+
+    # ---- databases
+    def list_databases(self) -> list[str]:
+        return sorted(n[: -len(DB_SUFFIX)] for n in self.io.list_names(self.root) if n.endswith(DB_SUFFIX))
+
+    def database_exists(self, db: str) -> bool:
+        return self.io.is_dir(self.db_path(db))
+
+    def create_database(self, db: str, ignore_if_exists: bool = True) -> None:
+        if not _NAME.match(db):
+            raise InvalidInput(f"bad database name '{db}'")
+        if self.database_exists(db):
+            if ignore_if_exists:
+                return
+            raise AlreadyExists(f"database '{db}' already exists")
+        self.io.mkdirs(self.db_path(db))
+
+    def drop_database(self, db: str, cascade: bool = False) -> None:
+        if not self.database_exists(db):
+            raise DatabaseNotFound(db)
+        tables = self.list_tables(db)
+        if tables and not cascade:
+            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables); use --cascade")
+        self.io.delete_dir(self.db_path(db))
+
+    # ---- tables
+    def list_tables(self, db: str) -> list[str]:
+        if not self.database_exists(db):
+            raise DatabaseNotFound(db)
+        out = []
+        for name in self.io.list_names(self.db_path(db)):
+            if SchemaManager(self.io, self.table_path(db, name)).list_ids():
+                out.append(name)
+        return sorted(out)
+
+    def table_exists(self, identifier: str) -> bool:
+        db, name = parse_identifier(identifier)
+        return bool(SchemaManager(self.io, self.table_path(db, name)).list_ids())
+
+    def get_table(self, identifier: str) -> FileStoreTable:
+        db, name = parse_identifier(identifier)
+        path = self.table_path(db, name)
+        schema = SchemaManager(self.io, path).latest()
+        if schema is None:
+            if not self.database_exists(db):
+                raise DatabaseNotFound(db)
+            raise TableNotFound(f"{db}.{name}")
+        return FileStoreTable(self.io, path, f"{db}.{name}", schema)
+
+    def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
+        db, name = parse_identifier(identifier)
+        table_schema = schema.to_table_schema(0)  # validate before touching storage
+        if self.table_exists(identifier):
+            if ignore_if_exists:
+                return self.get_table(identifier)
+            raise TableAlreadyExists(f"{db}.{name}")
+        self.create_database(db, ignore_if_exists=True)
+        path = self.table_path(db, name)
+        if not SchemaManager(self.io, path).commit(table_schema):
+            if ignore_if_exists:
+                return self.get_table(identifier)
+            raise TableAlreadyExists(f"{db}.{name}")
+        return FileStoreTable(self.io, path, f"{db}.{name}", table_schema)
+
+    def drop_table(self, identifier: str, ignore_if_missing: bool = False) -> None:
+        db, name = parse_identifier(identifier)
+        if not self.table_exists(identifier):
+            if ignore_if_missing:
+                return
+            if not self.database_exists(db):
+                raise DatabaseNotFound(db)
+            raise TableNotFound(f"{db}.{name}")
+        self.io.delete_dir(self.table_path(db, name))

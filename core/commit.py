@@ -1,0 +1,213 @@
+"""Commits: CommitMessages from writers become one new snapshot, optimistically.
+
+Protocol (FORMAT.md section 11): read the latest snapshot S, write the delta manifest and the
+base/delta manifest lists on top of S, then create ``snapshot-(S+1)`` only if absent. A writer
+that loses the race removes its lists, re-reads and retries; deletions (overwrite, compaction)
+are re-checked against the new latest snapshot, so a file is never deleted twice and rows
+committed by others are never dropped.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from paimon_core.errors import CommitConflict
+from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, SimpleStats
+from paimon_core.predicate import Predicate, may_match
+from paimon_core.scan import live_entries, merge_entries
+from paimon_core.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+
+
+@dataclass(frozen=True)
+class CommitMessage:
+    """What one writer produced for one (partition, bucket); partition in internal values."""
+
+    partition: tuple
+    bucket: int
+    total_buckets: int
+    new_files: tuple[DataFileMeta, ...] = ()
+    compact_before: tuple[DataFileMeta, ...] = ()
+    compact_after: tuple[DataFileMeta, ...] = ()
+    changelog_files: tuple[DataFileMeta, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files)
+
+
+@dataclass
+class CommitOptions:
+    overwrite: bool = False
+    overwrite_filter: Predicate | None = None  # partitions to replace; None = whole table
+    commit_user: str = field(default_factory=lambda: str(uuid.uuid4()))
+    properties: dict | None = None
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class FileStoreCommit:
+    def __init__(self, table, options: CommitOptions | None = None):
+        self.table = table
+        self.options = options or CommitOptions()
+
+    # ---- entries
+    def _entries(self, messages: list[CommitMessage]) -> tuple[list[ManifestEntry], list[ManifestEntry]]:
+        codec = self.table.partition_codec
+        adds, deletes = [], []
+        for m in messages:
+            pb = codec.to_bytes(m.partition)
+            for f in m.new_files:
+                adds.append(ManifestEntry(ADD, pb, m.bucket, m.total_buckets, f))
+            for f in m.compact_before:
+                deletes.append(ManifestEntry(DELETE, pb, m.bucket, m.total_buckets, f))
+            for f in m.compact_after:
+                adds.append(ManifestEntry(ADD, pb, m.bucket, m.total_buckets, f))
+        return adds, deletes
+
+    def _overwrite_deletes(self, latest: Snapshot | None) -> list[ManifestEntry]:
+        codec = self.table.partition_codec
+        pred = self.options.overwrite_filter
+        out = []
+        for e in live_entries(self.table.manifests, latest):
+            if pred is not None:
+                from paimon_core.predicate import ColumnRange
+
+                values = codec.from_bytes(e.partition)
+                ranges = {k: ColumnRange(v, v, 1 if v is None else 0, 1) for k, v in zip(codec.keys, values)}
+                if not may_match(pred, ranges):
+                    continue
+            out.append(ManifestEntry(DELETE, e.partition, e.bucket, e.total_buckets, e.file))
+        return out
+
+    def _partition_stats(self, entries: list[ManifestEntry]) -> SimpleStats:
+        codec = self.table.partition_codec
+        if not codec.keys:
+            return SimpleStats(codec.to_bytes(()), codec.to_bytes(()), ())
+        values = [codec.from_bytes(e.partition) for e in entries]
+        mins, maxs, nulls = [], [], []
+        for i in range(len(codec.keys)):
+            col = [v[i] for v in values if v[i] is not None]
+            mins.append(min(col) if col else None)
+            maxs.append(max(col) if col else None)
+            nulls.append(len(values) - len(col))
+        return SimpleStats(codec.to_bytes(mins), codec.to_bytes(maxs), tuple(nulls))
+
+    def _check_deletes(self, latest: Snapshot | None, deletes: list[ManifestEntry]) -> None:
+        if not deletes:
+            return
+        live = {e.identifier for e in live_entries(self.table.manifests, latest)}
+        gone = [d.file.file_name for d in deletes if d.identifier not in live]
+        if gone:
+            raise CommitConflict(
+                f"file deletion conflict: {len(gone)} file(s) to replace were already removed by another "
+                f"commit (e.g. {gone[0]}); nothing was committed"
+            )
+
+    # ---- commit
+    def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
+        """Make ``messages`` one snapshot. Returns None when there is nothing to commit."""
+        adds, deletes = self._entries(messages)
+        changelog = [
+            ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
+            for m in messages for f in m.changelog_files
+        ]
+        if not adds and not deletes and not self.options.overwrite:
+            return None
+        if kind is None:
+            kind = "OVERWRITE" if self.options.overwrite or deletes and any(
+                m.new_files for m in messages) else ("COMPACT" if deletes else "APPEND")
+        retries = self.table.schema.core_options.get("commit.max-retries")
+        store = self.table.manifests
+        sm = self.table.snapshots
+        for attempt in range(retries + 1):
+            latest = sm.latest()
+            entries = list(deletes)
+            if self.options.overwrite:
+                entries = self._overwrite_deletes(latest)
+            else:
+                self._check_deletes(latest, deletes)
+            entries += adds
+            written: list[str] = []
+            try:
+                delta_metas = []
+                if entries:
+                    meta = store.write_manifest(entries, self.table.schema.id, self._partition_stats(entries))
+                    written.append(meta.file_name)
+                    delta_metas.append(meta)
+                base_metas = self._base_metas(latest, written)
+                base_name, base_size = store.write_list(base_metas)
+                written.append(base_name)
+                delta_name, delta_size = store.write_list(delta_metas)
+                written.append(delta_name)
+                cl_name = cl_size = None
+                if changelog:
+                    cmeta = store.write_manifest(changelog, self.table.schema.id, self._partition_stats(changelog))
+                    written.append(cmeta.file_name)
+                    cl_name, cl_size = store.write_list([cmeta])
+                    written.append(cl_name)
+                delta_rows = sum(e.file.row_count for e in entries if e.kind == ADD) - sum(
+                    e.file.row_count for e in entries if e.kind == DELETE)
+                snap = Snapshot(
+                    id=(latest.id + 1) if latest else 1,
+                    schema_id=self.table.schema.id,
+                    base_manifest_list=base_name,
+                    delta_manifest_list=delta_name,
+                    base_manifest_list_size=base_size,
+                    delta_manifest_list_size=delta_size,
+                    changelog_manifest_list=cl_name,
+                    changelog_manifest_list_size=cl_size,
+                    changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
+                    index_manifest=latest.index_manifest if latest else None,
+                    commit_user=self.options.commit_user,
+                    commit_identifier=BATCH_COMMIT_IDENTIFIER,
+                    commit_kind=kind,
+                    time_millis=max(_now_ms(), (latest.time_millis if latest else 0)),
+                    total_record_count=(latest.total_record_count if latest else 0) + delta_rows,
+                    delta_record_count=delta_rows,
+                    watermark=latest.watermark if latest else None,
+                    properties=self.options.properties,
+                    uuid=str(uuid.uuid4()),
+                )
+                if sm.try_commit(snap):
+                    return snap
+            except BaseException:
+                self._cleanup(written)
+                raise
+            self._cleanup(written)
+            time.sleep(min(0.01 * (2 ** attempt), 1.0))
+        raise CommitConflict(f"gave up committing after {retries + 1} attempts: other writers kept winning")
+
+    def _cleanup(self, names: list[str]) -> None:
+        for n in names:
+            self.table.io.delete(self.table.manifests.path(n))
+
+    def _base_metas(self, latest: Snapshot | None, written: list[str]) -> list[ManifestFileMeta]:
+        """All data manifests of ``latest``; merged into fresh ones once they pile up."""
+        if latest is None:
+            return []
+        store = self.table.manifests
+        metas = store.read_list(latest.base_manifest_list) + store.read_list(latest.delta_manifest_list)
+        opts = self.table.schema.core_options
+        min_count = opts.get("manifest.merge-min-count")
+        if len(metas) < min_count:
+            return metas
+        live = merge_entries(e for m in metas for e in store.read_manifest(m.file_name))
+        if not live:
+            return []
+        target = opts.get("manifest.target-file-size")
+        merged, chunk, size = [], [], 0
+        for e in live:
+            chunk.append(e)
+            size += 250 + len(e.file.value_stats.min_values) * 2  # rough encoded size of an entry
+            if size >= target:
+                merged.append(store.write_manifest(chunk, self.table.schema.id, self._partition_stats(chunk)))
+                written.append(merged[-1].file_name)
+                chunk, size = [], 0
+        if chunk:
+            merged.append(store.write_manifest(chunk, self.table.schema.id, self._partition_stats(chunk)))
+            written.append(merged[-1].file_name)
+        return merged

@@ -1,0 +1,79 @@
+"""Fitting input data to a table schema: columns matched by name, cast with Paimon's implicit
+widening (and, where every value fits, Arrow's checked casts), missing nullable columns filled
+with nulls. Anything else is a SchemaMismatch naming the column; nothing is written."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_core.errors import SchemaMismatch
+from paimon_core.schema import TableSchema
+from paimon_core.types import AtomicType, DataType, from_arrow_type, implicitly_castable, to_arrow_type
+
+_FAMILY = {
+    "TINYINT": "num", "SMALLINT": "num", "INT": "num", "BIGINT": "num", "FLOAT": "num", "DOUBLE": "num",
+    "DECIMAL": "num", "CHAR": "str", "VARCHAR": "str", "BINARY": "bin", "VARBINARY": "bin",
+    "BOOLEAN": "bool", "DATE": "time", "TIMESTAMP": "time", "TIMESTAMP_LTZ": "time", "TIME": "tod",
+}
+
+
+def _checked_cast_allowed(src: DataType, dst: DataType) -> bool:
+    """Casts beyond widening that we accept when every value survives (e.g. BIGINT -> INT)."""
+    if not (isinstance(src, AtomicType) and isinstance(dst, AtomicType)):
+        return False
+    fs, fd = _FAMILY.get(src.root), _FAMILY.get(dst.root)
+    if fs == fd:
+        return not (src.root == "TIMESTAMP_LTZ") ^ (dst.root == "TIMESTAMP_LTZ") or src.root == "DATE"
+    return False
+
+
+def conform_column(arr, name: str, dst: DataType):
+    src = from_arrow_type(arr.type)
+    target = to_arrow_type(dst)
+    if arr.type == target:
+        return arr
+    if pa.types.is_null(arr.type):
+        return pa.nulls(len(arr), target)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+        src = from_arrow_type(arr.type)
+    if isinstance(src, AtomicType) and isinstance(dst, AtomicType) and src.root == dst.root and src.root in (
+            "CHAR", "VARCHAR", "BINARY", "VARBINARY"):
+        return arr.cast(target)  # length limits are not enforced (Paimon does not either on write)
+    if implicitly_castable(src, dst) or _checked_cast_allowed(src, dst):
+        try:
+            return arr.cast(target, safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            detail = str(e).splitlines()[0]
+            raise SchemaMismatch(f"column '{name}': cannot cast {src} to {dst.with_nullable(True)}: {detail}") from None
+    raise SchemaMismatch(f"column '{name}': cannot cast {src.with_nullable(True)} to {dst.with_nullable(True)}")
+
+
+def check_columns(input_names: list[str], schema: TableSchema) -> None:
+    known = set(schema.field_names)
+    unknown = [n for n in input_names if n not in known]
+    if unknown:
+        raise SchemaMismatch(
+            f"unknown column '{unknown[0]}' in the input (table columns: {', '.join(schema.field_names)})")
+    present = set(input_names)
+    for f in schema.fields:
+        if f.name not in present and not f.type.nullable:
+            raise SchemaMismatch(f"column '{f.name}' is NOT NULL but missing from the input")
+
+
+def conform_table(data: pa.Table | pa.RecordBatch, schema: TableSchema) -> pa.Table:
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    check_columns(data.column_names, schema)
+    arrays = []
+    for f in schema.fields:
+        if f.name in data.column_names:
+            arr = conform_column(data.column(f.name), f.name, f.type)
+            if not f.type.nullable and arr.null_count:
+                first = pc.index(pc.is_null(arr), True).as_py()
+                raise SchemaMismatch(f"column '{f.name}' is NOT NULL but row {first} of the input is null")
+        else:
+            arr = pa.nulls(data.num_rows, to_arrow_type(f.type))
+        arrays.append(arr)
+    return pa.Table.from_arrays(arrays, schema=schema.arrow_schema())

@@ -1,0 +1,377 @@
+"""Manifest files (ManifestEntry records) and manifest lists (ManifestFileMeta records), in Avro.
+
+We write the newer layout (21-field ``_FILE``, 15-field manifest list, version 2) that Java 0.9
+and pypaimon 2.1 both read; the reader also accepts the older Java field sets, treating missing
+fields as absent. Containers are zstd-compressed, records named as Java names them.
+"""
+
+from __future__ import annotations
+
+import io as _io
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import fastavro
+
+from paimon_core.binary_row import EMPTY_ROW
+from paimon_core.errors import CorruptMetadata
+from paimon_core.io import FileIO
+
+NS = "org.apache.paimon.avro.generated"
+ADD, DELETE = 0, 1
+FILE_SOURCE_APPEND, FILE_SOURCE_COMPACT = 0, 1
+
+
+def _nullable(t, default_null=True):
+    return {"type": ["null", t], "default": None} if default_null else ["null", t]
+
+
+def _stats_schema(name: str) -> dict:
+    return {
+        "type": "record",
+        "name": name,
+        "fields": [
+            {"name": "_MIN_VALUES", "type": "bytes"},
+            {"name": "_MAX_VALUES", "type": "bytes"},
+            {"name": "_NULL_COUNTS", "type": ["null", {"type": "array", "items": ["null", "long"]}], "default": None},
+        ],
+    }
+
+
+def _f(name, t, nullable=False):
+    if nullable:
+        return {"name": name, "type": ["null", t], "default": None}
+    return {"name": name, "type": t}
+
+
+_FILE_SCHEMA = {
+    "type": "record",
+    "name": "record__FILE",
+    "fields": [
+        _f("_FILE_NAME", "string"),
+        _f("_FILE_SIZE", "long"),
+        _f("_ROW_COUNT", "long"),
+        _f("_MIN_KEY", "bytes"),
+        _f("_MAX_KEY", "bytes"),
+        _f("_KEY_STATS", _stats_schema("record__FILE__KEY_STATS")),
+        _f("_VALUE_STATS", _stats_schema("record__FILE__VALUE_STATS")),
+        _f("_MIN_SEQUENCE_NUMBER", "long"),
+        _f("_MAX_SEQUENCE_NUMBER", "long"),
+        _f("_SCHEMA_ID", "long"),
+        _f("_LEVEL", "int"),
+        _f("_EXTRA_FILES", {"type": "array", "items": "string"}),
+        _f("_CREATION_TIME", {"type": "long", "logicalType": "timestamp-millis"}, True),
+        _f("_DELETE_ROW_COUNT", "long", True),
+        _f("_EMBEDDED_FILE_INDEX", "bytes", True),
+        _f("_FILE_SOURCE", "int", True),
+        _f("_VALUE_STATS_COLS", {"type": "array", "items": "string"}, True),
+        _f("_EXTERNAL_PATH", "string", True),
+        _f("_FIRST_ROW_ID", "long", True),
+        _f("_WRITE_COLS", {"type": "array", "items": "string"}, True),
+        _f("_WRITE_COLS_SEQUENCES", {"type": "array", "items": "long"}, True),
+    ],
+}
+
+ENTRY_SCHEMA = fastavro.parse_schema(
+    [
+        "null",
+        {
+            "type": "record",
+            "name": "record",
+            "namespace": NS,
+            "fields": [
+                _f("_VERSION", "int"),
+                _f("_KIND", "int"),
+                _f("_PARTITION", "bytes"),
+                _f("_BUCKET", "int"),
+                _f("_TOTAL_BUCKETS", "int"),
+                _f("_FILE", _FILE_SCHEMA),
+            ],
+        },
+    ]
+)
+
+LIST_SCHEMA = fastavro.parse_schema(
+    [
+        "null",
+        {
+            "type": "record",
+            "name": "record",
+            "namespace": NS,
+            "fields": [
+                _f("_VERSION", "int"),
+                _f("_FILE_NAME", "string"),
+                _f("_FILE_SIZE", "long"),
+                _f("_NUM_ADDED_FILES", "long"),
+                _f("_NUM_DELETED_FILES", "long"),
+                _f("_PARTITION_STATS", _stats_schema("record__PARTITION_STATS")),
+                _f("_SCHEMA_ID", "long"),
+                _f("_MIN_BUCKET", "int", True),
+                _f("_MAX_BUCKET", "int", True),
+                _f("_MIN_LEVEL", "int", True),
+                _f("_MAX_LEVEL", "int", True),
+                _f("_MIN_ROW_ID", "long", True),
+                _f("_MAX_ROW_ID", "long", True),
+                _f("_TOTAL_BUCKETS", "int", True),
+                _f("_EXTRA_FILES", {"type": "array", "items": "string"}, True),
+            ],
+        },
+    ]
+)
+
+
+@dataclass(frozen=True)
+class SimpleStats:
+    """Min/max as serialized BinaryRows and null counts, over some columns."""
+
+    min_values: bytes = EMPTY_ROW
+    max_values: bytes = EMPTY_ROW
+    null_counts: tuple | None = ()
+
+    def to_avro(self) -> dict:
+        return {
+            "_MIN_VALUES": self.min_values,
+            "_MAX_VALUES": self.max_values,
+            "_NULL_COUNTS": None if self.null_counts is None else list(self.null_counts),
+        }
+
+    @staticmethod
+    def from_avro(d: dict) -> SimpleStats:
+        nc = d.get("_NULL_COUNTS")
+        return SimpleStats(d["_MIN_VALUES"], d["_MAX_VALUES"], None if nc is None else tuple(nc))
+
+
+EMPTY_STATS = SimpleStats()
+
+
+@dataclass(frozen=True)
+class DataFileMeta:
+    """One data (or changelog) file as a manifest describes it."""
+
+    file_name: str
+    file_size: int
+    row_count: int
+    min_key: bytes = EMPTY_ROW
+    max_key: bytes = EMPTY_ROW
+    key_stats: SimpleStats = EMPTY_STATS
+    value_stats: SimpleStats = EMPTY_STATS
+    min_sequence_number: int = 0
+    max_sequence_number: int = 0
+    schema_id: int = 0
+    level: int = 0
+    extra_files: tuple[str, ...] = ()
+    creation_time: datetime | int | None = None
+    delete_row_count: int | None = None
+    embedded_index: bytes | None = None
+    file_source: int | None = FILE_SOURCE_APPEND
+    value_stats_cols: tuple[str, ...] | None = None
+    external_path: str | None = None
+    first_row_id: int | None = None
+    write_cols: tuple[str, ...] | None = None
+
+    def to_avro(self) -> dict:
+        return {
+            "_FILE_NAME": self.file_name,
+            "_FILE_SIZE": self.file_size,
+            "_ROW_COUNT": self.row_count,
+            "_MIN_KEY": self.min_key,
+            "_MAX_KEY": self.max_key,
+            "_KEY_STATS": self.key_stats.to_avro(),
+            "_VALUE_STATS": self.value_stats.to_avro(),
+            "_MIN_SEQUENCE_NUMBER": self.min_sequence_number,
+            "_MAX_SEQUENCE_NUMBER": self.max_sequence_number,
+            "_SCHEMA_ID": self.schema_id,
+            "_LEVEL": self.level,
+            "_EXTRA_FILES": list(self.extra_files),
+            "_CREATION_TIME": self.creation_time,
+            "_DELETE_ROW_COUNT": self.delete_row_count,
+            "_EMBEDDED_FILE_INDEX": self.embedded_index,
+            "_FILE_SOURCE": self.file_source,
+            "_VALUE_STATS_COLS": None if self.value_stats_cols is None else list(self.value_stats_cols),
+            "_EXTERNAL_PATH": self.external_path,
+            "_FIRST_ROW_ID": self.first_row_id,
+            "_WRITE_COLS": None if self.write_cols is None else list(self.write_cols),
+            "_WRITE_COLS_SEQUENCES": None,
+        }
+
+    @staticmethod
+    def from_avro(d: dict) -> DataFileMeta:
+        vsc = d.get("_VALUE_STATS_COLS")
+        wc = d.get("_WRITE_COLS")
+        return DataFileMeta(
+            file_name=d["_FILE_NAME"],
+            file_size=d["_FILE_SIZE"],
+            row_count=d["_ROW_COUNT"],
+            min_key=d["_MIN_KEY"],
+            max_key=d["_MAX_KEY"],
+            key_stats=SimpleStats.from_avro(d["_KEY_STATS"]),
+            value_stats=SimpleStats.from_avro(d["_VALUE_STATS"]),
+            min_sequence_number=d["_MIN_SEQUENCE_NUMBER"],
+            max_sequence_number=d["_MAX_SEQUENCE_NUMBER"],
+            schema_id=d["_SCHEMA_ID"],
+            level=d["_LEVEL"],
+            extra_files=tuple(d.get("_EXTRA_FILES") or ()),
+            creation_time=d.get("_CREATION_TIME"),
+            delete_row_count=d.get("_DELETE_ROW_COUNT"),
+            embedded_index=d.get("_EMBEDDED_FILE_INDEX"),
+            file_source=d.get("_FILE_SOURCE"),
+            value_stats_cols=None if vsc is None else tuple(vsc),
+            external_path=d.get("_EXTERNAL_PATH"),
+            first_row_id=d.get("_FIRST_ROW_ID"),
+            write_cols=None if wc is None else tuple(wc),
+        )
+
+    def upgrade(self, level: int) -> DataFileMeta:
+        return replace(self, level=level)
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    kind: int
+    partition: bytes  # serialized BinaryRow
+    bucket: int
+    total_buckets: int
+    file: DataFileMeta
+
+    @property
+    def identifier(self) -> tuple:
+        """What makes a file unique in a table: an ADD and a later DELETE with it cancel."""
+        return (self.partition, self.bucket, self.file.level, self.file.file_name,
+                self.file.extra_files, self.file.external_path)
+
+    def to_avro(self) -> dict:
+        return {
+            "_VERSION": 2,
+            "_KIND": self.kind,
+            "_PARTITION": self.partition,
+            "_BUCKET": self.bucket,
+            "_TOTAL_BUCKETS": self.total_buckets,
+            "_FILE": self.file.to_avro(),
+        }
+
+    @staticmethod
+    def from_avro(d: dict) -> ManifestEntry:
+        return ManifestEntry(d["_KIND"], d["_PARTITION"], d["_BUCKET"], d.get("_TOTAL_BUCKETS", -1),
+                             DataFileMeta.from_avro(d["_FILE"]))
+
+
+@dataclass(frozen=True)
+class ManifestFileMeta:
+    file_name: str
+    file_size: int
+    num_added_files: int
+    num_deleted_files: int
+    partition_stats: SimpleStats
+    schema_id: int
+    min_bucket: int | None = None
+    max_bucket: int | None = None
+    min_level: int | None = None
+    max_level: int | None = None
+    total_buckets: int | None = None
+
+    def to_avro(self) -> dict:
+        return {
+            "_VERSION": 2,
+            "_FILE_NAME": self.file_name,
+            "_FILE_SIZE": self.file_size,
+            "_NUM_ADDED_FILES": self.num_added_files,
+            "_NUM_DELETED_FILES": self.num_deleted_files,
+            "_PARTITION_STATS": self.partition_stats.to_avro(),
+            "_SCHEMA_ID": self.schema_id,
+            "_MIN_BUCKET": self.min_bucket,
+            "_MAX_BUCKET": self.max_bucket,
+            "_MIN_LEVEL": self.min_level,
+            "_MAX_LEVEL": self.max_level,
+            "_MIN_ROW_ID": None,
+            "_MAX_ROW_ID": None,
+            "_TOTAL_BUCKETS": self.total_buckets,
+            "_EXTRA_FILES": None,
+        }
+
+    @staticmethod
+    def from_avro(d: dict) -> ManifestFileMeta:
+        return ManifestFileMeta(
+            d["_FILE_NAME"], d["_FILE_SIZE"], d["_NUM_ADDED_FILES"], d["_NUM_DELETED_FILES"],
+            SimpleStats.from_avro(d["_PARTITION_STATS"]), d["_SCHEMA_ID"],
+            d.get("_MIN_BUCKET"), d.get("_MAX_BUCKET"), d.get("_MIN_LEVEL"), d.get("_MAX_LEVEL"),
+            d.get("_TOTAL_BUCKETS"),
+        )
+
+
+def _avro_bytes(schema, records) -> bytes:
+    buf = _io.BytesIO()
+    fastavro.writer(buf, schema, records, codec="zstandard")
+    return buf.getvalue()
+
+
+def _read_avro(fileio: FileIO, path: str) -> list[dict]:
+    try:
+        data = fileio.read_bytes(path)
+    except FileNotFoundError:
+        raise CorruptMetadata(f"metadata file {path} is missing") from None
+    try:
+        return [r for r in fastavro.reader(_io.BytesIO(data)) if r is not None]
+    except Exception as e:  # fastavro raises many kinds on damaged input
+        raise CorruptMetadata(f"metadata file {path} is unreadable: {e}") from None
+
+
+class ManifestStore:
+    """Reads and writes manifests and manifest lists in ``<table>/manifest``."""
+
+    def __init__(self, fileio: FileIO, table_path: str):
+        self.io = fileio
+        self.dir = fileio.join(table_path, "manifest")
+        self._prefix = str(uuid.uuid4())
+        self._counter = 0
+        self._cache: dict[str, list] = {}
+
+    def _next_name(self, kind: str) -> str:
+        name = f"{kind}-{self._prefix}-{self._counter}"
+        self._counter += 1
+        return name
+
+    def path(self, name: str) -> str:
+        return self.io.join(self.dir, name)
+
+    def write_manifest(self, entries: list[ManifestEntry], schema_id: int, partition_stats: SimpleStats) -> ManifestFileMeta:
+        name = self._next_name("manifest")
+        data = _avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries])
+        self.io.write_bytes(self.path(name), data)
+        buckets = [e.bucket for e in entries]
+        levels = [e.file.level for e in entries]
+        totals = {e.total_buckets for e in entries}
+        return ManifestFileMeta(
+            file_name=name,
+            file_size=len(data),
+            num_added_files=sum(1 for e in entries if e.kind == ADD),
+            num_deleted_files=sum(1 for e in entries if e.kind == DELETE),
+            partition_stats=partition_stats,
+            schema_id=schema_id,
+            min_bucket=min(buckets) if buckets else None,
+            max_bucket=max(buckets) if buckets else None,
+            min_level=min(levels) if levels else None,
+            max_level=max(levels) if levels else None,
+            total_buckets=totals.pop() if len(totals) == 1 else None,
+        )
+
+    def write_list(self, metas: list[ManifestFileMeta]) -> tuple[str, int]:
+        name = self._next_name("manifest-list")
+        data = _avro_bytes(LIST_SCHEMA, [m.to_avro() for m in metas])
+        self.io.write_bytes(self.path(name), data)
+        return name, len(data)
+
+    def read_manifest(self, name: str) -> list[ManifestEntry]:
+        if name not in self._cache:
+            self._cache[name] = [ManifestEntry.from_avro(r) for r in _read_avro(self.io, self.path(name))]
+        return self._cache[name]
+
+    def read_list(self, name: str) -> list[ManifestFileMeta]:
+        key = "list:" + name
+        if key not in self._cache:
+            self._cache[key] = [ManifestFileMeta.from_avro(r) for r in _read_avro(self.io, self.path(name))]
+        return self._cache[key]
+
+
+__all__ = ["ADD", "DELETE", "DataFileMeta", "ManifestEntry", "ManifestFileMeta", "ManifestStore", "SimpleStats",
+           "field"]

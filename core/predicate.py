@@ -1,0 +1,370 @@
+"""Row filters: the ``--where`` language, evaluation on Arrow, and pruning on file statistics.
+
+Grammar (case-insensitive keywords)::
+
+    expr    := term (OR term)*
+    term    := factor (AND factor)*
+    factor  := NOT factor | '(' expr ')' | col op literal | col [NOT] IN (lit, ...)
+             | col IS [NOT] NULL | col BETWEEN lit AND lit
+    op      := = | == | != | <> | < | <= | > | >=
+
+Literals are numbers, 'quoted strings' (also for dates, times and decimals: they are cast to
+the column's type), TRUE, FALSE. ``may_match`` is conservative: it answers False only when the
+statistics prove that no row can match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_core.errors import FilterError
+from paimon_core.types import AtomicType, to_arrow_type
+from paimon_core.values import internal_from_scalar
+
+_TOKENS = re.compile(
+    r"\s*(?:(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(?P<str>'(?:[^']|'')*')|(?P<qid>`(?:[^`]|``)*`)"
+    r"|(?P<id>[A-Za-z_][A-Za-z0-9_.]*)|(?P<op><=|>=|<>|!=|==|=|<|>)|(?P<punct>[(),]))"
+)
+
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!="}
+
+
+# ---- AST ----------------------------------------------------------------------------------------
+
+
+class Predicate:
+    def columns(self) -> set[str]:
+        raise NotImplementedError
+
+
+@dataclass
+class Compare(Predicate):
+    column: str
+    op: str  # = != < <= > >=
+    literal: object
+    scalar: pa.Scalar | None = None
+    internal: object = None
+
+    def columns(self):
+        return {self.column}
+
+
+@dataclass
+class In(Predicate):
+    column: str
+    literals: list
+    negated: bool = False
+    scalars: list | None = None
+    internals: list | None = None
+
+    def columns(self):
+        return {self.column}
+
+
+@dataclass
+class IsNull(Predicate):
+    column: str
+    negated: bool = False
+
+    def columns(self):
+        return {self.column}
+
+
+@dataclass
+class And(Predicate):
+    left: Predicate
+    right: Predicate
+
+    def columns(self):
+        return self.left.columns() | self.right.columns()
+
+
+@dataclass
+class Or(Predicate):
+    left: Predicate
+    right: Predicate
+
+    def columns(self):
+        return self.left.columns() | self.right.columns()
+
+
+@dataclass
+class Not(Predicate):
+    child: Predicate
+
+    def columns(self):
+        return self.child.columns()
+
+
+# ---- parsing ------------------------------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.toks: list[tuple[str, str]] = []
+        pos = 0
+        while pos < len(text):
+            if not text[pos:].strip():
+                break
+            m = _TOKENS.match(text, pos)
+            if not m:
+                raise FilterError(f"bad --where '{text}': cannot read '{text[pos:].strip()[:12]}'")
+            kind = m.lastgroup
+            self.toks.append((kind, m.group(kind)))
+            pos = m.end()
+        self.i = 0
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
+
+    def peek_kw(self, *words) -> bool:
+        kind, val = self.peek()
+        return kind == "id" and val.upper() in words
+
+    def take(self):
+        if self.i >= len(self.toks):
+            raise FilterError(f"bad --where '{self.text}': it ends too early")
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def expect_punct(self, p):
+        kind, val = self.take()
+        if val != p:
+            raise FilterError(f"bad --where '{self.text}': expected '{p}' but found '{val}'")
+
+    def parse(self) -> Predicate:
+        if not self.toks:
+            raise FilterError("bad --where: it is empty")
+        e = self.expr()
+        if self.i != len(self.toks):
+            raise FilterError(f"bad --where '{self.text}': unexpected '{self.toks[self.i][1]}'")
+        return e
+
+    def expr(self):
+        left = self.term()
+        while self.peek_kw("OR"):
+            self.take()
+            left = Or(left, self.term())
+        return left
+
+    def term(self):
+        left = self.factor()
+        while self.peek_kw("AND"):
+            self.take()
+            left = And(left, self.factor())
+        return left
+
+    def factor(self):
+        if self.peek_kw("NOT"):
+            self.take()
+            return Not(self.factor())
+        kind, val = self.peek()
+        if val == "(":
+            self.take()
+            e = self.expr()
+            self.expect_punct(")")
+            return e
+        col = self.column()
+        if self.peek_kw("IS"):
+            self.take()
+            neg = False
+            if self.peek_kw("NOT"):
+                self.take()
+                neg = True
+            k, v = self.take()
+            if not (k == "id" and v.upper() == "NULL"):
+                raise FilterError(f"bad --where '{self.text}': expected NULL after IS")
+            return IsNull(col, neg)
+        neg = False
+        if self.peek_kw("NOT"):
+            self.take()
+            neg = True
+            if not self.peek_kw("IN"):
+                raise FilterError(f"bad --where '{self.text}': expected IN after NOT")
+        if self.peek_kw("IN"):
+            self.take()
+            self.expect_punct("(")
+            items = [self.literal()]
+            while self.peek()[1] == ",":
+                self.take()
+                items.append(self.literal())
+            self.expect_punct(")")
+            return In(col, items, neg)
+        if self.peek_kw("BETWEEN"):
+            self.take()
+            lo = self.literal()
+            k, v = self.take()
+            if not (k == "id" and v.upper() == "AND"):
+                raise FilterError(f"bad --where '{self.text}': expected AND in BETWEEN")
+            hi = self.literal()
+            return And(Compare(col, ">=", lo), Compare(col, "<=", hi))
+        k, op = self.take()
+        if k != "op":
+            raise FilterError(f"bad --where '{self.text}': expected a comparison after '{col}' but found '{op}'")
+        op = {"==": "=", "<>": "!="}.get(op, op)
+        if self.peek()[0] in ("id", "qid") and not self.peek_kw("TRUE", "FALSE", "NULL"):
+            raise FilterError(f"bad --where '{self.text}': compare a column with a literal, not another column")
+        lit = self.literal()
+        if lit is None:
+            raise FilterError(f"bad --where '{self.text}': use IS NULL / IS NOT NULL to test for null")
+        return Compare(col, op, lit)
+
+    def column(self) -> str:
+        kind, val = self.take()
+        if kind == "id":
+            return val
+        if kind == "qid":
+            return val[1:-1].replace("``", "`")
+        raise FilterError(f"bad --where '{self.text}': expected a column name but found '{val}'")
+
+    def literal(self):
+        kind, val = self.take()
+        if kind == "num":
+            return float(val) if any(c in val for c in ".eE") else int(val)
+        if kind == "str":
+            return val[1:-1].replace("''", "'")
+        if kind == "id" and val.upper() in ("TRUE", "FALSE"):
+            return val.upper() == "TRUE"
+        if kind == "id" and val.upper() == "NULL":
+            return None
+        raise FilterError(f"bad --where '{self.text}': expected a literal but found '{val}'")
+
+
+def parse_where(text: str) -> Predicate:
+    return _Parser(text).parse()
+
+
+# ---- binding to a schema ------------------------------------------------------------------------
+
+
+def _to_scalar(value, column: str, t) -> pa.Scalar:
+    arrow_type = to_arrow_type(t)
+    try:
+        if isinstance(value, str) and not (pa.types.is_string(arrow_type) or pa.types.is_binary(arrow_type)):
+            return pa.scalar(value).cast(arrow_type)
+        if isinstance(value, float) and pa.types.is_decimal(arrow_type):
+            return pa.scalar(str(value)).cast(arrow_type)
+        if isinstance(value, str) and pa.types.is_binary(arrow_type):
+            return pa.scalar(value.encode()).cast(arrow_type)
+        return pa.scalar(value).cast(arrow_type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError):
+        raise FilterError(f"bad --where: {value!r} is not a valid {t.with_nullable(True)} for column '{column}'") from None
+
+
+def bind(pred: Predicate, fields: dict) -> Predicate:
+    """Check columns exist and cast literals to the column types (``fields``: name -> DataType)."""
+
+    def visit(p):
+        if isinstance(p, (And, Or)):
+            visit(p.left)
+            visit(p.right)
+            return
+        if isinstance(p, Not):
+            visit(p.child)
+            return
+        if p.column not in fields:
+            raise FilterError(f"bad --where: unknown column '{p.column}' (columns: {', '.join(fields)})")
+        t = fields[p.column]
+        if isinstance(p, Compare):
+            if not isinstance(t, AtomicType):
+                raise FilterError(f"bad --where: column '{p.column}' of type {t} cannot be compared")
+            p.scalar = _to_scalar(p.literal, p.column, t)
+            p.internal = internal_from_scalar(p.scalar, t)
+        elif isinstance(p, In):
+            p.scalars = [_to_scalar(v, p.column, t) for v in p.literals if v is not None]
+            p.internals = [internal_from_scalar(s, t) for s in p.scalars]
+
+    visit(pred)
+    return pred
+
+
+# ---- evaluation on Arrow ------------------------------------------------------------------------
+
+
+def to_expression(p: Predicate) -> pc.Expression:
+    if isinstance(p, And):
+        return to_expression(p.left) & to_expression(p.right)
+    if isinstance(p, Or):
+        return to_expression(p.left) | to_expression(p.right)
+    if isinstance(p, Not):
+        return ~to_expression(p.child)
+    f = pc.field(p.column)
+    if isinstance(p, IsNull):
+        return ~f.is_null() if p.negated else f.is_null()
+    if isinstance(p, In):
+        values = pa.array([s.as_py() for s in p.scalars], type=p.scalars[0].type) if p.scalars else pa.array([])
+        e = f.isin(values) if p.scalars else pc.scalar(False)
+        return ~e if p.negated else e
+    s = p.scalar
+    return {"=": f == s, "!=": f != s, "<": f < s, "<=": f <= s, ">": f > s, ">=": f >= s}[p.op]
+
+
+def filter_table(table: pa.Table, p: Predicate | None) -> pa.Table:
+    if p is None or table.num_rows == 0:
+        return table
+    return table.filter(to_expression(p))
+
+
+# ---- pruning on statistics ----------------------------------------------------------------------
+
+
+@dataclass
+class ColumnRange:
+    """What statistics say about one column of a file/partition; min/max None = unknown."""
+
+    min: object
+    max: object
+    null_count: int | None
+    row_count: int
+
+
+def may_match(p: Predicate, ranges: dict) -> bool:
+    """False only when ``ranges`` (column -> ColumnRange) prove no row satisfies ``p``."""
+    if isinstance(p, And):
+        return may_match(p.left, ranges) and may_match(p.right, ranges)
+    if isinstance(p, Or):
+        return may_match(p.left, ranges) or may_match(p.right, ranges)
+    if isinstance(p, Not):
+        return True  # negation of a "maybe" is a "maybe"
+    r = ranges.get(p.column)
+    if r is None:
+        return True
+    all_null = r.null_count is not None and r.null_count == r.row_count
+    if isinstance(p, IsNull):
+        if p.negated:
+            return not all_null
+        return r.null_count is None or r.null_count > 0
+    if all_null:
+        return False
+    if r.min is None or r.max is None:
+        return True
+    try:
+        if isinstance(p, In):
+            if p.negated:
+                return not (r.min == r.max and r.min in p.internals)
+            return any(r.min <= v <= r.max for v in p.internals)
+        v = p.internal
+        if p.op == "=":
+            return r.min <= v <= r.max
+        if p.op == "!=":
+            return not (r.min == r.max == v)
+        if p.op == "<":
+            return r.min < v
+        if p.op == "<=":
+            return r.min <= v
+        if p.op == ">":
+            return r.max > v
+        if p.op == ">=":
+            return r.max >= v
+    except TypeError:
+        return True
+    return True
+
+
+__all__ = ["ColumnRange", "Predicate", "bind", "filter_table", "may_match", "parse_where", "to_expression", "_FLIP"]

@@ -1,0 +1,139 @@
+"""Reading splits into Arrow: columns mapped by field id across schema versions, and for
+primary-key tables merge-on-read of all sorted runs of a bucket.
+
+A file written under an older schema is read by field id: renamed columns keep their data,
+dropped ones vanish, added ones read as null, widened ones are cast. Filters on non-key
+columns of a PK table apply only after merging (a file's row may be superseded elsewhere).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_core.data_file import read_data_file
+from paimon_core.errors import PaimonError
+from paimon_core.predicate import Predicate, filter_table
+from paimon_core.scan import DataSplit
+from paimon_core.types import to_arrow_type
+
+SEQ = "_SEQUENCE_NUMBER"
+KIND = "_VALUE_KIND"
+KEY_PREFIX = "_KEY_"
+RETRACT_KINDS = (1, 3)  # -U, -D
+
+
+class TableRead:
+    def __init__(self, table, columns: list[str] | None = None, predicate: Predicate | None = None):
+        self.table = table
+        self.schema = table.schema
+        self.columns = list(columns) if columns else self.schema.field_names
+        for c in self.columns:
+            self.schema.field(c)  # raises InvalidInput for unknown columns
+        self.predicate = predicate
+        needed = set(self.columns) | (predicate.columns() if predicate else set())
+        self.read_columns = [n for n in self.schema.field_names if n in needed]
+        self.is_pk = bool(self.schema.primary_keys)
+        if self.is_pk:
+            keys = self.schema.trimmed_primary_keys
+            self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
+
+    # ---- one file
+    def _read_file(self, split: DataSplit, f, system_columns: bool) -> pa.Table:
+        """Columns of the current schema (``self.read_columns``) from one file, by field id."""
+        file_schema = self.table.schema_for(f.schema_id)
+        by_id = {fld.id: fld for fld in file_schema.fields}
+        wanted, renames = [], []
+        for name in self.read_columns:
+            cur = self.schema.field(name)
+            old = by_id.get(cur.id)
+            if old is not None:
+                wanted.append(old.name)
+                renames.append((old.name, cur))
+            else:
+                renames.append((None, cur))
+        extra = [SEQ, KIND] if system_columns else []
+        path = self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
+        if f.external_path:
+            path = f.external_path.split("://", 1)[-1]
+        data = read_data_file(self.table.io, path, columns=extra + wanted)
+        n = data.num_rows
+        arrays, fields = [], []
+        for old_name, cur in renames:
+            target = to_arrow_type(cur.type)
+            if old_name is None:
+                arr = pa.nulls(n, target)
+            else:
+                arr = data.column(old_name)
+                if arr.type != target:
+                    arr = arr.cast(target)
+            arrays.append(arr)
+            fields.append(pa.field(cur.name, target))
+        for name in extra:
+            arrays.append(data.column(name))
+            fields.append(pa.field(name, data.schema.field(name).type))
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+    # ---- one split
+    def read_split(self, split: DataSplit) -> pa.Table:
+        if not self.is_pk:
+            parts = [filter_table(self._read_file(split, f, False), self.predicate) for f in split.files]
+            out = pa.concat_tables(parts) if parts else self._empty()
+            return out.select(self.columns)
+        merged = self._merge(split)
+        return filter_table(merged, self.predicate).select(self.columns)
+
+    def _empty(self) -> pa.Table:
+        return self.schema.arrow_schema().empty_table().select(self.read_columns)
+
+    def _merge(self, split: DataSplit) -> pa.Table:
+        engine = self.schema.core_options.get("merge-engine")
+        if engine not in ("deduplicate", "first-row"):
+            raise PaimonError(f"reading merge-engine '{engine}' tables is not supported yet")
+        parts = [self._read_file(split, f, True) for f in split.files]
+        if not parts:
+            return self._empty()
+        data = pa.concat_tables(parts)
+        keys = self.schema.trimmed_primary_keys
+        if engine == "first-row":
+            data = data.filter(pc.is_in(data.column(KIND), pa.array([0, 2], pa.int8())))
+        order = [(k, "ascending") for k in keys] + [(SEQ, "ascending")]
+        data = data.take(pc.sort_indices(data, sort_keys=order))
+        n = data.num_rows
+        if n == 0:
+            return data.drop_columns([SEQ, KIND])
+        # boundary[i]: row i is the last (dedup) or first (first-row) of its key
+        differs = None
+        for k in keys:
+            col = data.column(k)
+            d = pc.not_equal(col.slice(1), col.slice(0, n - 1))
+            differs = d if differs is None else pc.or_(differs, d)
+        if differs is None:
+            differs = pa.chunked_array([pa.array([], pa.bool_())])
+        if engine == "first-row":
+            mask = pa.concat_arrays([pa.array([True])] + [c for c in differs.chunks])
+        else:
+            mask = pa.concat_arrays([c for c in differs.chunks] + [pa.array([True])])
+        data = data.filter(mask)
+        if engine == "deduplicate":
+            data = data.filter(pc.invert(pc.is_in(data.column(KIND), pa.array(RETRACT_KINDS, pa.int8()))))
+        return data.drop_columns([SEQ, KIND])
+
+    # ---- many splits
+    def to_batches(self, splits, limit: int | None = None):
+        remaining = limit
+        for split in splits:
+            t = self.read_split(split)
+            if remaining is not None:
+                t = t.slice(0, remaining)
+                remaining -= t.num_rows
+            if t.num_rows:
+                yield t
+            if remaining is not None and remaining <= 0:
+                return
+
+    def to_arrow(self, splits, limit: int | None = None) -> pa.Table:
+        parts = list(self.to_batches(splits, limit))
+        if not parts:
+            return self.schema.arrow_schema().empty_table().select(self.columns)
+        return pa.concat_tables(parts)

@@ -1,0 +1,144 @@
+"""Planning a read: from a snapshot to the live data files, grouped by (partition, bucket).
+
+The live set of a snapshot = entries of its base list, then its delta list, in order; a DELETE
+cancels the earlier ADD with the same identifier (FORMAT.md section 5.4). Partitions and files
+are pruned with the predicate where statistics prove nothing can match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paimon_core.binary_row import deserialize_row
+from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, ManifestStore
+from paimon_core.predicate import ColumnRange, Predicate, may_match
+from paimon_core.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class DataSplit:
+    """All live files of one bucket of one partition: the unit a reader merges."""
+
+    partition: tuple
+    partition_bytes: bytes
+    bucket: int
+    total_buckets: int
+    files: tuple[DataFileMeta, ...]
+
+    @property
+    def row_count(self) -> int:
+        return sum(f.row_count for f in self.files)
+
+
+def merge_entries(entries) -> list[ManifestEntry]:
+    """Apply ADD/DELETE in order; what remains are the live ADD entries."""
+    live: dict[tuple, ManifestEntry] = {}
+    for e in entries:
+        key = e.identifier
+        if e.kind == ADD:
+            live[key] = e
+        elif e.kind == DELETE:
+            live.pop(key, None)
+    return list(live.values())
+
+
+def data_manifests(store: ManifestStore, snapshot: Snapshot) -> list[ManifestFileMeta]:
+    return store.read_list(snapshot.base_manifest_list) + store.read_list(snapshot.delta_manifest_list)
+
+
+def live_entries(store: ManifestStore, snapshot: Snapshot | None, manifest_filter=None, entry_filter=None) -> list[ManifestEntry]:
+    if snapshot is None:
+        return []
+    entries = []
+    for meta in data_manifests(store, snapshot):
+        if manifest_filter is not None and not manifest_filter(meta):
+            continue
+        for e in store.read_manifest(meta.file_name):
+            if entry_filter is None or entry_filter(e):
+                entries.append(e)
+    return merge_entries(entries)
+
+
+class TableScan:
+    """Plans the splits of one snapshot of a table."""
+
+    def __init__(self, table, snapshot: Snapshot | None, predicate: Predicate | None = None):
+        self.table = table
+        self.snapshot = snapshot
+        self.predicate = predicate
+
+    def _partition_predicate_ok(self, ranges: dict) -> bool:
+        return self.predicate is None or may_match(self.predicate, ranges)
+
+    def _manifest_filter(self, meta: ManifestFileMeta) -> bool:
+        codec = self.table.partition_codec
+        if not codec.keys or self.predicate is None:
+            return True
+        try:
+            lo = deserialize_row(meta.partition_stats.min_values, codec.types)
+            hi = deserialize_row(meta.partition_stats.max_values, codec.types)
+        except (ValueError, IndexError):
+            return True
+        nulls = meta.partition_stats.null_counts or [None] * len(codec.keys)
+        n = meta.num_added_files + meta.num_deleted_files
+        ranges = {k: ColumnRange(a, b, c, n) for k, a, b, c in zip(codec.keys, lo, hi, nulls)}
+        # every entry of a skipped manifest belongs to a pruned partition, ADD and DELETE alike
+        return self._partition_predicate_ok(ranges)
+
+    def entries(self) -> list[ManifestEntry]:
+        return live_entries(self.table.manifests, self.snapshot, self._manifest_filter)
+
+    def plan(self) -> list[DataSplit]:
+        codec = self.table.partition_codec
+        groups: dict[tuple, list[ManifestEntry]] = {}
+        for e in self.entries():
+            groups.setdefault((e.partition, e.bucket), []).append(e)
+        splits = []
+        value_filter = self._value_filter()
+        for (pbytes, bucket), entries in groups.items():
+            partition = codec.from_bytes(pbytes)
+            if self.predicate is not None and codec.keys:
+                ranges = {k: ColumnRange(v, v, 1 if v is None else 0, 1) for k, v in zip(codec.keys, partition)}
+                if not may_match(self.predicate, ranges):
+                    continue
+            files = [e.file for e in entries]
+            if value_filter is not None:
+                files = [f for f in files if value_filter(f)]
+                if not files:
+                    continue
+            files.sort(key=lambda f: (f.level == 0, -f.level, f.min_sequence_number))
+            splits.append(DataSplit(partition, pbytes, bucket, entries[0].total_buckets, tuple(files)))
+        splits.sort(key=lambda s: (tuple((v is None, str(v)) for v in s.partition), s.bucket))
+        return splits
+
+    def _value_filter(self):
+        """File-level pruning on value stats; only for append tables (a PK file's rows may be
+        superseded by another file, so skipping it would resurrect old values)."""
+        if self.predicate is None or self.table.schema.primary_keys:
+            return None
+        table = self.table
+
+        def keep(f: DataFileMeta) -> bool:
+            schema = table.schema_for(f.schema_id)
+            cols = list(f.value_stats_cols) if f.value_stats_cols is not None else schema.field_names
+            if not cols:
+                return True
+            current = {fld.id: fld.name for fld in table.schema.fields}
+            by_name = {fld.name: fld for fld in schema.fields}
+            try:
+                types = [by_name[c].type for c in cols]
+                lo = deserialize_row(f.value_stats.min_values, types)
+                hi = deserialize_row(f.value_stats.max_values, types)
+            except (ValueError, KeyError, IndexError, UnicodeDecodeError):
+                return True
+            nulls = f.value_stats.null_counts or [None] * len(cols)
+            ranges = {}
+            for c, a, b, n in zip(cols, lo, hi, nulls):
+                fld = by_name[c]
+                name = current.get(fld.id)
+                if name is None or table.schema.field(name).type.with_nullable(True) != fld.type.with_nullable(True):
+                    continue  # renamed away, dropped or retyped: stats do not apply
+                ranges[name] = ColumnRange(a, b, n, f.row_count)
+            return may_match(self.predicate, ranges)
+
+        return keep

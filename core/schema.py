@@ -1,0 +1,289 @@
+"""Table schemas: the ``schema/schema-N`` JSON files, validation of new schemas, and the manager
+that lists and creates versions.
+
+Invariants: field ids are unique and never reused (``highestFieldId`` only grows); primary-key
+columns are NOT NULL; a schema file, once written, is never replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from paimon_core import jsonfmt
+from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
+from paimon_core.io import FileIO
+from paimon_core.options import CoreOptions, validate_options
+from paimon_core.types import (
+    AtomicType,
+    DataField,
+    DataType,
+    assign_field_ids,
+    from_arrow_type,
+    highest_field_id,
+    parse_type,
+    to_arrow_schema,
+)
+
+SCHEMA_VERSION = 3
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    id: int
+    fields: tuple[DataField, ...]
+    highest_field_id: int
+    partition_keys: tuple[str, ...] = ()
+    primary_keys: tuple[str, ...] = ()
+    options: dict = field(default_factory=dict)
+    comment: str | None = None
+    time_millis: int = 0
+    version: int = SCHEMA_VERSION
+
+    # ---- derived views
+    @property
+    def field_names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def field(self, name: str) -> DataField:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise InvalidInput(f"unknown column '{name}' (columns: {', '.join(self.field_names)})")
+
+    def types_of(self, names) -> list[DataType]:
+        return [self.field(n).type for n in names]
+
+    @property
+    def trimmed_primary_keys(self) -> list[str]:
+        return [k for k in self.primary_keys if k not in self.partition_keys]
+
+    @property
+    def core_options(self) -> CoreOptions:
+        return CoreOptions(self.options, self.primary_keys)
+
+    @property
+    def bucket_keys(self) -> list[str]:
+        explicit = self.core_options.bucket_key
+        if explicit:
+            return explicit
+        if self.primary_keys:
+            return self.trimmed_primary_keys
+        return [f.name for f in self.fields]
+
+    def arrow_schema(self) -> pa.Schema:
+        return to_arrow_schema(self.fields)
+
+    # ---- JSON
+    def to_json(self) -> str:
+        obj = {
+            "version": self.version,
+            "id": self.id,
+            "fields": [f.to_json() for f in self.fields],
+            "highestFieldId": self.highest_field_id,
+            "partitionKeys": list(self.partition_keys),
+            "primaryKeys": list(self.primary_keys),
+            "options": dict(self.options),
+        }
+        if self.comment is not None:  # Java omits a null comment
+            obj["comment"] = self.comment
+        obj["timeMillis"] = self.time_millis
+        return jsonfmt.dumps(obj)
+
+    @staticmethod
+    def from_json(text: str) -> TableSchema:
+        obj = json.loads(text)
+        version = obj.get("version", 1)
+        options = {k: str(v) for k, v in (obj.get("options") or {}).items()}
+        if version <= 1 and "bucket" not in options:
+            options["bucket"] = "1"
+        if version <= 2 and "file.format" not in options:
+            options["file.format"] = "orc"
+        comment = obj.get("comment")
+        return TableSchema(
+            id=int(obj["id"]),
+            fields=tuple(DataField.from_json(f) for f in obj["fields"]),
+            highest_field_id=int(obj["highestFieldId"]),
+            partition_keys=tuple(obj.get("partitionKeys") or ()),
+            primary_keys=tuple(obj.get("primaryKeys") or ()),
+            options=options,
+            comment=comment if isinstance(comment, str) else None,
+            time_millis=int(obj.get("timeMillis") or 0),
+            version=version,
+        )
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What a user asks for when creating a table; ``to_table_schema`` validates and assigns ids."""
+
+    columns: tuple[tuple[str, DataType, str | None], ...]
+    partition_keys: tuple[str, ...] = ()
+    primary_keys: tuple[str, ...] = ()
+    options: dict = field(default_factory=dict)
+    comment: str | None = None
+
+    @staticmethod
+    def parse_columns(text: str) -> tuple[tuple[str, DataType, str | None], ...]:
+        """Parse ``"id BIGINT NOT NULL, name STRING"`` (commas inside <> or () belong to the type)."""
+        if not text or not text.strip():
+            raise InvalidInput("the schema is empty: give columns like \"id BIGINT NOT NULL, name STRING\"")
+        parts, depth, cur = [], 0, []
+        for ch in text:
+            if ch in "<(":
+                depth += 1
+            elif ch in ">)":
+                depth -= 1
+            if ch == "," and depth == 0:
+                parts.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+        parts.append("".join(cur))
+        cols = []
+        for part in parts:
+            part = part.strip()
+            if not part:
+                raise InvalidInput(f"bad schema '{text}': empty column definition")
+            if part.startswith("`"):
+                end = part.index("`", 1)
+                name, rest = part[1:end], part[end + 1 :]
+            else:
+                bits = part.split(None, 1)
+                if len(bits) < 2:
+                    raise InvalidInput(f"bad schema: column '{part}' has no type (write 'name TYPE')")
+                name, rest = bits
+            comment = None
+            upper = rest.upper()
+            if " COMMENT " in upper:
+                idx = upper.index(" COMMENT ")
+                comment = rest[idx + 9 :].strip().strip("'\"")
+                rest = rest[:idx]
+            cols.append((name, parse_type(rest.strip()), comment))
+        return tuple(cols)
+
+    @staticmethod
+    def from_arrow(schema: pa.Schema) -> tuple[tuple[str, DataType, str | None], ...]:
+        return tuple((f.name, from_arrow_type(f.type, f.nullable), None) for f in schema)
+
+    def to_table_schema(self, schema_id: int = 0) -> TableSchema:
+        names = [c[0] for c in self.columns]
+        if not names:
+            raise InvalidInput("a table needs at least one column")
+        seen = set()
+        for n in names:
+            if not n or n != n.strip():
+                raise InvalidInput(f"bad column name '{n}'")
+            if n.lower() in seen:
+                raise InvalidInput(f"column '{n}' is defined twice")
+            if n.startswith("_KEY_") or n in ("_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"):
+                raise InvalidInput(f"column name '{n}' is reserved by Paimon")
+            seen.add(n.lower())
+        for label, keys in (("partition", self.partition_keys), ("primary", self.primary_keys)):
+            for k in keys:
+                if k not in names:
+                    raise InvalidInput(f"{label} key '{k}' is not a column (columns: {', '.join(names)})")
+            if len(set(keys)) != len(keys):
+                raise InvalidInput(f"{label} keys repeat a column: {', '.join(keys)}")
+        types = dict((c[0], c[1]) for c in self.columns)
+        for k in self.partition_keys:
+            if not isinstance(types[k], AtomicType):
+                raise InvalidInput(f"partition key '{k}' must have an atomic type, not {types[k]}")
+        for k in self.primary_keys:
+            if not isinstance(types[k], AtomicType):
+                raise InvalidInput(f"primary key '{k}' must have an atomic type, not {types[k]}")
+        if self.primary_keys and self.partition_keys:
+            missing = [p for p in self.partition_keys if p not in self.primary_keys]
+            if missing:
+                raise InvalidInput(
+                    f"the primary key must include the partition keys ({', '.join(missing)} missing);"
+                    f" use --primary-key {','.join(list(self.partition_keys) + list(self.primary_keys))}"
+                )
+            if not [k for k in self.primary_keys if k not in self.partition_keys]:
+                raise InvalidInput("the primary key must have a column that is not a partition key")
+        options = {str(k): str(v) for k, v in self.options.items()}
+        validate_options(options)
+        opts = CoreOptions(options, self.primary_keys)
+        bucket = opts.bucket
+        if bucket == 0 or bucket < -2:
+            raise InvalidInput(f"bucket must be a positive number of buckets or -1, not {bucket}")
+        if opts.file_format != "parquet":
+            raise InvalidInput(f"file.format '{opts.file_format}' is not supported for writing (use parquet)")
+        bucket_key = opts.bucket_key
+        for k in bucket_key:
+            if k not in names:
+                raise InvalidInput(f"bucket-key column '{k}' is not a column")
+            if k in self.partition_keys:
+                raise InvalidInput(f"bucket-key column '{k}' must not be a partition key")
+            if self.primary_keys and k not in self.primary_keys:
+                raise InvalidInput(f"bucket-key column '{k}' must be part of the primary key")
+            if not isinstance(types[k], AtomicType):
+                raise InvalidInput(f"bucket-key column '{k}' must have an atomic type")
+        if bucket_key and bucket <= 0:
+            raise InvalidInput("bucket-key needs a fixed number of buckets (--bucket N)")
+        if not self.primary_keys and bucket > 0 and not bucket_key:
+            raise InvalidInput("an append table with fixed buckets needs a bucket key: --option bucket-key=COL")
+        if bucket == -2:
+            raise InvalidInput("postpone buckets (bucket = -2) are not supported")
+        if "bucket" not in options:
+            options["bucket"] = str(bucket)
+        fields, last = [], -1
+        for name, t, desc in self.columns:
+            if name in self.primary_keys:
+                t = t.with_nullable(False)
+            fid = last + 1
+            t, last = assign_field_ids(t, fid)
+            fields.append(DataField(fid, name, t, desc))
+        return TableSchema(
+            id=schema_id,
+            fields=tuple(fields),
+            highest_field_id=max([last] + [highest_field_id(f.type) for f in fields]),
+            partition_keys=tuple(self.partition_keys),
+            primary_keys=tuple(self.primary_keys),
+            options=options,
+            comment=self.comment,
+            time_millis=int(time.time() * 1000),
+        )
+
+
+class SchemaManager:
+    """Reads and creates ``schema/schema-N`` under a table directory."""
+
+    PREFIX = "schema-"
+
+    def __init__(self, io: FileIO, table_path: str):
+        self.io = io
+        self.dir = io.join(table_path, "schema")
+
+    def path(self, schema_id: int) -> str:
+        return self.io.join(self.dir, f"{self.PREFIX}{schema_id}")
+
+    def list_ids(self) -> list[int]:
+        ids = []
+        for name in self.io.list_names(self.dir):
+            if name.startswith(self.PREFIX) and name[len(self.PREFIX):].isdigit():
+                ids.append(int(name[len(self.PREFIX):]))
+        return sorted(ids)
+
+    def latest(self) -> TableSchema | None:
+        ids = self.list_ids()
+        return self.schema(ids[-1]) if ids else None
+
+    def schema(self, schema_id: int) -> TableSchema:
+        path = self.path(schema_id)
+        try:
+            return TableSchema.from_json(self.io.read_text(path))
+        except FileNotFoundError:
+            raise CorruptMetadata(f"schema file {path} is missing") from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise CorruptMetadata(f"schema file {path} is unreadable: {e}") from None
+
+    def commit(self, schema: TableSchema) -> bool:
+        """Write ``schema-<id>`` only if absent; False when another writer got that id first."""
+        return self.io.write_if_absent(self.path(schema.id), schema.to_json().encode("utf-8"))
+
+
+__all__ = ["Schema", "SchemaManager", "TableSchema", "PaimonError"]

@@ -1,0 +1,176 @@
+"""Snapshots (``snapshot/snapshot-N`` JSON, version 3) and the manager that finds them.
+
+Invariants: ids start at 1 and are contiguous; a snapshot file is created only if absent and
+never replaced; LATEST and EARLIEST are hints, trusted only after checking the files exist.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from paimon_core import jsonfmt
+from paimon_core.errors import CorruptMetadata, SnapshotNotFound
+from paimon_core.io import FileIO
+
+SNAPSHOT_VERSION = 3
+BATCH_COMMIT_IDENTIFIER = 9223372036854775807  # Long.MAX_VALUE: a batch (non-streaming) commit
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    id: int
+    schema_id: int
+    base_manifest_list: str
+    delta_manifest_list: str
+    commit_user: str
+    commit_identifier: int
+    commit_kind: str
+    time_millis: int
+    total_record_count: int
+    delta_record_count: int
+    base_manifest_list_size: int | None = None
+    delta_manifest_list_size: int | None = None
+    changelog_manifest_list: str | None = None
+    changelog_manifest_list_size: int | None = None
+    index_manifest: str | None = None
+    changelog_record_count: int | None = None
+    watermark: int | None = None
+    statistics: str | None = None
+    properties: dict | None = None
+    uuid: str | None = None
+    writer_version: str | None = None
+    next_row_id: int | None = None
+    version: int = SNAPSHOT_VERSION
+    extra: dict = field(default_factory=dict)  # tag fields and other keys we carry but do not use
+
+    _JSON = [  # (attribute, JSON key), in Java's order
+        ("version", "version"), ("uuid", "uuid"), ("id", "id"), ("schema_id", "schemaId"),
+        ("base_manifest_list", "baseManifestList"), ("base_manifest_list_size", "baseManifestListSize"),
+        ("delta_manifest_list", "deltaManifestList"), ("delta_manifest_list_size", "deltaManifestListSize"),
+        ("changelog_manifest_list", "changelogManifestList"),
+        ("changelog_manifest_list_size", "changelogManifestListSize"),
+        ("index_manifest", "indexManifest"), ("commit_user", "commitUser"),
+        ("writer_version", "writerVersion"), ("commit_identifier", "commitIdentifier"),
+        ("commit_kind", "commitKind"), ("time_millis", "timeMillis"),
+        ("total_record_count", "totalRecordCount"), ("delta_record_count", "deltaRecordCount"),
+        ("changelog_record_count", "changelogRecordCount"), ("watermark", "watermark"),
+        ("statistics", "statistics"), ("properties", "properties"), ("next_row_id", "nextRowId"),
+    ]
+
+    def to_json(self) -> str:
+        obj = {}
+        for attr, key in self._JSON:
+            v = getattr(self, attr)
+            if v is not None:
+                obj[key] = v
+        obj.update(self.extra)
+        return jsonfmt.dumps(obj)
+
+    @classmethod
+    def from_json(cls, text: str) -> Snapshot:
+        obj = json.loads(text)
+        kwargs = {attr: obj.get(key) for attr, key in cls._JSON if key in obj}
+        known = {key for _, key in cls._JSON}
+        kwargs["extra"] = {k: v for k, v in obj.items() if k not in known and k != "logOffsets"}
+        kwargs.setdefault("version", 1)
+        kwargs.setdefault("total_record_count", 0)
+        kwargs.setdefault("delta_record_count", 0)
+        return cls(**kwargs)
+
+
+class SnapshotManager:
+    PREFIX = "snapshot-"
+
+    def __init__(self, io: FileIO, table_path: str):
+        self.io = io
+        self.dir = io.join(table_path, "snapshot")
+
+    def path(self, snapshot_id: int) -> str:
+        return self.io.join(self.dir, f"{self.PREFIX}{snapshot_id}")
+
+    def exists(self, snapshot_id: int) -> bool:
+        return self.io.exists(self.path(snapshot_id))
+
+    def list_ids(self) -> list[int]:
+        ids = []
+        for name in self.io.list_names(self.dir):
+            if name.startswith(self.PREFIX) and name[len(self.PREFIX):].isdigit():
+                ids.append(int(name[len(self.PREFIX):]))
+        return sorted(ids)
+
+    def _hint(self, name: str) -> int | None:
+        try:
+            text = self.io.read_text(self.io.join(self.dir, name)).strip()
+            return int(text) if text.isdigit() else None
+        except (FileNotFoundError, OSError):
+            return None
+
+    def latest_id(self) -> int | None:
+        hint = self._hint("LATEST")
+        if hint is not None and self.exists(hint) and not self.exists(hint + 1):
+            return hint
+        ids = self.list_ids()
+        return ids[-1] if ids else None
+
+    def earliest_id(self) -> int | None:
+        hint = self._hint("EARLIEST")
+        if hint is not None and self.exists(hint) and not self.exists(hint - 1):
+            return hint
+        ids = self.list_ids()
+        return ids[0] if ids else None
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        path = self.path(snapshot_id)
+        try:
+            text = self.io.read_text(path)
+        except FileNotFoundError:
+            ids = self.list_ids()
+            span = f"snapshots {ids[0]}..{ids[-1]} exist" if ids else "the table has no snapshots"
+            raise SnapshotNotFound(f"snapshot {snapshot_id} does not exist ({span})") from None
+        try:
+            return Snapshot.from_json(text)
+        except (ValueError, TypeError, KeyError) as e:
+            raise CorruptMetadata(f"snapshot file {path} is unreadable: {e}") from None
+
+    def latest(self) -> Snapshot | None:
+        sid = self.latest_id()
+        return self.snapshot(sid) if sid is not None else None
+
+    def snapshots(self) -> list[Snapshot]:
+        return [self.snapshot(i) for i in self.list_ids()]
+
+    def at_or_before(self, time_millis: int) -> Snapshot:
+        """The newest snapshot committed at or before ``time_millis`` (binary search over ids)."""
+        ids = self.list_ids()
+        if not ids:
+            raise SnapshotNotFound("the table has no snapshots")
+        lo, hi, found = 0, len(ids) - 1, None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            s = self.snapshot(ids[mid])
+            if s.time_millis <= time_millis:
+                found, lo = s, mid + 1
+            else:
+                hi = mid - 1
+        if found is None:
+            first = self.snapshot(ids[0])
+            from paimon_core.values import EPOCH
+            import datetime as dt
+
+            when = (EPOCH + dt.timedelta(milliseconds=first.time_millis)).isoformat(timespec="milliseconds")
+            raise SnapshotNotFound(f"no snapshot at or before that time: the earliest is {first.id}, committed {when} UTC")
+        return found
+
+    def try_commit(self, snapshot: Snapshot) -> bool:
+        """Create snapshot-N if absent; on success update the LATEST hint (best effort)."""
+        if not self.io.write_if_absent(self.path(snapshot.id), snapshot.to_json().encode("utf-8")):
+            return False
+        self.write_hint("LATEST", snapshot.id)
+        return True
+
+    def write_hint(self, name: str, snapshot_id: int) -> None:
+        try:
+            self.io.overwrite_hint(self.io.join(self.dir, name), str(snapshot_id).encode("ascii"))
+        except OSError:
+            pass

@@ -1,0 +1,146 @@
+"""A Paimon table on a FileIO: its schema, snapshots, manifests, and the entry points to scan,
+read, write and commit. Everything heavier lives in the modules these methods call."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import pyarrow as pa
+
+from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit
+from paimon_core.errors import PaimonError, SnapshotNotFound
+from paimon_core.io import FileIO
+from paimon_core.manifest import ManifestStore
+from paimon_core.partition import PartitionCodec
+from paimon_core.predicate import Predicate, bind, parse_where
+from paimon_core.read import TableRead
+from paimon_core.scan import DataSplit, TableScan, live_entries
+from paimon_core.schema import SchemaManager, TableSchema
+from paimon_core.snapshot import Snapshot, SnapshotManager
+
+
+class FileStoreTable:
+    def __init__(self, io: FileIO, path: str, identifier: str, schema: TableSchema):
+        self.io = io
+        self.path = path
+        self.identifier = identifier
+        self.schema = schema
+        self.snapshots = SnapshotManager(io, path)
+        self.schemas = SchemaManager(io, path)
+        self.manifests = ManifestStore(io, path)
+        self._schema_cache: dict[int, TableSchema] = {schema.id: schema}
+
+    @cached_property
+    def partition_codec(self) -> PartitionCodec:
+        keys = list(self.schema.partition_keys)
+        return PartitionCodec(keys, self.schema.types_of(keys), self.schema.core_options.partition_default_name)
+
+    @property
+    def is_primary_key_table(self) -> bool:
+        return bool(self.schema.primary_keys)
+
+    def schema_for(self, schema_id: int) -> TableSchema:
+        if schema_id not in self._schema_cache:
+            self._schema_cache[schema_id] = self.schemas.schema(schema_id)
+        return self._schema_cache[schema_id]
+
+    def bucket_path(self, partition: tuple, bucket: int) -> str:
+        rel = self.partition_codec.path(partition)
+        parts = [self.path] + ([rel] if rel else []) + [f"bucket-{bucket}"]
+        return self.io.join(*parts)
+
+    # ---- time travel
+    def resolve_snapshot(self, snapshot_id: int | None = None, as_of_millis: int | None = None,
+                         tag: str | None = None) -> Snapshot | None:
+        """The snapshot a read should see; None for an empty table read at 'latest'."""
+        if snapshot_id is not None:
+            if snapshot_id < 1:
+                raise SnapshotNotFound(f"snapshot {snapshot_id} does not exist (ids start at 1)")
+            return self.snapshots.snapshot(snapshot_id)
+        if as_of_millis is not None:
+            return self.snapshots.at_or_before(as_of_millis)
+        if tag is not None:
+            raise PaimonError("tags are not supported yet")
+        return self.snapshots.latest()
+
+    def parse_filter(self, where: str | None) -> Predicate | None:
+        if not where:
+            return None
+        return bind(parse_where(where), {f.name: f.type for f in self.schema.fields})
+
+    # ---- read
+    def new_scan(self, snapshot: Snapshot | None, predicate: Predicate | None = None) -> TableScan:
+        return TableScan(self, snapshot, predicate)
+
+    def plan(self, snapshot: Snapshot | None, predicate: Predicate | None = None) -> list[DataSplit]:
+        return self.new_scan(snapshot, predicate).plan()
+
+    def new_read(self, columns: list[str] | None = None, predicate: Predicate | None = None) -> TableRead:
+        return TableRead(self, columns, predicate)
+
+    def read(self, snapshot_id: int | None = None, as_of_millis: int | None = None, columns=None,
+             where: str | None = None, limit: int | None = None) -> pa.Table:
+        """Rows visible at a snapshot (latest by default), filtered and projected."""
+        snap = self.resolve_snapshot(snapshot_id, as_of_millis)
+        pred = self.parse_filter(where)
+        reader = self.new_read(columns, pred)
+        return reader.to_arrow(self.plan(snap, pred), limit)
+
+    # ---- write
+    def new_append_writer(self):
+        from paimon_core.append_writer import AppendWriter
+
+        return AppendWriter(self, self._sequence_restorer())
+
+    def new_writer(self):
+        if self.is_primary_key_table:
+            from paimon_core.errors import PaimonError as _E
+
+            raise _E("writing primary-key tables is not supported yet")
+        return self.new_append_writer()
+
+    def _sequence_restorer(self):
+        cache: dict | None = None
+
+        def restore(partition: tuple, bucket: int) -> int:
+            nonlocal cache
+            if cache is None:
+                cache = {}
+                for e in live_entries(self.manifests, self.snapshots.latest()):
+                    k = (e.partition, e.bucket)
+                    cache[k] = max(cache.get(k, -1), e.file.max_sequence_number)
+            return cache.get((self.partition_codec.to_bytes(partition), bucket), -1)
+
+        return restore
+
+    def new_commit(self, options: CommitOptions | None = None) -> FileStoreCommit:
+        return FileStoreCommit(self, options)
+
+    def commit(self, messages: list[CommitMessage], options: CommitOptions | None = None,
+               kind: str | None = None) -> Snapshot | None:
+        return self.new_commit(options).commit(messages, kind)
+
+    def discard(self, messages: list[CommitMessage]) -> None:
+        """Delete the files of messages that will not be committed."""
+        for m in messages:
+            d = self.bucket_path(m.partition, m.bucket)
+            for f in m.new_files + m.compact_after + m.changelog_files:
+                self.io.delete(self.io.join(d, f.file_name))
+
+    def write_arrow(self, data: pa.Table, overwrite: bool = False, overwrite_where: str | None = None) -> Snapshot | None:
+        """Write an Arrow table (already in the table's schema) in one commit."""
+        from paimon_core.conform import conform_table
+
+        writer = self.new_writer()
+        try:
+            writer.write(conform_table(data, self.schema))
+            messages = writer.prepare_commit()
+        except BaseException:
+            writer.abort()
+            raise
+        opts = CommitOptions(overwrite=overwrite, overwrite_filter=self.parse_filter(overwrite_where))
+        try:
+            return self.commit(messages, opts)
+        except BaseException:
+            self.discard(messages)
+            raise

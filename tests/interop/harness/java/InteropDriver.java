@@ -1,0 +1,693 @@
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.append.UnawareAppendCompactionTask;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.Decimal;
+import org.apache.paimon.data.GenericArray;
+import org.apache.paimon.data.GenericMap;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalArray;
+import org.apache.paimon.data.InternalMap;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.Timestamp;
+import org.apache.paimon.data.serializer.InternalRowSerializer;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.operation.AppendOnlyFileStoreWrite;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.KeyAndBucketExtractor;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.ArrayType;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.DataType;
+import org.apache.paimon.types.DataTypeChecks;
+import org.apache.paimon.types.DataTypeJsonParser;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.MapType;
+import org.apache.paimon.types.MultisetType;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.types.RowType;
+
+import java.io.ByteArrayOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Test driver around Java Paimon 0.9 for the paimon-cli interop tests.
+ *
+ * <p>stdin: a JSON array of request objects, each with an "op". stdout: a JSON array with one
+ * result object per request, in order. A failing request yields {"error": "Class: message",
+ * "trace": [...]} in its slot; the other requests still run. Values use the canonical JSON
+ * encoding described in ../README.md.
+ */
+public class InteropDriver {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final JsonNodeFactory NF = JsonNodeFactory.instance;
+  static final String KIND = "_row_kind";
+
+  public static void main(String[] args) throws Exception {
+    PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+    System.setOut(System.err); // stray prints of libraries must not corrupt the JSON answer
+    JsonNode requests = JSON.readTree(System.in);
+    if (!requests.isArray()) {
+      throw new IllegalArgumentException("stdin must hold a JSON array of requests");
+    }
+    ArrayNode results = NF.arrayNode();
+    for (JsonNode req : requests) {
+      ObjectNode res;
+      try {
+        res = handle(req);
+      } catch (Throwable t) {
+        res = NF.objectNode();
+        res.put("error", t.getClass().getName() + ": " + t.getMessage());
+        ArrayNode trace = res.putArray("trace");
+        Throwable c = t;
+        int n = 0;
+        while (c != null && n < 40) {
+          if (c != t) trace.add("Caused by: " + c);
+          for (StackTraceElement e : c.getStackTrace()) {
+            if (n++ >= 40) break;
+            trace.add(e.toString());
+          }
+          c = c.getCause();
+        }
+      }
+      results.add(res);
+    }
+    out.print(JSON.writeValueAsString(results));
+    out.flush();
+    System.exit(0);
+  }
+
+  static ObjectNode handle(JsonNode req) throws Exception {
+    String op = text(req, "op", null);
+    if (op == null) throw new IllegalArgumentException("request without \"op\": " + req);
+    switch (op) {
+      case "read": return opRead(req);
+      case "create_table": return opCreateTable(req);
+      case "write": return opWrite(req);
+      case "compact": return opCompact(req);
+      case "snapshots": return opSnapshots(req);
+      case "files": return opFiles(req);
+      case "schema": return opSchema(req);
+      case "bucket_of": return opBucketOf(req);
+      default: throw new IllegalArgumentException("unknown op: " + op);
+    }
+  }
+
+  // ---------------------------------------------------------------- request helpers
+
+  static String text(JsonNode n, String key, String dflt) {
+    JsonNode v = n.get(key);
+    return v == null || v.isNull() ? dflt : v.asText();
+  }
+
+  static boolean flag(JsonNode n, String key, boolean dflt) {
+    JsonNode v = n.get(key);
+    return v == null || v.isNull() ? dflt : v.asBoolean();
+  }
+
+  static List<String> strings(JsonNode n, String key) {
+    List<String> out = new ArrayList<>();
+    JsonNode v = n.get(key);
+    if (v != null) v.forEach(x -> out.add(x.asText()));
+    return out;
+  }
+
+  static Map<String, String> options(JsonNode n) {
+    Map<String, String> m = new LinkedHashMap<>();
+    JsonNode v = n.get("options");
+    if (v != null && !v.isNull()) v.fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue().asText()));
+    return m;
+  }
+
+  static Catalog catalog(JsonNode req) throws Exception {
+    String wh = text(req, "warehouse", null);
+    if (wh == null) throw new IllegalArgumentException("missing \"warehouse\"");
+    return CatalogFactory.createCatalog(CatalogContext.create(new Path(wh)));
+  }
+
+  /** The table of the request, with the request's "options" (and "snapshot") applied. */
+  static FileStoreTable table(JsonNode req) throws Exception {
+    String name = text(req, "table", null);
+    if (name == null) throw new IllegalArgumentException("missing \"table\"");
+    Table t;
+    try (Catalog c = catalog(req)) {
+      t = c.getTable(Identifier.fromString(name));
+    }
+    if (!(t instanceof FileStoreTable)) throw new IllegalArgumentException("not a FileStoreTable: " + t.getClass());
+    Map<String, String> opts = options(req);
+    if (req.hasNonNull("snapshot")) opts.put("scan.snapshot-id", req.get("snapshot").asText());
+    FileStoreTable ft = (FileStoreTable) t;
+    return opts.isEmpty() ? ft : ft.copy(opts);
+  }
+
+  // ---------------------------------------------------------------- ops
+
+  static ObjectNode opRead(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    List<DataField> fields = t.rowType().getFields();
+    List<InternalRow.FieldGetter> getters = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) getters.add(InternalRow.createFieldGetter(fields.get(i).type(), i));
+    ReadBuilder rb = t.newReadBuilder();
+    List<Split> splits = rb.newScan().plan().splits();
+    ArrayNode rows = NF.arrayNode();
+    try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
+      reader.forEachRemaining(row -> {
+        ObjectNode o = NF.objectNode();
+        for (int i = 0; i < fields.size(); i++) {
+          o.set(fields.get(i).name(), toJson(fields.get(i).type(), getters.get(i).getFieldOrNull(row)));
+        }
+        o.put(KIND, row.getRowKind().shortString());
+        rows.add(o);
+      });
+    }
+    ObjectNode res = NF.objectNode();
+    res.set("rows", rows);
+    res.put("row_count", rows.size());
+    res.put("splits", splits.size());
+    return res;
+  }
+
+  static ObjectNode opCreateTable(JsonNode req) throws Exception {
+    String name = text(req, "table", null);
+    if (name == null) throw new IllegalArgumentException("missing \"table\"");
+    Identifier id = Identifier.fromString(name);
+    Schema.Builder b = Schema.newBuilder();
+    JsonNode cols = req.get("schema");
+    if (cols == null || !cols.isArray()) throw new IllegalArgumentException("\"schema\" must be a list of {name, type}");
+    for (JsonNode col : cols) b.column(col.get("name").asText(), TypeParser.parse(col.get("type").asText()));
+    List<String> pks = strings(req, "primary_keys");
+    List<String> parts = strings(req, "partition_keys");
+    if (!pks.isEmpty()) b.primaryKey(pks);
+    if (!parts.isEmpty()) b.partitionKeys(parts);
+    b.options(options(req));
+    try (Catalog c = catalog(req)) {
+      c.createDatabase(id.getDatabaseName(), true);
+      if (flag(req, "drop_if_exists", false)) c.dropTable(id, true);
+      c.createTable(id, b.build(), flag(req, "ignore_if_exists", false));
+      FileStoreTable t = (FileStoreTable) c.getTable(id);
+      ObjectNode res = NF.objectNode();
+      res.put("schema_id", t.schema().id());
+      res.put("path", t.location().toString());
+      return res;
+    }
+  }
+
+  static ObjectNode opWrite(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    RowType rt = t.rowType();
+    List<GenericRow> rows = new ArrayList<>();
+    JsonNode in = req.get("rows");
+    if (in == null || !in.isArray()) throw new IllegalArgumentException("\"rows\" must be a list");
+    for (JsonNode n : in) rows.add(rowFromJson(rt, n));
+    BatchWriteBuilder wb = t.newBatchWriteBuilder();
+    if (flag(req, "overwrite", false)) wb = wb.withOverwrite();
+    try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+      for (GenericRow r : rows) w.write(r);
+      c.commit(w.prepareCommit());
+    }
+    ObjectNode res = NF.objectNode();
+    res.put("written", rows.size());
+    res.put("snapshot", t.snapshotManager().latestSnapshotId());
+    return res;
+  }
+
+  static ObjectNode opCompact(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    boolean full = flag(req, "full", true);
+    Long before = t.snapshotManager().latestSnapshotId();
+    // (partition, bucket) -> files, from the current scan
+    Map<BinaryRow, Map<Integer, List<DataFileMeta>>> live = new LinkedHashMap<>();
+    for (Split s : t.newReadBuilder().newScan().plan().splits()) {
+      DataSplit ds = (DataSplit) s;
+      live.computeIfAbsent(ds.partition().copy(), k -> new TreeMap<>())
+          .computeIfAbsent(ds.bucket(), k -> new ArrayList<>()).addAll(ds.dataFiles());
+    }
+    int units = 0;
+    if (t.bucketMode() == BucketMode.BUCKET_UNAWARE) {
+      // bucket = -1 append table: rewrite all files of every partition holding more than one
+      AppendOnlyFileStoreWrite w = (AppendOnlyFileStoreWrite) t.store().newWrite("interop-compact");
+      List<CommitMessage> msgs = new ArrayList<>();
+      for (Map.Entry<BinaryRow, Map<Integer, List<DataFileMeta>>> e : live.entrySet()) {
+        List<DataFileMeta> files = new ArrayList<>();
+        e.getValue().values().forEach(files::addAll);
+        if (files.size() > 1) {
+          msgs.add(new UnawareAppendCompactionTask(e.getKey(), files).doCompact(t, w));
+          units++;
+        }
+      }
+      w.close();
+      if (!msgs.isEmpty()) {
+        try (BatchTableCommit c = t.newBatchWriteBuilder().newCommit()) {
+          c.commit(msgs);
+        }
+      }
+    } else {
+      BatchWriteBuilder wb = t.newBatchWriteBuilder();
+      try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+        for (Map.Entry<BinaryRow, Map<Integer, List<DataFileMeta>>> e : live.entrySet()) {
+          for (int bucket : e.getValue().keySet()) {
+            w.compact(e.getKey(), bucket, full);
+            units++;
+          }
+        }
+        c.commit(w.prepareCommit());
+      }
+    }
+    ObjectNode res = NF.objectNode();
+    res.put("before", before);
+    res.put("after", t.snapshotManager().latestSnapshotId());
+    res.put("compacted_units", units);
+    return res;
+  }
+
+  static ObjectNode opSnapshots(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    List<Snapshot> snaps = new ArrayList<>();
+    Iterator<Snapshot> it = t.snapshotManager().snapshots();
+    it.forEachRemaining(snaps::add);
+    snaps.sort((a, b) -> Long.compare(a.id(), b.id()));
+    ArrayNode arr = NF.arrayNode();
+    for (Snapshot s : snaps) {
+      ObjectNode o = arr.addObject();
+      o.put("id", s.id());
+      o.put("commitKind", s.commitKind().name());
+      o.put("totalRecordCount", s.totalRecordCount());
+      o.put("deltaRecordCount", s.deltaRecordCount());
+      o.put("changelogRecordCount", s.changelogRecordCount());
+      o.put("schemaId", s.schemaId());
+      o.put("version", s.version());
+      o.put("commitUser", s.commitUser());
+      o.put("commitIdentifier", s.commitIdentifier());
+      o.put("timeMillis", s.timeMillis());
+      o.put("baseManifestList", s.baseManifestList());
+      o.put("deltaManifestList", s.deltaManifestList());
+      o.put("changelogManifestList", s.changelogManifestList());
+      o.put("indexManifest", s.indexManifest());
+      o.put("watermark", s.watermark());
+    }
+    ObjectNode res = NF.objectNode();
+    res.set("snapshots", arr);
+    res.put("latest", t.snapshotManager().latestSnapshotId());
+    res.put("earliest", t.snapshotManager().earliestSnapshotId());
+    return res;
+  }
+
+  static ObjectNode opFiles(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    RowType pt = t.schema().logicalPartitionType();
+    ArrayNode arr = NF.arrayNode();
+    for (Split s : t.newReadBuilder().newScan().plan().splits()) {
+      DataSplit ds = (DataSplit) s;
+      ObjectNode pv = NF.objectNode();
+      List<String> parts = new ArrayList<>();
+      for (int i = 0; i < pt.getFieldCount(); i++) {
+        DataField f = pt.getFields().get(i);
+        JsonNode v = toJson(f.type(), InternalRow.createFieldGetter(f.type(), i).getFieldOrNull(ds.partition()));
+        pv.set(f.name(), v);
+        parts.add(f.name() + "=" + (v.isTextual() ? v.asText() : v.toString()));
+      }
+      for (DataFileMeta f : ds.dataFiles()) {
+        ObjectNode o = arr.addObject();
+        o.put("snapshot", ds.snapshotId());
+        o.put("partition", String.join("/", parts));
+        o.set("partitionValues", pv);
+        o.put("bucket", ds.bucket());
+        o.put("level", f.level());
+        o.put("fileName", f.fileName());
+        o.put("rowCount", f.rowCount());
+        o.put("addRowCount", f.addRowCount().orElse(null));
+        o.put("deleteRowCount", f.deleteRowCount().orElse(null));
+        o.put("minSeq", f.minSequenceNumber());
+        o.put("maxSeq", f.maxSequenceNumber());
+        o.put("schemaId", f.schemaId());
+        o.put("fileSize", f.fileSize());
+      }
+    }
+    ObjectNode res = NF.objectNode();
+    res.set("files", arr);
+    return res;
+  }
+
+  static ObjectNode opSchema(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    ObjectNode res = NF.objectNode();
+    res.set("schema", JSON.readTree(t.schema().toString()));
+    return res;
+  }
+
+  static ObjectNode opBucketOf(JsonNode req) {
+    List<DataField> fields = new ArrayList<>();
+    int i = 0;
+    for (String ty : strings(req, "types")) {
+      fields.add(new DataField(i, "f" + i, TypeParser.parse(ty)));
+      i++;
+    }
+    RowType rt = new RowType(fields);
+    int numBuckets = req.get("num_buckets").asInt();
+    InternalRowSerializer ser = new InternalRowSerializer(rt);
+    ArrayNode buckets = NF.arrayNode();
+    ArrayNode hashes = NF.arrayNode();
+    for (JsonNode values : req.get("rows")) {
+      GenericRow g = new GenericRow(rt.getFieldCount());
+      for (int k = 0; k < rt.getFieldCount(); k++) g.setField(k, fromJson(fields.get(k).type(), values.get(k)));
+      BinaryRow key = ser.toBinaryRow(g).copy();
+      int hash = KeyAndBucketExtractor.bucketKeyHashCode(key);
+      hashes.add(hash);
+      buckets.add(KeyAndBucketExtractor.bucket(hash, numBuckets));
+    }
+    ObjectNode res = NF.objectNode();
+    res.set("buckets", buckets);
+    res.set("hashes", hashes);
+    return res;
+  }
+
+  // ---------------------------------------------------------------- canonical values
+
+  static String hex(byte[] b) {
+    StringBuilder sb = new StringBuilder();
+    for (byte x : b) sb.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
+    return sb.toString();
+  }
+
+  static byte[] unhex(String s) {
+    byte[] b = new byte[s.length() / 2];
+    for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+    return b;
+  }
+
+  static JsonNode floating(double d) {
+    if (Double.isNaN(d)) return NF.textNode("NaN");
+    if (Double.isInfinite(d)) return NF.textNode(d > 0 ? "Infinity" : "-Infinity");
+    return NF.numberNode(d);
+  }
+
+  static String timestampText(Timestamp ts, int precision) {
+    LocalDateTime t = ts.toLocalDateTime();
+    String s = String.format("%04d-%02d-%02dT%02d:%02d:%02d", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
+        t.getHour(), t.getMinute(), t.getSecond());
+    if (precision > 0) s += "." + String.format("%09d", t.getNano()).substring(0, precision);
+    return s;
+  }
+
+  static String mapKeyText(JsonNode k) {
+    return k.isTextual() ? k.asText() : k.toString();
+  }
+
+  static JsonNode toJson(DataType type, Object v) {
+    if (v == null) return NF.nullNode();
+    switch (type.getTypeRoot()) {
+      case BOOLEAN: return NF.booleanNode((Boolean) v);
+      case TINYINT: return NF.numberNode((Byte) v);
+      case SMALLINT: return NF.numberNode((Short) v);
+      case INTEGER: return NF.numberNode((Integer) v);
+      case BIGINT: return NF.numberNode((Long) v);
+      case FLOAT: return floating((double) (Float) v); // widened exactly to double
+      case DOUBLE: return floating((Double) v);
+      case DECIMAL:
+        return NF.textNode(((Decimal) v).toBigDecimal().setScale(DataTypeChecks.getScale(type)).toPlainString());
+      case CHAR: case VARCHAR: return NF.textNode(v.toString());
+      case BINARY: case VARBINARY: return NF.textNode(hex((byte[]) v));
+      case DATE: return NF.textNode(LocalDate.ofEpochDay((Integer) v).toString());
+      case TIME_WITHOUT_TIME_ZONE: {
+        LocalTime t = LocalTime.ofNanoOfDay(((Integer) v) * 1_000_000L);
+        return NF.textNode(String.format("%02d:%02d:%02d.%03d", t.getHour(), t.getMinute(), t.getSecond(),
+            t.getNano() / 1_000_000));
+      }
+      case TIMESTAMP_WITHOUT_TIME_ZONE:
+        return NF.textNode(timestampText((Timestamp) v, DataTypeChecks.getPrecision(type)));
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        return NF.textNode(timestampText((Timestamp) v, DataTypeChecks.getPrecision(type)) + "Z");
+      case ARRAY: {
+        DataType et = ((ArrayType) type).getElementType();
+        InternalArray a = (InternalArray) v;
+        InternalArray.ElementGetter g = InternalArray.createElementGetter(et);
+        ArrayNode out = NF.arrayNode();
+        for (int i = 0; i < a.size(); i++) out.add(toJson(et, g.getElementOrNull(a, i)));
+        return out;
+      }
+      case MAP: case MULTISET: {
+        DataType kt = type instanceof MapType ? ((MapType) type).getKeyType() : ((MultisetType) type).getElementType();
+        DataType vt = type instanceof MapType ? ((MapType) type).getValueType() : DataTypes.INT();
+        InternalMap m = (InternalMap) v;
+        InternalArray.ElementGetter kg = InternalArray.createElementGetter(kt);
+        InternalArray.ElementGetter vg = InternalArray.createElementGetter(vt);
+        ObjectNode out = NF.objectNode();
+        for (int i = 0; i < m.size(); i++) {
+          out.set(mapKeyText(toJson(kt, kg.getElementOrNull(m.keyArray(), i))),
+              toJson(vt, vg.getElementOrNull(m.valueArray(), i)));
+        }
+        return out;
+      }
+      case ROW: {
+        RowType rt = (RowType) type;
+        InternalRow r = (InternalRow) v;
+        ObjectNode out = NF.objectNode();
+        for (int i = 0; i < rt.getFieldCount(); i++) {
+          DataField f = rt.getFields().get(i);
+          out.set(f.name(), toJson(f.type(), InternalRow.createFieldGetter(f.type(), i).getFieldOrNull(r)));
+        }
+        return out;
+      }
+      default:
+        throw new UnsupportedOperationException("no canonical encoding for " + type);
+    }
+  }
+
+  static GenericRow rowFromJson(RowType rt, JsonNode n) {
+    RowKind kind = n.hasNonNull(KIND) ? RowKind.fromShortString(n.get(KIND).asText()) : RowKind.INSERT;
+    GenericRow r = new GenericRow(kind, rt.getFieldCount());
+    for (int i = 0; i < rt.getFieldCount(); i++) {
+      DataField f = rt.getFields().get(i);
+      r.setField(i, fromJson(f.type(), n.get(f.name())));
+    }
+    return r;
+  }
+
+  static String str(JsonNode n) {
+    return n.isTextual() ? n.asText() : n.toString();
+  }
+
+  static Object fromJson(DataType type, JsonNode n) {
+    if (n == null || n.isNull() || n.isMissingNode()) return null;
+    switch (type.getTypeRoot()) {
+      case BOOLEAN: return n.isBoolean() ? n.asBoolean() : Boolean.parseBoolean(n.asText());
+      case TINYINT: return Byte.parseByte(str(n));
+      case SMALLINT: return Short.parseShort(str(n));
+      case INTEGER: return Integer.parseInt(str(n));
+      case BIGINT: return Long.parseLong(str(n));
+      case FLOAT: return n.isNumber() ? n.floatValue() : Float.parseFloat(n.asText());
+      case DOUBLE: return n.isNumber() ? n.doubleValue() : Double.parseDouble(n.asText());
+      case DECIMAL:
+        return Decimal.fromBigDecimal(new BigDecimal(str(n)), DataTypeChecks.getPrecision(type),
+            DataTypeChecks.getScale(type));
+      case CHAR: case VARCHAR: return BinaryString.fromString(n.asText());
+      case BINARY: case VARBINARY: return unhex(n.asText());
+      case DATE: return (int) LocalDate.parse(n.asText()).toEpochDay();
+      case TIME_WITHOUT_TIME_ZONE: return (int) (LocalTime.parse(n.asText()).toNanoOfDay() / 1_000_000L);
+      case TIMESTAMP_WITHOUT_TIME_ZONE:
+        return Timestamp.fromLocalDateTime(LocalDateTime.parse(n.asText().replace(' ', 'T')));
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+        String s = n.asText().replace(' ', 'T');
+        if (s.endsWith("Z")) s = s.substring(0, s.length() - 1);
+        return Timestamp.fromInstant(LocalDateTime.parse(s).toInstant(ZoneOffset.UTC));
+      }
+      case ARRAY: {
+        DataType et = ((ArrayType) type).getElementType();
+        Object[] a = new Object[n.size()];
+        for (int i = 0; i < a.length; i++) a[i] = fromJson(et, n.get(i));
+        return new GenericArray(a);
+      }
+      case MAP: {
+        MapType mt = (MapType) type;
+        Map<Object, Object> m = new LinkedHashMap<>();
+        n.fields().forEachRemaining(e ->
+            m.put(fromJson(mt.getKeyType(), NF.textNode(e.getKey())), fromJson(mt.getValueType(), e.getValue())));
+        return new GenericMap(m);
+      }
+      case ROW: {
+        RowType rt = (RowType) type;
+        GenericRow r = new GenericRow(rt.getFieldCount());
+        for (int i = 0; i < rt.getFieldCount(); i++) {
+          r.setField(i, fromJson(rt.getFields().get(i).type(),
+              n.isArray() ? n.get(i) : n.get(rt.getFields().get(i).name())));
+        }
+        return r;
+      }
+      default:
+        throw new UnsupportedOperationException("cannot build a value of " + type);
+    }
+  }
+
+  // ---------------------------------------------------------------- type strings
+
+  /**
+   * Parses Paimon type strings such as "INT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP_LTZ(6)",
+   * "ARRAY<INT>", "MAP<STRING, INT>", "ROW<a INT, b STRING>". Atomic types go to Paimon's own
+   * DataTypeJsonParser; nesting is handled here.
+   */
+  static final class TypeParser {
+    private final String s;
+    private int pos;
+
+    private TypeParser(String s) {
+      this.s = s;
+    }
+
+    static DataType parse(String text) {
+      TypeParser p = new TypeParser(text);
+      DataType t = p.type();
+      p.ws();
+      if (p.pos != p.s.length()) throw new IllegalArgumentException("trailing text in type: " + text);
+      return t;
+    }
+
+    private void ws() {
+      while (pos < s.length() && Character.isWhitespace(s.charAt(pos))) pos++;
+    }
+
+    private void expect(char c) {
+      ws();
+      if (pos >= s.length() || s.charAt(pos) != c) {
+        throw new IllegalArgumentException("expected '" + c + "' at " + pos + " in type: " + s);
+      }
+      pos++;
+    }
+
+    private String word() {
+      ws();
+      if (pos < s.length() && s.charAt(pos) == '`') {
+        int end = s.indexOf('`', pos + 1);
+        String w = s.substring(pos + 1, end);
+        pos = end + 1;
+        return w;
+      }
+      int start = pos;
+      while (pos < s.length() && (Character.isLetterOrDigit(s.charAt(pos)) || s.charAt(pos) == '_')) pos++;
+      if (start == pos) throw new IllegalArgumentException("expected a name at " + pos + " in type: " + s);
+      return s.substring(start, pos);
+    }
+
+    private boolean keyword(String kw) {
+      ws();
+      if (s.regionMatches(true, pos, kw, 0, kw.length())
+          && (pos + kw.length() == s.length() || !Character.isLetterOrDigit(s.charAt(pos + kw.length())))) {
+        pos += kw.length();
+        return true;
+      }
+      return false;
+    }
+
+    private DataType nullability(DataType t) {
+      int save = pos;
+      if (keyword("NOT")) {
+        if (keyword("NULL")) return t.copy(false);
+        pos = save;
+      } else if (keyword("NULL")) {
+        return t.copy(true);
+      }
+      return t;
+    }
+
+    private DataType type() {
+      ws();
+      int start = pos;
+      String w = word().toUpperCase();
+      switch (w) {
+        case "ARRAY": {
+          expect('<');
+          DataType e = type();
+          expect('>');
+          return nullability(DataTypes.ARRAY(e));
+        }
+        case "MULTISET": {
+          expect('<');
+          DataType e = type();
+          expect('>');
+          return nullability(DataTypes.MULTISET(e));
+        }
+        case "MAP": {
+          expect('<');
+          DataType k = type();
+          expect(',');
+          DataType v = type();
+          expect('>');
+          return nullability(DataTypes.MAP(k, v));
+        }
+        case "ROW": {
+          expect('<');
+          List<DataField> fields = new ArrayList<>();
+          while (true) {
+            String name = word();
+            DataType ft = type();
+            ws();
+            String desc = null;
+            if (pos < s.length() && s.charAt(pos) == '\'') {
+              int end = s.indexOf('\'', pos + 1);
+              desc = s.substring(pos + 1, end);
+              pos = end + 1;
+            }
+            fields.add(new DataField(fields.size(), name, ft, desc));
+            ws();
+            if (pos < s.length() && s.charAt(pos) == ',') {
+              pos++;
+              continue;
+            }
+            expect('>');
+            break;
+          }
+          return nullability(new RowType(fields));
+        }
+        default: {
+          // atomic: everything up to the next ',' or '>' outside parentheses
+          int depth = 0;
+          while (pos < s.length()) {
+            char c = s.charAt(pos);
+            if (c == '(') depth++;
+            else if (c == ')') depth--;
+            else if (depth == 0 && (c == ',' || c == '>' || c == '\'')) break;
+            pos++;
+          }
+          String atomic = s.substring(start, pos).trim();
+          atomic = atomic.replaceAll("(?i)^TIMESTAMP_LTZ\\s*(\\(\\s*\\d+\\s*\\))", "TIMESTAMP$1 WITH LOCAL TIME ZONE");
+          atomic = atomic.replaceAll("(?i)^TIMESTAMP_LTZ\\b", "TIMESTAMP(6) WITH LOCAL TIME ZONE");
+          return DataTypeJsonParser.parseAtomicTypeSQLString(atomic);
+        }
+      }
+    }
+  }
+}

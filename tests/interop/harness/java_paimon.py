@@ -1,0 +1,274 @@
+"""Java Paimon 0.9 as a batch oracle for interop tests.
+
+`ensure_java_classpath()` fetches the jars and compiles `java/InteropDriver.java` into the cache
+folder (once, under a file lock); `JavaPaimon().run([...])` starts one JVM per batch of requests.
+See README.md in this folder for the request ops and the canonical value encoding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ._common import InteropError, cache_root, check_results, file_lock, run_json_batch
+
+HERE = Path(__file__).resolve().parent
+JAVA_SRC = HERE / "java"
+PAIMON_JAR = "paimon-python-java-bridge-0.9.0.jar"
+PYPAIMON_SDIST = "pypaimon==0.2.0"  # its sdist bundles the Java Paimon 0.9 bridge jar
+PYSPARK = "pyspark==4.3.0"  # source of hadoop-client-api/-runtime jars
+MAIN_CLASS = "InteropDriver"
+NO_CDS_ENV = "PAIMON_CLI_INTEROP_NO_CDS"
+JAVA_OPTS_ENV = "PAIMON_CLI_INTEROP_JAVA_OPTS"
+
+__all__ = ["JavaPaimon", "ensure_java_classpath", "InteropError"]
+
+
+def _java_bin(tool: str) -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / tool).exists():
+        return str(Path(home) / "bin" / tool)
+    found = shutil.which(tool)
+    if not found:
+        raise InteropError(f"'{tool}' not found: the Java interop tests need a JDK 17 on PATH or JAVA_HOME")
+    return found
+
+
+def _pip_download(args: list[str], dest: Path) -> None:
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(dest), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise InteropError(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
+
+
+def _fetch_paimon_jar(root: Path) -> Path:
+    target = root / PAIMON_JAR
+    if target.exists():
+        return target
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        _pip_download(["--no-binary", ":all:", PYPAIMON_SDIST], Path(tmp))
+        sdist = next(Path(tmp).glob("pypaimon-*.tar.gz"))
+        with tarfile.open(sdist) as tf:
+            member = next(m for m in tf.getmembers() if m.name.endswith("deps/jars/" + PAIMON_JAR))
+            src = tf.extractfile(member)
+            assert src is not None
+            part = root / (PAIMON_JAR + ".part")
+            with open(part, "wb") as out:
+                shutil.copyfileobj(src, out)
+        part.replace(target)
+    return target
+
+
+def _fetch_hadoop_jars(root: Path) -> list[Path]:
+    targets = [root / "hadoop-client-api.jar", root / "hadoop-client-runtime.jar"]
+    if all(t.exists() for t in targets):
+        return targets
+    names = ("hadoop-client-api-", "hadoop-client-runtime-")
+    try:
+        import pyspark  # noqa: PLC0415
+
+        jar_dir = Path(pyspark.__file__).resolve().parent / "jars"
+        found = [next(iter(sorted(jar_dir.glob(n + "*.jar"))), None) for n in names]
+    except ImportError:
+        found = [None, None]
+    if all(found):
+        for src, dst in zip(found, targets):
+            shutil.copyfile(src, str(dst) + ".part")
+            Path(str(dst) + ".part").replace(dst)
+        return targets
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        _pip_download([PYSPARK], Path(tmp))
+        pkg = next(Path(tmp).glob("pyspark-*"))
+        for prefix, dst in zip(names, targets):
+            part = Path(str(dst) + ".part")
+            if pkg.suffix == ".whl":
+                with zipfile.ZipFile(pkg) as zf:
+                    name = next(n for n in zf.namelist() if "/jars/" + prefix in n and n.endswith(".jar"))
+                    with zf.open(name) as src, open(part, "wb") as out:
+                        shutil.copyfileobj(src, out)
+            else:
+                with tarfile.open(pkg) as tf:
+                    m = next(m for m in tf.getmembers() if "/jars/" + prefix in m.name and m.name.endswith(".jar"))
+                    src = tf.extractfile(m)
+                    assert src is not None
+                    with open(part, "wb") as out:
+                        shutil.copyfileobj(src, out)
+            part.replace(dst)
+    return targets
+
+
+def _sources() -> list[Path]:
+    return sorted(JAVA_SRC.rglob("*.java"))
+
+
+def _source_digest() -> str:
+    h = hashlib.sha256()
+    for p in _sources():
+        h.update(str(p.relative_to(JAVA_SRC)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _compile(root: Path, lib_cp: str, digest: str) -> Path:
+    jar = root / f"interop-driver-{digest}.jar"
+    if jar.exists():
+        return jar
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        classes = Path(tmp) / "classes"
+        cmd = [_java_bin("javac"), "-nowarn", "-Xlint:none", "-XDsuppressNotes", "-encoding", "UTF-8",
+               "-d", str(classes), "-cp", lib_cp, *map(str, _sources())]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise InteropError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
+        part = Path(tmp) / "driver.jar"
+        with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zf:
+            for f in sorted(classes.rglob("*.class")):
+                zf.write(f, f.relative_to(classes).as_posix())
+        part.replace(jar)
+    for old in root.glob("interop-driver-*"):  # jars / CDS archives of older sources
+        if digest not in old.name:
+            old.unlink(missing_ok=True)
+    return jar
+
+
+def _jvm_flags() -> list[str]:
+    # -Xlog: the JVM's own warnings (CDS, ...) go to stderr, never into the JSON on stdout
+    flags = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xlog:disable", "-Xlog:all=warning:stderr",
+             "-Xlog:cds=error:stderr",
+             "-Duser.timezone=UTC", "-Dfile.encoding=UTF-8"]
+    extra = os.environ.get(JAVA_OPTS_ENV, "").split()
+    return flags + extra
+
+
+def _warmup_requests(warehouse: str) -> list[dict]:
+    table = "warm.t"
+    return [
+        {"op": "create_table", "warehouse": warehouse, "table": table,
+         "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"},
+                    {"name": "d", "type": "DECIMAL(10, 2)"}, {"name": "ts", "type": "TIMESTAMP(6)"}],
+         "primary_keys": ["id"], "options": {"bucket": "2"}},
+        {"op": "write", "warehouse": warehouse, "table": table,
+         "rows": [{"id": 1, "v": "a", "d": "1.50", "ts": "2024-01-01T00:00:00.000001"}]},
+        {"op": "write", "warehouse": warehouse, "table": table, "rows": [{"id": 1, "v": "b"}]},
+        {"op": "read", "warehouse": warehouse, "table": table},
+        {"op": "compact", "warehouse": warehouse, "table": table, "full": True},
+        {"op": "snapshots", "warehouse": warehouse, "table": table},
+        {"op": "files", "warehouse": warehouse, "table": table},
+        {"op": "schema", "warehouse": warehouse, "table": table},
+        {"op": "bucket_of", "types": ["INT"], "rows": [[1]], "num_buckets": 4},
+    ]
+
+
+def _cds_archive(root: Path, cp: str, digest: str) -> Path | None:
+    """A dynamic AppCDS archive (JDK 13+) made by a warm-up batch; halves JVM start-up. Best effort."""
+    if os.environ.get(NO_CDS_ENV):
+        return None
+    jsa = root / f"interop-driver-{digest}.jsa"
+    failed = root / f"interop-driver-{digest}.jsa-failed"
+    if jsa.exists():
+        return jsa
+    if failed.exists():
+        return None
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        part = Path(tmp) / "driver.jsa"
+        cmd = [_java_bin("java"), *_jvm_flags(), f"-XX:ArchiveClassesAtExit={part}", "-cp", cp, MAIN_CLASS]
+        try:
+            res = run_json_batch(cmd, _warmup_requests(str(Path(tmp) / "wh")), "java warm-up", 300)
+            check_results("java warm-up", _warmup_requests(""), res)
+        except InteropError as e:  # run without CDS; real calls will show any driver error
+            failed.write_text(str(e))
+            return None
+        if not part.exists():
+            failed.touch()
+            return None
+        part.replace(jsa)
+    return jsa
+
+
+def _prepare(cache_dir: str | os.PathLike[str] | None = None) -> tuple[str, Path | None]:
+    root = cache_root(cache_dir) / "java"
+    root.mkdir(parents=True, exist_ok=True)
+    with file_lock(root / ".lock"):
+        libs = [_fetch_paimon_jar(root), *_fetch_hadoop_jars(root)]
+        lib_cp = os.pathsep.join(map(str, libs))
+        digest = _source_digest()
+        jar = _compile(root, lib_cp, digest)
+        cp = os.pathsep.join([str(jar), lib_cp])
+        jsa = _cds_archive(root, cp, digest)
+    return cp, jsa
+
+
+def ensure_java_classpath(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """Fetch Java Paimon 0.9 + Hadoop jars and compile the driver (once); return the full classpath."""
+    return _prepare(cache_dir)[0]
+
+
+class JavaPaimon:
+    """Runs batches of requests through Java Paimon 0.9: one JVM per `run` call.
+
+    >>> JavaPaimon().run([{"op": "read", "warehouse": wh, "table": "db.t"}])[0]["rows"]
+    """
+
+    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0):
+        self.cache_dir = cache_dir
+        self.timeout = timeout
+        self._prepared: tuple[str, Path | None] | None = None
+
+    def command(self) -> list[str]:
+        if self._prepared is None:
+            self._prepared = _prepare(self.cache_dir)
+        cp, jsa = self._prepared
+        flags = _jvm_flags()
+        if jsa is not None and jsa.exists():
+            flags += [f"-XX:SharedArchiveFile={jsa}", "-Xshare:auto"]
+        return [_java_bin("java"), *flags, "-cp", cp, MAIN_CLASS]
+
+    def run(self, requests: list[dict[str, Any]], check: bool = True) -> list[dict[str, Any]]:
+        """Run all requests in one JVM; results are in request order. With check=True (the
+        default) any failed request raises InteropError listing every failure."""
+        if not requests:
+            return []
+        results = run_json_batch(self.command(), requests, "Java Paimon 0.9", self.timeout)
+        if check:
+            check_results("Java Paimon 0.9", requests, results)
+        return results
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        """One request; raises on failure."""
+        return self.run([{"op": op, **fields}])[0]
+
+    # convenience wrappers (one JVM each; batch with run() when speed matters)
+    def read(self, warehouse: str, table: str, snapshot: int | None = None,
+             options: dict[str, str] | None = None) -> list[dict[str, Any]]:
+        return self.call("read", warehouse=str(warehouse), table=table, snapshot=snapshot,
+                         options=options or {})["rows"]
+
+    def create_table(self, warehouse: str, table: str, schema: list[dict[str, str]],
+                     partition_keys: list[str] | None = None, primary_keys: list[str] | None = None,
+                     options: dict[str, str] | None = None) -> dict[str, Any]:
+        return self.call("create_table", warehouse=str(warehouse), table=table, schema=schema,
+                         partition_keys=partition_keys or [], primary_keys=primary_keys or [],
+                         options=options or {})
+
+    def write(self, warehouse: str, table: str, rows: list[dict[str, Any]],
+              overwrite: bool = False) -> dict[str, Any]:
+        return self.call("write", warehouse=str(warehouse), table=table, rows=rows, overwrite=overwrite)
+
+    def compact(self, warehouse: str, table: str, full: bool = True) -> dict[str, Any]:
+        return self.call("compact", warehouse=str(warehouse), table=table, full=full)
+
+    def snapshots(self, warehouse: str, table: str) -> list[dict[str, Any]]:
+        return self.call("snapshots", warehouse=str(warehouse), table=table)["snapshots"]
+
+    def files(self, warehouse: str, table: str, snapshot: int | None = None) -> list[dict[str, Any]]:
+        return self.call("files", warehouse=str(warehouse), table=table, snapshot=snapshot)["files"]
+
+    def bucket_of(self, types: list[str], rows: list[list[Any]], num_buckets: int) -> list[int]:
+        return self.call("bucket_of", types=types, rows=rows, num_buckets=num_buckets)["buckets"]

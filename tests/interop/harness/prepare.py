@@ -1,0 +1,44 @@
+"""Warm the interop caches before pytest (CI): Java Paimon 0.9 jars + compiled driver + CDS
+archive, and the pypaimon 2.1.0 venv.
+
+    python -m tests.interop.harness.prepare [--java-only | --pypaimon-only] [--cache-dir DIR]
+    python tests/interop/harness/prepare.py ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `tests.interop.harness` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    __package__ = "tests.interop.harness"  # noqa: A001
+
+from .java_paimon import JavaPaimon, ensure_java_classpath  # noqa: E402
+from .pypaimon_env import PyPaimon, ensure_pypaimon_python  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    only = ap.add_mutually_exclusive_group()
+    only.add_argument("--java-only", action="store_true")
+    only.add_argument("--pypaimon-only", action="store_true")
+    ap.add_argument("--cache-dir", default=None, help="default: $PAIMON_CLI_INTEROP_CACHE or ~/.cache/paimon-cli-interop")
+    args = ap.parse_args(argv)
+    if not args.pypaimon_only:
+        t = time.time()
+        cp = ensure_java_classpath(args.cache_dir)
+        JavaPaimon(args.cache_dir).call("bucket_of", types=["INT"], rows=[[1]], num_buckets=4)
+        print(f"java: ready in {time.time() - t:.1f}s; classpath {cp}")
+    if not args.java_only:
+        t = time.time()
+        py = ensure_pypaimon_python(args.cache_dir)
+        info = PyPaimon(args.cache_dir).call("ping")
+        print(f"pypaimon: ready in {time.time() - t:.1f}s; python {py}; {info}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
