@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from paimon_core.errors import CommitConflict
 from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, SimpleStats
-from paimon_core.predicate import Predicate, may_match
 from paimon_core.scan import live_entries, merge_entries
 from paimon_core.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 
@@ -40,7 +40,8 @@ class CommitMessage:
 @dataclass
 class CommitOptions:
     overwrite: bool = False
-    overwrite_filter: Predicate | None = None  # partitions to replace; None = whole table
+    # partitions to replace, as a test on the partition tuple; None = the whole table
+    overwrite_filter: Callable[[tuple], bool] | None = None
     commit_user: str = field(default_factory=lambda: str(uuid.uuid4()))
     properties: dict | None = None
 
@@ -73,13 +74,8 @@ class FileStoreCommit:
         pred = self.options.overwrite_filter
         out = []
         for e in live_entries(self.table.manifests, latest):
-            if pred is not None:
-                from paimon_core.predicate import ColumnRange
-
-                values = codec.from_bytes(e.partition)
-                ranges = {k: ColumnRange(v, v, 1 if v is None else 0, 1) for k, v in zip(codec.keys, values)}
-                if not may_match(pred, ranges):
-                    continue
+            if pred is not None and not pred(codec.from_bytes(e.partition)):
+                continue
             out.append(ManifestEntry(DELETE, e.partition, e.bucket, e.total_buckets, e.file))
         return out
 

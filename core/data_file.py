@@ -26,16 +26,49 @@ def _has_nanos(t: pa.DataType) -> bool:
     return False
 
 
+def _has_timestamp(t: pa.DataType) -> bool:
+    if pa.types.is_timestamp(t):
+        return True
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _has_timestamp(t.value_type)
+    if pa.types.is_map(t):
+        return _has_timestamp(t.key_type) or _has_timestamp(t.item_type)
+    if pa.types.is_struct(t):
+        return any(_has_timestamp(t.field(i).type) for i in range(t.num_fields))
+    return False
+
+
 def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | None = 1) -> dict:
+    int96 = any(_has_nanos(f.type) for f in schema)
     opts = {
         "compression": compression,
         "store_decimal_as_integer": True,
-        "use_deprecated_int96_timestamps": any(_has_nanos(f.type) for f in schema),
+        "use_deprecated_int96_timestamps": int96,
         "write_statistics": True,
     }
+    if int96:
+        # Java 0.9 decodes dictionary pages of INT96 columns as longs and fails: write them plain
+        opts["use_dictionary"] = [f.name for f in schema if not _has_timestamp(f.type)]
     if compression.lower() in ("zstd", "gzip", "brotli") and level is not None:
         opts["compression_level"] = level
     return opts
+
+
+def raw_int64_columns(schema: pa.Schema) -> list[str]:
+    """In a file that needs INT96 (it has a nanosecond column), the top-level timestamp columns of
+    precision <= 6: Java 0.9 reads those only from INT64, and pyarrow's INT96 switch is
+    per file, so they are stored as plain INT64 epoch values in their unit (which Java reads by
+    the column's precision, and our reader casts back)."""
+    if not any(_has_nanos(f.type) for f in schema):
+        return []
+    return [f.name for f in schema if pa.types.is_timestamp(f.type) and f.type.unit != "ns"]
+
+
+def to_file_layout(table: pa.Table, raw_int64: list[str]) -> pa.Table:
+    cols = [table.column(n).cast(pa.int64()) if n in raw_int64 else table.column(n) for n in table.column_names]
+    fields = [pa.field(n, pa.int64(), table.schema.field(n).nullable) if n in raw_int64 else table.schema.field(n)
+              for n in table.column_names]
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields))
 
 
 class ParquetFileWriter:
@@ -45,12 +78,17 @@ class ParquetFileWriter:
         self.path = path
         fileio.mkdirs(path.rsplit("/", 1)[0])
         self._sink = fileio.arrow_fs.open_output_stream(path)
+        self._raw_int64 = raw_int64_columns(schema)
+        if self._raw_int64:
+            schema = to_file_layout(schema.empty_table(), self._raw_int64).schema
         self._writer = pq.ParquetWriter(self._sink, schema, **writer_options(schema, compression, level))
         self.row_count = 0
 
     def write(self, table: pa.Table | pa.RecordBatch) -> None:
         if isinstance(table, pa.RecordBatch):
             table = pa.Table.from_batches([table])
+        if self._raw_int64:
+            table = to_file_layout(table, self._raw_int64)
         self._writer.write_table(table, row_group_size=max(len(table), 1))
         self.row_count += len(table)
 

@@ -127,20 +127,8 @@ class FileStoreTable:
             for f in m.new_files + m.compact_after + m.changelog_files:
                 self.io.delete(self.io.join(d, f.file_name))
 
-    def write_arrow(self, data: pa.Table, overwrite: bool = False, overwrite_where: str | None = None) -> Snapshot | None:
-        """Write an Arrow table (already in the table's schema) in one commit."""
-        from paimon_core.conform import conform_table
+    def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None) -> Snapshot | None:
+        """Write an Arrow table in one commit (see ``paimon_core.ingest`` for the rules)."""
+        from paimon_core.ingest import write_tables
 
-        writer = self.new_writer()
-        try:
-            writer.write(conform_table(data, self.schema))
-            messages = writer.prepare_commit()
-        except BaseException:
-            writer.abort()
-            raise
-        opts = CommitOptions(overwrite=overwrite, overwrite_filter=self.parse_filter(overwrite_where))
-        try:
-            return self.commit(messages, opts)
-        except BaseException:
-            self.discard(messages)
-            raise
+        return write_tables(self, [data], overwrite=overwrite, partition=partition).snapshot

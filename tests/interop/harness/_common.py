@@ -7,8 +7,8 @@ import fcntl
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 ENV_VAR = "PAIMON_CLI_INTEROP_CACHE"
 
@@ -38,13 +38,15 @@ class InteropError(RuntimeError):
     """A request of a batch failed on the Java or pypaimon side (or the subprocess died)."""
 
 
-def run_json_batch(cmd: list[str], requests: list[dict], side: str, timeout: float,
-                   env: dict[str, str] | None = None) -> list[dict]:
+def run_json_batch(
+    cmd: list[str], requests: list[dict], side: str, timeout: float, env: dict[str, str] | None = None
+) -> list[dict]:
     """Feed `requests` as a JSON array to `cmd` on stdin; return the JSON array it prints on stdout."""
     payload = json.dumps(requests, ensure_ascii=False, allow_nan=False)
     try:
-        proc = subprocess.run(cmd, input=payload.encode("utf-8"), capture_output=True,
-                              timeout=timeout, env=env)
+        proc = subprocess.run(
+            cmd, input=payload.encode("utf-8"), capture_output=True, timeout=timeout, env=env
+        )
     except subprocess.TimeoutExpired as e:
         raise InteropError(f"{side}: batch of {len(requests)} request(s) timed out after {timeout}s") from e
     stderr = proc.stderr.decode("utf-8", "replace")
@@ -55,14 +57,18 @@ def run_json_batch(cmd: list[str], requests: list[dict], side: str, timeout: flo
     if not isinstance(results, list) or len(results) != len(requests):
         raise InteropError(
             f"{side}: driver failed (exit {proc.returncode}); stderr tail:\n{stderr[-4000:]}\n"
-            f"stdout head: {proc.stdout[:1000]!r}")
+            f"stdout head: {proc.stdout[:1000]!r}"
+        )
     return results
 
 
 def check_results(side: str, requests: list[dict], results: list[dict]) -> None:
     """Raise InteropError naming every failed request of the batch."""
-    failed = [(i, req, res) for i, (req, res) in enumerate(zip(requests, results))
-              if isinstance(res, dict) and "error" in res]
+    failed = [
+        (i, req, res)
+        for i, (req, res) in enumerate(zip(requests, results, strict=True))
+        if isinstance(res, dict) and "error" in res
+    ]
     if not failed:
         return
     lines = [f"{side}: {len(failed)} of {len(requests)} request(s) failed:"]

@@ -17,7 +17,8 @@ import decimal
 import json
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pyarrow as pa
 
@@ -28,8 +29,15 @@ _EPOCH = _dt.datetime(1970, 1, 1)
 _TS_PRECISION = re.compile(r"^\s*TIMESTAMP(?:_LTZ)?\s*\(\s*(\d+)\s*\)", re.IGNORECASE)
 _LTZ = re.compile(r"TIMESTAMP_LTZ|WITH\s+LOCAL\s+TIME\s+ZONE", re.IGNORECASE)
 
-__all__ = ["ROW_KIND", "rows_from_arrow", "canonical_value", "map_key_text", "sort_rows",
-           "assert_same_rows", "timestamp_precision"]
+__all__ = [
+    "ROW_KIND",
+    "rows_from_arrow",
+    "canonical_value",
+    "map_key_text",
+    "sort_rows",
+    "assert_same_rows",
+    "timestamp_precision",
+]
 
 
 def timestamp_precision(paimon_type: str | None) -> int | None:
@@ -86,15 +94,18 @@ def _intified(t: pa.DataType) -> pa.DataType:
     if pa.types.is_large_list(t):
         return pa.large_list(pa.field(t.value_field.name, _intified(t.value_type), t.value_field.nullable))
     if pa.types.is_map(t):
-        return pa.map_(pa.field(t.key_field.name, _intified(t.key_type), False),
-                       pa.field(t.item_field.name, _intified(t.item_type), t.item_field.nullable))
+        return pa.map_(
+            pa.field(t.key_field.name, _intified(t.key_type), False),
+            pa.field(t.item_field.name, _intified(t.item_type), t.item_field.nullable),
+        )
     if pa.types.is_struct(t):
         return pa.struct([pa.field(f.name, _intified(f.type), f.nullable) for f in t])
     return t
 
 
-def canonical_value(v: Any, arrow_type: pa.DataType, precision: int | None = None,
-                    ltz: bool | None = None) -> Any:
+def canonical_value(
+    v: Any, arrow_type: pa.DataType, precision: int | None = None, ltz: bool | None = None
+) -> Any:
     """Canonical JSON value of one Python value as produced by `to_pylist()` of `arrow_type`
     (timestamps/times may also be given as raw integer counts in the type's unit)."""
     if v is None:
@@ -113,7 +124,11 @@ def canonical_value(v: Any, arrow_type: pa.DataType, precision: int | None = Non
     if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
         return bytes(v).hex()
     if pa.types.is_date(t):
-        return v.isoformat() if isinstance(v, _dt.date) else (_EPOCH.date() + _dt.timedelta(days=int(v))).isoformat()
+        return (
+            v.isoformat()
+            if isinstance(v, _dt.date)
+            else (_EPOCH.date() + _dt.timedelta(days=int(v))).isoformat()
+        )
     if pa.types.is_time(t):
         if isinstance(v, _dt.time):
             return f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}.{v.microsecond // 1000:03d}"
@@ -135,7 +150,9 @@ def canonical_value(v: Any, arrow_type: pa.DataType, precision: int | None = Non
         return [canonical_value(x, t.value_type) for x in v]
     if pa.types.is_map(t):
         items = v.items() if isinstance(v, dict) else v
-        return {map_key_text(canonical_value(k, t.key_type)): canonical_value(x, t.item_type) for k, x in items}
+        return {
+            map_key_text(canonical_value(k, t.key_type)): canonical_value(x, t.item_type) for k, x in items
+        }
     if pa.types.is_struct(t):
         return {f.name: canonical_value(v.get(f.name), f.type) for f in t}
     if pa.types.is_null(t):
@@ -154,7 +171,9 @@ def _column_values(col: pa.ChunkedArray | pa.Array) -> list[Any]:
     return col.to_pylist()
 
 
-def rows_from_arrow(table: pa.Table | pa.RecordBatch, paimon_types: dict[str, str] | None = None) -> list[dict]:
+def rows_from_arrow(
+    table: pa.Table | pa.RecordBatch, paimon_types: dict[str, str] | None = None
+) -> list[dict]:
     """Arrow table -> canonical rows. `paimon_types` (column -> Paimon type string) gives the
     TIMESTAMP precision (Arrow only knows s/ms/us/ns, whose digits 0/3/6/9 are the default) and
     marks LTZ columns. A string column named "_row_kind" is kept as the row kind."""
@@ -170,10 +189,11 @@ def rows_from_arrow(table: pa.Table | pa.RecordBatch, paimon_types: dict[str, st
         prec = timestamp_precision(ptype) if pa.types.is_timestamp(col.type) else None
         ltz = bool(_LTZ.search(ptype)) if (ptype and pa.types.is_timestamp(col.type)) else None
         columns.append([canonical_value(v, col.type, prec, ltz) for v in _column_values(col)])
-    return [dict(zip(names, vals)) for vals in zip(*columns)] if columns else []
+    return [dict(zip(names, vals, strict=True)) for vals in zip(*columns, strict=True)] if columns else []
 
 
 # ------------------------------------------------------------------ comparison
+
 
 def _norm(v: Any) -> Any:
     if isinstance(v, float) and v.is_integer():
@@ -199,8 +219,14 @@ def sort_rows(rows: Iterable[dict], keys: Iterable[str] | None = None) -> list[d
     return sorted(rows, key=lambda r: _key(r, keys))
 
 
-def assert_same_rows(actual: Iterable[dict], expected: Iterable[dict], ignore_kind: bool = True,
-                     label_a: str = "actual", label_b: str = "expected", max_diff: int = 10) -> None:
+def assert_same_rows(
+    actual: Iterable[dict],
+    expected: Iterable[dict],
+    ignore_kind: bool = True,
+    label_a: str = "actual",
+    label_b: str = "expected",
+    max_diff: int = 10,
+) -> None:
     """Multiset comparison of canonical rows (number formatting ignored: 1.0 == 1).
     `_row_kind` is ignored unless ignore_kind=False. Raises AssertionError with a readable diff."""
     a = collections.Counter(_key(r, ignore_kind=ignore_kind) for r in actual)
@@ -209,8 +235,10 @@ def assert_same_rows(actual: Iterable[dict], expected: Iterable[dict], ignore_ki
         return
     only_a = sorted((a - b).elements())
     only_b = sorted((b - a).elements())
-    lines = [f"rows differ: {label_a} has {sum(a.values())} rows, {label_b} has {sum(b.values())}; "
-             f"{len(only_a)} only in {label_a}, {len(only_b)} only in {label_b}"]
+    lines = [
+        f"rows differ: {label_a} has {sum(a.values())} rows, {label_b} has {sum(b.values())}; "
+        f"{len(only_a)} only in {label_a}, {len(only_b)} only in {label_b}"
+    ]
     for x in only_a[:max_diff]:
         lines.append(f"  only in {label_a}: {x[:400]}")
     if len(only_a) > max_diff:

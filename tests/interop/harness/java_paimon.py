@@ -80,14 +80,14 @@ def _fetch_hadoop_jars(root: Path) -> list[Path]:
     except ImportError:
         found = [None, None]
     if all(found):
-        for src, dst in zip(found, targets):
+        for src, dst in zip(found, targets, strict=True):
             shutil.copyfile(src, str(dst) + ".part")
             Path(str(dst) + ".part").replace(dst)
         return targets
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         _pip_download([PYSPARK], Path(tmp))
         pkg = next(Path(tmp).glob("pyspark-*"))
-        for prefix, dst in zip(names, targets):
+        for prefix, dst in zip(names, targets, strict=True):
             part = Path(str(dst) + ".part")
             if pkg.suffix == ".whl":
                 with zipfile.ZipFile(pkg) as zf:
@@ -96,7 +96,9 @@ def _fetch_hadoop_jars(root: Path) -> list[Path]:
                         shutil.copyfileobj(src, out)
             else:
                 with tarfile.open(pkg) as tf:
-                    m = next(m for m in tf.getmembers() if "/jars/" + prefix in m.name and m.name.endswith(".jar"))
+                    m = next(
+                        m for m in tf.getmembers() if "/jars/" + prefix in m.name and m.name.endswith(".jar")
+                    )
                     src = tf.extractfile(m)
                     assert src is not None
                     with open(part, "wb") as out:
@@ -122,8 +124,19 @@ def _compile(root: Path, lib_cp: str, digest: str) -> Path:
         return jar
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         classes = Path(tmp) / "classes"
-        cmd = [_java_bin("javac"), "-nowarn", "-Xlint:none", "-XDsuppressNotes", "-encoding", "UTF-8",
-               "-d", str(classes), "-cp", lib_cp, *map(str, _sources())]
+        cmd = [
+            _java_bin("javac"),
+            "-nowarn",
+            "-Xlint:none",
+            "-XDsuppressNotes",
+            "-encoding",
+            "UTF-8",
+            "-d",
+            str(classes),
+            "-cp",
+            lib_cp,
+            *map(str, _sources()),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise InteropError(f"javac failed:\n{proc.stdout}\n{proc.stderr}")
@@ -140,9 +153,15 @@ def _compile(root: Path, lib_cp: str, digest: str) -> Path:
 
 def _jvm_flags() -> list[str]:
     # -Xlog: the JVM's own warnings (CDS, ...) go to stderr, never into the JSON on stdout
-    flags = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xlog:disable", "-Xlog:all=warning:stderr",
-             "-Xlog:cds=error:stderr",
-             "-Duser.timezone=UTC", "-Dfile.encoding=UTF-8"]
+    flags = [
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-Xlog:disable",
+        "-Xlog:all=warning:stderr",
+        "-Xlog:cds=error:stderr",
+        "-Duser.timezone=UTC",
+        "-Dfile.encoding=UTF-8",
+    ]
     extra = os.environ.get(JAVA_OPTS_ENV, "").split()
     return flags + extra
 
@@ -150,12 +169,25 @@ def _jvm_flags() -> list[str]:
 def _warmup_requests(warehouse: str) -> list[dict]:
     table = "warm.t"
     return [
-        {"op": "create_table", "warehouse": warehouse, "table": table,
-         "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"},
-                    {"name": "d", "type": "DECIMAL(10, 2)"}, {"name": "ts", "type": "TIMESTAMP(6)"}],
-         "primary_keys": ["id"], "options": {"bucket": "2"}},
-        {"op": "write", "warehouse": warehouse, "table": table,
-         "rows": [{"id": 1, "v": "a", "d": "1.50", "ts": "2024-01-01T00:00:00.000001"}]},
+        {
+            "op": "create_table",
+            "warehouse": warehouse,
+            "table": table,
+            "schema": [
+                {"name": "id", "type": "INT NOT NULL"},
+                {"name": "v", "type": "STRING"},
+                {"name": "d", "type": "DECIMAL(10, 2)"},
+                {"name": "ts", "type": "TIMESTAMP(6)"},
+            ],
+            "primary_keys": ["id"],
+            "options": {"bucket": "2"},
+        },
+        {
+            "op": "write",
+            "warehouse": warehouse,
+            "table": table,
+            "rows": [{"id": 1, "v": "a", "d": "1.50", "ts": "2024-01-01T00:00:00.000001"}],
+        },
         {"op": "write", "warehouse": warehouse, "table": table, "rows": [{"id": 1, "v": "b"}]},
         {"op": "read", "warehouse": warehouse, "table": table},
         {"op": "compact", "warehouse": warehouse, "table": table, "full": True},
@@ -245,20 +277,35 @@ class JavaPaimon:
         return self.run([{"op": op, **fields}])[0]
 
     # convenience wrappers (one JVM each; batch with run() when speed matters)
-    def read(self, warehouse: str, table: str, snapshot: int | None = None,
-             options: dict[str, str] | None = None) -> list[dict[str, Any]]:
-        return self.call("read", warehouse=str(warehouse), table=table, snapshot=snapshot,
-                         options=options or {})["rows"]
+    def read(
+        self, warehouse: str, table: str, snapshot: int | None = None, options: dict[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        return self.call(
+            "read", warehouse=str(warehouse), table=table, snapshot=snapshot, options=options or {}
+        )["rows"]
 
-    def create_table(self, warehouse: str, table: str, schema: list[dict[str, str]],
-                     partition_keys: list[str] | None = None, primary_keys: list[str] | None = None,
-                     options: dict[str, str] | None = None) -> dict[str, Any]:
-        return self.call("create_table", warehouse=str(warehouse), table=table, schema=schema,
-                         partition_keys=partition_keys or [], primary_keys=primary_keys or [],
-                         options=options or {})
+    def create_table(
+        self,
+        warehouse: str,
+        table: str,
+        schema: list[dict[str, str]],
+        partition_keys: list[str] | None = None,
+        primary_keys: list[str] | None = None,
+        options: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        return self.call(
+            "create_table",
+            warehouse=str(warehouse),
+            table=table,
+            schema=schema,
+            partition_keys=partition_keys or [],
+            primary_keys=primary_keys or [],
+            options=options or {},
+        )
 
-    def write(self, warehouse: str, table: str, rows: list[dict[str, Any]],
-              overwrite: bool = False) -> dict[str, Any]:
+    def write(
+        self, warehouse: str, table: str, rows: list[dict[str, Any]], overwrite: bool = False
+    ) -> dict[str, Any]:
         return self.call("write", warehouse=str(warehouse), table=table, rows=rows, overwrite=overwrite)
 
     def compact(self, warehouse: str, table: str, full: bool = True) -> dict[str, Any]:

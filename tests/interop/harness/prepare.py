@@ -25,7 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     only = ap.add_mutually_exclusive_group()
     only.add_argument("--java-only", action="store_true")
     only.add_argument("--pypaimon-only", action="store_true")
-    ap.add_argument("--cache-dir", default=None, help="default: $PAIMON_CLI_INTEROP_CACHE or ~/.cache/paimon-cli-interop")
+    ap.add_argument(
+        "--cache-dir", default=None, help="default: $PAIMON_CLI_INTEROP_CACHE or ~/.cache/paimon-cli-interop"
+    )
     args = ap.parse_args(argv)
     if not args.pypaimon_only:
         t = time.time()

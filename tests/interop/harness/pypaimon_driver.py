@@ -16,20 +16,27 @@ import sys
 import traceback
 from typing import Any
 
+import canonical  # sibling file; the script's folder is on sys.path
 import pyarrow as pa
 from pypaimon import CatalogFactory, Schema
-from pypaimon.schema.data_types import (ArrayType, AtomicType, DataField, MapType, MultisetType,
-                                        PyarrowFieldParser, RowType)
-
-import canonical  # sibling file; the script's folder is on sys.path
+from pypaimon.schema.data_types import (
+    ArrayType,
+    AtomicType,
+    DataField,
+    MapType,
+    MultisetType,
+    PyarrowFieldParser,
+    RowType,
+)
 
 ROW_KIND = canonical.ROW_KIND
 
 
 # ------------------------------------------------------------------ Paimon type strings
 
+
 class _TypeParser:
-    """"INT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP_LTZ(6)", "ARRAY<INT>", "MAP<STRING, INT>",
+    """ "INT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP_LTZ(6)", "ARRAY<INT>", "MAP<STRING, INT>",
     "ROW<a INT, b STRING>" -> pypaimon DataType. Field ids are assigned like Java's Schema.Builder:
     a column gets the next id and its nested ROW fields the ids after it."""
 
@@ -50,7 +57,7 @@ class _TypeParser:
         self.ws()
         if self.s.startswith("`", self.pos):
             end = self.s.index("`", self.pos + 1)
-            w, self.pos = self.s[self.pos + 1:end], end + 1
+            w, self.pos = self.s[self.pos + 1 : end], end + 1
             return w
         m = re.compile(r"[A-Za-z0-9_]+").match(self.s, self.pos)
         if not m:
@@ -107,15 +114,18 @@ class _TypeParser:
             elif depth == 0 and c in ",>":
                 break
             self.pos += 1
-        atomic = self.s[start:self.pos].strip()
+        atomic = self.s[start : self.pos].strip()
         m = re.match(r"(?i)^(.*?)\s+(NOT\s+NULL|NULL)$", atomic)
         nullable = True
         if m:
             atomic, nullable = m.group(1), not m.group(2).upper().startswith("NOT")
         atomic = re.sub(r"\s+", " ", atomic.upper())
         # stored like Java does it: TIMESTAMP(p) WITH LOCAL TIME ZONE (Java 0.9 cannot parse TIMESTAMP_LTZ)
-        atomic = re.sub(r"^TIMESTAMP_LTZ\s*(\(\s*\d+\s*\))", lambda x: "TIMESTAMP" + x.group(1).replace(" ", "")
-                        + " WITH LOCAL TIME ZONE", atomic)
+        atomic = re.sub(
+            r"^TIMESTAMP_LTZ\s*(\(\s*\d+\s*\))",
+            lambda x: "TIMESTAMP" + x.group(1).replace(" ", "") + " WITH LOCAL TIME ZONE",
+            atomic,
+        )
         atomic = re.sub(r"^TIMESTAMP_LTZ$", "TIMESTAMP(6) WITH LOCAL TIME ZONE", atomic)
         return AtomicType(atomic, nullable)
 
@@ -145,8 +155,11 @@ def _ts_count(text: str, unit: str) -> int:
 
 
 def _float(v: Any) -> float:
-    return float(v) if not isinstance(v, str) else float({"NaN": "nan", "Infinity": "inf",
-                                                          "-Infinity": "-inf"}.get(v, v))
+    return (
+        float(v)
+        if not isinstance(v, str)
+        else float({"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}.get(v, v))
+    )
 
 
 def from_canonical(v: Any, t: pa.DataType) -> Any:
@@ -179,7 +192,10 @@ def from_canonical(v: Any, t: pa.DataType) -> Any:
     if pa.types.is_map(t):
         kt = t.key_type
         keys = [k if (pa.types.is_string(kt) or pa.types.is_large_string(kt)) else json.loads(k) for k in v]
-        return [(from_canonical(k, kt), from_canonical(x, t.item_type)) for k, x in zip(keys, v.values())]
+        return [
+            (from_canonical(k, kt), from_canonical(x, t.item_type))
+            for k, x in zip(keys, v.values(), strict=True)
+        ]
     if pa.types.is_struct(t):
         return {f.name: from_canonical(v.get(f.name), f.type) for f in t}
     raise TypeError(f"cannot build a value of Arrow type {t}")
@@ -237,6 +253,7 @@ def op_read(req: dict) -> dict:
     splits = rb.new_scan().plan().splits()
     try:  # ask for row kinds (a TableRead argument that the public ReadBuilder does not expose)
         from pypaimon.read.table_read import TableRead
+
         read = TableRead(table=table, predicate=None, read_type=rb.read_type(), include_row_kind=True)
     except Exception:  # noqa: BLE001
         read = rb.new_read()
@@ -252,8 +269,12 @@ def op_create_table(req: dict) -> dict:
     catalog.create_database(db, True)
     if req.get("drop_if_exists"):
         catalog.drop_table(req["table"], True)
-    schema = Schema(parse_fields(req["schema"]), req.get("partition_keys") or [], req.get("primary_keys") or [],
-                    {k: str(v) for k, v in (req.get("options") or {}).items()})
+    schema = Schema(
+        parse_fields(req["schema"]),
+        req.get("partition_keys") or [],
+        req.get("primary_keys") or [],
+        {k: str(v) for k, v in (req.get("options") or {}).items()},
+    )
     catalog.create_table(req["table"], schema, bool(req.get("ignore_if_exists", False)))
     return {"schema_id": catalog.get_table(req["table"]).table_schema.id}
 
@@ -263,8 +284,10 @@ def op_write(req: dict) -> dict:
     rows = req["rows"]
     kinds = {r.get(ROW_KIND, "+I") for r in rows}
     if kinds - {"+I", None}:
-        raise ValueError(f"pypaimon 2.1.0 batch writes take no row kinds (got {sorted(kinds - {None})}); "
-                         "use a 'rowkind.field' column instead")
+        raise ValueError(
+            f"pypaimon 2.1.0 batch writes take no row kinds (got {sorted(kinds - {None})}); "
+            "use a 'rowkind.field' column instead"
+        )
     data = arrow_from_rows(rows, PyarrowFieldParser.from_paimon_schema(table.fields))
     wb = table.new_batch_write_builder()
     if req.get("overwrite"):
@@ -285,39 +308,65 @@ def op_snapshots(req: dict) -> dict:
     table = _table(req)
     out = []
     for s in table.snapshot_manager().list_snapshots():
-        out.append({"id": s.id, "commitKind": s.commit_kind, "totalRecordCount": s.total_record_count,
-                    "deltaRecordCount": s.delta_record_count, "changelogRecordCount": s.changelog_record_count,
-                    "schemaId": s.schema_id, "version": s.version, "commitUser": s.commit_user,
-                    "commitIdentifier": s.commit_identifier, "timeMillis": s.time_millis,
-                    "baseManifestList": s.base_manifest_list, "deltaManifestList": s.delta_manifest_list,
-                    "changelogManifestList": s.changelog_manifest_list, "indexManifest": s.index_manifest,
-                    "watermark": s.watermark})
+        out.append(
+            {
+                "id": s.id,
+                "commitKind": s.commit_kind,
+                "totalRecordCount": s.total_record_count,
+                "deltaRecordCount": s.delta_record_count,
+                "changelogRecordCount": s.changelog_record_count,
+                "schemaId": s.schema_id,
+                "version": s.version,
+                "commitUser": s.commit_user,
+                "commitIdentifier": s.commit_identifier,
+                "timeMillis": s.time_millis,
+                "baseManifestList": s.base_manifest_list,
+                "deltaManifestList": s.delta_manifest_list,
+                "changelogManifestList": s.changelog_manifest_list,
+                "indexManifest": s.index_manifest,
+                "watermark": s.watermark,
+            }
+        )
     return {"snapshots": out}
 
 
 def op_schema(req: dict) -> dict:
     table = _table(req)
-    return {"fields": [{"id": f.id, "name": f.name, "type": str(f.type)} for f in table.fields],
-            "partition_keys": list(table.partition_keys), "primary_keys": list(table.primary_keys),
-            "options": dict(table.table_schema.options)}
+    return {
+        "fields": [{"id": f.id, "name": f.name, "type": str(f.type)} for f in table.fields],
+        "partition_keys": list(table.partition_keys),
+        "primary_keys": list(table.primary_keys),
+        "options": dict(table.table_schema.options),
+    }
 
 
 def op_ping(req: dict) -> dict:
     import pypaimon
-    return {"pypaimon": getattr(pypaimon, "__version__", None) or _dist_version("pypaimon"),
-            "pyarrow": pa.__version__, "python": sys.version.split()[0]}
+
+    return {
+        "pypaimon": getattr(pypaimon, "__version__", None) or _dist_version("pypaimon"),
+        "pyarrow": pa.__version__,
+        "python": sys.version.split()[0],
+    }
 
 
 def _dist_version(name: str) -> str | None:
     from importlib.metadata import version
+
     try:
         return version(name)
     except Exception:  # noqa: BLE001
         return None
 
 
-OPS = {"ping": op_ping, "read": op_read, "create_table": op_create_table, "write": op_write, "snapshots": op_snapshots,
-       "schema": op_schema}
+OPS = {
+    "ping": op_ping,
+    "read": op_read,
+    "create_table": op_create_table,
+    "write": op_write,
+    "snapshots": op_snapshots,
+    "schema": op_schema,
+}
 
 
 def main() -> None:
@@ -335,8 +384,9 @@ def main() -> None:
                 raise ValueError(f"unknown op: {req.get('op')!r} (pypaimon driver has {sorted(OPS)})")
             results.append(fn(req))
         except Exception as e:  # noqa: BLE001
-            results.append({"error": f"{type(e).__name__}: {e}",
-                            "trace": traceback.format_exc().splitlines()[-30:]})
+            results.append(
+                {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc().splitlines()[-30:]}
+            )
     out.write(json.dumps(results, ensure_ascii=False, allow_nan=False))
     out.flush()
 

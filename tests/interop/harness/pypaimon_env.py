@@ -24,8 +24,11 @@ __all__ = ["PyPaimon", "ensure_pypaimon_python", "InteropError"]
 
 
 def _clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
+    }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONNOUSERSITE"] = "1"
     env.setdefault("TZ", "UTC")
@@ -53,8 +56,10 @@ def ensure_pypaimon_python(cache_dir: str | os.PathLike[str] | None = None) -> s
             return str(python)
         shutil.rmtree(venv, ignore_errors=True)
         env = _clean_env()
-        for cmd in ([_base_python(), "-m", "venv", str(venv)],
-                    [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS]):
+        for cmd in (
+            [_base_python(), "-m", "venv", str(venv)],
+            [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS],
+        ):
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
             if proc.returncode != 0:
                 raise InteropError(f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
@@ -88,20 +93,35 @@ class PyPaimon:
     def call(self, op: str, **fields: Any) -> dict[str, Any]:
         return self.run([{"op": op, **fields}])[0]
 
-    def read(self, warehouse: str, table: str, snapshot: int | None = None,
-             options: dict[str, str] | None = None) -> list[dict[str, Any]]:
-        return self.call("read", warehouse=str(warehouse), table=table, snapshot=snapshot,
-                         options=options or {})["rows"]
+    def read(
+        self, warehouse: str, table: str, snapshot: int | None = None, options: dict[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        return self.call(
+            "read", warehouse=str(warehouse), table=table, snapshot=snapshot, options=options or {}
+        )["rows"]
 
-    def create_table(self, warehouse: str, table: str, schema: list[dict[str, str]],
-                     partition_keys: list[str] | None = None, primary_keys: list[str] | None = None,
-                     options: dict[str, str] | None = None) -> dict[str, Any]:
-        return self.call("create_table", warehouse=str(warehouse), table=table, schema=schema,
-                         partition_keys=partition_keys or [], primary_keys=primary_keys or [],
-                         options=options or {})
+    def create_table(
+        self,
+        warehouse: str,
+        table: str,
+        schema: list[dict[str, str]],
+        partition_keys: list[str] | None = None,
+        primary_keys: list[str] | None = None,
+        options: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        return self.call(
+            "create_table",
+            warehouse=str(warehouse),
+            table=table,
+            schema=schema,
+            partition_keys=partition_keys or [],
+            primary_keys=primary_keys or [],
+            options=options or {},
+        )
 
-    def write(self, warehouse: str, table: str, rows: list[dict[str, Any]],
-              overwrite: bool = False) -> dict[str, Any]:
+    def write(
+        self, warehouse: str, table: str, rows: list[dict[str, Any]], overwrite: bool = False
+    ) -> dict[str, Any]:
         return self.call("write", warehouse=str(warehouse), table=table, rows=rows, overwrite=overwrite)
 
     def snapshots(self, warehouse: str, table: str) -> list[dict[str, Any]]:

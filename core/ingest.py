@@ -1,0 +1,114 @@
+"""Ingest: input files (or Arrow tables) into a table in one atomic commit.
+
+All inputs are checked against the table schema before any file is written; if writing or
+committing fails, the files written so far are deleted, so the table stays at its last
+snapshot. ``overwrite`` replaces the partitions the input writes to (Paimon's dynamic
+partition overwrite), the whole table when it is unpartitioned, or exactly the partition
+given as ``partition``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from paimon_core.commit import CommitMessage, CommitOptions
+from paimon_core.conform import check_columns, conform_table
+from paimon_core.errors import InvalidInput, SchemaMismatch
+from paimon_core.predicate import _to_scalar
+from paimon_core.snapshot import Snapshot
+from paimon_core.sources import input_schema, resolve_inputs
+from paimon_core.values import internal_from_scalar
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    snapshot: Snapshot | None
+    rows: int
+    files: int
+
+
+def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
+    """'dt=2024-01-01,hr=3' or a dict -> {key: internal value} checked against the partition keys."""
+    if spec is None or spec == "" or spec == {}:
+        return None
+    if isinstance(spec, str):
+        items = {}
+        for part in spec.split(","):
+            if "=" not in part:
+                raise InvalidInput(f"bad partition '{spec}': use k=v[,k2=v2]")
+            k, v = part.split("=", 1)
+            items[k.strip()] = v.strip()
+        spec = items
+    keys = list(table.schema.partition_keys)
+    if not keys:
+        raise InvalidInput(f"table {table.identifier} is not partitioned")
+    out = {}
+    for k, v in spec.items():
+        if k not in keys:
+            raise InvalidInput(f"'{k}' is not a partition key (partition keys: {', '.join(keys)})")
+        t = table.schema.field(k).type
+        out[k] = None if v is None or v == table.schema.core_options.partition_default_name else \
+            internal_from_scalar(_to_scalar(v, k, t), t)
+    return out
+
+
+def _spec_matcher(table, spec: dict):
+    idx = {k: i for i, k in enumerate(table.schema.partition_keys)}
+    return lambda values: all(values[idx[k]] == v for k, v in spec.items())
+
+
+def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None) -> Snapshot | None:
+    if overwrite and spec is not None:
+        match = _spec_matcher(table, spec)
+        stray = [m.partition for m in messages if not match(m.partition)]
+        if stray:
+            raise SchemaMismatch(f"--overwrite of partition {spec} got rows of another partition {stray[0]}")
+        filt = match
+    elif overwrite and table.schema.partition_keys:
+        written = {m.partition for m in messages}
+        filt = written.__contains__
+    else:
+        filt = None
+    opts = CommitOptions(overwrite=overwrite, overwrite_filter=filt)
+    try:
+        return table.commit(messages, opts)
+    except BaseException:
+        table.discard(messages)
+        raise
+
+
+def ingest_files(table, paths: list[str], overwrite: bool = False, partition=None, engine=None,
+                 progress=None, on_plan=None) -> IngestResult:
+    """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved."""
+    from paimon_core.engines import get_engine
+
+    spec = parse_partition_spec(table, partition)
+    if spec is not None and not overwrite:
+        raise InvalidInput("--partition needs --overwrite (it names the partition to replace)")
+    inputs = resolve_inputs(paths)
+    for f in inputs:  # check every input before writing anything
+        s = input_schema(f, table.schema)
+        try:
+            check_columns(s.names, table.schema)
+            conform_table(s.empty_table(), table.schema)
+        except SchemaMismatch as e:
+            raise SchemaMismatch(f"{f.path}: {e}") from None
+    if on_plan:
+        on_plan(sum(f.size for f in inputs))
+    eng = engine or get_engine("local")
+    messages = eng.write(table, inputs, progress)
+    snap = _commit(table, messages, overwrite, spec)
+    return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
+                        sum(len(m.new_files) for m in messages))
+
+
+def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partition=None) -> IngestResult:
+    from paimon_core.engines.local import LocalEngine
+
+    spec = parse_partition_spec(table, partition)
+    messages = LocalEngine().write_tables(table, tables)
+    snap = _commit(table, messages, overwrite, spec)
+    return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
+                        sum(len(m.new_files) for m in messages))

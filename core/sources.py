@@ -1,0 +1,149 @@
+"""Input files for ingest: Parquet, CSV and JSON-lines files, folders and globs, read as a
+stream of Arrow tables (bounded memory: one batch at a time)."""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from paimon_core.errors import InvalidInput
+from paimon_core.schema import TableSchema
+from paimon_core.types import AtomicType, to_arrow_type
+
+FORMATS = {".parquet": "parquet", ".pq": "parquet", ".parq": "parquet", ".csv": "csv",
+           ".json": "json", ".jsonl": "json", ".ndjson": "json"}
+BATCH_ROWS = 128 * 1024
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str
+    format: str
+    size: int
+
+
+def _format_of(path: str) -> str | None:
+    lower = path.lower()
+    for ext in (".gz", ".zst", ".bz2"):
+        if lower.endswith(ext) and any(lower[: -len(ext)].endswith(e) for e in (".csv", ".json", ".jsonl")):
+            lower = lower[: -len(ext)]
+    return FORMATS.get(os.path.splitext(lower)[1])
+
+
+def _file(path: str) -> InputFile:
+    fmt = _format_of(path)
+    if fmt is None:
+        with open(path, "rb") as f:
+            head = f.read(4)
+        if head != b"PAR1":
+            raise InvalidInput(f"{path}: not a Parquet, CSV or JSON file (name it .parquet, .csv or .json)")
+        fmt = "parquet"
+    return InputFile(path, fmt, os.path.getsize(path))
+
+
+def resolve_inputs(patterns: list[str]) -> list[InputFile]:
+    """Expand files, folders (recursively; hidden and _-prefixed files skipped) and globs."""
+    if not patterns:
+        raise InvalidInput("no input files given")
+    out: list[InputFile] = []
+    for pat in patterns:
+        if any(c in pat for c in "*?["):
+            matches = sorted(m for m in glob.glob(pat, recursive=True) if os.path.isfile(m))
+            if not matches:
+                raise InvalidInput(f"no files match '{pat}'")
+            out.extend(_file(m) for m in matches)
+        elif os.path.isdir(pat):
+            found = []
+            for root, dirs, files in os.walk(pat):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+                for name in sorted(files):
+                    if name.startswith((".", "_")):
+                        continue
+                    p = os.path.join(root, name)
+                    if _format_of(p):
+                        found.append(_file(p))
+            if not found:
+                raise InvalidInput(f"folder '{pat}' holds no Parquet, CSV or JSON files")
+            out.extend(found)
+        elif os.path.isfile(pat):
+            out.append(_file(pat))
+        else:
+            raise InvalidInput(f"file not found: {pat}")
+    return out
+
+
+def _csv_types(schema: TableSchema) -> dict:
+    return {f.name: to_arrow_type(f.type) for f in schema.fields if isinstance(f.type, AtomicType)}
+
+
+def input_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
+    """The Arrow schema of an input file, read without reading its data where possible."""
+    if f.format == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_schema(f.path)
+        except (pa.ArrowInvalid, OSError) as e:
+            raise InvalidInput(f"{f.path}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
+    first = next(read_batches(f, schema), None)
+    return first.schema if first is not None else pa.schema([])
+
+
+def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS):
+    """Yield Arrow tables of at most ``batch_rows`` rows (CSV/JSON parsed with the table types)."""
+    try:
+        if f.format == "parquet":
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(f.path)
+            for batch in pf.iter_batches(batch_size=batch_rows):
+                yield pa.Table.from_batches([batch])
+        elif f.format == "csv":
+            import pyarrow.csv as pcsv
+
+            reader = pcsv.open_csv(
+                f.path,
+                read_options=pcsv.ReadOptions(block_size=16 << 20),
+                convert_options=pcsv.ConvertOptions(column_types=_csv_types(schema), strings_can_be_null=True),
+            )
+            for batch in reader:
+                yield pa.Table.from_batches([batch])
+        else:
+            import pyarrow.json as pjson
+
+            types = _csv_types(schema)
+            table = pjson.read_json(
+                f.path,
+                parse_options=pjson.ParseOptions(
+                    explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
+                    unexpected_field_behavior="infer",
+                ),
+            )
+            present = set(_json_keys(f.path))
+            table = table.select([c for c in table.column_names if c in present or c not in types])
+            for batch in table.to_batches(max_chunksize=batch_rows):
+                yield pa.Table.from_batches([batch])
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
+        raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {str(e).splitlines()[0]}") from None
+
+
+def _json_keys(path: str, sample: int = 1000) -> set:
+    """Keys that appear in the first records: columns absent from a JSON file stay 'missing'
+    (so NOT NULL checks fire) instead of arriving as all-null columns."""
+    import json
+
+    keys: set = set()
+    with open(path, encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            if i >= sample:
+                break
+            line = line.strip()
+            if line:
+                try:
+                    keys.update(json.loads(line).keys())
+                except (ValueError, AttributeError):
+                    raise InvalidInput(f"{path}: line {i + 1} is not a JSON object") from None
+    return keys
