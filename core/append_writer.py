@@ -34,6 +34,9 @@ def split_by(table: pa.Table, columns: list[str]):
         yield key, table.take(rows[i].values)
 
 
+ROLL_CHECK_ROWS = 64 * 1024
+
+
 class RollingFileWriter:
     """Parquet files of one (partition, bucket), rolled at the target size."""
 
@@ -55,6 +58,10 @@ class RollingFileWriter:
         self.level = opts.get("file.compression.zstd-level")
 
     def write(self, batch: pa.Table) -> None:
+        for offset in range(0, batch.num_rows, ROLL_CHECK_ROWS):  # a roll check every chunk
+            self._write_chunk(batch.slice(offset, ROLL_CHECK_ROWS))
+
+    def _write_chunk(self, batch: pa.Table) -> None:
         schema = self.table.schema
         if self._writer is None:
             self._name = f"{self.file_prefix}{uuid.uuid4()}-0.parquet"

@@ -103,13 +103,18 @@ def _slot_words(arr: pa.Array, t: AtomicType) -> tuple[np.ndarray, np.ndarray | 
         raw = np.frombuffer(dec.buffers()[1], dtype=np.int64)[2 * dec.offset : 2 * (dec.offset + len(dec))]
         slot = raw[0::2].copy().view(np.uint64)
     elif root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        tz = "UTC" if root == "TIMESTAMP_LTZ" else None
+        if not pa.types.is_timestamp(arr.type):
+            arr = arr.cast(pa.timestamp("us", "UTC" if root == "TIMESTAMP_LTZ" else None))
+        raw = arr.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+        per_milli = {"s": None, "ms": 1, "us": 1000, "ns": 1_000_000}[arr.type.unit]
+        if per_milli is None:
+            millis, nano_of_milli = raw * 1000, np.zeros_like(raw)
+        else:  # stay in the array's unit: far dates overflow nanoseconds
+            millis, rest = np.divmod(raw, per_milli)
+            nano_of_milli = rest * (1_000_000 // per_milli)
         if t.precision <= 3:
-            slot = arr.cast(pa.timestamp("ms", tz)).cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-            slot = slot.view(np.uint64)
+            slot = millis.view(np.uint64)
         else:
-            nanos = arr.cast(pa.timestamp("ns", tz)).cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-            millis, nano_of_milli = np.divmod(nanos, 1_000_000)
             slot = nano_of_milli.astype(np.uint64)  # the offset is filled in by the caller
             var = millis.astype(np.int64).view(np.uint64)
     else:

@@ -43,6 +43,9 @@ def conform_column(arr, name: str, dst: DataType):
         return arr.cast(target)  # length limits are not enforced (Paimon does not either on write)
     if implicitly_castable(src, dst) or _checked_cast_allowed(src, dst):
         try:
+            if pa.types.is_decimal(target) and (pa.types.is_integer(arr.type) or pa.types.is_decimal(arr.type)):
+                # Arrow checks decimal precision per type, not per value: go through the widest decimal
+                arr = arr.cast(pa.decimal128(38, max(target.scale, getattr(arr.type, "scale", 0))))
             return arr.cast(target, safe=True)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
             detail = str(e).splitlines()[0]

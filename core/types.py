@@ -449,7 +449,7 @@ def from_arrow_type(t: pa.DataType, nullable: bool = True) -> DataType:
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return ArrayType(nullable, from_arrow_type(t.value_type, t.value_field.nullable))
     if pa.types.is_map(t):
-        return MapType(nullable, from_arrow_type(t.key_type, False), from_arrow_type(t.item_type, t.item_field.nullable))
+        return MapType(nullable, from_arrow_type(t.key_type), from_arrow_type(t.item_type, t.item_field.nullable))
     if pa.types.is_struct(t):
         return RowType(nullable, tuple(
             DataField(-1, t.field(i).name, from_arrow_type(t.field(i).type, t.field(i).nullable))
