@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from paimon_core.bucket import assign_buckets
 from paimon_core.commit import CommitMessage
@@ -129,10 +130,14 @@ class AppendWriter:
     def total_buckets(self) -> int:
         return self.num_buckets if self.num_buckets > 0 else -1
 
-    def write(self, batch: pa.Table) -> None:
+    def write(self, batch: pa.Table, kinds: pa.Array | None = None) -> None:
         """``batch`` already has the table's Arrow schema (see conform.conform_table)."""
         if batch.num_rows == 0:
             return
+        if kinds is not None and pc.any(pc.not_equal(kinds, 0)).as_py():
+            from paimon_core.errors import InvalidInput
+
+            raise InvalidInput("an append table (no primary key) takes only +I rows; -U/+U/-D need a primary key")
         for pkey, part in split_by(batch, self.partition_keys):
             partition = tuple(internal_values(s, t)[0] for s, t in zip(pkey, self.partition_types))
             if self.num_buckets > 0:

@@ -80,3 +80,28 @@ def conform_table(data: pa.Table | pa.RecordBatch, schema: TableSchema) -> pa.Ta
             arr = pa.nulls(data.num_rows, to_arrow_type(f.type))
         arrays.append(arr)
     return pa.Table.from_arrays(arrays, schema=schema.arrow_schema())
+
+
+_KIND_CODES = {"+I": 0, "-U": 1, "+U": 2, "-D": 3, "I": 0, "UB": 1, "UA": 2, "D": 3}
+
+
+def split_row_kinds(data: pa.Table, column: str | None):
+    """Take the row-kind column (+I/-U/+U/-D) out of ``data``; returns (data, int8 kinds or None)."""
+    if column is None:
+        return data, None
+    if column not in data.column_names:
+        raise SchemaMismatch(f"row kind column '{column}' is not in the input")
+    raw = data.column(column)
+    if pa.types.is_integer(raw.type):
+        codes = raw.cast(pa.int8())
+        bad = pc.invert(pc.is_in(codes, pa.array([0, 1, 2, 3], pa.int8())))
+    else:
+        text = pc.utf8_upper(pc.utf8_trim_whitespace(raw.cast(pa.string())))
+        keys = pa.array(list(_KIND_CODES))
+        idx = pc.index_in(text, keys)
+        codes = pc.take(pa.array(list(_KIND_CODES.values()), pa.int8()), idx)
+        bad = pc.is_null(idx)
+    if pc.any(bad).as_py() or codes.null_count:
+        first = pc.index(pc.fill_null(bad, True), True).as_py()
+        raise SchemaMismatch(f"row kind column '{column}': row {first} has '{raw[first].as_py()}', expected +I, -U, +U or -D")
+    return data.drop_columns([column]), codes

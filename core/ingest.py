@@ -80,7 +80,7 @@ def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | 
 
 
 def ingest_files(table, paths: list[str], overwrite: bool = False, partition=None, engine=None,
-                 progress=None, on_plan=None) -> IngestResult:
+                 progress=None, on_plan=None, row_kind_column: str | None = None) -> IngestResult:
     """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved."""
     from paimon_core.engines import get_engine
 
@@ -90,6 +90,10 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     inputs = resolve_inputs(paths)
     for f in inputs:  # check every input before writing anything
         s = input_schema(f, table.schema)
+        if row_kind_column is not None:
+            if row_kind_column not in s.names:
+                raise SchemaMismatch(f"{f.path}: row kind column '{row_kind_column}' is not in the input")
+            s = s.remove(s.get_field_index(row_kind_column))
         try:
             check_columns(s.names, table.schema)
             conform_table(s.empty_table(), table.schema)
@@ -98,17 +102,18 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     if on_plan:
         on_plan(sum(f.size for f in inputs))
     eng = engine or get_engine("local")
-    messages = eng.write(table, inputs, progress)
+    messages = eng.write(table, inputs, progress, row_kind_column=row_kind_column)
     snap = _commit(table, messages, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
                         sum(len(m.new_files) for m in messages))
 
 
-def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partition=None) -> IngestResult:
+def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partition=None,
+                 row_kind_column: str | None = None) -> IngestResult:
     from paimon_core.engines.local import LocalEngine
 
     spec = parse_partition_spec(table, partition)
-    messages = LocalEngine().write_tables(table, tables)
+    messages = LocalEngine().write_tables(table, tables, row_kind_column)
     snap = _commit(table, messages, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
                         sum(len(m.new_files) for m in messages))

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_core.data_file import read_data_file
-from paimon_core.errors import PaimonError
+from paimon_core.merge_function import MergeEngine, is_retract
 from paimon_core.predicate import Predicate, filter_table
 from paimon_core.scan import DataSplit
 from paimon_core.types import to_arrow_type
@@ -20,7 +20,6 @@ from paimon_core.types import to_arrow_type
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 KEY_PREFIX = "_KEY_"
-RETRACT_KINDS = (1, 3)  # -U, -D
 
 
 class TableRead:
@@ -87,37 +86,13 @@ class TableRead:
         return self.schema.arrow_schema().empty_table().select(self.read_columns)
 
     def _merge(self, split: DataSplit) -> pa.Table:
-        engine = self.schema.core_options.get("merge-engine")
-        if engine not in ("deduplicate", "first-row"):
-            raise PaimonError(f"reading merge-engine '{engine}' tables is not supported yet")
         parts = [self._read_file(split, f, True) for f in split.files]
         if not parts:
             return self._empty()
-        data = pa.concat_tables(parts)
-        keys = self.schema.trimmed_primary_keys
-        if engine == "first-row":
-            data = data.filter(pc.is_in(data.column(KIND), pa.array([0, 2], pa.int8())))
-        order = [(k, "ascending") for k in keys] + [(SEQ, "ascending")]
-        data = data.take(pc.sort_indices(data, sort_keys=order))
-        n = data.num_rows
-        if n == 0:
-            return data.drop_columns([SEQ, KIND])
-        # boundary[i]: row i is the last (dedup) or first (first-row) of its key
-        differs = None
-        for k in keys:
-            col = data.column(k)
-            d = pc.not_equal(col.slice(1), col.slice(0, n - 1))
-            differs = d if differs is None else pc.or_(differs, d)
-        if differs is None:
-            differs = pa.chunked_array([pa.array([], pa.bool_())])
-        if engine == "first-row":
-            mask = pa.concat_arrays([pa.array([True])] + [c for c in differs.chunks])
-        else:
-            mask = pa.concat_arrays([c for c in differs.chunks] + [pa.array([True])])
-        data = data.filter(mask)
-        if engine == "deduplicate":
-            data = data.filter(pc.invert(pc.is_in(data.column(KIND), pa.array(RETRACT_KINDS, pa.int8()))))
-        return data.drop_columns([SEQ, KIND])
+        engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)
+        merged = engine.merge(pa.concat_tables(parts))
+        merged = merged.filter(pc.invert(is_retract(merged.column(KIND))))
+        return merged.drop_columns([SEQ, KIND])
 
     # ---- many splits
     def to_batches(self, splits, limit: int | None = None):

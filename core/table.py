@@ -93,10 +93,11 @@ class FileStoreTable:
         return AppendWriter(self, self._sequence_restorer())
 
     def new_writer(self):
+        """A writer for this table: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
         if self.is_primary_key_table:
-            from paimon_core.errors import PaimonError as _E
+            from paimon_core.pk_writer import KeyValueWriter
 
-            raise _E("writing primary-key tables is not supported yet")
+            return KeyValueWriter(self, self._sequence_restorer())
         return self.new_append_writer()
 
     def _sequence_restorer(self):
@@ -127,8 +128,10 @@ class FileStoreTable:
             for f in m.new_files + m.compact_after + m.changelog_files:
                 self.io.delete(self.io.join(d, f.file_name))
 
-    def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None) -> Snapshot | None:
+    def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None,
+                    row_kind_column: str | None = None) -> Snapshot | None:
         """Write an Arrow table in one commit (see ``paimon_core.ingest`` for the rules)."""
         from paimon_core.ingest import write_tables
 
-        return write_tables(self, [data], overwrite=overwrite, partition=partition).snapshot
+        return write_tables(self, [data], overwrite=overwrite, partition=partition,
+                            row_kind_column=row_kind_column).snapshot

@@ -13,7 +13,7 @@ Progress = Callable[[int], None]  # called with a number of input bytes just pro
 class Engine(Protocol):
     name: str
 
-    def write(self, table, inputs: list, progress: Progress | None = None) -> list:
+    def write(self, table, inputs: list, progress: Progress | None = None, row_kind_column: str | None = None) -> list:
         """Write the rows of ``inputs`` (InputFile list) into new files; return CommitMessages.
         Must leave no files behind if it raises."""
         ...

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from paimon_core.conform import conform_table
+from paimon_core.conform import conform_table, split_row_kinds
 from paimon_core.sources import read_batches
 
 
 class LocalEngine:
     name = "local"
 
-    def write(self, table, inputs, progress=None) -> list:
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
         writer = table.new_writer()
         try:
             for f in inputs:
                 done = 0
                 for batch in read_batches(f, table.schema):
-                    writer.write(conform_table(batch, table.schema))
+                    batch, kinds = split_row_kinds(batch, row_kind_column)
+                    writer.write(conform_table(batch, table.schema), kinds)
                     if progress and f.size:
                         step = int(f.size * batch.num_rows / max(_rows_hint(f), 1))
                         step = min(step, f.size - done)
@@ -28,11 +29,12 @@ class LocalEngine:
             writer.abort()
             raise
 
-    def write_tables(self, table, tables) -> list:
+    def write_tables(self, table, tables, row_kind_column: str | None = None) -> list:
         writer = table.new_writer()
         try:
             for t in tables:
-                writer.write(conform_table(t, table.schema))
+                t, kinds = split_row_kinds(t, row_kind_column)
+                writer.write(conform_table(t, table.schema), kinds)
             return writer.prepare_commit()
         except BaseException:
             writer.abort()

@@ -1,0 +1,182 @@
+"""Merge engines of primary-key tables, vectorised over Arrow.
+
+Input: the records of one bucket (key columns are among the value columns, plus
+``_SEQUENCE_NUMBER`` and ``_VALUE_KIND``). Output: one record per key, the merge of all its
+records in sequence order, keeping ``_SEQUENCE_NUMBER`` (the highest merged) and the kind of
+the result: a retraction (-D) survives so that it can still delete older data in other runs;
+readers drop retractions at the end.
+
+Engines (``merge-engine``): ``deduplicate`` (the newest record wins), ``first-row`` (the
+oldest insert wins, retractions ignored), ``partial-update`` (non-null fields of newer records
+overwrite), ``aggregation`` (per-field functions, ``fields.F.aggregate-function``).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_core.errors import InvalidInput, PaimonError
+
+SEQ = "_SEQUENCE_NUMBER"
+KIND = "_VALUE_KIND"
+INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
+KIND_NAMES = {"+I": INSERT, "-U": UPDATE_BEFORE, "+U": UPDATE_AFTER, "-D": DELETE}
+ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")
+
+_AGG = {  # Paimon aggregate function -> (pyarrow hash aggregation, skip nulls)
+    "sum": ("sum", True), "product": ("product", True), "min": ("min", True), "max": ("max", True),
+    "last_value": ("last", False), "last_non_null_value": ("last", True),
+    "first_value": ("first", False), "first_non_null_value": ("first", True),
+    "bool_and": ("all", True), "bool_or": ("any", True), "listagg": ("list", True),
+}
+
+
+def sort_by_key_and_sequence(data: pa.Table, keys: list[str]) -> pa.Table:
+    order = [(k, "ascending") for k in keys] + [(SEQ, "ascending")]
+    return data.take(pc.sort_indices(data, sort_keys=order))
+
+
+def key_boundaries(data: pa.Table, keys: list[str]) -> tuple[pa.Array, pa.Array]:
+    """For rows sorted by key: (is_first, is_last) of each row within its key group."""
+    n = data.num_rows
+    if n == 0:
+        empty = pa.array([], pa.bool_())
+        return empty, empty
+    differs = None
+    for k in keys:
+        col = data.column(k)
+        d = pc.not_equal(col.slice(1), col.slice(0, n - 1))
+        differs = d if differs is None else pc.or_(differs, d)
+    if differs is None:  # no key columns: one group
+        differs = pa.chunked_array([pa.nulls(n - 1, pa.bool_()).fill_null(False)])
+    chunks = differs.chunks if isinstance(differs, pa.ChunkedArray) else [differs]
+    first = pa.concat_arrays([pa.array([True])] + chunks)
+    last = pa.concat_arrays(chunks + [pa.array([True])])
+    return first, last
+
+
+def is_retract(kind_col) -> pa.Array:
+    return pc.is_in(kind_col, pa.array([UPDATE_BEFORE, DELETE], pa.int8()))
+
+
+class MergeEngine:
+    """Merges records per key; built from table options."""
+
+    def __init__(self, options: dict, keys: list[str], value_columns: list[str]):
+        self.options = options
+        self.engine = options.get("merge-engine", "deduplicate")
+        if self.engine not in ENGINES:
+            raise InvalidInput(f"unknown merge-engine '{self.engine}' (one of {', '.join(ENGINES)})")
+        self.keys = keys
+        self.values = [c for c in value_columns if c not in keys]
+        self.ignore_delete = options.get("ignore-delete", options.get(f"{self.engine}.ignore-delete", "false")) == "true"
+        self.remove_on_delete = options.get("partial-update.remove-record-on-delete", "false") == "true"
+        for k in options:
+            if k.startswith("fields.") and k.endswith(".sequence-group"):
+                raise PaimonError("partial-update sequence groups are not supported yet")
+        if self.engine == "aggregation":
+            default = options.get("fields.default-aggregate-function", "last_non_null_value")
+            self.funcs = {c: options.get(f"fields.{c}.aggregate-function", default) for c in self.values}
+            for c, f in self.funcs.items():
+                if f not in _AGG:
+                    raise InvalidInput(f"aggregate function '{f}' of field '{c}' is not supported")
+
+    def merge(self, data: pa.Table) -> pa.Table:
+        """``data``: records of one bucket in any order. Returns one record per key, sorted by key."""
+        if data.num_rows == 0:
+            return data
+        if self.ignore_delete:
+            data = data.filter(pc.invert(is_retract(data.column(KIND))))
+        data = sort_by_key_and_sequence(data, self.keys)
+        if self.engine == "deduplicate":
+            _, last = key_boundaries(data, self.keys)
+            return data.filter(last)
+        if self.engine == "first-row":
+            data = data.filter(pc.invert(is_retract(data.column(KIND))))
+            first, _ = key_boundaries(data, self.keys)
+            return data.filter(first)
+        if self.engine == "partial-update":
+            return self._partial_update(data)
+        return self._aggregate(data)
+
+    # ---- partial-update and aggregation: per-column hash aggregations in sequence order
+    def _grouped(self, data: pa.Table, aggs: list[tuple]) -> pa.Table:
+        grouped = data.group_by(self.keys, use_threads=False).aggregate(aggs)
+        return grouped
+
+    def _partial_update(self, data: pa.Table) -> pa.Table:
+        retract = is_retract(data.column(KIND))
+        if pc.any(retract).as_py():
+            if not self.remove_on_delete:
+                raise PaimonError(
+                    "partial-update got a delete (-U/-D) record: set ignore-delete=true or "
+                    "partial-update.remove-record-on-delete=true")
+            # a -D clears everything before it: keep only records after the last delete of each key
+            data = _after_last_delete(data, self.keys)
+        aggs = [(c, "last", pc.ScalarAggregateOptions(skip_nulls=True)) for c in self.values]
+        aggs += [(SEQ, "max"), (KIND, "last")]
+        return self._finish(data, self._grouped(data, aggs), {c: f"{c}_last" for c in self.values})
+
+    def _aggregate(self, data: pa.Table) -> pa.Table:
+        retract = is_retract(data.column(KIND))
+        if pc.any(retract).as_py():
+            data = _after_last_delete(data, self.keys, only_delete=True)
+            if pc.any(is_retract(data.column(KIND))).as_py():
+                raise PaimonError("aggregation of retract (-U) records is not supported yet")
+        aggs, names = [], {}
+        for c in self.values:
+            fn, skip = _AGG[self.funcs[c]]
+            col = c
+            aggs.append((col, fn, pc.ScalarAggregateOptions(skip_nulls=skip) if fn in ("first", "last", "sum", "product", "min", "max", "all", "any") else None))
+            names[c] = f"{c}_{fn}"
+        aggs += [(SEQ, "max"), (KIND, "last")]
+        grouped = self._grouped(data, [a if len(a) == 3 and a[2] is not None else a[:2] for a in aggs])
+        for c in self.values:
+            if self.funcs[c] == "listagg":
+                delim = self.options.get(f"fields.{c}.list-agg-delimiter", ",")
+                joined = pc.binary_join(grouped.column(names[c]), delim)
+                joined = pc.if_else(pc.equal(pc.list_value_length(grouped.column(names[c])), 0),
+                                    pa.scalar(None, pa.string()), joined)
+                grouped = grouped.set_column(grouped.column_names.index(names[c]), names[c], joined)
+        return self._finish(data, grouped, names)
+
+    def _finish(self, data: pa.Table, grouped: pa.Table, names: dict) -> pa.Table:
+        cols, fields = [], []
+        for f in data.schema:
+            if f.name == SEQ:
+                arr = grouped.column(f"{SEQ}_max")
+            elif f.name == KIND:
+                arr = grouped.column(f"{KIND}_last")
+            elif f.name in names:
+                arr = grouped.column(names[f.name]).cast(f.type)
+            else:
+                arr = grouped.column(f.name)
+            cols.append(arr)
+            fields.append(f)
+        out = pa.Table.from_arrays(cols, schema=pa.schema(fields))
+        kinds = out.column(KIND)
+        # a merged record that exists is an insert/update after; deletes stay deletes
+        out = out.set_column(out.column_names.index(KIND), KIND,
+                             pc.if_else(pc.equal(kinds, DELETE), kinds, pa.scalar(INSERT, pa.int8())).cast(pa.int8()))
+        return sort_by_key_and_sequence(out, self.keys)
+
+
+def _after_last_delete(data: pa.Table, keys: list[str], only_delete: bool = False) -> pa.Table:
+    """Rows of each key after its last -D (the -D itself kept when it is the key's last record).
+    ``data`` must be sorted by key and sequence."""
+    n = data.num_rows
+    import numpy as np
+
+    first, _ = key_boundaries(data, keys)
+    group = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
+    kind = data.column(KIND).to_numpy()
+    is_del = kind == DELETE if only_delete else (kind == DELETE)
+    idx = np.arange(n)
+    last_del = np.full(group[-1] + 1 if n else 0, -1)
+    np.maximum.at(last_del, group[is_del], idx[is_del])
+    group_end = np.zeros_like(last_del)
+    np.maximum.at(group_end, group, idx)
+    cut = last_del[group]
+    keep = (idx > cut) | ((idx == cut) & (idx == group_end[group]))
+    return data.filter(pa.array(keep))

@@ -1,0 +1,206 @@
+"""Writer for primary-key tables: the LSM write path.
+
+Rows are assigned to buckets (hash of the bucket key, FORMAT.md section 8), numbered with
+sequence numbers continuing from the bucket's highest, and buffered. A flush (buffer full,
+or commit) merges each bucket's buffered records by key with the table's merge engine and
+writes them sorted as level-0 files in the KeyValue layout::
+
+    _KEY_<k>..., _SEQUENCE_NUMBER, _VALUE_KIND, <all table columns>
+
+Memory stays under ``write-buffer-size``: a bigger input becomes several level-0 sorted runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_core.binary_row import serialize_row
+from paimon_core.bucket import assign_buckets
+from paimon_core.commit import CommitMessage
+from paimon_core.data_file import ParquetFileWriter
+from paimon_core.errors import PaimonError
+from paimon_core.manifest import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_core.merge_function import KIND, SEQ, MergeEngine, is_retract
+from paimon_core.stats import StatsCollector
+from paimon_core.types import to_arrow_type
+from paimon_core.values import internal_values
+
+KEY_PREFIX = "_KEY_"
+
+
+def kv_arrow_schema(schema) -> pa.Schema:
+    fields = [pa.field(KEY_PREFIX + k, to_arrow_type(schema.field(k).type), nullable=False)
+              for k in schema.trimmed_primary_keys]
+    fields += [pa.field(SEQ, pa.int64(), nullable=False), pa.field(KIND, pa.int8(), nullable=False)]
+    return pa.schema(fields + list(schema.arrow_schema()))
+
+
+def to_kv_layout(records: pa.Table, schema) -> pa.Table:
+    """Records (table columns + SEQ + KIND) in the file layout."""
+    cols = [records.column(k) for k in schema.trimmed_primary_keys]
+    cols += [records.column(SEQ), records.column(KIND)]
+    cols += [records.column(n) for n in schema.field_names]
+    return pa.Table.from_arrays(cols, schema=kv_arrow_schema(schema))
+
+
+class KeyValueFileWriter:
+    """Writes one bucket's merged, sorted records as level-0 files rolled at the target size."""
+
+    def __init__(self, table, partition: tuple, bucket: int):
+        self.table = table
+        schema = table.schema
+        self.dir = table.bucket_path(partition, bucket)
+        opts = schema.core_options
+        self.target = opts.target_file_size
+        self.compression = opts.get("file.compression")
+        self.level = opts.get("file.compression.zstd-level")
+        self.keys = schema.trimmed_primary_keys
+        self.key_types = schema.types_of(self.keys)
+        self.prefix = opts.get("data-file.prefix")
+        self.written: list[str] = []
+
+    def write_run(self, records: pa.Table, level: int = 0, file_source: int = FILE_SOURCE_APPEND) -> list[DataFileMeta]:
+        """``records`` sorted by key, one per key (a sorted run)."""
+        schema = self.table.schema
+        files = []
+        start, n = 0, records.num_rows
+        rows_per_file = max(1, int(n * self.target / max(records.nbytes, 1) * 3))  # ~3x compression
+        while start < n:
+            chunk = records.slice(start, rows_per_file)
+            start += chunk.num_rows
+            name = f"{self.prefix}{uuid.uuid4()}-0.parquet"
+            path = self.table.io.join(self.dir, name)
+            self.written.append(path)
+            writer = ParquetFileWriter(self.table.io, path, kv_arrow_schema(schema), self.compression, self.level)
+            writer.write(to_kv_layout(chunk, schema))
+            size = writer.close()
+            key_stats = StatsCollector(self.keys, self.key_types, "full")
+            key_stats.update(chunk)
+            value_stats = StatsCollector(schema.field_names, [f.type for f in schema.fields], schema.core_options.stats_mode)
+            value_stats.update(chunk)
+            first = [internal_values(chunk.column(k).slice(0, 1), t)[0] for k, t in zip(self.keys, self.key_types)]
+            last = [internal_values(chunk.column(k).slice(chunk.num_rows - 1, 1), t)[0]
+                    for k, t in zip(self.keys, self.key_types)]
+            seq = chunk.column(SEQ)
+            mm = pc.min_max(seq)
+            files.append(DataFileMeta(
+                file_name=name,
+                file_size=size,
+                row_count=chunk.num_rows,
+                min_key=serialize_row(first, self.key_types),
+                max_key=serialize_row(last, self.key_types),
+                key_stats=key_stats.to_simple_stats(),
+                value_stats=value_stats.to_simple_stats(),
+                min_sequence_number=mm["min"].as_py(),
+                max_sequence_number=mm["max"].as_py(),
+                schema_id=schema.id,
+                level=level,
+                creation_time=dt.datetime.now().replace(microsecond=dt.datetime.now().microsecond // 1000 * 1000),
+                delete_row_count=pc.sum(is_retract(chunk.column(KIND))).as_py() or 0,
+                file_source=file_source,
+            ))
+        return files
+
+    def abort(self) -> None:
+        for p in self.written:
+            self.table.io.delete(p)
+
+
+class _BucketBuffer:
+    __slots__ = ("parts", "nbytes", "next_seq", "files", "writer")
+
+    def __init__(self, next_seq: int, writer: KeyValueFileWriter):
+        self.parts: list[pa.Table] = []
+        self.nbytes = 0
+        self.next_seq = next_seq
+        self.files: list[DataFileMeta] = []
+        self.writer = writer
+
+
+class KeyValueWriter:
+    """Buffers records per (partition, bucket); flushes merged sorted runs at level 0."""
+
+    def __init__(self, table, restore_max_seq=None):
+        self.table = table
+        schema = table.schema
+        self.schema = schema
+        opts = schema.core_options
+        self.num_buckets = opts.bucket
+        if self.num_buckets <= 0:
+            raise PaimonError(
+                f"table {table.identifier}: dynamic bucket mode (bucket = {self.num_buckets}) is not supported "
+                "for writing yet; create primary-key tables with --bucket N")
+        self.partition_keys = list(schema.partition_keys)
+        self.partition_types = schema.types_of(self.partition_keys)
+        self.bucket_keys = schema.bucket_keys
+        self.bucket_types = schema.types_of(self.bucket_keys)
+        self.buffer_limit = opts.get("write-buffer-size")
+        self.merge = MergeEngine(schema.options, schema.trimmed_primary_keys, schema.field_names)
+        self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
+        self.buffers: dict[tuple, _BucketBuffer] = {}
+        self.buffered = 0
+
+    def write(self, batch: pa.Table, kinds: pa.Array | None = None) -> None:
+        """``batch`` has the table's Arrow schema; ``kinds`` the row kind bytes (default +I)."""
+        n = batch.num_rows
+        if n == 0:
+            return
+        if kinds is None:
+            kinds = pa.array(np.zeros(n, dtype=np.int8))
+        batch = batch.append_column(KIND, kinds.cast(pa.int8()))
+        buckets = assign_buckets(batch, self.bucket_keys, self.bucket_types, self.num_buckets)
+        batch = batch.append_column("__bucket", pa.array(buckets))
+        from paimon_core.append_writer import split_by
+
+        group_cols = self.partition_keys + ["__bucket"]
+        for key, part in split_by(batch, group_cols):
+            partition = tuple(internal_values(s, t)[0] for s, t in zip(key[:-1], self.partition_types))
+            bucket = key[-1][0].as_py()
+            buf = self._buffer(partition, bucket)
+            m = part.num_rows
+            seq = pa.array(np.arange(buf.next_seq, buf.next_seq + m, dtype=np.int64))
+            buf.next_seq += m
+            rec = part.drop_columns(["__bucket"]).append_column(SEQ, seq)
+            buf.parts.append(rec)
+            buf.nbytes += rec.nbytes
+            self.buffered += rec.nbytes
+        if self.buffered > self.buffer_limit:
+            self.flush()
+
+    def _buffer(self, partition: tuple, bucket: int) -> _BucketBuffer:
+        key = (partition, bucket)
+        buf = self.buffers.get(key)
+        if buf is None:
+            buf = _BucketBuffer(self.restore_max_seq(partition, bucket) + 1,
+                                KeyValueFileWriter(self.table, partition, bucket))
+            self.buffers[key] = buf
+        return buf
+
+    def flush(self) -> None:
+        for buf in self.buffers.values():
+            if not buf.parts:
+                continue
+            data = pa.concat_tables(buf.parts)
+            buf.parts, buf.nbytes = [], 0
+            merged = self.merge.merge(data)
+            buf.files.extend(buf.writer.write_run(merged))
+        self.buffered = 0
+
+    def prepare_commit(self) -> list[CommitMessage]:
+        self.flush()
+        out = []
+        for (partition, bucket), buf in self.buffers.items():
+            if buf.files:
+                out.append(CommitMessage(partition, bucket, self.num_buckets, new_files=tuple(buf.files)))
+        self.buffers = {}
+        return out
+
+    def abort(self) -> None:
+        for buf in self.buffers.values():
+            buf.writer.abort()
+        self.buffers = {}
