@@ -35,11 +35,14 @@ def split_by(table: pa.Table, columns: list[str]):
         yield key, table.take(rows[i].values)
 
 
-ROLL_CHECK_ROWS = 64 * 1024
+ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per Parquet row group
 
 
 class RollingFileWriter:
-    """Parquet files of one (partition, bucket), rolled at the target size."""
+    """Parquet files of one (partition, bucket), rolled at the target size.
+
+    Incoming batches are buffered into large row groups (small row groups cost write time and
+    repeat dictionaries); the roll check runs after each row group."""
 
     def __init__(self, table, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"):
         self.table = table
@@ -53,16 +56,30 @@ class RollingFileWriter:
         self._stats: StatsCollector | None = None
         self._name = ""
         self._written_paths: list[str] = []
+        self._pending: list[pa.Table] = []
+        self.pending_bytes = 0
         opts = table.schema.core_options
         self.target = opts.target_file_size
+        self.row_group_bytes = min(ROW_GROUP_BYTES, max(self.target, 64 * 1024))
         self.compression = opts.get("file.compression")
         self.level = opts.get("file.compression.zstd-level")
 
     def write(self, batch: pa.Table) -> None:
-        for offset in range(0, batch.num_rows, ROLL_CHECK_ROWS):  # a roll check every chunk
-            self._write_chunk(batch.slice(offset, ROLL_CHECK_ROWS))
+        if batch.nbytes > self.row_group_bytes and batch.num_rows > 1:
+            step = max(1, batch.num_rows * self.row_group_bytes // batch.nbytes)
+            for offset in range(0, batch.num_rows, step):
+                self.write(batch.slice(offset, step))
+            return
+        self._pending.append(batch)
+        self.pending_bytes += batch.nbytes
+        if self.pending_bytes >= self.row_group_bytes:
+            self.flush_row_group()
 
-    def _write_chunk(self, batch: pa.Table) -> None:
+    def flush_row_group(self) -> None:
+        if not self._pending:
+            return
+        batch = pa.concat_tables(self._pending) if len(self._pending) > 1 else self._pending[0]
+        self._pending, self.pending_bytes = [], 0
         schema = self.table.schema
         if self._writer is None:
             self._name = f"{self.file_prefix}{uuid.uuid4()}-0.parquet"
@@ -98,10 +115,12 @@ class RollingFileWriter:
         self._writer = None
 
     def close(self) -> list[DataFileMeta]:
+        self.flush_row_group()
         self._roll()
         return self.files
 
     def abort(self) -> None:
+        self._pending = []
         if self._writer is not None:
             try:
                 self._writer.close()
@@ -147,6 +166,10 @@ class AppendWriter:
                     self._writer(partition, bscalar[0].as_py()).write(sub.drop_columns(["__bucket"]))
             else:
                 self._writer(partition, 0).write(part)
+        pending = sum(w.pending_bytes for w in self.writers.values())
+        if pending > ROW_GROUP_BYTES * 2:  # many partitions at once: keep memory bounded
+            for w in self.writers.values():
+                w.flush_row_group()
 
     def _writer(self, partition: tuple, bucket: int) -> RollingFileWriter:
         key = (partition, bucket)

@@ -13,11 +13,12 @@ nanoseconds since the epoch (wall clock as if UTC for TIMESTAMP).
 from __future__ import annotations
 
 import struct
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 from paimon_core.types import AtomicType, DataType
 
 _INT64 = struct.Struct("<q")
+_DEC = Context(prec=80)  # wider than DECIMAL(38): the default 28 digits would round
 _UINT64 = struct.Struct("<Q")
 
 
@@ -40,7 +41,7 @@ def _pad8(n: int) -> int:
 def decimal_unscaled(value, scale: int) -> int:
     """Unscaled integer of a decimal at the column's scale (rounding half-up if it has more digits)."""
     d = value if isinstance(value, Decimal) else Decimal(str(value))
-    return int(d.scaleb(scale).to_integral_value(rounding="ROUND_HALF_UP"))
+    return int(d.scaleb(scale, context=_DEC).to_integral_value(rounding=ROUND_HALF_UP, context=_DEC))
 
 
 def encode_row(values, types: list[DataType]) -> bytes:
@@ -175,7 +176,7 @@ def decode_row(row, types: list[DataType]) -> list:
                 word = _UINT64.unpack_from(row, slot)[0]
                 off, n = word >> 32, word & 0xFFFFFFFF
                 unscaled = int.from_bytes(bytes(row[off : off + n]), "big", signed=True)
-            out.append(Decimal(unscaled).scaleb(-t.scale))
+            out.append(Decimal(unscaled).scaleb(-t.scale, context=_DEC))
         elif root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             if is_compact_timestamp(t):
                 out.append(_INT64.unpack_from(row, slot)[0] * 1_000_000)

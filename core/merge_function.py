@@ -32,8 +32,11 @@ _AGG = {  # Paimon aggregate function -> (pyarrow hash aggregation, skip nulls)
 }
 
 
-def sort_by_key_and_sequence(data: pa.Table, keys: list[str]) -> pa.Table:
-    order = [(k, "ascending") for k in keys] + [(SEQ, "ascending")]
+def sort_by_key_and_sequence(data: pa.Table, keys: list[str], sequence_fields=(), descending=False) -> pa.Table:
+    """Sort by key, then by the user sequence fields (``sequence.field``), then by arrival."""
+    seq_order = "descending" if descending else "ascending"
+    order = [(k, "ascending", "at_start") for k in keys] + [(f, seq_order, "at_start") for f in sequence_fields]
+    order += [(SEQ, "ascending", "at_start")]
     return data.take(pc.sort_indices(data, sort_keys=order))
 
 
@@ -60,6 +63,11 @@ def is_retract(kind_col) -> pa.Array:
     return pc.is_in(kind_col, pa.array([UPDATE_BEFORE, DELETE], pa.int8()))
 
 
+def sequence_fields(options: dict) -> list[str]:
+    raw = options.get("sequence.field")
+    return [f.strip() for f in raw.split(",") if f.strip()] if raw else []
+
+
 class MergeEngine:
     """Merges records per key; built from table options."""
 
@@ -70,6 +78,8 @@ class MergeEngine:
             raise InvalidInput(f"unknown merge-engine '{self.engine}' (one of {', '.join(ENGINES)})")
         self.keys = keys
         self.values = [c for c in value_columns if c not in keys]
+        self.sequence_fields = sequence_fields(options)
+        self.sequence_descending = options.get("sequence.field.sort-order", "ascending").lower() == "descending"
         self.ignore_delete = options.get("ignore-delete", options.get(f"{self.engine}.ignore-delete", "false")) == "true"
         self.remove_on_delete = options.get("partial-update.remove-record-on-delete", "false") == "true"
         for k in options:
@@ -88,7 +98,7 @@ class MergeEngine:
             return data
         if self.ignore_delete:
             data = data.filter(pc.invert(is_retract(data.column(KIND))))
-        data = sort_by_key_and_sequence(data, self.keys)
+        data = sort_by_key_and_sequence(data, self.keys, self.sequence_fields, self.sequence_descending)
         if self.engine == "deduplicate":
             _, last = key_boundaries(data, self.keys)
             return data.filter(last)

@@ -34,7 +34,9 @@ class TableRead:
         self.read_columns = [n for n in self.schema.field_names if n in needed]
         self.is_pk = bool(self.schema.primary_keys)
         if self.is_pk:
-            keys = self.schema.trimmed_primary_keys
+            from paimon_core.merge_function import sequence_fields
+
+            keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
 
     # ---- one file

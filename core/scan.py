@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paimon_core.binary_row import deserialize_row
+from paimon_core.errors import PaimonError
 from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, ManifestStore
 from paimon_core.predicate import ColumnRange, Predicate, may_match
 from paimon_core.snapshot import Snapshot
@@ -111,11 +112,33 @@ class TableScan:
         splits.sort(key=lambda s: (tuple((v is None, str(v)) for v in s.partition), s.bucket))
         return splits
 
+    def _key_filter(self):
+        """PK tables: skip files whose key ranges cannot match (safe: the records of a matching
+        key are all in files whose key range holds it). Value stats are never used here: a
+        file's row may be superseded by a newer one elsewhere."""
+        table = self.table
+        keys = table.schema.trimmed_primary_keys
+
+        def keep(f: DataFileMeta) -> bool:
+            schema = table.schema_for(f.schema_id)
+            try:
+                types = schema.types_of(keys)
+                lo = deserialize_row(f.key_stats.min_values, types)
+                hi = deserialize_row(f.key_stats.max_values, types)
+            except (ValueError, KeyError, IndexError, UnicodeDecodeError, PaimonError):
+                return True
+            nulls = f.key_stats.null_counts or [None] * len(keys)
+            ranges = {k: ColumnRange(a, b, n, f.row_count) for k, a, b, n in zip(keys, lo, hi, nulls)}
+            return may_match(self.predicate, ranges)
+
+        return keep
+
     def _value_filter(self):
-        """File-level pruning on value stats; only for append tables (a PK file's rows may be
-        superseded by another file, so skipping it would resurrect old values)."""
-        if self.predicate is None or self.table.schema.primary_keys:
+        """File-level pruning on stats: value stats for append tables, key stats for PK tables."""
+        if self.predicate is None:
             return None
+        if self.table.schema.primary_keys:
+            return self._key_filter()
         table = self.table
 
         def keep(f: DataFileMeta) -> bool:

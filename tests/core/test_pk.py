@@ -1,0 +1,73 @@
+"""Primary-key specifics: sequence.field ordering, key-range pruning, row kinds, full compaction."""
+
+import os
+
+import pyarrow as pa
+import pytest
+
+from paimon_core.compact import full_compact, max_level
+from paimon_core.errors import InvalidInput, SchemaMismatch
+from paimon_core.schema import Schema
+
+
+def pk_table(catalog, options=None, cols="id INT NOT NULL, name STRING, v BIGINT, ver INT", name="db.pk"):
+    return catalog.create_table(name, Schema(Schema.parse_columns(cols), (), ("id",), {"bucket": "2", **(options or {})}))
+
+
+def test_sequence_field_decides_instead_of_arrival(catalog):
+    t = pk_table(catalog, {"sequence.field": "ver"})
+    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "name": ["new", "b"], "ver": pa.array([5, 1], pa.int32())}))
+    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "name": ["old", "b2"], "ver": pa.array([3, 2], pa.int32())}))
+    got = {r["id"]: r["name"] for r in t.read(columns=["id", "name"]).to_pylist()}
+    assert got == {1: "new", 2: "b2"}
+    with pytest.raises(InvalidInput):
+        pk_table(catalog, {"sequence.field": "nope"}, name="db.bad")
+
+
+def test_key_filter_prunes_files_but_not_rows(catalog):
+    t = pk_table(catalog, {"bucket": "1"})
+    t.write_arrow(pa.table({"id": pa.array(range(0, 10), pa.int32()), "v": pa.array(range(10), pa.int64())}))
+    t.write_arrow(pa.table({"id": pa.array(range(100, 110), pa.int32()), "v": pa.array(range(10), pa.int64())}))
+    t.write_arrow(pa.table({"id": pa.array([5], pa.int32()), "v": pa.array([500], pa.int64())}))
+    pred = t.parse_filter("id >= 100")
+    assert sum(len(s.files) for s in t.plan(t.snapshots.latest(), pred)) == 1
+    assert t.read(where="id = 5").to_pylist()[0]["v"] == 500
+    # a value filter must not drop a newer version stored in another file
+    assert t.read(where="v = 5").column("id").to_pylist() == [105]
+
+
+def test_bad_row_kinds_and_null_keys_commit_nothing(catalog):
+    t = pk_table(catalog)
+    with pytest.raises(SchemaMismatch, match="row kind"):
+        t.write_arrow(pa.table({"id": pa.array([1], pa.int32()), "k": ["+X"]}), row_kind_column="k")
+    with pytest.raises(SchemaMismatch, match="NOT NULL"):
+        t.write_arrow(pa.table({"id": pa.array([1, None], pa.int32())}))
+    with pytest.raises(SchemaMismatch, match="missing"):
+        t.write_arrow(pa.table({"name": ["x"]}))
+    assert t.snapshots.latest() is None
+    assert not [f for _, _, fs in os.walk(t.path) for f in fs if f.startswith("data-")]
+
+
+def test_full_compaction_keeps_reads_and_drops_deletes(catalog):
+    t = pk_table(catalog)
+    t.write_arrow(pa.table({"id": pa.array(range(20), pa.int32()), "v": pa.array(range(20), pa.int64())}))
+    t.write_arrow(pa.table({"id": pa.array(range(0, 20, 2), pa.int32()), "k": ["-D"] * 10}), row_kind_column="k")
+    before = sorted(t.read().to_pylist(), key=lambda r: r["id"])
+    res = full_compact(t)
+    assert res.snapshot.commit_kind == "COMPACT" and res.snapshot.delta_record_count == res.snapshot.delta_record_count
+    after = sorted(t.read().to_pylist(), key=lambda r: r["id"])
+    assert after == before and len(after) == 10
+    files = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
+    assert {f.level for f in files} == {max_level(t)} and all(f.delete_row_count == 0 for f in files)
+    assert sum(f.row_count for f in files) == 10
+    assert full_compact(t).snapshot is None  # nothing left to do
+    assert t.read(snapshot_id=2) .num_rows == 10
+
+
+def test_append_compaction_merges_small_files(catalog):
+    t = catalog.create_table("db.ap", Schema(Schema.parse_columns("id BIGINT")))
+    for i in range(5):
+        t.write_arrow(pa.table({"id": pa.array([i], pa.int64())}))
+    res = full_compact(t)
+    assert (res.files_before, res.files_after) == (5, 1)
+    assert sorted(t.read().column("id").to_pylist()) == list(range(5))
