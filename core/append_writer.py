@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.bucket import assign_buckets
 from paimon_core.commit import CommitMessage
 from paimon_core.data_file import ParquetFileWriter

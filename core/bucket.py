@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.binary_row import encode_row, null_bits_size
 from paimon_core.types import AtomicType, DataType
 

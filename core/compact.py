@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.commit import CommitMessage
 from paimon_core.manifest import FILE_SOURCE_COMPACT
 from paimon_core.merge_function import KIND, SEQ, MergeEngine, is_retract

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from paimon_core.errors import CorruptMetadata
 from paimon_core.io import FileIO
 

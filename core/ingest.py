@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyarrow as pa
-
 from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.conform import check_columns, conform_table
 from paimon_core.errors import InvalidInput, SchemaMismatch

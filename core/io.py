@@ -12,7 +12,6 @@ import uuid
 from functools import cached_property
 
 import fsspec
-
 from paimon_core.errors import CommitConflict, PaimonError
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import fastavro
-
 from paimon_core.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata
 from paimon_core.io import FileIO

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.errors import InvalidInput, PaimonError
 
 SEQ = "_SEQUENCE_NUMBER"

@@ -18,7 +18,6 @@ import uuid
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.binary_row import serialize_row
 from paimon_core.bucket import assign_buckets
 from paimon_core.commit import CommitMessage

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.errors import FilterError
 from paimon_core.types import AtomicType, to_arrow_type
 from paimon_core.values import internal_from_scalar

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.data_file import read_data_file
 from paimon_core.merge_function import MergeEngine, is_retract
 from paimon_core.predicate import Predicate, filter_table

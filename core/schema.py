@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-
 from paimon_core import jsonfmt
 from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
 from paimon_core.io import FileIO

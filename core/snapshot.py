@@ -155,8 +155,9 @@ class SnapshotManager:
                 hi = mid - 1
         if found is None:
             first = self.snapshot(ids[0])
-            from paimon_core.values import EPOCH
             import datetime as dt
+
+            from paimon_core.values import EPOCH
 
             when = (EPOCH + dt.timedelta(milliseconds=first.time_millis)).isoformat(timespec="milliseconds")
             raise SnapshotNotFound(f"no snapshot at or before that time: the earliest is {first.id}, committed {when} UTC")

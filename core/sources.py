@@ -8,7 +8,6 @@ import os
 from dataclasses import dataclass
 
 import pyarrow as pa
-
 from paimon_core.errors import InvalidInput
 from paimon_core.schema import TableSchema
 from paimon_core.types import AtomicType, to_arrow_type

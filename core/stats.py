@@ -13,7 +13,6 @@ import re
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from paimon_core.binary_row import serialize_row
 from paimon_core.manifest import SimpleStats
 from paimon_core.types import AtomicType, DataType

@@ -6,7 +6,6 @@ from __future__ import annotations
 from functools import cached_property
 
 import pyarrow as pa
-
 from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit
 from paimon_core.errors import PaimonError, SnapshotNotFound
 from paimon_core.io import FileIO

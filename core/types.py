@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
-
 from paimon_core.errors import TypeStringError
 
 MAX_LENGTH = 2147483647

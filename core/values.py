@@ -10,7 +10,6 @@ import datetime as dt
 from decimal import Decimal
 
 import pyarrow as pa
-
 from paimon_core.types import AtomicType, DataType, to_arrow_type
 
 EPOCH = dt.datetime(1970, 1, 1)
