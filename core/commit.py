@@ -31,6 +31,8 @@ class CommitMessage:
     compact_before: tuple[DataFileMeta, ...] = ()
     compact_after: tuple[DataFileMeta, ...] = ()
     changelog_files: tuple[DataFileMeta, ...] = ()
+    new_index: tuple = ()  # IndexEntry ADDs (dynamic-bucket hash indexes)
+    deleted_index: tuple = ()  # IndexEntry DELETEs of the index files they replace
 
     @property
     def is_empty(self) -> bool:
@@ -157,7 +159,7 @@ class FileStoreCommit:
                     changelog_manifest_list=cl_name,
                     changelog_manifest_list_size=cl_size,
                     changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
-                    index_manifest=latest.index_manifest if latest else None,
+                    index_manifest=self._index_manifest(latest, messages, written),
                     commit_user=self.options.commit_user,
                     commit_identifier=BATCH_COMMIT_IDENTIFIER,
                     commit_kind=kind,
@@ -176,6 +178,33 @@ class FileStoreCommit:
             self._cleanup(written)
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflict(f"gave up committing after {retries + 1} attempts: other writers kept winning")
+
+    def _index_manifest(self, latest: Snapshot | None, messages, written: list[str]) -> str | None:
+        """The complete index manifest after this commit (the previous one if unchanged)."""
+        added = [e for m in messages for e in m.new_index]
+        deleted = [e for m in messages for e in m.deleted_index]
+        base_name = latest.index_manifest if latest else None
+        if not added and not deleted:
+            return base_name
+        from paimon_core.index_manifest import IndexStore
+
+        store = IndexStore(self.table.io, self.table.path)
+        live = {e.identifier: e for e in store.read_manifest(base_name)}
+        gone = [d for d in deleted if d.identifier not in live]
+        replaced = {(d.partition, d.bucket) for d in deleted}
+        clash = [a for a in added if any(
+            (e.partition, e.bucket, e.index_type) == (a.partition, a.bucket, a.index_type)
+            and (e.partition, e.bucket) not in replaced for e in live.values())]
+        if gone or clash:
+            raise CommitConflict("another writer changed the bucket index of the same partition at the same time; "
+                                 "nothing was committed, run the write again")
+        for d in deleted:
+            live.pop(d.identifier, None)
+        for a in added:
+            live[a.identifier] = a
+        name = store.write_manifest(list(live.values()))
+        written.append(name)
+        return name
 
     def _cleanup(self, names: list[str]) -> None:
         for n in names:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -130,10 +131,17 @@ class KeyValueWriter:
         self.schema = schema
         opts = schema.core_options
         self.num_buckets = opts.bucket
-        if self.num_buckets <= 0:
-            raise PaimonError(
-                f"table {table.identifier}: dynamic bucket mode (bucket = {self.num_buckets}) is not supported "
-                "for writing yet; create primary-key tables with --bucket N")
+        self.assigner = None
+        if self.num_buckets == -1:
+            from paimon_core.dynamic_bucket import DynamicBucketAssigner
+
+            self.assigner = DynamicBucketAssigner(table, table.snapshots.latest(),
+                                                  opts.get("dynamic-bucket.target-row-num"))
+            from paimon_core.partition import PartitionCodec
+
+            self._codec: PartitionCodec = table.partition_codec
+        elif self.num_buckets <= 0:
+            raise PaimonError(f"table {table.identifier}: bucket = {self.num_buckets} is not supported")
         self.partition_keys = list(schema.partition_keys)
         self.partition_types = schema.types_of(self.partition_keys)
         self.bucket_keys = schema.bucket_keys
@@ -152,7 +160,10 @@ class KeyValueWriter:
         if kinds is None:
             kinds = pa.array(np.zeros(n, dtype=np.int8))
         batch = batch.append_column(KIND, kinds.cast(pa.int8()))
-        buckets = assign_buckets(batch, self.bucket_keys, self.bucket_types, self.num_buckets)
+        if self.assigner is None:
+            buckets = assign_buckets(batch, self.bucket_keys, self.bucket_types, self.num_buckets)
+        else:
+            buckets = self._dynamic_buckets(batch)
         batch = batch.append_column("__bucket", pa.array(buckets))
         from paimon_core.append_writer import split_by
 
@@ -170,6 +181,21 @@ class KeyValueWriter:
             self.buffered += rec.nbytes
         if self.buffered > self.buffer_limit:
             self.flush()
+
+    def _dynamic_buckets(self, batch: pa.Table) -> np.ndarray:
+        from paimon_core.append_writer import split_by
+        from paimon_core.bucket import hash_columns
+
+        hashes = hash_columns([batch.column(k).combine_chunks() for k in self.bucket_keys], self.bucket_types)
+        if not self.partition_keys:
+            return self.assigner.assign(self._codec.to_bytes(()), hashes)
+        out = np.empty(batch.num_rows, np.int32)
+        rows = batch.select(self.partition_keys).append_column("__pos", pa.array(np.arange(batch.num_rows)))
+        for key, part in split_by(rows, self.partition_keys):
+            partition = tuple(internal_values(s, t)[0] for s, t in zip(key, self.partition_types))
+            idx = part.column("__pos").to_numpy()
+            out[idx] = self.assigner.assign(self._codec.to_bytes(partition), hashes[idx])
+        return out
 
     def _buffer(self, partition: tuple, bucket: int) -> _BucketBuffer:
         key = (partition, bucket)
@@ -197,6 +223,9 @@ class KeyValueWriter:
             if buf.files:
                 out.append(CommitMessage(partition, bucket, self.num_buckets, new_files=tuple(buf.files)))
         self.buffers = {}
+        if self.assigner is not None and out:
+            added, deleted = self.assigner.index_changes()
+            out[0] = replace(out[0], new_index=tuple(added), deleted_index=tuple(deleted))
         return out
 
     def abort(self) -> None:

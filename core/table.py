@@ -126,6 +126,8 @@ class FileStoreTable:
             d = self.bucket_path(m.partition, m.bucket)
             for f in m.new_files + m.compact_after + m.changelog_files:
                 self.io.delete(self.io.join(d, f.file_name))
+            for e in m.new_index:
+                self.io.delete(self.io.join(self.path, "index", e.file_name))
 
     def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None,
                     row_kind_column: str | None = None) -> Snapshot | None:

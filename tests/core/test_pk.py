@@ -71,3 +71,28 @@ def test_append_compaction_merges_small_files(catalog):
     res = full_compact(t)
     assert (res.files_before, res.files_after) == (5, 1)
     assert sorted(t.read().column("id").to_pylist()) == list(range(5))
+
+
+def test_dynamic_bucket_mode_keeps_keys_in_their_bucket(catalog):
+    t = catalog.create_table("db.dyn", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING"),
+                                              ("dt",), ("dt", "id"), {"dynamic-bucket.target-row-num": "3"}))
+    assert t.schema.options["bucket"] == "-1"
+    t.write_arrow(pa.table({"id": pa.array(range(10), pa.int64()), "v": ["a"] * 10, "dt": ["x"] * 7 + ["y"] * 3}))
+    first = {(s.partition, s.bucket): s for s in t.plan(t.snapshots.latest())}
+    assert sorted(b for p, b in first if p == ("x",)) == [0, 1, 2]  # 7 keys, 3 per bucket
+    assert all(s.total_buckets == -1 for s in first.values())
+    t.write_arrow(pa.table({"id": pa.array([1, 2, 20], pa.int64()), "v": ["b"] * 3, "dt": ["x"] * 3}))
+    got = {(r["dt"], r["id"]): r["v"] for r in t.read().to_pylist()}
+    assert len(got) == 11 and got[("x", 1)] == "b" and got[("x", 20)] == "b" and got[("x", 3)] == "a"
+    # the index manifest lists one HASH file per bucket with the right key counts
+    from paimon_core.index_manifest import IndexStore
+
+    entries = IndexStore(t.io, t.path).read_manifest(t.snapshots.latest().index_manifest)
+    counts = sorted((e.partition == t.partition_codec.to_bytes(("x",)), e.bucket, e.row_count) for e in entries)
+    assert counts == [(False, 0, 3), (True, 0, 3), (True, 1, 3), (True, 2, 2)]
+    # key 1 updated in place: still a single row, in its first bucket
+    per_bucket = {}
+    for s in t.plan(t.snapshots.latest()):
+        for r in t.new_read().read_split(s).to_pylist():
+            per_bucket.setdefault((r["dt"], r["id"]), set()).add(s.bucket)
+    assert all(len(b) == 1 for b in per_bucket.values())
