@@ -8,7 +8,6 @@ Hash collisions only put two keys in the same bucket, which is harmless.
 from __future__ import annotations
 
 import numpy as np
-
 from paimon_core.index_manifest import HASH_INDEX, IndexEntry, IndexStore
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import fastavro
 import numpy as np
-
 from paimon_core.errors import CorruptMetadata
 from paimon_core.io import FileIO
 from paimon_core.manifest import ADD, DELETE, NS
