@@ -1,21 +1,24 @@
-"""Full compaction (``compact --level-max``): every bucket rewritten into one sorted run.
+"""Compaction of primary-key buckets (LSM sorted runs) and append buckets (small files).
 
-Primary-key tables: all files of a bucket are merged with the merge engine into the top level
-(``num-levels - 1``); retractions are dropped there, since nothing older remains for them to
-delete. Append tables: the files of a bucket are rewritten into files of the target size.
-The result commits as a COMPACT snapshot (DELETE of the inputs, ADD of the outputs); if another
-commit removed an input first, the commit is a conflict and nothing changes.
+``compact`` picks, per bucket, what Paimon's universal strategy picks (compact_strategy.pick)
+or, with ``full=True``, every run into the top level. Merged records are written to the output
+level; retractions are dropped when nothing older remains below the output. With
+``changelog-producer = full-compaction`` a full compaction also writes the changelog between
+the previous and the new top level. Results commit as one COMPACT snapshot (DELETE of the
+inputs, ADD of the outputs); if another commit removed an input first, that is a conflict and
+nothing changes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.commit import CommitMessage
+from paimon_core.compact_strategy import Run, pick, sorted_runs
 from paimon_core.manifest import FILE_SOURCE_COMPACT
-from paimon_core.merge_function import KIND, SEQ, MergeEngine, is_retract
+from paimon_core.merge_function import KIND, MergeEngine, is_retract
 from paimon_core.read import TableRead
 from paimon_core.scan import DataSplit
 
@@ -36,67 +39,140 @@ def max_level(table) -> int:
     return levels - 1
 
 
-def _needs_rewrite(split: DataSplit, top: int, is_pk: bool, target: int) -> bool:
-    if is_pk:
-        return not (len(split.files) == 1 and split.files[0].level == top
-                    and (split.files[0].delete_row_count == 0))
-    small = [f for f in split.files if f.file_size < target * 0.7]
-    return len(small) > 1
+def _merge_files(table, split: DataSplit, files) -> pa.Table:
+    reader = TableRead(table)
+    parts = [reader._read_file(split, f, True) for f in files]
+    data = pa.concat_tables(parts)
+    engine = MergeEngine(table.schema.options, table.schema.trimmed_primary_keys, table.schema.field_names)
+    return engine.merge(data)
 
 
-def compact_split_pk(table, split: DataSplit, top: int) -> CommitMessage:
+def _drop_retracts(t: pa.Table) -> pa.Table:
+    return t.filter(pc.invert(is_retract(t.column(KIND))))
+
+
+def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
+                     changelog: bool = False) -> CommitMessage:
     from paimon_core.pk_writer import KeyValueFileWriter
 
-    reader = TableRead(table)
-    parts = [reader._read_file(split, f, True) for f in split.files]
-    data = pa.concat_tables(parts)
-    merged = MergeEngine(table.schema.options, table.schema.trimmed_primary_keys, table.schema.field_names).merge(data)
-    merged = merged.filter(pc.invert(is_retract(merged.column(KIND))))
+    merged = _merge_files(table, split, files)
+    if drop_delete:
+        merged = _drop_retracts(merged)
     writer = KeyValueFileWriter(table, split.partition, split.bucket)
     try:
-        after = writer.write_run(merged, level=top, file_source=FILE_SOURCE_COMPACT) if merged.num_rows else []
+        after = writer.write_run(merged, level=output_level, file_source=FILE_SOURCE_COMPACT) if merged.num_rows else []
+        log_files = []
+        if changelog:
+            log_files = _full_compaction_changelog(table, split, writer, merged, output_level)
     except BaseException:
         writer.abort()
         raise
-    return CommitMessage(split.partition, split.bucket, split.total_buckets,
-                         compact_before=split.files, compact_after=tuple(after))
+    return CommitMessage(split.partition, split.bucket, split.total_buckets, compact_before=tuple(files),
+                         compact_after=tuple(after), changelog_files=tuple(log_files))
 
 
-def compact_split_append(table, split: DataSplit) -> CommitMessage:
+def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int) -> list:
+    """Changelog between the previous top level and the new one (full-compaction producer)."""
+    from paimon_core.changelog import changes
+    from paimon_core.merge_function import SEQ
+
+    keys = table.schema.trimmed_primary_keys
+    old_top = [f for f in split.files if f.level == top]
+    old = _drop_retracts(_merge_files(table, split, old_top)) if old_top else merged.slice(0, 0)
+    new = _drop_retracts(merged)
+    dedupe = table.schema.options.get("changelog-producer.row-deduplicate", "false") == "true"
+    fresh = [f for f in split.files if f.level != top]
+    if fresh:  # only keys with records above the old top level changed
+        reader = TableRead(table, keys)
+        touched = pa.concat_tables([reader._read_file(split, f, False) for f in fresh]).group_by(keys).aggregate([])
+        old = old.join(touched, keys=keys, join_type="left semi")
+        new = new.join(touched, keys=keys, join_type="left semi")
+    log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
+    if log.num_rows == 0:
+        return []
+    seq_base = max(f.max_sequence_number for f in split.files)
+    log = log.append_column(SEQ, pa.array(range(seq_base - log.num_rows + 1, seq_base + 1), pa.int64()))
+    return writer.write_run(log, level=0, changelog=True)
+
+
+def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
     from paimon_core.append_writer import RollingFileWriter
 
     reader = TableRead(table)
-    files = sorted(split.files, key=lambda f: f.min_sequence_number)
-    first_seq = files[0].min_sequence_number
-    writer = RollingFileWriter(table, split.partition, split.bucket, first_seq)
+    files = sorted(files, key=lambda f: f.min_sequence_number)
+    writer = RollingFileWriter(table, split.partition, split.bucket, files[0].min_sequence_number)
     try:
         for f in files:
             writer.write(reader._read_file(split, f, False))
-        after = writer.close()
+        after = [replace(a, file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
     except BaseException:
         writer.abort()
         raise
-    after = [a.__class__(**{**a.__dict__, "file_source": FILE_SOURCE_COMPACT}) for a in after]
     return CommitMessage(split.partition, split.bucket, split.total_buckets,
                          compact_before=tuple(files), compact_after=tuple(after))
 
 
-def full_compact(table, partition_filter=None, progress=None) -> CompactResult:
-    """Compact every bucket (of the partitions ``partition_filter(values)`` accepts)."""
+def plan_bucket(table, split: DataSplit, full: bool):
+    """What to compact in one bucket: (files, output level, drop deletes) or None."""
+    opts = table.schema.core_options
+    if not table.is_primary_key_table:
+        target = opts.target_file_size
+        small = [f for f in split.files if f.file_size < target * 0.7]
+        min_files = int(table.schema.options.get("compaction.min.file-num", "5"))
+        if len(small) > 1 and (full or len(small) >= min_files):
+            return small, 0, False
+        return None
+    top = max_level(table)
+    runs = sorted_runs(split.files)
+    if full:
+        if len(split.files) == 1 and split.files[0].level == top and split.files[0].delete_row_count == 0:
+            return None
+        return list(split.files), top, True
+    unit = pick(top + 1, [Run(level, sum(f.file_size for f in fs)) for level, fs in runs],
+                trigger=opts.get("num-sorted-run.compaction-trigger"),
+                max_size_amp=int(table.schema.options.get("compaction.max-size-amplification-percent", "200")),
+                size_ratio=int(table.schema.options.get("compaction.size-ratio", "1")))
+    if unit is None:
+        return None
+    chosen = [f for _, fs in runs[: unit.run_count] for f in fs]
+    rest_levels = [level for level, _ in runs[unit.run_count:]]
+    drop_delete = unit.output_level != 0 and unit.output_level >= max(rest_levels, default=0)
+    return chosen, unit.output_level, drop_delete
+
+
+def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMessage]:
+    changelog_full = table.schema.options.get("changelog-producer") == "full-compaction"
+    top = max_level(table)
+    messages = []
+    try:
+        for s in splits:
+            planned = plan_bucket(table, s, full)
+            if planned is not None:
+                files, level, drop = planned
+                if table.is_primary_key_table:
+                    messages.append(compact_pk_files(table, s, files, level, drop,
+                                                     changelog=changelog_full and level == top and len(files) == len(s.files)))
+                else:
+                    messages.append(compact_append_files(table, s, files))
+            if progress:
+                progress(1)
+    except BaseException:
+        table.discard(messages)
+        raise
+    return messages
+
+
+def compact(table, full: bool = False, partition_filter=None, progress=None, buckets=None) -> CompactResult:
+    """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
+    (partition, bucket) pairs in ``buckets`` if given) and commit once."""
     snap = table.snapshots.latest()
     if snap is None:
         return CompactResult(None, 0, 0, 0)
-    top = max_level(table)
-    is_pk = table.is_primary_key_table
-    target = table.schema.core_options.target_file_size
-    messages = []
-    splits = [s for s in table.plan(snap) if partition_filter is None or partition_filter(s.partition)]
+    splits = [s for s in table.plan(snap)
+              if (partition_filter is None or partition_filter(s.partition))
+              and (buckets is None or (s.partition, s.bucket) in buckets)]
+    messages = compact_messages(table, splits, full, progress)
     try:
-        for s in splits:
-            if _needs_rewrite(s, top, is_pk, target):
-                messages.append(compact_split_pk(table, s, top) if is_pk else compact_split_append(table, s))
-            if progress:
-                progress(1)
         result = table.commit(messages, kind="COMPACT") if messages else None
     except BaseException:
         table.discard(messages)
@@ -105,4 +181,24 @@ def full_compact(table, partition_filter=None, progress=None) -> CompactResult:
                          sum(len(m.compact_after) for m in messages))
 
 
-__all__ = ["CompactResult", "full_compact", "max_level", "SEQ"]
+def full_compact(table, partition_filter=None, progress=None) -> CompactResult:
+    return compact(table, full=True, partition_filter=partition_filter, progress=progress)
+
+
+def auto_compact(table, messages: list[CommitMessage]) -> CompactResult | None:
+    """After a write: compact the written buckets the way Paimon's writers do, unless write-only.
+    With ``changelog-producer = full-compaction`` a full compaction runs every
+    ``full-compaction.delta-commits`` commits (default: every commit)."""
+    opts = table.schema.core_options
+    if opts.get("write-only") or not messages:
+        return None
+    touched = {(m.partition, m.bucket) for m in messages}
+    if table.schema.options.get("changelog-producer") == "full-compaction":
+        every = int(table.schema.options.get("full-compaction.delta-commits", "1"))
+        latest = table.snapshots.latest_id() or 0
+        if every <= 1 or latest % every == 0:
+            return compact(table, full=True, buckets=touched)
+    if table.is_primary_key_table:
+        return compact(table, full=False, buckets=touched)
+    return compact(table, full=False, buckets=touched) if table.schema.options.get(
+        "compaction.min.file-num") is not None else None

@@ -72,10 +72,26 @@ def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | 
         filt = None
     opts = CommitOptions(overwrite=overwrite, overwrite_filter=filt)
     try:
-        return table.commit(messages, opts)
+        snap = table.commit(messages, opts)
     except BaseException:
         table.discard(messages)
         raise
+    if snap is not None:
+        _compact_after_write(table, messages)
+    return snap
+
+
+def _compact_after_write(table, messages: list[CommitMessage]) -> None:
+    """Paimon's writers compact the buckets they wrote when a bucket has too many sorted runs
+    (``num-sorted-run.compaction-trigger``); the data is committed already, so a compaction
+    that loses a race to another writer is simply left for the next write."""
+    from paimon_core.compact import auto_compact
+    from paimon_core.errors import CommitConflict
+
+    try:
+        auto_compact(table, messages)
+    except CommitConflict:
+        pass
 
 
 def ingest_files(table, paths: list[str], overwrite: bool = False, partition=None, engine=None,

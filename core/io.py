@@ -2,7 +2,10 @@
 
 Invariant: ``write_if_absent`` never replaces an existing file. Locally it links a temporary
 file into place (link(2) fails if the target exists); on S3 it is a conditional PUT
-(``If-None-Match: *``). Everything else the format writes has a unique name.
+(``If-None-Match: *``), and a store that ignores that condition is detected once (a probe
+object put twice) and refused, unless ``unsafe-commits`` is set. Everything else the format
+writes has a unique name. Reads and listings never come from a cache: another process's
+commit is visible to the next call. S3 options: see ``paimon_core.s3``.
 """
 
 from __future__ import annotations
@@ -13,6 +16,10 @@ from functools import cached_property
 
 import fsspec
 from paimon_core.errors import CommitConflict, PaimonError
+from paimon_core.s3 import ConditionalWriteUnsupported, S3Options, probe_result
+
+S3_SCHEMES = ("s3", "s3a")
+_OWN_OPTIONS = ("unsafe_check_then_write", "unsafe-commits", "unsafe_commits")
 
 
 def split_scheme(uri: str) -> tuple[str, str]:
@@ -42,19 +49,34 @@ class FileIO:
     def is_local(self) -> bool:
         return self.scheme == "file"
 
+    @property
+    def is_s3(self) -> bool:
+        return self.scheme in S3_SCHEMES
+
+    @cached_property
+    def s3_options(self) -> S3Options:
+        return S3Options.parse(self.storage_options)
+
     @cached_property
     def fs(self) -> fsspec.AbstractFileSystem:
         if self.is_local:
             return fsspec.filesystem("file")
-        return fsspec.filesystem(self.scheme, **self.storage_options)
+        if self.is_s3:
+            return fsspec.filesystem("s3", **self.s3_options.s3fs_kwargs())
+        opts = {k: v for k, v in self.storage_options.items() if k not in _OWN_OPTIONS}
+        return fsspec.filesystem(self.scheme, **opts)
 
     @cached_property
     def arrow_fs(self):
-        """A pyarrow filesystem for Parquet IO (native for local files)."""
+        """A pyarrow filesystem for Parquet IO: native for local files, and for S3 when every
+        storage option has a native equivalent (it is faster than going through s3fs);
+        fsspec-backed otherwise, so s3fs-only options still apply."""
         import pyarrow.fs as pafs
 
         if self.is_local:
             return pafs.LocalFileSystem()
+        if self.is_s3 and not self.s3_options.extra:
+            return self.s3_options.arrow_filesystem()
         return pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))
 
     def join(self, *parts: str) -> str:
@@ -145,13 +167,25 @@ class FileIO:
         return self._conditional_put(path, data)
 
     def _conditional_put(self, path: str, data: bytes) -> bool:
-        if self.scheme not in ("s3", "s3a"):
+        if not self.is_s3:
             if self.storage_options.get("unsafe_check_then_write"):
                 if self.fs.exists(path):
                     return False
                 self.fs.pipe_file(path, data)
                 return True
             raise PaimonError(f"{self.scheme}:// has no atomic create-if-absent; commits there are not supported")
+        if self.s3_options.unsafe_commits:
+            # the user vouches for a single writer: narrow the window on stores that ignore the condition
+            if self.fs.exists(path):
+                return False
+        else:
+            self.check_conditional_writes()
+        return self._put_if_none_match(path, data)
+
+    def _put_if_none_match(self, path: str, data: bytes) -> bool:
+        """PUT with ``If-None-Match: *``; False on 412. s3fs raises FileExistsError when the error
+        names the condition (AWS, moto) and OSError(EINVAL) from a bare PreconditionFailed
+        (SeaweedFS)."""
         try:
             self.fs.pipe_file(path, data, mode="create")
             return True
@@ -161,6 +195,42 @@ class FileIO:
             if _is_precondition_failed(e):
                 return False
             raise
+
+    def check_conditional_writes(self) -> None:
+        """Raise ConditionalWriteUnsupported unless this S3 store honours ``If-None-Match: *``
+        (probed once per store and bucket in a process)."""
+        bucket = self.root.split("/", 1)[0]
+        reason = probe_result(self.s3_options.identity(), bucket, self._probe_conditional_writes)
+        if reason is not None:
+            where = self.s3_options.effective_endpoint() or "AWS S3"
+            raise ConditionalWriteUnsupported(
+                f"the S3 store at {where} (bucket '{bucket}') does not honour conditional writes "
+                f"(If-None-Match: *): {reason}. A commit there could silently overwrite another "
+                "writer's snapshot, so commits are refused. Use a store that supports conditional "
+                "writes, or set the storage option unsafe-commits = true if only one process ever "
+                "commits to this warehouse.")
+
+    def _probe_conditional_writes(self) -> str | None:
+        probe = self.join(self.root, ".paimon-probe", uuid.uuid4().hex)
+        try:
+            try:
+                if not self._put_if_none_match(probe, b"first"):
+                    return "a conditional PUT of a new, unique key was refused"
+                if self._put_if_none_match(probe, b"second"):
+                    return "a second conditional PUT of the same key succeeded and replaced the first"
+                return None
+            except (NotImplementedError, OSError) as e:
+                if isinstance(e, (PermissionError, FileNotFoundError)):
+                    raise
+                text = f"{type(e).__name__} {e} {e.__cause__ or ''}"
+                if "NotImplemented" in text or "not implemented" in text.lower() or "501" in text:
+                    return f"it rejects the condition ({e})"
+                raise
+        finally:
+            try:
+                self.fs.rm_file(probe)
+            except OSError:
+                pass
 
     def delete(self, path: str) -> None:
         try:

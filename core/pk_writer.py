@@ -25,7 +25,7 @@ from paimon_core.commit import CommitMessage
 from paimon_core.data_file import ParquetFileWriter
 from paimon_core.errors import PaimonError
 from paimon_core.manifest import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_core.merge_function import KIND, SEQ, MergeEngine, is_retract
+from paimon_core.merge_function import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
 from paimon_core.stats import StatsCollector
 from paimon_core.types import to_arrow_type
 from paimon_core.values import internal_values
@@ -62,10 +62,12 @@ class KeyValueFileWriter:
         self.keys = schema.trimmed_primary_keys
         self.key_types = schema.types_of(self.keys)
         self.prefix = opts.get("data-file.prefix")
+        self.changelog_prefix = opts.get("changelog-file.prefix")
         self.written: list[str] = []
 
-    def write_run(self, records: pa.Table, level: int = 0, file_source: int = FILE_SOURCE_APPEND) -> list[DataFileMeta]:
-        """``records`` sorted by key, one per key (a sorted run)."""
+    def write_run(self, records: pa.Table, level: int = 0, file_source: int = FILE_SOURCE_APPEND,
+                  changelog: bool = False) -> list[DataFileMeta]:
+        """``records`` sorted by key (one per key for data files; changelog files may repeat keys)."""
         schema = self.table.schema
         files = []
         start, n = 0, records.num_rows
@@ -73,7 +75,8 @@ class KeyValueFileWriter:
         while start < n:
             chunk = records.slice(start, rows_per_file)
             start += chunk.num_rows
-            name = f"{self.prefix}{uuid.uuid4()}-0.parquet"
+            prefix = self.changelog_prefix if changelog else self.prefix
+            name = f"{prefix}{uuid.uuid4()}-0.parquet"
             path = self.table.io.join(self.dir, name)
             self.written.append(path)
             writer = ParquetFileWriter(self.table.io, path, kv_arrow_schema(schema), self.compression, self.level)
@@ -112,13 +115,14 @@ class KeyValueFileWriter:
 
 
 class _BucketBuffer:
-    __slots__ = ("parts", "nbytes", "next_seq", "files", "writer")
+    __slots__ = ("parts", "nbytes", "next_seq", "files", "changelog", "writer")
 
     def __init__(self, next_seq: int, writer: KeyValueFileWriter):
         self.parts: list[pa.Table] = []
         self.nbytes = 0
         self.next_seq = next_seq
         self.files: list[DataFileMeta] = []
+        self.changelog: list[DataFileMeta] = []
         self.writer = writer
 
 
@@ -151,6 +155,7 @@ class KeyValueWriter:
         self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0
+        self._latest_splits = None
 
     def write(self, batch: pa.Table, kinds: pa.Array | None = None) -> None:
         """``batch`` has the table's Arrow schema; ``kinds`` the row kind bytes (default +I)."""
@@ -207,21 +212,74 @@ class KeyValueWriter:
         return buf
 
     def flush(self) -> None:
-        for buf in self.buffers.values():
+        producer = self.schema.options.get("changelog-producer", "none")
+        for (partition, bucket), buf in self.buffers.items():
             if not buf.parts:
                 continue
             data = pa.concat_tables(buf.parts)
             buf.parts, buf.nbytes = [], 0
+            if producer == "lookup":
+                old_state = self._bucket_state(partition, bucket, buf)
             merged = self.merge.merge(data)
-            buf.files.extend(buf.writer.write_run(merged))
+            new_files = buf.writer.write_run(merged)
+            if producer == "input":
+                raw = sort_by_key_and_sequence(data, self.schema.trimmed_primary_keys)
+                buf.changelog.extend(buf.writer.write_run(raw, changelog=True))
+            buf.files.extend(new_files)
+            if producer == "lookup":
+                buf.changelog.extend(self._lookup_changelog(partition, bucket, buf, old_state, data))
         self.buffered = 0
+
+    # ---- lookup changelog: compare each key's merged value before and after this flush
+    def _bucket_files(self, partition: tuple, bucket: int) -> list:
+        if self._latest_splits is None:
+            snap = self.table.snapshots.latest()
+            self._latest_splits = {(s.partition, s.bucket): s for s in self.table.plan(snap)} if snap else {}
+        split = self._latest_splits.get((partition, bucket))
+        return list(split.files) if split else []
+
+    def _bucket_state(self, partition: tuple, bucket: int, buf, extra: pa.Table | None = None) -> pa.Table:
+        from paimon_core.read import TableRead
+        from paimon_core.scan import DataSplit
+
+        files = self._bucket_files(partition, bucket) + buf.files
+        split = DataSplit(partition, b"", bucket, self.num_buckets, tuple(files))
+        reader = TableRead(self.table)
+        parts = [reader._read_file(split, f, True) for f in files]
+        if extra is not None:
+            parts.append(extra.select(parts[0].column_names) if parts else extra)
+        if not parts:
+            return None
+        state = self.merge.merge(pa.concat_tables(parts))
+        return state.filter(pc.invert(is_retract(state.column(KIND))))
+
+    def _lookup_changelog(self, partition, bucket, buf, old_state, data: pa.Table) -> list[DataFileMeta]:
+        from paimon_core.changelog import changes
+
+        keys = self.schema.trimmed_primary_keys
+        new_state = self._bucket_state(partition, bucket, buf)
+        cols = self.schema.field_names
+        empty = data.select(cols).slice(0, 0)
+        old = old_state.select(cols) if old_state is not None else empty
+        new = new_state.select(cols) if new_state is not None else empty
+        touched = data.select(keys).group_by(keys).aggregate([])  # only keys this flush wrote
+        old = old.join(touched, keys=keys, join_type="left semi")
+        new = new.join(touched, keys=keys, join_type="left semi")
+        dedupe = self.schema.options.get("changelog-producer.row-deduplicate", "false") == "true"
+        log = changes(old, new, keys, drop_unchanged=dedupe)
+        if log.num_rows == 0:
+            return []
+        seq_max = pc.max(data.column(SEQ)).as_py()
+        log = log.append_column(SEQ, pa.array(np.arange(seq_max - log.num_rows + 1, seq_max + 1, dtype=np.int64)))
+        return buf.writer.write_run(log, changelog=True)
 
     def prepare_commit(self) -> list[CommitMessage]:
         self.flush()
         out = []
         for (partition, bucket), buf in self.buffers.items():
-            if buf.files:
-                out.append(CommitMessage(partition, bucket, self.num_buckets, new_files=tuple(buf.files)))
+            if buf.files or buf.changelog:
+                out.append(CommitMessage(partition, bucket, self.num_buckets, new_files=tuple(buf.files),
+                                         changelog_files=tuple(buf.changelog)))
         self.buffers = {}
         if self.assigner is not None and out:
             added, deleted = self.assigner.index_changes()

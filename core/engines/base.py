@@ -9,6 +9,8 @@ from paimon_core.errors import InvalidInput
 
 Progress = Callable[[int], None]  # called with a number of input bytes just processed
 
+DEFAULT_SPARK_THRESHOLD = 1 << 30  # engine.spark-threshold: inputs above 1 GiB go to Spark under "auto"
+
 
 class Engine(Protocol):
     name: str
@@ -19,11 +21,59 @@ class Engine(Protocol):
         ...
 
 
-def get_engine(name: str = "local", **options) -> Engine:
-    if name in ("local", "auto"):
+class AutoEngine:
+    """``auto``: each write goes to Spark when its input is larger than ``threshold`` bytes and
+    runs in-process otherwise. The Spark session is only started when first needed."""
+
+    name = "auto"
+
+    def __init__(self, threshold: int = DEFAULT_SPARK_THRESHOLD, **spark_options):
+        self.threshold = threshold
+        self.spark_options = spark_options
+        self._spark = None
+        self.chosen: str | None = None  # the engine the last call used
+
+    def pick(self, nbytes: int):
+        if nbytes > self.threshold:
+            if self._spark is None:
+                from paimon_core.engines.spark import SparkEngine
+
+                self._spark = SparkEngine(**self.spark_options)
+            self.chosen = "spark"
+            return self._spark
+        from paimon_core.engines.local import LocalEngine
+
+        self.chosen = "local"
+        return LocalEngine()
+
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+        eng = self.pick(sum(f.size for f in inputs))
+        return eng.write(table, inputs, progress, row_kind_column=row_kind_column)
+
+
+def _threshold(value) -> int:
+    if value is None:
+        return DEFAULT_SPARK_THRESHOLD
+    if isinstance(value, int):
+        return value
+    from paimon_core.options import parse_size
+
+    return parse_size(str(value))
+
+
+def get_engine(name: str = "local", *, master: str | None = None, remote: str | None = None,
+               conf: dict | None = None, spark_threshold=None, session=None) -> Engine:
+    """``local``, ``spark`` (``master`` local[N] / spark://host:port, or ``remote`` sc://host:port,
+    plus ``conf``) or ``auto`` (Spark above ``spark_threshold`` bytes or a size like '1gb',
+    default 1 GiB; the Spark options are used only then)."""
+    if name == "local":
         from paimon_core.engines.local import LocalEngine
 
         return LocalEngine()
     if name == "spark":
-        raise InvalidInput("the spark engine is not available yet; use --engine local")
+        from paimon_core.engines.spark import SparkEngine
+
+        return SparkEngine(master=master, remote=remote, conf=conf, session=session)
+    if name == "auto":
+        return AutoEngine(_threshold(spark_threshold), master=master, remote=remote, conf=conf, session=session)
     raise InvalidInput(f"unknown engine '{name}' (use local, spark or auto)")

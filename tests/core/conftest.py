@@ -1,5 +1,4 @@
 import pytest
-
 from paimon_core.catalog import FileSystemCatalog
 
 

@@ -8,7 +8,6 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from paimon_core.binary_row import deserialize_row, encode_row, serialize_row
 from paimon_core.bucket import bucket_of_hash, hash_columns, hash_row
 from paimon_core.types import parse_type

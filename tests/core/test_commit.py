@@ -6,7 +6,6 @@ import os
 
 import pyarrow as pa
 import pytest
-
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.errors import CommitConflict

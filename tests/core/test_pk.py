@@ -4,7 +4,6 @@ import os
 
 import pyarrow as pa
 import pytest
-
 from paimon_core.compact import full_compact, max_level
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.schema import Schema

@@ -6,7 +6,6 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.schema import Schema
 

@@ -7,8 +7,13 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-from paimon_core.errors import InvalidInput, SchemaMismatch, SnapshotNotFound, TableAlreadyExists, TableNotFound
+from paimon_core.errors import (
+    InvalidInput,
+    SchemaMismatch,
+    SnapshotNotFound,
+    TableAlreadyExists,
+    TableNotFound,
+)
 from paimon_core.schema import Schema
 
 

@@ -1,6 +1,5 @@
 import pyarrow as pa
 import pytest
-
 from paimon_core.errors import TypeStringError
 from paimon_core.types import (
     ArrayType,

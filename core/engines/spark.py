@@ -1,0 +1,470 @@
+"""The Spark engine: the core writers, compactors and readers run inside Spark tasks.
+
+The only module that imports pyspark (lazily, in functions). The driver plans (input pieces,
+splits, each bucket's highest sequence number), executors write files straight to the
+warehouse and return pickled CommitMessages, and the caller commits once on the driver.
+
+- ingest, fixed buckets: read pieces -> bucket (the core's hash) and input order per row ->
+  repartition by (partition keys, bucket) -> sort by input order within each task -> one
+  ``AppendWriter``/``KeyValueWriter`` per task. Every (partition, bucket) lands in exactly one
+  task, so sequence numbers continue from the bucket's maximum as in the local engine.
+- ingest, PK table with dynamic buckets (``bucket = -1``): repartition by partition keys only;
+  the index assigner runs in the one task that owns a partition (no driver data path).
+- ingest, append table without buckets: each task reads and writes its pieces, no shuffle.
+- compaction and reads: one task per split (bucket).
+
+Failure: a failed job leaves no commit; the driver deletes every file carrying the job's
+file prefix (including files of killed attempts that never reported), then re-raises.
+
+Spark sessions: ``local[*]`` by default, ``spark://host:port``, or Spark Connect
+``sc://host:port``. ``paimon_core`` is shipped to the cluster as a zip (``addPyFile``, or
+``addArtifacts`` on Connect), so executors only need pyarrow, numpy and fsspec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+import threading
+import uuid
+import zipfile
+from functools import partial
+
+from paimon_core.engines import spark_tasks as T
+from paimon_core.errors import PaimonError
+
+PIECE_BYTES = 128 * 1024 * 1024  # input bytes per read task (Parquet is split at row groups)
+
+_LOG4J2 = """\
+status = error
+rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = error
+logger.native.name = org.apache.hadoop.util.NativeCodeLoader
+logger.native.level = error
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+logger.netty.name = io.netty
+logger.netty.level = error
+logger.jetty.name = org.sparkproject.jetty
+logger.jetty.level = error
+"""
+
+DEFAULT_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.python.worker.reuse": "true",
+    "spark.sql.execution.arrow.maxRecordsPerBatch": "65536",
+}
+
+
+def log4j2_config_path() -> str:
+    """A quiet log4j2 config (WARN to stderr, Spark/Hadoop chatter at ERROR) in a temp file."""
+    path = os.path.join(tempfile.gettempdir(), f"paimon-log4j2-{hashlib.sha1(_LOG4J2.encode()).hexdigest()[:10]}.properties")
+    if not os.path.exists(path):
+        tmp = f"{path}.{uuid.uuid4().hex}"
+        with open(tmp, "w") as f:
+            f.write(_LOG4J2)
+        os.replace(tmp, path)
+    return path
+
+
+def core_zip() -> str:
+    """``paimon_core`` (the folder of this package) zipped as ``paimon_core/``; named by content
+    hash so shipping it twice to one session is harmless."""
+    import paimon_core
+
+    root = os.path.dirname(os.path.abspath(paimon_core.__file__))
+    files = []
+    for dirpath, dirnames, names in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for n in sorted(names):
+            if n.endswith(".py"):
+                full = os.path.join(dirpath, n)
+                files.append((os.path.relpath(full, root), full))
+    h = hashlib.sha1()
+    for rel, full in files:
+        h.update(rel.encode())
+        with open(full, "rb") as f:
+            h.update(f.read())
+    path = os.path.join(tempfile.gettempdir(), f"paimon_core-{h.hexdigest()[:12]}.zip")
+    if not os.path.exists(path):
+        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            for rel, full in files:
+                z.write(full, os.path.join("paimon_core", rel))
+        os.replace(tmp, path)
+    return path
+
+
+def is_connect(spark) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+_shipped: dict[int, str] = {}  # id(session or SparkContext) -> zip shipped to it
+_ship_lock = threading.Lock()
+
+
+def ship_core(spark) -> None:
+    """Make ``paimon_core`` importable on the session's executors (once per session)."""
+    path = core_zip()
+    with _ship_lock:
+        key = id(spark) if is_connect(spark) else id(spark.sparkContext)
+        if _shipped.get(key) == path:
+            return
+        if is_connect(spark):
+            spark.addArtifacts(path, pyfile=True)
+        else:
+            spark.sparkContext.addPyFile(path)
+        _shipped[key] = path
+
+
+def create_session(master: str | None = None, remote: str | None = None, conf: dict | None = None):
+    """Get or create a quiet SparkSession; ``remote`` (sc://host:port) means Spark Connect."""
+    conf = dict(conf or {})
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    if remote:
+        from pyspark.sql import SparkSession
+
+        builder = SparkSession.builder.remote(remote)
+        for k, v in conf.items():
+            builder = builder.config(k, v)
+        return builder.getOrCreate()
+    os.environ["PYSPARK_PYTHON"] = conf.get("spark.pyspark.python", os.environ.get("PYSPARK_PYTHON") or sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    log = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}"
+    merged = dict(DEFAULT_CONF)
+    merged["spark.driver.extraJavaOptions"] = log
+    merged["spark.executor.extraJavaOptions"] = log
+    merged.update(conf)
+    builder = SparkSession.builder.master(master or "local[*]").appName("paimon")
+    for k, v in merged.items():
+        builder = builder.config(k, v)
+    return builder.getOrCreate()
+
+
+def _spark_schema(arrow_schema):
+    """(Spark StructType, the Arrow schema Spark hands over / expects for it)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    fields = []
+    for f in arrow_schema:
+        t = f.type
+        if pa.types.is_timestamp(t):
+            t = pa.timestamp("us", "UTC" if t.tz else None)
+        elif pa.types.is_large_string(t):
+            t = pa.string()
+        elif pa.types.is_large_binary(t):
+            t = pa.binary()
+        elif pa.types.is_time(t):
+            t = pa.time64("us")
+        fields.append(pa.field(f.name, t, f.nullable))
+    sschema = from_arrow_schema(pa.schema(fields))
+    return sschema, to_arrow_schema(sschema, timezone="UTC")
+
+
+def _task_error(e: BaseException) -> BaseException:
+    """A failed Spark job as a core error: the Python exception of the first failed task, one line."""
+    from paimon_core import errors
+
+    text = str(e)
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        for name in ("SchemaMismatch", "InvalidInput", "CommitConflict", "PaimonError"):
+            tag = f"paimon_core.errors.{name}: "
+            if line.startswith(tag):
+                return getattr(errors, name)(line[len(tag):])
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(e).__name__)
+    return PaimonError(f"the Spark job failed: {first[:500]}")
+
+
+class _Progress:
+    """Feeds ``progress(bytes)`` from Spark's task counts of the jobs in one job group."""
+
+    def __init__(self, spark, group: str, total: int, progress):
+        self.spark, self.group, self.total, self.progress = spark, group, total, progress
+        self.reported = 0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def __enter__(self):
+        if self.progress and not is_connect(self.spark):
+            self.spark.sparkContext.setJobGroup(self.group, "paimon", interruptOnCancel=True)
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def _fraction(self) -> float:
+        tracker = self.spark.sparkContext.statusTracker()
+        done = total = 0
+        for jid in tracker.getJobIdsForGroup(self.group):
+            job = tracker.getJobInfo(jid)
+            for sid in job.stageIds if job else ():
+                st = tracker.getStageInfo(sid)
+                if st:
+                    done += st.numCompletedTasks
+                    total += st.numTasks
+        return done / total if total else 0.0
+
+    def _report(self, upto: int) -> None:
+        step = min(upto, self.total) - self.reported
+        if step > 0 and self.progress:
+            self.reported += step
+            self.progress(step)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            try:
+                self._report(int(self.total * self._fraction()))
+            except Exception:  # noqa: BLE001 - progress is best effort
+                pass
+
+    def __exit__(self, exc_type, exc, tb):
+        self._stop.set()
+        if self._thread:
+            self._thread.join(2)
+        if not is_connect(self.spark) and self.progress:
+            self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+        if exc is None:
+            self._report(self.total)
+
+
+class SparkEngine:
+    """Runs ingest, compaction and reads as Spark jobs; returns CommitMessages / DataFrames.
+
+    ``master``: ``local[N]`` (default ``local[*]``) or ``spark://host:port``; ``remote``:
+    ``sc://host:port`` (Spark Connect); ``conf``: extra Spark settings. ``session``: use an
+    existing SparkSession instead. The session is created on first use.
+    """
+
+    name = "spark"
+
+    def __init__(self, master: str | None = None, remote: str | None = None, conf: dict | None = None,
+                 session=None):
+        if master and remote:
+            raise PaimonError("give a Spark master or a Spark Connect remote, not both")
+        self.master, self.remote, self.conf = master, remote, dict(conf or {})
+        self._spark = session
+        self.fault: str | None = None  # test hook, see spark_tasks._fault
+
+    @property
+    def spark(self):
+        if self._spark is None:
+            self._spark = create_session(self.master, self.remote, self.conf)
+        ship_core(self._spark)
+        return self._spark
+
+    def stop(self) -> None:
+        if self._spark is not None:
+            self._spark.stop()
+            self._spark = None
+
+    def _shuffle_partitions(self) -> int:
+        try:
+            return max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions")))
+        except Exception:  # noqa: BLE001
+            return 8
+
+    def _run(self, table, df, prefix: str, progress=None, total: int = 0, swept_dirs=None) -> list:
+        """Collect the messages of ``df``; on failure delete the job's files and re-raise."""
+        group = f"paimon-{prefix}"
+        try:
+            with _Progress(self.spark, group, total, progress):
+                rows = df.collect()
+        except BaseException as e:
+            sweep_job_files(table, prefix, keep=set(), dirs=swept_dirs)
+            if isinstance(e, (KeyboardInterrupt, SystemExit, PaimonError)):
+                raise
+            raise _task_error(e) from e
+        messages = [pickle.loads(r[T.MSG]) for r in rows]
+        if any(r[T.ATTEMPT] for r in rows):
+            # a retried task: its failed attempts may have left files in the same buckets
+            keep = {f.file_name for m in messages for f in m.new_files + m.compact_after + m.changelog_files}
+            dirs = {table.bucket_path(m.partition, m.bucket) for m in messages}
+            sweep_job_files(table, prefix, keep, dirs)
+        return messages
+
+    # ---- ingest
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+        """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed)."""
+        from pyspark.sql import functions as F
+
+        spark = self.spark
+        pieces = plan_pieces(inputs)
+        if not pieces:
+            return []
+        prefix = job_prefix(table)
+        spec = T.TableSpec.of(table, prefix)
+        max_seq = max_sequence_numbers(table)
+        schema = table.schema
+        n_buckets = schema.core_options.bucket
+        ids = spark.range(0, len(pieces), 1, len(pieces))
+        msg_schema = "msg binary, retried boolean"
+        total = sum(p.size for p in pieces)
+        if not table.is_primary_key_table and n_buckets <= 0:
+            df = ids.mapInArrow(partial(T.ingest_direct_task, spec, pieces, max_seq, row_kind_column,
+                                        self.fault), msg_schema)
+            return self._run(table, df, prefix, progress, total)
+        import pyarrow as pa
+
+        fields = list(schema.arrow_schema()) + [pa.field(T.BUCKET, pa.int32()), pa.field(T.ORDER, pa.int64())]
+        if row_kind_column is not None:
+            fields.append(pa.field(T.KIND_COL, pa.int8()))
+        sschema, target = _spark_schema(pa.schema(fields))
+        mode = "fixed" if n_buckets > 0 else "dynamic"
+        rows = ids.mapInArrow(partial(T.ingest_read_task, spec, pieces, row_kind_column, mode, target,
+                                      self.fault), sschema)
+        keys = [F.col(k) for k in schema.partition_keys]
+        parts = self._shuffle_partitions()
+        if mode == "fixed":
+            if not keys:
+                parts = min(parts, n_buckets)
+            rows = rows.repartition(parts, *keys, F.col(T.BUCKET))
+        else:
+            rows = rows.repartition(parts, *keys) if keys else rows.repartition(1)
+        rows = rows.sortWithinPartitions(*keys, F.col(T.BUCKET), F.col(T.ORDER))
+        df = rows.mapInArrow(partial(T.ingest_write_task, spec, max_seq, self.fault), msg_schema)
+        return self._run(table, df, prefix, progress, total)
+
+    # ---- compaction
+    def compact(self, table, splits, progress=None) -> list:
+        """Full-compact each split (bucket) in its own task; returns CommitMessages (not committed)."""
+        from paimon_core.compact import max_level
+
+        splits = [s for s in splits if s.files]
+        if not splits:
+            return []
+        prefix = job_prefix(table)
+        spec = T.TableSpec.of(table, prefix)
+        df = self.spark.range(0, len(splits), 1, len(splits)).mapInArrow(
+            partial(T.compact_task, spec, splits, max_level(table), self.fault), "msg binary, retried boolean")
+        dirs = {table.bucket_path(s.partition, s.bucket) for s in splits}
+        return self._run(table, df, prefix, progress, len(splits), swept_dirs=dirs)
+
+    # ---- reads
+    def read(self, table, splits, columns=None, predicate=None):
+        """A Spark DataFrame of the splits, one task per split (lazy: nothing runs until an action)."""
+        return splits_dataframe(self.spark, table, splits, columns, predicate)
+
+    def to_dataframe(self, table, snapshot_id: int | None = None, columns=None, where: str | None = None):
+        return to_dataframe(self.spark, table, snapshot_id, columns, where)
+
+
+def splits_dataframe(spark, table, splits, columns=None, predicate=None):
+    reader = table.new_read(columns, predicate)  # validates the columns on the driver
+    sschema, target = _spark_schema(table.schema.arrow_schema().empty_table().select(reader.columns).schema)
+    splits = [s for s in splits if s.files]
+    if not splits:
+        return spark.createDataFrame([], sschema)
+    ship_core(spark)
+    spec = T.TableSpec.of(table)
+    return spark.range(0, len(splits), 1, len(splits)).mapInArrow(
+        partial(T.read_task, spec, splits, reader.columns, predicate, target), sschema)
+
+
+def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, where: str | None = None):
+    """The rows of ``table`` at a snapshot (latest by default) as a Spark DataFrame, without any
+    Java connector: the driver plans the splits, each task reads one with ``paimon_core``.
+
+    ``table``: a FileStoreTable. ``where``: the core's filter syntax (pushed into planning and
+    reading). Works on a classic and a Spark Connect session."""
+    snap = table.resolve_snapshot(snapshot_id)
+    pred = table.parse_filter(where)
+    splits = table.plan(snap, pred) if snap is not None else []
+    return splits_dataframe(spark, table, splits, columns, pred)
+
+
+# ---- driver-side planning
+
+
+def plan_pieces(inputs, piece_bytes: int = PIECE_BYTES) -> list:
+    """Input files -> read tasks: Parquet split into runs of row groups of about ``piece_bytes``;
+    CSV and JSON one task per file. Pieces keep the input order (it decides sequence numbers)."""
+    import pyarrow.parquet as pq
+
+    pieces = []
+    for f in inputs:
+        if f.format != "parquet":
+            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size))
+            continue
+        md = pq.ParquetFile(f.path).metadata
+        if md.num_row_groups <= 1:
+            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size, tuple(range(md.num_row_groups))))
+            continue
+        total = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups)) or 1
+        run, acc = [], 0
+        for i in range(md.num_row_groups):
+            run.append(i)
+            acc += md.row_group(i).total_byte_size
+            if acc >= piece_bytes:
+                pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run)))
+                run, acc = [], 0
+        if run:
+            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run)))
+    return pieces
+
+
+def max_sequence_numbers(table) -> dict:
+    """(partition bytes, bucket) -> highest sequence number in the latest snapshot."""
+    from paimon_core.scan import live_entries
+
+    out: dict = {}
+    for e in live_entries(table.manifests, table.snapshots.latest()):
+        k = (e.partition, e.bucket)
+        out[k] = max(out.get(k, -1), e.file.max_sequence_number)
+    return out
+
+
+def job_prefix(table) -> str:
+    """The file-name prefix of one job's data files: the table's prefix plus a job id."""
+    return f"{table.schema.core_options.get('data-file.prefix')}{uuid.uuid4().hex[:12]}-"
+
+
+_META_DIRS = {"snapshot", "manifest", "schema", "index", "changelog", "tag", "branch", "statistics"}
+
+
+def sweep_job_files(table, prefix: str, keep: set, dirs=None) -> int:
+    """Delete data files named ``<prefix>...`` not in ``keep``, in ``dirs`` or the whole table
+    tree (bucket folders). Files with the job prefix belong to this job only and, when not
+    kept, were never committed, so deleting them is always safe."""
+    io = table.io
+    removed = 0
+    if dirs is None:
+        dirs, stack = [], [table.path]
+        while stack:
+            d = stack.pop()
+            for name in io.list_names(d):
+                if d == table.path and name in _META_DIRS:
+                    continue
+                full = io.join(d, name)
+                if name.startswith("bucket-"):
+                    dirs.append(full)
+                elif "=" in name and io.is_dir(full):
+                    stack.append(full)
+    for d in dirs:
+        for name in io.list_names(d):
+            if name.startswith(prefix) and name not in keep:
+                io.delete(io.join(d, name))
+                removed += 1
+    return removed
+
+
+__all__ = ["SparkEngine", "create_session", "core_zip", "ship_core", "to_dataframe", "splits_dataframe",
+           "plan_pieces", "max_sequence_numbers", "sweep_job_files"]

@@ -1,0 +1,375 @@
+"""Snapshot expiration, with Paimon's rules (Java ``ExpireSnapshotsImpl``, FORMAT.md section 14).
+
+Which snapshots go is a pure decision (:func:`decide_expire_range`, tested with an injected
+clock). Expiring ``[begin, end)`` then deletes, in this order, so that an interrupted run can
+simply be run again:
+
+1. data files DELETEd by the deltas of snapshots ``(begin, end]`` that neither snapshot ``end``
+   nor any tag still uses (a file is never re-added once deleted, so ``end`` and the tags are
+   the only snapshots that could still hold it);
+2. changelog files of the expired snapshots (unless a tag holds that snapshot);
+3. manifest lists, manifests, index manifests and index files of the expired snapshots that
+   no retained snapshot or tag references;
+4. the snapshot files, in increasing id order;
+5. finally the EARLIEST hint = ``end``.
+
+Data files go first because they are found through manifests of the expired snapshots; once
+they are gone a re-run finds nothing more to delete there. Missing files are never an error.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.maintain import files as _files
+from paimon_core.maintain.files import (
+    PlannedFile,
+    entry_path,
+    extra_paths,
+    index_path,
+    manifest_path,
+    safe_size,
+)
+from paimon_core.maintain.refs import RefReader, Refs
+from paimon_core.maintain.tags import tag_manager
+from paimon_core.manifest import ADD, DELETE
+
+INT_MAX = 2147483647
+
+
+def now_millis() -> int:
+    return int(time.time() * 1000)
+
+
+# ---------------------------------------------------------------- pure decision
+@dataclass(frozen=True)
+class ExpireRange:
+    """Expire snapshots ``[begin, end)``; ``end`` is the new earliest. Empty when begin == end."""
+
+    begin: int
+    end: int
+    reason: str  # what kept snapshot `end`: retain-min | time-retained | expire-limit | consumer | retain-max | nothing
+
+    @property
+    def ids(self) -> range:
+        return range(self.begin, self.end)
+
+    def __bool__(self) -> bool:
+        return self.end > self.begin
+
+
+def decide_expire_range(ids: Sequence[int], times: Mapping[int, int], *, retain_min: int, retain_max: int,
+                        time_retained_ms: int, max_deletes: int, now_ms: int,
+                        consumer_next: int | None = None) -> ExpireRange:
+    """Which snapshots to expire, as Java Paimon 0.9 decides it.
+
+    ``ids``: the existing snapshot ids (sorted); ``times``: their commit times (timeMillis).
+    min = max(latest - retainMax + 1, earliest); maxExclusive = latest - retainMin + 1, capped by
+    the smallest consumer ``nextSnapshot`` and by earliest + expire.limit; scanning ids from min,
+    the first snapshot committed within ``time_retained_ms`` of ``now_ms`` stops expiry.
+    Snapshots below ``min`` go whatever their age (retain-max).
+    """
+    if retain_min < 1:
+        raise InvalidInput(f"retain-min must be at least 1, got {retain_min}")
+    if retain_max < retain_min:
+        raise InvalidInput(f"retain-max ({retain_max}) must not be smaller than retain-min ({retain_min})")
+    if max_deletes < 0:
+        raise InvalidInput(f"max-deletes must not be negative, got {max_deletes}")
+    if not ids:
+        return ExpireRange(0, 0, "nothing")
+    earliest, latest = ids[0], ids[-1]
+    lo = max(latest - retain_max + 1, earliest)
+    end, reason = latest - retain_min + 1, "retain-min"
+    if consumer_next is not None and consumer_next < end:
+        end, reason = consumer_next, "consumer"
+    if earliest + max_deletes < end:
+        end, reason = earliest + max_deletes, "expire-limit"
+    older_than = now_ms - time_retained_ms
+    existing = set(ids)
+    for i in range(lo, end):
+        if i in existing and older_than <= times[i]:
+            end, reason = i, "time-retained"
+            break
+    if end <= earliest:
+        return ExpireRange(earliest, earliest, reason)
+    # only the newest snapshots are kept: below a missing id everything is already gone
+    begin = earliest
+    for i in range(end - 1, earliest - 1, -1):
+        if i not in existing:
+            begin = i + 1
+            break
+    if reason == "time-retained" and end == lo and lo > earliest:
+        reason = "retain-max+time-retained"
+    return ExpireRange(begin, end, reason)
+
+
+# ---------------------------------------------------------------- plan
+@dataclass(frozen=True)
+class ExpirePlan:
+    earliest: int | None
+    latest: int | None
+    range: ExpireRange
+    files: tuple[PlannedFile, ...]  # deletion order; snapshot files last
+    tags: tuple[tuple[str, int], ...]  # (name, snapshot id) of every tag: they pin their files
+    retain_min: int
+    retain_max: int
+    time_retained_ms: int
+    max_deletes: int
+    now_ms: int
+
+    @property
+    def snapshot_ids(self) -> list[int]:
+        return list(self.range.ids)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(max(f.size, 0) for f in self.files)
+
+    def by_kind(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for f in self.files:
+            n, b = out.get(f.kind, (0, 0))
+            out[f.kind] = (n + 1, b + max(f.size, 0))
+        return out
+
+    def protection(self) -> dict[str, str]:
+        """What keeps the remaining snapshots, in words (for ``--dry-run``)."""
+        out = {}
+        if self.latest is None:
+            return {"table": "no snapshots"}
+        keep_from = self.range.end if self.range else self.earliest
+        out["kept"] = f"snapshots {keep_from}..{self.latest}"
+        out["retain-min"] = f"the newest {self.retain_min} snapshot(s) are always kept"
+        if self.retain_max < INT_MAX:
+            out["retain-max"] = f"at most {self.retain_max} snapshot(s) are kept"
+        out["time-retained"] = f"snapshots committed in the last {self.time_retained_ms} ms are kept"
+        out["expire-limit"] = f"at most {self.max_deletes} snapshot(s) expire per run"
+        out["stopped-by"] = self.range.reason
+        if self.tags:
+            out["tags"] = ", ".join(f"{n}->{i}" for n, i in self.tags) + " (their files are kept)"
+        return out
+
+
+@dataclass(frozen=True)
+class ExpireResult:
+    plan: ExpirePlan
+    dry_run: bool
+    deleted: int  # files deleted (0 in a dry run)
+
+    @property
+    def expired(self) -> list[int]:
+        return [] if self.dry_run else self.plan.snapshot_ids
+
+
+def _consumer_next(table) -> int | None:
+    io = table.io
+    d = io.join(table.path, "consumer")
+    best = None
+    for n in io.list_names(d):
+        if not n.startswith("consumer-"):
+            continue
+        try:
+            nxt = int(json.loads(io.read_text(io.join(d, n)))["nextSnapshot"])
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            continue
+        best = nxt if best is None else min(best, nxt)
+    return best
+
+
+def _try_list(table, name: str | None):
+    """Manifest metas of a list of an expiring snapshot; [] if an earlier run deleted it."""
+    if not name:
+        return []
+    try:
+        return table.manifests.read_list(name)
+    except CorruptMetadata:
+        if table.io.exists(manifest_path(table, name)):
+            raise
+        return []
+
+
+def _try_manifest(table, name: str):
+    try:
+        return table.manifests.read_manifest(name)
+    except CorruptMetadata:
+        if table.io.exists(manifest_path(table, name)):
+            raise
+        return []
+
+
+def _try_index(reader: RefReader, name: str | None):
+    if not name:
+        return []
+    try:
+        return reader.index_store.read_manifest(name)
+    except CorruptMetadata:
+        if reader.table.io.exists(manifest_path(reader.table, name)):
+            raise
+        return []
+
+
+class _Collector:
+    def __init__(self, table, protected: Refs):
+        self.table = table
+        self.protected = protected
+        self.files: list[PlannedFile] = []
+        self.seen: set[str] = set()
+
+    def add(self, path: str, size: int, kind: str) -> None:
+        if path in self.seen or path in self.protected:
+            return
+        self.seen.add(path)
+        if size is None or size < 0:
+            size = safe_size(self.table.io, path)
+        self.files.append(PlannedFile(path, size, kind))
+
+
+def deleted_data_files(table, delta_list: str | None) -> dict[str, tuple[int, list[str]]]:
+    """Files a snapshot's delta removed: DELETE entries not re-added in the same delta (a Java
+    upgrade deletes and re-adds one file at another level). path -> (size, extra file paths)."""
+    out: dict[str, tuple[int, list[str]]] = {}
+    for m in _try_list(table, delta_list):
+        for e in _try_manifest(table, m.file_name):
+            p = entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path)
+            if e.kind == ADD:
+                out.pop(p, None)
+            elif e.kind == DELETE:
+                out[p] = (e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files))
+    return out
+
+
+def added_files(table, manifest_list: str | None) -> list[tuple[str, int, list[str]]]:
+    out = []
+    for m in _try_list(table, manifest_list):
+        for e in _try_manifest(table, m.file_name):
+            if e.kind == ADD:
+                out.append((entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path),
+                            e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files)))
+    return out
+
+
+def metadata_files(reader: RefReader, snap, col: _Collector) -> None:
+    """Manifest lists, manifests, index manifest and index files of ``snap`` that nobody kept."""
+    t = reader.table
+    for lst, size in ((snap.base_manifest_list, snap.base_manifest_list_size),
+                      (snap.delta_manifest_list, snap.delta_manifest_list_size),
+                      (snap.changelog_manifest_list, snap.changelog_manifest_list_size)):
+        if not lst:
+            continue
+        for m in _try_list(t, lst):
+            col.add(manifest_path(t, m.file_name), m.file_size, "manifest")
+        col.add(manifest_path(t, lst), size if size is not None else -1, "manifest-list")
+    if snap.index_manifest:
+        for e in _try_index(reader, snap.index_manifest):
+            col.add(index_path(t, e.file_name), e.file_size, "index")
+        col.add(manifest_path(t, snap.index_manifest), -1, "index-manifest")
+    if snap.statistics:
+        col.add(_files.statistics_path(t, snap.statistics), -1, "statistics")
+
+
+def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None = None,
+                retain_max: int | None = None, max_deletes: int | None = None,
+                now_ms: int | None = None) -> ExpirePlan:
+    """What :func:`expire_snapshots` would delete, without deleting anything.
+
+    ``older_than_ms`` is a duration (keep snapshots younger than this), overriding the table's
+    ``snapshot.time-retained``; the other arguments override ``snapshot.num-retained.min``,
+    ``snapshot.num-retained.max`` and ``snapshot.expire.limit``.
+    """
+    opts = table.schema.core_options
+    retain_min = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
+    retain_max = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
+    time_retained = opts.get("snapshot.time-retained") if older_than_ms is None else older_than_ms
+    max_deletes = opts.get("snapshot.expire.limit") if max_deletes is None else max_deletes
+    now_ms = now_millis() if now_ms is None else now_ms
+    if time_retained < 0:
+        raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
+
+    sm = table.snapshots
+    ids = sm.list_ids()
+    tagged = tag_manager(table).tagged()
+    tags = tuple(sorted(((n, s.id) for n, s in tagged.items()), key=lambda x: (x[1], x[0])))
+
+    def empty(rng):
+        return ExpirePlan(ids[0] if ids else None, ids[-1] if ids else None, rng, (), tags,
+                          retain_min, retain_max, time_retained, max_deletes, now_ms)
+
+    if not ids:
+        return empty(ExpireRange(0, 0, "nothing"))
+    earliest, latest = sm.earliest_id(), sm.latest_id()
+    ids = [i for i in ids if earliest <= i <= latest]
+    snaps = {i: sm.snapshot(i) for i in ids}
+    rng = decide_expire_range(ids, {i: s.time_millis for i, s in snaps.items()}, retain_min=retain_min,
+                              retain_max=retain_max, time_retained_ms=time_retained, max_deletes=max_deletes,
+                              now_ms=now_ms, consumer_next=_consumer_next(table))
+    if not rng:
+        return empty(rng)
+
+    reader = RefReader(table)
+    end_snap = snaps[rng.end]
+    # protected: everything the new earliest and every tag use, and the metadata of every
+    # retained snapshot (by construction a subset of the first, checked because it is cheap)
+    protected = reader.refs(end_snap)
+    protected = Refs().update(protected)
+    for s in tagged.values():
+        protected.update(reader.refs(s))
+    for i in ids:
+        if i > rng.end:
+            protected.update(reader.manifest_names(snaps[i]))
+
+    col = _Collector(table, protected)
+    for i in range(rng.begin + 1, rng.end + 1):
+        for p, (size, extras) in deleted_data_files(table, snaps[i].delta_manifest_list).items():
+            col.add(p, size, "data")
+            for x in extras:
+                col.add(x, -1, "data")
+    for i in rng.ids:
+        for p, size, extras in added_files(table, snaps[i].changelog_manifest_list):
+            col.add(p, size, "changelog")
+            for x in extras:
+                col.add(x, -1, "changelog")
+    for i in rng.ids:
+        metadata_files(reader, snaps[i], col)
+    for i in rng.ids:
+        col.add(sm.path(i), -1, "snapshot")
+    return ExpirePlan(earliest, latest, rng, tuple(col.files), tags, retain_min, retain_max,
+                      time_retained, max_deletes, now_ms)
+
+
+def execute_plan_files(table, files, progress=None) -> int:
+    n = 0
+    for f in files:
+        _files.delete_file(table.io, f.path)
+        n += 1
+        if progress:
+            progress(f)
+    return n
+
+
+def expire_snapshots(table, older_than_ms: int | None = None, retain_min: int | None = None,
+                     retain_max: int | None = None, max_deletes: int | None = None, dry_run: bool = False,
+                     now_ms: int | None = None, progress=None) -> ExpireResult:
+    """Expire old snapshots and delete the files only they used; see the module doc for the
+    order. ``progress(PlannedFile)`` is called after each deletion."""
+    plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms)
+    if dry_run or not plan.range:
+        return ExpireResult(plan, dry_run, 0)
+    n = execute_plan_files(table, plan.files, progress)
+    table.snapshots.write_hint("EARLIEST", plan.range.end)
+    return ExpireResult(plan, False, n)
+
+
+def expire_after_commit(table, now_ms: int | None = None) -> ExpireResult | None:
+    """Expiry as Paimon's writers run it after a commit: table options only, off with
+    ``write-only``."""
+    if table.schema.core_options.get("write-only"):
+        return None
+    return expire_snapshots(table, now_ms=now_ms)
+
+
+__all__ = ["ExpirePlan", "ExpireRange", "ExpireResult", "decide_expire_range", "expire_after_commit",
+           "expire_snapshots", "plan_expire", "field"]

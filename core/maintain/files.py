@@ -1,0 +1,118 @@
+"""File plumbing shared by the maintenance operations: where a manifest entry's file lives,
+listing a table directory with sizes and modification times, and the one deletion function.
+
+Every deletion made by expire, rollback and remove-orphans goes through :func:`delete_file`,
+so a test can interrupt a run after k deletions, and a missing file is never an error (an
+interrupted run is finished by running it again).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+
+from paimon_core.io import FileIO, split_scheme
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """A file an operation will delete (or would, in a dry run)."""
+
+    path: str  # full path in the FileIO's form
+    size: int  # bytes; -1 when unknown
+    kind: str  # data | changelog | manifest | manifest-list | index-manifest | index | statistics | snapshot | tag | other
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    size: int
+    mtime_ms: int
+
+
+def delete_file(io: FileIO, path: str) -> None:
+    """Delete one file; a file that is already gone is fine."""
+    io.delete(path)
+
+
+def entry_path(table, partition: bytes, bucket: int, file_name: str, external_path: str | None = None) -> str:
+    """Where a data or changelog file named by a manifest entry lives."""
+    if external_path:
+        return split_scheme(external_path)[1]
+    return table.io.join(table.bucket_path(table.partition_codec.from_bytes(partition), bucket), file_name)
+
+
+def extra_paths(table, partition: bytes, bucket: int, extra_files) -> list[str]:
+    """Extra files (file indexes) sit next to their data file in the bucket directory."""
+    d = table.bucket_path(table.partition_codec.from_bytes(partition), bucket)
+    return [table.io.join(d, f) for f in extra_files]
+
+
+def manifest_path(table, name: str) -> str:
+    return table.io.join(table.path, "manifest", name)
+
+
+def index_path(table, name: str) -> str:
+    return table.io.join(table.path, "index", name)
+
+
+def statistics_path(table, name: str) -> str:
+    return table.io.join(table.path, "statistics", name)
+
+
+def safe_size(io: FileIO, path: str) -> int:
+    try:
+        return io.size(path)
+    except (FileNotFoundError, OSError):
+        return -1
+
+
+def _mtime_ms(info: dict) -> int:
+    for key in ("mtime", "LastModified", "last_modified", "created", "updated"):
+        v = info.get(key)
+        if v is None:
+            continue
+        if isinstance(v, datetime):
+            return int(v.timestamp() * 1000)
+        if isinstance(v, (int, float)):
+            return int(v * 1000) if v < 1e11 else int(v)
+        try:
+            return int(datetime.fromisoformat(str(v).replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            continue
+    return 0  # unknown: treat as old only if the caller says so (see orphans.py)
+
+
+def walk_files(io: FileIO, root: str) -> list[FileInfo]:
+    """Every file below ``root`` (recursively) with its size and modification time."""
+    out: list[FileInfo] = []
+    if io.is_local:
+        for dirpath, _dirs, names in os.walk(root):
+            for n in names:
+                p = os.path.join(dirpath, n)
+                try:
+                    st = os.stat(p)
+                except FileNotFoundError:
+                    continue
+                out.append(FileInfo(p, st.st_size, int(st.st_mtime * 1000)))
+        return out
+    try:
+        found = io.fs.find(root, detail=True, withdirs=False)
+    except FileNotFoundError:
+        return []
+    for p, info in found.items():
+        if info.get("type", "file") != "file":
+            continue
+        out.append(FileInfo(p, int(info.get("size") or 0), _mtime_ms(info)))
+    return out
+
+
+def is_temp_name(name: str) -> bool:
+    """Temporary files of atomic writes: ``.<target-name>.<uuid>.tmp`` (ours and pypaimon's),
+    and Hadoop-style ``.<name>.crc`` / ``_temporary`` leftovers are not treated as temp here."""
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+__all__ = ["FileInfo", "PlannedFile", "delete_file", "entry_path", "extra_paths", "index_path",
+           "is_temp_name", "manifest_path", "safe_size", "statistics_path", "walk_files"]

@@ -1,0 +1,108 @@
+"""What a snapshot (or a tag, which is a snapshot) uses: the files that must survive while it
+is retained.
+
+Used files of a snapshot = the data files of the live entries of its base + delta manifests
+(with their extra files), the files of its changelog manifests, the manifest lists and
+manifests themselves, its index manifest and the index files it lists, and its statistics
+file. A tag pins exactly what its snapshot used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from paimon_core.index_manifest import IndexStore
+from paimon_core.maintain.files import entry_path, extra_paths, index_path, manifest_path, statistics_path
+from paimon_core.manifest import ADD
+from paimon_core.scan import merge_entries
+from paimon_core.snapshot import Snapshot
+
+
+@dataclass
+class Refs:
+    """Full paths of everything some snapshots use, with known sizes."""
+
+    data: dict[str, int] = field(default_factory=dict)  # data files and their extra files
+    changelog: dict[str, int] = field(default_factory=dict)
+    manifests: dict[str, int] = field(default_factory=dict)  # manifests, lists, index manifests
+    index: dict[str, int] = field(default_factory=dict)
+    other: dict[str, int] = field(default_factory=dict)  # statistics
+
+    def update(self, other: Refs) -> Refs:
+        for a in ("data", "changelog", "manifests", "index", "other"):
+            getattr(self, a).update(getattr(other, a))
+        return self
+
+    def all_paths(self) -> set[str]:
+        return set(self.data) | set(self.changelog) | set(self.manifests) | set(self.index) | set(self.other)
+
+    def __contains__(self, path: str) -> bool:
+        return (path in self.data or path in self.changelog or path in self.manifests
+                or path in self.index or path in self.other)
+
+
+class RefReader:
+    """Computes :class:`Refs` of snapshots of one table, caching per snapshot (id, uuid, lists)."""
+
+    def __init__(self, table):
+        self.table = table
+        self.index_store = IndexStore(table.io, table.path)
+        self._cache: dict[tuple, Refs] = {}
+
+    def _key(self, s: Snapshot) -> tuple:
+        return (s.id, s.base_manifest_list, s.delta_manifest_list, s.changelog_manifest_list, s.index_manifest)
+
+    def manifest_names(self, s: Snapshot) -> Refs:
+        """Only the metadata files (lists, manifests, index manifest, index files, statistics):
+        cheap, no manifest content is read."""
+        t, store = self.table, self.table.manifests
+        r = Refs()
+        for lst, size in ((s.base_manifest_list, s.base_manifest_list_size),
+                          (s.delta_manifest_list, s.delta_manifest_list_size),
+                          (s.changelog_manifest_list, s.changelog_manifest_list_size)):
+            if not lst:
+                continue
+            r.manifests[manifest_path(t, lst)] = -1 if size is None else size
+            for m in store.read_list(lst):
+                r.manifests[manifest_path(t, m.file_name)] = m.file_size
+        if s.index_manifest:
+            r.manifests[manifest_path(t, s.index_manifest)] = -1
+            for e in self.index_store.read_manifest(s.index_manifest):
+                r.index[index_path(t, e.file_name)] = e.file_size
+        if s.statistics:
+            r.other[statistics_path(t, s.statistics)] = -1
+        return r
+
+    def refs(self, s: Snapshot) -> Refs:
+        key = self._key(s)
+        if key in self._cache:
+            return self._cache[key]
+        t, store = self.table, self.table.manifests
+        r = self.manifest_names(s)
+        entries = []
+        for lst in (s.base_manifest_list, s.delta_manifest_list):
+            for m in store.read_list(lst):
+                entries.extend(store.read_manifest(m.file_name))
+        for e in merge_entries(entries):
+            r.data[entry_path(t, e.partition, e.bucket, e.file.file_name, e.file.external_path)] = e.file.file_size
+            for p in extra_paths(t, e.partition, e.bucket, e.file.extra_files):
+                r.data[p] = -1
+        if s.changelog_manifest_list:
+            for m in store.read_list(s.changelog_manifest_list):
+                for e in store.read_manifest(m.file_name):
+                    if e.kind == ADD:
+                        r.changelog[entry_path(t, e.partition, e.bucket, e.file.file_name,
+                                               e.file.external_path)] = e.file.file_size
+                        for p in extra_paths(t, e.partition, e.bucket, e.file.extra_files):
+                            r.changelog[p] = -1
+        self._cache[key] = r
+        return r
+
+    def union(self, snapshots) -> Refs:
+        out = Refs()
+        for s in snapshots:
+            out.update(self.refs(s))
+        return out
+
+
+__all__ = ["RefReader", "Refs"]

@@ -1,0 +1,114 @@
+"""Rollback to a snapshot or a tag (Java ``RollbackHelper`` semantics).
+
+The table is readable at the target at every step: first the target's snapshot file is
+recreated from the tag if it has expired, and LATEST is pointed at it; then the newer
+snapshot files are deleted, newest first; only then the files they added (data, changelog),
+their manifests and index files, and tags newer than the target (as Java does: they name
+snapshots that no longer exist and whose ids will be reused). Nothing the target, an older
+snapshot or a remaining tag uses is deleted. If a rollback is interrupted after the snapshot
+files are gone, the files left behind are unreferenced and ``remove_orphans`` deletes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paimon_core.errors import InvalidInput, SnapshotNotFound
+from paimon_core.maintain import files as _files
+from paimon_core.maintain.expire import _Collector, added_files, execute_plan_files, metadata_files
+from paimon_core.maintain.files import PlannedFile
+from paimon_core.maintain.refs import RefReader, Refs
+from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
+from paimon_core.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class RollbackPlan:
+    target: Snapshot
+    tag: str | None
+    recreate_snapshot: bool  # the target's snapshot file expired: rewrite it from the tag
+    snapshots: tuple[int, ...]  # ids to delete, newest first
+    tags_deleted: tuple[str, ...]  # tags on snapshots newer than the target
+    files: tuple[PlannedFile, ...]  # data, changelog, manifests, index files (after the snapshots)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(max(f.size, 0) for f in self.files)
+
+
+@dataclass(frozen=True)
+class RollbackResult:
+    plan: RollbackPlan
+    dry_run: bool
+    deleted: int
+
+
+def plan_rollback(table, to_snapshot: int | None = None, to_tag: str | None = None) -> RollbackPlan:
+    if (to_snapshot is None) == (to_tag is None):
+        raise InvalidInput("rollback needs exactly one of a snapshot id or a tag name")
+    sm, tags = table.snapshots, tag_manager(table)
+    tagged = tags.tagged()
+    if to_tag is not None:
+        target = snapshot_from_tag(tags.snapshot(to_tag))
+    else:
+        target = sm.snapshot(to_snapshot)  # raises SnapshotNotFound
+    ids = sm.list_ids()
+    if not ids and to_tag is None:
+        raise SnapshotNotFound("the table has no snapshots")
+    newer = sorted((i for i in ids if i > target.id), reverse=True)
+    recreate = not sm.exists(target.id)
+    if recreate and ids and ids[0] <= target.id:
+        raise SnapshotNotFound(f"snapshot {target.id} of tag '{to_tag}' is missing although snapshot "
+                               f"{ids[0]} exists; the table needs repair")
+    newer_tags = tuple(sorted(n for n, s in tagged.items() if s.id > target.id))
+    kept_tags = [s for n, s in tagged.items() if s.id <= target.id]
+
+    reader = RefReader(table)
+    protected = Refs().update(reader.refs(target))
+    for s in kept_tags:
+        protected.update(reader.refs(s))
+    for i in ids:  # metadata of every snapshot that stays (cheap; a subset of the target's in practice)
+        if i <= target.id:
+            protected.update(reader.manifest_names(sm.snapshot(i)))
+    col = _Collector(table, protected)
+    doomed = [sm.snapshot(i) for i in newer] + [tags.snapshot(n) for n in newer_tags]
+    for s in doomed:
+        for p, size, extras in added_files(table, s.delta_manifest_list):
+            col.add(p, size, "data")
+            for x in extras:
+                col.add(x, -1, "data")
+        for p, size, extras in added_files(table, s.changelog_manifest_list):
+            col.add(p, size, "changelog")
+            for x in extras:
+                col.add(x, -1, "changelog")
+    for s in doomed:
+        metadata_files(reader, s, col)
+    return RollbackPlan(target, to_tag, recreate, tuple(newer), newer_tags, tuple(col.files))
+
+
+def rollback(table, to_snapshot: int | None = None, to_tag: str | None = None,
+             dry_run: bool = False, progress=None) -> RollbackResult:
+    """Make the target snapshot the latest again, deleting everything newer."""
+    plan = plan_rollback(table, to_snapshot, to_tag)
+    if dry_run:
+        return RollbackResult(plan, True, 0)
+    sm, io = table.snapshots, table.io
+    n = 0
+    if plan.recreate_snapshot:
+        io.write_if_absent(sm.path(plan.target.id), plan.target.to_json().encode("utf-8"))
+    sm.write_hint("LATEST", plan.target.id)
+    for i in plan.snapshots:  # newest first: every intermediate state is a valid table
+        _files.delete_file(io, sm.path(i))
+        n += 1
+    if plan.recreate_snapshot:
+        sm.write_hint("EARLIEST", plan.target.id)
+    tags = tag_manager(table)
+    for name in plan.tags_deleted:
+        _files.delete_file(io, tags.path(name))
+        n += 1
+    n += execute_plan_files(table, plan.files, progress)
+    sm.write_hint("LATEST", plan.target.id)
+    return RollbackResult(plan, False, n)
+
+
+__all__ = ["RollbackPlan", "RollbackResult", "plan_rollback", "rollback"]

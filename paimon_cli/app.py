@@ -1,0 +1,157 @@
+"""The ``paimon`` Typer app: global options, command registration, and the one error boundary.
+
+Every exception a command raises ends in ``PaimonGroup.invoke``: library and OS errors become
+one ``error: ...`` line on stderr and exit 1, anything else an ``internal error`` line;
+``--verbose`` adds the traceback. Usage errors stay Typer's (exit 2).
+"""
+
+from __future__ import annotations
+
+import errno
+from enum import Enum
+from typing import Annotated
+
+import typer
+from typer._click.exceptions import ClickException
+from typer.core import TyperGroup
+
+from paimon_cli.config import Flags, resolve_from_environment
+from paimon_cli.errors import report
+from paimon_cli.state import CliState
+
+VERBOSE_KEY = "paimon.verbose"
+
+
+# Root options that take a value, and the global flags also accepted after the command name.
+_VALUE_OPTIONS = {"-w", "--warehouse", "--config", "-o", "--output", "--engine", "--spark-master",
+                  "--spark-remote", "--spark-conf"}
+_HOISTED_WITH_VALUE = {"-o", "--output"}
+_HOISTED_FLAGS = {"-v", "--verbose"}
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """Move ``-o FORMAT`` and ``-v`` written after the command name in front of it, so that
+    ``paimon snapshots -o json`` works like ``paimon -o json snapshots``. No command has
+    options of these names; anything after ``--`` is left alone."""
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        i += 2 if args[i] in _VALUE_OPTIONS else 1
+    if i >= len(args) or args[i] == "--":
+        return list(args)
+    head, command, rest = list(args[:i]), args[i], list(args[i + 1 :])
+    moved, kept, j = [], [], 0
+    while j < len(rest):
+        tok = rest[j]
+        if tok == "--":
+            kept.extend(rest[j:])
+            break
+        if tok in _HOISTED_WITH_VALUE and j + 1 < len(rest):
+            moved += [tok, rest[j + 1]]
+            j += 2
+            continue
+        if tok in _HOISTED_FLAGS or tok.startswith("--output="):
+            moved.append(tok)
+        else:
+            kept.append(tok)
+        j += 1
+    return head + moved + [command] + kept
+
+
+class PaimonGroup(TyperGroup):
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_global_options(args))
+
+    def invoke(self, ctx: typer.Context):
+        try:
+            return super().invoke(ctx)
+        except (ClickException, typer.Exit, typer.Abort):
+            raise
+        except Exception as e:
+            if isinstance(e, OSError) and e.errno == errno.EPIPE:
+                raise  # Typer handles a closed pipe (`paimon read | head`)
+            raise typer.Exit(report(e, bool(ctx.meta.get(VERBOSE_KEY)))) from None
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class EngineName(str, Enum):
+    auto = "auto"
+    local = "local"
+    spark = "spark"
+
+
+HELP = """Apache Paimon tables from the command line.
+
+A warehouse is a folder or an fsspec URI (s3://bucket/path); a table is named DB.TABLE. Settings come from flags, then env (PAIMON_WAREHOUSE, PAIMON_TABLE), then ./paimon.toml or ~/.config/paimon/config.toml. Global options go before the command (-o and -v may also follow it).
+
+Examples:
+
+  paimon demo
+  paimon create-table demo.t --schema "id BIGINT NOT NULL, dt STRING" -p dt
+  paimon use demo.t
+  paimon -o json snapshots
+"""
+
+app = typer.Typer(
+    name="paimon",
+    cls=PaimonGroup,
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    warehouse: Annotated[str | None, typer.Option(
+        "--warehouse", "-w", metavar="URI",
+        help="Warehouse folder or URI. Env PAIMON_WAREHOUSE; default ./warehouse.")] = None,
+    config: Annotated[str | None, typer.Option(
+        "--config", metavar="FILE", help="Config file (default ./paimon.toml, else ~/.config/paimon/config.toml).")] = None,
+    output: Annotated[OutputFormat | None, typer.Option(
+        "--output", "-o", case_sensitive=False, help="Output format (default table).")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks on errors.")] = False,
+    engine: Annotated[EngineName | None, typer.Option(
+        "--engine", case_sensitive=False, help="Engine for heavy work (default auto).")] = None,
+    spark_master: Annotated[str | None, typer.Option(
+        "--spark-master", metavar="URL", help="Spark master, e.g. local[*] or spark://host:7077.")] = None,
+    spark_remote: Annotated[str | None, typer.Option(
+        "--spark-remote", metavar="URL", help="Spark Connect server, e.g. sc://host:15002.")] = None,
+    spark_conf: Annotated[list[str] | None, typer.Option(
+        "--spark-conf", metavar="KEY=VALUE", help="Spark setting; repeat for more.")] = None,
+) -> None:
+    ctx.meta[VERBOSE_KEY] = verbose  # known to the error boundary even if the config is bad
+    flags = Flags(
+        warehouse=warehouse,
+        config=config,
+        output=output.value if output else None,
+        verbose=verbose,
+        engine=engine.value if engine else None,
+        spark_master=spark_master,
+        spark_remote=spark_remote,
+        spark_conf=tuple(spark_conf or ()),
+    )
+    ctx.obj = CliState(flags, resolve_from_environment(flags))
+
+
+def _register() -> None:
+    from paimon_cli.commands import demo, ingest, inspect, read, tables, use
+
+    for module in (tables, ingest, read, inspect, use, demo):
+        app.add_typer(module.app)
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point (``paimon``)."""
+    app(prog_name="paimon")

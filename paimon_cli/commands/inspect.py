@@ -1,0 +1,82 @@
+"""Inspection commands: snapshots, schema, files."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from paimon_cli.params import SnapshotOpt, TableOpt, iso_millis
+from paimon_cli.state import get_state
+
+app = typer.Typer()
+
+
+@app.command("snapshots")
+def snapshots(ctx: typer.Context, table: TableOpt = None) -> None:
+    """List the snapshots of a table (each commit makes one).
+
+    Example:
+
+      paimon snapshots -t demo.events
+    """
+    state = get_state(ctx)
+    _, manager = state.snapshot_manager(table)  # no pyarrow: this command must start fast
+    rows = [
+        [s.id, s.commit_kind, iso_millis(s.time_millis), s.total_record_count, s.delta_record_count, s.schema_id]
+        for s in manager.snapshots()
+    ]
+    state.out.rows(["id", "kind", "time", "total_rows", "delta_rows", "schema_id"], rows)
+
+
+@app.command("schema")
+def schema(ctx: typer.Context, table: TableOpt = None) -> None:
+    """Show the schema of a table: columns, partition keys, primary keys, options.
+
+    With -o json, prints the schema file (schema/schema-N) as one JSON line.
+
+    Examples:
+
+      paimon schema -t demo.events
+      paimon -o json schema -t demo.events
+    """
+    state = get_state(ctx)
+    tbl = state.table(table)
+    s = tbl.schema
+    if state.out.fmt == "json":
+        sys.stdout.write(json.dumps(json.loads(s.to_json()), ensure_ascii=False) + "\n")
+        return
+    if state.out.fmt == "csv":
+        state.out.rows(["id", "name", "type", "comment"], [[f.id, f.name, str(f.type), f.description] for f in s.fields])
+        return
+    has_comment = any(f.description for f in s.fields)
+    columns = ["id", "name", "type"] + (["comment"] if has_comment else [])
+    rows = [[f.id, f.name, str(f.type)] + ([f.description] if has_comment else []) for f in s.fields]
+    state.out.rows(columns, rows, title=f"{tbl.identifier} (schema {s.id})")
+    sys.stdout.write(f"partition keys: {', '.join(s.partition_keys) or '-'}\n")
+    sys.stdout.write(f"primary keys: {', '.join(s.primary_keys) or '-'}\n")
+    if s.comment:
+        sys.stdout.write(f"comment: {s.comment}\n")
+    state.out.rows(["option", "value"], sorted(s.options.items()))
+
+
+@app.command("files")
+def files(ctx: typer.Context, table: TableOpt = None, snapshot: SnapshotOpt = None) -> None:
+    """List the live data files of a snapshot (default: the latest).
+
+    Example:
+
+      paimon files -t demo.events --snapshot 1
+    """
+    state = get_state(ctx)
+    tbl = state.table(table)
+    snap = tbl.resolve_snapshot(snapshot)
+    codec = tbl.partition_codec
+    rows = []
+    for split in tbl.plan(snap):
+        part = codec.path(split.partition)
+        for f in split.files:
+            rows.append([part, split.bucket, f.level, f.file_name, f.row_count, f.file_size,
+                         f.min_sequence_number, f.max_sequence_number])
+    state.out.rows(["partition", "bucket", "level", "file", "rows", "size", "min_seq", "max_seq"], rows)

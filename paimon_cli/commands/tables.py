@@ -1,0 +1,160 @@
+"""Catalog commands: create-table, drop-table, databases, tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from paimon_cli.config import parse_kv
+from paimon_cli.errors import CliError
+from paimon_cli.params import TableOpt, split_list
+from paimon_cli.state import get_state
+
+app = typer.Typer()
+
+
+def _like_columns(path: Path):
+    """Columns of a Parquet file, for ``--like``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from paimon_core.schema import Schema
+
+    if not path.exists():
+        raise CliError(f"file not found: {path}")
+    try:
+        arrow_schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise CliError(f"{path}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
+    return Schema.from_arrow(arrow_schema)
+
+
+@app.command("create-table")
+def create_table(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(
+        metavar="DB.TABLE", show_default=False,
+        help="Table to create (or --table / the default table).")] = None,
+    table: TableOpt = None,
+    schema: Annotated[str | None, typer.Option(
+        "--schema", metavar="COLUMNS", help='Columns, e.g. "id BIGINT NOT NULL, name STRING".')] = None,
+    like: Annotated[Path | None, typer.Option(
+        "--like", metavar="FILE.parquet", help="Take the columns from a Parquet file.")] = None,
+    primary_key: Annotated[str | None, typer.Option(
+        "--primary-key", "-k", metavar="COLS", help="Primary key columns, comma-separated.")] = None,
+    partition: Annotated[str | None, typer.Option(
+        "--partition", "-p", metavar="COLS", help="Partition columns, comma-separated.")] = None,
+    bucket: Annotated[int | None, typer.Option(
+        "--bucket", metavar="N", help="Number of buckets (-1: dynamic/unaware, the default).")] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-O", metavar="KEY=VALUE", help="Table option; repeat for more.")] = None,
+    comment: Annotated[str | None, typer.Option("--comment", help="Table comment.")] = None,
+    if_not_exists: Annotated[bool, typer.Option(
+        "--if-not-exists", help="Do nothing if the table exists.")] = False,
+) -> None:
+    """Create a table (and its database).
+
+    Examples:
+
+      paimon create-table demo.events --schema "id BIGINT NOT NULL, name STRING, ts TIMESTAMP(6), dt STRING" --partition dt
+
+      paimon create-table demo.users --schema "id BIGINT, name STRING" -k id
+
+      paimon create-table demo.copy --like events.parquet
+    """
+    from paimon_core.schema import Schema
+
+    state = get_state(ctx)
+    if name and table and name != table:
+        raise typer.BadParameter(f"two table names given: '{name}' and --table '{table}'")
+    identifier = state.table_name(name or table, "create-table")
+    if (schema is None) == (like is None):
+        raise typer.BadParameter("give exactly one of --schema COLUMNS or --like FILE.parquet",
+                                 param_hint="'--schema' / '--like'")
+    columns = Schema.parse_columns(schema) if schema is not None else _like_columns(like)
+    options = parse_kv(option, "--option")
+    if bucket is not None:
+        options["bucket"] = str(bucket)
+    spec = Schema(columns=columns, partition_keys=tuple(split_list(partition)),
+                  primary_keys=tuple(split_list(primary_key)), options=options, comment=comment)
+    catalog = state.catalog
+    existed = if_not_exists and catalog.table_exists(identifier)
+    created = catalog.create_table(identifier, spec, ignore_if_exists=if_not_exists)
+    if existed:
+        state.out.record({"table": identifier, "created": False}, f"table {identifier} already exists; left unchanged")
+        return
+    s = created.schema
+    parts = [f"{len(s.fields)} columns"]
+    if s.partition_keys:
+        parts.append("partitioned by " + ", ".join(s.partition_keys))
+    if s.primary_keys:
+        parts.append("primary key " + ", ".join(s.primary_keys))
+    state.out.record({"table": identifier, "created": True},
+                     f"created table {identifier} ({'; '.join(parts)})")
+
+
+@app.command("drop-table")
+def drop_table(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(metavar="DB.TABLE", show_default=False,
+                                               help="Table to drop.")] = None,
+    table: Annotated[str | None, typer.Option("--table", "-t", metavar="DB.TABLE",
+                                              help="Same as the argument.")] = None,
+    if_exists: Annotated[bool, typer.Option("--if-exists", help="No error if the table does not exist.")] = False,
+) -> None:
+    """Drop a table: its folder with all data and metadata is deleted.
+
+    The table must be named explicitly (the default table is never dropped implicitly).
+
+    Example:
+
+      paimon drop-table demo.events --if-exists
+    """
+    from paimon_core.catalog import parse_identifier
+
+    state = get_state(ctx)
+    if name and table and name != table:
+        raise typer.BadParameter(f"two table names given: '{name}' and --table '{table}'")
+    if not (name or table):
+        raise typer.BadParameter("name the table to drop: paimon drop-table DB.TABLE", param_hint="'DB.TABLE'")
+    db, tbl = parse_identifier(name or table)
+    identifier = f"{db}.{tbl}"
+    existed = state.catalog.table_exists(identifier)
+    state.catalog.drop_table(identifier, ignore_if_missing=if_exists)
+    text = f"dropped table {identifier}" if existed else f"table {identifier} does not exist; nothing dropped"
+    state.out.record({"table": identifier, "dropped": existed}, text)
+
+
+@app.command("databases")
+def databases(ctx: typer.Context) -> None:
+    """List the databases of the warehouse.
+
+    Example:
+
+      paimon databases
+    """
+    state = get_state(ctx)
+    catalog = state.catalog
+    rows = [[db, len(catalog.list_tables(db))] for db in catalog.list_databases()]
+    state.out.rows(["database", "tables"], rows)
+
+
+@app.command("tables")
+def tables(
+    ctx: typer.Context,
+    database: Annotated[str | None, typer.Argument(metavar="DB", show_default=False,
+                                                   help="Only this database (default: all).")] = None,
+) -> None:
+    """List tables, of one database or of all.
+
+    Examples:
+
+      paimon tables
+      paimon tables demo
+    """
+    state = get_state(ctx)
+    catalog = state.catalog
+    dbs = [database] if database else catalog.list_databases()
+    rows = [[db, name] for db in dbs for name in catalog.list_tables(db)]
+    state.out.rows(["database", "table"], rows)

@@ -1,0 +1,216 @@
+"""Settings resolution: command-line flags > environment > config file > defaults.
+
+The config file is TOML: ``--config FILE``, else ``./paimon.toml``, else
+``~/.config/paimon/config.toml``. Keys: ``warehouse``, ``table``, ``engine``, ``[spark]``
+(``master``, ``remote``, ``conf`` table) and ``[storage]`` (fsspec options). A relative
+local ``warehouse`` in a config file is relative to that file's folder.
+
+``resolve`` is a pure function of its inputs (flags, environment, cwd, home) so that the
+precedence rules can be tested without touching the real environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from paimon_cli.errors import CliError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: needs the `tomli` backport (not yet a dependency)
+    import tomli as tomllib
+
+DEFAULT_WAREHOUSE = "./warehouse"
+LOCAL_CONFIG = "paimon.toml"
+USER_CONFIG = Path(".config") / "paimon" / "config.toml"
+ENGINES = ("auto", "local", "spark")
+OUTPUTS = ("table", "json", "csv")
+ENV_WAREHOUSE = "PAIMON_WAREHOUSE"
+ENV_TABLE = "PAIMON_TABLE"
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Global options exactly as given on the command line (None = not given)."""
+
+    warehouse: str | None = None
+    config: str | None = None
+    output: str | None = None
+    verbose: bool = False
+    engine: str | None = None
+    spark_master: str | None = None
+    spark_remote: str | None = None
+    spark_conf: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    master: str | None = None
+    remote: str | None = None
+    conf: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Settings:
+    warehouse: str
+    warehouse_source: str  # "flag", "env", "config" or "default"
+    table: str | None  # the default table (env or config); a command's --table wins over it
+    output: str = "table"
+    verbose: bool = False
+    engine: str = "auto"
+    spark: SparkSettings = field(default_factory=SparkSettings)
+    storage: dict = field(default_factory=dict)
+    config_path: Path | None = None
+
+
+def parse_kv(items, what: str) -> dict[str, str]:
+    """``["k=v", ...]`` -> dict; ``what`` names the option in the error message."""
+    out = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise CliError(f"bad {what} '{item}': use KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def find_config(explicit: str | None, cwd: Path, home: Path) -> Path | None:
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_absolute():
+            path = cwd / path
+        if not path.is_file():
+            raise CliError(f"config file not found: {explicit}")
+        return path
+    for candidate in (cwd / LOCAL_CONFIG, home / USER_CONFIG):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None) -> dict:
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise CliError(f"config file {path}: {e}") from None
+    _check_config(path, data)
+    return data
+
+
+def _check_config(path: Path, data: dict) -> None:
+    def fail(msg: str):
+        raise CliError(f"config file {path}: {msg}")
+
+    for key in ("warehouse", "table", "engine"):
+        if key in data and not isinstance(data[key], str):
+            fail(f"'{key}' must be a string")
+    if data.get("engine") is not None and data["engine"] not in ENGINES:
+        fail(f"engine must be one of {', '.join(ENGINES)}, not '{data['engine']}'")
+    for key in ("spark", "storage"):
+        if key in data and not isinstance(data[key], dict):
+            fail(f"[{key}] must be a table")
+    spark = data.get("spark", {})
+    for key in ("master", "remote"):
+        if key in spark and not isinstance(spark[key], str):
+            fail(f"spark.{key} must be a string")
+    if "conf" in spark and not isinstance(spark["conf"], dict):
+        fail("spark.conf must be a table of key = value")
+
+
+def _is_uri(path: str) -> bool:
+    return "://" in path
+
+
+def _config_relative(value: str, config_path: Path) -> str:
+    if _is_uri(value):
+        return value
+    p = Path(value).expanduser()
+    return str(p if p.is_absolute() else config_path.parent / p)
+
+
+def resolve(flags: Flags, env: Mapping[str, str], cwd: Path, home: Path) -> Settings:
+    """Apply the precedence flag > env > config file > default to every setting."""
+    config_path = find_config(flags.config, cwd, home)
+    cfg = load_config(config_path)
+
+    if flags.warehouse:
+        warehouse, source = flags.warehouse, "flag"
+    elif env.get(ENV_WAREHOUSE):
+        warehouse, source = env[ENV_WAREHOUSE], "env"
+    elif cfg.get("warehouse"):
+        warehouse, source = _config_relative(cfg["warehouse"], config_path), "config"
+    else:
+        warehouse, source = DEFAULT_WAREHOUSE, "default"
+
+    table = env.get(ENV_TABLE) or cfg.get("table") or None
+    engine = flags.engine or cfg.get("engine") or "auto"
+    if engine not in ENGINES:
+        raise CliError(f"engine must be one of {', '.join(ENGINES)}, not '{engine}'")
+
+    spark_cfg = cfg.get("spark", {})
+    conf = {str(k): str(v) for k, v in spark_cfg.get("conf", {}).items()}
+    conf.update(parse_kv(flags.spark_conf, "--spark-conf"))
+    spark = SparkSettings(
+        master=flags.spark_master or spark_cfg.get("master"),
+        remote=flags.spark_remote or spark_cfg.get("remote"),
+        conf=conf,
+    )
+    return Settings(
+        warehouse=warehouse,
+        warehouse_source=source,
+        table=table,
+        output=flags.output or "table",
+        verbose=flags.verbose,
+        engine=engine,
+        spark=spark,
+        storage=dict(cfg.get("storage", {})),
+        config_path=config_path,
+    )
+
+
+def resolve_from_environment(flags: Flags) -> Settings:
+    return resolve(flags, os.environ, Path.cwd(), Path.home())
+
+
+# ---- writing ./paimon.toml (``paimon use``)
+
+_SECTION = re.compile(r"^\s*\[")
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def set_top_level_keys(path: Path, values: dict[str, str]) -> None:
+    """Set top-level string keys in a TOML file, keeping every other line (comments included)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if text:
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise CliError(f"config file {path}: {e}; fix or remove it first") from None
+    lines = text.splitlines()
+    top_end = next((i for i, ln in enumerate(lines) if _SECTION.match(ln)), len(lines))
+    for key, value in values.items():
+        new_line = f"{key} = {_toml_string(value)}"
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        hit = next((i for i in range(top_end) if pattern.match(lines[i])), None)
+        if hit is not None:
+            lines[hit] = new_line
+        else:
+            insert_at = top_end
+            while insert_at > 0 and not lines[insert_at - 1].strip():
+                insert_at -= 1  # keep the blank line that separates the first section
+            lines.insert(insert_at, new_line)
+            top_end += 1
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

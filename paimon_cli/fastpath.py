@@ -1,0 +1,34 @@
+"""Metadata lookups that avoid importing pyarrow, so `paimon snapshots` starts fast.
+
+``paimon_core.catalog`` imports the whole table stack (pyarrow, about 0.3 s) at module level;
+listing snapshots needs only FileIO and SnapshotManager. This module repeats the catalog's
+two rules it needs (the ``<warehouse>/<db>.db/<table>`` layout, and "a table exists when it
+has a ``schema/schema-N``") until the core offers a pyarrow-free catalog import; then it goes.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")  # as paimon_core.catalog._NAME
+
+
+def snapshot_manager(warehouse: str, storage: dict | None, identifier: str):
+    """The SnapshotManager of table ``db.table``; raises like ``FileSystemCatalog.get_table``."""
+    from paimon_core.errors import DatabaseNotFound, InvalidInput, TableNotFound
+    from paimon_core.io import FileIO
+    from paimon_core.snapshot import SnapshotManager
+
+    parts = identifier.strip().split(".")
+    if len(parts) != 2 or not all(_NAME.match(p) for p in parts):
+        raise InvalidInput(f"bad table name '{identifier}': use DB.TABLE with letters, digits, _ or -")
+    db, name = parts
+    io = FileIO(warehouse, storage or None)
+    db_path = io.join(io.root, db + ".db")
+    path = io.join(db_path, name)
+    schemas = io.list_names(io.join(path, "schema"))
+    if not any(n.startswith("schema-") and n[len("schema-"):].isdigit() for n in schemas):
+        if not io.is_dir(db_path):
+            raise DatabaseNotFound(db)
+        raise TableNotFound(f"{db}.{name}")
+    return SnapshotManager(io, path)

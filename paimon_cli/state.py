@@ -1,0 +1,80 @@
+"""What every command gets from the root callback: the resolved settings, a lazily opened
+catalog, the output renderer, and table lookup with the ``--table`` > env > config rule."""
+
+from __future__ import annotations
+
+import sys
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import typer
+
+from paimon_cli.config import Flags, Settings
+from paimon_cli.errors import CliError
+
+if TYPE_CHECKING:  # heavy imports stay lazy: `paimon --help` must not load pyarrow
+    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.table import FileStoreTable
+
+    from paimon_cli.output import Output
+
+
+class CliState:
+    def __init__(self, flags: Flags, settings: Settings):
+        self.flags = flags
+        self.settings = settings
+
+    @property
+    def verbose(self) -> bool:
+        return self.settings.verbose
+
+    @cached_property
+    def warehouse(self) -> str:
+        """The warehouse URI; the first use notes on stderr when it is the implicit default."""
+        if self.settings.warehouse_source == "default":
+            sys.stderr.write(f"note: no warehouse configured; using {self.settings.warehouse}\n")
+        return self.settings.warehouse
+
+    @cached_property
+    def catalog(self) -> FileSystemCatalog:
+        from paimon_core.catalog import FileSystemCatalog
+
+        return FileSystemCatalog(self.warehouse, self.settings.storage or None)
+
+    @cached_property
+    def out(self) -> Output:
+        from paimon_cli.output import Output
+
+        return Output(self.settings.output)
+
+    def table_name(self, given: str | None, what: str = "this command") -> str:
+        name = given or self.settings.table
+        if not name:
+            raise CliError(f"no table given for {what}: pass --table DB.TABLE, set PAIMON_TABLE, "
+                           "or run `paimon use DB.TABLE`")
+        return name.strip()
+
+    def table(self, given: str | None) -> FileStoreTable:
+        return self.catalog.get_table(self.table_name(given))
+
+    def snapshot_manager(self, given: str | None):
+        """(identifier, SnapshotManager) without loading the table stack (see ``fastpath``)."""
+        from paimon_cli.fastpath import snapshot_manager
+
+        name = self.table_name(given)
+        return name, snapshot_manager(self.warehouse, self.settings.storage, name)
+
+    def engine(self):
+        from paimon_core.engines import get_engine
+
+        if self.settings.engine == "spark":
+            s = self.settings.spark
+            return get_engine("spark", master=s.master, remote=s.remote, conf=dict(s.conf))
+        return get_engine(self.settings.engine)
+
+
+def get_state(ctx: typer.Context) -> CliState:
+    state = ctx.find_root().obj
+    if not isinstance(state, CliState):  # only when a command is run outside the app
+        raise CliError("the paimon CLI context is missing")
+    return state

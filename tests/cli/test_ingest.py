@@ -1,0 +1,145 @@
+"""ingest: Parquet, CSV, JSON lines, folders, globs; append and overwrite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+
+from .conftest import SCHEMA, events, write_parquet
+
+T = "demo.events"
+
+
+def ids(cli, *extra) -> list[int]:
+    return sorted(r["id"] for r in cli.json("read", "-t", T, *extra))
+
+
+def make_table(cli):
+    cli("create-table", T, "--schema", SCHEMA, "--partition", "dt")
+
+
+def test_ingest_parquet_summary(cli):
+    make_table(cli)
+    r = cli("ingest", write_parquet(Path("a.parquet"), events(10)), "-t", T)
+    assert r.stdout.strip() == f"ingested 10 rows in 2 files into {T}: snapshot 1"
+    assert ids(cli) == list(range(10))
+    [rec] = cli.json("ingest", write_parquet(Path("b.parquet"), events(5, 10)), "-t", T)
+    assert rec == {"table": T, "snapshot": 2, "rows": 5, "files": 2}
+    assert ids(cli) == list(range(15))
+
+
+def test_ingest_csv_and_json(cli):
+    make_table(cli)
+    Path("a.csv").write_text("id,name,value,dt\n1,x,0.5,2024-01-01\n2,,1.5,2024-01-02\n")
+    Path("b.json").write_text('{"id": 3, "name": "z", "dt": "2024-01-01"}\n{"id": 4, "value": 2}\n')
+    cli("ingest", "a.csv", "b.json", "-t", T)
+    rows = {r["id"]: r for r in cli.json("read", "-t", T)}
+    assert rows[1] == {"id": 1, "name": "x", "value": 0.5, "dt": "2024-01-01"}
+    assert rows[2]["name"] is None
+    assert rows[3]["value"] is None and rows[4]["dt"] is None
+    assert cli.snapshot_ids(T) == [1]  # several files, one commit
+
+
+def test_ingest_folder_and_glob(cli):
+    make_table(cli)
+    write_parquet(Path("in/a.parquet"), events(3))
+    write_parquet(Path("in/sub/b.parquet"), events(3, 3))
+    write_parquet(Path("in/_skip.parquet"), events(3, 100))  # _-prefixed files are skipped
+    Path("in/notes.txt").write_text("ignored: not a data file")
+    cli("ingest", "in", "-t", T)
+    assert ids(cli) == list(range(6))
+    write_parquet(Path("g/x1.parquet"), events(2, 10))
+    write_parquet(Path("g/x2.parquet"), events(2, 20))
+    write_parquet(Path("g/y.parquet"), events(2, 30))
+    cli("ingest", "g/x*.parquet", "-t", T)
+    assert ids(cli) == [0, 1, 2, 3, 4, 5, 10, 11, 20, 21]
+
+
+def test_ingest_casts_to_the_table_types(cli):
+    cli("create-table", "db.c", "--schema", "a BIGINT, b DOUBLE, c DECIMAL(10, 2)")
+    data = pa.table({"a": pa.array([1], pa.int8()), "b": pa.array([2], pa.int32()),
+                     "c": pa.array([3], pa.int16())})
+    cli("ingest", write_parquet(Path("c.parquet"), data), "-t", "db.c")
+    assert cli.json("read", "-t", "db.c") == [{"a": 1, "b": 2.0, "c": "3.00"}]
+
+
+def test_overwrite_whole_unpartitioned_table(cli):
+    cli("create-table", "db.u", "--schema", "id BIGINT, name STRING")
+    cli("ingest", write_parquet(Path("a.parquet"), pa.table({"id": [1, 2], "name": ["a", "b"]})), "-t", "db.u")
+    r = cli("ingest", write_parquet(Path("b.parquet"), pa.table({"id": [9], "name": ["z"]})), "-t", "db.u",
+            "--overwrite")
+    assert r.stdout.startswith("overwrote 1 row in 1 file into db.u: snapshot 2")
+    assert cli.json("read", "-t", "db.u") == [{"id": 9, "name": "z"}]
+    kinds = [s["kind"] for s in cli.json("snapshots", "-t", "db.u")]
+    assert kinds == ["APPEND", "OVERWRITE"]
+
+
+def test_overwrite_partitions_written_to(cli):
+    make_table(cli)
+    cli("ingest", write_parquet(Path("a.parquet"), events(10)), "-t", T)  # days 01 and 02
+    day2 = events(2, 100, days=("2024-01-02",))
+    cli("ingest", write_parquet(Path("b.parquet"), day2), "-t", T, "--overwrite")
+    assert ids(cli, "--where", "dt = '2024-01-02'") == [100, 101]
+    assert ids(cli, "--where", "dt = '2024-01-01'") == [0, 2, 4, 6, 8]
+
+
+def test_overwrite_one_partition(cli):
+    make_table(cli)
+    cli("ingest", write_parquet(Path("a.parquet"), events(10)), "-t", T)
+    day1 = events(3, 200, days=("2024-01-01",))
+    cli("ingest", write_parquet(Path("b.parquet"), day1), "-t", T, "--overwrite", "--partition", "dt=2024-01-01")
+    assert ids(cli) == [1, 3, 5, 7, 9, 200, 201, 202]
+
+
+def test_overwrite_partition_rejects_rows_of_other_partitions(cli):
+    make_table(cli)
+    cli("ingest", write_parquet(Path("a.parquet"), events(10)), "-t", T)
+    r = cli("ingest", write_parquet(Path("b.parquet"), events(4, 50)), "-t", T, "--overwrite",
+            "-p", "dt=2024-01-01", code=1)
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+    assert cli.snapshot_ids(T) == [1]
+    assert ids(cli) == list(range(10))
+
+
+def test_ingest_uses_the_default_table(cli, monkeypatch):
+    make_table(cli)
+    monkeypatch.setenv("PAIMON_TABLE", T)
+    cli("ingest", write_parquet(Path("a.parquet"), events(2)))
+    assert len(cli.json("read")) == 2
+
+
+def test_ingest_progress_callbacks_reach_the_bar(cli, monkeypatch):
+    """The progress bar is fed by the core's callbacks (forced on: stderr is not a terminal here)."""
+    from paimon_cli import progress
+
+    seen = {}
+    real = progress.byte_progress
+
+    def spy(description, enabled=None):
+        cm = real(description, enabled=False)
+
+        class Wrap:
+            def __enter__(self):
+                cm.__enter__()
+
+                def on_plan(total):
+                    seen["total"] = total
+
+                def advance(n):
+                    seen["done"] = seen.get("done", 0) + n
+
+                return on_plan, advance
+
+            def __exit__(self, *exc):
+                return cm.__exit__(*exc)
+
+        return Wrap()
+
+    monkeypatch.setattr("paimon_cli.commands.ingest.byte_progress", spy)
+    make_table(cli)
+    f = write_parquet(Path("a.parquet"), events(10))
+    cli("ingest", f, "-t", T)
+    assert seen["total"] == f.stat().st_size == seen["done"]
+    json.dumps(seen)

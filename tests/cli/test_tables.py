@@ -1,0 +1,122 @@
+"""create-table (every form), drop-table, databases, tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+
+from .conftest import SCHEMA, events, write_parquet
+
+
+def schema_json(cli, table: str) -> dict:
+    return json.loads(cli("-o", "json", "schema", "-t", table).stdout)
+
+
+def test_create_table_positional(cli):
+    r = cli("create-table", "demo.events", "--schema", SCHEMA, "--partition", "dt", "--comment", "hello")
+    assert "created table demo.events" in r.stdout
+    s = schema_json(cli, "demo.events")
+    assert [f["name"] for f in s["fields"]] == ["id", "name", "value", "dt"]
+    assert s["fields"][0]["type"] == "BIGINT NOT NULL"
+    assert s["partitionKeys"] == ["dt"]
+    assert s["comment"] == "hello"
+
+
+def test_create_table_with_table_option_and_default_table(cli, monkeypatch):
+    cli("create-table", "-t", "db1.a", "--schema", "id INT")
+    monkeypatch.setenv("PAIMON_TABLE", "db1.b")
+    cli("create-table", "--schema", "id INT")  # the default table
+    assert [r["table"] for r in cli.json("tables", "db1")] == ["a", "b"]
+
+
+def test_create_table_needs_a_name_without_default(cli):
+    r = cli("create-table", "--schema", "id INT", code=1)
+    assert r.stderr.startswith("error: no table given")
+
+
+def test_create_table_primary_key_bucket_options(cli):
+    cli("create-table", "db.pk", "--schema", "dt STRING, id BIGINT, v STRING", "-k", "dt,id", "-p", "dt",
+        "--bucket", "4", "-O", "file.compression=zstd", "-O", "snapshot.num-retained.min=5")
+    s = schema_json(cli, "db.pk")
+    assert s["primaryKeys"] == ["dt", "id"]
+    assert s["partitionKeys"] == ["dt"]
+    assert s["options"]["bucket"] == "4"
+    assert s["options"]["file.compression"] == "zstd"
+    assert s["options"]["snapshot.num-retained.min"] == "5"
+    assert s["fields"][1]["type"] == "BIGINT NOT NULL"  # primary keys become NOT NULL
+
+
+def test_create_table_like_parquet(cli):
+    f = write_parquet(Path("like.parquet"), pa.table({"a": pa.array([1], pa.int32()), "b": ["x"],
+                                                       "c": pa.array([1.5], pa.float32())}))
+    cli("create-table", "db.like", "--like", f)
+    s = schema_json(cli, "db.like")
+    assert [(x["name"], x["type"]) for x in s["fields"]] == [("a", "INT"), ("b", "STRING"), ("c", "FLOAT")]
+
+
+def test_create_table_if_not_exists(cli):
+    cli("create-table", "db.t", "--schema", "id INT")
+    r = cli("create-table", "db.t", "--schema", "id BIGINT, x STRING", "--if-not-exists")
+    assert "already exists" in r.stdout
+    assert len(schema_json(cli, "db.t")["fields"]) == 1
+
+
+def test_create_table_schema_or_like_required(cli):
+    r = cli("create-table", "db.t", code=2)
+    assert "--schema" in r.stderr
+    r = cli("create-table", "db.t", "--schema", "id INT", "--like", "x.parquet", code=2)
+
+
+def test_create_table_json_output(cli):
+    assert cli.json("create-table", "db.t", "--schema", "id INT") == [{"table": "db.t", "created": True}]
+
+
+def test_databases_and_tables(cli):
+    cli("create-table", "a.t1", "--schema", "id INT")
+    cli("create-table", "a.t2", "--schema", "id INT")
+    cli("create-table", "b.t1", "--schema", "id INT")
+    assert cli.json("databases") == [{"database": "a", "tables": 2}, {"database": "b", "tables": 1}]
+    assert cli.json("tables") == [{"database": "a", "table": "t1"}, {"database": "a", "table": "t2"},
+                                  {"database": "b", "table": "t1"}]
+    assert cli.json("tables", "b") == [{"database": "b", "table": "t1"}]
+    text = cli("tables").stdout
+    assert "database" in text and "t2" in text
+
+
+def test_drop_table(cli, wh):
+    cli("create-table", "a.t1", "--schema", "id INT")
+    cli("ingest", write_parquet(Path("x.parquet"), pa.table({"id": pa.array([1], pa.int32())})), "-t", "a.t1")
+    assert "dropped table a.t1" in cli("drop-table", "a.t1").stdout
+    assert cli.json("tables", "a") == []
+    assert not (wh / "a.db" / "t1").exists()
+    r = cli("drop-table", "a.t1", code=1)
+    assert r.stderr == "error: table 'a.t1' does not exist\n"
+    assert "nothing dropped" in cli("drop-table", "a.t1", "--if-exists").stdout
+
+
+def test_drop_table_never_uses_the_default_table(cli, monkeypatch):
+    cli("create-table", "a.t1", "--schema", "id INT")
+    monkeypatch.setenv("PAIMON_TABLE", "a.t1")
+    cli("drop-table", code=2)
+    assert cli.json("tables") == [{"database": "a", "table": "t1"}]
+
+
+def _help(cli, *args) -> str:
+    return " ".join(cli(*args, "--help", warehouse=False, env={"COLUMNS": "200"}).stdout.split())
+
+
+def test_help_shows_examples(cli):
+    assert 'paimon create-table demo.t --schema "id BIGINT NOT NULL, dt STRING" -p dt' in _help(cli)
+    for cmd in ("create-table", "drop-table", "databases", "tables", "ingest", "read", "snapshots",
+                "schema", "files", "use", "demo"):
+        out = _help(cli, cmd)
+        assert "Example" in out and ("paimon " + cmd in out or f"paimon -w ./warehouse {cmd}" in out), cmd
+    assert ('paimon create-table demo.events --schema "id BIGINT NOT NULL, name STRING, ts TIMESTAMP(6), '
+            'dt STRING" --partition dt') in _help(cli, "create-table")
+
+
+def test_events_fixture_sanity(cli, events_table):
+    assert len(cli.json("read", "-t", events_table)) == 10
+    assert events(3).num_rows == 3
