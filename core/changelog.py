@@ -72,53 +72,49 @@ def _with_kind(t: pa.Table, kind: int, order: int) -> pa.Table:
     return t.append_column("__order", pa.array(np.full(t.num_rows, order, np.int8)))
 
 
+def _row_key(t: pa.Table) -> pa.Array:
+    """One string per row that equals another row's exactly when all values are equal (nulls
+    included: Arrow joins never match null keys, so nulls get a marker of their own)."""
+    parts = []
+    for col in t.columns:
+        text = pc.cast(col, pa.string()) if not pa.types.is_binary(col.type) else pc.binary_join_element_wise(
+            pc.cast(col, pa.binary()), pa.scalar(b""), pa.scalar(b""))
+        marked = pc.binary_join_element_wise(pa.scalar("\x01"), pc.cast(text, pa.string()), pa.scalar(""))
+        parts.append(pc.fill_null(marked, "\x00"))
+    return pc.binary_join_element_wise(*parts, pa.scalar("\x1f")) if parts else pa.array([""] * t.num_rows)
+
+
 def _multiset_changes(old: pa.Table, new: pa.Table) -> pa.Table:
     """Rows added (+I) and removed (-D) between two multisets of rows."""
-    cols = old.column_names
-    if not cols:
+    if not old.column_names:
         return old.append_column(KIND, pa.array([], pa.int8()))
-    # count occurrences of each distinct row on both sides
-    def counted(t, name):
-        return t.group_by(cols, use_threads=False).aggregate([([], "count_all")]).rename_columns(cols + [name])
-
     try:
-        a, b = counted(old, "__a"), counted(new, "__b")
-        j = a.join(b, keys=cols, join_type="full outer")
-    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # nested columns cannot be grouped on
+        ko, kn = _row_key(old), _row_key(new)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # nested or non-UTF-8 values
         return _multiset_changes_python(old, new)
-    ca = pc.fill_null(j.column("__a"), 0)
-    cb = pc.fill_null(j.column("__b"), 0)
-    diff = pc.subtract(cb, ca).to_numpy()
-    rows = j.select(cols)
-    idx_add = np.repeat(np.arange(len(diff)), np.maximum(diff, 0))
-    idx_del = np.repeat(np.arange(len(diff)), np.maximum(-diff, 0))
-    added = rows.take(pa.array(idx_add, pa.int64())).append_column(KIND, pa.array(np.full(len(idx_add), INSERT, np.int8)))
-    removed = rows.take(pa.array(idx_del, pa.int64())).append_column(KIND, pa.array(np.full(len(idx_del), DELETE, np.int8)))
+
+    def counted(keys, name):
+        t = pa.table({"__k": keys, "__pos": pa.array(np.arange(len(keys), dtype=np.int64))})
+        return t.group_by("__k", use_threads=False).aggregate([("__pos", "count"), ("__pos", "min")]).rename_columns(
+            ["__k", name, name + "_pos"])
+
+    j = counted(ko, "__a").join(counted(kn, "__b"), keys="__k", join_type="full outer")
+    diff = pc.subtract(pc.fill_null(j.column("__b"), 0), pc.fill_null(j.column("__a"), 0)).to_numpy()
+    add_pos = j.column("__b_pos").to_numpy(zero_copy_only=False)
+    del_pos = j.column("__a_pos").to_numpy(zero_copy_only=False)
+    idx_add = np.repeat(np.nan_to_num(add_pos).astype(np.int64), np.maximum(diff, 0))
+    idx_del = np.repeat(np.nan_to_num(del_pos).astype(np.int64), np.maximum(-diff, 0))
+    added = new.take(pa.array(idx_add, pa.int64()))
+    removed = old.take(pa.array(idx_del, pa.int64()))
+    added = added.append_column(KIND, pa.array(np.full(len(idx_add), INSERT, np.int8)))
+    removed = removed.append_column(KIND, pa.array(np.full(len(idx_del), DELETE, np.int8)))
     return pa.concat_tables([removed, added])
 
 
-def _multiset_changes_python(old: pa.Table, new: pa.Table) -> pa.Table:
-    import json
-    from collections import Counter
-
-    def key(r):
-        return json.dumps(r, sort_keys=True, default=str)
-
-    ro, rn = old.to_pylist(), new.to_pylist()
-    co, cn = Counter(key(r) for r in ro), Counter(key(r) for r in rn)
-    removed, added = [], []
-    for r in ro:
-        k = key(r)
-        if co[k] > cn.get(k, 0):
-            removed.append(r)
-            co[k] -= 1
-    for r in rn:
-        k = key(r)
-        if cn[k] > co.get(k, 0) and cn[k] > 0:
-            added.append(r)
-            cn[k] -= 1
-    out_r = pa.Table.from_pylist(removed, schema=old.schema)
-    out_a = pa.Table.from_pylist(added, schema=new.schema)
-    out_r = out_r.append_column(KIND, pa.array(np.full(out_r.num_rows, DELETE, np.int8)))
-    out_a = out_a.append_column(KIND, pa.array(np.full(out_a.num_rows, INSERT, np.int8)))
-    return pa.concat_tables([out_r, out_a])
+def rows_with_keys(table: pa.Table, other: pa.Table, keys: list[str], anti: bool = False) -> pa.Table:
+    """Rows of ``table`` whose key is (``anti``: is not) among ``other``'s keys, in their order.
+    Joins only the key columns: Arrow cannot carry nested columns through a join."""
+    probe = table.select(keys).append_column("__pos", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    distinct = other.select(keys).group_by(keys).aggregate([])
+    hit = probe.join(distinct, keys=keys, join_type="left anti" if anti else "left semi").column("__pos")
+    return table.take(pc.take(hit, pc.sort_indices(hit)))

@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.changelog import rows_with_keys
 from paimon_core.commit import CommitMessage
-from paimon_core.compact_strategy import Run, pick, sorted_runs
+from paimon_core.compact_strategy import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.manifest import FILE_SOURCE_COMPACT
 from paimon_core.merge_function import KIND, MergeEngine, is_retract
 from paimon_core.read import TableRead
@@ -29,6 +30,14 @@ class CompactResult:
     buckets: int
     files_before: int
     files_after: int
+
+
+def forces_level0_compaction(table) -> bool:
+    """Paimon's writers move every write out of level 0 at once for first-row tables (whose
+    batch reads skip level 0, FORMAT.md section 10) and lookup-changelog tables."""
+    opts = table.schema.options
+    return table.is_primary_key_table and (
+        opts.get("merge-engine") == "first-row" or opts.get("changelog-producer") == "lookup")
 
 
 def max_level(table) -> int:
@@ -47,6 +56,20 @@ def _merge_files(table, split: DataSplit, files) -> pa.Table:
     return engine.merge(data)
 
 
+def _drop_keys_in_other_files(table, split: DataSplit, files, merged: pa.Table) -> pa.Table:
+    """First-row: a key already stored in an older run keeps that row, so the compaction output
+    must not repeat it. Readers of first-row tables read levels above 0 without merging, as
+    Java does (FORMAT.md section 10), so runs there never share a key."""
+    chosen = {f.file_name for f in files}
+    others = [f for f in split.files if f.file_name not in chosen and f.level > 0]
+    if not others or merged.num_rows == 0:
+        return merged
+    keys = table.schema.trimmed_primary_keys
+    reader = TableRead(table, keys)
+    existing = pa.concat_tables([reader._read_file(split, f, False).select(keys) for f in others])
+    return rows_with_keys(merged, existing, keys, anti=True)
+
+
 def _drop_retracts(t: pa.Table) -> pa.Table:
     return t.filter(pc.invert(is_retract(t.column(KIND))))
 
@@ -58,6 +81,8 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
     merged = _merge_files(table, split, files)
     if drop_delete:
         merged = _drop_retracts(merged)
+    if table.schema.options.get("merge-engine") == "first-row":
+        merged = _drop_keys_in_other_files(table, split, files, merged)
     writer = KeyValueFileWriter(table, split.partition, split.bucket)
     try:
         after = writer.write_run(merged, level=output_level, file_source=FILE_SOURCE_COMPACT) if merged.num_rows else []
@@ -84,9 +109,9 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
     fresh = [f for f in split.files if f.level != top]
     if fresh:  # only keys with records above the old top level changed
         reader = TableRead(table, keys)
-        touched = pa.concat_tables([reader._read_file(split, f, False) for f in fresh]).group_by(keys).aggregate([])
-        old = old.join(touched, keys=keys, join_type="left semi")
-        new = new.join(touched, keys=keys, join_type="left semi")
+        touched = pa.concat_tables([reader._read_file(split, f, False).select(keys) for f in fresh])
+        old = rows_with_keys(old, touched, keys)
+        new = rows_with_keys(new, touched, keys)
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
     if log.num_rows == 0:
         return []
@@ -128,7 +153,12 @@ def plan_bucket(table, split: DataSplit, full: bool):
         if len(split.files) == 1 and split.files[0].level == top and split.files[0].delete_row_count == 0:
             return None
         return list(split.files), top, True
-    unit = pick(top + 1, [Run(level, sum(f.file_size for f in fs)) for level, fs in runs],
+    sized = [Run(level, sum(f.file_size for f in fs)) for level, fs in runs]
+    if forces_level0_compaction(table):
+        unit = force_pick_level0(top + 1, sized)
+    else:
+        unit = None
+    unit = unit or pick(top + 1, sized,
                 trigger=opts.get("num-sorted-run.compaction-trigger"),
                 max_size_amp=int(table.schema.options.get("compaction.max-size-amplification-percent", "200")),
                 size_ratio=int(table.schema.options.get("compaction.size-ratio", "1")))
@@ -168,7 +198,7 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
     snap = table.snapshots.latest()
     if snap is None:
         return CompactResult(None, 0, 0, 0)
-    splits = [s for s in table.plan(snap)
+    splits = [s for s in table.plan(snap, all_levels=True)
               if (partition_filter is None or partition_filter(s.partition))
               and (buckets is None or (s.partition, s.bucket) in buckets)]
     messages = compact_messages(table, splits, full, progress)

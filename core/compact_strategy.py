@@ -47,6 +47,23 @@ def pick(num_levels: int, runs: list[Run], trigger: int = 5, max_size_amp: int =
     return None
 
 
+def force_pick_level0(num_levels: int, runs: list[Run]) -> CompactUnit | None:
+    """All level-0 runs (and what size ratio adds) out of level 0: what Paimon's writers do
+    after every write for tables whose readers skip level 0 (first-row, lookup changelog)."""
+    count = 0
+    while count < len(runs) and runs[count].level == 0:
+        count += 1
+    if count == 0:
+        return None
+    size = sum(r.size for r in runs[:count])
+    while count < len(runs):
+        if size * 1.01 < runs[count].size:
+            break
+        size += runs[count].size
+        count += 1
+    return _unit(runs, num_levels - 1, count)
+
+
 def _by_size_ratio(max_level: int, runs: list[Run], count: int, size_ratio: int) -> CompactUnit | None:
     size = sum(r.size for r in runs[:count])
     while count < len(runs):

@@ -80,6 +80,7 @@ class ParquetFileWriter:
         self._raw_int64 = raw_int64_columns(schema)
         if self._raw_int64:
             schema = to_file_layout(schema.empty_table(), self._raw_int64).schema
+        self._schema = schema
         self._writer = pq.ParquetWriter(self._sink, schema, **writer_options(schema, compression, level))
         self.row_count = 0
 
@@ -88,6 +89,8 @@ class ParquetFileWriter:
             table = pa.Table.from_batches([table])
         if self._raw_int64:
             table = to_file_layout(table, self._raw_int64)
+        if table.schema != self._schema:  # e.g. nullable read results written to NOT NULL columns
+            table = table.cast(self._schema)
         self._writer.write_table(table, row_group_size=max(len(table), 1))
         self.row_count += len(table)
 

@@ -26,6 +26,7 @@ class IngestResult:
     snapshot: Snapshot | None
     rows: int
     files: int
+    evolved: tuple = ()  # the schema changes ``evolve`` committed before the data
 
 
 def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
@@ -94,41 +95,84 @@ def _compact_after_write(table, messages: list[CommitMessage]) -> None:
         pass
 
 
+def _evolution(table, schemas: list[pa.Schema]) -> tuple[list, object]:
+    """The schema changes that make every input fit (new nullable columns, implicit widening)
+    and the schema they lead to; nothing is committed here."""
+    from paimon_core.schema_change import apply_changes, changes_for_input
+
+    changes, candidate = [], table.schema
+    for s in schemas:
+        more = changes_for_input(candidate, s)
+        if more:
+            candidate = apply_changes(candidate, more, has_snapshot=True)
+            changes += more
+    return changes, candidate
+
+
+def _check_inputs(table, named_schemas: list[tuple[str, pa.Schema]], evolve: bool):
+    """Check every input against the table (evolved in memory when ``evolve``) before anything is
+    written; commits the evolved schema and returns (table to write with, changes)."""
+    changes: list = []
+    target = table
+    if evolve:
+        changes, candidate = _evolution(table, [s for _, s in named_schemas])
+        if changes:
+            target = table.with_schema(candidate)
+    for where, s in named_schemas:
+        try:
+            check_columns(s.names, target.schema)
+            conform_table(s.empty_table(), target.schema)
+        except SchemaMismatch as e:
+            raise SchemaMismatch(f"{where}{e}") from None
+    if changes:  # before the data, so the data commit records the new schemaId
+        from paimon_core.schema_change import alter_table
+
+        target = alter_table(table, changes)
+    return target, tuple(changes)
+
+
+def _without_kind(s: pa.Schema, row_kind_column: str | None, where: str) -> pa.Schema:
+    if row_kind_column is None:
+        return s
+    if row_kind_column not in s.names:
+        raise SchemaMismatch(f"{where}row kind column '{row_kind_column}' is not in the input")
+    return s.remove(s.get_field_index(row_kind_column))
+
+
 def ingest_files(table, paths: list[str], overwrite: bool = False, partition=None, engine=None,
-                 progress=None, on_plan=None, row_kind_column: str | None = None) -> IngestResult:
-    """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved."""
+                 progress=None, on_plan=None, row_kind_column: str | None = None,
+                 evolve: bool = False) -> IngestResult:
+    """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved.
+    ``evolve``: input columns the table lacks are added (nullable) and narrower table types
+    widened, in a new schema committed before the data."""
     from paimon_core.engines import get_engine
 
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
         raise InvalidInput("--partition needs --overwrite (it names the partition to replace)")
     inputs = resolve_inputs(paths)
-    for f in inputs:  # check every input before writing anything
-        s = input_schema(f, table.schema)
-        if row_kind_column is not None:
-            if row_kind_column not in s.names:
-                raise SchemaMismatch(f"{f.path}: row kind column '{row_kind_column}' is not in the input")
-            s = s.remove(s.get_field_index(row_kind_column))
-        try:
-            check_columns(s.names, table.schema)
-            conform_table(s.empty_table(), table.schema)
-        except SchemaMismatch as e:
-            raise SchemaMismatch(f"{f.path}: {e}") from None
+    named = [(f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
+             for f in inputs]
+    table, evolved = _check_inputs(table, named, evolve)
     if on_plan:
         on_plan(sum(f.size for f in inputs))
     eng = engine or get_engine("local")
     messages = eng.write(table, inputs, progress, row_kind_column=row_kind_column)
     snap = _commit(table, messages, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages))
+                        sum(len(m.new_files) for m in messages), evolved)
 
 
 def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partition=None,
-                 row_kind_column: str | None = None) -> IngestResult:
+                 row_kind_column: str | None = None, evolve: bool = False) -> IngestResult:
     from paimon_core.engines.local import LocalEngine
 
     spec = parse_partition_spec(table, partition)
+    evolved: tuple = ()
+    if evolve:
+        named = [("", _without_kind(t.schema, row_kind_column, "")) for t in tables]
+        table, evolved = _check_inputs(table, named, evolve)
     messages = LocalEngine().write_tables(table, tables, row_kind_column)
     snap = _commit(table, messages, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages))
+                        sum(len(m.new_files) for m in messages), evolved)

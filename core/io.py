@@ -10,6 +10,7 @@ commit is visible to the next call. S3 options: see ``paimon_core.s3``.
 
 from __future__ import annotations
 
+import errno
 import os
 import uuid
 from functools import cached_property
@@ -76,7 +77,7 @@ class FileIO:
         if self.is_local:
             return pafs.LocalFileSystem()
         if self.is_s3 and not self.s3_options.extra:
-            return self.s3_options.arrow_filesystem()
+            return self.s3_options.arrow_filesystem(self.root.split("/", 1)[0])
         return pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))
 
     def join(self, *parts: str) -> str:
@@ -107,10 +108,13 @@ class FileIO:
                 return os.listdir(directory)
             except FileNotFoundError:
                 return []
+        directory = directory.rstrip("/")
         try:
-            return [p.rstrip("/").rsplit("/", 1)[-1] for p in self.fs.ls(directory, detail=False, refresh=True)]
+            paths = self.fs.ls(directory, detail=False, refresh=True)
         except FileNotFoundError:
             return []
+        # s3fs answers an empty "directory" (SeaweedFS keeps them after deletes) with itself
+        return [p.rstrip("/").rsplit("/", 1)[-1] for p in paths if p.rstrip("/") != directory]
 
     def is_dir(self, path: str) -> bool:
         if self.is_local:
@@ -223,7 +227,7 @@ class FileIO:
                 if isinstance(e, (PermissionError, FileNotFoundError)):
                     raise
                 text = f"{type(e).__name__} {e} {e.__cause__ or ''}"
-                if "NotImplemented" in text or "not implemented" in text.lower() or "501" in text:
+                if getattr(e, "errno", None) == errno.ENOSYS or "NotImplemented" in text:
                     return f"it rejects the condition ({e})"
                 raise
         finally:
@@ -250,15 +254,21 @@ class FileIO:
             self.fs.rm(path, recursive=True)
 
 
-def _is_precondition_failed(e: BaseException) -> bool:
+def _is_precondition_failed(e: BaseException | None) -> bool:
+    """True if ``e`` or an error it was raised from is an S3 412 (Precondition Failed)."""
     seen = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        text = f"{type(e).__name__} {e}"
-        if "PreconditionFailed" in text or "412" in text or "At least one of the pre-conditions" in text:
+        response = getattr(e, "response", None)
+        if isinstance(response, dict):
+            error = response.get("Error") or {}
+            status = (response.get("ResponseMetadata") or {}).get("HTTPStatusCode")
+            if error.get("Code") in ("PreconditionFailed", "412") or status == 412:
+                return True
+        if "At least one of the pre-conditions you specified did not hold" in str(e):
             return True
         e = e.__cause__ or e.__context__
     return False
 
 
-__all__ = ["FileIO", "CommitConflict", "split_scheme"]
+__all__ = ["FileIO", "CommitConflict", "ConditionalWriteUnsupported", "split_scheme"]

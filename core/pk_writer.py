@@ -234,7 +234,8 @@ class KeyValueWriter:
     def _bucket_files(self, partition: tuple, bucket: int) -> list:
         if self._latest_splits is None:
             snap = self.table.snapshots.latest()
-            self._latest_splits = {(s.partition, s.bucket): s for s in self.table.plan(snap)} if snap else {}
+            self._latest_splits = ({(s.partition, s.bucket): s for s in self.table.plan(snap, all_levels=True)}
+                                   if snap else {})
         split = self._latest_splits.get((partition, bucket))
         return list(split.files) if split else []
 
@@ -254,7 +255,7 @@ class KeyValueWriter:
         return state.filter(pc.invert(is_retract(state.column(KIND))))
 
     def _lookup_changelog(self, partition, bucket, buf, old_state, data: pa.Table) -> list[DataFileMeta]:
-        from paimon_core.changelog import changes
+        from paimon_core.changelog import changes, rows_with_keys
 
         keys = self.schema.trimmed_primary_keys
         new_state = self._bucket_state(partition, bucket, buf)
@@ -262,9 +263,8 @@ class KeyValueWriter:
         empty = data.select(cols).slice(0, 0)
         old = old_state.select(cols) if old_state is not None else empty
         new = new_state.select(cols) if new_state is not None else empty
-        touched = data.select(keys).group_by(keys).aggregate([])  # only keys this flush wrote
-        old = old.join(touched, keys=keys, join_type="left semi")
-        new = new.join(touched, keys=keys, join_type="left semi")
+        old = rows_with_keys(old, data, keys)  # only the keys this flush wrote
+        new = rows_with_keys(new, data, keys)
         dedupe = self.schema.options.get("changelog-producer.row-deduplicate", "false") == "true"
         log = changes(old, new, keys, drop_unchanged=dedupe)
         if log.num_rows == 0:

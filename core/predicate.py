@@ -15,8 +15,10 @@ statistics prove that no row can match.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -225,7 +227,9 @@ class _Parser:
     def literal(self):
         kind, val = self.take()
         if kind == "num":
-            return float(val) if any(c in val for c in ".eE") else int(val)
+            if any(c in val for c in "eE"):
+                return float(val)
+            return Decimal(val) if "." in val else int(val)  # Decimal keeps every digit
         if kind == "str":
             return val[1:-1].replace("''", "'")
         if kind == "id" and val.upper() in ("TRUE", "FALSE"):
@@ -245,6 +249,14 @@ def parse_where(text: str) -> Predicate:
 def _to_scalar(value, column: str, t) -> pa.Scalar:
     arrow_type = to_arrow_type(t)
     try:
+        if isinstance(value, str) and pa.types.is_time(arrow_type):
+            return pa.scalar(dt.time.fromisoformat(value.strip()), type=arrow_type)
+        if isinstance(value, Decimal) and not pa.types.is_decimal(arrow_type):
+            value = float(value) if pa.types.is_floating(arrow_type) else value
+            if isinstance(value, Decimal):
+                if value != value.to_integral_value():
+                    raise ValueError("not an integer")
+                value = int(value)
         if isinstance(value, str) and not (pa.types.is_string(arrow_type) or pa.types.is_binary(arrow_type)):
             return pa.scalar(value).cast(arrow_type)
         if isinstance(value, float) and pa.types.is_decimal(arrow_type):

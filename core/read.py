@@ -14,6 +14,7 @@ from paimon_core.data_file import read_data_file
 from paimon_core.merge_function import MergeEngine, is_retract
 from paimon_core.predicate import Predicate, filter_table
 from paimon_core.scan import DataSplit
+from paimon_core.schema_change import cast_for_read
 from paimon_core.types import to_arrow_type
 
 SEQ = "_SEQUENCE_NUMBER"
@@ -49,7 +50,7 @@ class TableRead:
             old = by_id.get(cur.id)
             if old is not None:
                 wanted.append(old.name)
-                renames.append((old.name, cur))
+                renames.append((old, cur))
             else:
                 renames.append((None, cur))
         extra = [SEQ, KIND] if system_columns else []
@@ -59,16 +60,16 @@ class TableRead:
         data = read_data_file(self.table.io, path, columns=extra + wanted)
         n = data.num_rows
         arrays, fields = [], []
-        for old_name, cur in renames:
+        for old, cur in renames:
             target = to_arrow_type(cur.type)
-            if old_name is None:
+            if old is None:
                 arr = pa.nulls(n, target)
             else:
-                arr = data.column(old_name)
-                if arr.type != target:
-                    arr = arr.cast(target)
+                arr = data.column(old.name)
+                if arr.type != target:  # retyped by alter-column since the file was written
+                    arr = cast_for_read(arr, cur.name, old.type, cur.type)
             arrays.append(arr)
-            fields.append(pa.field(cur.name, target))
+            fields.append(pa.field(cur.name, target, nullable=cur.type.nullable))
         for name in extra:
             arrays.append(data.column(name))
             fields.append(pa.field(name, data.schema.field(name).type))

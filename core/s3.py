@@ -120,8 +120,11 @@ class S3Options:
             client["region_name"] = self.region
         elif self.endpoint and not os.environ.get("AWS_REGION") and not os.environ.get("AWS_DEFAULT_REGION"):
             client.setdefault("region_name", "us-east-1")
-        if self.path_style is not None:
-            config.setdefault("s3", {})["addressing_style"] = "path" if self.path_style else "virtual"
+        path_style = self.path_style
+        if path_style is None and self.effective_endpoint():
+            path_style = True  # a non-AWS store; pyarrow also defaults to path style there
+        if path_style is not None:
+            config.setdefault("s3", {})["addressing_style"] = "path" if path_style else "virtual"
         if self.key:
             kw["key"] = self.key
         if self.secret:
@@ -137,7 +140,7 @@ class S3Options:
         kw["use_listings_cache"] = False
         return kw
 
-    def arrow_filesystem(self):
+    def arrow_filesystem(self, bucket: str | None = None):
         """pyarrow's native S3 filesystem with the same endpoint, credentials and addressing."""
         import pyarrow.fs as pafs
 
@@ -149,9 +152,12 @@ class S3Options:
             kw["scheme"] = parts.scheme or "https"
             if self.path_style is False:
                 kw["force_virtual_addressing"] = True
-        elif self.path_style is False:
-            pass  # AWS: virtual addressing is the SDK's default
         region = self.effective_region()
+        if region is None and bucket:
+            try:  # AWS without a configured region: ask where the bucket lives, as s3fs does
+                region = pafs.resolve_s3_region(bucket)
+            except OSError:
+                pass
         if region:
             kw["region"] = region
         if self.anon:

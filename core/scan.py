@@ -63,10 +63,12 @@ def live_entries(store: ManifestStore, snapshot: Snapshot | None, manifest_filte
 class TableScan:
     """Plans the splits of one snapshot of a table."""
 
-    def __init__(self, table, snapshot: Snapshot | None, predicate: Predicate | None = None):
+    def __init__(self, table, snapshot: Snapshot | None, predicate: Predicate | None = None,
+                 all_levels: bool = False):
         self.table = table
         self.snapshot = snapshot
         self.predicate = predicate
+        self.all_levels = all_levels  # maintenance (compaction) sees level 0 even where reads do not
 
     def _partition_predicate_ok(self, ranges: dict) -> bool:
         return self.predicate is None or may_match(self.predicate, ranges)
@@ -96,6 +98,9 @@ class TableScan:
             groups.setdefault((e.partition, e.bucket), []).append(e)
         splits = []
         value_filter = self._value_filter()
+        # as Java's batch scans: first-row tables show only compacted data (levels above 0)
+        skip_level0 = (not self.all_levels and self.table.is_primary_key_table
+                       and self.table.schema.options.get("merge-engine") == "first-row")
         for (pbytes, bucket), entries in groups.items():
             partition = codec.from_bytes(pbytes)
             if self.predicate is not None and codec.keys:
@@ -103,6 +108,10 @@ class TableScan:
                 if not may_match(self.predicate, ranges):
                     continue
             files = [e.file for e in entries]
+            if skip_level0:
+                files = [f for f in files if f.level > 0]
+                if not files:
+                    continue
             if value_filter is not None:
                 files = [f for f in files if value_filter(f)]
                 if not files:

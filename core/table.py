@@ -7,7 +7,7 @@ from functools import cached_property
 
 import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit
-from paimon_core.errors import PaimonError, SnapshotNotFound
+from paimon_core.errors import SnapshotNotFound
 from paimon_core.io import FileIO
 from paimon_core.manifest import ManifestStore
 from paimon_core.partition import PartitionCodec
@@ -43,6 +43,22 @@ class FileStoreTable:
             self._schema_cache[schema_id] = self.schemas.schema(schema_id)
         return self._schema_cache[schema_id]
 
+    def with_schema(self, schema: TableSchema) -> FileStoreTable:
+        """This table seen through another version of its schema (same files and snapshots)."""
+        if schema is self.schema:
+            return self
+        other = FileStoreTable(self.io, self.path, self.identifier, schema)
+        other._schema_cache = self._schema_cache
+        self._schema_cache.setdefault(schema.id, schema)
+        return other
+
+    def for_snapshot(self, snapshot: Snapshot | None) -> FileStoreTable:
+        """The table as a snapshot saw it: reads of an older snapshot use the schema it was
+        committed with (its columns, names and types); writes keep using the latest schema."""
+        if snapshot is None or snapshot.schema_id == self.schema.id:
+            return self
+        return self.with_schema(self.schema_for(snapshot.schema_id))
+
     def bucket_path(self, partition: tuple, bucket: int) -> str:
         rel = self.partition_codec.path(partition)
         parts = [self.path] + ([rel] if rel else []) + [f"bucket-{bucket}"]
@@ -59,7 +75,9 @@ class FileStoreTable:
         if as_of_millis is not None:
             return self.snapshots.at_or_before(as_of_millis)
         if tag is not None:
-            raise PaimonError("tags are not supported yet")
+            from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
+
+            return snapshot_from_tag(tag_manager(self).snapshot(tag))
         return self.snapshots.latest()
 
     def parse_filter(self, where: str | None) -> Predicate | None:
@@ -68,22 +86,28 @@ class FileStoreTable:
         return bind(parse_where(where), {f.name: f.type for f in self.schema.fields})
 
     # ---- read
-    def new_scan(self, snapshot: Snapshot | None, predicate: Predicate | None = None) -> TableScan:
-        return TableScan(self, snapshot, predicate)
+    def new_scan(self, snapshot: Snapshot | None, predicate: Predicate | None = None,
+                 all_levels: bool = False) -> TableScan:
+        return TableScan(self, snapshot, predicate, all_levels)
 
-    def plan(self, snapshot: Snapshot | None, predicate: Predicate | None = None) -> list[DataSplit]:
-        return self.new_scan(snapshot, predicate).plan()
+    def plan(self, snapshot: Snapshot | None, predicate: Predicate | None = None,
+             all_levels: bool = False) -> list[DataSplit]:
+        """Splits to read; ``all_levels`` includes level-0 files that batch reads of first-row
+        tables skip (for compaction and other maintenance)."""
+        return self.new_scan(snapshot, predicate, all_levels).plan()
 
     def new_read(self, columns: list[str] | None = None, predicate: Predicate | None = None) -> TableRead:
         return TableRead(self, columns, predicate)
 
     def read(self, snapshot_id: int | None = None, as_of_millis: int | None = None, columns=None,
-             where: str | None = None, limit: int | None = None) -> pa.Table:
+             where: str | None = None, limit: int | None = None, tag: str | None = None) -> pa.Table:
         """Rows visible at a snapshot (latest by default), filtered and projected."""
-        snap = self.resolve_snapshot(snapshot_id, as_of_millis)
-        pred = self.parse_filter(where)
-        reader = self.new_read(columns, pred)
-        return reader.to_arrow(self.plan(snap, pred), limit)
+        snap = self.resolve_snapshot(snapshot_id, as_of_millis, tag)
+        travel = snapshot_id is not None or as_of_millis is not None or tag is not None
+        view = self.for_snapshot(snap) if travel else self  # time travel: the snapshot's own schema
+        pred = view.parse_filter(where)
+        reader = view.new_read(columns, pred)
+        return reader.to_arrow(view.plan(snap, pred), limit)
 
     # ---- write
     def new_append_writer(self):
@@ -130,9 +154,21 @@ class FileStoreTable:
                 self.io.delete(self.io.join(self.path, "index", e.file_name))
 
     def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None,
-                    row_kind_column: str | None = None) -> Snapshot | None:
-        """Write an Arrow table in one commit (see ``paimon_core.ingest`` for the rules)."""
+                    row_kind_column: str | None = None, evolve: bool = False) -> Snapshot | None:
+        """Write an Arrow table in one commit (see ``paimon_core.ingest`` for the rules).
+        ``evolve`` adds the input's new columns and widens types first; this table object then
+        follows the new schema."""
         from paimon_core.ingest import write_tables
 
-        return write_tables(self, [data], overwrite=overwrite, partition=partition,
-                            row_kind_column=row_kind_column).snapshot
+        result = write_tables(self, [data], overwrite=overwrite, partition=partition,
+                              row_kind_column=row_kind_column, evolve=evolve)
+        if result.evolved:
+            self._adopt(self.schema_for(result.snapshot.schema_id) if result.snapshot else
+                        self.schemas.latest())
+        return result.snapshot
+
+    def _adopt(self, schema: TableSchema) -> None:
+        """Move this object to a newer schema of the same table (after it evolved the schema)."""
+        self.schema = schema
+        self._schema_cache.setdefault(schema.id, schema)
+        self.__dict__.pop("partition_codec", None)

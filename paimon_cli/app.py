@@ -143,9 +143,9 @@ def root(
 
 
 def _register() -> None:
-    from paimon_cli.commands import demo, ingest, inspect, read, tables, use
+    from paimon_cli.commands import alter, compact, demo, diff, ingest, inspect, read, tables, use
 
-    for module in (tables, ingest, read, inspect, use, demo):
+    for module in (tables, alter, ingest, read, compact, diff, inspect, use, demo):
         app.add_typer(module.app)
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import sys
 import tempfile
 import threading
@@ -51,8 +52,6 @@ logger.hadoop.name = org.apache.hadoop
 logger.hadoop.level = error
 logger.native.name = org.apache.hadoop.util.NativeCodeLoader
 logger.native.level = error
-logger.spark.name = org.apache.spark
-logger.spark.level = error
 logger.netty.name = io.netty
 logger.netty.level = error
 logger.jetty.name = org.sparkproject.jetty
@@ -180,18 +179,25 @@ def _spark_schema(arrow_schema):
     return sschema, to_arrow_schema(sschema, timezone="UTC")
 
 
+_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Mismatch|Input|Conflict|Exit)): (.*)$")
+
+
 def _task_error(e: BaseException) -> BaseException:
-    """A failed Spark job as a core error: the Python exception of the first failed task, one line."""
+    """A failed Spark job as a core error: the last Python exception line of the failed task."""
     from paimon_core import errors
 
-    text = str(e)
-    for line in reversed(text.splitlines()):
-        line = line.strip()
-        for name in ("SchemaMismatch", "InvalidInput", "CommitConflict", "PaimonError"):
-            tag = f"paimon_core.errors.{name}: "
-            if line.startswith(tag):
-                return getattr(errors, name)(line[len(tag):])
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(e).__name__)
+    found = None
+    for line in str(e).splitlines():
+        m = _EXC_LINE.match(line.strip())
+        if m:
+            found = m
+    if found:
+        name, msg = found.group(1).rsplit(".", 1)[-1], found.group(2)
+        cls = getattr(errors, name, None)
+        if isinstance(cls, type) and issubclass(cls, PaimonError):
+            return cls(msg)
+        return PaimonError(f"the Spark job failed: {name}: {msg[:500]}")
+    first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
     return PaimonError(f"the Spark job failed: {first[:500]}")
 
 
@@ -344,17 +350,17 @@ class SparkEngine:
         return self._run(table, df, prefix, progress, total)
 
     # ---- compaction
-    def compact(self, table, splits, progress=None) -> list:
-        """Full-compact each split (bucket) in its own task; returns CommitMessages (not committed)."""
-        from paimon_core.compact import max_level
-
+    def compact(self, table, splits, full: bool = True, progress=None) -> list:
+        """Compact each split (bucket) in its own task with the core's planner
+        (``compact.compact_messages``); returns CommitMessages (not committed). ``splits`` should
+        come from ``table.plan(snapshot, all_levels=True)``."""
         splits = [s for s in splits if s.files]
         if not splits:
             return []
         prefix = job_prefix(table)
         spec = T.TableSpec.of(table, prefix)
         df = self.spark.range(0, len(splits), 1, len(splits)).mapInArrow(
-            partial(T.compact_task, spec, splits, max_level(table), self.fault), "msg binary, retried boolean")
+            partial(T.compact_task, spec, splits, full, self.fault), "msg binary, retried boolean")
         dirs = {table.bucket_path(s.partition, s.bucket) for s in splits}
         return self._run(table, df, prefix, progress, len(splits), swept_dirs=dirs)
 

@@ -69,7 +69,7 @@ def _retried() -> bool:
         return True
     if ctx is None:
         return True
-    return ctx.attemptNumber() > 0 or ctx.stageAttemptNumber() > 0
+    return ctx.attemptNumber() > 0
 
 
 def _fault(fault: str | None, point: str) -> None:
@@ -211,47 +211,20 @@ def ingest_direct_task(spec: TableSpec, pieces: list, max_seq: dict, row_kind_co
 # ---- compaction and reads: one split per task
 
 
-def compact_append(table, split):
-    """``compact.compact_split_append`` with the job's file prefix (the core one always uses data-)."""
-    from paimon_core.append_writer import RollingFileWriter
-    from paimon_core.commit import CommitMessage
-    from paimon_core.manifest import FILE_SOURCE_COMPACT
-    from paimon_core.read import TableRead
-
-    reader = TableRead(table)
-    files = sorted(split.files, key=lambda f: f.min_sequence_number)
-    prefix = table.schema.core_options.get("data-file.prefix")
-    writer = RollingFileWriter(table, split.partition, split.bucket, files[0].min_sequence_number, prefix)
-    try:
-        for f in files:
-            writer.write(reader._read_file(split, f, False))
-        after = writer.close()
-    except BaseException:
-        writer.abort()
-        raise
-    after = [a.__class__(**{**a.__dict__, "file_source": FILE_SOURCE_COMPACT}) for a in after]
-    return CommitMessage(split.partition, split.bucket, split.total_buckets,
-                         compact_before=tuple(files), compact_after=tuple(after))
-
-
-def compact_task(spec: TableSpec, splits: list, top: int, fault: str | None, batches):
-    from paimon_core.compact import compact_split_pk
+def compact_task(spec: TableSpec, splits: list, full: bool, fault: str | None, batches):
+    """Compact the task's splits with the core's planner and rewriters; messages out."""
+    from paimon_core.compact import compact_messages
 
     table = spec.table()
     out = []
-    for ids in batches:
-        for sid in ids.column(0).to_pylist():
-            split = splits[sid]
-            if table.is_primary_key_table:
-                m = compact_split_pk(table, split, top)
-            else:
-                m = compact_append(table, split)
-            out.append(m)
-            try:
+    try:
+        for ids in batches:
+            for sid in ids.column(0).to_pylist():
+                out.extend(compact_messages(table, [splits[sid]], full))
                 _fault(fault, "compact")
-            except BaseException:
-                table.discard(out)
-                raise
+    except BaseException:
+        table.discard(out)
+        raise
     yield _messages_batch(out)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.maintain import files as _files
@@ -372,4 +372,4 @@ def expire_after_commit(table, now_ms: int | None = None) -> ExpireResult | None
 
 
 __all__ = ["ExpirePlan", "ExpireRange", "ExpireResult", "decide_expire_range", "expire_after_commit",
-           "expire_snapshots", "plan_expire", "field"]
+           "expire_snapshots", "plan_expire"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.maintain import files as _files
-from paimon_core.maintain.expire import _Collector, added_files, execute_plan_files, metadata_files
+from paimon_core.maintain.expire import _Collector, execute_plan_files, metadata_files
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
@@ -72,15 +72,12 @@ def plan_rollback(table, to_snapshot: int | None = None, to_tag: str | None = No
             protected.update(reader.manifest_names(sm.snapshot(i)))
     col = _Collector(table, protected)
     doomed = [sm.snapshot(i) for i in newer] + [tags.snapshot(n) for n in newer_tags]
-    for s in doomed:
-        for p, size, extras in added_files(table, s.delta_manifest_list):
+    for s in doomed:  # every file a doomed snapshot uses, not only what its delta added:
+        r = reader.refs(s)  # snapshots between an expired tag and the earliest hold files too
+        for p, size in r.data.items():
             col.add(p, size, "data")
-            for x in extras:
-                col.add(x, -1, "data")
-        for p, size, extras in added_files(table, s.changelog_manifest_list):
+        for p, size in r.changelog.items():
             col.add(p, size, "changelog")
-            for x in extras:
-                col.add(x, -1, "changelog")
     for s in doomed:
         metadata_files(reader, s, col)
     return RollbackPlan(target, to_tag, recreate, tuple(newer), newer_tags, tuple(col.files))

@@ -138,14 +138,53 @@ def get_tag(table, name: str) -> TagInfo:
     return TagInfo(name, s.id, s.time_millis, s.total_record_count, s)
 
 
-def delete_tag(table, name: str) -> TagInfo:
-    """Delete the tag file. Files only the tag kept (its snapshot has expired) become
-    unreferenced; ``remove_orphans`` deletes them (Java cleans them here; we keep tag deletion
-    a single metadata operation so it cannot race with a concurrent expire)."""
+@dataclass(frozen=True)
+class TagDeletion:
+    tag: TagInfo
+    files: tuple  # PlannedFile: what only this tag kept (its snapshot has expired)
+    dry_run: bool
+
+
+def plan_delete_tag(table, name: str) -> tuple[TagInfo, tuple]:
+    """The tag and the files only it keeps alive: nothing while its snapshot file still exists;
+    otherwise what its snapshot used that neither the earliest snapshot (files are never re-added
+    once removed, so a later snapshot using it would mean the earliest does) nor another tag uses."""
+    from paimon_core.maintain.expire import _Collector, metadata_files
+    from paimon_core.maintain.refs import RefReader, Refs
+
     info = get_tag(table, name)
-    tag_manager(table).delete(name)
-    return info
+    sm = table.snapshots
+    earliest = sm.earliest_id()
+    if earliest is None or info.snapshot_id >= earliest:
+        return info, ()
+    reader = RefReader(table)
+    protected = Refs().update(reader.refs(sm.snapshot(earliest)))
+    for n, s in tag_manager(table).tagged().items():
+        if n != name:
+            protected.update(reader.refs(s))
+    for i in sm.list_ids():
+        protected.update(reader.manifest_names(sm.snapshot(i)))
+    col = _Collector(table, protected)
+    r = reader.refs(info.snapshot)
+    for p, size in r.data.items():
+        col.add(p, size, "data")
+    for p, size in r.changelog.items():
+        col.add(p, size, "changelog")
+    metadata_files(reader, info.snapshot, col)
+    return info, tuple(col.files)
 
 
-__all__ = ["TagAlreadyExists", "TagInfo", "TagManager", "TagNotFound", "create_tag", "delete_tag", "get_tag",
-           "list_tags", "snapshot_from_tag", "tag_manager", "validate_tag_name"]
+def delete_tag(table, name: str, dry_run: bool = False) -> TagDeletion:
+    """Delete the tag file, then the files only it kept (as Java's tag deletion does). If this
+    is interrupted after the tag file is gone, the files left are orphans (``remove_orphans``)."""
+    from paimon_core.maintain.expire import execute_plan_files
+
+    info, files = plan_delete_tag(table, name)
+    if not dry_run:
+        tag_manager(table).delete(name)
+        execute_plan_files(table, files)
+    return TagDeletion(info, files, dry_run)
+
+
+__all__ = ["TagAlreadyExists", "TagDeletion", "TagInfo", "TagManager", "TagNotFound", "create_tag", "delete_tag", "get_tag",
+           "list_tags", "plan_delete_tag", "snapshot_from_tag", "tag_manager", "validate_tag_name"]

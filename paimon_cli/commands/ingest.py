@@ -24,6 +24,11 @@ def ingest(
         "--overwrite", help="Replace the partitions written to (the whole table if unpartitioned).")] = False,
     partition: Annotated[str | None, typer.Option(
         "--partition", "-p", metavar="K=V,...", help="With --overwrite: replace exactly this partition.")] = None,
+    row_kind_column: Annotated[str | None, typer.Option(
+        "--row-kind-column", metavar="COL",
+        help="Input column with the row kind of each row: +I, -U, +U or -D (CDC input; primary-key tables).")] = None,
+    evolve: Annotated[bool, typer.Option(
+        "--evolve", help="Add input columns the table lacks (nullable) and widen narrower column types first.")] = False,
 ) -> None:
     """Add the rows of files to a table in one commit (checked and cast to the table schema).
 
@@ -32,6 +37,8 @@ def ingest(
       paimon ingest events.parquet -t demo.events
       paimon ingest "data/*.csv" -t demo.events
       paimon ingest day.parquet -t demo.events --overwrite -p dt=2024-01-01
+      paimon ingest cdc.parquet -t shop.customers --row-kind-column op
+      paimon ingest more_columns.parquet -t demo.events --evolve
     """
     from paimon_core.ingest import ingest_files
 
@@ -40,14 +47,26 @@ def ingest(
     engine = state.engine()
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
         result = ingest_files(tbl, list(files), overwrite=overwrite, partition=partition, engine=engine,
-                              progress=advance, on_plan=on_plan)
+                              progress=advance, on_plan=on_plan, row_kind_column=row_kind_column, evolve=evolve)
     snap = result.snapshot
     sid = snap.id if snap is not None else None
     what = "overwrote" if overwrite else "ingested"
     text = (f"{what} {_count(result.rows, 'row')} in {_count(result.files, 'file')} into {tbl.identifier}:"
             f" snapshot {sid}"
             if sid is not None else f"nothing to commit for {tbl.identifier} (no rows)")
+    if result.evolved:
+        from paimon_cli.output import note
+
+        note(f"evolved the schema of {tbl.identifier}: " + "; ".join(_describe(c) for c in result.evolved))
     state.out.record({"table": tbl.identifier, "snapshot": sid, "rows": result.rows, "files": result.files}, text)
+
+
+def _describe(change) -> str:
+    from paimon_core.schema_change import AddColumn
+
+    if isinstance(change, AddColumn):
+        return f"added column {change.name} {change.type}"
+    return f"widened column {change.name} to {change.type}"
 
 
 def _count(n: int, word: str) -> str:

@@ -77,9 +77,11 @@ def read(
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
     tbl = state.table(table)
     columns = split_list(select) or None
+    snap = tbl.resolve_snapshot(snapshot, as_of_ms)
+    if snapshot is not None or as_of_ms is not None:
+        tbl = tbl.for_snapshot(snap)  # time travel reads with the schema of that snapshot
     if count and not columns:
         columns = tbl.schema.field_names[:1]  # the fewest columns that still count rows
-    snap = tbl.resolve_snapshot(snapshot, as_of_ms)
     predicate = tbl.parse_filter(where)
     reader = tbl.new_read(columns, predicate)
     splits = tbl.plan(snap, predicate)

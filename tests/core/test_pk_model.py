@@ -73,7 +73,11 @@ def test_pk_table_matches_dict_model(tmp_path_factory, engine, history, buckets,
         if snap is None:  # everything merged away (first-row ignoring deletes): nothing to commit
             assert model == before
             continue
-        expected_at[snap.id] = dict(model)
+        # the write may be followed by its compaction snapshot; first-row tables show rows only
+        # once compacted out of level 0 (as Java's batch reads do), so check the latest there
+        expected_at[t.snapshots.latest_id()] = dict(model)
+        if engine != "first-row":
+            expected_at[snap.id] = dict(model)
     for sid, exp in expected_at.items():
         got = {r["k"]: (r["name"], r["v"]) for r in t.read(snapshot_id=sid).to_pylist()}
         assert got == exp, f"snapshot {sid}"

@@ -37,6 +37,8 @@ __all__ = [
     "sort_rows",
     "assert_same_rows",
     "timestamp_precision",
+    "value_from_canonical",
+    "arrow_from_rows",
 ]
 
 
@@ -192,11 +194,82 @@ def rows_from_arrow(
     return [dict(zip(names, vals, strict=True)) for vals in zip(*columns, strict=True)] if columns else []
 
 
+# ------------------------------------------------------------------ canonical JSON -> Arrow
+
+
+def _parse_float(v: Any) -> float:
+    if isinstance(v, str):
+        return float({"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}.get(v, v))
+    return float(v)
+
+
+def _count_from_text(text: str, unit: str) -> int:
+    """ "YYYY-MM-DDTHH:MM:SS[.f*]"[Z] -> integer count of `unit` since the epoch (exact)."""
+    text = text.replace(" ", "T").rstrip("Z")
+    base, _, frac = text.partition(".")
+    delta = _dt.datetime.fromisoformat(base) - _EPOCH
+    secs = delta.days * 86400 + delta.seconds
+    nanos = int((frac + "000000000")[:9]) if frac else 0
+    per = _UNIT_PER_SECOND[unit]
+    return secs * per + nanos // (1_000_000_000 // per)
+
+
+def value_from_canonical(v: Any, t: pa.DataType) -> Any:
+    """Canonical JSON value -> a Python value `pa.array(..., type=_intified(t))` accepts
+    (timestamps and times as integer counts of the type's unit). Inverse of `canonical_value`."""
+    if v is None:
+        return None
+    if pa.types.is_boolean(t):
+        return bool(v)
+    if pa.types.is_integer(t):
+        return int(v)
+    if pa.types.is_floating(t):
+        return _parse_float(v)
+    if pa.types.is_decimal(t):
+        return decimal.Decimal(str(v))
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return str(v)
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return bytes.fromhex(v)
+    if pa.types.is_date(t):
+        return _dt.date.fromisoformat(v)
+    if pa.types.is_time(t):
+        hh, mm, rest = v.split(":")
+        s, _, frac = rest.partition(".")
+        nanos = ((int(hh) * 60 + int(mm)) * 60 + int(s)) * 1_000_000_000 + int((frac + "000000000")[:9])
+        return nanos // (1_000_000_000 // _UNIT_PER_SECOND[t.unit])
+    if pa.types.is_timestamp(t):
+        return _count_from_text(v, t.unit)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return [value_from_canonical(x, t.value_type) for x in v]
+    if pa.types.is_map(t):
+        kt = t.key_type
+        is_str = pa.types.is_string(kt) or pa.types.is_large_string(kt)
+        return [
+            (value_from_canonical(k if is_str else json.loads(k), kt), value_from_canonical(x, t.item_type))
+            for k, x in v.items()
+        ]
+    if pa.types.is_struct(t):
+        return {f.name: value_from_canonical(v.get(f.name), f.type) for f in t}
+    raise TypeError(f"cannot build a value of Arrow type {t}")
+
+
+def arrow_from_rows(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """Canonical rows -> an Arrow table of `schema` (columns missing from a row are null;
+    `_row_kind` is dropped)."""
+    cols = []
+    for f in schema:
+        raw_t = _intified(f.type)
+        arr = pa.array([value_from_canonical(r.get(f.name), f.type) for r in rows], type=raw_t)
+        cols.append(arr.cast(f.type) if raw_t != f.type else arr)
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
 # ------------------------------------------------------------------ comparison
 
 
 def _norm(v: Any) -> Any:
-    if isinstance(v, float) and v.is_integer():
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:  # exact; keeps 1e308 readable
         return int(v)
     if isinstance(v, list):
         return [_norm(x) for x in v]

@@ -4,6 +4,8 @@ import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.codegen.CodeGenUtils;
+import org.apache.paimon.codegen.Projection;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Decimal;
@@ -15,8 +17,11 @@ import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.predicate.Predicate;
+import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.operation.AppendOnlyFileStoreWrite;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
@@ -183,6 +188,8 @@ public class InteropDriver {
     List<InternalRow.FieldGetter> getters = new ArrayList<>();
     for (int i = 0; i < fields.size(); i++) getters.add(InternalRow.createFieldGetter(fields.get(i).type(), i));
     ReadBuilder rb = t.newReadBuilder();
+    JsonNode filter = req.get("filter");
+    if (filter != null && !filter.isNull()) rb = rb.withFilter(predicate(t.rowType(), filter));
     List<Split> splits = rb.newScan().plan().splits();
     ArrayNode rows = NF.arrayNode();
     try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
@@ -200,6 +207,27 @@ public class InteropDriver {
     res.put("row_count", rows.size());
     res.put("splits", splits.size());
     return res;
+  }
+
+  /**
+   * {"field": f, "op": "=" | "<" | "<=" | ">" | ">=" | "is_null", "value": canonical}: pushed down
+   * like an engine does (file/row-group skipping on stats); rows of files that are read are NOT
+   * filtered, so a result may hold rows that do not match.
+   */
+  static Predicate predicate(RowType rt, JsonNode f) {
+    PredicateBuilder pb = new PredicateBuilder(rt);
+    int idx = rt.getFieldNames().indexOf(f.get("field").asText());
+    if (idx < 0) throw new IllegalArgumentException("unknown filter field: " + f.get("field"));
+    Object v = fromJson(rt.getTypeAt(idx), f.get("value"));
+    switch (text(f, "op", "=")) {
+      case "=": return pb.equal(idx, v);
+      case "<": return pb.lessThan(idx, v);
+      case "<=": return pb.lessOrEqual(idx, v);
+      case ">": return pb.greaterThan(idx, v);
+      case ">=": return pb.greaterOrEqual(idx, v);
+      case "is_null": return pb.isNull(idx);
+      default: throw new IllegalArgumentException("unknown filter op: " + f.get("op"));
+    }
   }
 
   static ObjectNode opCreateTable(JsonNode req) throws Exception {
@@ -227,6 +255,14 @@ public class InteropDriver {
     }
   }
 
+  static IOManager ioManager;
+
+  /** One IOManager per JVM, on java.io.tmpdir: Java needs it for lookups (first-row etc.). */
+  static IOManager ioManager() {
+    if (ioManager == null) ioManager = IOManager.create(System.getProperty("java.io.tmpdir"));
+    return ioManager;
+  }
+
   static ObjectNode opWrite(JsonNode req) throws Exception {
     FileStoreTable t = table(req);
     RowType rt = t.rowType();
@@ -237,6 +273,7 @@ public class InteropDriver {
     BatchWriteBuilder wb = t.newBatchWriteBuilder();
     if (flag(req, "overwrite", false)) wb = wb.withOverwrite();
     try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+      w.withIOManager(ioManager()); // lookup-based merges (first-row, changelog lookup) spill to disk
       for (GenericRow r : rows) w.write(r);
       c.commit(w.prepareCommit());
     }
@@ -279,6 +316,7 @@ public class InteropDriver {
     } else {
       BatchWriteBuilder wb = t.newBatchWriteBuilder();
       try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+        w.withIOManager(ioManager());
         for (Map.Entry<BinaryRow, Map<Integer, List<DataFileMeta>>> e : live.entrySet()) {
           for (int bucket : e.getValue().keySet()) {
             w.compact(e.getKey(), bucket, full);
@@ -379,13 +417,20 @@ public class InteropDriver {
     }
     RowType rt = new RowType(fields);
     int numBuckets = req.get("num_buckets").asInt();
+    // The bucket key is built like the write path builds it (FixedBucketRowKeyExtractor: a
+    // generated Projection), NOT with InternalRowSerializer.toBinaryRow: the two differ for NULL
+    // non-compact DECIMAL(p>18)/TIMESTAMP(p>3) fields (the projection reserves their var bytes).
+    int[] mapping = new int[rt.getFieldCount()];
+    for (int k = 0; k < mapping.length; k++) mapping[k] = k;
+    Projection proj = CodeGenUtils.newProjection(rt, mapping);
     InternalRowSerializer ser = new InternalRowSerializer(rt);
+    boolean viaSerializer = "serializer".equals(text(req, "via", "projection"));
     ArrayNode buckets = NF.arrayNode();
     ArrayNode hashes = NF.arrayNode();
     for (JsonNode values : req.get("rows")) {
       GenericRow g = new GenericRow(rt.getFieldCount());
       for (int k = 0; k < rt.getFieldCount(); k++) g.setField(k, fromJson(fields.get(k).type(), values.get(k)));
-      BinaryRow key = ser.toBinaryRow(g).copy();
+      BinaryRow key = (viaSerializer ? ser.toBinaryRow(g) : proj.apply(g)).copy();
       int hash = KeyAndBucketExtractor.bucketKeyHashCode(key);
       hashes.add(hash);
       buckets.add(KeyAndBucketExtractor.bucket(hash, numBuckets));

@@ -1,0 +1,362 @@
+"""Schema evolution: the changes ``alter-table`` and ``ingest --evolve`` make, Paimon's rules for
+them as pure functions, and the commit of ``schema-(N+1)``.
+
+Invariants (FORMAT.md section 2, Java ``SchemaManager.commitChanges``): a new column gets
+``highestFieldId + 1`` (its ROW sub-fields the ids after it); a rename keeps the id; a drop
+removes the field and never frees its id, so ``highestFieldId`` never decreases. Partition and
+primary-key columns are never dropped, renamed or retyped; a column never becomes NOT NULL;
+immutable options change only while the table has no snapshot. A rejected change raises
+``InvalidInput`` with one line and writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
+from paimon_core.schema import Schema, SchemaManager, TableSchema
+from paimon_core.types import (
+    ArrayType,
+    AtomicType,
+    DataField,
+    DataType,
+    MapType,
+    RowType,
+    assign_field_ids,
+    from_arrow_type,
+    highest_field_id,
+    implicitly_castable,
+    to_arrow_type,
+)
+
+# ---------------------------------------------------------------------------------------------
+# The changes (Java ``SchemaChange`` subclasses of the same names)
+
+
+@dataclass(frozen=True)
+class AddColumn:
+    name: str
+    type: DataType
+    comment: str | None = None
+    first: bool = False
+    after: str | None = None
+
+
+@dataclass(frozen=True)
+class DropColumn:
+    name: str
+
+
+@dataclass(frozen=True)
+class RenameColumn:
+    name: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class UpdateColumnType:
+    name: str
+    type: DataType
+
+
+@dataclass(frozen=True)
+class SetOption:
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class RemoveOption:
+    key: str
+
+
+@dataclass(frozen=True)
+class UpdateComment:
+    comment: str | None
+
+
+SchemaChange = AddColumn | DropColumn | RenameColumn | UpdateColumnType | SetOption | RemoveOption | UpdateComment
+
+# Java 0.9 ``CoreOptions.IMMUTABLE_OPTIONS`` (read from the 0.9 jar), plus ``bucket``, which this
+# implementation does not rescale: all of them change only while the table has no snapshot.
+IMMUTABLE_OPTIONS = frozenset({
+    "partition", "merge-engine", "ignore-delete", "sequence.field", "partial-update.remove-record-on-delete",
+    "bucket-key", "rowkind.field", "force-lookup", "primary-key", "bucket",
+})
+# Options that shape how stored rows merge: partial-update settings and sequence groups.
+IMMUTABLE_PREFIXES = ("partial-update.",)
+IMMUTABLE_SUFFIXES = (".sequence-group",)
+# Keys a schema keeps outside ``options``: Java rejects them as options on an existing table.
+STRUCTURAL_KEYS = frozenset({"primary-key", "partition"})
+DISABLE_EXPLICIT_CASTING = "disable-explicit-type-casting"
+
+
+def is_immutable_option(key: str) -> bool:
+    return key in IMMUTABLE_OPTIONS or key.startswith(IMMUTABLE_PREFIXES) or key.endswith(IMMUTABLE_SUFFIXES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Casting rules of ``alter-column`` (Java 0.9 DataTypeCasts.supportsExplicitCast that also has a
+# CastExecutor, measured on the 0.9 jar over every pair of atomic roots).
+
+_NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+_TEXT = ("CHAR", "VARCHAR")
+_EXPLICIT: dict[str, frozenset[str]] = {
+    "BOOLEAN": frozenset(_NUMERIC + _TEXT),
+    "TINYINT": frozenset(_NUMERIC + _TEXT + ("BOOLEAN",)),
+    "SMALLINT": frozenset(_NUMERIC + _TEXT + ("BOOLEAN",)),
+    "INT": frozenset(_NUMERIC + _TEXT + ("BOOLEAN", "TIMESTAMP", "TIMESTAMP_LTZ")),
+    "BIGINT": frozenset(_NUMERIC + _TEXT + ("BOOLEAN", "TIMESTAMP", "TIMESTAMP_LTZ")),
+    "FLOAT": frozenset(_NUMERIC + _TEXT),
+    "DOUBLE": frozenset(_NUMERIC + _TEXT),
+    "DECIMAL": frozenset(_NUMERIC + _TEXT),
+    "CHAR": frozenset(_NUMERIC + _TEXT + ("BOOLEAN", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP",
+                                          "TIMESTAMP_LTZ")),
+    "VARCHAR": frozenset(_NUMERIC + _TEXT + ("BOOLEAN", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP",
+                                             "TIMESTAMP_LTZ")),
+    "BINARY": frozenset(("BINARY", "VARBINARY") + _TEXT),
+    "VARBINARY": frozenset(("BINARY", "VARBINARY") + _TEXT),
+    "DATE": frozenset(("DATE", "TIMESTAMP", "TIMESTAMP_LTZ", "VARCHAR")),
+    "TIME": frozenset(("TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "VARCHAR")),
+    "TIMESTAMP": frozenset(("BIGINT", "INT", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "VARCHAR")),
+    "TIMESTAMP_LTZ": frozenset(("BIGINT", "INT", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "VARCHAR")),
+}
+
+
+def is_nested(t: DataType) -> bool:
+    return isinstance(t, (ArrayType, MapType, RowType))
+
+
+def column_cast_allowed(src: DataType, dst: DataType, allow_explicit: bool = True) -> bool:
+    """May a column of type ``src`` become ``dst``? Implicit widening always; explicit casts
+    (narrowing, string <-> number, ...) when ``allow_explicit``. Nested types only widen the
+    atomic element of an ARRAY (Java 0.9 itself changes no nested type)."""
+    if is_nested(src) or is_nested(dst):
+        if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
+            a, b = src.element, dst.element
+            if is_nested(a) or is_nested(b):
+                return False
+            return implicitly_castable(a, b) and (b.nullable or not a.nullable)
+        return False
+    if implicitly_castable(src, dst):
+        return True
+    return allow_explicit and dst.root in _EXPLICIT.get(src.root, frozenset())
+
+
+# ---------------------------------------------------------------------------------------------
+# Applying changes (pure)
+
+
+def _check_name(name: str) -> None:
+    if not name or name != name.strip():
+        raise InvalidInput(f"bad column name '{name}'")
+    if name.startswith("_KEY_") or name in ("_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"):
+        raise InvalidInput(f"column name '{name}' is reserved by Paimon")
+
+
+def _index(fields: list[DataField], name: str, schema: TableSchema) -> int:
+    for i, f in enumerate(fields):
+        if f.name == name:
+            return i
+    raise InvalidInput(f"unknown column '{name}' (columns: {', '.join(f.name for f in fields)})")
+
+
+def _not_key(schema: TableSchema, name: str, verb: str) -> None:
+    if name in schema.partition_keys:
+        raise InvalidInput(f"cannot {verb} partition column '{name}'")
+    if name in schema.primary_keys:
+        raise InvalidInput(f"cannot {verb} primary-key column '{name}'")
+
+
+def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: bool) -> None:
+    old = schema.options.get(key)
+    if key in STRUCTURAL_KEYS:
+        raise InvalidInput(f"option '{key}' cannot be changed: the {key.replace('-', ' ')} is fixed at create-table")
+    if key == "bucket":
+        if new is None:
+            raise InvalidInput("option 'bucket' cannot be removed")
+        old_b = int(old) if old is not None else -1
+        try:
+            new_b = int(new)
+        except ValueError:
+            raise InvalidInput(f"option 'bucket' has a bad value '{new}' (expected int)") from None
+        if old_b != new_b and (old_b == -1 or new_b == -1):
+            raise InvalidInput(f"cannot change bucket from {old_b} to {new_b}: bucket -1 (dynamic/unaware) "
+                               "cannot be switched to or from fixed buckets")
+    if is_immutable_option(key) and has_snapshot and old != new:
+        raise InvalidInput(f"option '{key}' cannot be changed on a table with data (it is immutable once "
+                           "a snapshot exists)")
+
+
+def _validate(schema: TableSchema) -> None:
+    """The create-table checks (keys, bucket, bucket-key, merge engine, sequence.field) on the result."""
+    Schema(
+        columns=tuple((f.name, f.type, f.description) for f in schema.fields),
+        partition_keys=schema.partition_keys,
+        primary_keys=schema.primary_keys,
+        options=schema.options,
+        comment=schema.comment,
+    ).to_table_schema(schema.id)
+
+
+def apply_changes(schema: TableSchema, changes, has_snapshot: bool) -> TableSchema:
+    """``schema`` with ``changes`` applied in order, as ``schema-(id+1)``; raises InvalidInput
+    for anything Paimon forbids. ``has_snapshot``: whether the table holds any snapshot."""
+    fields = list(schema.fields)
+    highest = schema.highest_field_id
+    options = dict(schema.options)
+    comment = schema.comment
+    allow_explicit = str(options.get(DISABLE_EXPLICIT_CASTING, "false")).lower() != "true"
+    for ch in changes:
+        if isinstance(ch, AddColumn):
+            _check_name(ch.name)
+            if any(f.name.lower() == ch.name.lower() for f in fields):
+                raise InvalidInput(f"column '{ch.name}' already exists")
+            if not ch.type.nullable:
+                raise InvalidInput(f"cannot add column '{ch.name}' as NOT NULL: existing rows would have no "
+                                   "value (add it nullable)")
+            fid = highest + 1
+            t, last = assign_field_ids(ch.type, fid)
+            highest = max(fid, last, highest_field_id(t))
+            new = DataField(fid, ch.name, t, ch.comment)
+            if ch.first:
+                fields.insert(0, new)
+            elif ch.after is not None:
+                fields.insert(_index(fields, ch.after, schema) + 1, new)
+            else:
+                fields.append(new)
+        elif isinstance(ch, DropColumn):
+            i = _index(fields, ch.name, schema)
+            _not_key(schema, ch.name, "drop")
+            if len(fields) == 1:
+                raise InvalidInput(f"cannot drop '{ch.name}': it is the last column of the table")
+            del fields[i]
+        elif isinstance(ch, RenameColumn):
+            i = _index(fields, ch.name, schema)
+            _not_key(schema, ch.name, "rename")
+            _check_name(ch.new_name)
+            if any(f.name.lower() == ch.new_name.lower() for f in fields if f.name != ch.name):
+                raise InvalidInput(f"cannot rename '{ch.name}' to '{ch.new_name}': that column already exists")
+            fields[i] = replace(fields[i], name=ch.new_name)
+        elif isinstance(ch, UpdateColumnType):
+            i = _index(fields, ch.name, schema)
+            _not_key(schema, ch.name, "change the type of")
+            old = fields[i].type
+            if old.nullable and not ch.type.nullable:
+                raise InvalidInput(f"cannot make column '{ch.name}' NOT NULL: it is nullable and may hold nulls")
+            if not column_cast_allowed(old.with_nullable(True), ch.type.with_nullable(True), allow_explicit):
+                explicit_only = not allow_explicit and column_cast_allowed(
+                    old.with_nullable(True), ch.type.with_nullable(True), True)
+                why = f" (only widening: the table sets {DISABLE_EXPLICIT_CASTING}=true)" if explicit_only else ""
+                raise InvalidInput(f"cannot change column '{ch.name}' from {old.with_nullable(True)} to "
+                                   f"{ch.type.with_nullable(True)}{why}")
+            new_t = ch.type
+            if isinstance(new_t, RowType):  # unreachable today (ROW is never retyped); keep ids sane
+                new_t, last = assign_field_ids(new_t, highest)
+                highest = max(highest, last)
+            fields[i] = replace(fields[i], type=new_t)
+        elif isinstance(ch, SetOption):
+            _check_option(schema, ch.key, str(ch.value), has_snapshot)
+            options[ch.key] = str(ch.value)
+        elif isinstance(ch, RemoveOption):
+            if ch.key not in options:
+                raise InvalidInput(f"option '{ch.key}' is not set on this table")
+            _check_option(schema, ch.key, None, has_snapshot)
+            del options[ch.key]
+        elif isinstance(ch, UpdateComment):
+            comment = ch.comment
+        else:
+            raise InvalidInput(f"unknown schema change {ch!r}")
+    out = replace(schema, id=schema.id + 1, fields=tuple(fields), highest_field_id=highest, options=options,
+                  comment=comment, time_millis=int(time.time() * 1000))
+    _validate(out)
+    return out
+
+
+def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[SchemaChange]:
+    """What ``ingest --evolve`` changes so that input with ``arrow_schema`` fits: a nullable
+    column for each unknown input column (in input order, at the end), and a widened type for a
+    non-key column whose input type is wider under the implicit rules. Anything else is left
+    for the normal checks to reject."""
+    known = {f.name: f for f in schema.fields}
+    out: list[SchemaChange] = []
+    for af in arrow_schema:
+        src = from_arrow_type(af.type, True)
+        if af.name not in known:
+            out.append(AddColumn(af.name, src))
+            continue
+        f = known[af.name]
+        dst = f.type
+        if af.name in schema.partition_keys or af.name in schema.primary_keys or is_nested(dst) or is_nested(src):
+            continue
+        if not implicitly_castable(src, dst.with_nullable(True)) and implicitly_castable(dst, src):
+            out.append(UpdateColumnType(af.name, src.with_nullable(dst.nullable)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading values written under an older column type
+
+
+def cast_for_read(arr, name: str, src: DataType, dst: DataType):
+    """Values stored as ``src`` read as ``dst`` (Java's CastExecutors semantics where they differ
+    from Arrow's: integer <-> timestamp counts seconds, numeric narrowing wraps/truncates)."""
+    target = to_arrow_type(dst)
+    if arr.type == target:
+        return arr
+    try:
+        if isinstance(src, AtomicType) and isinstance(dst, AtomicType):
+            s, d = src.root, dst.root
+            if s in ("INT", "BIGINT") and d in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+                secs = arr.cast(pa.int64())
+                return pc.multiply(secs, pa.scalar(1_000_000, pa.int64())).cast(
+                    pa.timestamp("us", tz=target.tz)).cast(target)
+            if s in ("TIMESTAMP", "TIMESTAMP_LTZ") and d in ("INT", "BIGINT"):
+                micros = arr.cast(pa.timestamp("us", tz=arr.type.tz)).cast(pa.int64())
+                return pc.floor(pc.divide(micros.cast(pa.float64()), 1_000_000.0)).cast(pa.int64()).cast(
+                    target, safe=False)
+            if s == "BOOLEAN" and d in ("CHAR", "VARCHAR"):
+                return pc.if_else(arr, pa.scalar("true"), pa.scalar("false")).cast(target)
+            if s in _NUMERIC and d in _NUMERIC and not implicitly_castable(src, dst) and d != "DECIMAL":
+                return arr.cast(target, safe=False)
+            if s == "BOOLEAN" and d == "DECIMAL":
+                return arr.cast(pa.int8()).cast(target)
+        return arr.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        raise SchemaMismatch(f"column '{name}': values written as {src.with_nullable(True)} cannot be read as "
+                             f"{dst.with_nullable(True)}: {str(e).splitlines()[0]}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Committing
+
+
+def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> TableSchema:
+    """Apply ``changes`` to the latest schema and write ``schema-(N+1)`` if absent; when another
+    writer took that id first, re-read and re-apply (the rules are checked against what won)."""
+    from paimon_core.snapshot import SnapshotManager
+
+    changes = list(changes)
+    if not changes:
+        raise InvalidInput("no schema change given")
+    manager = SchemaManager(io, table_path)
+    snapshots = SnapshotManager(io, table_path)
+    for attempt in range(max_retries + 1):
+        latest = manager.latest()
+        if latest is None:
+            raise InvalidInput(f"no table at {table_path}")
+        new = apply_changes(latest, changes, has_snapshot=snapshots.latest() is not None)
+        if manager.commit(new):
+            return new
+        time.sleep(min(0.01 * (2 ** attempt), 0.5))
+    raise CommitConflict(f"gave up changing the schema after {max_retries + 1} attempts: other writers kept "
+                         "changing it")
+
+
+def alter_table(table, changes):
+    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema."""
+    new = commit_changes(table.io, table.path, changes)
+    return table.with_schema(new)
