@@ -111,6 +111,31 @@ def _multiset_changes(old: pa.Table, new: pa.Table) -> pa.Table:
     return pa.concat_tables([removed, added])
 
 
+def _multiset_changes_python(old: pa.Table, new: pa.Table) -> pa.Table:
+    """Fallback for rows Arrow cannot turn into keys (nested values): compare in Python."""
+    import json
+    from collections import Counter
+
+    def key(r):
+        return json.dumps(r, sort_keys=True, default=repr)
+
+    old_rows, new_rows = old.to_pylist(), new.to_pylist()
+    surplus = Counter(key(r) for r in new_rows)
+    surplus.subtract(Counter(key(r) for r in old_rows))
+    removed, added = [], []
+    for rows, out, sign in ((old_rows, removed, -1), (new_rows, added, 1)):
+        for r in rows:
+            k = key(r)
+            if surplus[k] * sign > 0:
+                out.append(r)
+                surplus[k] -= sign
+    parts = []
+    for rows, schema, kind in ((removed, old.schema, DELETE), (added, new.schema, INSERT)):
+        t = pa.Table.from_pylist(rows, schema=schema)
+        parts.append(t.append_column(KIND, pa.array(np.full(t.num_rows, kind, np.int8))))
+    return pa.concat_tables(parts)
+
+
 def rows_with_keys(table: pa.Table, other: pa.Table, keys: list[str], anti: bool = False) -> pa.Table:
     """Rows of ``table`` whose key is (``anti``: is not) among ``other``'s keys, in their order.
     Joins only the key columns: Arrow cannot carry nested columns through a join."""

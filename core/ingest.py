@@ -84,8 +84,9 @@ def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | 
 
 def _compact_after_write(table, messages: list[CommitMessage]) -> None:
     """Paimon's writers compact the buckets they wrote when a bucket has too many sorted runs
-    (``num-sorted-run.compaction-trigger``); the data is committed already, so a compaction
-    that loses a race to another writer is simply left for the next write."""
+    (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
+    off with ``write-only``); the data is committed already, so a compaction that loses a race
+    to another writer is simply left for the next write."""
     from paimon_core.compact import auto_compact
     from paimon_core.errors import CommitConflict
 
@@ -93,6 +94,9 @@ def _compact_after_write(table, messages: list[CommitMessage]) -> None:
         auto_compact(table, messages)
     except CommitConflict:
         pass
+    from paimon_core.maintain.expire import expire_after_commit
+
+    expire_after_commit(table)  # per the table's snapshot.* options, as Paimon's writers do
 
 
 def _evolution(table, schemas: list[pa.Schema]) -> tuple[list, object]:

@@ -57,7 +57,9 @@ def test_bad_values_are_clear():
 
 def test_arrow_filesystem_uses_the_same_endpoint_and_credentials():
     fs = S3Options.parse({"endpoint": "http://127.0.0.1:9000", "key": "AK", "secret": "SK"}).arrow_filesystem()
-    assert fs.endpoint_override == "127.0.0.1:9000" and fs.region == "us-east-1"
+    args = fs.__reduce__()[1][0]
+    assert (args["endpoint_override"], args["scheme"], args["region"]) == ("127.0.0.1:9000", "http", "us-east-1")
+    assert (args["access_key"], args["secret_key"], args["force_virtual_addressing"]) == ("AK", "SK", False)
 
 
 def test_native_arrow_only_when_every_option_translates():
