@@ -11,6 +11,7 @@ import datetime as dt
 import uuid
 from collections.abc import Callable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.bucket import assign_buckets
@@ -26,12 +27,28 @@ def split_by(table: pa.Table, columns: list[str]):
     if not columns:
         yield (), table
         return
+    if (len(columns) == 1 and pa.types.is_integer(table.schema.field(columns[0]).type)
+            and table.column(columns[0]).null_count == 0):
+        yield from _split_by_int(table, columns[0])
+        return
     idx = table.append_column("__row", pa.array(range(table.num_rows), pa.int64()))
     groups = idx.select(columns + ["__row"]).group_by(columns, use_threads=False).aggregate([("__row", "list")])
     rows = groups.column("__row_list")
     for i in range(groups.num_rows):
         key = tuple(groups.column(c).slice(i, 1) for c in columns)
         yield key, table.take(rows[i].values)
+
+
+def _split_by_int(table: pa.Table, column: str):
+    """Fast path for one integer column without nulls (the bucket): a stable numpy sort."""
+    col = table.column(column)
+    values = col.to_numpy()
+    order = np.argsort(values, kind="stable")
+    sorted_vals = values[order]
+    starts = np.flatnonzero(np.r_[True, sorted_vals[1:] != sorted_vals[:-1]])
+    ends = np.r_[starts[1:], len(values)]
+    for a, b in zip(starts, ends):
+        yield (pa.array([sorted_vals[a]], col.type),), table.take(pa.array(order[a:b]))
 
 
 ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per Parquet row group

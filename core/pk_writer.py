@@ -13,6 +13,7 @@ Memory stays under ``write-buffer-size``: a bigger input becomes several level-0
 from __future__ import annotations
 
 import datetime as dt
+import os
 import uuid
 from dataclasses import replace
 
@@ -31,6 +32,7 @@ from paimon_core.types import to_arrow_type
 from paimon_core.values import internal_values
 
 KEY_PREFIX = "_KEY_"
+FLUSH_THREADS = min(4, os.cpu_count() or 1)
 
 
 def kv_arrow_schema(schema) -> pa.Schema:
@@ -212,23 +214,34 @@ class KeyValueWriter:
         return buf
 
     def flush(self) -> None:
-        producer = self.schema.options.get("changelog-producer", "none")
-        for (partition, bucket), buf in self.buffers.items():
-            if not buf.parts:
-                continue
-            data = pa.concat_tables(buf.parts)
-            buf.parts, buf.nbytes = [], 0
-            if producer == "lookup":
-                old_state = self._bucket_state(partition, bucket, buf)
-            merged = self.merge.merge(data)
-            new_files = buf.writer.write_run(merged)
-            if producer == "input":
-                raw = sort_by_key_and_sequence(data, self.schema.trimmed_primary_keys)
-                buf.changelog.extend(buf.writer.write_run(raw, changelog=True))
-            buf.files.extend(new_files)
-            if producer == "lookup":
-                buf.changelog.extend(self._lookup_changelog(partition, bucket, buf, old_state, data))
+        """Merge and write every buffered bucket; buckets run on a few threads (sorting, merging
+        and Parquet encoding release the GIL)."""
+        work = [(key, buf) for key, buf in self.buffers.items() if buf.parts]
+        if work and self.schema.options.get("changelog-producer") == "lookup":
+            self._bucket_files(*work[0][0])  # load the latest snapshot's files once, before threads
+        if len(work) > 1 and FLUSH_THREADS > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(FLUSH_THREADS) as pool:
+                for f in [pool.submit(self._flush_bucket, key, buf) for key, buf in work]:
+                    f.result()
+        else:
+            for key, buf in work:
+                self._flush_bucket(key, buf)
         self.buffered = 0
+
+    def _flush_bucket(self, key: tuple, buf) -> None:
+        partition, bucket = key
+        producer = self.schema.options.get("changelog-producer", "none")
+        data = pa.concat_tables(buf.parts)
+        buf.parts, buf.nbytes = [], 0
+        old_state = self._bucket_state(partition, bucket, buf) if producer == "lookup" else None
+        buf.files.extend(buf.writer.write_run(self.merge.merge(data)))
+        if producer == "input":
+            raw = sort_by_key_and_sequence(data, self.schema.trimmed_primary_keys)
+            buf.changelog.extend(buf.writer.write_run(raw, changelog=True))
+        elif producer == "lookup":
+            buf.changelog.extend(self._lookup_changelog(partition, bucket, buf, old_state, data))
 
     # ---- lookup changelog: compare each key's merged value before and after this flush
     def _bucket_files(self, partition: tuple, bucket: int) -> list:

@@ -8,6 +8,8 @@ columns of a PK table apply only after merging (a file's row may be superseded e
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data_file import read_data_file
@@ -20,6 +22,28 @@ from paimon_core.types import to_arrow_type
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 KEY_PREFIX = "_KEY_"
+
+
+READ_THREADS = min(4, os.cpu_count() or 1)
+
+
+def _ordered_parallel(fn, items, window: int):
+    """``fn`` over ``items`` with up to ``window`` in flight; results in input order."""
+    if window <= 1 or len(items) <= 1:
+        for it in items:
+            yield fn(it)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(window) as pool:
+        pending = deque()
+        for it in items:
+            pending.append(pool.submit(fn, it))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 class TableRead:
@@ -98,9 +122,10 @@ class TableRead:
 
     # ---- many splits
     def to_batches(self, splits, limit: int | None = None):
+        """Tables of the splits, in order. Splits are read a few at a time on threads (Parquet
+        decoding and Arrow kernels release the GIL); memory stays bounded by the window."""
         remaining = limit
-        for split in splits:
-            t = self.read_split(split)
+        for t in _ordered_parallel(self.read_split, list(splits), window=READ_THREADS):
             if remaining is not None:
                 t = t.slice(0, remaining)
                 remaining -= t.num_rows

@@ -136,16 +136,19 @@ def create_session(master: str | None = None, remote: str | None = None, conf: d
     conf = dict(conf or {})
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
-    if remote:
-        from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession
 
+    # creating a Connect session sets environment variables that turn every later builder into
+    # a Connect one; this engine picks the kind explicitly
+    for var in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE"):
+        os.environ.pop(var, None)
+    if remote:
         builder = SparkSession.builder.remote(remote)
         for k, v in conf.items():
             builder = builder.config(k, v)
         return builder.getOrCreate()
     os.environ["PYSPARK_PYTHON"] = conf.get("spark.pyspark.python", os.environ.get("PYSPARK_PYTHON") or sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
 
     log = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}"
     merged = dict(DEFAULT_CONF)
