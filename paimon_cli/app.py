@@ -24,7 +24,7 @@ VERBOSE_KEY = "paimon.verbose"
 
 # Root options that take a value, and the global flags also accepted after the command name.
 _VALUE_OPTIONS = {"-w", "--warehouse", "--config", "-o", "--output", "--engine", "--spark-master",
-                  "--spark-remote", "--spark-conf"}
+                  "--spark-remote", "--spark-conf", "--storage"}
 _HOISTED_WITH_VALUE = {"-o", "--output"}
 _HOISTED_FLAGS = {"-v", "--verbose"}
 
@@ -127,6 +127,9 @@ def root(
         "--spark-remote", metavar="URL", help="Spark Connect server, e.g. sc://host:15002.")] = None,
     spark_conf: Annotated[list[str] | None, typer.Option(
         "--spark-conf", metavar="KEY=VALUE", help="Spark setting; repeat for more.")] = None,
+    storage: Annotated[list[str] | None, typer.Option(
+        "--storage", metavar="KEY=VALUE",
+        help="Storage option (endpoint, key, secret, region...), over [storage] in the config; repeat for more.")] = None,
 ) -> None:
     ctx.meta[VERBOSE_KEY] = verbose  # known to the error boundary even if the config is bad
     flags = Flags(
@@ -138,14 +141,15 @@ def root(
         spark_master=spark_master,
         spark_remote=spark_remote,
         spark_conf=tuple(spark_conf or ()),
+        storage=tuple(storage or ()),
     )
     ctx.obj = CliState(flags, resolve_from_environment(flags))
 
 
 def _register() -> None:
-    from paimon_cli.commands import alter, compact, demo, diff, ingest, inspect, read, tables, use
+    from paimon_cli.commands import alter, compact, demo, diff, ingest, inspect, lifecycle, read, tables, use
 
-    for module in (tables, alter, ingest, read, compact, diff, inspect, use, demo):
+    for module in (tables, alter, ingest, read, compact, diff, inspect, lifecycle, use, demo):
         app.add_typer(module.app)
 
 

@@ -46,6 +46,7 @@ class Flags:
     spark_master: str | None = None
     spark_remote: str | None = None
     spark_conf: tuple[str, ...] = ()
+    storage: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def resolve(flags: Flags, env: Mapping[str, str], cwd: Path, home: Path) -> Sett
         verbose=flags.verbose,
         engine=engine,
         spark=spark,
-        storage=dict(cfg.get("storage", {})),
+        storage={**dict(cfg.get("storage", {})), **parse_kv(flags.storage, "--storage")},
         config_path=config_path,
     )
 

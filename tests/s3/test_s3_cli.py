@@ -56,3 +56,13 @@ def test_cli_with_aws_environment(s3_warehouse, tmp_path):
     env = {"AWS_ACCESS_KEY_ID": opts["access_key_id"], "AWS_SECRET_ACCESS_KEY": opts["secret_access_key"],
            "AWS_ENDPOINT_URL": opts["endpoint"], "AWS_DEFAULT_REGION": "us-east-1"}
     _lane(tmp_path, uri, env)
+
+
+def test_cli_with_storage_flags(s3_warehouse, tmp_path):
+    uri, opts = s3_warehouse
+    flags = [a for k, v in opts.items() for a in ("--storage", f"{k}={v}")]
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), src)
+    _run([*flags, "-w", uri, "create-table", "db.f", "--schema", "id BIGINT"], tmp_path)
+    _run([*flags, "-w", uri, "ingest", "-t", "db.f", str(src)], tmp_path)
+    assert sorted(r["id"] for r in _json(_run([*flags, "-w", uri, "-o", "json", "read", "-t", "db.f"], tmp_path))) == [1, 2]
