@@ -14,10 +14,10 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from paimon_core.errors import CommitConflict
+from paimon_core.errors import CommitConflict, CorruptMetadata
 from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, SimpleStats
-from paimon_core.scan import live_entries, merge_entries
-from paimon_core.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_core.scan import check_not_expired, live_entries, merge_entries
+from paimon_core.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 
 
 @dataclass(frozen=True)
@@ -123,14 +123,14 @@ class FileStoreCommit:
         sm = self.table.snapshots
         for attempt in range(retries + 1):
             latest = sm.latest()
-            entries = list(deletes)
-            if self.options.overwrite:
-                entries = self._overwrite_deletes(latest)
-            else:
-                self._check_deletes(latest, deletes)
-            entries += adds
             written: list[str] = []
             try:
+                entries = list(deletes)
+                if self.options.overwrite:
+                    entries = self._overwrite_deletes(latest)
+                else:
+                    self._check_deletes(latest, deletes)
+                entries += adds
                 delta_metas = []
                 if entries:
                     meta = store.write_manifest(entries, self.table.schema.id, self._partition_stats(entries))
@@ -172,6 +172,19 @@ class FileStoreCommit:
                 )
                 if sm.try_commit(snap):
                     return snap
+            except (SnapshotExpired, CorruptMetadata) as e:
+                # ``latest`` was expired by another process while we read it: we lost a race
+                # (newer snapshots exist), so build on the new latest like any loser
+                self._cleanup(written)
+                if latest is None:
+                    raise
+                if not isinstance(e, SnapshotExpired):
+                    try:
+                        check_not_expired(store, latest, e)
+                    except SnapshotExpired:
+                        pass
+                    else:
+                        raise
             except BaseException:
                 self._cleanup(written)
                 raise

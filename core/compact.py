@@ -18,10 +18,11 @@ import pyarrow.compute as pc
 from paimon_core.changelog import rows_with_keys
 from paimon_core.commit import CommitMessage
 from paimon_core.compact_strategy import Run, force_pick_level0, pick, sorted_runs
+from paimon_core.errors import CorruptMetadata
 from paimon_core.manifest import FILE_SOURCE_COMPACT
 from paimon_core.merge_function import KIND, MergeEngine, is_retract
 from paimon_core.read import TableRead
-from paimon_core.scan import DataSplit
+from paimon_core.scan import DataSplit, check_not_expired
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
 
     reader = TableRead(table)
     files = sorted(files, key=lambda f: f.min_sequence_number)
-    writer = RollingFileWriter(table, split.partition, split.bucket, files[0].min_sequence_number)
+    writer = RollingFileWriter(table, split.partition, split.bucket, files[0].min_sequence_number,
+                               table.schema.core_options.get("data-file.prefix"))
     try:
         for f in files:
             writer.write(reader._read_file(split, f, False))
@@ -192,16 +194,22 @@ def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMes
     return messages
 
 
-def compact(table, full: bool = False, partition_filter=None, progress=None, buckets=None) -> CompactResult:
+def compact(table, full: bool = False, partition_filter=None, progress=None, buckets=None,
+            engine=None) -> CompactResult:
     """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
-    (partition, bucket) pairs in ``buckets`` if given) and commit once."""
+    (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by
+    default) computes the new files; the commit happens here."""
     snap = table.snapshots.latest()
     if snap is None:
         return CompactResult(None, 0, 0, 0)
     splits = [s for s in table.plan(snap, all_levels=True)
               if (partition_filter is None or partition_filter(s.partition))
               and (buckets is None or (s.partition, s.bucket) in buckets)]
-    messages = compact_messages(table, splits, full, progress)
+    try:
+        messages = compact_messages(table, splits, full, progress)
+    except CorruptMetadata as e:  # an input file went missing: if expiry removed `snap`, a lost race
+        check_not_expired(table.manifests, snap, e)
+        raise
     try:
         result = table.commit(messages, kind="COMPACT") if messages else None
     except BaseException:
@@ -211,8 +219,8 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
                          sum(len(m.compact_after) for m in messages))
 
 
-def full_compact(table, partition_filter=None, progress=None) -> CompactResult:
-    return compact(table, full=True, partition_filter=partition_filter, progress=progress)
+def full_compact(table, partition_filter=None, progress=None, engine=None) -> CompactResult:
+    return compact(table, full=True, partition_filter=partition_filter, progress=progress, engine=engine)
 
 
 def auto_compact(table, messages: list[CommitMessage]) -> CompactResult | None:

@@ -20,6 +20,7 @@ from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.merge_function import KIND
 from paimon_core.read import TableRead
 from paimon_core.scan import DataSplit, merge_entries
+from paimon_core.snapshot import Snapshot
 
 ROW_KIND = "_row_kind"
 SNAPSHOT = "_snapshot"
@@ -89,10 +90,11 @@ def _snapshot_delta(table, snap, columns) -> pa.Table:
     return _read_entries(table, merge_entries(entries), columns)
 
 
-def _state(table, snapshot_id: int, columns) -> pa.Table:
-    if snapshot_id == 0:
+def _state(table, point, columns) -> pa.Table:
+    """Rows at a snapshot id (0 = the empty table) or at a Snapshot object (e.g. from a tag)."""
+    if point == 0:
         return table.schema.arrow_schema().empty_table().select(columns)
-    snap = table.snapshots.snapshot(snapshot_id)
+    snap = point if isinstance(point, Snapshot) else table.snapshots.snapshot(point)
     return table.new_read(columns).to_arrow(table.plan(snap))
 
 
@@ -103,9 +105,11 @@ def _state_diff(table, start: int, end: int, columns) -> pa.Table:
     return _with_kind_text(log.select(columns), log.column(KIND))
 
 
-def diff(table, start: int, end: int, mode: str = "auto", per_snapshot: bool = False,
+def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
          columns: list[str] | None = None) -> pa.Table:
-    """Changes in (start, end]; start may be 0 (the empty table before snapshot 1)."""
+    """Changes in (start, end]; start may be 0 (the empty table before snapshot 1). ``start`` and
+    ``end`` are snapshot ids or Snapshot objects (a tag's snapshot, which may have expired: then
+    only the state comparison of ``diff`` mode can answer)."""
     if mode not in MODES:
         raise InvalidInput(f"unknown diff mode '{mode}' (one of {', '.join(MODES)})")
     columns = columns or table.schema.field_names
@@ -115,6 +119,14 @@ def diff(table, start: int, end: int, mode: str = "auto", per_snapshot: bool = F
     if mode == "changelog" and producer == "none":
         raise InvalidInput(f"table {table.identifier} has no changelog producer (changelog-producer=none); "
                            "use --mode diff or --mode delta")
+    if mode == "diff" and not per_snapshot and (isinstance(start, Snapshot) or isinstance(end, Snapshot)):
+        a = start.id if isinstance(start, Snapshot) else start
+        b = end.id if isinstance(end, Snapshot) else end
+        if a > b:
+            raise InvalidInput(f"--from {a} is after --to {b}")
+        return _state_diff(table, start, end, columns)
+    start = start.id if isinstance(start, Snapshot) else start
+    end = end.id if isinstance(end, Snapshot) else end
     _check_range(table, start, end, need_all=mode != "diff" or per_snapshot)
     if mode == "diff" and not per_snapshot:
         return _state_diff(table, start, end, columns)

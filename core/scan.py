@@ -7,13 +7,14 @@ are pruned with the predicate where statistics prove nothing can match.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from paimon_core.binary_row import deserialize_row
-from paimon_core.errors import PaimonError
+from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, ManifestStore
 from paimon_core.predicate import ColumnRange, Predicate, may_match
-from paimon_core.snapshot import Snapshot
+from paimon_core.snapshot import Snapshot, SnapshotExpired
 
 
 @dataclass(frozen=True)
@@ -51,13 +52,35 @@ def live_entries(store: ManifestStore, snapshot: Snapshot | None, manifest_filte
     if snapshot is None:
         return []
     entries = []
-    for meta in data_manifests(store, snapshot):
-        if manifest_filter is not None and not manifest_filter(meta):
-            continue
-        for e in store.read_manifest(meta.file_name):
-            if entry_filter is None or entry_filter(e):
-                entries.append(e)
+    try:
+        for meta in data_manifests(store, snapshot):
+            if manifest_filter is not None and not manifest_filter(meta):
+                continue
+            for e in store.read_manifest(meta.file_name):
+                if entry_filter is None or entry_filter(e):
+                    entries.append(e)
+    except CorruptMetadata as e:
+        check_not_expired(store, snapshot, e)
+        raise
     return merge_entries(entries)
+
+
+def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception) -> None:
+    """After a metadata file of ``snapshot`` turned out missing: raise SnapshotExpired if another
+    process expired the snapshot while we read it (a lost race, not damage). Expiry deletes the
+    snapshot file last, so while a newer snapshot exists, wait a moment for it to go."""
+    table_path = store.dir.rstrip("/").rsplit("/", 1)[0]
+
+    def path(i: int) -> str:
+        return store.io.join(table_path, "snapshot", f"snapshot-{i}")
+
+    deadline = time.monotonic() + 2.0
+    while store.io.exists(path(snapshot.id)):
+        if not store.io.exists(path(snapshot.id + 1)) or time.monotonic() > deadline:
+            return  # the latest snapshot is never expired: the file is really missing
+        time.sleep(0.05)
+    raise SnapshotExpired(f"snapshot {snapshot.id} was expired by another process while it was being "
+                          f"read ({error}); run again") from None
 
 
 class TableScan:

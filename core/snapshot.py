@@ -10,11 +10,16 @@ import json
 from dataclasses import dataclass, field
 
 from paimon_core import jsonfmt
-from paimon_core.errors import CorruptMetadata, SnapshotNotFound
+from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
 from paimon_core.io import FileIO
 
 SNAPSHOT_VERSION = 3
 BATCH_COMMIT_IDENTIFIER = 9223372036854775807  # Long.MAX_VALUE: a batch (non-streaming) commit
+
+
+class SnapshotExpired(CommitConflict):
+    """The snapshot being read was expired (its files deleted) by another process meanwhile:
+    a lost race, not damage. Whatever was being written was not committed; run it again."""
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ class SparkSettings:
     master: str | None = None
     remote: str | None = None
     conf: dict = field(default_factory=dict)
+    threshold: str | None = None  # engine.spark-threshold for --engine auto (bytes or "2gb")
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,8 @@ def resolve(flags: Flags, env: Mapping[str, str], cwd: Path, home: Path) -> Sett
         master=flags.spark_master or spark_cfg.get("master"),
         remote=flags.spark_remote or spark_cfg.get("remote"),
         conf=conf,
+        threshold=(str(cfg["engine.spark-threshold"]) if "engine.spark-threshold" in cfg
+                   else str(spark_cfg["threshold"]) if "threshold" in spark_cfg else None),
     )
     return Settings(
         warehouse=warehouse,

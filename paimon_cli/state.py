@@ -65,11 +65,13 @@ class CliState:
         return name, snapshot_manager(self.warehouse, self.settings.storage, name)
 
     def engine(self):
+        """The engine for heavy work: local, spark, or auto (spark above engine.spark-threshold)."""
         from paimon_core.engines import get_engine
 
-        if self.settings.engine == "spark":
+        if self.settings.engine in ("spark", "auto"):
             s = self.settings.spark
-            return get_engine("spark", master=s.master, remote=s.remote, conf=dict(s.conf))
+            return get_engine(self.settings.engine, master=s.master, remote=s.remote, conf=dict(s.conf),
+                              spark_threshold=s.threshold)
         return get_engine(self.settings.engine)
 
 

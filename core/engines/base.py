@@ -20,6 +20,10 @@ class Engine(Protocol):
         Must leave no files behind if it raises."""
         ...
 
+    def compact(self, table, splits, full: bool = True, progress: Progress | None = None) -> list:
+        """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
+        ...
+
 
 class AutoEngine:
     """``auto``: each write goes to Spark when its input is larger than ``threshold`` bytes and
@@ -49,6 +53,10 @@ class AutoEngine:
     def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
         eng = self.pick(sum(f.size for f in inputs))
         return eng.write(table, inputs, progress, row_kind_column=row_kind_column)
+
+    def compact(self, table, splits, full: bool = True, progress=None) -> list:
+        eng = self.pick(sum(f.file_size for s in splits for f in s.files))
+        return eng.compact(table, splits, full, progress)
 
 
 def _threshold(value) -> int:

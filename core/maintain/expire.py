@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.errors import CommitConflict, CorruptMetadata, InvalidInput, SnapshotNotFound
 from paimon_core.maintain import files as _files
 from paimon_core.maintain.files import (
     PlannedFile,
@@ -301,8 +301,18 @@ def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None 
     if not ids:
         return empty(ExpireRange(0, 0, "nothing"))
     earliest, latest = sm.earliest_id(), sm.latest_id()
-    ids = [i for i in ids if earliest <= i <= latest]
-    snaps = {i: sm.snapshot(i) for i in ids}
+    if earliest is None or latest is None:  # another process expired everything we listed
+        return empty(ExpireRange(0, 0, "nothing"))
+    snaps = {}
+    for i in ids:
+        if earliest <= i <= latest:
+            try:
+                snaps[i] = sm.snapshot(i)
+            except SnapshotNotFound:  # expired by another process since we listed
+                continue
+    ids = sorted(snaps)
+    if not ids:
+        return empty(ExpireRange(0, 0, "nothing"))
     rng = decide_expire_range(ids, {i: s.time_millis for i, s in snaps.items()}, retain_min=retain_min,
                               retain_max=retain_max, time_retained_ms=time_retained, max_deletes=max_deletes,
                               now_ms=now_ms, consumer_next=_consumer_next(table))
@@ -368,7 +378,12 @@ def expire_after_commit(table, now_ms: int | None = None) -> ExpireResult | None
     ``write-only``."""
     if table.schema.core_options.get("write-only"):
         return None
-    return expire_snapshots(table, now_ms=now_ms)
+    try:
+        return expire_snapshots(table, now_ms=now_ms)
+    except (CommitConflict, SnapshotNotFound):
+        # another process expired the same snapshots meanwhile: the commit this follows is
+        # made, so losing that race must not look like a failed write
+        return None
 
 
 __all__ = ["ExpirePlan", "ExpireRange", "ExpireResult", "decide_expire_range", "expire_after_commit",

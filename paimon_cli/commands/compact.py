@@ -44,7 +44,7 @@ def compact(
     if spec is not None:
         idx = {k: i for i, k in enumerate(tbl.schema.partition_keys)}
         filt = lambda values: all(values[idx[k]] == v for k, v in spec.items())  # noqa: E731
-    result = run_compact(tbl, full=level_max, partition_filter=filt)
+    result = run_compact(tbl, full=level_max, partition_filter=filt, engine=state.engine())
     sid = result.snapshot.id if result.snapshot is not None else None
     text = (f"compacted {result.buckets} bucket(s) of {tbl.identifier}: {result.files_before} file(s) -> "
             f"{result.files_after}, snapshot {sid}" if sid is not None

@@ -21,8 +21,9 @@ class Mode(str, Enum):
     diff = "diff"
 
 
-def resolve_point(tbl, text: str, flag: str) -> int:
-    """A snapshot id, a tag name, or a time (ISO / epoch millis) -> snapshot id (0 = empty table)."""
+def resolve_point(tbl, text: str, flag: str):
+    """A snapshot id, a tag name, or a time (ISO / epoch millis) -> snapshot id (0 = empty table),
+    or for a tag its Snapshot (which stays readable after the snapshot itself expired)."""
     from paimon_cli.params import parse_time_millis
 
     s = text.strip()
@@ -30,7 +31,7 @@ def resolve_point(tbl, text: str, flag: str) -> int:
         return int(s)
     tag_file = tbl.io.join(tbl.path, "tag", f"tag-{s}")
     if tbl.io.exists(tag_file):
-        return tbl.resolve_snapshot(tag=s).id
+        return tbl.resolve_snapshot(tag=s)
     try:
         ms = parse_time_millis(s)
     except typer.BadParameter:

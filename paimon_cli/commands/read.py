@@ -50,6 +50,8 @@ def read(
     as_of: Annotated[str | None, typer.Option(
         "--as-of", metavar="TIME",
         help="Read the table as of a time: ISO date/datetime (UTC unless an offset is given) or epoch millis.")] = None,
+    tag: Annotated[str | None, typer.Option(
+        "--tag", metavar="NAME", help="Read the snapshot a tag holds (also after that snapshot expired).")] = None,
     select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
     where: Annotated[str | None, typer.Option(
         "--where", metavar="FILTER", help="Row filter, e.g. \"dt = '2024-01-01' AND value > 0.5\".")] = None,
@@ -69,16 +71,18 @@ def read(
       paimon read -t demo.events --snapshot 1 --count
       paimon read -t demo.events --where "dt = '2024-01-02' AND value > 0.9"
       paimon read -t demo.events --select id,value --as-of 2024-05-01T12:00:00
+      paimon read -t demo.events --tag nightly --count
       paimon read -t demo.events --out events.parquet
     """
     state = get_state(ctx)
-    if snapshot is not None and as_of is not None:
-        raise typer.BadParameter("give --snapshot or --as-of, not both", param_hint="'--snapshot' / '--as-of'")
+    if sum(x is not None for x in (snapshot, as_of, tag)) > 1:
+        raise typer.BadParameter("give one of --snapshot, --as-of and --tag, not several",
+                                 param_hint="'--snapshot' / '--as-of' / '--tag'")
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
     tbl = state.table(table)
     columns = split_list(select) or None
-    snap = tbl.resolve_snapshot(snapshot, as_of_ms)
-    if snapshot is not None or as_of_ms is not None:
+    snap = tbl.resolve_snapshot(snapshot, as_of_ms, tag)
+    if snapshot is not None or as_of_ms is not None or tag is not None:
         tbl = tbl.for_snapshot(snap)  # time travel reads with the schema of that snapshot
     if count and not columns:
         columns = tbl.schema.field_names[:1]  # the fewest columns that still count rows

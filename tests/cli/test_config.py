@@ -135,10 +135,21 @@ def test_bad_config_file_is_one_line_error(cli):
     assert r.stderr.startswith("error: config file") and r.stderr.count("\n") == 1
 
 
-def test_spark_engine_is_not_available_yet(cli, events_table):
-    r = cli("--engine", "spark", "--spark-conf", "spark.x=1", "ingest", "in/e1.parquet", "-t", "demo.events",
-            code=1)
-    assert r.stderr == "error: the spark engine is not available yet; use --engine local\n"
+def test_engine_settings_reach_the_engine(cli, events_table, monkeypatch):
+    import paimon_core.engines as engines
+
+    seen = {}
+
+    def fake_get_engine(name, **kw):
+        seen.update(name=name, **kw)
+        from paimon_core.engines.local import LocalEngine
+
+        return LocalEngine()
+
+    monkeypatch.setattr(engines, "get_engine", fake_get_engine)
+    cli("--engine", "spark", "--spark-master", "local[2]", "--spark-conf", "spark.x=1",
+        "ingest", "in/e1.parquet", "-t", "demo.events")
+    assert seen["name"] == "spark" and seen["master"] == "local[2]" and seen["conf"] == {"spark.x": "1"}
     cli("--spark-conf", "novalue", "databases", code=1)
 
 

@@ -1,0 +1,95 @@
+"""Checks shared by the safety tests: expected table states, snapshot-chain invariants, and the
+'only reachable files remain' walk."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+import pyarrow as pa
+from paimon_core.maintain import referenced_files
+from paimon_core.maintain.files import walk_files
+
+HINTS = ("LATEST", "EARLIEST")
+
+
+def rows_of(t: pa.Table) -> list[tuple[int, str]]:
+    return sorted(zip(t.column("id").to_pylist(), t.column("v").to_pylist()))
+
+
+def expected_rows(batches: list[dict[int, str]], pk: bool) -> list[tuple[int, str]]:
+    """Rows after committing ``batches`` in order: PK tables keep the last value of a key,
+    append tables keep every row."""
+    if pk:
+        state: dict[int, str] = {}
+        for b in batches:
+            state.update(b)
+        return sorted(state.items())
+    return sorted((i, v) for b in batches for i, v in b.items())
+
+
+def assert_exactly_once(got: list[tuple[int, str]], want: list[tuple[int, str]]) -> None:
+    """Compare row multisets with a readable difference (lost rows, duplicated or foreign rows)."""
+    g, w = Counter(got), Counter(want)
+    if g == w:
+        return
+    lost = w - g
+    extra = g - w
+    raise AssertionError(
+        f"rows differ: {sum(lost.values())} lost (e.g. {sorted(lost)[:5]}), "
+        f"{sum(extra.values())} unexpected or duplicated (e.g. {sorted(extra)[:5]}); "
+        f"{len(got)} rows read, {len(want)} expected")
+
+
+def assert_snapshot_chain(table) -> list[int]:
+    """Snapshot ids are gapless from EARLIEST to LATEST and the hints agree with the listing."""
+    sm = table.snapshots
+    ids = sm.list_ids()
+    assert ids, "the table has no snapshots"
+    assert ids == list(range(ids[0], ids[-1] + 1)), f"snapshot ids have gaps: {ids}"
+    assert sm.latest_id() == ids[-1]
+    assert sm.earliest_id() == ids[0]
+    return ids
+
+
+def snapshot_sha(table, sid: int) -> str:
+    return hashlib.sha256(table.io.read_bytes(table.snapshots.path(sid))).hexdigest()
+
+
+def assert_commit_log(table, commits: list[dict], first_id: int = 1) -> None:
+    """Every snapshot id was created by exactly one logged commit, the logged ids are gapless
+    from ``first_id``, and every retained snapshot file still holds the bytes its writer wrote."""
+    claims = Counter(c["id"] for c in commits)
+    double = [i for i, n in claims.items() if n > 1]
+    assert not double, f"snapshot ids claimed by more than one commit: {double}"
+    ids = table.snapshots.list_ids()
+    assert sorted(claims) == list(range(first_id, ids[-1] + 1)), (
+        f"logged commits {sorted(claims)} do not cover {first_id}..{ids[-1]} exactly")
+    by_id = {c["id"]: c for c in commits}
+    for sid in ids:
+        assert snapshot_sha(table, sid) == by_id[sid]["sha"], (
+            f"snapshot-{sid} does not hold the bytes {by_id[sid]['who']} committed: it was overwritten")
+
+
+def table_files(table) -> set[str]:
+    return {f.path for f in walk_files(table.io, table.path)}
+
+
+def unreachable_files(table) -> list[str]:
+    """Files under the table that no snapshot or tag reaches, besides the schema files, the
+    snapshot files and the hints."""
+    refs = referenced_files(table).all_paths()
+    root = table.path.rstrip("/") + "/"
+    out = []
+    for p in sorted(table_files(table)):
+        rel = p[len(root):]
+        top, name = rel.split("/", 1)[0], rel.rsplit("/", 1)[-1]
+        if top == "schema" and name.startswith("schema-") and name[7:].isdigit():
+            continue
+        if top == "snapshot" and (name in HINTS or (name.startswith("snapshot-") and name[9:].isdigit())):
+            continue
+        if top == "tag" and name.startswith("tag-"):
+            continue
+        if p not in refs:
+            out.append(rel)
+    return out

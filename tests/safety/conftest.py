@@ -1,0 +1,67 @@
+"""Fixtures of the safety lane: a warehouse on the local filesystem or on S3 (SeaweedFS, the
+fixture of tests/s3), tables, and child processes forked from a preloaded fork server."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+
+import pytest
+from paimon_core.catalog import FileSystemCatalog
+from paimon_core.schema import Schema
+
+from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_warehouse  # noqa: F401
+
+PRELOAD = ["tests.safety.worker", "paimon_core.catalog", "paimon_core.ingest", "paimon_core.compact",
+           "paimon_core.maintain", "paimon_core.engines.local", "pyarrow.parquet", "s3fs"]
+
+_ctx = None
+
+
+def mp():
+    """A forkserver context: children start in milliseconds from a server that imported the
+    library once and never ran Arrow threads (forking a process that did is unsafe)."""
+    global _ctx
+    if _ctx is None:
+        os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+        _ctx = multiprocessing.get_context("forkserver")
+        _ctx.set_forkserver_preload(PRELOAD)
+    return _ctx
+
+
+def start(role: str, cfg: dict):
+    from tests.safety import worker
+
+    p = mp().Process(target=worker.main, args=(role, cfg), name=f"{role}")
+    p.start()
+    return p
+
+
+def read_lines(path: str) -> list[dict]:
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def make_table(cat: FileSystemCatalog, ident: str, pk: bool, options: dict | None = None):
+    if pk:
+        schema = Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",),
+                        {"bucket": "2", **(options or {})})
+    else:
+        schema = Schema(Schema.parse_columns("id BIGINT, v STRING, p STRING"), ("p",), (), dict(options or {}))
+    return cat.create_table(ident, schema)
+
+
+@pytest.fixture(params=["local", "s3"])
+def warehouse(request, tmp_path) -> tuple[str, dict]:
+    """(warehouse URI, storage options) on the local filesystem and on S3."""
+    if request.param == "local":
+        return str(tmp_path / "wh"), {}
+    return request.getfixturevalue("s3_warehouse")
+
+
+@pytest.fixture
+def local_warehouse(tmp_path) -> tuple[str, dict]:
+    return str(tmp_path / "wh"), {}

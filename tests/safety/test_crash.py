@@ -1,0 +1,187 @@
+"""kill -9 a writer at many points: before, during (torn files) and after data files, manifests,
+manifest lists, the snapshot create, the LATEST/EARLIEST hints, and inside the compaction and
+expiry that follow a commit; plus SIGKILLs at random moments. After every crash the table reads
+as its last committed snapshot, the next commit succeeds, and remove-orphans then leaves only
+reachable files. An expiry interrupted at any of its deletions finishes when run again, with the
+same end state as an uninterrupted one."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import time
+
+import pytest
+from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compact import compact
+from paimon_core.maintain import expire_snapshots, remove_orphans
+
+from tests.safety.checks import (
+    assert_exactly_once,
+    assert_snapshot_chain,
+    expected_rows,
+    rows_of,
+    table_files,
+    unreachable_files,
+)
+from tests.safety.conftest import make_table, read_lines, start
+from tests.safety.worker import CRASH_CODE, batch_rows
+
+NO_CRASH = 10**9
+# auto compaction after (nearly) every write, and auto expiry keeping 3 snapshots: a crash can
+# land inside a commit, a compaction or an expiry
+OPTIONS = {"num-sorted-run.compaction-trigger": "2", "compaction.min.file-num": "2",
+           "snapshot.num-retained.min": "3", "snapshot.time-retained": "0ms"}
+
+
+def _run_crash_child(cfg: dict, k: int, report: str, kill_after: float | None = None) -> tuple[int, dict]:
+    if os.path.exists(report):
+        os.unlink(report)
+    p = start("crash_ingest", {**cfg, "k": k, "report": report})
+    if kill_after is not None:
+        time.sleep(kill_after)
+        if p.is_alive():
+            os.kill(p.pid, signal.SIGKILL)
+    p.join(60)
+    lines = read_lines(report)
+    return p.exitcode, (lines[-1] if lines else {})
+
+
+@pytest.mark.parametrize("pk", [False, True], ids=["append", "pk"])
+def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
+    uri, storage = warehouse
+    on_s3 = uri.startswith("s3://")
+    iterations = 10 if on_s3 else 30
+    cat = FileSystemCatalog(uri, storage)
+    cat.create_database("db")
+    table = make_table(cat, "db.t", pk, OPTIONS)
+    base = {"warehouse": uri, "storage": storage, "table": "db.t", "pk": pk}
+    report = str(tmp_path / "report")
+    rng = random.Random(1234 + pk)
+
+    committed: list[dict[int, str]] = []  # batches in commit order
+    labels: set[str] = set()
+    points = None
+    kills = 0
+    for it in range(iterations):
+        table = cat.get_table("db.t")
+        before = table.snapshots.latest_id() or 0
+        rows = batch_rows(0, it, pk)
+        timed = it % 5 == 4 and points is not None  # every 5th run: SIGKILL after a random delay
+        k = NO_CRASH if points is None or timed else rng.randint(1, points + 1)
+        code, rep = _run_crash_child({**base, "rows": rows}, k, report,
+                                     kill_after=rng.uniform(0.0, 0.25) if timed else None)
+        if rep.get("completed"):
+            assert code == 0, rep
+            points = rep["points"]
+        else:
+            assert code in (CRASH_CODE, -signal.SIGKILL), (code, rep)
+            kills += 1
+            labels.add(rep.get("crashed_at", "sigkill"))
+
+        table = cat.get_table("db.t")
+        new = [table.snapshots.snapshot(i) for i in table.snapshots.list_ids() if i > before]
+        landed = any(s.commit_kind == "APPEND" for s in new)
+        if "committed" in rep:
+            assert landed == rep["committed"], f"crash at {rep['crashed_at']}: snapshot created={rep['committed']}, " \
+                                               f"table shows the batch={landed}"
+        elif rep.get("completed"):
+            assert landed
+        if landed:
+            committed.append(rows)
+
+        # the table reads as its last committed snapshot
+        assert_snapshot_chain(table)
+        assert_exactly_once(rows_of(table.read()), expected_rows(committed, pk)), f"after crash at {rep}"
+
+        # and the next commit succeeds, as the next snapshot
+        latest = table.snapshots.latest_id()
+        extra = batch_rows(1, it, pk)
+        snap = table.write_arrow(_arrow(extra, pk))
+        assert snap is not None and snap.id == latest + 1
+        committed.append(extra)
+        assert_exactly_once(rows_of(cat.get_table("db.t").read()), expected_rows(committed, pk))
+
+        if it % 10 == 9 or it == iterations - 1:
+            remove_orphans(table, older_than_ms=0)
+            left = unreachable_files(table)
+            assert not left, f"remove-orphans left unreachable files: {left[:5]}"
+            for sid in table.snapshots.list_ids():
+                table.read(snapshot_id=sid)  # every retained snapshot still reads
+            assert_exactly_once(rows_of(table.read()), expected_rows(committed, pk))
+
+    assert kills >= iterations * 0.7
+    kinds = {lbl.split(":")[0] for lbl in labels}
+    print(f"\n{'s3' if on_s3 else 'local'} {'pk' if pk else 'append'}: {kills} crashes of {iterations} runs, "
+          f"{points} crash points per ingest, points hit: {sorted(labels)}")
+    assert {"before-write", "after-write", "before-create", "after-create"} & kinds
+
+
+def _arrow(rows, pk):
+    from tests.safety.worker import arrow_batch
+
+    return arrow_batch(rows, pk)
+
+
+def _relative_files(table) -> set[str]:
+    root = table.path.rstrip("/") + "/"
+    return {p[len(root):] for p in table_files(table)}
+
+
+def _build_history(cat, pk: bool):
+    """12+ snapshots with compactions in between (so expiry has data files to delete)."""
+    table = make_table(cat, "db.t", pk, {"write-only": "true"})
+    for i in range(12):
+        table.write_arrow(_arrow(batch_rows(i % 3, i, pk), pk))
+        if i % 4 == 3:
+            compact(table, full=True)
+    return table
+
+
+@pytest.mark.parametrize("pk", [False, True], ids=["append", "pk"])
+def test_interrupted_expire_finishes_when_run_again(local_warehouse, tmp_path, pk):
+    uri, _ = local_warehouse
+    cat = FileSystemCatalog(uri)
+    cat.create_database("db")
+    table = _build_history(cat, pk)
+    pristine = str(tmp_path / "pristine")
+    shutil.copytree(table.path, pristine)
+
+    # the reference: an uninterrupted expiry on a copy
+    def fresh_copy():
+        shutil.rmtree(table.path)
+        shutil.copytree(pristine, table.path)
+        return cat.get_table("db.t")
+
+    ref = expire_snapshots(fresh_copy(), retain_min=3, older_than_ms=0)
+    assert ref.expired and ref.deleted > 0
+    ref_table = cat.get_table("db.t")
+    want_files = _relative_files(ref_table)
+    want_earliest = ref_table.io.read_text(ref_table.snapshots.path(0).replace("snapshot-0", "EARLIEST"))
+    want_reads = {sid: rows_of(ref_table.read(snapshot_id=sid)) for sid in ref_table.snapshots.list_ids()}
+
+    report = str(tmp_path / "report")
+    cfg = {"warehouse": uri, "storage": {}, "table": "db.t", "pk": pk, "retain_min": 3, "report": report}
+    n_points = ref.deleted + 2  # every deletion, plus the EARLIEST hint before/after
+    ks = sorted(set(range(1, n_points + 1, max(1, n_points // 8))) | {1, ref.deleted, ref.deleted + 1})
+    for k in ks:
+        fresh_copy()
+        if os.path.exists(report):
+            os.unlink(report)
+        p = start("crash_expire", {**cfg, "k": k})
+        p.join(60)
+        assert p.exitcode == CRASH_CODE, (k, p.exitcode, read_lines(report))
+        t = cat.get_table("db.t")
+        assert_snapshot_chain(t)  # a half-done expiry leaves a gapless chain
+        assert_exactly_once(rows_of(t.read()), want_reads[max(want_reads)])
+        expire_snapshots(t, retain_min=3, older_than_ms=0)
+        t = cat.get_table("db.t")
+        assert _relative_files(t) == want_files, (
+            f"crash at deletion {k} ({read_lines(report)}): re-run left "
+            f"{sorted(_relative_files(t) - want_files)[:5]}, missing {sorted(want_files - _relative_files(t))[:5]}")
+        assert t.io.read_text(t.snapshots.path(0).replace("snapshot-0", "EARLIEST")) == want_earliest
+        for sid, want in want_reads.items():
+            assert rows_of(t.read(snapshot_id=sid)) == want
+        assert not unreachable_files(t)
