@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from paimon_core.data_file import read_data_file
-from paimon_core.merge_function import MergeEngine, is_retract
+from paimon_core.merge_function import MergeEngine
 from paimon_core.predicate import Predicate, filter_table
 from paimon_core.scan import DataSplit
 from paimon_core.schema_change import cast_for_read
@@ -116,8 +115,7 @@ class TableRead:
         if not parts:
             return self._empty()
         engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)
-        merged = engine.merge(pa.concat_tables(parts))
-        merged = merged.filter(pc.invert(is_retract(merged.column(KIND))))
+        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
         return merged.drop_columns([SEQ, KIND])
 
     # ---- many splits
