@@ -98,11 +98,14 @@ def _state(table, point, columns) -> pa.Table:
     return table.new_read(columns).to_arrow(table.plan(snap))
 
 
-def _state_diff(table, start: int, end: int, columns) -> pa.Table:
+def _state_diff(table, start, end, columns, before: pa.Table | None = None) -> tuple[pa.Table, pa.Table]:
+    """(changes from start to end, the state at end); ``before`` is the state at start if known."""
     keys = list(table.schema.primary_keys)
     cols = list(dict.fromkeys(keys + list(columns)))
-    log = changes(_state(table, start, cols), _state(table, end, cols), keys, drop_unchanged=True)
-    return _with_kind_text(log.select(columns), log.column(KIND))
+    old = before if before is not None else _state(table, start, cols)
+    new = _state(table, end, cols)
+    log = changes(old, new, keys, drop_unchanged=True)
+    return _with_kind_text(log.select(columns), log.column(KIND)), new
 
 
 def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
@@ -124,16 +127,17 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
         b = end.id if isinstance(end, Snapshot) else end
         if a > b:
             raise InvalidInput(f"--from {a} is after --to {b}")
-        return _state_diff(table, start, end, columns)
+        return _state_diff(table, start, end, columns)[0]
     start = start.id if isinstance(start, Snapshot) else start
     end = end.id if isinstance(end, Snapshot) else end
     _check_range(table, start, end, need_all=mode != "diff" or per_snapshot)
     if mode == "diff" and not per_snapshot:
-        return _state_diff(table, start, end, columns)
+        return _state_diff(table, start, end, columns)[0]
     parts = []
+    state = None  # per-snapshot diffs reuse each state as the next one's "before"
     for sid in range(start + 1, end + 1):
         if mode == "diff":
-            t = _state_diff(table, sid - 1, sid, columns)
+            t, state = _state_diff(table, sid - 1, sid, columns, state)
         else:
             snap = table.snapshots.snapshot(sid)
             t = _snapshot_changelog(table, snap, columns) if mode == "changelog" else _snapshot_delta(table, snap, columns)
