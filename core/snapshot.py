@@ -108,7 +108,7 @@ class SnapshotManager:
         try:
             text = self.io.read_text(self.io.join(self.dir, name)).strip()
             return int(text) if text.isdigit() else None
-        except (FileNotFoundError, OSError):
+        except (OSError, ValueError):  # missing, unreadable or not text: a hint only
             return None
 
     def latest_id(self) -> int | None:
@@ -128,13 +128,13 @@ class SnapshotManager:
     def snapshot(self, snapshot_id: int) -> Snapshot:
         path = self.path(snapshot_id)
         try:
-            text = self.io.read_text(path)
+            data = self.io.read_bytes(path)
         except FileNotFoundError:
             ids = self.list_ids()
             span = f"snapshots {ids[0]}..{ids[-1]} exist" if ids else "the table has no snapshots"
             raise SnapshotNotFound(f"snapshot {snapshot_id} does not exist ({span})") from None
         try:
-            return Snapshot.from_json(text)
+            return Snapshot.from_json(data.decode("utf-8"))
         except (ValueError, TypeError, KeyError) as e:
             raise CorruptMetadata(f"snapshot file {path} is unreadable: {e}") from None
 

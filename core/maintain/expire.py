@@ -366,7 +366,14 @@ def expire_snapshots(table, older_than_ms: int | None = None, retain_min: int | 
     """Expire old snapshots and delete the files only they used; see the module doc for the
     order. ``progress(PlannedFile)`` is called after each deletion."""
     plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms)
-    if dry_run or not plan.range:
+    if dry_run:
+        return ExpireResult(plan, dry_run, 0)
+    if not plan.range:
+        # a run interrupted after its deletions but before the hint: finish it (only expiry
+        # removes snapshot 1, so an earliest above 1 means one ran)
+        if plan.earliest is not None and plan.earliest > 1 and \
+                table.snapshots._hint("EARLIEST") != plan.earliest:
+            table.snapshots.write_hint("EARLIEST", plan.earliest)
         return ExpireResult(plan, dry_run, 0)
     n = execute_plan_files(table, plan.files, progress)
     table.snapshots.write_hint("EARLIEST", plan.range.end)

@@ -23,12 +23,13 @@ from tests.safety.conftest import make_table, read_lines, start
 from tests.safety.worker import batch_rows
 
 WRITERS = 8
-BATCHES = 4
+BATCHES = 4  # per writer; 3 on S3, where each commit takes several round trips
 
 
 @pytest.mark.parametrize("pk", [False, True], ids=["append", "pk"])
 def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk):
     uri, storage = warehouse
+    batches_per_writer = 3 if uri.startswith("s3://") else BATCHES
     cat = FileSystemCatalog(uri, storage)
     cat.create_database("db")
     make_table(cat, "db.t", pk, {"commit.max-retries": "20"})
@@ -40,7 +41,7 @@ def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk):
     helpers = [start("compactor", {**base, "commits": str(logs / "c-compactor"), "out": str(logs / "compactor")}),
                start("expirer", {**base, "commits": str(logs / "c-expirer"), "out": str(logs / "expirer"),
                                  "retain_min": 3})]
-    writers = [start("writer", {**base, "writer": w, "batches": BATCHES, "commits": str(logs / f"c-w{w}"),
+    writers = [start("writer", {**base, "writer": w, "batches": batches_per_writer, "commits": str(logs / f"c-w{w}"),
                                 "out": str(logs / f"w{w}")}) for w in range(WRITERS)]
     for p in writers:
         p.join(180)
@@ -56,8 +57,8 @@ def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk):
         r["error"] + "\n" + r["tb"] for r in fatal)
     ok = [r for r in results if r["ok"]]
     gave_up = {(r["writer"], r["batch"]) for r in results if not r["ok"]} - {(r["writer"], r["batch"]) for r in ok}
-    assert len(ok) + len(gave_up) == WRITERS * BATCHES
-    assert len(ok) >= WRITERS * BATCHES * 0.75, f"too many batches gave up after retries: {sorted(gave_up)}"
+    assert len(ok) + len(gave_up) == WRITERS * batches_per_writer
+    assert len(ok) >= WRITERS * batches_per_writer * 0.75, f"too many batches gave up after retries: {sorted(gave_up)}"
 
     helper_stats = {r["who"]: r for name in ("compactor", "expirer") for r in read_lines(str(logs / name))}
     for who in ("compactor", "expirer"):

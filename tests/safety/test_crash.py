@@ -53,7 +53,7 @@ def _run_crash_child(cfg: dict, k: int, report: str, kill_after: float | None = 
 def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
     uri, storage = warehouse
     on_s3 = uri.startswith("s3://")
-    iterations = 10 if on_s3 else 30
+    iterations = 6 if on_s3 else 20
     cat = FileSystemCatalog(uri, storage)
     cat.create_database("db")
     table = make_table(cat, "db.t", pk, OPTIONS)
@@ -69,8 +69,9 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
         table = cat.get_table("db.t")
         before = table.snapshots.latest_id() or 0
         rows = batch_rows(0, it, pk)
-        timed = it % 5 == 4 and points is not None  # every 5th run: SIGKILL after a random delay
-        k = NO_CRASH if points is None or timed else rng.randint(1, points + 1)
+        timed = it % 4 == 3  # every 4th run: SIGKILL after a random delay
+        calibrate = it % 8 == 0  # every 8th run: no crash, to count the crash points of a run
+        k = NO_CRASH if calibrate or timed else rng.randint(1, points + 2)
         code, rep = _run_crash_child({**base, "rows": rows}, k, report,
                                      kill_after=rng.uniform(0.0, 0.25) if timed else None)
         if rep.get("completed"):
@@ -112,11 +113,11 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
                 table.read(snapshot_id=sid)  # every retained snapshot still reads
             assert_exactly_once(rows_of(table.read()), expected_rows(committed, pk))
 
-    assert kills >= iterations * 0.7
+    assert kills >= iterations * 0.5
     kinds = {lbl.split(":")[0] for lbl in labels}
     print(f"\n{'s3' if on_s3 else 'local'} {'pk' if pk else 'append'}: {kills} crashes of {iterations} runs, "
-          f"{points} crash points per ingest, points hit: {sorted(labels)}")
-    assert {"before-write", "after-write", "before-create", "after-create"} & kinds
+          f"up to {points} crash points per run, points hit: {sorted(labels)}")
+    assert len(kinds) >= 4, kinds
 
 
 def _arrow(rows, pk):

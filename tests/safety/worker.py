@@ -247,11 +247,16 @@ def run_expirer(cfg: dict) -> None:
 
 
 def run_crash_ingest(cfg: dict) -> None:
-    """One ingest (and the auto compaction / expiry after it) that crashes at operation k; if
+    """One ingest (with the auto compaction / expiry after it) and a full compaction, crashing at
+    storage operation k; if
     it gets through, the number of crash points seen is reported in ``cfg['report']``."""
+    from paimon_core.compact import compact
+
     state = install_crash_hook(cfg["k"], cfg["report"])
     table = get_table(cfg)
-    table.write_arrow(arrow_batch(cfg["rows"], cfg["pk"]))
+    table.write_arrow(arrow_batch(cfg["rows"], cfg["pk"]))  # with auto compaction and expiry
+    state["events"].append("|compact")
+    compact(table, full=True)  # and a full compaction: crash points in a COMPACT commit too
     _append_line(cfg["report"], {"completed": True, "points": state["n"], "events": state["events"]})
 
 
