@@ -63,6 +63,16 @@ def is_retract(kind_col) -> pa.Array:
     return pc.is_in(kind_col, pa.array([UPDATE_BEFORE, DELETE], pa.int8()))
 
 
+def sequence_groups(options: dict) -> list[tuple[list[str], list[str]]]:
+    """``fields.<s1>[,<s2>].sequence-group = f1,f2`` -> [([s1, s2], [f1, f2]), ...]."""
+    out = []
+    for k, v in options.items():
+        if k.startswith("fields.") and k.endswith(".sequence-group"):
+            seqs = [s.strip() for s in k[len("fields."):-len(".sequence-group")].split(",") if s.strip()]
+            out.append((seqs, [f.strip() for f in str(v).split(",") if f.strip()]))
+    return out
+
+
 def sequence_fields(options: dict) -> list[str]:
     raw = options.get("sequence.field")
     return [f.strip() for f in raw.split(",") if f.strip()] if raw else []
@@ -82,9 +92,15 @@ class MergeEngine:
         self.sequence_descending = options.get("sequence.field.sort-order", "ascending").lower() == "descending"
         self.ignore_delete = options.get("ignore-delete", options.get(f"{self.engine}.ignore-delete", "false")) == "true"
         self.remove_on_delete = options.get("partial-update.remove-record-on-delete", "false") == "true"
-        for k in options:
-            if k.startswith("fields.") and k.endswith(".sequence-group"):
-                raise PaimonError("partial-update sequence groups are not supported yet")
+        self.sequence_groups = sequence_groups(options)
+        if self.sequence_groups and self.engine != "partial-update":
+            raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")
+        grouped = [f for seqs, fields in self.sequence_groups for f in seqs + fields]
+        for f in grouped:
+            if f in keys:
+                raise InvalidInput(f"sequence-group field '{f}' must not be a primary-key column")
+        if len(set(grouped)) != len(grouped):
+            raise InvalidInput("a field belongs to two sequence groups")
         if self.engine == "aggregation":
             default = options.get("fields.default-aggregate-function", "last_non_null_value")
             self.funcs = {c: options.get(f"fields.{c}.aggregate-function", default) for c in self.values}
@@ -171,7 +187,48 @@ class MergeEngine:
             data = _after_last_delete(data, self.keys)
         aggs = [(c, "last", pc.ScalarAggregateOptions(skip_nulls=True)) for c in self.values]
         aggs += [(SEQ, "max"), (KIND, "last")]
-        return self._finish(data, self._grouped(data, aggs), {c: f"{c}_last" for c in self.values})
+        grouped = self._grouped(data, aggs)
+        for seqs, fields in self.sequence_groups:
+            grouped = self._apply_sequence_group(data, grouped, seqs, fields)
+        return self._finish(data, grouped, {c: f"{c}_last" for c in self.values})
+
+    def _apply_sequence_group(self, data: pa.Table, grouped: pa.Table, seqs: list[str], fields: list[str]) -> pa.Table:
+        """A sequence group takes all its fields (nulls included) from the key's record with the
+        greatest sequence tuple (nulls first; a later record wins a tie). A record whose sequence
+        fields are all null never updates the group, except that a key's only record passes
+        through unchanged (Paimon merges only keys with two or more records; checked on Java
+        0.9's reads)."""
+        present = [c for c in seqs + fields if c in data.column_names]
+        if not present:
+            return grouped
+        first, _ = key_boundaries(data, self.keys)
+        gid = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
+        if any(s not in data.column_names for s in seqs):
+            return grouped  # the projection lacks the sequence field (reads always include it)
+        eligible = np.zeros(data.num_rows, dtype=bool)
+        for s in seqs:
+            eligible |= pc.is_valid(data.column(s)).to_numpy(zero_copy_only=False)
+        counts = np.bincount(gid, minlength=grouped.num_rows)
+        eligible |= counts[gid] == 1
+        rows = np.flatnonzero(eligible)
+        winner = np.full(grouped.num_rows, -1, dtype=np.int64)
+        if len(rows):
+            sub = pa.table({"__g": pa.array(gid[rows]), **{s: data.column(s).take(pa.array(rows)) for s in seqs},
+                            "__seq": data.column(SEQ).take(pa.array(rows))})
+            order = pc.sort_indices(sub, sort_keys=[("__g", "ascending", "at_start")]
+                                    + [(s, "ascending", "at_start") for s in seqs] + [("__seq", "ascending", "at_start")])
+            o = order.to_numpy()
+            g_sorted = gid[rows][o]
+            last = np.r_[g_sorted[1:] != g_sorted[:-1], True]
+            winner[g_sorted[last]] = rows[o][last]
+        idx = pa.array(np.where(winner < 0, 0, winner))
+        missing = pa.array(winner < 0)
+        for c in present:
+            col = data.column(c).take(idx)
+            col = pc.if_else(missing, pa.scalar(None, col.type), col)
+            name = f"{c}_last"
+            grouped = grouped.set_column(grouped.column_names.index(name), name, col)
+        return grouped
 
     def _aggregate(self, data: pa.Table) -> pa.Table:
         retract = is_retract(data.column(KIND))
@@ -190,11 +247,24 @@ class MergeEngine:
         for c in self.values:
             if self.funcs[c] == "listagg":
                 delim = self.options.get(f"fields.{c}.list-agg-delimiter", ",")
-                joined = pc.binary_join(grouped.column(names[c]), delim)
-                joined = pc.if_else(pc.equal(pc.list_value_length(grouped.column(names[c])), 0),
-                                    pa.scalar(None, pa.string()), joined)
-                grouped = grouped.set_column(grouped.column_names.index(names[c]), names[c], joined)
+                grouped = grouped.set_column(grouped.column_names.index(names[c]), names[c],
+                                             self._listagg(data, c, delim, grouped.num_rows))
         return self._finish(data, grouped, names)
+
+    def _listagg(self, data: pa.Table, column: str, delim: str, groups: int) -> pa.Array:
+        """Non-null values of each key joined in sequence order (null when there are none)."""
+        first, _ = key_boundaries(data, self.keys)
+        gid = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
+        col = data.column(column)
+        valid = pc.is_valid(col).to_numpy(zero_copy_only=False)
+        part = pa.table({"g": pa.array(gid[valid]), "v": col.filter(pa.array(valid))})
+        agg = part.group_by("g", use_threads=False).aggregate([("v", "list")])
+        joined = pc.binary_join(agg.column("v_list"), delim)
+        where = np.full(groups, -1, dtype=np.int64)
+        where[agg.column("g").to_numpy()] = np.arange(agg.num_rows)
+        idx = pa.array(np.where(where < 0, 0, where))
+        out = pc.take(joined, idx) if agg.num_rows else pa.nulls(groups, pa.string())
+        return pc.if_else(pa.array(where < 0), pa.scalar(None, pa.string()), out)
 
     def _finish(self, data: pa.Table, grouped: pa.Table, names: dict) -> pa.Table:
         cols, fields = [], []

@@ -57,9 +57,10 @@ class TableRead:
         self.read_columns = [n for n in self.schema.field_names if n in needed]
         self.is_pk = bool(self.schema.primary_keys)
         if self.is_pk:
-            from paimon_core.merge_function import sequence_fields
+            from paimon_core.merge_function import sequence_fields, sequence_groups
 
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
+            keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}
             self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
 
     # ---- one file
