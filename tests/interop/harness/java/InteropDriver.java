@@ -129,6 +129,7 @@ public class InteropDriver {
       case "files": return opFiles(req);
       case "schema": return opSchema(req);
       case "bucket_of": return opBucketOf(req);
+      case "universal_pick": return opUniversalPick(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -406,6 +407,32 @@ public class InteropDriver {
     ObjectNode res = NF.objectNode();
     res.set("schema", JSON.readTree(t.schema().toString()));
     return res;
+  }
+
+  /** Java's UniversalCompaction.pick for runs given as [level, size] (newest first, one file each). */
+  static ObjectNode opUniversalPick(JsonNode req) {
+    List<org.apache.paimon.mergetree.LevelSortedRun> runs = new ArrayList<>();
+    int n = 0;
+    for (JsonNode r : req.get("runs")) {
+      org.apache.paimon.io.DataFileMeta f = org.apache.paimon.io.DataFileMeta.forAppend(
+          "f" + n, r.get(1).asLong(), 1L, org.apache.paimon.stats.SimpleStats.EMPTY_STATS, n, n, 0L,
+          org.apache.paimon.manifest.FileSource.APPEND);
+      runs.add(new org.apache.paimon.mergetree.LevelSortedRun(
+          r.get(0).asInt(), org.apache.paimon.mergetree.SortedRun.fromSingle(f)));
+      n++;
+    }
+    org.apache.paimon.mergetree.compact.UniversalCompaction uc =
+        new org.apache.paimon.mergetree.compact.UniversalCompaction(
+            req.get("max_size_amp").asInt(), req.get("size_ratio").asInt(), req.get("trigger").asInt());
+    java.util.Optional<org.apache.paimon.compact.CompactUnit> unit = uc.pick(req.get("num_levels").asInt(), runs);
+    ObjectNode out = NF.objectNode();
+    if (unit.isPresent()) {
+      out.put("output_level", unit.get().outputLevel());
+      out.put("run_count", unit.get().files().size());
+    } else {
+      out.putNull("output_level");
+    }
+    return out;
   }
 
   static ObjectNode opBucketOf(JsonNode req) {
