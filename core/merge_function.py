@@ -231,25 +231,61 @@ class MergeEngine:
         return grouped
 
     def _aggregate(self, data: pa.Table) -> pa.Table:
+        """Per-field aggregation in sequence order. -U/-D records retract (Java 0.9): sum
+        subtracts, last_value clears, last_non_null_value clears when the retracted value is
+        not null; other functions refuse retraction unless ``fields.F.ignore-retract``. A key
+        with a single record passes through unchanged, as Paimon merges only 2+ records."""
         retract = is_retract(data.column(KIND))
-        if pc.any(retract).as_py():
-            data = _after_last_delete(data, self.keys, only_delete=True)
-            if pc.any(is_retract(data.column(KIND))).as_py():
-                raise PaimonError("aggregation of retract (-U) records is not supported yet")
-        aggs, names = [], {}
+        has_retract = pc.any(retract).as_py()
+        first, _ = key_boundaries(data, self.keys)
+        gid = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
+        groups = int(gid[-1]) + 1 if len(gid) else 0
+        r = retract.to_numpy(zero_copy_only=False) if has_retract else None
+        aggs, names, work = [], {}, data
         for c in self.values:
-            fn, skip = _AGG[self.funcs[c]]
-            col = c
-            aggs.append((col, fn, pc.ScalarAggregateOptions(skip_nulls=skip) if fn in ("first", "last", "sum", "product", "min", "max", "all", "any") else None))
+            func = self.funcs[c]
+            fn, skip = _AGG[func]
             names[c] = f"{c}_{fn}"
+            if has_retract:
+                ignore = self.options.get(f"fields.{c}.ignore-retract", "false") == "true"
+                col = work.column(c)
+                if ignore or func in ("sum",):
+                    values = pc.negate(col) if func == "sum" and not ignore else pa.nulls(len(col), col.type)
+                    col = pc.if_else(pa.array(r), values, col)
+                elif func not in ("last_value", "last_non_null_value"):
+                    raise PaimonError(f"aggregate function '{func}' of field '{c}' does not support retraction "
+                                      f"(-U/-D); set fields.{c}.ignore-retract=true")
+                work = work.set_column(work.column_names.index(c), c, col)
+            aggs.append((c, fn, pc.ScalarAggregateOptions(skip_nulls=skip)
+                         if fn in ("first", "last", "sum", "product", "min", "max", "all", "any") else None))
         aggs += [(SEQ, "max"), (KIND, "last")]
-        grouped = self._grouped(data, [a if len(a) == 3 and a[2] is not None else a[:2] for a in aggs])
+        grouped = self._grouped(work, [a if len(a) == 3 and a[2] is not None else a[:2] for a in aggs])
         for c in self.values:
-            if self.funcs[c] == "listagg":
+            func = self.funcs[c]
+            if func == "listagg":
                 delim = self.options.get(f"fields.{c}.list-agg-delimiter", ",")
                 grouped = grouped.set_column(grouped.column_names.index(names[c]), names[c],
-                                             self._listagg(data, c, delim, grouped.num_rows))
-        return self._finish(data, grouped, names)
+                                             self._listagg(work, c, delim, grouped.num_rows))
+            elif has_retract and func in ("last_value", "last_non_null_value") and \
+                    self.options.get(f"fields.{c}.ignore-retract", "false") != "true":
+                col = data.column(c)
+                touches = np.ones(len(gid), bool) if func == "last_value" else \
+                    pc.is_valid(col).to_numpy(zero_copy_only=False)
+                winner = np.full(groups, -1, np.int64)
+                rows = np.flatnonzero(touches)
+                winner[gid[rows]] = rows  # rows ascend, so the last touching row of each key wins
+                cleared = (winner < 0) | r[np.where(winner < 0, 0, winner)]
+                value = pc.take(col, pa.array(np.where(winner < 0, 0, winner)))
+                grouped = grouped.set_column(grouped.column_names.index(names[c]), names[c],
+                                             pc.if_else(pa.array(cleared), pa.scalar(None, col.type), value))
+        out = self._finish(data, grouped, names, keep_delete=False)
+        counts = np.bincount(gid, minlength=groups)
+        if (counts == 1).any():  # single records pass through as stored (kind included)
+            single = np.flatnonzero(first.to_numpy(zero_copy_only=False))[counts == 1]
+            keep = pa.array(counts != 1)
+            merged_rows = out.filter(keep)
+            out = sort_by_key_and_sequence(pa.concat_tables([merged_rows, data.take(pa.array(single))]), self.keys)
+        return out
 
     def _listagg(self, data: pa.Table, column: str, delim: str, groups: int) -> pa.Array:
         """Non-null values of each key joined in sequence order (null when there are none)."""
@@ -266,7 +302,7 @@ class MergeEngine:
         out = pc.take(joined, idx) if agg.num_rows else pa.nulls(groups, pa.string())
         return pc.if_else(pa.array(where < 0), pa.scalar(None, pa.string()), out)
 
-    def _finish(self, data: pa.Table, grouped: pa.Table, names: dict) -> pa.Table:
+    def _finish(self, data: pa.Table, grouped: pa.Table, names: dict, keep_delete: bool = True) -> pa.Table:
         cols, fields = [], []
         for f in data.schema:
             if f.name == SEQ:
@@ -281,9 +317,12 @@ class MergeEngine:
             fields.append(f)
         out = pa.Table.from_arrays(cols, schema=pa.schema(fields))
         kinds = out.column(KIND)
-        # a merged record that exists is an insert/update after; deletes stay deletes
-        out = out.set_column(out.column_names.index(KIND), KIND,
-                             pc.if_else(pc.equal(kinds, DELETE), kinds, pa.scalar(INSERT, pa.int8())).cast(pa.int8()))
+        # a merged record is an insert; partial-update's remove-record-on-delete keeps a final -D
+        # (aggregation merges retractions into the values: its result is always +I, as Java's)
+        merged_kind = pc.if_else(pc.equal(kinds, DELETE), kinds, pa.scalar(INSERT, pa.int8())) if keep_delete \
+            else pa.array(np.full(out.num_rows, INSERT, np.int8))
+        out = out.set_column(out.column_names.index(KIND), KIND, pa.array(merged_kind).cast(pa.int8())
+                             if not isinstance(merged_kind, pa.ChunkedArray) else merged_kind.cast(pa.int8()))
         return sort_by_key_and_sequence(out, self.keys)
 
 
