@@ -206,7 +206,8 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
               if (partition_filter is None or partition_filter(s.partition))
               and (buckets is None or (s.partition, s.bucket) in buckets)]
     try:
-        messages = compact_messages(table, splits, full, progress)
+        messages = (engine.compact(table, splits, full, progress) if engine is not None
+                    else compact_messages(table, splits, full, progress))
     except CorruptMetadata as e:  # an input file went missing: if expiry removed `snap`, a lost race
         check_not_expired(table.manifests, snap, e)
         raise

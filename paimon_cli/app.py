@@ -147,9 +147,21 @@ def root(
 
 
 def _register() -> None:
-    from paimon_cli.commands import alter, compact, demo, diff, ingest, inspect, lifecycle, read, tables, use
+    from paimon_cli.commands import (
+        alter,
+        compact,
+        demo,
+        diff,
+        ingest,
+        inspect,
+        lifecycle,
+        read,
+        sql,
+        tables,
+        use,
+    )
 
-    for module in (tables, alter, ingest, read, compact, diff, inspect, lifecycle, use, demo):
+    for module in (tables, alter, ingest, read, compact, diff, sql, inspect, lifecycle, use, demo):
         app.add_typer(module.app)
 
 

@@ -1,4 +1,5 @@
-"""A transient Rich progress bar on stderr, fed by the core's byte-progress callbacks.
+"""A transient Rich progress bar on stderr, fed by the core's progress callbacks (with the Spark
+engine, by Spark's job progress: completed tasks of the job's stages, from the status tracker).
 
 Shown only when stderr is a terminal: scripts and pipes get no control characters.
 """
@@ -35,3 +36,23 @@ def byte_progress(description: str, enabled: bool | None = None) -> Iterator[tup
     task = progress.add_task(description, total=None)
     with progress:
         yield (lambda total: progress.update(task, total=total)), (lambda n: progress.advance(task, n))
+
+
+@contextmanager
+def count_progress(description: str, unit: str, enabled: bool | None = None) -> Iterator[Callable]:
+    """Yield ``advance(n)`` for work counted in units (compaction: buckets)."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        yield lambda n: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+        TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True,
+    )
+    task = progress.add_task(description, total=None)
+    with progress:
+        yield lambda n: progress.advance(task, n)

@@ -178,7 +178,7 @@ def bench_diff(res: Results, wh: Path, n: int, commits: int, per: int) -> None:
             res.add(f"diff_{mode}", label, error=f"{type(e).__name__}: {e}"[:200])
     try:
         s, runs, out = best_of(lambda: diff(t, start, end, mode="diff"), 2)
-        res.add("diff_range", f"diff --mode diff (whole range, ctx)", s, out.num_rows, runs=runs,
+        res.add("diff_range", "diff --mode diff (whole range, ctx)", s, out.num_rows, runs=runs,
                 note="best of 2; one state-vs-state diff")
     except Exception as e:  # noqa: BLE001
         res.add("diff_range", "diff --mode diff (whole range, ctx)", error=f"{type(e).__name__}: {e}"[:200])

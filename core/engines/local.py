@@ -40,6 +40,11 @@ class LocalEngine:
             writer.abort()
             raise
 
+    def compact(self, table, splits, full: bool = True, progress=None) -> list:
+        from paimon_core.compact import compact_messages
+
+        return compact_messages(table, splits, full, progress)
+
 
 def _rows_hint(f) -> int:
     if f.format == "parquet":
@@ -47,8 +52,3 @@ def _rows_hint(f) -> int:
 
         return pq.ParquetFile(f.path).metadata.num_rows
     return 1 << 62  # unknown: progress jumps at the end of the file
-
-    def compact(self, table, splits, full: bool = True, progress=None) -> list:
-        from paimon_core.compact import compact_messages
-
-        return compact_messages(table, splits, full, progress)

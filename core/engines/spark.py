@@ -16,6 +16,12 @@ warehouse and return pickled CommitMessages, and the caller commits once on the 
 Failure: a failed job leaves no commit; the driver deletes every file carrying the job's
 file prefix (including files of killed attempts that never reported), then re-raises.
 
+Python API for Spark users (no Java connector): ``to_dataframe(spark, table, snapshot)``,
+``spark_sql.diff_dataframe(spark, table, a, b)`` and ``spark_sql.sql(spark, catalog, query)``
+(the query's DB.TABLE names become temporary views; time travel with ``VERSION AS OF`` /
+``TIMESTAMP AS OF`` or ``` `db.t$snapshot=42` ```, changes with ``` `db.t$diff=A..B` ```).
+``write_parquet_dir`` is the executors' side of ``read/diff/sql --out`` (a folder of part files).
+
 Spark sessions: ``local[*]`` by default, ``spark://host:port``, or Spark Connect
 ``sc://host:port``. ``paimon_core`` is shipped to the cluster as a zip (``addPyFile``, or
 ``addArtifacts`` on Connect), so executors only need pyarrow, numpy and fsspec.
@@ -158,7 +164,68 @@ def create_session(master: str | None = None, remote: str | None = None, conf: d
     builder = SparkSession.builder.master(master or "local[*]").appName("paimon")
     for k, v in merged.items():
         builder = builder.config(k, v)
-    return builder.getOrCreate()
+    return _launch_filtered(builder.getOrCreate)
+
+
+# lines the driver JVM prints whatever log4j says (the launcher adds --add-modules=jdk.incubator.vector)
+_STDERR_NOISE = (b"WARNING: Using incubator modules",)
+
+
+def _copy_filtered(read_fd: int, out_fd: int) -> None:
+    with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+        for line in iter(pipe.readline, b""):
+            if not line.startswith(_STDERR_NOISE):
+                try:
+                    os.write(out_fd, line)
+                except OSError:
+                    pass
+
+
+def _launch_filtered(launch):
+    """Call ``launch`` (which may start the driver JVM) with stderr on a pipe: the JVM keeps that
+    stderr for life, and a daemon thread copies it to the real stderr without the JVM's
+    unconditional 'Using incubator modules' warning. Log4j output still comes through.
+    ``PAIMON_SPARK_RAW_STDERR=1`` turns this off."""
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None or os.environ.get("PAIMON_SPARK_RAW_STDERR"):
+        return launch()
+    try:
+        sys.stderr.flush()
+        real = os.dup(2)
+    except (OSError, ValueError):
+        return launch()
+    r, w = os.pipe()
+    threading.Thread(target=_copy_filtered, args=(r, real), daemon=True, name="paimon-jvm-stderr").start()
+    os.dup2(w, 2)
+    os.close(w)
+    try:
+        return launch()
+    finally:
+        os.dup2(real, 2)  # our stderr is the real one again; only the JVM (and its children) hold the pipe
+
+
+def write_parquet_dir(df, path: str) -> str:
+    """Executors write ``df`` as a folder of Parquet part files at ``path`` (Spark's layout, with
+    a ``_SUCCESS`` marker). An existing folder is replaced only if Spark wrote it (has
+    ``_SUCCESS``) or it is empty; anything else existing at ``path`` is an error. Returns the
+    absolute path (or URI) written."""
+    import fsspec
+
+    if "://" not in path:
+        path = os.path.abspath(path)
+    fs, fpath = fsspec.core.url_to_fs(path)
+    mode = "errorifexists"
+    if fs.exists(fpath):
+        if not fs.isdir(fpath):
+            raise PaimonError(f"{path} exists and is a file: with the Spark engine --out names a folder "
+                              "of Parquet part files")
+        names = [n.rstrip("/").rsplit("/", 1)[-1] for n in fs.ls(fpath, detail=False)]
+        if names and "_SUCCESS" not in names:
+            raise PaimonError(f"{path} is a folder Spark did not write (no _SUCCESS): not replacing it")
+        mode = "overwrite"
+    df.write.mode(mode).parquet(path)
+    return path
 
 
 def _spark_schema(arrow_schema):
@@ -222,14 +289,16 @@ class _Progress:
 
     def _fraction(self) -> float:
         tracker = self.spark.sparkContext.statusTracker()
-        done = total = 0
+        stages = set()  # a stage shared by several jobs (AQE runs shuffle stages as jobs of their own) counts once
         for jid in tracker.getJobIdsForGroup(self.group):
             job = tracker.getJobInfo(jid)
-            for sid in job.stageIds if job else ():
-                st = tracker.getStageInfo(sid)
-                if st:
-                    done += st.numCompletedTasks
-                    total += st.numTasks
+            stages.update(job.stageIds if job else ())
+        done = total = 0
+        for sid in stages:
+            st = tracker.getStageInfo(sid)
+            if st:
+                done += st.numCompletedTasks
+                total += st.numTasks
         return done / total if total else 0.0
 
     def _report(self, upto: int) -> None:
@@ -393,8 +462,14 @@ def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, whe
     Java connector: the driver plans the splits, each task reads one with ``paimon_core``.
 
     ``table``: a FileStoreTable. ``where``: the core's filter syntax (pushed into planning and
-    reading). Works on a classic and a Spark Connect session."""
-    snap = table.resolve_snapshot(snapshot_id)
+    reading). ``snapshot_id`` may also be a Snapshot (e.g. ``table.resolve_snapshot(tag=...)``);
+    an older snapshot is read with the schema it was committed with. Works on a classic and a
+    Spark Connect session."""
+    from paimon_core.snapshot import Snapshot
+
+    snap = snapshot_id if isinstance(snapshot_id, Snapshot) else table.resolve_snapshot(snapshot_id)
+    if snapshot_id is not None:
+        table = table.for_snapshot(snap)
     pred = table.parse_filter(where)
     splits = table.plan(snap, pred) if snap is not None else []
     return splits_dataframe(spark, table, splits, columns, pred)
@@ -475,5 +550,5 @@ def sweep_job_files(table, prefix: str, keep: set, dirs=None) -> int:
     return removed
 
 
-__all__ = ["SparkEngine", "create_session", "core_zip", "ship_core", "to_dataframe", "splits_dataframe",
+__all__ = ["SparkEngine", "create_session", "write_parquet_dir", "core_zip", "ship_core", "to_dataframe", "splits_dataframe",
            "plan_pieces", "max_sequence_numbers", "sweep_job_files"]

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from paimon_cli.params import TableOpt
+from paimon_cli.progress import count_progress
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -44,7 +45,8 @@ def compact(
     if spec is not None:
         idx = {k: i for i, k in enumerate(tbl.schema.partition_keys)}
         filt = lambda values: all(values[idx[k]] == v for k, v in spec.items())  # noqa: E731
-    result = run_compact(tbl, full=level_max, partition_filter=filt, engine=state.engine())
+    with count_progress(f"compact {tbl.identifier}", "buckets") as advance:
+        result = run_compact(tbl, full=level_max, partition_filter=filt, engine=state.engine(), progress=advance)
     sid = result.snapshot.id if result.snapshot is not None else None
     text = (f"compacted {result.buckets} bucket(s) of {tbl.identifier}: {result.files_before} file(s) -> "
             f"{result.files_after}, snapshot {sid}" if sid is not None

@@ -39,6 +39,16 @@ def resolve_point(tbl, text: str, flag: str):
     return tbl.snapshots.at_or_before(ms).id
 
 
+def _data_bytes(tbl, point) -> int:
+    """The size of the table's data files at ``point`` (what --engine auto weighs)."""
+    from paimon_core.snapshot import Snapshot
+
+    if not point:
+        return 0
+    snap = point if isinstance(point, Snapshot) else tbl.snapshots.snapshot(point)
+    return sum(f.file_size for s in tbl.plan(snap) for f in s.files)
+
+
 @app.command("diff")
 def diff(
     ctx: typer.Context,
@@ -48,7 +58,11 @@ def diff(
     mode: Annotated[Mode, typer.Option("--mode", case_sensitive=False, help="auto | changelog | delta | diff")] = Mode.auto,
     per_snapshot: Annotated[bool, typer.Option("--per-snapshot", help="Tag each change with its snapshot id.")] = False,
     select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", metavar="FILE.parquet", help="Write the changes to Parquet.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="FILE.parquet",
+        help="Write the changes to Parquet. With the Spark engine (--engine spark, or auto above "
+             "engine.spark-threshold) the executors compute and write them, and FILE names a folder of "
+             "Parquet part files.")] = None,
 ) -> None:
     """Changes between snapshot A (exclusive) and B (inclusive), first column _row_kind.
 
@@ -70,6 +84,16 @@ def diff(
     tbl = state.table(table)
     a = resolve_point(tbl, start, "'--from'")
     b = resolve_point(tbl, end, "'--to'") if end is not None else (tbl.snapshots.latest_id() or 0)
+    if out is not None:
+        from paimon_cli.commands.read import spark_engine_for, write_spark_out
+
+        spark = spark_engine_for(state, _data_bytes(tbl, b))
+        if spark is not None:
+            from paimon_core.engines.spark_sql import diff_dataframe
+
+            df = diff_dataframe(spark.spark, tbl, a, b, mode.value, per_snapshot, split_list(select) or None)
+            write_spark_out(state, spark, df, out, "changes")
+            return
     changes = run_diff(tbl, a, b, mode.value, per_snapshot, split_list(select) or None)
     if out is not None:
         import pyarrow.parquet as pq

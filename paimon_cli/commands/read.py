@@ -57,7 +57,10 @@ def read(
         "--where", metavar="FILTER", help="Row filter, e.g. \"dt = '2024-01-01' AND value > 0.5\".")] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", metavar="N", min=0, help="At most N rows.")] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE.parquet", help="Write the rows to a Parquet file instead of printing.")] = None,
+        "--out", metavar="FILE.parquet",
+        help="Write the rows to a Parquet file instead of printing. With the Spark engine (--engine spark, or "
+             "auto above engine.spark-threshold) the executors write it and FILE names a folder of Parquet "
+             "part files (readable as one dataset by pyarrow, pandas, DuckDB and Spark).")] = None,
     count: Annotated[bool, typer.Option("--count", help="Print only the number of rows.")] = False,
 ) -> None:
     """Read rows of a table, at the latest snapshot or an older one.
@@ -73,6 +76,7 @@ def read(
       paimon read -t demo.events --select id,value --as-of 2024-05-01T12:00:00
       paimon read -t demo.events --tag nightly --count
       paimon read -t demo.events --out events.parquet
+      paimon --engine spark read -t demo.events --out events_dir
     """
     state = get_state(ctx)
     if sum(x is not None for x in (snapshot, as_of, tag)) > 1:
@@ -95,12 +99,39 @@ def read(
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:
+        spark = spark_engine_for(state, sum(f.file_size for sp in splits for f in sp.files))
+        if spark is not None:
+            from paimon_core.engines.spark import splits_dataframe
+
+            df = splits_dataframe(spark.spark, tbl, splits, reader.columns, predicate)
+            write_spark_out(state, spark, df if limit is None else df.limit(limit), out, "rows")
+            return
         arrow_schema = tbl.schema.arrow_schema()
         empty = arrow_schema.empty_table().select(reader.columns).schema
         n = _write_parquet(reader.to_batches(splits, limit), empty, out)
         state.out.record({"file": str(out), "rows": n}, f"wrote {n} rows to {out}")
         return
     _print(state, reader, splits, limit)
+
+
+def spark_engine_for(state, nbytes: int):
+    """The SparkEngine for ``--out`` when the engine is spark, or auto and ``nbytes`` of data is
+    above engine.spark-threshold; None means the in-process path."""
+    if state.settings.engine == "local":
+        return None
+    engine = state.engine()
+    if engine.name == "auto":
+        engine = engine.pick(nbytes)
+    return engine if engine.name == "spark" else None
+
+
+def write_spark_out(state, engine, df, out: Path, what: str) -> None:
+    """The executors write ``df`` as a folder of Parquet part files at ``out``."""
+    from paimon_core.engines.spark import write_parquet_dir
+
+    path = write_parquet_dir(df, str(out))
+    n = engine.spark.read.parquet(path).count()
+    state.out.record({"folder": path, what: n}, f"wrote {n} {what} to {path}/ (a folder of Parquet part files)")
 
 
 def _print(state, reader, splits, limit: int | None) -> None:

@@ -1,0 +1,147 @@
+"""The CLI on the Spark engine (local[2] lane, its session reused): ingest, compact, read --out,
+diff --out and sql with time travel, through Typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from paimon_core.catalog import FileSystemCatalog
+from typer.testing import CliRunner
+
+from paimon_cli.app import app
+
+pytestmark = pytest.mark.parametrize("engine", ["local"], indirect=True)
+
+SCHEMA = "id BIGINT NOT NULL, name STRING, value DOUBLE, dt STRING"
+
+
+def events(n: int, start: int = 0, tag: str = "n") -> pa.Table:
+    ids = list(range(start, start + n))
+    return pa.table({"id": pa.array(ids, pa.int64()), "name": [f"{tag}{i}" for i in ids],
+                     "value": [i / 2 for i in ids], "dt": [f"2024-01-0{i % 2 + 1}" for i in ids]})
+
+
+@pytest.fixture
+def cli(engine, tmp_path, monkeypatch):
+    """``cli(*args)`` runs paimon -w WH ARGS in-process; the engine's session creation is
+    redirected to the lane's session (and records the master/remote it was asked for)."""
+    import paimon_core.engines.spark as S
+
+    asked = []
+
+    def create_session(master=None, remote=None, conf=None):
+        asked.append((master, remote))
+        return engine.spark
+
+    monkeypatch.setattr(S, "create_session", create_session)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    wh = tmp_path / "wh"
+
+    def run(*args, code=0):
+        argv = ["-w", str(wh), *map(str, args)]
+        r = runner.invoke(app, argv)
+        assert r.exit_code == code, f"paimon {' '.join(argv)} -> {r.exit_code}\n{r.stdout}\n{r.stderr}\n{r.exception!r}"
+        return r
+
+    run.wh, run.asked = wh, asked
+    return run
+
+
+def jrows(result) -> list[dict]:
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+SPARK = ("--engine", "spark", "--spark-master", "local[2]")
+
+
+def test_cli_ingest_compact_read_sql(cli, tmp_path):
+    pq.write_table(events(60), tmp_path / "a.parquet")
+    pq.write_table(events(40, 30, "u"), tmp_path / "b.parquet")
+    cli("create-table", "db.pk", "--schema", SCHEMA, "-k", "id", "--bucket", "2")
+    cli("create-table", "db.log", "--schema", SCHEMA, "-p", "dt")
+    for t in ("db.pk", "db.log"):
+        r = cli(*SPARK, "ingest", tmp_path / "a.parquet", "-t", t)
+        assert "ingested 60 rows in " in r.stdout and r.stdout.rstrip().endswith(f"into {t}: snapshot 1")
+        cli(*SPARK, "ingest", tmp_path / "b.parquet", "-t", t)
+    cli("tag", "create", "first", "-t", "db.pk", "--snapshot", "1")
+    assert cli.asked and all(a == ("local[2]", None) for a in cli.asked)
+
+    cat = FileSystemCatalog(str(cli.wh))
+    pk = cat.get_table("db.pk")
+    before = pk.read().sort_by("id")
+    assert before.num_rows == 70 and before.column("name").to_pylist()[30:32] == ["u30", "u31"]
+    r = cli(*SPARK, "compact", "-t", "db.pk", "--full")
+    assert r.stdout.startswith("compacted 2 bucket(s) of db.pk")
+    pk = cat.get_table("db.pk")
+    assert pk.snapshots.latest().commit_kind == "COMPACT"
+    assert pk.read().sort_by("id").equals(before)
+
+    # read --out: a folder of Parquet part files written by the executors
+    r = cli(*SPARK, "-o", "json", "read", "-t", "db.pk", "--where", "id >= 10", "--out", tmp_path / "pk_out")
+    rec = jrows(r)[0]
+    assert rec["rows"] == 60 and (tmp_path / "pk_out" / "_SUCCESS").exists()
+    got = pq.read_table(tmp_path / "pk_out").sort_by("id")
+    assert got.to_pylist() == before.filter(pa.compute.greater_equal(before["id"], 10)).to_pylist()
+    cli(*SPARK, "read", "-t", "db.pk", "--snapshot", "1", "--out", tmp_path / "pk_out")  # replaces its own folder
+    assert pq.read_table(tmp_path / "pk_out").num_rows == 60
+    (tmp_path / "file.parquet").write_bytes(b"x")
+    r = cli(*SPARK, "read", "-t", "db.pk", "--out", tmp_path / "file.parquet", code=1)
+    assert "is a file" in r.stderr
+    # the local path is unchanged: one file
+    cli("--engine", "local", "read", "-t", "db.pk", "--out", tmp_path / "local.parquet")
+    assert pq.read_table(tmp_path / "local.parquet").sort_by("id").equals(before)
+
+    # diff --out on the executors, same rows as the local diff
+    cli(*SPARK, "diff", "-t", "db.pk", "--from", "1", "--to", "2", "--out", tmp_path / "d_out")
+    cli("--engine", "local", "diff", "-t", "db.pk", "--from", "1", "--to", "2", "--out", tmp_path / "d.parquet")
+    key = lambda r: (r["_row_kind"], r["id"])  # noqa: E731
+    spark_diff = sorted(pq.read_table(tmp_path / "d_out").to_pylist(), key=key)
+    assert spark_diff == sorted(pq.read_table(tmp_path / "d.parquet").to_pylist(), key=key)
+    assert {r["_row_kind"] for r in spark_diff} == {"+I", "-U", "+U"}
+    cli(*SPARK, "diff", "-t", "db.log", "--from", "0", "--mode", "delta", "--per-snapshot", "--out", tmp_path / "d2")
+    assert sorted(pq.read_table(tmp_path / "d2").column("_snapshot").to_pylist()) == [1] * 60 + [2] * 40
+
+    # sql: joins, time travel (Spark's clauses and the $-forms), diffs, output formats
+    q = ("SELECT l.dt, count(*) AS n FROM db.log l JOIN db.pk VERSION AS OF 1 p ON l.id = p.id "
+         "GROUP BY l.dt ORDER BY l.dt")
+    assert jrows(cli("sql", q, "-o", "json")) == [{"dt": "2024-01-01", "n": 45}, {"dt": "2024-01-02", "n": 45}]
+    assert cli.asked[-1] == (None, None)  # sql without --spark-master: local[*] (here: the lane's session)
+    for tt in ("db.pk VERSION AS OF 1", "`db.pk$snapshot=1`", "db.pk VERSION AS OF 'first'",
+               "`db.pk$tag=first`"):
+        r = cli(*SPARK, "-o", "json", "sql", f"SELECT count(*) AS n, max(name) AS m FROM {tt} WHERE id >= 30")
+        assert jrows(r) == [{"n": 30, "m": "n59"}], tt
+    assert jrows(cli("-o", "json", "sql", "SELECT count(*) AS n, max(name) AS m FROM db.pk WHERE id >= 30")) == [
+        {"n": 40, "m": "u69"}]
+    r = cli("-o", "json", "sql", "SELECT _row_kind, count(*) AS n FROM `db.pk$diff=1..2` GROUP BY 1 ORDER BY 1")
+    assert jrows(r) == [{"_row_kind": "+I", "n": 10}, {"_row_kind": "+U", "n": 30}, {"_row_kind": "-U", "n": 30}]
+    r = cli("-o", "json", "sql", "SELECT count(*) AS n FROM `db.pk$diff=first..3`")
+    assert jrows(r) == [{"n": 70}]  # 1 -> 3 (the compaction changes nothing)
+    r = cli("-o", "csv", "sql", "SELECT id, name FROM db.pk WHERE id < 2 ORDER BY id")
+    assert r.stdout.splitlines() == ["id,name", "0,n0", "1,n1"]
+    r = cli("sql", "SELECT id, value FROM db.pk ORDER BY id", "--limit", "2")
+    assert r.stdout.split() == ["id", "value", "--", "-----", "0", "0.0", "1", "0.5"]
+    r = cli("-o", "json", "sql", "SELECT * FROM db.pk WHERE id < 5", "--out", tmp_path / "sql_out")
+    assert jrows(r)[0]["rows"] == 5 and pq.read_table(tmp_path / "sql_out").num_rows == 5
+    r = cli("sql", "SELECT * FROM `db.pk$snapshot=99`", code=1)
+    assert "snapshot 99" in r.stderr
+
+
+def test_spark_progress_is_fed(engine, tmp_path):
+    """Ingest and compaction report the whole job through the progress callback."""
+    from paimon_core.ingest import ingest_files
+    from paimon_core.schema import Schema
+
+    pq.write_table(events(500), tmp_path / "a.parquet", row_group_size=100)
+    t = FileSystemCatalog(str(tmp_path / "wh")).create_table(
+        "db.p", Schema(Schema.parse_columns(SCHEMA), (), ("id",), {"bucket": "2"}))
+    totals, steps = [], []
+    ingest_files(t, [str(tmp_path / "a.parquet")], engine=engine, progress=steps.append, on_plan=totals.append)
+    assert sum(steps) == totals[0] > 0
+    steps.clear()
+    splits = t.plan(t.snapshots.latest(), all_levels=True)
+    engine.compact(t, splits, True, steps.append)
+    assert sum(steps) == len(splits) == 2

@@ -1,0 +1,51 @@
+"""Java Paimon 0.9 reads the tables the Spark engine wrote (local[2] lane): after ingest and
+after a Spark compaction, for append and primary-key tables."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from paimon_core.catalog import FileSystemCatalog
+from paimon_core.ingest import ingest_files
+
+from tests.spark.test_spark_engine import inputs, make  # noqa: F401 - `inputs` is a fixture
+
+pytestmark = [pytest.mark.interop, pytest.mark.parametrize("engine", ["local"], indirect=True)]
+
+TYPES = {"ts": "TIMESTAMP(6)"}
+
+
+def _have_java() -> bool:
+    home = os.environ.get("JAVA_HOME")
+    return bool((home and os.path.exists(os.path.join(home, "bin", "java"))) or shutil.which("java"))
+
+
+def test_java_reads_spark_written_tables(engine, inputs, tmp_path):  # noqa: F811
+    if not _have_java():
+        pytest.skip("no JDK on PATH or JAVA_HOME")
+    from tests.interop.harness import JavaPaimon
+    from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
+
+    wh = str(tmp_path / "wh")
+    cat = FileSystemCatalog(wh)
+    kinds = ("append", "append_part_b2", "pk_b2", "pk_part_b3", "pk_part_dynamic")
+    expected, requests = [], []
+    for kind in kinds:
+        t = make(cat, kind, kind)
+        ingest_files(t, inputs[:2], engine=engine)
+        ingest_files(t, inputs[2:], engine=engine)
+        t = cat.get_table(t.identifier)
+        snap = t.snapshots.latest().id
+        expected.append((f"{kind}@{snap}", rows_from_arrow(t.read(), TYPES)))
+        requests.append({"op": "read", "warehouse": wh, "table": t.identifier, "snapshot": snap})
+        messages = engine.compact(t, t.plan(t.snapshots.latest(), all_levels=True), full=True)
+        t.commit(messages, kind="COMPACT")
+        t = cat.get_table(t.identifier)
+        expected.append((f"{kind}@compacted", rows_from_arrow(t.read(), TYPES)))
+        requests.append({"op": "read", "warehouse": wh, "table": t.identifier, "snapshot": t.snapshots.latest().id})
+    results = JavaPaimon().run(requests)
+    for (label, rows), res in zip(expected, results, strict=True):
+        assert rows, label
+        assert_same_rows(res["rows"], rows, label_a=f"java {label}", label_b="paimon-cli")

@@ -1,0 +1,47 @@
+"""Finding and rewriting table references of `paimon sql` (no Spark needed)."""
+
+from __future__ import annotations
+
+import pytest
+from paimon_core.engines.spark_sql import TableRef, find_refs, rewrite
+from paimon_core.errors import InvalidInput
+
+TABLES = {"db.t", "db.u", "shop.orders"}
+
+
+def refs(q):
+    return [(q[s:e], r) for s, e, r in find_refs(q, TABLES.__contains__)]
+
+
+def test_plain_and_backquoted_names():
+    q = "SELECT t.id, `db`.`u`.v FROM db.t AS t JOIN `db`.`u` ON t.id = u.id WHERE x.y = 1"
+    found = refs(q)
+    assert [r for _, r in found] == [TableRef("db", "u"), TableRef("db", "t"), TableRef("db", "u")]
+    out = rewrite(q, find_refs(q, TABLES.__contains__))
+    assert out == ("SELECT t.id, `paimon_db_u`.v FROM `paimon_db_t` AS t JOIN `paimon_db_u` ON t.id = u.id "
+                   "WHERE x.y = 1")
+
+
+def test_strings_comments_and_unknown_names_are_left_alone():
+    q = "SELECT 'db.t' AS s, \"db.u\" -- db.t\nFROM shop.orders /* db.u */ JOIN other.tbl"
+    assert [r for _, r in refs(q)] == [TableRef("shop", "orders")]
+
+
+def test_time_travel_clauses():
+    q = ("SELECT * FROM db.t VERSION AS OF 42 a JOIN db.t FOR SYSTEM_VERSION AS OF 'nightly' b "
+         "JOIN db.u TIMESTAMP AS OF '2024-05-01 12:00:00' c JOIN `db.t$snapshot=3` d JOIN `db.u$tag=x` e "
+         "JOIN `db.t$diff=1..3,mode=delta,per_snapshot` f")
+    got = [r for _, r in refs(q)]
+    assert got == [TableRef("db", "t", "snapshot", "42"), TableRef("db", "t", "tag", "nightly"),
+                   TableRef("db", "u", "as_of", "2024-05-01 12:00:00"), TableRef("db", "t", "snapshot", "3"),
+                   TableRef("db", "u", "tag", "x"), TableRef("db", "t", "diff", "1..3,mode=delta,per_snapshot")]
+    out = rewrite(q, find_refs(q, TABLES.__contains__))
+    assert "AS OF" not in out and "$" not in out
+    assert len({r.view for r in got}) == len(got)
+
+
+def test_bad_suffix_and_missing_table():
+    with pytest.raises(InvalidInput, match="unknown table suffix"):
+        find_refs("SELECT * FROM `db.t$snap=1`", TABLES.__contains__)
+    with pytest.raises(InvalidInput, match="does not exist"):
+        find_refs("SELECT * FROM `db.nope$snapshot=1`", TABLES.__contains__)
