@@ -13,28 +13,25 @@ from paimon_core.errors import CorruptMetadata
 from paimon_core.io import FileIO
 
 
-def _has_nanos(t: pa.DataType) -> bool:
-    if pa.types.is_timestamp(t):
-        return t.unit == "ns"
+def _any_type(t: pa.DataType, pred) -> bool:
+    """True if ``t`` or any type nested in it satisfies ``pred``."""
+    if pred(t):
+        return True
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return _has_nanos(t.value_type)
+        return _any_type(t.value_type, pred)
     if pa.types.is_map(t):
-        return _has_nanos(t.key_type) or _has_nanos(t.item_type)
+        return _any_type(t.key_type, pred) or _any_type(t.item_type, pred)
     if pa.types.is_struct(t):
-        return any(_has_nanos(t.field(i).type) for i in range(t.num_fields))
+        return any(_any_type(t.field(i).type, pred) for i in range(t.num_fields))
     return False
+
+
+def _has_nanos(t: pa.DataType) -> bool:
+    return _any_type(t, lambda x: pa.types.is_timestamp(x) and x.unit == "ns")
 
 
 def _has_timestamp(t: pa.DataType) -> bool:
-    if pa.types.is_timestamp(t):
-        return True
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return _has_timestamp(t.value_type)
-    if pa.types.is_map(t):
-        return _has_timestamp(t.key_type) or _has_timestamp(t.item_type)
-    if pa.types.is_struct(t):
-        return any(_has_timestamp(t.field(i).type) for i in range(t.num_fields))
-    return False
+    return _any_type(t, pa.types.is_timestamp)
 
 
 def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | None = 1) -> dict:

@@ -116,6 +116,12 @@ class FileIO:
         # s3fs answers an empty "directory" (SeaweedFS keeps them after deletes) with itself
         return [p.rstrip("/").rsplit("/", 1)[-1] for p in paths if p.rstrip("/") != directory]
 
+    def list_numbered(self, directory: str, prefix: str) -> list[int]:
+        """Sorted N of the ``<prefix>N`` files in a directory (snapshot-N, schema-N, ...)."""
+        n = len(prefix)
+        return sorted(int(name[n:]) for name in self.list_names(directory)
+                      if name.startswith(prefix) and name[n:].isdigit())
+
     def is_dir(self, path: str) -> bool:
         if self.is_local:
             return os.path.isdir(path)

@@ -63,6 +63,19 @@ def is_retract(kind_col) -> pa.Array:
     return pc.is_in(kind_col, pa.array([UPDATE_BEFORE, DELETE], pa.int8()))
 
 
+def _key_then_sequence_order(keys: list, seq) -> np.ndarray:
+    """Row order by key, then sequence number. Runs arrive concatenated oldest first, each sorted
+    by key, so a stable sort on a single key usually already orders each key's records by
+    sequence (timsort merges the sorted runs); that is checked, with a full lexsort otherwise."""
+    if len(keys) == 1:
+        order = np.argsort(keys[0], kind="stable")
+        k, s = keys[0][order], seq[order]
+        same = k[1:] == k[:-1]
+        if np.all(s[1:][same] > s[:-1][same]):
+            return order
+    return np.lexsort([seq] + list(reversed(keys)))
+
+
 def sequence_groups(options: dict) -> list[tuple[list[str], list[str]]]:
     """``fields.<s1>[,<s2>].sequence-group = f1,f2`` -> [([s1, s2], [f1, f2]), ...]."""
     out = []
@@ -136,11 +149,8 @@ class MergeEngine:
         seq = data.column(SEQ).to_numpy()
         kind = data.column(KIND).to_numpy()
         retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
-        if self.engine == "first-row":
-            keep = np.flatnonzero(~retract)
-            order = keep[np.lexsort([seq[keep]] + [c[keep] for c in reversed(cols)])]
-        else:
-            order = np.lexsort([seq] + list(reversed(cols)))
+        rows = np.flatnonzero(~retract) if self.engine == "first-row" else np.arange(len(seq))
+        order = rows[_key_then_sequence_order([c[rows] for c in cols], seq[rows])]
         n = len(order)
         if n == 0:
             return data.slice(0, 0)

@@ -270,11 +270,7 @@ class SchemaManager:
         return self.io.join(self.dir, f"{self.PREFIX}{schema_id}")
 
     def list_ids(self) -> list[int]:
-        ids = []
-        for name in self.io.list_names(self.dir):
-            if name.startswith(self.PREFIX) and name[len(self.PREFIX):].isdigit():
-                ids.append(int(name[len(self.PREFIX):]))
-        return sorted(ids)
+        return self.io.list_numbered(self.dir, self.PREFIX)
 
     def latest(self) -> TableSchema | None:
         ids = self.list_ids()

@@ -98,11 +98,7 @@ class SnapshotManager:
         return self.io.exists(self.path(snapshot_id))
 
     def list_ids(self) -> list[int]:
-        ids = []
-        for name in self.io.list_names(self.dir):
-            if name.startswith(self.PREFIX) and name[len(self.PREFIX):].isdigit():
-                ids.append(int(name[len(self.PREFIX):]))
-        return sorted(ids)
+        return self.io.list_numbered(self.dir, self.PREFIX)
 
     def _hint(self, name: str) -> int | None:
         try:

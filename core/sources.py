@@ -98,8 +98,7 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
             import pyarrow.parquet as pq
 
             pf = pq.ParquetFile(f.path)
-            for batch in pf.iter_batches(batch_size=batch_rows):
-                yield pa.Table.from_batches([batch])
+            yield from _parquet_chunks(pf, batch_rows)
         elif f.format == "csv":
             import pyarrow.csv as pcsv
 
@@ -127,6 +126,32 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
                 yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
         raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {str(e).splitlines()[0]}") from None
+
+
+PARQUET_CHUNK_BYTES = 64 << 20  # uncompressed bytes of row groups read at once
+
+
+def _parquet_chunks(pf, batch_rows: int):
+    """Whole row groups, several at a time up to ~64 MB uncompressed (pyarrow decodes their
+    columns on threads); a row group bigger than that is streamed in batches instead."""
+    meta = pf.metadata
+    group, size = [], 0
+    for i in range(meta.num_row_groups):
+        rg_size = meta.row_group(i).total_byte_size
+        if rg_size > PARQUET_CHUNK_BYTES:
+            if group:
+                yield pf.read_row_groups(group)
+                group, size = [], 0
+            for batch in pf.iter_batches(batch_size=batch_rows, row_groups=[i]):
+                yield pa.Table.from_batches([batch])
+            continue
+        if group and size + rg_size > PARQUET_CHUNK_BYTES:
+            yield pf.read_row_groups(group)
+            group, size = [], 0
+        group.append(i)
+        size += rg_size
+    if group:
+        yield pf.read_row_groups(group)
 
 
 def _json_keys(path: str, sample: int = 1000) -> set:

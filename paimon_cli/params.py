@@ -29,21 +29,13 @@ def split_list(value: str | None) -> list[str]:
 
 def parse_time_millis(text: str) -> int:
     """``--as-of``: epoch millis, or an ISO date/datetime (UTC unless it carries an offset)."""
-    s = text.strip()
-    if s.lstrip("-").isdigit():
-        return int(s)
+    from paimon_core.errors import InvalidInput
+    from paimon_core.times import parse_time_millis as parse
+
     try:
-        if len(s) == 10 and s.count("-") == 2:
-            when = dt.datetime.combine(dt.date.fromisoformat(s), dt.time())
-        else:
-            when = dt.datetime.fromisoformat(s.replace(" ", "T", 1))
-    except ValueError:
-        raise typer.BadParameter(
-            f"'{text}' is not a time: use an ISO date or datetime (2024-05-01, 2024-05-01T12:00:00,"
-            " 2024-05-01T12:00:00+02:00) or epoch milliseconds", param_hint="'--as-of'") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return (when - _EPOCH) // dt.timedelta(milliseconds=1)
+        return parse(text)
+    except InvalidInput as e:
+        raise typer.BadParameter(str(e), param_hint="'--as-of'") from None
 
 
 def iso_millis(ms: int) -> str:

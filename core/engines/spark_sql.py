@@ -22,13 +22,13 @@ character), so editors and linters accept these queries.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass
 from functools import partial
 
 from paimon_core.errors import InvalidInput, PaimonError
+from paimon_core.times import parse_time_millis
 
 _IDENT = r"(?:`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)"
 _TOKEN = re.compile(
@@ -42,7 +42,6 @@ _TEMPORAL = re.compile(
     r"\s+(?P<val>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|-?\d+)",
     re.I,
 )
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -144,22 +143,6 @@ def rewrite(query: str, refs) -> str:
         pos = end
     parts.append(query[pos:])
     return "".join(parts)
-
-
-def parse_time_millis(text: str) -> int:
-    s = text.strip()
-    if s.lstrip("-").isdigit():
-        return int(s)
-    try:
-        if len(s) == 10 and s.count("-") == 2:
-            when = dt.datetime.combine(dt.date.fromisoformat(s), dt.time())
-        else:
-            when = dt.datetime.fromisoformat(s.replace(" ", "T", 1))
-    except ValueError:
-        raise InvalidInput(f"'{text}' is not a time: use an ISO date or datetime or epoch milliseconds") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return (when - _EPOCH) // dt.timedelta(milliseconds=1)
 
 
 def _point(table, text: str):
