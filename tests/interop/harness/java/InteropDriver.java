@@ -131,6 +131,8 @@ public class InteropDriver {
       case "bucket_of": return opBucketOf(req);
       case "universal_pick": return opUniversalPick(req);
       case "audit": return opAudit(req);
+      case "expire": return opExpire(req);
+      case "alter": return opAlter(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -208,6 +210,56 @@ public class InteropDriver {
     res.set("rows", rows);
     res.put("row_count", rows.size());
     res.put("splits", splits.size());
+    return res;
+  }
+
+  /** Java's own snapshot expiry: {"retain_max": N, "retain_min": M} (time retention 0). */
+  static ObjectNode opExpire(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    org.apache.paimon.options.ExpireConfig cfg = org.apache.paimon.options.ExpireConfig.builder()
+        .snapshotRetainMax(req.get("retain_max").asInt())
+        .snapshotRetainMin(req.has("retain_min") ? req.get("retain_min").asInt() : 1)
+        .snapshotTimeRetain(java.time.Duration.ZERO)
+        .snapshotMaxDeletes(Integer.MAX_VALUE)
+        .build();
+    int n = t.newExpireSnapshots().config(cfg).expire();
+    ObjectNode res = NF.objectNode();
+    res.put("expired", n);
+    return res;
+  }
+
+  /**
+   * Java's own schema change through SchemaManager.commitChanges: {"changes": [{"add_column":
+   * {"name", "type"}} | {"drop_column": name} | {"rename_column": [old, new]} |
+   * {"update_column_type": {"name", "type"}} | {"set_option": {"key", "value"}}]}.
+   */
+  static ObjectNode opAlter(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    List<org.apache.paimon.schema.SchemaChange> changes = new ArrayList<>();
+    for (JsonNode c : req.get("changes")) {
+      if (c.has("add_column")) {
+        changes.add(org.apache.paimon.schema.SchemaChange.addColumn(
+            c.get("add_column").get("name").asText(), TypeParser.parse(c.get("add_column").get("type").asText())));
+      } else if (c.has("drop_column")) {
+        changes.add(org.apache.paimon.schema.SchemaChange.dropColumn(c.get("drop_column").asText()));
+      } else if (c.has("rename_column")) {
+        changes.add(org.apache.paimon.schema.SchemaChange.renameColumn(
+            c.get("rename_column").get(0).asText(), c.get("rename_column").get(1).asText()));
+      } else if (c.has("update_column_type")) {
+        changes.add(org.apache.paimon.schema.SchemaChange.updateColumnType(
+            c.get("update_column_type").get("name").asText(),
+            TypeParser.parse(c.get("update_column_type").get("type").asText())));
+      } else if (c.has("set_option")) {
+        changes.add(org.apache.paimon.schema.SchemaChange.setOption(
+            c.get("set_option").get("key").asText(), c.get("set_option").get("value").asText()));
+      } else {
+        throw new IllegalArgumentException("unknown schema change: " + c);
+      }
+    }
+    org.apache.paimon.schema.TableSchema s =
+        new org.apache.paimon.schema.SchemaManager(t.fileIO(), t.location()).commitChanges(changes);
+    ObjectNode res = NF.objectNode();
+    res.put("schema_id", s.id());
     return res;
   }
 
