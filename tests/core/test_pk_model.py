@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compact import compact
 from paimon_core.schema import Schema
 
 ENGINES = {
@@ -24,6 +25,7 @@ op = st.tuples(
     st.one_of(st.none(), st.integers(-5, 5)),
 )
 commits = st.lists(st.lists(op, min_size=1, max_size=25), min_size=1, max_size=5)
+compactions = st.lists(st.sampled_from([None, "minor", "full"]), min_size=5, max_size=5)
 
 
 def apply(model: dict, engine: str, ops) -> None:
@@ -47,8 +49,9 @@ def apply(model: dict, engine: str, ops) -> None:
 
 @pytest.mark.parametrize("engine", list(ENGINES))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(history=commits, buckets=st.integers(1, 3), partitioned=st.booleans())
-def test_pk_table_matches_dict_model(tmp_path_factory, engine, history, buckets, partitioned):
+@given(history=commits, buckets=st.integers(1, 3), partitioned=st.booleans(), after=compactions)
+def test_pk_table_matches_dict_model(tmp_path_factory, engine, history, buckets, partitioned, after):
+    """... and compaction (minor or full, at random points) never changes what a read returns."""
     if engine in ("partial-update", "aggregation"):  # these engines reject deletes by default
         history = [[o for o in ops if o[0] != "-D"] or [("+I", 0, "a", 1)] for ops in history]
     wh = tmp_path_factory.mktemp("wh")
@@ -78,6 +81,12 @@ def test_pk_table_matches_dict_model(tmp_path_factory, engine, history, buckets,
         expected_at[t.snapshots.latest_id()] = dict(model)
         if engine != "first-row":
             expected_at[snap.id] = dict(model)
+        kind = after[len(expected_at) % len(after)]
+        if kind is not None:
+            res = compact(t, full=(kind == "full"))
+            if res.snapshot is not None:
+                assert res.snapshot.commit_kind == "COMPACT"
+                expected_at[res.snapshot.id] = dict(model)
     for sid, exp in expected_at.items():
         got = {r["k"]: (r["name"], r["v"]) for r in t.read(snapshot_id=sid).to_pylist()}
         assert got == exp, f"snapshot {sid}"

@@ -308,3 +308,19 @@ def test_expire_and_remove_orphans(s3_warehouse):
     removed = remove_orphans(t, older_than_ms=0, now_ms=2**62)
     assert [f.path for f in removed.plan.files] == [orphan]
     assert not t.io.exists(orphan) and _sorted(t.read()) == before
+
+
+def test_diff_and_changelog_on_s3(s3_warehouse):
+    from paimon_core.diff import diff
+
+    uri, opts = s3_warehouse
+    cat = FileSystemCatalog(uri, opts)
+    t = cat.create_table("db.cdc", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",),
+                                          {"bucket": "2", "changelog-producer": "lookup"}))
+    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int64()), "v": ["a", "b"]}))
+    t.write_arrow(pa.table({"id": pa.array([2, 3], pa.int64()), "v": ["b2", "c"]}))
+    last = t.snapshots.latest_id()
+    state = sorted((r["_row_kind"], r["id"], r["v"]) for r in diff(t, 1, last, mode="diff").to_pylist())
+    assert state == [("+I", 3, "c"), ("+U", 2, "b2"), ("-U", 2, "b")]
+    log = [(r["_row_kind"], r["id"], r["v"]) for r in diff(t, 0, last, mode="changelog").to_pylist()]
+    assert sorted(log) == sorted([("+I", 1, "a"), ("+I", 2, "b"), ("-U", 2, "b"), ("+U", 2, "b2"), ("+I", 3, "c")])
