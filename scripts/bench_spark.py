@@ -152,6 +152,7 @@ def main() -> None:
     ap.add_argument("--driver-memory", default="2g")
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--skip-pypaimon", action="store_true", help="leave out pypaimon 2.1.0 (slow: ~50k rows/s)")
     ap.add_argument("--child", choices=["local", "spark"], help=argparse.SUPPRESS)
     ap.add_argument("--wh", help=argparse.SUPPRESS)
     ap.add_argument("--inputs", nargs="*", help=argparse.SUPPRESS)
@@ -173,7 +174,8 @@ def main() -> None:
             r["label"] = label
             runs.append(r)
             print("  " + json.dumps(r), flush=True)
-        report(runs, args, n)
+        pyp = None if args.skip_pypaimon else run_pypaimon(big_in, root / "wh_pypaimon", args.buckets)
+        report(runs, args, n, pyp)
         if args.json:
             Path(args.json).write_text(json.dumps(runs, indent=2))
     finally:
@@ -183,7 +185,29 @@ def main() -> None:
             print(f"kept {root}")
 
 
-def report(runs: list[dict], args, n: int) -> None:
+def run_pypaimon(inputs: list[str], wh: Path, buckets: int) -> dict | None:
+    """pypaimon 2.1.0 (own venv, subprocess) ingesting the same files into the same PK table."""
+    import subprocess
+    import sys as _sys
+
+    _sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    try:
+        from tests.interop.harness.pypaimon_env import ensure_pypaimon_python
+
+        py = ensure_pypaimon_python()
+        print(f"running pypaimon 2.1.0 ({len(inputs)} files) ...", flush=True)
+        p = subprocess.run([py, str(Path(__file__).with_name("bench_pypaimon_ingest.py")), str(wh), str(buckets),
+                            *inputs], capture_output=True, text=True, timeout=3600)
+        if p.returncode != 0:
+            print(f"  pypaimon failed: {p.stderr.strip().splitlines()[-1:]}")
+            return None
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    except Exception as e:  # report and go on: the engines' numbers still stand
+        print(f"  pypaimon skipped: {type(e).__name__}: {e}")
+        return None
+
+
+def report(runs: list[dict], args, n: int, pyp: dict | None = None) -> None:
     print()
     print(f"bench_spark: PK ingest + full compaction, bucket {args.buckets}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -202,6 +226,13 @@ def report(runs: list[dict], args, n: int) -> None:
     sw = s_big["ingest_s"] + s_big["compact_s"]
     ratio = sw / lw
     flat = s_big["driver_py_maxrss_mb"] / s_small["driver_py_maxrss_mb"]
+    if pyp:
+        print(f"{'pypaimon 2.1.0 (ingest)':<24}{pyp['rows']:>12,}{'-':>11}{pyp['ingest_s']:>10.1f}{'n/a':>11}"
+              f"{pyp['ingest_s']:>9.1f}{pyp['rows'] / pyp['ingest_s']:>11,.0f}{'-':>14}{pyp['maxrss_mb']:>11.0f}"
+              f"{'-':>12}{'-':>7}")
+        print(f"\ningest rows/s: local {n / local['ingest_s']:,.0f}, spark {n / s_big['ingest_s']:,.0f}, "
+              f"pypaimon {pyp['rows'] / pyp['ingest_s']:,.0f} (local = {pyp['ingest_s'] / local['ingest_s']:.1f}x "
+              f"pypaimon, spark = {pyp['ingest_s'] / s_big['ingest_s']:.1f}x pypaimon; pypaimon cannot compact)")
     print()
     print(f"spark / local work time (start-up apart): {ratio:.2f}x  (target <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'})")
     print(f"spark driver (Python) peak RSS, N vs N/10: {s_big['driver_py_maxrss_mb']:.0f} MB vs "
