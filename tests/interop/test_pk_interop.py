@@ -11,50 +11,19 @@ The whole module is skipped while writing a PK table raises (the PK write path n
 
 from __future__ import annotations
 
-import inspect
-import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.schema import Schema
-from paimon_core.table import FileStoreTable
 
 from tests.interop import data as D
 from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 
-
-def _pk_write_error() -> str | None:
-    """None if a one-row write to a PK table works, else why it does not."""
-    with tempfile.TemporaryDirectory() as d:
-        try:
-            cat = FileSystemCatalog(d)
-            t = cat.create_table(
-                "probe.t",
-                Schema(
-                    Schema.parse_columns("id INT NOT NULL, v STRING"),
-                    primary_keys=("id",),
-                    options={"bucket": "1"},
-                ),
-            )
-            t.write_arrow(pa.table({"id": pa.array([1], pa.int32()), "v": ["a"]}))
-        except Exception as e:  # noqa: BLE001
-            return f"{type(e).__name__}: {e}"
-    return None
-
-
-_ERR = _pk_write_error()
-if _ERR is not None:
-    pytest.skip(f"PK write path not implemented yet ({_ERR})", allow_module_level=True)
-
 pytestmark = pytest.mark.interop
 
-KINDS_SUPPORTED = "row_kind_column" in inspect.signature(FileStoreTable.write_arrow).parameters
-try:
-    from paimon_core.compact import full_compact
-except ImportError:  # pragma: no cover - older core
-    full_compact = None
+from paimon_core.compact import full_compact  # noqa: E402
 
 ROW_KIND = "_row_kind"
 
@@ -74,21 +43,16 @@ def _dedup_commits(extra: dict | None = None) -> list[D.Commit]:
     c1 = D.all_types_rows(0, 20, **x)
     c2 = _rekey(D.all_types_rows(50, 5, **x), [10, 11, 12, 13, 14])
     c3 = D.all_types_rows(100, 2, **x)
-    if KINDS_SUPPORTED:
-        c2 += _rekey(D.all_types_rows(15, 2, **x), [15, 16], "-D")
-        c3 += (
-            _rekey(D.all_types_rows(0, 1, **x), [0], "-U")
-            + _rekey(D.all_types_rows(60, 1, **x), [0], "+U")
-            + _rekey(D.all_types_rows(1, 1, **x), [1], "-U")
-            + _rekey(D.all_types_rows(2, 1, **x), [2], "-D")
-        )
+    c2 += _rekey(D.all_types_rows(15, 2, **x), [15, 16], "-D")
+    c3 += (
+        _rekey(D.all_types_rows(0, 1, **x), [0], "-U")
+        + _rekey(D.all_types_rows(60, 1, **x), [0], "+U")
+        + _rekey(D.all_types_rows(1, 1, **x), [1], "-U")
+        + _rekey(D.all_types_rows(2, 1, **x), [2], "-D")
+    )
     c5 = _rekey(D.all_types_rows(70, 1, **x), [3])
-    if KINDS_SUPPORTED:
-        c5 += _rekey(D.all_types_rows(4, 1, **x), [4], "-D")
-    commits = [D.Commit(c1), D.Commit(c2), D.Commit(c3)]
-    if full_compact is not None:
-        commits.append(D.Commit([], by="compact"))
-    return commits + [D.Commit(c5)]
+    c5 += _rekey(D.all_types_rows(4, 1, **x), [4], "-D")
+    return [D.Commit(c1), D.Commit(c2), D.Commit(c3), D.Commit([], by="compact"), D.Commit(c5)]
 
 
 SPECS = [
@@ -117,7 +81,7 @@ SPECS = [
             D.Commit(D.all_types_rows(0, 10)),
             D.Commit(_rekey(D.all_types_rows(40, 10), list(range(5, 15)))),
         ]
-        + ([D.Commit([], by="compact")] if full_compact is not None else []),
+        + [D.Commit([], by="compact")],
         primary_keys=("id",),
         options={"bucket": "2", "merge-engine": "first-row"},
     ),
@@ -185,11 +149,8 @@ def built(tmp_path_factory) -> dict:
                 ids.append(res.snapshot.id if res.snapshot is not None else t.snapshots.latest().id)
                 continue
             data = arrow_from_rows(c.rows, t.schema.arrow_schema())
-            if KINDS_SUPPORTED:
-                data = data.append_column(ROW_KIND, pa.array([r.get(ROW_KIND, "+I") for r in c.rows]))
-                t.write_arrow(data, row_kind_column=ROW_KIND)
-            else:
-                t.write_arrow(data)
+            data = data.append_column(ROW_KIND, pa.array([r.get(ROW_KIND, "+I") for r in c.rows]))
+            t.write_arrow(data, row_kind_column=ROW_KIND)
             # the write's own snapshot, or the COMPACT snapshot our writer adds right after it
             # (first-row tables: data must leave level 0 to be visible, as with Java's writer)
             ids.append(t.snapshots.latest_id())
