@@ -26,7 +26,7 @@ ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")
 
 _AGG = {  # Paimon aggregate function -> (pyarrow hash aggregation, skip nulls)
     "sum": ("sum", True), "product": ("product", True), "min": ("min", True), "max": ("max", True),
-    "last_value": ("last", False), "last_non_null_value": ("last", True),
+    "count": ("count", True), "last_value": ("last", False), "last_non_null_value": ("last", True),
     "first_value": ("first", False), "first_non_null_value": ("first", True),
     "bool_and": ("all", True), "bool_or": ("any", True), "listagg": ("list", True),
 }
@@ -267,7 +267,8 @@ class MergeEngine:
                                       f"(-U/-D); set fields.{c}.ignore-retract=true")
                 work = work.set_column(work.column_names.index(c), c, col)
             aggs.append((c, fn, pc.ScalarAggregateOptions(skip_nulls=skip)
-                         if fn in ("first", "last", "sum", "product", "min", "max", "all", "any") else None))
+                         if fn in ("first", "last", "sum", "product", "min", "max", "all", "any")
+                         else pc.CountOptions(mode="only_valid") if fn == "count" else None))
         aggs += [(SEQ, "max"), (KIND, "last")]
         grouped = self._grouped(work, [a if len(a) == 3 and a[2] is not None else a[:2] for a in aggs])
         for c in self.values:

@@ -116,3 +116,14 @@ def test_partial_update_sequence_groups(catalog):
     with pytest.raises(InvalidInput):
         catalog.create_table("db.bad", Schema(Schema.parse_columns("k INT NOT NULL, a STRING, g INT"), (), ("k",),
                                               {"bucket": "1", "fields.g.sequence-group": "a"}))
+
+
+def test_aggregation_count_counts_non_null_values(catalog):
+    """Paimon's count: merged records count their non-null values; a key's only record is kept
+    as written (Paimon merges only keys with two or more records)."""
+    t = catalog.create_table("db.cnt", Schema(Schema.parse_columns("k INT NOT NULL, c BIGINT"), (), ("k",),
+                                              {"bucket": "1", "merge-engine": "aggregation",
+                                               "fields.c.aggregate-function": "count"}))
+    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()), "c": pa.array([1, 1], pa.int64())}))
+    t.write_arrow(pa.table({"k": pa.array([1, 1], pa.int32()), "c": pa.array([7, None], pa.int64())}))
+    assert sorted((r["k"], r["c"]) for r in t.read().to_pylist()) == [(1, 2), (2, 1)]
