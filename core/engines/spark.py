@@ -4,13 +4,20 @@ The only module that imports pyspark (lazily, in functions). The driver plans (i
 splits, each bucket's highest sequence number), executors write files straight to the
 warehouse and return pickled CommitMessages, and the caller commits once on the driver.
 
-- ingest, fixed buckets: read pieces -> bucket (the core's hash) and input order per row ->
-  repartition by (partition keys, bucket) -> sort by input order within each task -> one
-  ``AppendWriter``/``KeyValueWriter`` per task. Every (partition, bucket) lands in exactly one
-  task, so sequence numbers continue from the bucket's maximum as in the local engine.
+- ingest without a shuffle (the default for fixed-bucket tables fed Parquet, and for append
+  tables without buckets): one task per input piece runs the core ``KeyValueWriter`` /
+  ``AppendWriter`` over that piece (the writer buckets with the core hash), writing level-0
+  files for every bucket the piece touches. The driver knows each Parquet piece's row count, so
+  each piece gets a global row offset, and a bucket's sequence numbers in that piece start at
+  (the bucket's maximum) + 1 + offset: unique per bucket and in input order across pieces.
+  Several pieces in one bucket are several sorted runs (readers and compaction merge them).
+- ingest with a shuffle (fixed buckets fed CSV/JSON, ``changelog-producer = lookup``, or
+  ``shuffle_ingest``): read pieces -> bucket and input order per row -> repartition by
+  (partition keys, bucket) -> sort by input order within each task -> one writer per task.
+  Every (partition, bucket) lands in exactly one task, so sequence numbers continue from the
+  bucket's maximum as in the local engine.
 - ingest, PK table with dynamic buckets (``bucket = -1``): repartition by partition keys only;
   the index assigner runs in the one task that owns a partition (no driver data path).
-- ingest, append table without buckets: each task reads and writes its pieces, no shuffle.
 - compaction and reads: one task per split (bucket).
 
 Failure: a failed job leaves no commit; the driver deletes every file carrying the job's
@@ -341,6 +348,8 @@ class SparkEngine:
         self.master, self.remote, self.conf = master, remote, dict(conf or {})
         self._spark = session
         self.fault: str | None = None  # test hook, see spark_tasks._fault
+        self.shuffle_ingest = False  # True: bucketed ingest always shuffles by (partition, bucket)
+        self.piece_bytes = PIECE_BYTES
 
     @property
     def spark(self):
@@ -385,7 +394,7 @@ class SparkEngine:
         from pyspark.sql import functions as F
 
         spark = self.spark
-        pieces = plan_pieces(inputs)
+        pieces = plan_pieces(inputs, self.piece_bytes)
         if not pieces:
             return []
         prefix = job_prefix(table)
@@ -396,7 +405,9 @@ class SparkEngine:
         ids = spark.range(0, len(pieces), 1, len(pieces))
         msg_schema = "msg binary, retried boolean"
         total = sum(p.size for p in pieces)
-        if not table.is_primary_key_table and n_buckets <= 0:
+        if self._direct_write(table, pieces):
+            if all(p.rows is not None for p in pieces):
+                pieces = with_offsets(pieces)
             df = ids.mapInArrow(partial(T.ingest_direct_task, spec, pieces, max_seq, row_kind_column,
                                         self.fault), msg_schema)
             return self._run(table, df, prefix, progress, total)
@@ -420,6 +431,24 @@ class SparkEngine:
         rows = rows.sortWithinPartitions(*keys, F.col(T.BUCKET), F.col(T.ORDER))
         df = rows.mapInArrow(partial(T.ingest_write_task, spec, max_seq, self.fault), msg_schema)
         return self._run(table, df, prefix, progress, total)
+
+    def _direct_write(self, table, pieces) -> bool:
+        """Whether ingest runs without a shuffle (one task per input piece, see
+        ``spark_tasks.ingest_direct_task``): append tables without buckets always; fixed-bucket
+        tables when every piece has a row count (Parquet), so each piece gets a global row offset
+        for its sequence numbers. The shuffle stays for dynamic buckets (the index assigner must
+        see all of a partition's keys), for ``changelog-producer = lookup`` (a bucket's
+        changelog needs the bucket's whole input in one writer), for CSV/JSON inputs of bucketed
+        tables, and when ``shuffle_ingest`` is set."""
+        schema = table.schema
+        n_buckets = schema.core_options.bucket
+        if not table.is_primary_key_table and n_buckets <= 0:
+            return True
+        if self.shuffle_ingest or n_buckets <= 0:
+            return False
+        if table.is_primary_key_table and schema.options.get("changelog-producer", "none") == "lookup":
+            return False
+        return all(p.rows is not None for p in pieces)
 
     # ---- compaction
     def compact(self, table, splits, full: bool = True, progress=None) -> list:
@@ -490,19 +519,33 @@ def plan_pieces(inputs, piece_bytes: int = PIECE_BYTES) -> list:
             continue
         md = pq.ParquetFile(f.path).metadata
         if md.num_row_groups <= 1:
-            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size, tuple(range(md.num_row_groups))))
+            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size, tuple(range(md.num_row_groups)),
+                                  md.num_rows))
             continue
         total = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups)) or 1
-        run, acc = [], 0
+        run, acc, nrows = [], 0, 0
         for i in range(md.num_row_groups):
             run.append(i)
             acc += md.row_group(i).total_byte_size
+            nrows += md.row_group(i).num_rows
             if acc >= piece_bytes:
-                pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run)))
-                run, acc = [], 0
+                pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run), nrows))
+                run, acc, nrows = [], 0, 0
         if run:
-            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run)))
+            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run), nrows))
     return pieces
+
+
+def with_offsets(pieces: list) -> list:
+    """The pieces (all with row counts) with their global row offsets: the rows of all earlier
+    pieces, in input order."""
+    from dataclasses import replace
+
+    out, offset = [], 0
+    for p in pieces:
+        out.append(replace(p, offset=offset))
+        offset += p.rows
+    return out
 
 
 def max_sequence_numbers(table) -> dict:

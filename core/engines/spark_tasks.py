@@ -57,6 +57,8 @@ class Piece:
     format: str
     size: int
     row_groups: tuple[int, ...] | None = None
+    rows: int | None = None  # row count (Parquet metadata); None for CSV/JSON
+    offset: int | None = None  # rows of all earlier pieces (the piece's global row offset), if all are counted
 
 
 def _retried() -> bool:
@@ -152,11 +154,12 @@ def ingest_read_task(spec: TableSpec, pieces: list, row_kind_column: str | None,
             _fault(fault, "read")
 
 
-def _new_writer(table, max_seq: dict):
+def _new_writer(table, max_seq: dict, offset: int = 0):
+    """The core writer; a bucket's sequence numbers start at its restored maximum + 1 + offset."""
     codec = table.partition_codec
 
     def restore(partition: tuple, bucket: int) -> int:
-        return max_seq.get((codec.to_bytes(partition), bucket), -1)
+        return max_seq.get((codec.to_bytes(partition), bucket), -1) + offset
 
     if table.is_primary_key_table:
         from paimon_core.pk_writer import KeyValueWriter
@@ -190,20 +193,32 @@ def ingest_write_task(spec: TableSpec, max_seq: dict, fault: str | None, batches
 
 def ingest_direct_task(spec: TableSpec, pieces: list, max_seq: dict, row_kind_column: str | None,
                        fault: str | None, batches):
-    """Append tables without buckets: read and write in one task, no shuffle."""
+    """The no-shuffle ingest: each task reads its pieces and runs the core writer over each one
+    (the writer assigns buckets and splits by partition and bucket), writing level-0 files for
+    every bucket the piece touches. With a known global row offset a piece's sequence numbers in
+    a bucket start at (the bucket's restored maximum) + 1 + offset: the writer's per-bucket
+    counter advances only by the rows it writes to that bucket (at most the piece's row count),
+    so the ranges of different pieces never collide and follow input order. Several pieces
+    writing one bucket just make several sorted runs, which readers and compaction merge."""
     table = spec.table()
-    writer = _new_writer(table, max_seq)
+    writers, messages = [], []
     try:
         for ids in batches:
             for pid in ids.column(0).to_pylist():
-                for data, kinds, _ in read_piece(pieces[pid], table.schema, row_kind_column):
+                piece = pieces[pid]
+                writer = _new_writer(table, max_seq, piece.offset or 0)
+                writers.append(writer)
+                for data, kinds, _ in read_piece(piece, table.schema, row_kind_column):
                     writer.write(data, kinds)
                 _fault(fault, "read")
         _fault(fault, "write")
-        messages = writer.prepare_commit()
+        for writer in writers:
+            messages.extend(writer.prepare_commit())
         _fault(fault, "commit")
     except BaseException:
-        writer.abort()
+        for writer in writers:
+            writer.abort()
+        table.discard(messages)
         raise
     yield _messages_batch(messages)
 
