@@ -25,14 +25,15 @@ VERBOSE_KEY = "paimon.verbose"
 # Root options that take a value, and the global flags also accepted after the command name.
 _VALUE_OPTIONS = {"-w", "--warehouse", "--config", "-o", "--output", "--engine", "--spark-master",
                   "--spark-remote", "--spark-conf", "--storage"}
-_HOISTED_WITH_VALUE = {"-o", "--output"}
+_HOISTED_WITH_VALUE = {"-o", "--output", "--engine", "--spark-master", "--spark-remote", "--spark-conf", "--storage"}
 _HOISTED_FLAGS = {"-v", "--verbose"}
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
-    """Move ``-o FORMAT`` and ``-v`` written after the command name in front of it, so that
-    ``paimon snapshots -o json`` works like ``paimon -o json snapshots``. No command has
-    options of these names; anything after ``--`` is left alone."""
+    """Move ``-o FORMAT``, ``-v``, ``--engine``, ``--spark-*`` and ``--storage`` written after the
+    command name in front of it, so that ``paimon ingest --engine spark --spark-master local[2]
+    f.parquet`` works like ``paimon --engine spark ... ingest f.parquet``. No command has options
+    of these names; anything after ``--`` is left alone."""
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
         i += 2 if args[i] in _VALUE_OPTIONS else 1
@@ -49,7 +50,7 @@ def hoist_global_options(args: list[str]) -> list[str]:
             moved += [tok, rest[j + 1]]
             j += 2
             continue
-        if tok in _HOISTED_FLAGS or tok.startswith("--output="):
+        if tok in _HOISTED_FLAGS or tok.startswith(tuple(f"{o}=" for o in _HOISTED_WITH_VALUE if o.startswith("--"))):
             moved.append(tok)
         else:
             kept.append(tok)

@@ -164,3 +164,13 @@ def test_global_output_and_verbose_after_the_command(cli):
     assert cli("tables", "-o", "csv").stdout == "database,table\na,t\n"
     r = cli("read", "-t", "a.nope", "-v", code=1)
     assert "Traceback" in r.stderr
+
+
+def test_engine_options_after_the_command():
+    from paimon_cli.app import hoist_global_options
+
+    assert hoist_global_options(["ingest", "--engine", "spark", "--spark-master", "local[2]", "f.parquet",
+                                 "--spark-conf", "a=b", "-t", "d.t"]) == \
+        ["--engine", "spark", "--spark-master", "local[2]", "--spark-conf", "a=b", "ingest", "f.parquet", "-t", "d.t"]
+    assert hoist_global_options(["compact", "--engine=spark", "--level-max"]) == ["--engine=spark", "compact",
+                                                                                   "--level-max"]

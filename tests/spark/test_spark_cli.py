@@ -66,7 +66,7 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
     for t in ("db.pk", "db.log"):
         r = cli(*SPARK, "ingest", tmp_path / "a.parquet", "-t", t)
         assert "ingested 60 rows in " in r.stdout and r.stdout.rstrip().endswith(f"into {t}: snapshot 1")
-        cli(*SPARK, "ingest", tmp_path / "b.parquet", "-t", t)
+        cli("ingest", *SPARK, tmp_path / "b.parquet", "-t", t)  # the options also work after the command
     cli("tag", "create", "first", "-t", "db.pk", "--snapshot", "1")
     assert cli.asked and all(a == ("local[2]", None) for a in cli.asked)
 
