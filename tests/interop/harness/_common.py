@@ -9,6 +9,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ENV_VAR = "PAIMON_CLI_INTEROP_CACHE"
 
@@ -81,3 +82,53 @@ def check_results(side: str, requests: list[dict], results: list[dict]) -> None:
         for t in (res.get("trace") or [])[:8]:
             lines.append(f"         at {t}")
     raise InteropError("\n".join(lines))
+
+
+class BatchDriver:
+    """A reference implementation driven by batches of JSON requests, one process per ``run``;
+    subclasses give ``command()`` and ``label`` (and ``env()`` when the process needs one)."""
+
+    label = "reference"
+
+    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0):
+        self.cache_dir = cache_dir
+        self.timeout = timeout
+
+    def command(self) -> list[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def env(self) -> dict[str, str] | None:
+        return None
+
+    def run(self, requests: list[dict[str, Any]], check: bool = True) -> list[dict[str, Any]]:
+        """Run all requests in one process; results in request order. With check=True (the
+        default) any failed request raises InteropError listing every failure."""
+        if not requests:
+            return []
+        results = run_json_batch(self.command(), requests, self.label, self.timeout, env=self.env())
+        if check:
+            check_results(self.label, requests, results)
+        return results
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        """One request; raises on failure."""
+        return self.run([{"op": op, **fields}])[0]
+
+    # convenience wrappers (one process each; batch with run() when speed matters)
+    def read(self, warehouse: str, table: str, snapshot: int | None = None,
+             options: dict[str, str] | None = None) -> list[dict[str, Any]]:
+        return self.call("read", warehouse=str(warehouse), table=table, snapshot=snapshot,
+                         options=options or {})["rows"]
+
+    def create_table(self, warehouse: str, table: str, schema: list[dict[str, str]],
+                     partition_keys: list[str] | None = None, primary_keys: list[str] | None = None,
+                     options: dict[str, str] | None = None) -> dict[str, Any]:
+        return self.call("create_table", warehouse=str(warehouse), table=table, schema=schema,
+                         partition_keys=partition_keys or [], primary_keys=primary_keys or [],
+                         options=options or {})
+
+    def write(self, warehouse: str, table: str, rows: list[dict[str, Any]], overwrite: bool = False) -> dict[str, Any]:
+        return self.call("write", warehouse=str(warehouse), table=table, rows=rows, overwrite=overwrite)
+
+    def snapshots(self, warehouse: str, table: str) -> list[dict[str, Any]]:
+        return self.call("snapshots", warehouse=str(warehouse), table=table)["snapshots"]

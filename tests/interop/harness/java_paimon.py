@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ._common import InteropError, cache_root, check_results, file_lock, run_json_batch
+from ._common import BatchDriver, InteropError, cache_root, check_results, file_lock, run_json_batch
 
 HERE = Path(__file__).resolve().parent
 JAVA_SRC = HERE / "java"
@@ -242,15 +242,16 @@ def ensure_java_classpath(cache_dir: str | os.PathLike[str] | None = None) -> st
     return _prepare(cache_dir)[0]
 
 
-class JavaPaimon:
+class JavaPaimon(BatchDriver):
     """Runs batches of requests through Java Paimon 0.9: one JVM per `run` call.
 
     >>> JavaPaimon().run([{"op": "read", "warehouse": wh, "table": "db.t"}])[0]["rows"]
     """
 
+    label = "Java Paimon 0.9"
+
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0):
-        self.cache_dir = cache_dir
-        self.timeout = timeout
+        super().__init__(cache_dir, timeout)
         self._prepared: tuple[str, Path | None] | None = None
 
     def command(self) -> list[str]:
@@ -262,57 +263,8 @@ class JavaPaimon:
             flags += [f"-XX:SharedArchiveFile={jsa}", "-Xshare:auto"]
         return [_java_bin("java"), *flags, "-cp", cp, MAIN_CLASS]
 
-    def run(self, requests: list[dict[str, Any]], check: bool = True) -> list[dict[str, Any]]:
-        """Run all requests in one JVM; results are in request order. With check=True (the
-        default) any failed request raises InteropError listing every failure."""
-        if not requests:
-            return []
-        results = run_json_batch(self.command(), requests, "Java Paimon 0.9", self.timeout)
-        if check:
-            check_results("Java Paimon 0.9", requests, results)
-        return results
-
-    def call(self, op: str, **fields: Any) -> dict[str, Any]:
-        """One request; raises on failure."""
-        return self.run([{"op": op, **fields}])[0]
-
-    # convenience wrappers (one JVM each; batch with run() when speed matters)
-    def read(
-        self, warehouse: str, table: str, snapshot: int | None = None, options: dict[str, str] | None = None
-    ) -> list[dict[str, Any]]:
-        return self.call(
-            "read", warehouse=str(warehouse), table=table, snapshot=snapshot, options=options or {}
-        )["rows"]
-
-    def create_table(
-        self,
-        warehouse: str,
-        table: str,
-        schema: list[dict[str, str]],
-        partition_keys: list[str] | None = None,
-        primary_keys: list[str] | None = None,
-        options: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
-        return self.call(
-            "create_table",
-            warehouse=str(warehouse),
-            table=table,
-            schema=schema,
-            partition_keys=partition_keys or [],
-            primary_keys=primary_keys or [],
-            options=options or {},
-        )
-
-    def write(
-        self, warehouse: str, table: str, rows: list[dict[str, Any]], overwrite: bool = False
-    ) -> dict[str, Any]:
-        return self.call("write", warehouse=str(warehouse), table=table, rows=rows, overwrite=overwrite)
-
     def compact(self, warehouse: str, table: str, full: bool = True) -> dict[str, Any]:
         return self.call("compact", warehouse=str(warehouse), table=table, full=full)
-
-    def snapshots(self, warehouse: str, table: str) -> list[dict[str, Any]]:
-        return self.call("snapshots", warehouse=str(warehouse), table=table)["snapshots"]
 
     def files(self, warehouse: str, table: str, snapshot: int | None = None) -> list[dict[str, Any]]:
         return self.call("files", warehouse=str(warehouse), table=table, snapshot=snapshot)["files"]

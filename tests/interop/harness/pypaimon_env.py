@@ -11,9 +11,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
-from ._common import InteropError, cache_root, check_results, file_lock, run_json_batch
+from ._common import BatchDriver, InteropError, cache_root, file_lock
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "pypaimon_driver.py"
@@ -67,13 +66,14 @@ def ensure_pypaimon_python(cache_dir: str | os.PathLike[str] | None = None) -> s
     return str(python)
 
 
-class PyPaimon:
+class PyPaimon(BatchDriver):
     """Runs batches of requests through pypaimon 2.1.0: one subprocess per `run` call.
     Ops: read, create_table, write, snapshots, schema (same request shapes as JavaPaimon)."""
 
+    label = "pypaimon 2.1.0"
+
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0):
-        self.cache_dir = cache_dir
-        self.timeout = timeout
+        super().__init__(cache_dir, timeout)
         self._python: str | None = None
 
     def command(self) -> list[str]:
@@ -81,48 +81,5 @@ class PyPaimon:
             self._python = ensure_pypaimon_python(self.cache_dir)
         return [self._python, str(DRIVER)]
 
-    def run(self, requests: list[dict[str, Any]], check: bool = True) -> list[dict[str, Any]]:
-        """Run all requests in one subprocess; with check=True a failed request raises InteropError."""
-        if not requests:
-            return []
-        results = run_json_batch(self.command(), requests, "pypaimon 2.1.0", self.timeout, env=_clean_env())
-        if check:
-            check_results("pypaimon 2.1.0", requests, results)
-        return results
-
-    def call(self, op: str, **fields: Any) -> dict[str, Any]:
-        return self.run([{"op": op, **fields}])[0]
-
-    def read(
-        self, warehouse: str, table: str, snapshot: int | None = None, options: dict[str, str] | None = None
-    ) -> list[dict[str, Any]]:
-        return self.call(
-            "read", warehouse=str(warehouse), table=table, snapshot=snapshot, options=options or {}
-        )["rows"]
-
-    def create_table(
-        self,
-        warehouse: str,
-        table: str,
-        schema: list[dict[str, str]],
-        partition_keys: list[str] | None = None,
-        primary_keys: list[str] | None = None,
-        options: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
-        return self.call(
-            "create_table",
-            warehouse=str(warehouse),
-            table=table,
-            schema=schema,
-            partition_keys=partition_keys or [],
-            primary_keys=primary_keys or [],
-            options=options or {},
-        )
-
-    def write(
-        self, warehouse: str, table: str, rows: list[dict[str, Any]], overwrite: bool = False
-    ) -> dict[str, Any]:
-        return self.call("write", warehouse=str(warehouse), table=table, rows=rows, overwrite=overwrite)
-
-    def snapshots(self, warehouse: str, table: str) -> list[dict[str, Any]]:
-        return self.call("snapshots", warehouse=str(warehouse), table=table)["snapshots"]
+    def env(self) -> dict[str, str]:
+        return _clean_env()
