@@ -7,49 +7,39 @@ HASH indexes (dynamic bucket mode); other index types are carried forward untouc
 
 from __future__ import annotations
 
-import io as _io
 import uuid
 from dataclasses import dataclass
 
-import fastavro
 import numpy as np
 from paimon_core.errors import CorruptMetadata
 from paimon_core.io import FileIO
-from paimon_core.manifest import ADD, DELETE, NS
+from paimon_core.manifest import ADD, DELETE, avro_bytes, java_record_schema, read_avro
 
 HASH_INDEX = "HASH"
 
-INDEX_ENTRY_SCHEMA = fastavro.parse_schema([
-    "null",
-    {
-        "type": "record",
-        "name": "record",
-        "namespace": NS,
-        "fields": [
-            {"name": "_VERSION", "type": "int"},
-            {"name": "_KIND", "type": "int"},
-            {"name": "_PARTITION", "type": "bytes"},
-            {"name": "_BUCKET", "type": "int"},
-            {"name": "_INDEX_TYPE", "type": "string"},
-            {"name": "_FILE_NAME", "type": "string"},
-            {"name": "_FILE_SIZE", "type": "long"},
-            {"name": "_ROW_COUNT", "type": "long"},
-            {"name": "_DELETIONS_VECTORS_RANGES", "default": None, "type": ["null", {
-                "type": "array",
-                "items": ["null", {
-                    "type": "record",
-                    "name": "record__DELETIONS_VECTORS_RANGES",
-                    "fields": [
-                        {"name": "f0", "type": "string"},
-                        {"name": "f1", "type": "int"},
-                        {"name": "f2", "type": "int"},
-                        {"name": "_CARDINALITY", "type": ["null", "long"], "default": None},
-                    ],
-                }],
-            }]},
-            {"name": "_EXTERNAL_PATH", "type": ["null", "string"], "default": None},
-        ],
-    },
+INDEX_ENTRY_SCHEMA = java_record_schema([
+    {"name": "_VERSION", "type": "int"},
+    {"name": "_KIND", "type": "int"},
+    {"name": "_PARTITION", "type": "bytes"},
+    {"name": "_BUCKET", "type": "int"},
+    {"name": "_INDEX_TYPE", "type": "string"},
+    {"name": "_FILE_NAME", "type": "string"},
+    {"name": "_FILE_SIZE", "type": "long"},
+    {"name": "_ROW_COUNT", "type": "long"},
+    {"name": "_DELETIONS_VECTORS_RANGES", "default": None, "type": ["null", {
+        "type": "array",
+        "items": ["null", {
+            "type": "record",
+            "name": "record__DELETIONS_VECTORS_RANGES",
+            "fields": [
+                {"name": "f0", "type": "string"},
+                {"name": "f1", "type": "int"},
+                {"name": "f2", "type": "int"},
+                {"name": "_CARDINALITY", "type": ["null", "long"], "default": None},
+            ],
+        }],
+    }]},
+    {"name": "_EXTERNAL_PATH", "type": ["null", "string"], "default": None},
 ])
 
 
@@ -109,14 +99,7 @@ class IndexStore:
         """The live entries of an index manifest (ADDs not cancelled by a later DELETE)."""
         if not name:
             return []
-        path = self.io.join(self.manifest_dir, name)
-        try:
-            data = self.io.read_bytes(path)
-            records = [r for r in fastavro.reader(_io.BytesIO(data)) if r is not None]
-        except FileNotFoundError:
-            raise CorruptMetadata(f"index manifest {path} is missing") from None
-        except Exception as e:
-            raise CorruptMetadata(f"index manifest {path} is unreadable: {e}") from None
+        records = read_avro(self.io, self.io.join(self.manifest_dir, name), "index manifest")
         live: dict = {}
         for r in records:
             e = IndexEntry.from_avro(r)
@@ -128,9 +111,8 @@ class IndexStore:
 
     def write_manifest(self, entries: list[IndexEntry]) -> str:
         name = self._name("index-manifest")
-        buf = _io.BytesIO()
-        fastavro.writer(buf, INDEX_ENTRY_SCHEMA, [e.to_avro() for e in entries], codec="zstandard")
-        self.io.write_bytes(self.io.join(self.manifest_dir, name), buf.getvalue())
+        self.io.write_bytes(self.io.join(self.manifest_dir, name),
+                            avro_bytes(INDEX_ENTRY_SCHEMA, [e.to_avro() for e in entries]))
         return name
 
     def read_hashes(self, entry: IndexEntry) -> np.ndarray:

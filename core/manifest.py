@@ -22,10 +22,6 @@ ADD, DELETE = 0, 1
 FILE_SOURCE_APPEND, FILE_SOURCE_COMPACT = 0, 1
 
 
-def _nullable(t, default_null=True):
-    return {"type": ["null", t], "default": None} if default_null else ["null", t]
-
-
 def _stats_schema(name: str) -> dict:
     return {
         "type": "record",
@@ -72,52 +68,38 @@ _FILE_SCHEMA = {
     ],
 }
 
-ENTRY_SCHEMA = fastavro.parse_schema(
-    [
-        "null",
-        {
-            "type": "record",
-            "name": "record",
-            "namespace": NS,
-            "fields": [
-                _f("_VERSION", "int"),
-                _f("_KIND", "int"),
-                _f("_PARTITION", "bytes"),
-                _f("_BUCKET", "int"),
-                _f("_TOTAL_BUCKETS", "int"),
-                _f("_FILE", _FILE_SCHEMA),
-            ],
-        },
-    ]
-)
+def java_record_schema(fields: list[dict]):
+    """A top-level Avro schema as Java Paimon writes it: ``["null", record]``, the record named
+    ``org.apache.paimon.avro.generated.record``."""
+    return fastavro.parse_schema(["null", {"type": "record", "name": "record", "namespace": NS, "fields": fields}])
 
-LIST_SCHEMA = fastavro.parse_schema(
-    [
-        "null",
-        {
-            "type": "record",
-            "name": "record",
-            "namespace": NS,
-            "fields": [
-                _f("_VERSION", "int"),
-                _f("_FILE_NAME", "string"),
-                _f("_FILE_SIZE", "long"),
-                _f("_NUM_ADDED_FILES", "long"),
-                _f("_NUM_DELETED_FILES", "long"),
-                _f("_PARTITION_STATS", _stats_schema("record__PARTITION_STATS")),
-                _f("_SCHEMA_ID", "long"),
-                _f("_MIN_BUCKET", "int", True),
-                _f("_MAX_BUCKET", "int", True),
-                _f("_MIN_LEVEL", "int", True),
-                _f("_MAX_LEVEL", "int", True),
-                _f("_MIN_ROW_ID", "long", True),
-                _f("_MAX_ROW_ID", "long", True),
-                _f("_TOTAL_BUCKETS", "int", True),
-                _f("_EXTRA_FILES", {"type": "array", "items": "string"}, True),
-            ],
-        },
-    ]
-)
+
+ENTRY_SCHEMA = java_record_schema([
+    _f("_VERSION", "int"),
+    _f("_KIND", "int"),
+    _f("_PARTITION", "bytes"),
+    _f("_BUCKET", "int"),
+    _f("_TOTAL_BUCKETS", "int"),
+    _f("_FILE", _FILE_SCHEMA),
+])
+
+LIST_SCHEMA = java_record_schema([
+    _f("_VERSION", "int"),
+    _f("_FILE_NAME", "string"),
+    _f("_FILE_SIZE", "long"),
+    _f("_NUM_ADDED_FILES", "long"),
+    _f("_NUM_DELETED_FILES", "long"),
+    _f("_PARTITION_STATS", _stats_schema("record__PARTITION_STATS")),
+    _f("_SCHEMA_ID", "long"),
+    _f("_MIN_BUCKET", "int", True),
+    _f("_MAX_BUCKET", "int", True),
+    _f("_MIN_LEVEL", "int", True),
+    _f("_MAX_LEVEL", "int", True),
+    _f("_MIN_ROW_ID", "long", True),
+    _f("_MAX_ROW_ID", "long", True),
+    _f("_TOTAL_BUCKETS", "int", True),
+    _f("_EXTRA_FILES", {"type": "array", "items": "string"}, True),
+])
 
 
 @dataclass(frozen=True)
@@ -298,21 +280,22 @@ class ManifestFileMeta:
         )
 
 
-def _avro_bytes(schema, records) -> bytes:
+def avro_bytes(schema, records) -> bytes:
     buf = _io.BytesIO()
     fastavro.writer(buf, schema, records, codec="zstandard")
     return buf.getvalue()
 
 
-def _read_avro(fileio: FileIO, path: str) -> list[dict]:
+def read_avro(fileio: FileIO, path: str, what: str = "metadata file") -> list[dict]:
+    """Records of an Avro metadata file; a missing or damaged file is CorruptMetadata naming it."""
     try:
         data = fileio.read_bytes(path)
     except FileNotFoundError:
-        raise CorruptMetadata(f"metadata file {path} is missing") from None
+        raise CorruptMetadata(f"{what} {path} is missing") from None
     try:
         return [r for r in fastavro.reader(_io.BytesIO(data)) if r is not None]
     except Exception as e:  # fastavro raises many kinds on damaged input
-        raise CorruptMetadata(f"metadata file {path} is unreadable: {e}") from None
+        raise CorruptMetadata(f"{what} {path} is unreadable: {e}") from None
 
 
 class ManifestStore:
@@ -335,7 +318,7 @@ class ManifestStore:
 
     def write_manifest(self, entries: list[ManifestEntry], schema_id: int, partition_stats: SimpleStats) -> ManifestFileMeta:
         name = self._next_name("manifest")
-        data = _avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries])
+        data = avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries])
         self.io.write_bytes(self.path(name), data)
         buckets = [e.bucket for e in entries]
         levels = [e.file.level for e in entries]
@@ -356,19 +339,19 @@ class ManifestStore:
 
     def write_list(self, metas: list[ManifestFileMeta]) -> tuple[str, int]:
         name = self._next_name("manifest-list")
-        data = _avro_bytes(LIST_SCHEMA, [m.to_avro() for m in metas])
+        data = avro_bytes(LIST_SCHEMA, [m.to_avro() for m in metas])
         self.io.write_bytes(self.path(name), data)
         return name, len(data)
 
     def read_manifest(self, name: str) -> list[ManifestEntry]:
         if name not in self._cache:
-            self._cache[name] = [ManifestEntry.from_avro(r) for r in _read_avro(self.io, self.path(name))]
+            self._cache[name] = [ManifestEntry.from_avro(r) for r in read_avro(self.io, self.path(name))]
         return self._cache[name]
 
     def read_list(self, name: str) -> list[ManifestFileMeta]:
         key = "list:" + name
         if key not in self._cache:
-            self._cache[key] = [ManifestFileMeta.from_avro(r) for r in _read_avro(self.io, self.path(name))]
+            self._cache[key] = [ManifestFileMeta.from_avro(r) for r in read_avro(self.io, self.path(name))]
         return self._cache[key]
 
 
