@@ -15,8 +15,8 @@ from paimon_core.errors import (
     TableAlreadyExists,
     TableNotFound,
 )
-from paimon_core.io import FileIO
-from paimon_core.schema import Schema, SchemaManager
+from paimon_core.metadata.schema import Schema, SchemaManager
+from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
 
 DB_SUFFIX = ".db"

@@ -15,9 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from paimon_core.errors import CommitConflict, CorruptMetadata
-from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, SimpleStats
-from paimon_core.scan import check_not_expired, live_entries, merge_entries
-from paimon_core.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
+from paimon_core.metadata.manifest import (
+    ADD,
+    DELETE,
+    DataFileMeta,
+    ManifestEntry,
+    ManifestFileMeta,
+    SimpleStats,
+)
+from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
+from paimon_core.read.scan import check_not_expired, live_entries, merge_entries
 
 
 @dataclass(frozen=True)
@@ -199,7 +206,7 @@ class FileStoreCommit:
         base_name = latest.index_manifest if latest else None
         if not added and not deleted:
             return base_name
-        from paimon_core.index_manifest import IndexStore
+        from paimon_core.metadata.index_manifest import IndexStore
 
         store = IndexStore(self.table.io, self.table.path)
         live = {e.identifier: e for e in store.read_manifest(base_name)}

@@ -7,15 +7,15 @@ from functools import cached_property
 
 import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit
+from paimon_core.data.partition import PartitionCodec
 from paimon_core.errors import SnapshotNotFound
-from paimon_core.io import FileIO
-from paimon_core.manifest import ManifestStore
-from paimon_core.partition import PartitionCodec
-from paimon_core.predicate import Predicate, bind, parse_where
-from paimon_core.read import TableRead
-from paimon_core.scan import DataSplit, TableScan, live_entries
-from paimon_core.schema import SchemaManager, TableSchema
-from paimon_core.snapshot import Snapshot, SnapshotManager
+from paimon_core.metadata.manifest import ManifestStore
+from paimon_core.metadata.schema import SchemaManager, TableSchema
+from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
+from paimon_core.read.predicate import Predicate, bind, parse_where
+from paimon_core.read.scan import DataSplit, TableScan, live_entries
+from paimon_core.read.table_read import TableRead
+from paimon_core.storage.file_io import FileIO
 
 
 class FileStoreTable:
@@ -111,14 +111,14 @@ class FileStoreTable:
 
     # ---- write
     def new_append_writer(self):
-        from paimon_core.append_writer import AppendWriter
+        from paimon_core.write.append_writer import AppendWriter
 
         return AppendWriter(self, self._sequence_restorer())
 
     def new_writer(self):
         """A writer for this table: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
         if self.is_primary_key_table:
-            from paimon_core.pk_writer import KeyValueWriter
+            from paimon_core.write.kv_writer import KeyValueWriter
 
             return KeyValueWriter(self, self._sequence_restorer())
         return self.new_append_writer()
@@ -155,10 +155,10 @@ class FileStoreTable:
 
     def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None,
                     row_kind_column: str | None = None, evolve: bool = False) -> Snapshot | None:
-        """Write an Arrow table in one commit (see ``paimon_core.ingest`` for the rules).
+        """Write an Arrow table in one commit (see ``paimon_core.write.ingest`` for the rules).
         ``evolve`` adds the input's new columns and widens types first; this table object then
         follows the new schema."""
-        from paimon_core.ingest import write_tables
+        from paimon_core.write.ingest import write_tables
 
         result = write_tables(self, [data], overwrite=overwrite, partition=partition,
                               row_kind_column=row_kind_column, evolve=evolve)

@@ -16,8 +16,8 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")  # as paimon_core.catalog._
 def snapshot_manager(warehouse: str, storage: dict | None, identifier: str):
     """The SnapshotManager of table ``db.table``; raises like ``FileSystemCatalog.get_table``."""
     from paimon_core.errors import DatabaseNotFound, InvalidInput, TableNotFound
-    from paimon_core.io import FileIO
-    from paimon_core.snapshot import SnapshotManager
+    from paimon_core.metadata.snapshot import SnapshotManager
+    from paimon_core.storage.file_io import FileIO
 
     parts = identifier.strip().split(".")
     if len(parts) != 2 or not all(_NAME.match(p) for p in parts):

@@ -29,8 +29,8 @@ def split_list(value: str | None) -> list[str]:
 
 def parse_time_millis(text: str) -> int:
     """``--as-of``: epoch millis, or an ISO date/datetime (UTC unless it carries an offset)."""
+    from paimon_core.data.times import parse_time_millis as parse
     from paimon_core.errors import InvalidInput
-    from paimon_core.times import parse_time_millis as parse
 
     try:
         return parse(text)

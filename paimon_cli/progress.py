@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 @contextmanager
 def byte_progress(description: str, enabled: bool | None = None) -> Iterator[tuple[Callable, Callable]]:
-    """Yield ``(on_plan(total_bytes), advance(bytes))`` for ``paimon_core.ingest``."""
+    """Yield ``(on_plan(total_bytes), advance(bytes))`` for ``paimon_core.write.ingest``."""
     if enabled is None:
         enabled = sys.stderr.isatty()
     if not enabled:

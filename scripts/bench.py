@@ -145,8 +145,8 @@ def bench_floor(res: Results, data: pa.Table, tmp: Path, input_path: Path) -> No
 
 def bench_ours(res: Results, data: pa.Table, wh: Path, input_path: Path) -> None:
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.ingest import ingest_files
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.write.ingest import ingest_files
 
     cat = FileSystemCatalog(str(wh))
     try:
@@ -230,7 +230,7 @@ def bench_pypaimon(res: Results, wh: Path, input_path: Path) -> dict:
 
 def bench_snapshots(res: Results, wh: Path, n_snaps: int) -> None:
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
 
     cat = FileSystemCatalog(str(wh))
     t = cat.create_table("bench.snaps", Schema(Schema.parse_columns(COLUMNS)))
@@ -361,8 +361,8 @@ def profile_ours(data_path: Path, tmp: Path, top: int = 25) -> None:
     import pstats
 
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.ingest import ingest_files
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.write.ingest import ingest_files
 
     wh = tmp / "wh_profile"
     cat = FileSystemCatalog(str(wh))

@@ -8,7 +8,7 @@ Compaction input: b.pk5 (bucket 4, write-only) = base + 4 upsert batches, one co
 per bucket (the data of bench_pk.py). Copies of that warehouse are compacted by:
   floor   pyarrow per bucket: read all run files, sort by (_KEY_id, _SEQUENCE_NUMBER), keep the last row
           per key, write one Parquet file (zstd 1); best of 2
-  ours    paimon_core.compact.compact(t, full=True); best of 2 (two copies); result read back and checked
+  ours    paimon_core.mergetree.compaction.compact(t, full=True); best of 2 (two copies); result read back and checked
   java    tests/interop/harness JavaPaimon op compact (full, write-only=false as a dynamic option, or Java's
           writer would skip compaction), one JVM per call; JVM start + table load measured apart with a
           trivial `snapshots` request (best of 2) and subtracted. Run with the harness's JVM flags (C1 only,
@@ -56,7 +56,7 @@ C2_OPTS = "-XX:TieredStopAtLevel=4 -XX:-UseSerialGC -XX:+UseParallelGC"
 
 def build_runs_table(wh: Path, base: pa.Table, ups: list[pa.Table]) -> None:
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
 
     t = FileSystemCatalog(str(wh)).create_table(
         TABLE, Schema(Schema.parse_columns(PK_COLUMNS), (), ("id",), {**PK_OPTIONS, "write-only": "true"}))
@@ -87,7 +87,7 @@ def bench_floor(res: Results, wh: Path, out: Path) -> None:
 
 def bench_ours(res: Results, whs: list[Path], want: np.ndarray) -> None:
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.compact import compact
+    from paimon_core.mergetree.compaction import compact
 
     runs, info = [], ""
     try:
@@ -144,7 +144,7 @@ def bench_java(res: Results, wh: Path, want: np.ndarray, tag: str, java_opts: st
 
 def build_diff_table(wh: Path, n: int, commits: int, per: int):
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
 
     base, _ = pk_data(n, 0, 0)
     rng = np.random.default_rng(7)
@@ -162,7 +162,7 @@ def build_diff_table(wh: Path, n: int, commits: int, per: int):
 
 
 def bench_diff(res: Results, wh: Path, n: int, commits: int, per: int) -> None:
-    from paimon_core.diff import diff
+    from paimon_core.read.diff import diff
 
     t = build_diff_table(wh, n, commits, per)
     end = t.snapshots.latest().id
@@ -256,8 +256,8 @@ def main() -> int:
             print(f"\nJSON written to {args.json}")
         if args.profile:
             from paimon_core.catalog import FileSystemCatalog
-            from paimon_core.compact import compact
-            from paimon_core.diff import diff
+            from paimon_core.mergetree.compaction import compact
+            from paimon_core.read.diff import diff
 
             profile("compact full", lambda: compact(FileSystemCatalog(str(copies["prof"])).get_table(TABLE), full=True))
             t = FileSystemCatalog(str(tmp / "wh_diff")).get_table("b.cl")

@@ -120,8 +120,8 @@ def bench_floor(res: Results, base: pa.Table, up: pa.Table, tmp: Path) -> None:
 def bench_ours(res: Results, wh: Path, base: pa.Table, ups: list[pa.Table], base_path: Path,
                want2: np.ndarray, want5: np.ndarray) -> None:
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.ingest import ingest_files
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.write.ingest import ingest_files
 
     cat = FileSystemCatalog(str(wh))
     cols = Schema.parse_columns(PK_COLUMNS)
@@ -191,8 +191,8 @@ def bench_pypaimon(res: Results, wh: Path, base_path: Path, up_paths: list[Path]
 MEM_CHILD = """
 import json, resource, sys, time
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.ingest import ingest_files
-from paimon_core.schema import Schema
+from paimon_core.write.ingest import ingest_files
+from paimon_core.metadata.schema import Schema
 wh, path, cols = sys.argv[1:4]
 t = FileSystemCatalog(wh).create_table("b.mem", Schema(Schema.parse_columns(cols), (), ("id",),
     {"bucket": "4", "file.format": "parquet", "write-buffer-size": "64mb"}))
@@ -304,8 +304,8 @@ def profile(name: str, fn, top: int = 18) -> None:
     import cProfile
     import pstats
 
-    import paimon_core.pk_writer as pkw
-    import paimon_core.read as rd
+    import paimon_core.read.table_read as rd
+    import paimon_core.write.kv_writer as pkw
 
     saved = rd.READ_THREADS, pkw.FLUSH_THREADS
     rd.READ_THREADS = pkw.FLUSH_THREADS = 1
@@ -370,7 +370,7 @@ def main() -> int:
             print(f"\nJSON written to {args.json}")
         if args.profile:
             from paimon_core.catalog import FileSystemCatalog
-            from paimon_core.schema import Schema
+            from paimon_core.metadata.schema import Schema
 
             cat = FileSystemCatalog(str(tmp / "wh_prof"))
             t = cat.create_table("b.p", Schema(Schema.parse_columns(PK_COLUMNS), (), ("id",), dict(PK_OPTIONS)))

@@ -65,7 +65,7 @@ def peak_rss_mb() -> float:
 
 def _warm(batches):
     import paimon_core.engines.spark_tasks  # noqa: F401 - what every task imports first
-    import paimon_core.pk_writer  # noqa: F401
+    import paimon_core.write.kv_writer  # noqa: F401
 
     yield from batches
 
@@ -74,9 +74,9 @@ def child(args) -> None:
     """One engine run in this process; prints one JSON line."""
     t0 = time.perf_counter()
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.compact import compact
-    from paimon_core.ingest import ingest_files
-    from paimon_core.schema import Schema
+    from paimon_core.mergetree.compaction import compact
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.write.ingest import ingest_files
 
     out = {"engine": args.child, "rows": args.rows}
     if args.child == "spark":

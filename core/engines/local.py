@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from paimon_core.conform import conform_table, split_row_kinds
-from paimon_core.sources import read_batches
+from paimon_core.write.conform import conform_table, split_row_kinds
+from paimon_core.write.input_files import read_batches
 
 
 class LocalEngine:
@@ -41,7 +41,7 @@ class LocalEngine:
             raise
 
     def compact(self, table, splits, full: bool = True, progress=None) -> list:
-        from paimon_core.compact import compact_messages
+        from paimon_core.mergetree.compaction import compact_messages
 
         return compact_messages(table, splits, full, progress)
 

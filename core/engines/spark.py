@@ -494,7 +494,7 @@ def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, whe
     reading). ``snapshot_id`` may also be a Snapshot (e.g. ``table.resolve_snapshot(tag=...)``);
     an older snapshot is read with the schema it was committed with. Works on a classic and a
     Spark Connect session."""
-    from paimon_core.snapshot import Snapshot
+    from paimon_core.metadata.snapshot import Snapshot
 
     snap = snapshot_id if isinstance(snapshot_id, Snapshot) else table.resolve_snapshot(snapshot_id)
     if snapshot_id is not None:
@@ -550,7 +550,7 @@ def with_offsets(pieces: list) -> list:
 
 def max_sequence_numbers(table) -> dict:
     """(partition bytes, bucket) -> highest sequence number in the latest snapshot."""
-    from paimon_core.scan import live_entries
+    from paimon_core.read.scan import live_entries
 
     out: dict = {}
     for e in live_entries(table.manifests, table.snapshots.latest()):

@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass
 from functools import partial
 
+from paimon_core.data.times import parse_time_millis
 from paimon_core.errors import InvalidInput, PaimonError
-from paimon_core.times import parse_time_millis
 
 _IDENT = r"(?:`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)"
 _TOKEN = re.compile(
@@ -207,8 +207,8 @@ def sql(spark, catalog, query: str, exists=None):
 
 def _diff_task(spec, jobs: list, mode: str, per_snapshot: bool, columns, target, batches):
     """Each job is (start, end): the core's diff of that range, cast to Spark's Arrow types."""
-    from paimon_core.diff import diff
     from paimon_core.engines.spark_tasks import to_spark_arrow
+    from paimon_core.read.diff import diff
 
     table = spec.table()
     for ids in batches:
@@ -220,13 +220,13 @@ def _diff_task(spec, jobs: list, mode: str, per_snapshot: bool, columns, target,
 
 
 def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None):
-    """``paimon_core.diff.diff`` as a Spark DataFrame computed on the executors: one task per
+    """``paimon_core.read.diff.diff`` as a Spark DataFrame computed on the executors: one task per
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""
-    from paimon_core import diff as D
     from paimon_core.engines import spark_tasks as T
     from paimon_core.engines.spark import _spark_schema, ship_core
-    from paimon_core.snapshot import Snapshot
+    from paimon_core.metadata.snapshot import Snapshot
+    from paimon_core.read import diff as D
 
     if mode not in D.MODES:
         raise InvalidInput(f"unknown diff mode '{mode}' (one of {', '.join(D.MODES)})")

@@ -28,7 +28,7 @@ PIECE_SHIFT = 40  # __order = piece index << 40 | row within piece: the input or
 class TableSpec:
     """What an executor needs to rebuild the table: storage, path, name and schema JSON."""
 
-    io: object  # paimon_core.io.FileIO (picklable: scheme, root, storage options)
+    io: object  # paimon_core.storage.file_io.FileIO (picklable: scheme, root, storage options)
     path: str
     identifier: str
     schema_json: str
@@ -39,7 +39,7 @@ class TableSpec:
         return TableSpec(table.io, table.path, table.identifier, table.schema.to_json(), file_prefix)
 
     def table(self):
-        from paimon_core.schema import TableSchema
+        from paimon_core.metadata.schema import TableSchema
         from paimon_core.table import FileStoreTable
 
         obj = json.loads(self.schema_json)
@@ -106,9 +106,9 @@ def to_spark_arrow(table: pa.Table, target: pa.Schema) -> pa.Table:
 
 def read_piece(piece: Piece, schema, row_kind_column: str | None):
     """Yield (conformed table, kinds or None, first row offset) for the piece."""
-    from paimon_core.conform import conform_table, split_row_kinds
     from paimon_core.errors import InvalidInput
-    from paimon_core.sources import BATCH_ROWS, InputFile, read_batches
+    from paimon_core.write.conform import conform_table, split_row_kinds
+    from paimon_core.write.input_files import BATCH_ROWS, InputFile, read_batches
 
     if piece.format == "parquet" and piece.row_groups is not None:
         import pyarrow.parquet as pq
@@ -131,7 +131,7 @@ def read_piece(piece: Piece, schema, row_kind_column: str | None):
 def ingest_read_task(spec: TableSpec, pieces: list, row_kind_column: str | None, bucket_mode: str,
                      target: pa.Schema, fault: str | None, batches):
     """Stage 1 of a shuffled ingest: input rows + bucket + input order (+ row kind)."""
-    from paimon_core.bucket import assign_buckets
+    from paimon_core.write.bucket import assign_buckets
 
     table = spec.table()
     schema = table.schema
@@ -162,17 +162,17 @@ def _new_writer(table, max_seq: dict, offset: int = 0):
         return max_seq.get((codec.to_bytes(partition), bucket), -1) + offset
 
     if table.is_primary_key_table:
-        from paimon_core.pk_writer import KeyValueWriter
+        from paimon_core.write.kv_writer import KeyValueWriter
 
         return KeyValueWriter(table, restore)
-    from paimon_core.append_writer import AppendWriter
+    from paimon_core.write.append_writer import AppendWriter
 
     return AppendWriter(table, restore)
 
 
 def ingest_write_task(spec: TableSpec, max_seq: dict, fault: str | None, batches):
     """Stage 2: the rows of whole (partition, bucket) groups, in input order -> CommitMessages."""
-    from paimon_core.conform import conform_table
+    from paimon_core.write.conform import conform_table
 
     table = spec.table()
     writer = _new_writer(table, max_seq)
@@ -228,7 +228,7 @@ def ingest_direct_task(spec: TableSpec, pieces: list, max_seq: dict, row_kind_co
 
 def compact_task(spec: TableSpec, splits: list, full: bool, fault: str | None, batches):
     """Compact the task's splits with the core's planner and rewriters; messages out."""
-    from paimon_core.compact import compact_messages
+    from paimon_core.mergetree.compaction import compact_messages
 
     table = spec.table()
     out = []

@@ -36,7 +36,7 @@ from paimon_core.maintain.files import (
 )
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.tags import tag_manager
-from paimon_core.manifest import ADD, DELETE
+from paimon_core.metadata.manifest import ADD, DELETE
 
 INT_MAX = 2147483647
 

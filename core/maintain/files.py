@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
-from paimon_core.io import FileIO, split_scheme
+from paimon_core.storage.file_io import FileIO, split_scheme
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from paimon_core.index_manifest import IndexStore
 from paimon_core.maintain.files import entry_path, extra_paths, index_path, manifest_path, statistics_path
-from paimon_core.manifest import ADD
-from paimon_core.scan import merge_entries
-from paimon_core.snapshot import Snapshot
+from paimon_core.metadata.index_manifest import IndexStore
+from paimon_core.metadata.manifest import ADD
+from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.read.scan import merge_entries
 
 
 @dataclass

@@ -19,7 +19,7 @@ from paimon_core.maintain.expire import _Collector, execute_plan_files, metadata
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
-from paimon_core.snapshot import Snapshot
+from paimon_core.metadata.snapshot import Snapshot
 
 
 @dataclass(frozen=True)

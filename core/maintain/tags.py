@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from paimon_core.errors import AlreadyExists, CorruptMetadata, InvalidInput, NotFound, SnapshotNotFound
-from paimon_core.snapshot import Snapshot
+from paimon_core.metadata.snapshot import Snapshot
 
 TAG_PREFIX = "tag-"
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")

@@ -69,14 +69,14 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
         raise typer.BadParameter(f"two table names given: '{given}' and --table '{table}'")
     tbl = state.table(table or given)
     if ctx.meta.get(DRY_RUN_KEY):
-        from paimon_core.schema_change import apply_changes
+        from paimon_core.metadata.schema_evolution import apply_changes
 
         new = apply_changes(tbl.schema, changes, has_snapshot=tbl.snapshots.latest() is not None)
         cols = ", ".join(f"{f.name} {f.type}" for f in new.fields)
         state.out.record({"table": tbl.identifier, "schema_id": new.id, "written": False, "columns": cols},
                          f"would {text} on {tbl.identifier} (schema {new.id}, not written): {cols}")
         return
-    from paimon_core.schema_change import alter_table as do_alter
+    from paimon_core.metadata.schema_evolution import alter_table as do_alter
 
     new = do_alter(tbl, changes).schema
     state.out.record({"table": tbl.identifier, "schema_id": new.id, "written": True},
@@ -84,7 +84,7 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
 
 
 def _type(text: str):
-    from paimon_core.types import parse_type
+    from paimon_core.data.types import parse_type
 
     return parse_type(text)
 
@@ -105,7 +105,7 @@ def add_column(
 
       paimon alter-table demo.events add-column country STRING --after name --comment "ISO code"
     """
-    from paimon_core.schema_change import AddColumn
+    from paimon_core.metadata.schema_evolution import AddColumn
 
     if first and after:
         raise typer.BadParameter("give --first or --after COL, not both", param_hint="'--first' / '--after'")
@@ -125,7 +125,7 @@ def drop_column(
 
       paimon alter-table demo.events drop-column debug_info
     """
-    from paimon_core.schema_change import DropColumn
+    from paimon_core.metadata.schema_evolution import DropColumn
 
     _apply(ctx, table, [DropColumn(name)], f"dropped column {name}")
 
@@ -143,7 +143,7 @@ def rename_column(
 
       paimon alter-table demo.events rename-column value amount
     """
-    from paimon_core.schema_change import RenameColumn
+    from paimon_core.metadata.schema_evolution import RenameColumn
 
     _apply(ctx, table, [RenameColumn(old, new)], f"renamed column {old} to {new}")
 
@@ -163,7 +163,7 @@ def alter_column(
 
       paimon alter-table demo.events alter-column id BIGINT
     """
-    from paimon_core.schema_change import UpdateColumnType
+    from paimon_core.metadata.schema_evolution import UpdateColumnType
 
     t = _type(type_)
     _apply(ctx, table, [UpdateColumnType(name, t)], f"changed column {name} to {t}")
@@ -183,7 +183,7 @@ def set_option(
 
       paimon alter-table demo.events set-option snapshot.num-retained.min=20 write-only=true
     """
-    from paimon_core.schema_change import SetOption
+    from paimon_core.metadata.schema_evolution import SetOption
 
     from paimon_cli.config import parse_kv
 
@@ -206,7 +206,7 @@ def remove_option(
 
       paimon alter-table demo.events remove-option write-only
     """
-    from paimon_core.schema_change import RemoveOption
+    from paimon_core.metadata.schema_evolution import RemoveOption
 
     _apply(ctx, table, [RemoveOption(k) for k in keys], "removed " + ", ".join(keys))
 
@@ -223,6 +223,6 @@ def comment(
 
       paimon alter-table demo.events comment "click events, one row per click"
     """
-    from paimon_core.schema_change import UpdateComment
+    from paimon_core.metadata.schema_evolution import UpdateComment
 
     _apply(ctx, table, [UpdateComment(text or None)], "set the comment" if text else "removed the comment")

@@ -41,7 +41,7 @@ def resolve_point(tbl, text: str, flag: str):
 
 def _data_bytes(tbl, point) -> int:
     """The size of the table's data files at ``point`` (what --engine auto weighs)."""
-    from paimon_core.snapshot import Snapshot
+    from paimon_core.metadata.snapshot import Snapshot
 
     if not point:
         return 0
@@ -76,7 +76,7 @@ def diff(
       paimon diff -t shop.customers --from 0 --mode changelog --per-snapshot -o json
       paimon diff -t shop.customers --from 2024-05-01T00:00:00 --out changes.parquet
     """
-    from paimon_core.diff import diff as run_diff
+    from paimon_core.read.diff import diff as run_diff
 
     from paimon_cli.params import split_list
 

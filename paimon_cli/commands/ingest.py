@@ -40,7 +40,7 @@ def ingest(
       paimon ingest cdc.parquet -t shop.customers --row-kind-column op
       paimon ingest more_columns.parquet -t demo.events --evolve
     """
-    from paimon_core.ingest import ingest_files
+    from paimon_core.write.ingest import ingest_files
 
     state = get_state(ctx)
     tbl = state.table(table)
@@ -62,7 +62,7 @@ def ingest(
 
 
 def _describe(change) -> str:
-    from paimon_core.schema_change import AddColumn
+    from paimon_core.metadata.schema_evolution import AddColumn
 
     if isinstance(change, AddColumn):
         return f"added column {change.name} {change.type}"

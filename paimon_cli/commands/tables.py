@@ -19,7 +19,7 @@ def _like_columns(path: Path):
     """Columns of a Parquet file, for ``--like``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
 
     if not path.exists():
         raise CliError(f"file not found: {path}")
@@ -63,7 +63,7 @@ def create_table(
 
       paimon create-table demo.copy --like events.parquet
     """
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
 
     state = get_state(ctx)
     if name and table and name != table:

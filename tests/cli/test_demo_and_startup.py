@@ -50,7 +50,7 @@ def _modules_after(args: list[str], cwd) -> set[str]:
 
 def test_snapshots_does_not_load_pyarrow_or_pyspark(cli, events_table, tmp_path):
     mods = _modules_after(["-w", str(cli.wh), "snapshots", "-t", "demo.events"], tmp_path)
-    assert "paimon_core.snapshot" in mods
+    assert "paimon_core.metadata.snapshot" in mods
     assert not {m for m in mods if m.split(".")[0] in ("pyarrow", "pyspark", "numpy")}
 
 

@@ -8,10 +8,10 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from paimon_core.binary_row import deserialize_row, encode_row, serialize_row
-from paimon_core.bucket import bucket_of_hash, hash_columns, hash_row
-from paimon_core.types import parse_type
-from paimon_core.values import internal_values
+from paimon_core.data.binary_row import deserialize_row, encode_row, serialize_row
+from paimon_core.data.types import parse_type
+from paimon_core.data.values import internal_values
+from paimon_core.write.bucket import bucket_of_hash, hash_columns, hash_row
 
 INT, BIGINT, STRING = parse_type("INT"), parse_type("BIGINT"), parse_type("STRING")
 

@@ -9,7 +9,7 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.errors import CommitConflict
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
 
 
 def _writer(warehouse, worker, commits, barrier):

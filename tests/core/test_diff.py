@@ -2,9 +2,9 @@
 
 import pyarrow as pa
 import pytest
-from paimon_core.diff import diff
 from paimon_core.errors import InvalidInput, SnapshotNotFound
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
+from paimon_core.read.diff import diff
 
 
 def pk(catalog, producer="none", name="db.pk"):

@@ -4,9 +4,9 @@ import os
 
 import pyarrow as pa
 import pytest
-from paimon_core.compact import full_compact, max_level
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.schema import Schema
+from paimon_core.mergetree.compaction import full_compact, max_level
+from paimon_core.metadata.schema import Schema
 
 
 def pk_table(catalog, options=None, cols="id INT NOT NULL, name STRING, v BIGINT, ver INT", name="db.pk"):
@@ -84,7 +84,7 @@ def test_dynamic_bucket_mode_keeps_keys_in_their_bucket(catalog):
     got = {(r["dt"], r["id"]): r["v"] for r in t.read().to_pylist()}
     assert len(got) == 11 and got[("x", 1)] == "b" and got[("x", 20)] == "b" and got[("x", 3)] == "a"
     # the index manifest lists one HASH file per bucket with the right key counts
-    from paimon_core.index_manifest import IndexStore
+    from paimon_core.metadata.index_manifest import IndexStore
 
     entries = IndexStore(t.io, t.path).read_manifest(t.snapshots.latest().index_manifest)
     counts = sorted((e.partition == t.partition_codec.to_bytes(("x",)), e.bucket, e.row_count) for e in entries)

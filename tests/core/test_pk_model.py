@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.compact import compact
-from paimon_core.schema import Schema
+from paimon_core.mergetree.compaction import compact
+from paimon_core.metadata.schema import Schema
 
 ENGINES = {
     "deduplicate": {},

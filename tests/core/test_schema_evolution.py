@@ -9,12 +9,11 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from paimon_core.compact import full_compact
-from paimon_core.diff import diff
+from paimon_core.data.types import parse_type as T
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.ingest import ingest_files
-from paimon_core.schema import Schema, SchemaManager
-from paimon_core.schema_change import (
+from paimon_core.mergetree.compaction import full_compact
+from paimon_core.metadata.schema import Schema, SchemaManager
+from paimon_core.metadata.schema_evolution import (
     AddColumn,
     DropColumn,
     RemoveOption,
@@ -27,7 +26,8 @@ from paimon_core.schema_change import (
     column_cast_allowed,
     commit_changes,
 )
-from paimon_core.types import parse_type as T
+from paimon_core.read.diff import diff
+from paimon_core.write.ingest import ingest_files
 
 PK = ("pk", lambda: Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",), {"bucket": "2"}))
 APPEND = ("append", lambda: Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING")))

@@ -14,7 +14,7 @@ from paimon_core.errors import (
     TableAlreadyExists,
     TableNotFound,
 )
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
 
 
 def make(catalog, cols="id BIGINT NOT NULL, name STRING, dt STRING", partition=(), options=None, name="db.t"):
@@ -105,7 +105,7 @@ def test_files_roll_at_target_size(catalog):
     t = make(catalog, options={"target-file-size": "64kb"})
     big = pa.table({"id": pa.array(range(200_000), pa.int64()), "name": [f"name-{i:08d}" for i in range(200_000)],
                     "dt": ["x"] * 200_000})
-    from paimon_core.sources import BATCH_ROWS
+    from paimon_core.write.input_files import BATCH_ROWS
 
     assert BATCH_ROWS < 200_000
     t.write_arrow(pa.Table.from_batches(big.to_batches(max_chunksize=20_000)))

@@ -1,7 +1,6 @@
 import pyarrow as pa
 import pytest
-from paimon_core.errors import TypeStringError
-from paimon_core.types import (
+from paimon_core.data.types import (
     ArrayType,
     AtomicType,
     RowType,
@@ -12,6 +11,7 @@ from paimon_core.types import (
     to_arrow_type,
     type_from_json,
 )
+from paimon_core.errors import TypeStringError
 
 
 @pytest.mark.parametrize(

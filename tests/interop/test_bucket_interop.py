@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from paimon_core.bucket import bucket_of_hash, hash_columns
-from paimon_core.types import parse_type, to_arrow_type
+from paimon_core.data.types import parse_type, to_arrow_type
+from paimon_core.write.bucket import bucket_of_hash, hash_columns
 
 from tests.interop.harness import arrow_from_rows
 
@@ -189,7 +189,7 @@ def _random_run_layouts(n: int = 300):
 
 @pytest.mark.interop
 def test_universal_compaction_picks_what_java_picks(java):
-    from paimon_core.compact_strategy import Run, pick
+    from paimon_core.mergetree.universal_compaction import Run, pick
 
     cases = _random_run_layouts()
     results = java.run([{"op": "universal_pick", **c} for c in cases])

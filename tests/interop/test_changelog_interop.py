@@ -7,8 +7,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.diff import diff
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
+from paimon_core.read.diff import diff
 
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
 
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 
@@ -53,7 +53,7 @@ COMMITS = [
 
 
 def _schema() -> pa.Schema:
-    from paimon_core.types import parse_type, to_arrow_type
+    from paimon_core.data.types import parse_type, to_arrow_type
 
     return pa.schema([pa.field(n, to_arrow_type(parse_type(t)), nullable="NOT NULL" not in t) for n, t in COLUMNS])
 
@@ -136,7 +136,7 @@ def test_we_compact_java_tables_and_java_reads_them(java_written, java, tmp_path
     """Our full compaction of tables Java wrote (every merge engine) is read by Java as before."""
     import shutil
 
-    from paimon_core.compact import compact
+    from paimon_core.mergetree.compaction import compact
 
     wh, java_reads = java_written
     copy = str(tmp_path / "wh")

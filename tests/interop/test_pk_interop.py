@@ -16,14 +16,14 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
 
 from tests.interop import data as D
 from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop
 
-from paimon_core.compact import full_compact  # noqa: E402
+from paimon_core.mergetree.compaction import full_compact  # noqa: E402
 
 ROW_KIND = "_row_kind"
 

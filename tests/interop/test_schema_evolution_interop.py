@@ -11,10 +11,16 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.compact import full_compact
-from paimon_core.schema import Schema
-from paimon_core.schema_change import AddColumn, DropColumn, RenameColumn, UpdateColumnType, alter_table
-from paimon_core.types import parse_type as T
+from paimon_core.data.types import parse_type as T
+from paimon_core.mergetree.compaction import full_compact
+from paimon_core.metadata.schema import Schema
+from paimon_core.metadata.schema_evolution import (
+    AddColumn,
+    DropColumn,
+    RenameColumn,
+    UpdateColumnType,
+    alter_table,
+)
 
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from paimon_core.errors import InvalidInput
-from paimon_core.io import FileIO
-from paimon_core.s3 import S3Options
+from paimon_core.storage.file_io import FileIO
+from paimon_core.storage.s3 import S3Options
 
 
 @pytest.fixture(autouse=True)

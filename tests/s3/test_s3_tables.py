@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.errors import PaimonError, TableNotFound
-from paimon_core.io import FileIO
-from paimon_core.schema import Schema
-from paimon_core.snapshot import Snapshot
+from paimon_core.metadata.schema import Schema
+from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.storage.file_io import FileIO
 
 COLUMNS = "id BIGINT NOT NULL, v STRING, dt STRING"
 
@@ -99,7 +99,7 @@ def test_storage_options_from_env(s3_server, s3_bucket, monkeypatch):
 
 
 def test_append_table_lanes(s3_warehouse, tmp_path):
-    from paimon_core.ingest import ingest_files
+    from paimon_core.write.ingest import ingest_files
 
     uri, opts = s3_warehouse
     cat = FileSystemCatalog(uri, opts)
@@ -120,7 +120,7 @@ def test_append_table_lanes(s3_warehouse, tmp_path):
 
 
 def test_append_full_compaction(s3_warehouse):
-    from paimon_core.compact import full_compact
+    from paimon_core.mergetree.compaction import full_compact
 
     uri, opts = s3_warehouse
     t = FileSystemCatalog(uri, opts).create_table("db.app", _append_schema())
@@ -132,8 +132,8 @@ def test_append_full_compaction(s3_warehouse):
 
 
 def test_primary_key_table_lanes(s3_warehouse, tmp_path):
-    from paimon_core.compact import full_compact
-    from paimon_core.ingest import ingest_files
+    from paimon_core.mergetree.compaction import full_compact
+    from paimon_core.write.ingest import ingest_files
 
     uri, opts = s3_warehouse
     cat = FileSystemCatalog(uri, opts)
@@ -246,7 +246,7 @@ def ignoring_store(monkeypatch):
 
 
 def test_store_ignoring_condition_is_refused(s3_warehouse, ignoring_store):
-    from paimon_core.s3 import ConditionalWriteUnsupported
+    from paimon_core.storage.s3 import ConditionalWriteUnsupported
 
     uri, opts = s3_warehouse
     cat = FileSystemCatalog(uri, opts)
@@ -272,7 +272,7 @@ def test_store_rejecting_condition_is_refused(s3_warehouse, monkeypatch):
     """Some stores answer If-None-Match with 501 Not Implemented: refused with the reason."""
     import s3fs
     from botocore.exceptions import ClientError
-    from paimon_core.s3 import ConditionalWriteUnsupported
+    from paimon_core.storage.s3 import ConditionalWriteUnsupported
 
     real = s3fs.S3FileSystem._call_s3
 
@@ -311,7 +311,7 @@ def test_expire_and_remove_orphans(s3_warehouse):
 
 
 def test_diff_and_changelog_on_s3(s3_warehouse):
-    from paimon_core.diff import diff
+    from paimon_core.read.diff import diff
 
     uri, opts = s3_warehouse
     cat = FileSystemCatalog(uri, opts)

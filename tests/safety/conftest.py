@@ -9,11 +9,11 @@ import os
 
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
 
 from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_warehouse  # noqa: F401
 
-PRELOAD = ["tests.safety.worker", "paimon_core.catalog", "paimon_core.ingest", "paimon_core.compact",
+PRELOAD = ["tests.safety.worker", "paimon_core.catalog", "paimon_core.write.ingest", "paimon_core.mergetree.compaction",
            "paimon_core.maintain", "paimon_core.engines.local", "pyarrow.parquet", "s3fs"]
 
 _ctx = None

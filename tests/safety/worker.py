@@ -65,7 +65,7 @@ def _append_line(path: str, obj: dict) -> None:
 
 def install_commit_log(log_path: str, who: str) -> None:
     """Record every snapshot this process creates, with the hash of the bytes it wrote."""
-    from paimon_core.snapshot import SnapshotManager
+    from paimon_core.metadata.snapshot import SnapshotManager
 
     orig = SnapshotManager.try_commit
 
@@ -82,8 +82,8 @@ def install_commit_log(log_path: str, who: str) -> None:
 
 def install_crash_hook(k: int, report_path: str | None = None) -> dict:
     """Crash (os._exit(137)) at the k-th storage operation of this process. Returns the counter."""
-    from paimon_core import data_file
-    from paimon_core.io import FileIO
+    from paimon_core.fileformat import data_file
+    from paimon_core.storage.file_io import FileIO
 
     state = {"n": 0, "events": [], "committed": False}  # committed: a snapshot was created
 
@@ -227,7 +227,7 @@ def _loop_until_stop(cfg: dict, who: str, body) -> None:
 
 
 def run_compactor(cfg: dict) -> None:
-    from paimon_core.compact import compact
+    from paimon_core.mergetree.compaction import compact
 
     def body(table):
         r = compact(table, full=True)
@@ -250,7 +250,7 @@ def run_crash_ingest(cfg: dict) -> None:
     """One ingest (with the auto compaction / expiry after it) and a full compaction, crashing at
     storage operation k; if
     it gets through, the number of crash points seen is reported in ``cfg['report']``."""
-    from paimon_core.compact import compact
+    from paimon_core.mergetree.compaction import compact
 
     state = install_crash_hook(cfg["k"], cfg["report"])
     table = get_table(cfg)
@@ -271,7 +271,7 @@ def run_crash_expire(cfg: dict) -> None:
 
 def run_commit_then_die_before_latest(cfg: dict) -> None:
     """Commit a batch and die right after snapshot-N is created, before the LATEST hint."""
-    from paimon_core.io import FileIO
+    from paimon_core.storage.file_io import FileIO
 
     orig = FileIO.overwrite_hint
 

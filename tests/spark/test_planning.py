@@ -8,8 +8,8 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines import get_engine
 from paimon_core.engines.base import AutoEngine
 from paimon_core.engines.spark import SparkEngine, core_zip, job_prefix, plan_pieces, sweep_job_files
-from paimon_core.schema import Schema
-from paimon_core.sources import resolve_inputs
+from paimon_core.metadata.schema import Schema
+from paimon_core.write.input_files import resolve_inputs
 
 
 def test_pieces_split_parquet_at_row_groups_in_input_order(tmp_path):

@@ -132,8 +132,8 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
 
 def test_spark_progress_is_fed(engine, tmp_path):
     """Ingest and compaction report the whole job through the progress callback."""
-    from paimon_core.ingest import ingest_files
-    from paimon_core.schema import Schema
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.write.ingest import ingest_files
 
     pq.write_table(events(500), tmp_path / "a.parquet", row_group_size=100)
     t = FileSystemCatalog(str(tmp_path / "wh")).create_table(

@@ -15,8 +15,8 @@ from paimon_core.engines import get_engine
 from paimon_core.engines.local import LocalEngine
 from paimon_core.engines.spark import to_dataframe
 from paimon_core.errors import PaimonError, SchemaMismatch
-from paimon_core.ingest import ingest_files
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
+from paimon_core.write.ingest import ingest_files
 
 COLS = ("id BIGINT NOT NULL, v STRING, d DOUBLE, ts TIMESTAMP(6), day DATE, amt DECIMAL(10,2), "
         "flag BOOLEAN, dt STRING NOT NULL")
@@ -157,8 +157,8 @@ def test_auto_engine(engine, inputs, tmp_path):
 
 def test_sql_and_diff_dataframes(engine, inputs, tmp_path):
     """`spark_sql.sql` (time travel, joins) and `diff_dataframe` on every lane (Connect included)."""
-    from paimon_core.diff import diff
     from paimon_core.engines.spark_sql import diff_dataframe, sql
+    from paimon_core.read.diff import diff
 
     cat = FileSystemCatalog(str(tmp_path / "wh"))
     t = make(cat, "q", "pk_b2")
@@ -184,7 +184,7 @@ def test_no_shuffle_ingest_matches_local_and_shuffle(engine, inputs, tmp_path):
     writing every bucket it touches): reads equal the local engine's and the shuffle path's, and
     within a bucket the level-0 runs of different pieces have disjoint sequence ranges."""
     from paimon_core.engines.spark import PIECE_BYTES, plan_pieces, with_offsets
-    from paimon_core.sources import resolve_inputs
+    from paimon_core.write.input_files import resolve_inputs
 
     parquet = [inputs[0], inputs[2]]
     pieces = with_offsets(plan_pieces(resolve_inputs(parquet), piece_bytes=1))

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.ingest import ingest_files
+from paimon_core.write.ingest import ingest_files
 
 from tests.spark.test_spark_engine import inputs, make  # noqa: F401 - `inputs` is a fixture
 

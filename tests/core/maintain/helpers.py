@@ -6,7 +6,7 @@ import os
 
 import pyarrow as pa
 from paimon_core.maintain import referenced_files
-from paimon_core.schema import Schema
+from paimon_core.metadata.schema import Schema
 
 FAR_FUTURE = 10**13  # a clock after every commit: only the count rules decide
 

@@ -12,7 +12,7 @@ from paimon_core.maintain import (
     list_tags,
     plan_delete_tag,
 )
-from paimon_core.snapshot import Snapshot
+from paimon_core.metadata.snapshot import Snapshot
 
 from tests.core.maintain.helpers import FAR_FUTURE, assert_files_equal_referenced, batch, make_table, rows
 

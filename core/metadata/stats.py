@@ -13,10 +13,10 @@ import re
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.binary_row import serialize_row
-from paimon_core.manifest import SimpleStats
-from paimon_core.types import AtomicType, DataType
-from paimon_core.values import internal_from_scalar
+from paimon_core.data.binary_row import serialize_row
+from paimon_core.data.types import AtomicType, DataType
+from paimon_core.data.values import internal_from_scalar
+from paimon_core.metadata.manifest import SimpleStats
 
 
 def parse_mode(mode: str) -> tuple[str, int | None]:

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions
-from paimon_core.conform import check_columns, conform_table
+from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.predicate import _to_scalar
-from paimon_core.snapshot import Snapshot
-from paimon_core.sources import input_schema, resolve_inputs
-from paimon_core.values import internal_from_scalar
+from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.read.predicate import _to_scalar
+from paimon_core.write.conform import check_columns, conform_table
+from paimon_core.write.input_files import input_schema, resolve_inputs
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,8 @@ def _compact_after_write(table, messages: list[CommitMessage]) -> None:
     (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
     off with ``write-only``); the data is committed already, so a compaction that loses a race
     to another writer is simply left for the next write."""
-    from paimon_core.compact import auto_compact
     from paimon_core.errors import CommitConflict
+    from paimon_core.mergetree.compaction import auto_compact
 
     try:
         auto_compact(table, messages)
@@ -102,7 +102,7 @@ def _compact_after_write(table, messages: list[CommitMessage]) -> None:
 def _evolution(table, schemas: list[pa.Schema]) -> tuple[list, object]:
     """The schema changes that make every input fit (new nullable columns, implicit widening)
     and the schema they lead to; nothing is committed here."""
-    from paimon_core.schema_change import apply_changes, changes_for_input
+    from paimon_core.metadata.schema_evolution import apply_changes, changes_for_input
 
     changes, candidate = [], table.schema
     for s in schemas:
@@ -129,7 +129,7 @@ def _check_inputs(table, named_schemas: list[tuple[str, pa.Schema]], evolve: boo
         except SchemaMismatch as e:
             raise SchemaMismatch(f"{where}{e}") from None
     if changes:  # before the data, so the data commit records the new schemaId
-        from paimon_core.schema_change import alter_table
+        from paimon_core.metadata.schema_evolution import alter_table
 
         target = alter_table(table, changes)
     return target, tuple(changes)

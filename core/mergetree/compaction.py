@@ -15,14 +15,14 @@ from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.changelog import rows_with_keys
 from paimon_core.commit import CommitMessage
-from paimon_core.compact_strategy import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.errors import CorruptMetadata
-from paimon_core.manifest import FILE_SOURCE_COMPACT
-from paimon_core.merge_function import KIND, MergeEngine, is_retract
-from paimon_core.read import TableRead
-from paimon_core.scan import DataSplit, check_not_expired
+from paimon_core.mergetree.changelog import rows_with_keys
+from paimon_core.mergetree.merge_engines import KIND, MergeEngine, is_retract
+from paimon_core.mergetree.universal_compaction import Run, force_pick_level0, pick, sorted_runs
+from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
+from paimon_core.read.scan import DataSplit, check_not_expired
+from paimon_core.read.table_read import TableRead
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
 
 def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
                      changelog: bool = False) -> CommitMessage:
-    from paimon_core.pk_writer import KeyValueFileWriter
+    from paimon_core.write.kv_writer import KeyValueFileWriter
 
     merged = _merge_files(table, split, files)
     if drop_delete:
@@ -99,8 +99,8 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
 
 def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int) -> list:
     """Changelog between the previous top level and the new one (full-compaction producer)."""
-    from paimon_core.changelog import changes
-    from paimon_core.merge_function import SEQ
+    from paimon_core.mergetree.changelog import changes
+    from paimon_core.mergetree.merge_engines import SEQ
 
     keys = table.schema.trimmed_primary_keys
     old_top = [f for f in split.files if f.level == top]
@@ -122,7 +122,7 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
 
 
 def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
-    from paimon_core.append_writer import RollingFileWriter
+    from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
     files = sorted(files, key=lambda f: f.min_sequence_number)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.binary_row import encode_row, null_bits_size
-from paimon_core.types import AtomicType, DataType
+from paimon_core.data.binary_row import encode_row, null_bits_size
+from paimon_core.data.types import AtomicType, DataType
 
 SEED = 42
 _C1, _C2 = 0xCC9E2D51, 0x1B873593
@@ -172,7 +172,7 @@ def _murmur_matrix(words: np.ndarray) -> np.ndarray:
 
 
 def _hash_rowwise(columns, types) -> np.ndarray:
-    from paimon_core.values import internal_values
+    from paimon_core.data.values import internal_values
 
     cols = [internal_values(c, t) for c, t in zip(columns, types)]
     n = len(columns[0]) if columns else 0

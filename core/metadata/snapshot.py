@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from paimon_core import jsonfmt
 from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
-from paimon_core.io import FileIO
+from paimon_core.metadata import jsonfmt
+from paimon_core.storage.file_io import FileIO
 
 SNAPSHOT_VERSION = 3
 BATCH_COMMIT_IDENTIFIER = 9223372036854775807  # Long.MAX_VALUE: a batch (non-streaming) commit
@@ -158,7 +158,7 @@ class SnapshotManager:
             first = self.snapshot(ids[0])
             import datetime as dt
 
-            from paimon_core.values import EPOCH
+            from paimon_core.data.values import EPOCH
 
             when = (EPOCH + dt.timedelta(milliseconds=first.time_millis)).isoformat(timespec="milliseconds")
             raise SnapshotNotFound(f"no snapshot at or before that time: the earliest is {first.id}, committed {when} UTC")

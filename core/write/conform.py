@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.types import AtomicType, DataType, from_arrow_type, implicitly_castable, to_arrow_type
 from paimon_core.errors import SchemaMismatch
-from paimon_core.schema import TableSchema
-from paimon_core.types import AtomicType, DataType, from_arrow_type, implicitly_castable, to_arrow_type
+from paimon_core.metadata.schema import TableSchema
 
 _FAMILY = {
     "TINYINT": "num", "SMALLINT": "num", "INT": "num", "BIGINT": "num", "FLOAT": "num", "DOUBLE": "num",

@@ -20,16 +20,16 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.binary_row import serialize_row
-from paimon_core.bucket import assign_buckets
 from paimon_core.commit import CommitMessage
-from paimon_core.data_file import ParquetFileWriter
+from paimon_core.data.binary_row import serialize_row
+from paimon_core.data.types import to_arrow_type
+from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
-from paimon_core.manifest import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_core.merge_function import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
-from paimon_core.stats import StatsCollector
-from paimon_core.types import to_arrow_type
-from paimon_core.values import internal_values
+from paimon_core.fileformat.data_file import ParquetFileWriter
+from paimon_core.mergetree.merge_engines import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
+from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_core.metadata.stats import StatsCollector
+from paimon_core.write.bucket import assign_buckets
 
 KEY_PREFIX = "_KEY_"
 FLUSH_THREADS = min(4, os.cpu_count() or 1)
@@ -139,11 +139,11 @@ class KeyValueWriter:
         self.num_buckets = opts.bucket
         self.assigner = None
         if self.num_buckets == -1:
-            from paimon_core.dynamic_bucket import DynamicBucketAssigner
+            from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
             self.assigner = DynamicBucketAssigner(table, table.snapshots.latest(),
                                                   opts.get("dynamic-bucket.target-row-num"))
-            from paimon_core.partition import PartitionCodec
+            from paimon_core.data.partition import PartitionCodec
 
             self._codec: PartitionCodec = table.partition_codec
         elif self.num_buckets <= 0:
@@ -172,7 +172,7 @@ class KeyValueWriter:
         else:
             buckets = self._dynamic_buckets(batch)
         batch = batch.append_column("__bucket", pa.array(buckets))
-        from paimon_core.append_writer import split_by
+        from paimon_core.write.append_writer import split_by
 
         group_cols = self.partition_keys + ["__bucket"]
         for key, part in split_by(batch, group_cols):
@@ -190,8 +190,8 @@ class KeyValueWriter:
             self.flush()
 
     def _dynamic_buckets(self, batch: pa.Table) -> np.ndarray:
-        from paimon_core.append_writer import split_by
-        from paimon_core.bucket import hash_columns
+        from paimon_core.write.append_writer import split_by
+        from paimon_core.write.bucket import hash_columns
 
         hashes = hash_columns([batch.column(k).combine_chunks() for k in self.bucket_keys], self.bucket_types)
         if not self.partition_keys:
@@ -253,8 +253,8 @@ class KeyValueWriter:
         return list(split.files) if split else []
 
     def _bucket_state(self, partition: tuple, bucket: int, buf, extra: pa.Table | None = None) -> pa.Table:
-        from paimon_core.read import TableRead
-        from paimon_core.scan import DataSplit
+        from paimon_core.read.scan import DataSplit
+        from paimon_core.read.table_read import TableRead
 
         files = self._bucket_files(partition, bucket) + buf.files
         split = DataSplit(partition, b"", bucket, self.num_buckets, tuple(files))
@@ -268,7 +268,7 @@ class KeyValueWriter:
         return state.filter(pc.invert(is_retract(state.column(KIND))))
 
     def _lookup_changelog(self, partition, bucket, buf, old_state, data: pa.Table) -> list[DataFileMeta]:
-        from paimon_core.changelog import changes, rows_with_keys
+        from paimon_core.mergetree.changelog import changes, rows_with_keys
 
         keys = self.schema.trimmed_primary_keys
         new_state = self._bucket_state(partition, bucket, buf)

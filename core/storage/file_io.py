@@ -5,7 +5,7 @@ file into place (link(2) fails if the target exists); on S3 it is a conditional 
 (``If-None-Match: *``), and a store that ignores that condition is detected once (a probe
 object put twice) and refused, unless ``unsafe-commits`` is set. Everything else the format
 writes has a unique name. Reads and listings never come from a cache: another process's
-commit is visible to the next call. S3 options: see ``paimon_core.s3``.
+commit is visible to the next call. S3 options: see ``paimon_core.storage.s3``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from functools import cached_property
 
 import fsspec
 from paimon_core.errors import CommitConflict, PaimonError
-from paimon_core.s3 import ConditionalWriteUnsupported, S3Options, probe_result
+from paimon_core.storage.s3 import ConditionalWriteUnsupported, S3Options, probe_result
 
 S3_SCHEMES = ("s3", "s3a")
 _OWN_OPTIONS = ("unsafe_check_then_write", "unsafe-commits", "unsafe_commits")

@@ -8,7 +8,7 @@ Hash collisions only put two keys in the same bucket, which is harmless.
 from __future__ import annotations
 
 import numpy as np
-from paimon_core.index_manifest import HASH_INDEX, IndexEntry, IndexStore
+from paimon_core.metadata.index_manifest import HASH_INDEX, IndexEntry, IndexStore
 
 
 class _PartitionIndex:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 from decimal import ROUND_HALF_UP, Context, Decimal
 
-from paimon_core.types import AtomicType, DataType
+from paimon_core.data.types import AtomicType, DataType
 
 _INT64 = struct.Struct("<q")
 _DEC = Context(prec=80)  # wider than DECIMAL(38): the default 28 digits would round

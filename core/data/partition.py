@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from paimon_core.binary_row import deserialize_row, serialize_row
-from paimon_core.types import AtomicType, DataType
-from paimon_core.values import java_double_string, java_local_datetime_string
+from paimon_core.data.binary_row import deserialize_row, serialize_row
+from paimon_core.data.types import AtomicType, DataType
+from paimon_core.data.values import java_double_string, java_local_datetime_string
 
 _ESCAPE = set('"#%\'*/:=?\\{}[]^')
 

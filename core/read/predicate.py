@@ -22,9 +22,9 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.types import AtomicType, to_arrow_type
+from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import FilterError
-from paimon_core.types import AtomicType, to_arrow_type
-from paimon_core.values import internal_from_scalar
 
 _TOKENS = re.compile(
     r"\s*(?:(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(?P<str>'(?:[^']|'')*')|(?P<qid>`(?:[^`]|``)*`)"

@@ -16,9 +16,7 @@ from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
-from paimon_core.schema import Schema, SchemaManager, TableSchema
-from paimon_core.types import (
+from paimon_core.data.types import (
     ArrayType,
     AtomicType,
     DataField,
@@ -31,6 +29,8 @@ from paimon_core.types import (
     implicitly_castable,
     to_arrow_type,
 )
+from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
+from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 
 # ---------------------------------------------------------------------------------------------
 # The changes (Java ``SchemaChange`` subclasses of the same names)
@@ -337,7 +337,7 @@ def cast_for_read(arr, name: str, src: DataType, dst: DataType):
 def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> TableSchema:
     """Apply ``changes`` to the latest schema and write ``schema-(N+1)`` if absent; when another
     writer took that id first, re-read and re-apply (the rules are checked against what won)."""
-    from paimon_core.snapshot import SnapshotManager
+    from paimon_core.metadata.snapshot import SnapshotManager
 
     changes = list(changes)
     if not changes:

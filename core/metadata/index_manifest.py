@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from paimon_core.errors import CorruptMetadata
-from paimon_core.io import FileIO
-from paimon_core.manifest import ADD, DELETE, avro_bytes, java_record_schema, read_avro
+from paimon_core.metadata.manifest import ADD, DELETE, avro_bytes, java_record_schema, read_avro
+from paimon_core.storage.file_io import FileIO
 
 HASH_INDEX = "HASH"
 

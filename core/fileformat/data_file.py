@@ -10,7 +10,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 from paimon_core.errors import CorruptMetadata
-from paimon_core.io import FileIO
+from paimon_core.storage.file_io import FileIO
 
 
 def _any_type(t: pa.DataType, pred) -> bool:

@@ -14,12 +14,12 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.bucket import assign_buckets
 from paimon_core.commit import CommitMessage
-from paimon_core.data_file import ParquetFileWriter
-from paimon_core.manifest import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_core.stats import StatsCollector
-from paimon_core.values import internal_values
+from paimon_core.data.values import internal_values
+from paimon_core.fileformat.data_file import ParquetFileWriter
+from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_core.metadata.stats import StatsCollector
+from paimon_core.write.bucket import assign_buckets
 
 
 def split_by(table: pa.Table, columns: list[str]):

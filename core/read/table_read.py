@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
-from paimon_core.data_file import read_data_file
-from paimon_core.merge_function import MergeEngine
-from paimon_core.predicate import Predicate, filter_table
-from paimon_core.scan import DataSplit
-from paimon_core.schema_change import cast_for_read
-from paimon_core.types import to_arrow_type
+from paimon_core.data.types import to_arrow_type
+from paimon_core.fileformat.data_file import read_data_file
+from paimon_core.mergetree.merge_engines import MergeEngine
+from paimon_core.metadata.schema_evolution import cast_for_read
+from paimon_core.read.predicate import Predicate, filter_table
+from paimon_core.read.scan import DataSplit
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -57,7 +57,7 @@ class TableRead:
         self.read_columns = [n for n in self.schema.field_names if n in needed]
         self.is_pk = bool(self.schema.primary_keys)
         if self.is_pk:
-            from paimon_core.merge_function import sequence_fields, sequence_groups
+            from paimon_core.mergetree.merge_engines import sequence_fields, sequence_groups
 
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}

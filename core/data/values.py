@@ -10,7 +10,7 @@ import datetime as dt
 from decimal import Decimal
 
 import pyarrow as pa
-from paimon_core.types import AtomicType, DataType, to_arrow_type
+from paimon_core.data.types import AtomicType, DataType, to_arrow_type
 
 EPOCH = dt.datetime(1970, 1, 1)
 EPOCH_DATE = dt.date(1970, 1, 1)

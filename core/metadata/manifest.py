@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import fastavro
-from paimon_core.binary_row import EMPTY_ROW
+from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata
-from paimon_core.io import FileIO
+from paimon_core.storage.file_io import FileIO
 
 NS = "org.apache.paimon.avro.generated"
 ADD, DELETE = 0, 1

@@ -15,12 +15,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.changelog import changes
 from paimon_core.errors import InvalidInput, SnapshotNotFound
-from paimon_core.merge_function import KIND
-from paimon_core.read import TableRead
-from paimon_core.scan import DataSplit, merge_entries
-from paimon_core.snapshot import Snapshot
+from paimon_core.mergetree.changelog import changes
+from paimon_core.mergetree.merge_engines import KIND
+from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.read.scan import DataSplit, merge_entries
+from paimon_core.read.table_read import TableRead
 
 ROW_KIND = "_row_kind"
 SNAPSHOT = "_snapshot"

@@ -10,11 +10,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from paimon_core.binary_row import deserialize_row
+from paimon_core.data.binary_row import deserialize_row
 from paimon_core.errors import CorruptMetadata, PaimonError
-from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, ManifestStore
-from paimon_core.predicate import ColumnRange, Predicate, may_match
-from paimon_core.snapshot import Snapshot, SnapshotExpired
+from paimon_core.metadata.manifest import (
+    ADD,
+    DELETE,
+    DataFileMeta,
+    ManifestEntry,
+    ManifestFileMeta,
+    ManifestStore,
+)
+from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
+from paimon_core.read.predicate import ColumnRange, Predicate, may_match
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-from paimon_core import jsonfmt
-from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
-from paimon_core.io import FileIO
-from paimon_core.options import CoreOptions, validate_options
-from paimon_core.types import (
+from paimon_core.data.types import (
     AtomicType,
     DataField,
     DataType,
@@ -26,6 +22,10 @@ from paimon_core.types import (
     parse_type,
     to_arrow_schema,
 )
+from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
+from paimon_core.metadata import jsonfmt
+from paimon_core.options import CoreOptions, validate_options
+from paimon_core.storage.file_io import FileIO
 
 SCHEMA_VERSION = 3
 
@@ -228,7 +228,7 @@ class Schema:
         if bucket == -2:
             raise InvalidInput("postpone buckets (bucket = -2) are not supported")
         if self.primary_keys:
-            from paimon_core.merge_function import MergeEngine, sequence_fields
+            from paimon_core.mergetree.merge_engines import MergeEngine, sequence_fields
 
             for f in sequence_fields(options):
                 if f not in names:

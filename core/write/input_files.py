@@ -8,9 +8,9 @@ import os
 from dataclasses import dataclass
 
 import pyarrow as pa
+from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.errors import InvalidInput
-from paimon_core.schema import TableSchema
-from paimon_core.types import AtomicType, to_arrow_type
+from paimon_core.metadata.schema import TableSchema
 
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".parq": "parquet", ".csv": "csv",
            ".json": "json", ".jsonl": "json", ".ndjson": "json"}

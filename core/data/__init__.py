@@ -1,0 +1,1 @@
+"""Values and types: Paimon data types, their Arrow mapping, internal values, BinaryRow, partitions, times."""

@@ -1,0 +1,1 @@
+"""The write path: input files, fitting rows to the schema, bucket assignment, append and key-value writers, ingest."""
