@@ -59,3 +59,8 @@ class CommitConflict(PaimonError):
 
 class CorruptMetadata(PaimonError):
     """A metadata file is missing or unreadable; the message names the file."""
+
+
+class UnsupportedFeature(PaimonError):
+    """The table uses a Paimon feature this project does not implement; refused rather than
+    read or written wrongly."""

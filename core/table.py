@@ -12,6 +12,7 @@ from paimon_core.errors import SnapshotNotFound
 from paimon_core.metadata.manifest import ManifestStore
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
+from paimon_core.options import check_supported
 from paimon_core.read.predicate import Predicate, bind, parse_where
 from paimon_core.read.scan import DataSplit, TableScan, live_entries
 from paimon_core.read.table_read import TableRead
@@ -33,6 +34,14 @@ class FileStoreTable:
     def partition_codec(self) -> PartitionCodec:
         keys = list(self.schema.partition_keys)
         return PartitionCodec(keys, self.schema.types_of(keys), self.schema.core_options.partition_default_name)
+
+    def require_readable(self) -> None:
+        """Refuse (UnsupportedFeature) a table whose options would make our reads return wrong rows."""
+        check_supported(self.schema.options, writing=False, what=f"table {self.identifier}")
+
+    def require_writable(self) -> None:
+        """Refuse a table whose options ask writers for something this project does not do."""
+        check_supported(self.schema.options, writing=True, what=f"table {self.identifier}")
 
     @property
     def is_primary_key_table(self) -> bool:
@@ -88,6 +97,7 @@ class FileStoreTable:
     # ---- read
     def new_scan(self, snapshot: Snapshot | None, predicate: Predicate | None = None,
                  all_levels: bool = False) -> TableScan:
+        self.require_readable()
         return TableScan(self, snapshot, predicate, all_levels)
 
     def plan(self, snapshot: Snapshot | None, predicate: Predicate | None = None,
@@ -113,6 +123,7 @@ class FileStoreTable:
     def new_append_writer(self):
         from paimon_core.write.append_writer import AppendWriter
 
+        self.require_writable()
         return AppendWriter(self, self._sequence_restorer())
 
     def new_writer(self):
@@ -120,6 +131,7 @@ class FileStoreTable:
         if self.is_primary_key_table:
             from paimon_core.write.kv_writer import KeyValueWriter
 
+            self.require_writable()
             return KeyValueWriter(self, self._sequence_restorer())
         return self.new_append_writer()
 
@@ -138,6 +150,7 @@ class FileStoreTable:
         return restore
 
     def new_commit(self, options: CommitOptions | None = None) -> FileStoreCommit:
+        self.require_writable()
         return FileStoreCommit(self, options)
 
     def commit(self, messages: list[CommitMessage], options: CommitOptions | None = None,

@@ -446,7 +446,7 @@ class SparkEngine:
             return True
         if self.shuffle_ingest or n_buckets <= 0:
             return False
-        if table.is_primary_key_table and schema.options.get("changelog-producer", "none") == "lookup":
+        if table.is_primary_key_table and schema.core_options.changelog_producer == "lookup":
             return False
         return all(p.rows is not None for p in pieces)
 

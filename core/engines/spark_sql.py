@@ -230,7 +230,7 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
 
     if mode not in D.MODES:
         raise InvalidInput(f"unknown diff mode '{mode}' (one of {', '.join(D.MODES)})")
-    producer = table.schema.options.get("changelog-producer", "none")
+    producer = table.schema.core_options.changelog_producer
     resolved = mode
     if mode == "auto":
         resolved = "changelog" if producer != "none" and table.is_primary_key_table else "diff"

@@ -280,6 +280,7 @@ def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None 
     ``snapshot.time-retained``; the other arguments override ``snapshot.num-retained.min``,
     ``snapshot.num-retained.max`` and ``snapshot.expire.limit``.
     """
+    table.require_writable()
     opts = table.schema.core_options
     retain_min = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
     retain_max = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max

@@ -36,17 +36,13 @@ class CompactResult:
 def forces_level0_compaction(table) -> bool:
     """Paimon's writers move every write out of level 0 at once for first-row tables (whose
     batch reads skip level 0, FORMAT.md section 10) and lookup-changelog tables."""
-    opts = table.schema.options
+    opts = table.schema.core_options
     return table.is_primary_key_table and (
-        opts.get("merge-engine") == "first-row" or opts.get("changelog-producer") == "lookup")
+        opts.merge_engine == "first-row" or opts.changelog_producer == "lookup")
 
 
 def max_level(table) -> int:
-    opts = table.schema.core_options
-    levels = opts.get("num-levels")
-    if levels is None:
-        levels = opts.get("num-sorted-run.compaction-trigger") + 1
-    return levels - 1
+    return table.schema.core_options.num_levels - 1
 
 
 def _merge_files(table, split: DataSplit, files) -> pa.Table:
@@ -82,7 +78,7 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
     merged = _merge_files(table, split, files)
     if drop_delete:
         merged = _drop_retracts(merged)
-    if table.schema.options.get("merge-engine") == "first-row":
+    if table.schema.core_options.merge_engine == "first-row":
         merged = _drop_keys_in_other_files(table, split, files, merged)
     writer = KeyValueFileWriter(table, split.partition, split.bucket)
     try:
@@ -106,7 +102,7 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
     old_top = [f for f in split.files if f.level == top]
     old = _drop_retracts(_merge_files(table, split, old_top)) if old_top else merged.slice(0, 0)
     new = _drop_retracts(merged)
-    dedupe = table.schema.options.get("changelog-producer.row-deduplicate", "false") == "true"
+    dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
     fresh = [f for f in split.files if f.level != top]
     if fresh:  # only keys with records above the old top level changed
         reader = TableRead(table, keys)
@@ -145,7 +141,7 @@ def plan_bucket(table, split: DataSplit, full: bool):
     if not table.is_primary_key_table:
         target = opts.target_file_size
         small = [f for f in split.files if f.file_size < target * 0.7]
-        min_files = int(table.schema.options.get("compaction.min.file-num", "5"))
+        min_files = table.schema.core_options.get("compaction.min.file-num")
         if len(small) > 1 and (full or len(small) >= min_files):
             return small, 0, False
         return None
@@ -162,8 +158,8 @@ def plan_bucket(table, split: DataSplit, full: bool):
         unit = None
     unit = unit or pick(top + 1, sized,
                 trigger=opts.get("num-sorted-run.compaction-trigger"),
-                max_size_amp=int(table.schema.options.get("compaction.max-size-amplification-percent", "200")),
-                size_ratio=int(table.schema.options.get("compaction.size-ratio", "1")))
+                max_size_amp=table.schema.core_options.get("compaction.max-size-amplification-percent"),
+                size_ratio=table.schema.core_options.get("compaction.size-ratio"))
     if unit is None:
         return None
     chosen = [f for _, fs in runs[: unit.run_count] for f in fs]
@@ -173,7 +169,7 @@ def plan_bucket(table, split: DataSplit, full: bool):
 
 
 def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMessage]:
-    changelog_full = table.schema.options.get("changelog-producer") == "full-compaction"
+    changelog_full = table.schema.core_options.changelog_producer == "full-compaction"
     top = max_level(table)
     messages = []
     try:
@@ -232,12 +228,11 @@ def auto_compact(table, messages: list[CommitMessage]) -> CompactResult | None:
     if opts.get("write-only") or not messages:
         return None
     touched = {(m.partition, m.bucket) for m in messages}
-    if table.schema.options.get("changelog-producer") == "full-compaction":
-        every = int(table.schema.options.get("full-compaction.delta-commits", "1"))
+    if opts.changelog_producer == "full-compaction":
+        every = opts.get("full-compaction.delta-commits") or 1
         latest = table.snapshots.latest_id() or 0
         if every <= 1 or latest % every == 0:
             return compact(table, full=True, buckets=touched)
     if table.is_primary_key_table:
         return compact(table, full=False, buckets=touched)
-    return compact(table, full=False, buckets=touched) if table.schema.options.get(
-        "compaction.min.file-num") is not None else None
+    return compact(table, full=False, buckets=touched) if opts.is_set("compaction.min.file-num") else None

@@ -204,13 +204,11 @@ class Schema:
             if not [k for k in self.primary_keys if k not in self.partition_keys]:
                 raise InvalidInput("the primary key must have a column that is not a partition key")
         options = {str(k): str(v) for k, v in self.options.items()}
-        validate_options(options)
+        validate_options(options, names)
         opts = CoreOptions(options, self.primary_keys)
         bucket = opts.bucket
         if bucket == 0 or bucket < -2:
             raise InvalidInput(f"bucket must be a positive number of buckets or -1, not {bucket}")
-        if opts.file_format != "parquet":
-            raise InvalidInput(f"file.format '{opts.file_format}' is not supported for writing (use parquet)")
         bucket_key = opts.bucket_key
         for k in bucket_key:
             if k not in names:
@@ -225,8 +223,6 @@ class Schema:
             raise InvalidInput("bucket-key needs a fixed number of buckets (--bucket N)")
         if not self.primary_keys and bucket > 0 and not bucket_key:
             raise InvalidInput("an append table with fixed buckets needs a bucket key: --option bucket-key=COL")
-        if bucket == -2:
-            raise InvalidInput("postpone buckets (bucket = -2) are not supported")
         if self.primary_keys:
             from paimon_core.mergetree.merge_engines import MergeEngine, sequence_fields
 

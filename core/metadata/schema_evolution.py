@@ -31,6 +31,7 @@ from paimon_core.data.types import (
 )
 from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
+from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
 
 # ---------------------------------------------------------------------------------------------
 # The changes (Java ``SchemaChange`` subclasses of the same names)
@@ -89,8 +90,6 @@ IMMUTABLE_OPTIONS = frozenset({
 # Options that shape how stored rows merge: partial-update settings and sequence groups.
 IMMUTABLE_PREFIXES = ("partial-update.",)
 IMMUTABLE_SUFFIXES = (".sequence-group",)
-# Keys a schema keeps outside ``options``: Java rejects them as options on an existing table.
-STRUCTURAL_KEYS = frozenset({"primary-key", "partition"})
 DISABLE_EXPLICIT_CASTING = "disable-explicit-type-casting"
 
 
@@ -209,7 +208,7 @@ def apply_changes(schema: TableSchema, changes, has_snapshot: bool) -> TableSche
     highest = schema.highest_field_id
     options = dict(schema.options)
     comment = schema.comment
-    allow_explicit = str(options.get(DISABLE_EXPLICIT_CASTING, "false")).lower() != "true"
+    allow_explicit = not CoreOptions(options).get(DISABLE_EXPLICIT_CASTING)
     for ch in changes:
         if isinstance(ch, AddColumn):
             _check_name(ch.name)

@@ -116,7 +116,7 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
     if mode not in MODES:
         raise InvalidInput(f"unknown diff mode '{mode}' (one of {', '.join(MODES)})")
     columns = columns or table.schema.field_names
-    producer = table.schema.options.get("changelog-producer", "none")
+    producer = table.schema.core_options.changelog_producer
     if mode == "auto":
         mode = "changelog" if producer != "none" and table.is_primary_key_table else "diff"
     if mode == "changelog" and producer == "none":

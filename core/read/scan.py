@@ -130,7 +130,7 @@ class TableScan:
         value_filter = self._value_filter()
         # as Java's batch scans: first-row tables show only compacted data (levels above 0)
         skip_level0 = (not self.all_levels and self.table.is_primary_key_table
-                       and self.table.schema.options.get("merge-engine") == "first-row")
+                       and self.table.schema.core_options.merge_engine == "first-row")
         for (pbytes, bucket), entries in groups.items():
             partition = codec.from_bytes(pbytes)
             if self.predicate is not None and codec.keys:

@@ -217,7 +217,7 @@ class KeyValueWriter:
         """Merge and write every buffered bucket; buckets run on a few threads (sorting, merging
         and Parquet encoding release the GIL)."""
         work = [(key, buf) for key, buf in self.buffers.items() if buf.parts]
-        if work and self.schema.options.get("changelog-producer") == "lookup":
+        if work and self.schema.core_options.changelog_producer == "lookup":
             self._bucket_files(*work[0][0])  # load the latest snapshot's files once, before threads
         if len(work) > 1 and FLUSH_THREADS > 1:
             from concurrent.futures import ThreadPoolExecutor
@@ -232,7 +232,7 @@ class KeyValueWriter:
 
     def _flush_bucket(self, key: tuple, buf) -> None:
         partition, bucket = key
-        producer = self.schema.options.get("changelog-producer", "none")
+        producer = self.schema.core_options.changelog_producer
         data = pa.concat_tables(buf.parts)
         buf.parts, buf.nbytes = [], 0
         old_state = self._bucket_state(partition, bucket, buf) if producer == "lookup" else None
@@ -278,7 +278,7 @@ class KeyValueWriter:
         new = new_state.select(cols) if new_state is not None else empty
         old = rows_with_keys(old, data, keys)  # only the keys this flush wrote
         new = rows_with_keys(new, data, keys)
-        dedupe = self.schema.options.get("changelog-producer.row-deduplicate", "false") == "true"
+        dedupe = self.schema.core_options.get("changelog-producer.row-deduplicate")
         log = changes(old, new, keys, drop_unchanged=dedupe)
         if log.num_rows == 0:
             return []
