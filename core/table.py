@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import pyarrow as pa
+from paimon_core import paths
 from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit
 from paimon_core.data.partition import PartitionCodec
 from paimon_core.errors import SnapshotNotFound
@@ -69,9 +70,7 @@ class FileStoreTable:
         return self.with_schema(self.schema_for(snapshot.schema_id))
 
     def bucket_path(self, partition: tuple, bucket: int) -> str:
-        rel = self.partition_codec.path(partition)
-        parts = [self.path] + ([rel] if rel else []) + [f"bucket-{bucket}"]
-        return self.io.join(*parts)
+        return paths.bucket_dir(self.path, self.partition_codec.path(partition), bucket)
 
     # ---- time travel
     def resolve_snapshot(self, snapshot_id: int | None = None, as_of_millis: int | None = None,
@@ -164,7 +163,7 @@ class FileStoreTable:
             for f in m.new_files + m.compact_after + m.changelog_files:
                 self.io.delete(self.io.join(d, f.file_name))
             for e in m.new_index:
-                self.io.delete(self.io.join(self.path, "index", e.file_name))
+                self.io.delete(paths.index_file(self.path, e.file_name))
 
     def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None,
                     row_kind_column: str | None = None, evolve: bool = False) -> Snapshot | None:

@@ -235,7 +235,7 @@ def write_parquet_dir(df, path: str) -> str:
     return path
 
 
-def _spark_schema(arrow_schema):
+def spark_schema(arrow_schema):
     """(Spark StructType, the Arrow schema Spark hands over / expects for it)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
@@ -416,7 +416,7 @@ class SparkEngine:
         fields = list(schema.arrow_schema()) + [pa.field(T.BUCKET, pa.int32()), pa.field(T.ORDER, pa.int64())]
         if row_kind_column is not None:
             fields.append(pa.field(T.KIND_COL, pa.int8()))
-        sschema, target = _spark_schema(pa.schema(fields))
+        sschema, target = spark_schema(pa.schema(fields))
         mode = "fixed" if n_buckets > 0 else "dynamic"
         rows = ids.mapInArrow(partial(T.ingest_read_task, spec, pieces, row_kind_column, mode, target,
                                       self.fault), sschema)
@@ -476,7 +476,7 @@ class SparkEngine:
 
 def splits_dataframe(spark, table, splits, columns=None, predicate=None):
     reader = table.new_read(columns, predicate)  # validates the columns on the driver
-    sschema, target = _spark_schema(table.schema.arrow_schema().empty_table().select(reader.columns).schema)
+    sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(reader.columns).schema)
     splits = [s for s in splits if s.files]
     if not splits:
         return spark.createDataFrame([], sschema)

@@ -224,7 +224,7 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""
     from paimon_core.engines import spark_tasks as T
-    from paimon_core.engines.spark import _spark_schema, ship_core
+    from paimon_core.engines.spark import ship_core, spark_schema
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.read import diff as D
 
@@ -241,17 +241,17 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
         if a_id > b_id:
             raise InvalidInput(f"--from {a_id} is after --to {b_id}")
         if not isinstance(start, Snapshot) and not isinstance(end, Snapshot):
-            D._check_range(table, a_id, b_id, need_all=False)
+            D.check_range(table, a_id, b_id, need_all=False)
         jobs = [(start, end)]
     else:
-        D._check_range(table, a_id, b_id, need_all=True)
+        D.check_range(table, a_id, b_id, need_all=True)
         jobs = [(sid - 1, sid) for sid in range(a_id + 1, b_id + 1)]
-    empty = D._empty(table, columns or table.schema.field_names)
+    empty = D.empty_changes(table, columns or table.schema.field_names)
     if per_snapshot:
         import pyarrow as pa
 
         empty = empty.add_column(1, D.SNAPSHOT, pa.array([], pa.int64()))
-    sschema, target = _spark_schema(empty.schema)
+    sschema, target = spark_schema(empty.schema)
     if not jobs:
         return spark.createDataFrame([], sschema)
     ship_core(spark)

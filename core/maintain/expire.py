@@ -24,19 +24,19 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from paimon_core.errors import CommitConflict, CorruptMetadata, InvalidInput, SnapshotNotFound
-from paimon_core.maintain import files as _files
+from paimon_core.errors import CommitConflict, InvalidInput, SnapshotNotFound
 from paimon_core.maintain.files import (
     PlannedFile,
-    entry_path,
-    extra_paths,
-    index_path,
-    manifest_path,
-    safe_size,
 )
 from paimon_core.maintain.refs import RefReader, Refs
+from paimon_core.maintain.snapshot_files import (
+    FileCollector,
+    added_files,
+    deleted_data_files,
+    execute_plan_files,
+    metadata_files,
+)
 from paimon_core.maintain.tags import tag_manager
-from paimon_core.metadata.manifest import ADD, DELETE
 
 INT_MAX = 2147483647
 
@@ -180,97 +180,6 @@ def _consumer_next(table) -> int | None:
     return best
 
 
-def _try_list(table, name: str | None):
-    """Manifest metas of a list of an expiring snapshot; [] if an earlier run deleted it."""
-    if not name:
-        return []
-    try:
-        return table.manifests.read_list(name)
-    except CorruptMetadata:
-        if table.io.exists(manifest_path(table, name)):
-            raise
-        return []
-
-
-def _try_manifest(table, name: str):
-    try:
-        return table.manifests.read_manifest(name)
-    except CorruptMetadata:
-        if table.io.exists(manifest_path(table, name)):
-            raise
-        return []
-
-
-def _try_index(reader: RefReader, name: str | None):
-    if not name:
-        return []
-    try:
-        return reader.index_store.read_manifest(name)
-    except CorruptMetadata:
-        if reader.table.io.exists(manifest_path(reader.table, name)):
-            raise
-        return []
-
-
-class _Collector:
-    def __init__(self, table, protected: Refs):
-        self.table = table
-        self.protected = protected
-        self.files: list[PlannedFile] = []
-        self.seen: set[str] = set()
-
-    def add(self, path: str, size: int, kind: str) -> None:
-        if path in self.seen or path in self.protected:
-            return
-        self.seen.add(path)
-        if size is None or size < 0:
-            size = safe_size(self.table.io, path)
-        self.files.append(PlannedFile(path, size, kind))
-
-
-def deleted_data_files(table, delta_list: str | None) -> dict[str, tuple[int, list[str]]]:
-    """Files a snapshot's delta removed: DELETE entries not re-added in the same delta (a Java
-    upgrade deletes and re-adds one file at another level). path -> (size, extra file paths)."""
-    out: dict[str, tuple[int, list[str]]] = {}
-    for m in _try_list(table, delta_list):
-        for e in _try_manifest(table, m.file_name):
-            p = entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path)
-            if e.kind == ADD:
-                out.pop(p, None)
-            elif e.kind == DELETE:
-                out[p] = (e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files))
-    return out
-
-
-def added_files(table, manifest_list: str | None) -> list[tuple[str, int, list[str]]]:
-    out = []
-    for m in _try_list(table, manifest_list):
-        for e in _try_manifest(table, m.file_name):
-            if e.kind == ADD:
-                out.append((entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path),
-                            e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files)))
-    return out
-
-
-def metadata_files(reader: RefReader, snap, col: _Collector) -> None:
-    """Manifest lists, manifests, index manifest and index files of ``snap`` that nobody kept."""
-    t = reader.table
-    for lst, size in ((snap.base_manifest_list, snap.base_manifest_list_size),
-                      (snap.delta_manifest_list, snap.delta_manifest_list_size),
-                      (snap.changelog_manifest_list, snap.changelog_manifest_list_size)):
-        if not lst:
-            continue
-        for m in _try_list(t, lst):
-            col.add(manifest_path(t, m.file_name), m.file_size, "manifest")
-        col.add(manifest_path(t, lst), size if size is not None else -1, "manifest-list")
-    if snap.index_manifest:
-        for e in _try_index(reader, snap.index_manifest):
-            col.add(index_path(t, e.file_name), e.file_size, "index")
-        col.add(manifest_path(t, snap.index_manifest), -1, "index-manifest")
-    if snap.statistics:
-        col.add(_files.statistics_path(t, snap.statistics), -1, "statistics")
-
-
 def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None = None,
                 retain_max: int | None = None, max_deletes: int | None = None,
                 now_ms: int | None = None) -> ExpirePlan:
@@ -332,7 +241,7 @@ def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None 
         if i > rng.end:
             protected.update(reader.manifest_names(snaps[i]))
 
-    col = _Collector(table, protected)
+    col = FileCollector(table, protected)
     for i in range(rng.begin + 1, rng.end + 1):
         for p, (size, extras) in deleted_data_files(table, snaps[i].delta_manifest_list).items():
             col.add(p, size, "data")
@@ -351,16 +260,6 @@ def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None 
                       time_retained, max_deletes, now_ms)
 
 
-def execute_plan_files(table, files, progress=None) -> int:
-    n = 0
-    for f in files:
-        _files.delete_file(table.io, f.path)
-        n += 1
-        if progress:
-            progress(f)
-    return n
-
-
 def expire_snapshots(table, older_than_ms: int | None = None, retain_min: int | None = None,
                      retain_max: int | None = None, max_deletes: int | None = None, dry_run: bool = False,
                      now_ms: int | None = None, progress=None) -> ExpireResult:
@@ -373,7 +272,7 @@ def expire_snapshots(table, older_than_ms: int | None = None, retain_min: int | 
         # a run interrupted after its deletions but before the hint: finish it (only expiry
         # removes snapshot 1, so an earliest above 1 means one ran)
         if plan.earliest is not None and plan.earliest > 1 and \
-                table.snapshots._hint("EARLIEST") != plan.earliest:
+                table.snapshots.read_hint("EARLIEST") != plan.earliest:
             table.snapshots.write_hint("EARLIEST", plan.earliest)
         return ExpireResult(plan, dry_run, 0)
     n = execute_plan_files(table, plan.files, progress)

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
+from paimon_core import paths
 from paimon_core.storage.file_io import FileIO, split_scheme
 
 
@@ -50,15 +51,15 @@ def extra_paths(table, partition: bytes, bucket: int, extra_files) -> list[str]:
 
 
 def manifest_path(table, name: str) -> str:
-    return table.io.join(table.path, "manifest", name)
+    return paths.manifest_file(table.path, name)
 
 
 def index_path(table, name: str) -> str:
-    return table.io.join(table.path, "index", name)
+    return paths.index_file(table.path, name)
 
 
 def statistics_path(table, name: str) -> str:
-    return table.io.join(table.path, "statistics", name)
+    return paths.statistics_file(table.path, name)
 
 
 def safe_size(io: FileIO, path: str) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from paimon_core import paths
 from paimon_core.errors import PaimonError
 from paimon_core.maintain import files as _files
 from paimon_core.maintain.expire import now_millis
@@ -19,7 +20,7 @@ from paimon_core.maintain.files import PlannedFile, is_temp_name, walk_files
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.tags import tag_manager
 
-METADATA_DIRS = ("schema", "snapshot", "tag", "consumer", "branch", "statistics")
+METADATA_DIRS = paths.METADATA_DIRS
 DAY_MS = 86_400_000
 
 

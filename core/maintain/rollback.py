@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.maintain import files as _files
-from paimon_core.maintain.expire import _Collector, execute_plan_files, metadata_files
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader, Refs
+from paimon_core.maintain.snapshot_files import FileCollector, execute_plan_files, metadata_files
 from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
 from paimon_core.metadata.snapshot import Snapshot
 
@@ -70,7 +70,7 @@ def plan_rollback(table, to_snapshot: int | None = None, to_tag: str | None = No
     for i in ids:  # metadata of every snapshot that stays (cheap; a subset of the target's in practice)
         if i <= target.id:
             protected.update(reader.manifest_names(sm.snapshot(i)))
-    col = _Collector(table, protected)
+    col = FileCollector(table, protected)
     doomed = [sm.snapshot(i) for i in newer] + [tags.snapshot(n) for n in newer_tags]
     for s in doomed:  # every file a doomed snapshot uses, not only what its delta added:
         r = reader.refs(s)  # snapshots between an expired tag and the earliest hold files too

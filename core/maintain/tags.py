@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from paimon_core import paths
 from paimon_core.errors import AlreadyExists, CorruptMetadata, InvalidInput, NotFound, SnapshotNotFound
 from paimon_core.metadata.snapshot import Snapshot
 
-TAG_PREFIX = "tag-"
+TAG_PREFIX = paths.TAG_PREFIX
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 # Fields Java may add to a tag file; they are not part of the snapshot.
 TAG_FIELDS = ("tagCreateTime", "tagTimeRetained")
@@ -54,10 +55,11 @@ class TagManager:
 
     def __init__(self, io, table_path: str):
         self.io = io
-        self.dir = io.join(table_path, "tag")
+        self.table_path = table_path
+        self.dir = io.join(table_path, paths.TAG_DIR)
 
     def path(self, name: str) -> str:
-        return self.io.join(self.dir, TAG_PREFIX + name)
+        return paths.tag_file(self.table_path, name)
 
     def exists(self, name: str) -> bool:
         return self.io.exists(self.path(name))
@@ -149,8 +151,8 @@ def plan_delete_tag(table, name: str) -> tuple[TagInfo, tuple]:
     """The tag and the files only it keeps alive: nothing while its snapshot file still exists;
     otherwise what its snapshot used that neither the earliest snapshot (files are never re-added
     once removed, so a later snapshot using it would mean the earliest does) nor another tag uses."""
-    from paimon_core.maintain.expire import _Collector, metadata_files
     from paimon_core.maintain.refs import RefReader, Refs
+    from paimon_core.maintain.snapshot_files import FileCollector, metadata_files
 
     info = get_tag(table, name)
     sm = table.snapshots
@@ -164,7 +166,7 @@ def plan_delete_tag(table, name: str) -> tuple[TagInfo, tuple]:
             protected.update(reader.refs(s))
     for i in sm.list_ids():
         protected.update(reader.manifest_names(sm.snapshot(i)))
-    col = _Collector(table, protected)
+    col = FileCollector(table, protected)
     r = reader.refs(info.snapshot)
     for p, size in r.data.items():
         col.add(p, size, "data")
@@ -177,7 +179,7 @@ def plan_delete_tag(table, name: str) -> tuple[TagInfo, tuple]:
 def delete_tag(table, name: str, dry_run: bool = False) -> TagDeletion:
     """Delete the tag file, then the files only it kept (as Java's tag deletion does). If this
     is interrupted after the tag file is gone, the files left are orphans (``remove_orphans``)."""
-    from paimon_core.maintain.expire import execute_plan_files
+    from paimon_core.maintain.snapshot_files import execute_plan_files
 
     info, files = plan_delete_tag(table, name)
     if not dry_run:

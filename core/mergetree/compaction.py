@@ -47,7 +47,7 @@ def max_level(table) -> int:
 
 def _merge_files(table, split: DataSplit, files) -> pa.Table:
     reader = TableRead(table)
-    parts = [reader._read_file(split, f, True) for f in files]
+    parts = [reader.read_file(split, f, True) for f in files]
     data = pa.concat_tables(parts)
     engine = MergeEngine(table.schema.options, table.schema.trimmed_primary_keys, table.schema.field_names)
     return engine.merge(data)
@@ -63,7 +63,7 @@ def _drop_keys_in_other_files(table, split: DataSplit, files, merged: pa.Table) 
         return merged
     keys = table.schema.trimmed_primary_keys
     reader = TableRead(table, keys)
-    existing = pa.concat_tables([reader._read_file(split, f, False).select(keys) for f in others])
+    existing = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in others])
     return rows_with_keys(merged, existing, keys, anti=True)
 
 
@@ -106,7 +106,7 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
     fresh = [f for f in split.files if f.level != top]
     if fresh:  # only keys with records above the old top level changed
         reader = TableRead(table, keys)
-        touched = pa.concat_tables([reader._read_file(split, f, False).select(keys) for f in fresh])
+        touched = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in fresh])
         old = rows_with_keys(old, touched, keys)
         new = rows_with_keys(new, touched, keys)
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
@@ -126,7 +126,7 @@ def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
                                table.schema.core_options.get("data-file.prefix"))
     try:
         for f in files:
-            writer.write(reader._read_file(split, f, False))
+            writer.write(reader.read_file(split, f, False))
         after = [replace(a, file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
     except BaseException:
         writer.abort()

@@ -11,6 +11,7 @@ import uuid
 from dataclasses import dataclass
 
 import numpy as np
+from paimon_core import paths
 from paimon_core.errors import CorruptMetadata
 from paimon_core.metadata.manifest import ADD, DELETE, avro_bytes, java_record_schema, read_avro
 from paimon_core.storage.file_io import FileIO
@@ -85,8 +86,8 @@ class IndexStore:
 
     def __init__(self, fileio: FileIO, table_path: str):
         self.io = fileio
-        self.index_dir = fileio.join(table_path, "index")
-        self.manifest_dir = fileio.join(table_path, "manifest")
+        self.index_dir = fileio.join(table_path, paths.INDEX_DIR)
+        self.manifest_dir = fileio.join(table_path, paths.MANIFEST_DIR)
         self._prefix = str(uuid.uuid4())
         self._counter = 0
 

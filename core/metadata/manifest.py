@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import fastavro
+from paimon_core import paths
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata
 from paimon_core.storage.file_io import FileIO
@@ -303,7 +304,7 @@ class ManifestStore:
 
     def __init__(self, fileio: FileIO, table_path: str):
         self.io = fileio
-        self.dir = fileio.join(table_path, "manifest")
+        self.dir = fileio.join(table_path, paths.MANIFEST_DIR)
         self._prefix = str(uuid.uuid4())
         self._counter = 0
         self._cache: dict[str, list] = {}

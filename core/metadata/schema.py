@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+from paimon_core import paths
 from paimon_core.data.types import (
     AtomicType,
     DataField,
@@ -260,7 +261,7 @@ class SchemaManager:
 
     def __init__(self, io: FileIO, table_path: str):
         self.io = io
-        self.dir = io.join(table_path, "schema")
+        self.dir = io.join(table_path, paths.SCHEMA_DIR)
 
     def path(self, schema_id: int) -> str:
         return self.io.join(self.dir, f"{self.PREFIX}{schema_id}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from paimon_core import paths
 from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
 from paimon_core.metadata import jsonfmt
 from paimon_core.storage.file_io import FileIO
@@ -89,7 +90,7 @@ class SnapshotManager:
 
     def __init__(self, io: FileIO, table_path: str):
         self.io = io
-        self.dir = io.join(table_path, "snapshot")
+        self.dir = io.join(table_path, paths.SNAPSHOT_DIR)
 
     def path(self, snapshot_id: int) -> str:
         return self.io.join(self.dir, f"{self.PREFIX}{snapshot_id}")
@@ -100,7 +101,7 @@ class SnapshotManager:
     def list_ids(self) -> list[int]:
         return self.io.list_numbered(self.dir, self.PREFIX)
 
-    def _hint(self, name: str) -> int | None:
+    def read_hint(self, name: str) -> int | None:
         try:
             text = self.io.read_text(self.io.join(self.dir, name)).strip()
             return int(text) if text.isdigit() else None
@@ -108,14 +109,14 @@ class SnapshotManager:
             return None
 
     def latest_id(self) -> int | None:
-        hint = self._hint("LATEST")
+        hint = self.read_hint("LATEST")
         if hint is not None and self.exists(hint) and not self.exists(hint + 1):
             return hint
         ids = self.list_ids()
         return ids[-1] if ids else None
 
     def earliest_id(self) -> int | None:
-        hint = self._hint("EARLIEST")
+        hint = self.read_hint("EARLIEST")
         if hint is not None and self.exists(hint) and not self.exists(hint - 1):
             return hint
         ids = self.list_ids()

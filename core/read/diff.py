@@ -28,7 +28,7 @@ KIND_TEXT = pa.array(["+I", "-U", "+U", "-D"])
 MODES = ("auto", "changelog", "delta", "diff")
 
 
-def _check_range(table, start: int, end: int, need_all: bool) -> None:
+def check_range(table, start: int, end: int, need_all: bool) -> None:
     if start > end:
         raise InvalidInput(f"--from {start} is after --to {end}")
     sm = table.snapshots
@@ -57,7 +57,7 @@ def _read_entries(table, entries, columns) -> pa.Table:
     parts = []
     for e in entries:
         split = DataSplit(codec.from_bytes(e.partition), e.partition, e.bucket, e.total_buckets, (e.file,))
-        t = reader._read_file(split, e.file, table.is_primary_key_table)
+        t = reader.read_file(split, e.file, table.is_primary_key_table)
         if table.is_primary_key_table:
             kinds = t.column(KIND)
             t = t.select(reader.columns)
@@ -65,10 +65,10 @@ def _read_entries(table, entries, columns) -> pa.Table:
             kinds = pa.array(np.zeros(t.num_rows, np.int8))
             t = t.select(reader.columns)
         parts.append(_with_kind_text(t, kinds))
-    return pa.concat_tables(parts) if parts else _empty(table, columns)
+    return pa.concat_tables(parts) if parts else empty_changes(table, columns)
 
 
-def _empty(table, columns) -> pa.Table:
+def empty_changes(table, columns) -> pa.Table:
     schema = table.schema.arrow_schema()
     t = schema.empty_table().select(columns or schema.names)
     return _with_kind_text(t, pa.array([], pa.int8()))
@@ -76,7 +76,7 @@ def _empty(table, columns) -> pa.Table:
 
 def _snapshot_changelog(table, snap, columns) -> pa.Table:
     if not snap.changelog_manifest_list:
-        return _empty(table, columns)
+        return empty_changes(table, columns)
     store = table.manifests
     entries = [e for m in store.read_list(snap.changelog_manifest_list) for e in store.read_manifest(m.file_name)]
     return _read_entries(table, entries, columns)
@@ -84,7 +84,7 @@ def _snapshot_changelog(table, snap, columns) -> pa.Table:
 
 def _snapshot_delta(table, snap, columns) -> pa.Table:
     if snap.commit_kind != "APPEND":
-        return _empty(table, columns)
+        return empty_changes(table, columns)
     store = table.manifests
     entries = [e for m in store.read_list(snap.delta_manifest_list) for e in store.read_manifest(m.file_name)]
     return _read_entries(table, merge_entries(entries), columns)
@@ -130,7 +130,7 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
         return _state_diff(table, start, end, columns)[0]
     start = start.id if isinstance(start, Snapshot) else start
     end = end.id if isinstance(end, Snapshot) else end
-    _check_range(table, start, end, need_all=mode != "diff" or per_snapshot)
+    check_range(table, start, end, need_all=mode != "diff" or per_snapshot)
     if mode == "diff" and not per_snapshot:
         return _state_diff(table, start, end, columns)[0]
     parts = []
@@ -145,6 +145,6 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
             t = t.add_column(1, SNAPSHOT, pa.array(np.full(t.num_rows, sid, np.int64)))
         parts.append(t)
     if not parts:
-        out = _empty(table, columns)
+        out = empty_changes(table, columns)
         return out.add_column(1, SNAPSHOT, pa.array([], pa.int64())) if per_snapshot else out
     return pa.concat_tables(parts)

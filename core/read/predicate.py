@@ -246,7 +246,7 @@ def parse_where(text: str) -> Predicate:
 # ---- binding to a schema ------------------------------------------------------------------------
 
 
-def _to_scalar(value, column: str, t) -> pa.Scalar:
+def literal_scalar(value, column: str, t) -> pa.Scalar:
     arrow_type = to_arrow_type(t)
     try:
         if isinstance(value, str) and pa.types.is_time(arrow_type):
@@ -285,10 +285,10 @@ def bind(pred: Predicate, fields: dict) -> Predicate:
         if isinstance(p, Compare):
             if not isinstance(t, AtomicType):
                 raise FilterError(f"bad --where: column '{p.column}' of type {t} cannot be compared")
-            p.scalar = _to_scalar(p.literal, p.column, t)
+            p.scalar = literal_scalar(p.literal, p.column, t)
             p.internal = internal_from_scalar(p.scalar, t)
         elif isinstance(p, In):
-            p.scalars = [_to_scalar(v, p.column, t) for v in p.literals if v is not None]
+            p.scalars = [literal_scalar(v, p.column, t) for v in p.literals if v is not None]
             p.internals = [internal_from_scalar(s, t) for s in p.scalars]
 
     visit(pred)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from paimon_core import paths
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import (
@@ -76,10 +77,10 @@ def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception
     """After a metadata file of ``snapshot`` turned out missing: raise SnapshotExpired if another
     process expired the snapshot while we read it (a lost race, not damage). Expiry deletes the
     snapshot file last, so while a newer snapshot exists, wait a moment for it to go."""
-    table_path = store.dir.rstrip("/").rsplit("/", 1)[0]
+    table_path = paths.table_of_manifest_dir(store.dir)
 
     def path(i: int) -> str:
-        return store.io.join(table_path, "snapshot", f"snapshot-{i}")
+        return paths.snapshot_file(table_path, i)
 
     deadline = time.monotonic() + 2.0
     while store.io.exists(path(snapshot.id)):

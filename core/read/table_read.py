@@ -64,7 +64,7 @@ class TableRead:
             self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
 
     # ---- one file
-    def _read_file(self, split: DataSplit, f, system_columns: bool) -> pa.Table:
+    def read_file(self, split: DataSplit, f, system_columns: bool) -> pa.Table:
         """Columns of the current schema (``self.read_columns``) from one file, by field id."""
         file_schema = self.table.schema_for(f.schema_id)
         by_id = {fld.id: fld for fld in file_schema.fields}
@@ -102,7 +102,7 @@ class TableRead:
     # ---- one split
     def read_split(self, split: DataSplit) -> pa.Table:
         if not self.is_pk:
-            parts = [filter_table(self._read_file(split, f, False), self.predicate) for f in split.files]
+            parts = [filter_table(self.read_file(split, f, False), self.predicate) for f in split.files]
             out = pa.concat_tables(parts) if parts else self._empty()
             return out.select(self.columns)
         merged = self._merge(split)
@@ -112,7 +112,7 @@ class TableRead:
         return self.schema.arrow_schema().empty_table().select(self.read_columns)
 
     def _merge(self, split: DataSplit) -> pa.Table:
-        parts = [self._read_file(split, f, True) for f in split.files]
+        parts = [self.read_file(split, f, True) for f in split.files]
         if not parts:
             return self._empty()
         engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)

@@ -16,6 +16,7 @@ import uuid
 from functools import cached_property
 
 import fsspec
+from paimon_core import paths
 from paimon_core.errors import CommitConflict, PaimonError
 from paimon_core.storage.s3 import ConditionalWriteUnsupported, S3Options, probe_result
 
@@ -81,7 +82,7 @@ class FileIO:
         return pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))
 
     def join(self, *parts: str) -> str:
-        return "/".join([p.rstrip("/") for p in parts[:1]] + [p.strip("/") for p in parts[1:]])
+        return paths.join(*parts)
 
     def uri(self, path: str) -> str:
         return path if self.is_local else f"{self.scheme}://{path}"

@@ -16,7 +16,7 @@ from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.predicate import _to_scalar
+from paimon_core.read.predicate import literal_scalar
 from paimon_core.write.conform import check_columns, conform_table
 from paimon_core.write.input_files import input_schema, resolve_inputs
 
@@ -50,7 +50,7 @@ def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
             raise InvalidInput(f"'{k}' is not a partition key (partition keys: {', '.join(keys)})")
         t = table.schema.field(k).type
         out[k] = None if v is None or v == table.schema.core_options.partition_default_name else \
-            internal_from_scalar(_to_scalar(v, k, t), t)
+            internal_from_scalar(literal_scalar(v, k, t), t)
     return out
 
 
@@ -149,7 +149,7 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved.
     ``evolve``: input columns the table lacks are added (nullable) and narrower table types
     widened, in a new schema committed before the data."""
-    from paimon_core.engines import get_engine
+    from paimon_core.engines.local import LocalEngine
 
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
@@ -160,7 +160,7 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     table, evolved = _check_inputs(table, named, evolve)
     if on_plan:
         on_plan(sum(f.size for f in inputs))
-    eng = engine or get_engine("local")
+    eng = engine or LocalEngine()
     messages = eng.write(table, inputs, progress, row_kind_column=row_kind_column)
     snap = _commit(table, messages, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),

@@ -259,7 +259,7 @@ class KeyValueWriter:
         files = self._bucket_files(partition, bucket) + buf.files
         split = DataSplit(partition, b"", bucket, self.num_buckets, tuple(files))
         reader = TableRead(self.table)
-        parts = [reader._read_file(split, f, True) for f in files]
+        parts = [reader.read_file(split, f, True) for f in files]
         if extra is not None:
             parts.append(extra.select(parts[0].column_names) if parts else extra)
         if not parts:

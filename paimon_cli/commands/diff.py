@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from paimon_core import paths
 
 from paimon_cli.params import TableOpt
 from paimon_cli.state import get_state
@@ -29,7 +30,7 @@ def resolve_point(tbl, text: str, flag: str):
     s = text.strip()
     if s.isdigit():
         return int(s)
-    tag_file = tbl.io.join(tbl.path, "tag", f"tag-{s}")
+    tag_file = paths.tag_file(tbl.path, s)
     if tbl.io.exists(tag_file):
         return tbl.resolve_snapshot(tag=s)
     try:

@@ -155,10 +155,10 @@ def test_snapshot_without_latest_hint_is_seen(warehouse, pk):
     assert p.exitcode == CRASH_CODE
     batches.append(batch_rows(0, 1, pk))
     t = cat.get_table("db.t")
-    assert t.snapshots._hint("LATEST") == 1  # the hint is stale
+    assert t.snapshots.read_hint("LATEST") == 1  # the hint is stale
     assert t.snapshots.latest_id() == 2
     assert_exactly_once(rows_of(t.read()), expected_rows(batches, pk))
     batches.append(batch_rows(0, 2, pk))
     assert t.write_arrow(arrow_batch(batches[-1], pk)).id == 3
-    assert t.snapshots._hint("LATEST") == 3
+    assert t.snapshots.read_hint("LATEST") == 3
     assert_exactly_once(rows_of(cat.get_table("db.t").read()), expected_rows(batches, pk))

@@ -1,0 +1,121 @@
+"""The files a snapshot owns, found through its manifests, and their deletion: shared by expire,
+rollback and tag deletion. Missing metadata (deleted by an earlier, interrupted run) is skipped,
+so every operation built on this can be re-run."""
+
+from __future__ import annotations
+
+from paimon_core.errors import CorruptMetadata
+from paimon_core.maintain import files as _files
+from paimon_core.maintain.files import (
+    PlannedFile,
+    entry_path,
+    extra_paths,
+    index_path,
+    manifest_path,
+    safe_size,
+)
+from paimon_core.maintain.refs import RefReader, Refs
+from paimon_core.metadata.manifest import ADD, DELETE
+
+
+def try_list(table, name: str | None):
+    """Manifest metas of a list of an expiring snapshot; [] if an earlier run deleted it."""
+    if not name:
+        return []
+    try:
+        return table.manifests.read_list(name)
+    except CorruptMetadata:
+        if table.io.exists(manifest_path(table, name)):
+            raise
+        return []
+
+
+def try_manifest(table, name: str):
+    try:
+        return table.manifests.read_manifest(name)
+    except CorruptMetadata:
+        if table.io.exists(manifest_path(table, name)):
+            raise
+        return []
+
+
+def try_index(reader: RefReader, name: str | None):
+    if not name:
+        return []
+    try:
+        return reader.index_store.read_manifest(name)
+    except CorruptMetadata:
+        if reader.table.io.exists(manifest_path(reader.table, name)):
+            raise
+        return []
+
+
+class FileCollector:
+    """Files planned for deletion: each path once, never a protected (still used) one."""
+
+    def __init__(self, table, protected: Refs):
+        self.table = table
+        self.protected = protected
+        self.files: list[PlannedFile] = []
+        self.seen: set[str] = set()
+
+    def add(self, path: str, size: int, kind: str) -> None:
+        if path in self.seen or path in self.protected:
+            return
+        self.seen.add(path)
+        if size is None or size < 0:
+            size = safe_size(self.table.io, path)
+        self.files.append(PlannedFile(path, size, kind))
+
+
+def deleted_data_files(table, delta_list: str | None) -> dict[str, tuple[int, list[str]]]:
+    """Files a snapshot's delta removed: DELETE entries not re-added in the same delta (a Java
+    upgrade deletes and re-adds one file at another level). path -> (size, extra file paths)."""
+    out: dict[str, tuple[int, list[str]]] = {}
+    for m in try_list(table, delta_list):
+        for e in try_manifest(table, m.file_name):
+            p = entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path)
+            if e.kind == ADD:
+                out.pop(p, None)
+            elif e.kind == DELETE:
+                out[p] = (e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files))
+    return out
+
+
+def added_files(table, manifest_list: str | None) -> list[tuple[str, int, list[str]]]:
+    out = []
+    for m in try_list(table, manifest_list):
+        for e in try_manifest(table, m.file_name):
+            if e.kind == ADD:
+                out.append((entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path),
+                            e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files)))
+    return out
+
+
+def metadata_files(reader: RefReader, snap, col: FileCollector) -> None:
+    """Manifest lists, manifests, index manifest and index files of ``snap`` that nobody kept."""
+    t = reader.table
+    for lst, size in ((snap.base_manifest_list, snap.base_manifest_list_size),
+                      (snap.delta_manifest_list, snap.delta_manifest_list_size),
+                      (snap.changelog_manifest_list, snap.changelog_manifest_list_size)):
+        if not lst:
+            continue
+        for m in try_list(t, lst):
+            col.add(manifest_path(t, m.file_name), m.file_size, "manifest")
+        col.add(manifest_path(t, lst), size if size is not None else -1, "manifest-list")
+    if snap.index_manifest:
+        for e in try_index(reader, snap.index_manifest):
+            col.add(index_path(t, e.file_name), e.file_size, "index")
+        col.add(manifest_path(t, snap.index_manifest), -1, "index-manifest")
+    if snap.statistics:
+        col.add(_files.statistics_path(t, snap.statistics), -1, "statistics")
+
+
+def execute_plan_files(table, files, progress=None) -> int:
+    n = 0
+    for f in files:
+        _files.delete_file(table.io, f.path)
+        n += 1
+        if progress:
+            progress(f)
+    return n

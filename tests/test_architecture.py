@@ -1,0 +1,91 @@
+"""The layering rules of DESIGN: the core never imports the CLI (typer, rich, paimon_cli), only the
+Spark engine imports pyspark, and no module imports form a cycle, counting imports inside functions.
+
+Imports are read from the source (ast), so lazy imports count as much as top-level ones. An import of
+``pkg.sub`` depends on ``pkg.sub`` only (not on everything ``pkg/__init__`` re-exports)."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SPARK_MODULES = {"paimon_core.engines.spark", "paimon_core.engines.spark_sql", "paimon_core.engines.spark_tasks"}
+
+
+def _modules(folder: Path, package: str) -> dict[str, Path]:
+    out = {}
+    for p in folder.rglob("*.py"):
+        parts = list(p.relative_to(folder).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join([package, *parts])] = p
+    return out
+
+
+def _imports(path: Path, known: dict | None = None) -> set[str]:
+    """The modules ``path`` imports: ``from m import x`` gives ``m.x`` when that is a module of
+    ``known``, else ``m``; ``import a.b`` gives ``a.b``."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                found.add(sub if known and sub in known else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+CORE = _modules(ROOT / "core", "paimon_core")
+
+
+def _graph() -> dict[str, set[str]]:
+    return {name: {i for i in _imports(path, CORE) if i in CORE and i != name} for name, path in CORE.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_core_has_no_import_cycles():
+    assert _cycles(_graph()) == []
+
+
+def test_core_never_imports_the_cli():
+    for name, path in CORE.items():
+        bad = {i for i in _imports(path) if i.split(".")[0] in ("typer", "rich", "click", "paimon_cli")}
+        assert not bad, f"{name} imports {sorted(bad)}"
+
+
+def test_only_the_spark_engine_imports_pyspark():
+    for name, path in CORE.items():
+        if name in SPARK_MODULES:
+            continue
+        bad = {i for i in _imports(path) if i.split(".")[0] == "pyspark"}
+        assert not bad, f"{name} imports {sorted(bad)}"
