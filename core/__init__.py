@@ -1,10 +1,70 @@
 """paimon_core: a Python implementation of the Apache Paimon table format.
 
+Entry points (imported lazily, so ``import paimon_core`` stays cheap)::
+
+    from paimon_core import FileSystemCatalog, Schema
+    catalog = FileSystemCatalog("./warehouse")             # or "s3://bucket/path", storage_options={...}
+    table = catalog.create_table("db.t", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"),
+                                                primary_keys=("id",)))
+    table.write_arrow(arrow_table)                          # one commit; or new_writer() + commit()
+    table.read(snapshot_id=None, columns=None, where=None)  # a pyarrow.Table, merged on read
+
 The library never imports the CLI (typer, rich) and imports pyspark only inside
 ``paimon_core.engines.spark``. Progress reaches callers through callbacks.
 """
 
-from paimon_core.errors import PaimonError
+from __future__ import annotations
 
-__all__ = ["PaimonError"]
+import importlib
+
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    # catalog and tables
+    "FileSystemCatalog": "paimon_core.catalog",
+    "parse_identifier": "paimon_core.catalog",
+    "FileStoreTable": "paimon_core.table",
+    "Schema": "paimon_core.metadata.schema",
+    "TableSchema": "paimon_core.metadata.schema",
+    "parse_type": "paimon_core.data.types",
+    "CoreOptions": "paimon_core.options",
+    # write, read, commit
+    "ingest_files": "paimon_core.write.ingest",
+    "write_tables": "paimon_core.write.ingest",
+    "CommitMessage": "paimon_core.commit",
+    "CommitOptions": "paimon_core.commit",
+    "diff": "paimon_core.read.diff",
+    "compact": "paimon_core.mergetree.compaction",
+    "get_engine": "paimon_core.engines",
+    # snapshots and maintenance
+    "Snapshot": "paimon_core.metadata.snapshot",
+    "expire_snapshots": "paimon_core.maintain",
+    "create_tag": "paimon_core.maintain",
+    "rollback": "paimon_core.maintain",
+    "remove_orphans": "paimon_core.maintain",
+    # errors
+    "PaimonError": "paimon_core.errors",
+    "InvalidInput": "paimon_core.errors",
+    "SchemaMismatch": "paimon_core.errors",
+    "NotFound": "paimon_core.errors",
+    "TableNotFound": "paimon_core.errors",
+    "SnapshotNotFound": "paimon_core.errors",
+    "AlreadyExists": "paimon_core.errors",
+    "CommitConflict": "paimon_core.errors",
+    "CorruptMetadata": "paimon_core.errors",
+    "UnsupportedFeature": "paimon_core.errors",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'paimon_core' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -20,6 +20,7 @@ def _writer(warehouse, worker, commits, barrier):
         t.write_arrow(pa.table({"id": pa.array(range(base, base + 10), pa.int64()), "w": [worker] * 10}))
 
 
+@pytest.mark.slow
 def test_concurrent_processes_lose_nothing(tmp_path):
     wh = str(tmp_path / "wh")
     cat = FileSystemCatalog(wh)

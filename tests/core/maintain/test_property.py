@@ -35,6 +35,7 @@ def check(t, seen):
     assert_files_equal_referenced(t)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pk", [False, True])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seq=ops)
