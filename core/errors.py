@@ -59,3 +59,8 @@ class CommitConflict(PaimonError):
 
 class CorruptMetadata(PaimonError):
     """A metadata file is missing or unreadable; the message names the file."""
+
+
+class UnsupportedFeature(PaimonError):
+    """The table uses a Paimon feature this library does not implement; the message names it.
+    Raised instead of returning rows that could be wrong or writing files others misread."""

@@ -208,7 +208,7 @@ class Schema:
         opts = CoreOptions(options, self.primary_keys)
         bucket = opts.bucket
         if bucket == 0 or bucket < -2:
-            raise InvalidInput(f"bucket must be a positive number of buckets or -1, not {bucket}")
+            raise InvalidInput(f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}")
         if opts.file_format != "parquet":
             raise InvalidInput(f"file.format '{opts.file_format}' is not supported for writing (use parquet)")
         bucket_key = opts.bucket_key
@@ -225,8 +225,11 @@ class Schema:
             raise InvalidInput("bucket-key needs a fixed number of buckets (--bucket N)")
         if not self.primary_keys and bucket > 0 and not bucket_key:
             raise InvalidInput("an append table with fixed buckets needs a bucket key: --option bucket-key=COL")
-        if bucket == -2:
-            raise InvalidInput("postpone buckets (bucket = -2) are not supported")
+        if bucket == -2 and not self.primary_keys:
+            raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
+        from paimon_core.metadata.features import check_options
+
+        check_options(options, writing=True, what="a table")
         if self.primary_keys:
             from paimon_core.mergetree.merge_engines import MergeEngine, sequence_fields
 

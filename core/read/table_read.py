@@ -80,8 +80,15 @@ class TableRead:
         extra = [SEQ, KIND] if system_columns else []
         path = self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
         if f.external_path:
-            path = f.external_path.split("://", 1)[-1]
-        data = read_data_file(self.table.io, path, columns=extra + wanted)
+            from paimon_core.metadata.features import external_path
+
+            path = external_path(self.table, f.external_path)
+        if f.file_name.endswith(".avro"):  # postpone-bucket files (write/postpone.py)
+            from paimon_core.fileformat.avro_kv import read_kv_avro
+
+            data = read_kv_avro(self.table.io, path, extra + wanted, {x.name: x.type for x in file_schema.fields})
+        else:
+            data = read_data_file(self.table.io, path, columns=extra + wanted)
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:
