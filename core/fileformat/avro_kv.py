@@ -25,8 +25,6 @@ SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 KEY_PREFIX = "_KEY_"
 _RECORD = "org.apache.paimon.avro.generated.record"
-_TIME_LOGICAL = {"date", "time-millis", "time-micros", "timestamp-millis", "timestamp-micros",
-                 "timestamp-nanos", "local-timestamp-millis", "local-timestamp-micros", "local-timestamp-nanos"}
 _UNIT = {"millis": "ms", "micros": "us", "nanos": "ns"}
 
 
@@ -96,25 +94,32 @@ def write_kv_avro(fileio: FileIO, path: str, records: pa.Table, schema) -> int:
     return len(data)
 
 
-def _strip_time_logical(schema):
-    """The writer schema with date/time logical types removed, so values come back as raw ints."""
-    if isinstance(schema, list):
-        return [_strip_time_logical(s) for s in schema]
-    if isinstance(schema, dict):
-        if schema.get("logicalType") in _TIME_LOGICAL:
-            return schema["type"]
-        out = dict(schema)
-        if "fields" in out:
-            out["fields"] = [{**f, "type": _strip_time_logical(f["type"])} for f in out["fields"]]
-        return out
-    return schema
-
-
 def _logical(avro_type) -> str | None:
     for t in (avro_type if isinstance(avro_type, list) else [avro_type]):
         if isinstance(t, dict) and t.get("logicalType"):
             return t["logicalType"]
     return None
+
+
+def _first(values):
+    return next((v for v in values if v is not None), None)
+
+
+def _raw_or_objects(values, raw_type: pa.DataType, object_type: pa.DataType) -> pa.Array:
+    """fastavro may hand back raw numbers or decoded objects (dates, datetimes) for logical types."""
+    return pa.array(values, raw_type if isinstance(_first(values), int) else object_type)
+
+
+def _timestamps(values, unit: str, target: pa.DataType) -> pa.Array:
+    """Epoch values (or UTC datetimes) of a timestamp logical type -> the column's Arrow type;
+    Paimon stores TIMESTAMP as the wall-clock time read as UTC."""
+    tz = target.tz if pa.types.is_timestamp(target) else None
+    if isinstance(_first(values), int) or _first(values) is None:
+        arr = pa.array(values, pa.int64()).cast(pa.timestamp(unit, tz))
+    else:
+        arr = pa.array(values, pa.timestamp(unit, "UTC"))
+        arr = arr if tz else arr.cast(pa.timestamp(unit))
+    return arr.cast(target) if arr.type != target else arr
 
 
 def read_kv_avro(fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType]) -> pa.Table:
@@ -127,8 +132,6 @@ def read_kv_avro(fileio: FileIO, path: str, columns: list[str], types: dict[str,
     try:
         reader = fastavro.reader(_io.BytesIO(data))
         writer_schema = reader.writer_schema
-        stripped = _strip_time_logical(writer_schema)
-        reader = fastavro.reader(_io.BytesIO(data), reader_schema=stripped)
         rows = list(reader)
     except Exception as e:  # fastavro raises many kinds on damaged input
         raise CorruptMetadata(f"data file {path} is unreadable: {e}") from None
@@ -148,16 +151,17 @@ def read_kv_avro(fileio: FileIO, path: str, columns: list[str], types: dict[str,
             logical = _logical(by_name[c]) or ""
             if logical.startswith(("timestamp-", "local-timestamp-")):
                 unit = _UNIT[logical.rsplit("-", 1)[1]]
-                arr = pa.array(values, pa.int64()).cast(pa.timestamp(unit, target.tz if pa.types.is_timestamp(target)
-                                                                     else None))
-                arr = arr.cast(target) if arr.type != target else arr
+                arr = _timestamps(values, unit, target)
             elif logical == "date":
-                arr = pa.array(values, pa.int32()).cast(pa.date32())
+                arr = _raw_or_objects(values, pa.int32(), pa.date32()).cast(pa.date32())
             elif logical.startswith("time-"):
                 unit = _UNIT[logical.rsplit("-", 1)[1]]
-                raw = pa.array(values, pa.int64())
-                arr = (raw.cast(pa.int32()).cast(pa.time32("ms")) if unit == "ms"
-                       else pc.divide(raw, 1000).cast(pa.int32()).cast(pa.time32("ms")))
+                raw = _raw_or_objects(values, pa.int64(), pa.time64("us"))
+                if pa.types.is_integer(raw.type):
+                    raw = raw if unit == "ms" else pc.divide(raw, 1000)
+                    arr = raw.cast(pa.int32()).cast(pa.time32("ms"))
+                else:
+                    arr = raw.cast(pa.time32("ms"))
             elif not isinstance(t, AtomicType):
                 raise PaimonError(f"data file {path}: Avro column '{c}' of type {t} is not supported "
                                   "(only atomic types in Avro files)")
