@@ -163,7 +163,7 @@ class FileStoreTable:
                kind: str | None = None) -> Snapshot | None:
         from paimon_core.metadata.features import check_writable
 
-        check_writable(self.schema)
+        check_writable(self.schema, compaction=kind == "COMPACT")
         return self.new_commit(options).commit(messages, kind)
 
     def discard(self, messages: list[CommitMessage]) -> None:

@@ -199,6 +199,9 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
     """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
     (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by
     default) computes the new files; the commit happens here."""
+    from paimon_core.metadata.features import check_writable
+
+    check_writable(table.schema, compaction=True)
     if table.schema.core_options.bucket == -2:
         from paimon_core.mergetree.postpone_compaction import compact_postpone
 

@@ -30,9 +30,10 @@ def _true(options: dict, key: str) -> bool:
     return str(options.get(key, "false")).strip().lower() == "true"
 
 
-def check_options(options: dict, writing: bool, what: str = "table") -> None:
+def check_options(options: dict, writing: bool, what: str = "table", assigns_buckets: bool = True) -> None:
     """Raise UnsupportedFeature for option values we cannot honour (``writing``: also those
-    that matter only to writers)."""
+    that matter only to writers; ``assigns_buckets``: the write hashes rows to buckets, which a
+    compaction inside a bucket does not, unless it moves postpone rows)."""
     kind = str(options.get("type", "table")).strip().lower()
     if kind != "table":
         raise UnsupportedFeature(f"{what} has type = {kind} (only Paimon tables with snapshots are supported)")
@@ -44,7 +45,7 @@ def check_options(options: dict, writing: bool, what: str = "table") -> None:
         raise UnsupportedFeature(f"{what} uses row tracking (row-tracking.enabled = true): writing it is not "
                                  "supported (reading is)")
     func = str(options.get("bucket-function.type", "default")).strip().lower()
-    if func != "default":
+    if func != "default" and (assigns_buckets or str(options.get("bucket")).strip() == "-2"):
         raise UnsupportedFeature(f"{what} sets bucket-function.type = {func}: only the default bucket function "
                                  "is supported for writing")
 
@@ -53,8 +54,8 @@ def check_readable(schema, what: str = "table") -> None:
     check_options(schema.options, writing=False, what=what)
 
 
-def check_writable(schema, what: str = "table") -> None:
-    check_options(schema.options, writing=True, what=what)
+def check_writable(schema, what: str = "table", compaction: bool = False) -> None:
+    check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     defaults = [f.name for f in schema.fields if getattr(f, "default_value", None) is not None]
     if defaults:
         raise UnsupportedFeature(f"{what} has column default values ({', '.join(defaults)}): writing it is not "
