@@ -14,6 +14,7 @@ import pyarrow as pa
 from paimon_core.data.types import to_arrow_type
 from paimon_core.fileformat.data_file import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
+from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.scan import DataSplit
@@ -47,6 +48,7 @@ def _ordered_parallel(fn, items, window: int):
 
 class TableRead:
     def __init__(self, table, columns: list[str] | None = None, predicate: Predicate | None = None):
+        check_readable(table.schema)
         self.table = table
         self.schema = table.schema
         self.columns = list(columns) if columns else self.schema.field_names
@@ -66,6 +68,7 @@ class TableRead:
     # ---- one file
     def _read_file(self, split: DataSplit, f, system_columns: bool) -> pa.Table:
         """Columns of the current schema (``self.read_columns``) from one file, by field id."""
+        check_file(f)
         file_schema = self.table.schema_for(f.schema_id)
         by_id = {fld.id: fld for fld in file_schema.fields}
         wanted, renames = [], []
