@@ -49,6 +49,14 @@ _REGISTRY = [
     Option("num-levels", "int", None, "LSM levels (default trigger + 1)"),
     Option("write-only", "bool", False, "skip compaction and expiry after writes"),
     Option("dynamic-bucket.target-row-num", "int", 2_000_000, "keys per bucket in dynamic mode"),
+    # --- i11pb: postpone buckets and newer metadata (write/postpone.py, metadata/features.py)
+    Option("postpone.batch-write-fixed-bucket", "bool", True, "postpone tables: batch writes into real buckets"),
+    Option("postpone.default-bucket-num", "int", 1, "postpone tables: buckets of a partition's first compaction"),
+    Option("postpone.target-row-num-per-bucket", "int", None, "postpone tables: rows per bucket of a new partition"),
+    Option("bucket-function.type", "str", "default", "bucket hash: only default is written here"),
+    Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
+    Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),
+    Option("data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 

@@ -44,11 +44,6 @@ def is_postpone(table) -> bool:
     return table.schema.core_options.bucket == POSTPONE_BUCKET
 
 
-def _opt(table, key: str, default):
-    raw = table.schema.options.get(key)
-    return default if raw is None else raw
-
-
 def check_supported(table) -> None:
     """Changelog producers that look at bucket contents are not implemented for these tables."""
     producer = table.schema.options.get("changelog-producer", "none")
@@ -78,13 +73,13 @@ def pending_rows_by_partition(entries) -> dict[bytes, int]:
 
 def new_partition_buckets(table, pending_rows: int) -> int:
     """Buckets for a partition that has no real-bucket files yet."""
-    target = table.schema.options.get("postpone.target-row-num-per-bucket")
-    if target is not None:
-        t = int(target)
+    opts = table.schema.core_options
+    t = opts.get("postpone.target-row-num-per-bucket")
+    if t is not None:
         if t <= 0:
             raise UnsupportedFeature("postpone.target-row-num-per-bucket must be greater than 0")
         return max(1, -(-pending_rows // t))
-    n = int(_opt(table, "postpone.default-bucket-num", 1))
+    n = opts.get("postpone.default-bucket-num")
     if n <= 0:
         raise UnsupportedFeature("postpone.default-bucket-num must be greater than 0")
     return n
@@ -113,7 +108,7 @@ class PostponeWriter:
         self.schema = schema
         self.partition_keys = list(schema.partition_keys)
         self.partition_types = schema.types_of(self.partition_keys)
-        self.fixed = str(_opt(table, "postpone.batch-write-fixed-bucket", "true")).lower() == "true"
+        self.fixed = schema.core_options.get("postpone.batch-write-fixed-bucket")
         self._writers: dict[int, object] = {}
         self._pending: dict[tuple, list[pa.Table]] = {}
         self._next_seq: dict[tuple, int] = {}
