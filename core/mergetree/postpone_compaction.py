@@ -64,7 +64,8 @@ def _assign(view, partition: tuple, pbytes: bytes, n: int, files) -> list[Commit
 
 def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, full: bool) -> CommitMessage:
     """One bucket after the replay: its live files plus the new level-0 files, compacted as a
-    writer would; the new files a compaction consumed are deleted, never committed."""
+    writer would; the new files a compaction consumed are deleted, never committed. Changelog
+    files of the replay (``changelog-producer = input``) are committed with the result."""
     from paimon_core.mergetree.compaction import compact_pk_files, plan_bucket
 
     new = list(message.new_files)
@@ -73,7 +74,8 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     split = DataSplit(message.partition, pbytes, message.bucket, message.total_buckets, tuple(old + new))
     planned = plan_bucket(view, split, full)
     if planned is None:
-        return CommitMessage(message.partition, message.bucket, message.total_buckets, compact_after=tuple(new))
+        return CommitMessage(message.partition, message.bucket, message.total_buckets, compact_after=tuple(new),
+                             changelog_files=message.changelog_files)
     files, level, drop = planned
     done = compact_pk_files(view, split, files, level, drop)
     consumed = {f.file_name for f in done.compact_before}
@@ -84,7 +86,8 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     return CommitMessage(message.partition, message.bucket, message.total_buckets,
                          compact_before=tuple(f for f in done.compact_before if f.file_name not in
                                               {x.file_name for x in new}),
-                         compact_after=tuple(done.compact_after) + tuple(f for f in new if f.file_name not in consumed))
+                         compact_after=tuple(done.compact_after) + tuple(f for f in new if f.file_name not in consumed),
+                         changelog_files=message.changelog_files + done.changelog_files)
 
 
 def compact_postpone(table, full: bool = False, partition_filter=None, progress=None):

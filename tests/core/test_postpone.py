@@ -140,3 +140,18 @@ def test_lookup_changelog_is_refused(catalog):
     t = _create(catalog, **{"changelog-producer": "lookup"})
     with pytest.raises(UnsupportedFeature, match="changelog-producer = lookup"):
         _write(t, [("+I", "a", 1, 1, "v")])
+
+
+def test_input_changelog_of_the_replay_is_committed(catalog):
+    """With changelog-producer = input the replay writes the replayed records as changelog (as
+    Java's compaction writer does); those files are part of the COMPACT snapshot."""
+    from paimon_core.maintain.orphans import plan_orphans
+    from paimon_core.mergetree.compaction import compact
+
+    t = _create(catalog, **{"changelog-producer": "input"})
+    _write(t, COMMITS[0])
+    assert t.snapshots.latest().changelog_record_count in (None, 0)  # waiting rows: no changelog yet
+    compact(t)
+    snap = catalog.get_table("db.t").snapshots.latest()
+    assert snap.commit_kind == "COMPACT" and snap.changelog_record_count == len(COMMITS[0])
+    assert plan_orphans(catalog.get_table("db.t"), older_than_ms=0, now_ms=2**62).files == ()
