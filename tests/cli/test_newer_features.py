@@ -88,3 +88,36 @@ def test_refused_on_read_of_existing_table(cli, tmp_path):
 
 def test_postpone_needs_a_primary_key(cli):
     _one_line(cli("create-table", "db.t", "--schema", "id BIGINT", "--bucket", "-2", code=1), "primary key")
+
+
+def _manifest_rewrite(wh, name, fn):
+    from paimon_core.catalog import FileSystemCatalog
+
+    from tests.core.test_newer_metadata import rewrite_entries
+
+    rewrite_entries(FileSystemCatalog(str(wh)).get_table(name), fn)
+
+
+def _small_table(cli, tmp_path):
+    cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING")
+    cli("ingest", "-t", "db.t", write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int64()),
+                                                                               "v": ["a"]})))
+
+
+def test_refused_files_and_writes(cli, tmp_path):
+    from dataclasses import replace
+
+    _small_table(cli, tmp_path)
+    src = write_parquet(tmp_path / "y.parquet", pa.table({"id": pa.array([2], pa.int64()), "v": ["b"]}))
+    schema_file = cli.wh / "db.db" / "t" / "schema" / "schema-0"
+    obj = json.loads(schema_file.read_text())
+    obj["fields"][1]["defaultValue"] = "'dflt'"
+    schema_file.write_text(json.dumps(obj))
+    _one_line(cli("ingest", "-t", "db.t", src, code=1), "column default values (v)")
+    assert cli("read", "-t", "db.t", "--count").stdout.strip() == "1"
+    _manifest_rewrite(cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path="s3://other/x.parquet")))
+    _one_line(cli("read", "-t", "db.t", code=1), "another file system")
+    _one_line(cli("remove-orphans", "-t", "db.t", "--dry-run", code=1), "another file system")
+    _manifest_rewrite(cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path=None,
+                                                                         write_cols=("v",))))
+    _one_line(cli("read", "-t", "db.t", code=1), "_WRITE_COLS")
