@@ -53,6 +53,7 @@ _REGISTRY = [
     Option("postpone.batch-write-fixed-bucket", "bool", True, "postpone tables: batch writes into real buckets"),
     Option("postpone.default-bucket-num", "int", 1, "postpone tables: buckets of a partition's first compaction"),
     Option("postpone.target-row-num-per-bucket", "int", None, "postpone tables: rows per bucket of a new partition"),
+    Option("postpone.merge-on-read", "bool", False, "postpone tables: reads merge waiting rows (refused while any wait)"),
     Option("bucket-function.type", "str", "default", "bucket hash: only default is written here"),
     Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
     Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),

@@ -95,10 +95,15 @@ class FileStoreTable:
              all_levels: bool = False) -> list[DataSplit]:
         """Splits to read; ``all_levels`` includes level-0 files that batch reads of first-row
         tables skip (for compaction and other maintenance). Rows waiting in ``bucket-postpone``
-        are in no split (``postpone_rows`` counts them)."""
+        are in no split (``postpone_rows`` counts them); a table whose readers must merge them
+        (``postpone.merge-on-read``, Flink only) is refused while rows wait."""
         from paimon_core.metadata.features import check_readable
 
         check_readable(self.schema)
+        if not all_levels and self.schema.core_options.get("postpone.merge-on-read"):
+            from paimon_core.write.postpone import check_merge_on_read
+
+            check_merge_on_read(self.postpone_rows(snapshot))
         return self.new_scan(snapshot, predicate, all_levels).plan()
 
     def postpone_rows(self, snapshot: Snapshot | None) -> int:

@@ -52,6 +52,15 @@ def check_supported(table) -> None:
                                  "is not supported")
 
 
+def check_merge_on_read(waiting: int) -> None:
+    """``postpone.merge-on-read`` (2.0, honoured by Flink's reads only) asks readers to merge the
+    waiting rows into their buckets; we do not, so such reads are refused while rows wait."""
+    if waiting:
+        raise UnsupportedFeature(f"the table sets postpone.merge-on-read = true and {waiting} row(s) wait in "
+                                 "bucket-postpone: merging them on read is not supported; run `paimon compact` "
+                                 "first")
+
+
 def known_bucket_counts(entries) -> dict[bytes, int]:
     """Partition bytes -> ``_TOTAL_BUCKETS`` of its real-bucket files (they must agree)."""
     out: dict[bytes, int] = {}

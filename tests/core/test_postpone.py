@@ -155,3 +155,14 @@ def test_input_changelog_of_the_replay_is_committed(catalog):
     snap = catalog.get_table("db.t").snapshots.latest()
     assert snap.commit_kind == "COMPACT" and snap.changelog_record_count == len(COMMITS[0])
     assert plan_orphans(catalog.get_table("db.t"), older_than_ms=0, now_ms=2**62).files == ()
+
+
+def test_merge_on_read_is_refused_while_rows_wait(catalog):
+    from paimon_core.mergetree.compaction import compact
+
+    t = _create(catalog, **{"postpone.merge-on-read": "true"})
+    _write(t, COMMITS[0])
+    with pytest.raises(UnsupportedFeature, match="postpone.merge-on-read"):
+        t.read()
+    compact(t)  # compaction itself still reads the table
+    assert _state(catalog.get_table("db.t")) == dedup_model(COMMITS[:1])
