@@ -166,3 +166,22 @@ def test_merge_on_read_is_refused_while_rows_wait(catalog):
         t.read()
     compact(t)  # compaction itself still reads the table
     assert _state(catalog.get_table("db.t")) == dedup_model(COMMITS[:1])
+
+
+def test_first_row_keeps_the_first_replayed_row(catalog):
+    """first-row: batch reads skip level 0, so the compaction must leave every replayed row above
+    it; the first row per key in replay order wins, also against rows already bucketed."""
+    from paimon_core.mergetree.compaction import compact
+
+    inserts = [[r for r in rows if r[0] == "+I"] for rows in COMMITS]
+    t = _create(catalog, **{"merge-engine": "first-row"})
+    _write(t, inserts[0])
+    compact(t)
+    for rows in inserts[1:]:
+        _write(t, rows)
+    compact(t)
+    first: dict = {}
+    for rows in inserts:
+        for _, dt, i, n, s in rows:
+            first.setdefault((dt, i), (dt, i, n, s))
+    assert _state(catalog.get_table("db.t")) == sorted(first.values())
