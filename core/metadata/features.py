@@ -16,7 +16,8 @@ Refused, because reading or writing them without the feature gives wrong rows:
   ``nextRowId``; refused on write (reads are plain);
 * ``bucket-function.type`` other than ``default``: rows would land in the wrong buckets;
   refused on write;
-* column default values (``defaultValue``): a writer must fill them in; refused on write;
+* column default values (``defaultValue``): a writer must fill them in; refused on write
+  (compaction is fine);
 * VARIANT, BLOB and VECTOR columns: refused when the schema is parsed (``data/types.py``);
 * ``type`` other than ``table`` (format tables and others have no snapshots).
 """
@@ -57,7 +58,7 @@ def check_readable(schema, what: str = "table") -> None:
 def check_writable(schema, what: str = "table", compaction: bool = False) -> None:
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     defaults = [f.name for f in schema.fields if getattr(f, "default_value", None) is not None]
-    if defaults:
+    if defaults and not compaction:  # a compaction rewrites stored rows, it fills in nothing
         raise UnsupportedFeature(f"{what} has column default values ({', '.join(defaults)}): writing it is not "
                                  "supported")
 
