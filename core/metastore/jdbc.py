@@ -24,6 +24,10 @@ from paimon_core.metastore.base import MetastoreCatalog
 LOCK_KEY_MAX_LENGTH = 255
 
 
+class IntegrityViolation(Exception):
+    """A statement broke a key or constraint (e.g. the row already exists)."""
+
+
 class JdbcConnection:
     """One connection in autocommit mode; ``?`` parameters; errors become ``CatalogUnavailable``."""
 
@@ -79,7 +83,8 @@ class JdbcConnection:
             self.conn = pg8000.dbapi.connect(user=user or "postgres", password=password, host=parts.hostname or
                                              "localhost", port=port, database=database, timeout=30)
         except pg8000.dbapi.InterfaceError as e:
-            raise CatalogUnavailable(f"cannot reach the jdbc catalog {self.display}: {_first_line(e)}") from None
+            reason = _first_line(e).split(" (timeout is")[0]
+            raise CatalogUnavailable(f"cannot reach the jdbc catalog {self.display}: {reason}") from None
         except pg8000.dbapi.DatabaseError as e:
             raise CatalogUnavailable(f"cannot use the jdbc catalog {self.display}: {_pg_message(e)}") from None
         self.conn.autocommit = True
@@ -93,9 +98,12 @@ class JdbcConnection:
             cur = self.conn.cursor()
             cur.execute(self._sql(sql), tuple(args))
             return cur.rowcount
-        except self._integrity:
-            raise
+        except self._integrity as e:
+            raise IntegrityViolation(_pg_message(e)) from None
         except self._errors as e:
+            arg = e.args[0] if e.args else None
+            if isinstance(arg, dict) and str(arg.get("C", "")).startswith("23"):  # SQLSTATE class 23
+                raise IntegrityViolation(_pg_message(e)) from None
             raise CatalogUnavailable(f"jdbc catalog {self.display}: {_pg_message(e)}") from None
 
     def query(self, sql: str, args=()) -> list[tuple]:
@@ -178,7 +186,7 @@ class JdbcCatalog(MetastoreCatalog):
         args = [a for k, v in props.items() for a in (self.catalog_key, db, k, v)]
         try:
             self.db.execute(Q.insert_properties(len(props)), args)
-        except self.db._integrity:
+        except IntegrityViolation:
             pass  # registered by another process meanwhile
 
     def _db_unregister(self, db: str) -> None:
@@ -195,8 +203,10 @@ class JdbcCatalog(MetastoreCatalog):
     def _table_register(self, db: str, table: str, schema) -> None:
         try:
             self.db.execute(Q.INSERT_TABLE, (self.catalog_key, db, table))
-        except self.db._integrity:
-            raise TableAlreadyExists(f"{db}.{table}") from None
+        except IntegrityViolation as e:
+            if self._table_registered(db, table):  # another process registered it first
+                raise TableAlreadyExists(f"{db}.{table}") from None
+            raise CatalogUnavailable(f"jdbc catalog {self.db.display}: {e}") from None
 
     def _table_unregister(self, db: str, table: str) -> None:
         self.db.execute(Q.DROP_TABLE, (self.catalog_key, db, table))
@@ -204,7 +214,7 @@ class JdbcCatalog(MetastoreCatalog):
     def _table_rename(self, db: str, table: str, db2: str, table2: str) -> None:
         try:
             n = self.db.execute(Q.RENAME_TABLE, (db2, table2, self.catalog_key, db, table))
-        except self.db._integrity:
+        except IntegrityViolation:
             raise TableAlreadyExists(f"{db2}.{table2}") from None
         if n == 0:
             raise TableNotFound(f"{db}.{table}")
@@ -236,5 +246,5 @@ class JdbcCatalog(MetastoreCatalog):
         self.db.execute(Q.LOCK_CLEAR_EXPIRED[self.db.dialect], (lock_id,))
         try:
             return self.db.execute(Q.LOCK_ACQUIRE, (lock_id, self.lock_acquire_timeout_ms // 1000)) > 0
-        except self.db._integrity:
+        except IntegrityViolation:
             return False
