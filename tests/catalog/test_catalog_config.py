@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from paimon_cli.config import Flags, resolve
 from paimon_core.catalog import FileSystemCatalog, create_catalog
 from paimon_core.errors import InvalidInput
+
+from paimon_cli.config import Flags, resolve
 
 
 def _resolve(tmp_path: Path, toml: str | None, env: dict | None = None, **flags):
@@ -48,7 +48,3 @@ def test_unknown_catalogs_and_options_are_refused(tmp_path):
     with pytest.raises(InvalidInput, match="takes no catalog options"):
         create_catalog("filesystem", str(tmp_path), {"uri": "x"})
 
-
-def test_hive_is_refused_by_name(tmp_path):
-    with pytest.raises(InvalidInput, match="hive catalog is not implemented"):
-        create_catalog("hive", str(tmp_path), {"uri": "thrift://127.0.0.1:9083"})
