@@ -11,7 +11,6 @@ import threading
 import time
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from paimon_core.catalog import create_catalog
 from paimon_core.errors import (
@@ -26,6 +25,7 @@ from paimon_core.metadata.schema import Schema
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
+from tests.catalog.cli_flow import every_command
 
 SCHEMA = Schema(columns=Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING"), partition_keys=("dt",))
 
@@ -185,55 +185,9 @@ def test_lock_blocks_commits_and_expired_locks_are_cleared(jdbc, tmp_path):
     assert jdbc.rows("SELECT count(*) FROM paimon_distributed_locks") == [(0,)]
 
 
-def _config(tmp_path, jdbc, extra: dict | None = None):
-    lines = ['warehouse = "wh"', "[catalog]", 'type = "jdbc"']
-    lines += [f"{json.dumps(k)} = {json.dumps(v)}" for k, v in {**jdbc.options, **(extra or {})}.items()]
-    (tmp_path / "paimon.toml").write_text("\n".join(lines) + "\n")
-
-
 def test_every_command_through_the_catalog(jdbc, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    _config(tmp_path, jdbc, {"lock.enabled": "true"})
-    runner = CliRunner()
-
-    def run(*args, code=0):
-        res = runner.invoke(app, list(args))
-        assert res.exit_code == code, f"{args}: {res.stdout}{res.stderr}"
-        return res.stdout
-
-    def js(*args):
-        return [json.loads(x) for x in run("-o", "json", *args).splitlines() if x.strip()]
-
-    info = js("catalog", "info")[0]
-    assert info["catalog"] == "jdbc" and info["lock.enabled"] is True
-    run("create-table", "shop.pk", "--schema", "id BIGINT NOT NULL, v STRING, n BIGINT", "-k", "id", "--bucket", "2")
-    for i in range(3):
-        pq.write_table(pa.table({"id": pa.array([1, 2, i + 10], pa.int64()), "v": [f"a{i}", f"b{i}", "c"],
-                                 "n": pa.array([i, i, i], pa.int64())}), tmp_path / f"in{i}.parquet")
-        run("ingest", "-t", "shop.pk", str(tmp_path / f"in{i}.parquet"))
-    assert sorted(r["id"] for r in js("read", "-t", "shop.pk")) == [1, 2, 10, 11, 12]
-    run("tag", "create", "t2", "-t", "shop.pk", "--snapshot", "2")
-    assert [r["tag"] for r in js("tag", "list", "-t", "shop.pk")] == ["t2"]
-    run("compact", "-t", "shop.pk", "--level-max")
-    assert len(js("diff", "-t", "shop.pk", "--from", "1", "--to", "3", "--mode", "diff")) > 0
-    run("alter-table", "shop.pk", "add-column", "extra", "STRING")
-    assert "extra" in js("read", "-t", "shop.pk")[0]
-    run("rollback", "-t", "shop.pk", "--tag", "t2")
-    assert sorted(r["id"] for r in js("read", "-t", "shop.pk")) == [1, 2, 10, 11]
-    run("expire", "-t", "shop.pk", "--older-than", "0s", "--retain-min", "1", "--retain-max", "1")
-    assert [r["id"] for r in js("snapshots", "-t", "shop.pk")] == [2]
-    run("rename-table", "shop.pk", "shop.pk2")
-    assert js("tables") == [{"database": "shop", "table": "pk2"}]
-    assert [r["database"] for r in js("databases")] == ["shop"]
-    run("drop-table", "shop.pk2")
-    assert js("tables") == []
+    every_command(tmp_path, monkeypatch, "jdbc", {**jdbc.options, "lock.enabled": "true"})
     assert jdbc.rows("SELECT count(*) FROM paimon_tables") == [(0,)]
-    # a table only on storage is reported, not silently used
-    out = runner.invoke(app, ["--catalog", "filesystem", "create-table", "shop.fs", "--schema", "id INT"])
-    assert out.exit_code == 0
-    res = runner.invoke(app, ["read", "-t", "shop.fs"])
-    assert res.exit_code == 1 and "not registered in the jdbc catalog" in res.stderr
 
 
 WRITER = """
