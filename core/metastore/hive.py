@@ -34,10 +34,13 @@ from paimon_core.metastore.base import MetastoreCatalog
 
 
 def _thrift():
-    from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
-    from thrift.protocol.TBinaryProtocol import TBinaryProtocol
-    from thrift.Thrift import TException
-    from thrift.transport import TSocket, TTransport
+    try:
+        from pymetastore.hive_metastore import ThriftHiveMetastore, ttypes
+        from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+        from thrift.Thrift import TException
+        from thrift.transport import TSocket, TTransport
+    except ImportError as e:
+        raise InvalidInput(f"the hive catalog needs the pymetastore package (pip install pymetastore): {e}") from None
 
     return ThriftHiveMetastore, ttypes, TBinaryProtocol, TSocket, TTransport, TException
 

@@ -65,7 +65,10 @@ class JdbcConnection:
         self._integrity = sqlite3.IntegrityError
 
     def _open_postgres(self, uri: str, user: str | None, password: str | None) -> None:
-        import pg8000.dbapi
+        try:
+            import pg8000.dbapi
+        except ImportError:
+            raise InvalidInput("the jdbc catalog on PostgreSQL needs the pg8000 package (pip install pg8000)") from None
 
         self._errors = (pg8000.dbapi.Error,)
         self._integrity = pg8000.dbapi.IntegrityError
