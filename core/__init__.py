@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     # catalog and tables
     "FileSystemCatalog": "paimon_core.catalog",
+    "create_catalog": "paimon_core.catalog_factory",
     "parse_identifier": "paimon_core.catalog",
     "FileStoreTable": "paimon_core.table",
     "Schema": "paimon_core.metadata.schema",

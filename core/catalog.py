@@ -1,11 +1,16 @@
-"""Filesystem catalog: ``<warehouse>/<db>.db/<table>``; no other metadata is stored.
+"""Catalogs: where a warehouse's databases and tables are listed, created and found.
 
-A table exists when its directory holds at least one ``schema/schema-N``. Creating a table
-writes schema-0 only if absent, so two concurrent creates cannot both succeed.
+``Catalog`` is the interface every catalog implements; ``FileSystemCatalog`` is the zero-setup
+default: ``<warehouse>/<db>.db/<table>`` and no other metadata. A table exists when its
+directory holds at least one ``schema/schema-N``; creating a table writes schema-0 only if
+absent, so two concurrent creates cannot both succeed. The metastore catalogs (JDBC, Hive, in
+``paimon_core.metastore``) keep the same layout on storage and register names in a metastore;
+``create_catalog`` picks one by name.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from paimon_core.errors import (
@@ -17,7 +22,7 @@ from paimon_core.errors import (
 )
 from paimon_core.metadata.schema import Schema, SchemaManager
 from paimon_core.storage.file_io import FileIO
-from paimon_core.table import FileStoreTable
+from paimon_core.table import CatalogEnvironment, FileStoreTable  # noqa: F401  (re-exported)
 
 DB_SUFFIX = ".db"
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
@@ -35,7 +40,13 @@ def parse_identifier(identifier: str, default_db: str | None = None) -> tuple[st
     return parts[0], parts[1]
 
 
-class FileSystemCatalog:
+class Catalog:
+    """The catalog interface. Tables live on the warehouse storage at
+    ``<warehouse>/<db>.db/<table>`` whatever the catalog; catalogs differ in where names are
+    registered. Subclasses implement every method below; ``kind`` names the catalog."""
+
+    kind = "?"
+
     def __init__(self, warehouse: str, storage_options: dict | None = None):
         self.warehouse = warehouse
         self.io = FileIO(warehouse, storage_options)
@@ -46,6 +57,58 @@ class FileSystemCatalog:
 
     def table_path(self, db: str, table: str) -> str:
         return self.io.join(self.db_path(db), table)
+
+    def info(self) -> dict:
+        """What ``paimon catalog info`` shows: kind, warehouse and the catalog's own settings."""
+        return {"catalog": self.kind, "warehouse": self.warehouse}
+
+    def close(self) -> None:
+        """Release connections; the catalog is not used afterwards."""
+
+    def _on_storage(self, db: str, table: str) -> bool:
+        return bool(SchemaManager(self.io, self.table_path(db, table)).list_ids())
+
+    def _rename_dir(self, src: str, dst: str) -> None:
+        if self.io.exists(dst):
+            raise AlreadyExists(f"cannot rename: {dst} already exists on storage")
+        if self.io.is_local:
+            os.rename(src, dst)
+        else:
+            self.io.fs.mv(src, dst, recursive=True)
+
+    def list_databases(self) -> list[str]:
+        raise NotImplementedError
+
+    def database_exists(self, db: str) -> bool:
+        raise NotImplementedError
+
+    def create_database(self, db: str, ignore_if_exists: bool = True) -> None:
+        raise NotImplementedError
+
+    def drop_database(self, db: str, cascade: bool = False) -> None:
+        raise NotImplementedError
+
+    def list_tables(self, db: str) -> list[str]:
+        raise NotImplementedError
+
+    def table_exists(self, identifier: str) -> bool:
+        raise NotImplementedError
+
+    def get_table(self, identifier: str) -> FileStoreTable:
+        raise NotImplementedError
+
+    def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
+        raise NotImplementedError
+
+    def drop_table(self, identifier: str, ignore_if_missing: bool = False) -> None:
+        raise NotImplementedError
+
+    def rename_table(self, identifier: str, new_identifier: str) -> None:
+        raise NotImplementedError
+
+
+class FileSystemCatalog(Catalog):
+    kind = "filesystem"
 
     # ---- databases
     def list_databases(self) -> list[str]:
@@ -119,3 +182,13 @@ class FileSystemCatalog:
                 raise DatabaseNotFound(db)
             raise TableNotFound(f"{db}.{name}")
         self.io.delete_dir(self.table_path(db, name))
+
+    def rename_table(self, identifier: str, new_identifier: str) -> None:
+        db, name = parse_identifier(identifier)
+        db2, name2 = parse_identifier(new_identifier)
+        if not self.table_exists(identifier):
+            raise TableNotFound(f"{db}.{name}")
+        if self.table_exists(new_identifier):
+            raise TableAlreadyExists(f"{db2}.{name2}")
+        self.create_database(db2, ignore_if_exists=True)
+        self._rename_dir(self.table_path(db, name), self.table_path(db2, name2))

@@ -177,7 +177,10 @@ class FileStoreCommit:
                     properties=self.options.properties,
                     uuid=str(uuid.uuid4()),
                 )
-                if sm.try_commit(snap):
+                with self.table.env.lock():
+                    committed = sm.try_commit(snap)
+                if committed:
+                    self.table.env.after_commit(self.table, snap, messages)
                     return snap
             except (SnapshotExpired, CorruptMetadata) as e:
                 # ``latest`` was expired by another process while we read it: we lost a race

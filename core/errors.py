@@ -64,3 +64,25 @@ class CorruptMetadata(PaimonError):
 class UnsupportedFeature(PaimonError):
     """The table uses a Paimon feature this project does not implement; refused rather than
     read or written wrongly."""
+
+
+class CatalogUnavailable(PaimonError):
+    """The catalog's metastore cannot be used: unreachable, wrong credentials, missing database."""
+
+
+class TableNotRegistered(TableNotFound):
+    """A Paimon table is on storage but the catalog does not list it."""
+
+    def __init__(self, name: str, kind: str, path: str):
+        NotFound.__init__(self, f"table '{name}' is not registered in the {kind} catalog (its files are at {path}; "
+                                "register it or use the filesystem catalog)")
+        self.name = name
+
+
+class TableFilesMissing(NotFound):
+    """The catalog lists a table whose directory on storage has no schema."""
+
+    def __init__(self, name: str, kind: str, path: str):
+        super().__init__(f"table '{name}' is registered in the {kind} catalog but has no files at {path} "
+                         "(deleted outside the catalog?); drop it with `paimon drop-table`")
+        self.name = name

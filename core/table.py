@@ -3,6 +3,7 @@ read, write and commit. Everything heavier lives in the modules these methods ca
 
 from __future__ import annotations
 
+import contextlib
 from functools import cached_property
 
 import pyarrow as pa
@@ -20,6 +21,25 @@ from paimon_core.read.table_read import TableRead
 from paimon_core.storage.file_io import FileIO
 
 
+class CatalogEnvironment:
+    """What a table loaded through a catalog needs from it at write time (Paimon's
+    ``CatalogEnvironment``): a lock around snapshot and schema commits, and hooks that keep the
+    metastore in step after a commit or a schema change. The default does nothing."""
+
+    def lock(self):
+        """A context manager held while ``snapshot-N`` or ``schema-N`` is created."""
+        return contextlib.nullcontext()
+
+    def after_commit(self, table, snapshot, messages) -> None:
+        """Called once a snapshot is committed (e.g. to add metastore partitions)."""
+
+    def after_schema_change(self, table, schema) -> None:
+        """Called once a new schema version is committed (e.g. to mirror the columns)."""
+
+
+NO_ENVIRONMENT = CatalogEnvironment()
+
+
 class FileStoreTable:
     def __init__(self, io: FileIO, path: str, identifier: str, schema: TableSchema):
         self.io = io
@@ -30,6 +50,7 @@ class FileStoreTable:
         self.schemas = SchemaManager(io, path)
         self.manifests = ManifestStore(io, path)
         self._schema_cache: dict[int, TableSchema] = {schema.id: schema}
+        self.env = NO_ENVIRONMENT  # the catalog that loads the table sets its own
 
     @cached_property
     def partition_codec(self) -> PartitionCodec:
@@ -59,6 +80,7 @@ class FileStoreTable:
             return self
         other = FileStoreTable(self.io, self.path, self.identifier, schema)
         other._schema_cache = self._schema_cache
+        other.env = self.env
         self._schema_cache.setdefault(schema.id, schema)
         return other
 

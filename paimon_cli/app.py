@@ -24,8 +24,9 @@ VERBOSE_KEY = "paimon.verbose"
 
 # Root options that take a value, and the global flags also accepted after the command name.
 _VALUE_OPTIONS = {"-w", "--warehouse", "--config", "-o", "--output", "--engine", "--spark-master",
-                  "--spark-remote", "--spark-conf", "--storage"}
-_HOISTED_WITH_VALUE = {"-o", "--output", "--engine", "--spark-master", "--spark-remote", "--spark-conf", "--storage"}
+                  "--spark-remote", "--spark-conf", "--storage", "--catalog", "--catalog-option"}
+_HOISTED_WITH_VALUE = {"-o", "--output", "--engine", "--spark-master", "--spark-remote", "--spark-conf", "--storage",
+                       "--catalog", "--catalog-option"}
 _HOISTED_FLAGS = {"-v", "--verbose"}
 
 
@@ -131,6 +132,12 @@ def root(
     storage: Annotated[list[str] | None, typer.Option(
         "--storage", metavar="KEY=VALUE",
         help="Storage option (endpoint, key, secret, region...), over [storage] in the config; repeat for more.")] = None,
+    catalog: Annotated[str | None, typer.Option(
+        "--catalog", metavar="TYPE",
+        help="Catalog: filesystem (default), jdbc or hive. Env PAIMON_CATALOG, or [catalog] type in the config.")] = None,
+    catalog_option: Annotated[list[str] | None, typer.Option(
+        "--catalog-option", metavar="KEY=VALUE",
+        help="Catalog option (uri, lock.enabled, catalog-key...), over [catalog] in the config; repeat for more.")] = None,
 ) -> None:
     ctx.meta[VERBOSE_KEY] = verbose  # known to the error boundary even if the config is bad
     flags = Flags(
@@ -143,6 +150,8 @@ def root(
         spark_remote=spark_remote,
         spark_conf=tuple(spark_conf or ()),
         storage=tuple(storage or ()),
+        catalog=catalog,
+        catalog_option=tuple(catalog_option or ()),
     )
     ctx.obj = CliState(flags, resolve_from_environment(flags))
 
@@ -150,6 +159,7 @@ def root(
 def _register() -> None:
     from paimon_cli.commands import (
         alter,
+        catalog,
         compact,
         demo,
         diff,
@@ -162,7 +172,7 @@ def _register() -> None:
         use,
     )
 
-    for module in (tables, alter, ingest, read, compact, diff, sql, inspect, lifecycle, use, demo):
+    for module in (tables, catalog, alter, ingest, read, compact, diff, sql, inspect, lifecycle, use, demo):
         app.add_typer(module.app)
 
 

@@ -2,8 +2,10 @@
 
 The config file is TOML: ``--config FILE``, else ``./paimon.toml``, else
 ``~/.config/paimon/config.toml``. Keys: ``warehouse``, ``table``, ``engine``, ``[spark]``
-(``master``, ``remote``, ``conf`` table) and ``[storage]`` (fsspec options). A relative
-local ``warehouse`` in a config file is relative to that file's folder.
+(``master``, ``remote``, ``conf`` table), ``[storage]`` (fsspec options) and ``[catalog]``
+(``type`` = filesystem|jdbc|hive, then Paimon's catalog options: ``uri``, ``lock.enabled``, ...;
+a plain ``catalog = "jdbc"`` names the type only). A relative local ``warehouse`` in a config
+file is relative to that file's folder.
 
 ``resolve`` is a pure function of its inputs (flags, environment, cwd, home) so that the
 precedence rules can be tested without touching the real environment.
@@ -32,6 +34,8 @@ ENGINES = ("auto", "local", "spark")
 OUTPUTS = ("table", "json", "csv")
 ENV_WAREHOUSE = "PAIMON_WAREHOUSE"
 ENV_TABLE = "PAIMON_TABLE"
+ENV_CATALOG = "PAIMON_CATALOG"  # the catalog type
+ENV_CATALOG_URI = "PAIMON_CATALOG_URI"  # its uri option
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class Flags:
     spark_remote: str | None = None
     spark_conf: tuple[str, ...] = ()
     storage: tuple[str, ...] = ()
+    catalog: str | None = None
+    catalog_option: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,8 @@ class Settings:
     spark: SparkSettings = field(default_factory=SparkSettings)
     storage: dict = field(default_factory=dict)
     config_path: Path | None = None
+    catalog: str = "filesystem"
+    catalog_options: dict = field(default_factory=dict)
 
 
 def parse_kv(items, what: str) -> dict[str, str]:
@@ -119,6 +127,8 @@ def _check_config(path: Path, data: dict) -> None:
     for key in ("spark", "storage"):
         if key in data and not isinstance(data[key], dict):
             fail(f"[{key}] must be a table")
+    if "catalog" in data and not isinstance(data["catalog"], (str, dict)):
+        fail('catalog must be a type name (catalog = "jdbc") or a [catalog] table')
     spark = data.get("spark", {})
     for key in ("master", "remote"):
         if key in spark and not isinstance(spark[key], str):
@@ -167,6 +177,7 @@ def resolve(flags: Flags, env: Mapping[str, str], cwd: Path, home: Path) -> Sett
         threshold=(str(cfg["engine.spark-threshold"]) if "engine.spark-threshold" in cfg
                    else str(spark_cfg["threshold"]) if "threshold" in spark_cfg else None),
     )
+    catalog, catalog_options = _resolve_catalog(flags, env, cfg)
     return Settings(
         warehouse=warehouse,
         warehouse_source=source,
@@ -177,7 +188,26 @@ def resolve(flags: Flags, env: Mapping[str, str], cwd: Path, home: Path) -> Sett
         spark=spark,
         storage={**dict(cfg.get("storage", {})), **parse_kv(flags.storage, "--storage")},
         config_path=config_path,
+        catalog=catalog,
+        catalog_options=catalog_options,
     )
+
+
+def _resolve_catalog(flags: Flags, env: Mapping[str, str], cfg: dict) -> tuple[str, dict]:
+    """The catalog type and its options: flag > env > config, option by option."""
+    section = cfg.get("catalog", {})
+    if isinstance(section, str):
+        section = {"type": section}
+    configured = str(section.get("type") or "filesystem").strip().lower()
+    kind = str(flags.catalog or env.get(ENV_CATALOG) or configured).strip().lower()
+    options = {}
+    if kind == configured:  # the config's options belong to the config's catalog only
+        options = {str(k): str(v).lower() if isinstance(v, bool) else str(v)
+                   for k, v in section.items() if k != "type"}
+    if env.get(ENV_CATALOG_URI):
+        options["uri"] = env[ENV_CATALOG_URI]
+    options.update(parse_kv(flags.catalog_option, "--catalog-option"))
+    return kind, options
 
 
 def resolve_from_environment(flags: Flags) -> Settings:

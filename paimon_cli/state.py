@@ -13,7 +13,7 @@ from paimon_cli.config import Flags, Settings
 from paimon_cli.errors import CliError
 
 if TYPE_CHECKING:  # heavy imports stay lazy: `paimon --help` must not load pyarrow
-    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.catalog import Catalog
     from paimon_core.table import FileStoreTable
 
     from paimon_cli.output import Output
@@ -36,10 +36,11 @@ class CliState:
         return self.settings.warehouse
 
     @cached_property
-    def catalog(self) -> FileSystemCatalog:
-        from paimon_core.catalog import FileSystemCatalog
+    def catalog(self) -> Catalog:
+        from paimon_core.catalog_factory import create_catalog
 
-        return FileSystemCatalog(self.warehouse, self.settings.storage or None)
+        s = self.settings
+        return create_catalog(s.catalog, self.warehouse, s.catalog_options, s.storage or None)
 
     @cached_property
     def out(self) -> Output:
@@ -62,6 +63,8 @@ class CliState:
         from paimon_cli.fastpath import snapshot_manager
 
         name = self.table_name(given)
+        if self.settings.catalog != "filesystem":  # registration is checked by the catalog
+            return name, self.catalog.get_table(name).snapshots
         return name, snapshot_manager(self.warehouse, self.settings.storage, name)
 
     def engine(self):

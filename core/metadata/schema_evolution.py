@@ -361,5 +361,7 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
 
 def alter_table(table, changes):
     """Commit ``changes`` to ``table``'s schema; returns the table at the new schema."""
-    new = commit_changes(table.io, table.path, changes)
+    with table.env.lock():
+        new = commit_changes(table.io, table.path, changes)
+    table.env.after_schema_change(table, new)
     return table.with_schema(new)

@@ -250,9 +250,19 @@ class JavaPaimon(BatchDriver):
 
     label = "Java Paimon 0.9"
 
-    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0):
+    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0,
+                 extra_classpath: list[str] | tuple[str, ...] = ()):
+        """``extra_classpath``: jars appended at run time (JDBC drivers, Hive's jars for the
+        catalog tests); the driver is compiled without them."""
         super().__init__(cache_dir, timeout)
         self._prepared: tuple[str, Path | None] | None = None
+        self.extra_classpath = tuple(extra_classpath)
+
+    def with_classpath(self, *entries: str) -> JavaPaimon:
+        """The same driver with more jars on the classpath."""
+        other = JavaPaimon(self.cache_dir, self.timeout, self.extra_classpath + entries)
+        other._prepared = self._prepared
+        return other
 
     def command(self) -> list[str]:
         if self._prepared is None:
@@ -261,6 +271,8 @@ class JavaPaimon(BatchDriver):
         flags = _jvm_flags()
         if jsa is not None and jsa.exists():
             flags += [f"-XX:SharedArchiveFile={jsa}", "-Xshare:auto"]
+        if self.extra_classpath:
+            cp = os.pathsep.join([cp, *self.extra_classpath])
         return [_java_bin("java"), *flags, "-cp", cp, MAIN_CLASS]
 
     def compact(self, warehouse: str, table: str, full: bool = True) -> dict[str, Any]:

@@ -133,6 +133,7 @@ public class InteropDriver {
       case "audit": return opAudit(req);
       case "expire": return opExpire(req);
       case "alter": return opAlter(req);
+      case "catalog": return opCatalog(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -163,10 +164,46 @@ public class InteropDriver {
     return m;
   }
 
+  /** The filesystem catalog of "warehouse", or with "catalog": {options} (metastore=jdbc|hive, uri, ...) that one. */
   static Catalog catalog(JsonNode req) throws Exception {
     String wh = text(req, "warehouse", null);
     if (wh == null) throw new IllegalArgumentException("missing \"warehouse\"");
-    return CatalogFactory.createCatalog(CatalogContext.create(new Path(wh)));
+    JsonNode cat = req.get("catalog");
+    if (cat == null || cat.isNull()) return CatalogFactory.createCatalog(CatalogContext.create(new Path(wh)));
+    org.apache.paimon.options.Options o = new org.apache.paimon.options.Options();
+    cat.fields().forEachRemaining(e -> o.set(e.getKey(), e.getValue().asText()));
+    o.set("warehouse", wh);
+    return CatalogFactory.createCatalog(CatalogContext.create(o));
+  }
+
+  /** Catalog listing and maintenance: {"op": "catalog", "action": list_databases|list_tables|create_database|drop_table|table_exists, "database"?, "table"?}. */
+  static ObjectNode opCatalog(JsonNode req) throws Exception {
+    ObjectNode res = NF.objectNode();
+    try (Catalog c = catalog(req)) {
+      switch (text(req, "action", "")) {
+        case "list_databases": {
+          ArrayNode a = res.putArray("databases");
+          new java.util.TreeSet<>(c.listDatabases()).forEach(a::add);
+          break;
+        }
+        case "list_tables": {
+          ArrayNode a = res.putArray("tables");
+          new java.util.TreeSet<>(c.listTables(text(req, "database", null))).forEach(a::add);
+          break;
+        }
+        case "create_database":
+          c.createDatabase(text(req, "database", null), true);
+          break;
+        case "drop_table":
+          c.dropTable(Identifier.fromString(text(req, "table", null)), false);
+          break;
+        case "table_exists":
+          res.put("exists", c.tableExists(Identifier.fromString(text(req, "table", null))));
+          break;
+        default: throw new IllegalArgumentException("unknown catalog action: " + text(req, "action", ""));
+      }
+    }
+    return res;
   }
 
   /** The table of the request, with the request's "options" (and "snapshot") applied. */

@@ -1,0 +1,269 @@
+"""What every metastore catalog (JDBC, Hive) shares: names are registered in a metastore, tables
+live on the warehouse storage at ``<warehouse>/<db>.db/<table>`` as with the filesystem catalog.
+
+Invariants:
+* a table is listed, loaded and dropped by its registration; files on storage without one are
+  reported as ``TableNotRegistered``, a registration without files as ``TableFilesMissing``;
+* ``create_table`` writes ``schema-0`` first and registers second (Java Paimon's order); if the
+  registration fails, the files and any database it registered are removed again, so a failed
+  create leaves neither;
+* commits of a table loaded here run under ``lock()`` when ``lock.enabled`` (default: on for
+  object stores, as in Java Paimon), and call the catalog's hooks after a commit or schema change.
+"""
+
+from __future__ import annotations
+
+import re
+
+from paimon_core.catalog import Catalog, parse_identifier
+from paimon_core.errors import (
+    AlreadyExists,
+    DatabaseNotFound,
+    InvalidInput,
+    PaimonError,
+    TableAlreadyExists,
+    TableFilesMissing,
+    TableNotFound,
+    TableNotRegistered,
+)
+from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
+from paimon_core.table import CatalogEnvironment, FileStoreTable
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$")
+_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "secs": 1000, "second": 1000,
+          "seconds": 1000, "m": 60_000, "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
+          "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000, "d": 86_400_000, "day": 86_400_000,
+          "days": 86_400_000}
+COMMON_OPTIONS = ("uri", "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
+
+
+def parse_duration_ms(key: str, value: str) -> int:
+    """Paimon's duration strings ("8 min", "500ms", "2s"; a bare number is milliseconds)."""
+    m = _DURATION.match(str(value).lower())
+    if not m or m.group(2) not in _UNITS:
+        raise InvalidInput(f"catalog option {key}: bad duration '{value}' (use e.g. 500ms, 8s, 8 min)")
+    return int(m.group(1)) * _UNITS[m.group(2)]
+
+
+def parse_bool(key: str, value) -> bool:
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise InvalidInput(f"catalog option {key} must be true or false, not '{value}'")
+    return text == "true"
+
+
+class MetastoreEnvironment(CatalogEnvironment):
+    """The environment of one table loaded through a metastore catalog."""
+
+    def __init__(self, catalog: MetastoreCatalog, db: str, table: str):
+        self.catalog, self.db, self.table = catalog, db, table
+
+    def lock(self):
+        return self.catalog.table_lock(self.db, self.table)
+
+    def after_commit(self, table, snapshot, messages) -> None:
+        self.catalog.after_commit(self.db, self.table, table, snapshot, messages)
+
+    def after_schema_change(self, table, schema) -> None:
+        self.catalog.after_schema_change(self.db, self.table, table, schema)
+
+
+class MetastoreCatalog(Catalog):
+    """Subclasses implement the registration primitives (``_db_*``, ``_table_*``) and may
+    override ``table_lock`` and the hooks; everything else is shared."""
+
+    extra_options: tuple[str, ...] = ()  # the subclass's own option keys
+
+    def __init__(self, warehouse: str, options: dict, storage_options: dict | None = None):
+        super().__init__(warehouse, storage_options)
+        unknown = sorted(set(options) - set(COMMON_OPTIONS) - set(self.extra_options))
+        if unknown:
+            raise InvalidInput(f"unknown {self.kind} catalog option(s): {', '.join(unknown)} "
+                               f"(known: {', '.join(COMMON_OPTIONS + self.extra_options)})")
+        self.options = dict(options)
+        if not self.options.get("uri"):
+            raise InvalidInput(f"the {self.kind} catalog needs a uri (catalog option uri=...)")
+        self.uri = self.options["uri"]
+        given = self.options.get("lock.enabled")
+        self.lock_enabled = parse_bool("lock.enabled", given) if given is not None else not self.io.is_local
+        self.lock_acquire_timeout_ms = parse_duration_ms(
+            "lock-acquire-timeout", self.options.get("lock-acquire-timeout", "8 min"))
+        self.lock_check_max_sleep_ms = parse_duration_ms(
+            "lock-check-max-sleep", self.options.get("lock-check-max-sleep", "8 s"))
+
+    # ---- primitives (subclasses)
+    def _db_names(self) -> list[str]:
+        raise NotImplementedError
+
+    def _db_registered(self, db: str) -> bool:
+        raise NotImplementedError
+
+    def _db_register(self, db: str) -> None:
+        raise NotImplementedError
+
+    def _db_unregister(self, db: str) -> None:
+        raise NotImplementedError
+
+    def _table_names(self, db: str) -> list[str]:
+        raise NotImplementedError
+
+    def _table_registered(self, db: str, table: str) -> bool:
+        raise NotImplementedError
+
+    def _table_register(self, db: str, table: str, schema: TableSchema) -> None:
+        raise NotImplementedError
+
+    def _table_unregister(self, db: str, table: str) -> None:
+        raise NotImplementedError
+
+    def _table_rename(self, db: str, table: str, db2: str, table2: str) -> None:
+        raise NotImplementedError
+
+    # ---- lock and hooks (subclasses may override)
+    def table_lock(self, db: str, table: str):
+        raise NotImplementedError
+
+    def after_commit(self, db: str, name: str, table: FileStoreTable, snapshot, messages) -> None:
+        pass
+
+    def after_schema_change(self, db: str, name: str, table: FileStoreTable, schema: TableSchema) -> None:
+        pass
+
+    # ---- shared logic
+    def info(self) -> dict:
+        return {**super().info(), "uri": self._display_uri(), "lock.enabled": self.lock_enabled}
+
+    def _display_uri(self) -> str:
+        return re.sub(r"(//[^:/@]+:)[^@/]*@", r"\1***@", self.uri)
+
+    def _check_name(self, what: str, name: str) -> None:
+        if name != name.lower():
+            raise InvalidInput(f"{what} '{name}': the {self.kind} catalog does not allow upper-case names "
+                               "(as in Java Paimon); use lower case")
+
+    def list_databases(self) -> list[str]:
+        return sorted(set(self._db_names()))
+
+    def database_exists(self, db: str) -> bool:
+        return self._db_registered(db)
+
+    def create_database(self, db: str, ignore_if_exists: bool = True) -> None:
+        parse_identifier(f"{db}.x")  # name rules
+        self._check_name("database", db)
+        if self._db_registered(db):
+            if ignore_if_exists:
+                return
+            raise AlreadyExists(f"database '{db}' already exists")
+        self._db_register(db)
+
+    def drop_database(self, db: str, cascade: bool = False) -> None:
+        if not self._db_registered(db):
+            raise DatabaseNotFound(db)
+        tables = self._table_names(db)
+        if tables and not cascade:
+            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables); use --cascade")
+        for t in tables:
+            self.drop_table(f"{db}.{t}", ignore_if_missing=True)
+        self._db_unregister(db)
+        self.io.delete_dir(self.db_path(db))
+
+    def list_tables(self, db: str) -> list[str]:
+        if not self._db_registered(db):
+            raise DatabaseNotFound(db)
+        return sorted(self._table_names(db))
+
+    def table_exists(self, identifier: str) -> bool:
+        db, name = parse_identifier(identifier)
+        return self._table_registered(db, name)
+
+    def _load(self, db: str, name: str) -> FileStoreTable:
+        path = self.table_path(db, name)
+        schema = SchemaManager(self.io, path).latest()
+        if schema is None:
+            raise TableFilesMissing(f"{db}.{name}", self.kind, self.io.uri(path))
+        table = FileStoreTable(self.io, path, f"{db}.{name}", schema)
+        table.env = MetastoreEnvironment(self, db, name)
+        return table
+
+    def get_table(self, identifier: str) -> FileStoreTable:
+        db, name = parse_identifier(identifier)
+        if not self._table_registered(db, name):
+            if self._on_storage(db, name):
+                raise TableNotRegistered(f"{db}.{name}", self.kind, self.io.uri(self.table_path(db, name)))
+            if not self._db_registered(db):
+                raise DatabaseNotFound(db)
+            raise TableNotFound(f"{db}.{name}")
+        return self._load(db, name)
+
+    def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
+        db, name = parse_identifier(identifier)
+        self._check_name("database", db)
+        self._check_name("table", name)
+        table_schema = schema.to_table_schema(0)  # validate before touching anything
+        upper = [f.name for f in table_schema.fields if f.name != f.name.lower()]
+        if upper:
+            raise InvalidInput(f"column '{upper[0]}': the {self.kind} catalog does not allow upper-case "
+                               "column names (as in Java Paimon); use lower case")
+        if self._table_registered(db, name):
+            if ignore_if_exists:
+                return self._load(db, name)
+            raise TableAlreadyExists(f"{db}.{name}")
+        path = self.table_path(db, name)
+        if self._on_storage(db, name):
+            raise AlreadyExists(f"cannot create table '{db}.{name}': a Paimon table's files already exist at "
+                                f"{self.io.uri(path)} but it is not registered; drop or move them first")
+        new_db = not self._db_registered(db)
+        if new_db:
+            self._db_register(db)
+        wrote = False
+        try:
+            with self.table_lock(db, name):
+                wrote = SchemaManager(self.io, path).commit(table_schema)
+            if not wrote:
+                raise TableAlreadyExists(f"{db}.{name}")
+            self._table_register(db, name, table_schema)
+        except BaseException as e:
+            if wrote:
+                self.io.delete_dir(path)
+            if new_db:
+                try:
+                    self._db_unregister(db)
+                except PaimonError:
+                    pass
+            if isinstance(e, TableAlreadyExists) and ignore_if_exists and self._table_registered(db, name):
+                return self._load(db, name)
+            raise
+        return self._load(db, name)
+
+    def drop_table(self, identifier: str, ignore_if_missing: bool = False) -> None:
+        db, name = parse_identifier(identifier)
+        if not self._table_registered(db, name):
+            if ignore_if_missing:
+                return
+            if self._on_storage(db, name):
+                raise TableNotRegistered(f"{db}.{name}", self.kind, self.io.uri(self.table_path(db, name)))
+            if not self._db_registered(db):
+                raise DatabaseNotFound(db)
+            raise TableNotFound(f"{db}.{name}")
+        self._table_unregister(db, name)
+        self.io.delete_dir(self.table_path(db, name))
+
+    def rename_table(self, identifier: str, new_identifier: str) -> None:
+        db, name = parse_identifier(identifier)
+        db2, name2 = parse_identifier(new_identifier)
+        self._check_name("table", name2)
+        if not self._table_registered(db, name):
+            raise TableNotFound(f"{db}.{name}")
+        if self._table_registered(db2, name2):
+            raise TableAlreadyExists(f"{db2}.{name2}")
+        if not self._db_registered(db2):
+            raise DatabaseNotFound(db2)
+        src, dst = self.table_path(db, name), self.table_path(db2, name2)
+        if self.io.exists(dst):
+            raise AlreadyExists(f"cannot rename to '{db2}.{name2}': {self.io.uri(dst)} already exists on storage")
+        self._table_rename(db, name, db2, name2)
+        try:
+            self._rename_dir(src, dst)
+        except BaseException:
+            self._table_rename(db2, name2, db, name)
+            raise

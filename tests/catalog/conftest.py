@@ -1,0 +1,108 @@
+"""Fixtures for the catalog tests: a real PostgreSQL server for the session (Debian's binaries,
+127.0.0.1, a free port, stopped by pid), a fresh JDBC catalog database per test on SQLite or
+PostgreSQL, and the Java Paimon 0.9 driver with the JDBC drivers on its classpath."""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+
+import pytest
+
+from tests.catalog import postgres
+from tests.interop.conftest import java  # noqa: F401  (the session fixture, shared)
+
+_ids = itertools.count()
+JDBC_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/sqlite-jdbc.jar")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    if postgres.bin_dir() is None:
+        pytest.skip("no PostgreSQL server binaries (apt-get install postgresql; .ci/run does)")
+    server = postgres.start()
+    atexit.register(server.stop)
+    yield server
+    server.stop()
+
+
+class JdbcBackend:
+    """One fresh catalog database: ``options`` for our catalog (and, plus metastore=jdbc, Java's);
+    ``connect()`` a raw DB-API connection to inspect it independently of the catalog."""
+
+    def __init__(self, kind: str, tmp_path, pg=None):
+        self.kind = kind
+        if kind == "sqlite":
+            self.path = str(tmp_path / "catalog.db")
+            self.options = {"uri": f"jdbc:sqlite:{self.path}"}
+        else:
+            name = f"cat{os.getpid()}_{next(_ids)}"
+            pg.create_database(name)
+            self.pg, self.name = pg, name
+            self.options = {"uri": f"jdbc:postgresql://127.0.0.1:{pg.port}/{name}",
+                            "jdbc.user": postgres.USER, "jdbc.password": postgres.PASSWORD}
+
+    def connect(self):
+        if self.kind == "sqlite":
+            import sqlite3
+
+            return sqlite3.connect(self.path, isolation_level=None)
+        import pg8000.dbapi
+
+        conn = pg8000.dbapi.connect(user=postgres.USER, password=postgres.PASSWORD, host="127.0.0.1",
+                                    port=self.pg.port, database=self.name)
+        conn.autocommit = True
+        return conn
+
+    def rows(self, sql: str) -> list[tuple]:
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            return [tuple(r) for r in cur.fetchall()]
+        finally:
+            conn.close()
+
+    def execute(self, sql: str) -> None:
+        conn = self.connect()
+        try:
+            conn.cursor().execute(sql)
+        finally:
+            conn.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def jdbc(request, tmp_path) -> JdbcBackend:
+    pg = request.getfixturevalue("pg_server") if request.param == "postgresql" else None
+    return JdbcBackend(request.param, tmp_path, pg)
+
+
+@pytest.fixture(scope="session")
+def java_jdbc(java):  # noqa: F811
+    missing = [j for j in JDBC_JARS if not os.path.exists(j)]
+    if missing:
+        pytest.skip(f"no JDBC driver jars {missing} (apt-get install libpostgresql-jdbc-java "
+                    "libxerial-sqlite-jdbc-java; .ci/run does)")
+    return java.with_classpath(*JDBC_JARS)
+
+
+@pytest.fixture(scope="session")
+def hive_ms():
+    """A Hive Metastore 2.3 (PySpark's jars) on 127.0.0.1 for the session; ~40 s to start."""
+    from tests.catalog import hive_metastore
+
+    if hive_metastore.pyspark_jars() is None:
+        pytest.skip("pyspark's jars with the Hive Metastore are not installed")
+    server = hive_metastore.start()
+    atexit.register(server.stop)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def java_hive(java):  # noqa: F811
+    """Java Paimon 0.9 with PySpark's Hive jars: its HiveCatalog talks to ``hive_ms``."""
+    from tests.catalog import hive_metastore
+
+    return java.with_classpath(f"{hive_metastore.pyspark_jars()}/*")
