@@ -11,7 +11,10 @@ writer must write is either implemented here or refused by name, never ignored):
   written, ``bucket=-2``...) are listed in :data:`UNSUPPORTED` and refused like unsupported keys.
 * **unsupported** (:data:`UNSUPPORTED`): Paimon options whose effect this project does not implement
   and that change rows or layout. Refused at create-table/alter-table, and by every read or write of a
-  table that has them (:func:`check_supported`), each with its own reason.
+  table that has them (:func:`check_supported`), each with its own reason. Newer features whose
+  refusal depends on more than one option value (table ``type``, data evolution, row tracking,
+  ``bucket-function.type``, column defaults, per-file ``_WRITE_COLS``) are checked by
+  ``paimon_core.metadata.features``.
 * **harmless**: every other key Java Paimon knows (:data:`paimon_core.option_keys.PAIMON_OPTION_KEYS`):
   tuning of Java engines, caches, Flink behaviour. Kept and ignored, as Paimon keeps unknown keys.
   A key that is none of these but is close to a known key is a typo ("did you mean").
@@ -138,6 +141,19 @@ _REGISTRY = [
     Option("dynamic-bucket.target-row-num", "long", 2_000_000, "keys per bucket in dynamic mode", lo=1),
     # schema evolution
     Option("disable-explicit-type-casting", "bool", False, "refuse narrowing alter-column casts"),
+    # postpone buckets and newer metadata (write/postpone.py, mergetree/postpone_compaction.py,
+    # metadata/features.py, which refuses what of these is not implemented)
+    Option("postpone.batch-write-fixed-bucket", "bool", True, "postpone tables: batch writes into real buckets"),
+    Option("postpone.default-bucket-num", "int", 1, "postpone tables: buckets of a partition's first compaction",
+           lo=1),
+    Option("postpone.target-row-num-per-bucket", "long", None, "postpone tables: rows per bucket of a new partition",
+           lo=1),
+    Option("postpone.merge-on-read", "bool", False, "postpone tables: reads merge waiting rows (refused while any wait)"),
+    Option("bucket-function.type", "enum", "default", "bucket hash: only default is written here",
+           ("default", "mod", "hive")),
+    Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
+    Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),
+    Option("data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -175,8 +191,6 @@ def _is(*values: str) -> Callable[[str], bool]:
 _FALSE = _is("false")
 _UNSUPPORTED = [
     # rows a reader must return
-    Unsupported("type", "tables of another type than 'table' (format, object, materialized tables)", _is("table")),
-    Unsupported("bucket", "postpone buckets (bucket = -2)", lambda v: v != "-2"),
     Unsupported("file.format", "ORC and Avro data files", _is("parquet")),
     Unsupported("file.format.per.level", "a data file format per level"),
     Unsupported("changelog-file.format", "a changelog file format", _is("parquet")),
@@ -184,13 +198,9 @@ _UNSUPPORTED = [
     Unsupported("deletion-vectors.enabled", "deletion vectors", _FALSE),
     Unsupported("deletion-vectors.bitmap64", "64-bit deletion vectors", _FALSE),
     Unsupported("deletion-vectors.merge-on-read", "merge-on-read of deletion-vector tables", _FALSE),
-    Unsupported("data-file.thin-mode", "thin-mode data files (no _KEY_ columns)", _FALSE),
     Unsupported("data-file.path-directory", "data files under a path directory"),
     Unsupported("index-file-in-data-file-dir", "index files in data file directories", _FALSE),
     Unsupported("partition.legacy-name", "non-legacy partition directory names", _is("true")),
-    Unsupported("bucket-function.type", "bucket functions other than the default", _is("default")),
-    Unsupported("row-tracking.enabled", "row tracking", _FALSE),
-    Unsupported("data-evolution.enabled", "data evolution", _FALSE),
     Unsupported("chain-table.enabled", "chain tables", _FALSE),
     Unsupported("pk-clustering-override", "primary-key tables clustered by other columns", _FALSE),
     Unsupported("sequence.snapshot-ordering", "snapshot-ordered sequence numbers", _FALSE),

@@ -18,6 +18,7 @@ INDEX_DIR = "index"
 STATISTICS_DIR = "statistics"
 BRANCH_DIR = "branch"
 BUCKET_PREFIX = "bucket-"
+POSTPONE_BUCKET = -2  # bucket = -2 tables write new files to ``bucket-postpone`` until compacted
 # Directories of table metadata other than manifests and index files (orphan cleaning skips them).
 METADATA_DIRS = (SCHEMA_DIR, SNAPSHOT_DIR, TAG_DIR, CONSUMER_DIR, BRANCH_DIR, STATISTICS_DIR)
 
@@ -57,8 +58,10 @@ def statistics_file(table_path: str, name: str) -> str:
 
 
 def bucket_dir(table_path: str, partition_dir: str, bucket: int) -> str:
-    """``partition_dir`` is the relative ``k=v/...`` path ('' for unpartitioned tables)."""
-    parts = [table_path] + ([partition_dir] if partition_dir else []) + [f"{BUCKET_PREFIX}{bucket}"]
+    """``partition_dir`` is the relative ``k=v/...`` path ('' for unpartitioned tables); bucket -2 is
+    the ``bucket-postpone`` directory."""
+    name = "postpone" if bucket == POSTPONE_BUCKET else bucket
+    parts = [table_path] + ([partition_dir] if partition_dir else []) + [f"{BUCKET_PREFIX}{name}"]
     return join(*parts)
 
 

@@ -102,8 +102,24 @@ class FileStoreTable:
     def plan(self, snapshot: Snapshot | None, predicate: Predicate | None = None,
              all_levels: bool = False) -> list[DataSplit]:
         """Splits to read; ``all_levels`` includes level-0 files that batch reads of first-row
-        tables skip (for compaction and other maintenance)."""
+        tables skip (for compaction and other maintenance). Rows waiting in ``bucket-postpone``
+        are in no split (``postpone_rows`` counts them); a table whose readers must merge them
+        (``postpone.merge-on-read``, Flink only) is refused while rows wait."""
+        from paimon_core.metadata.features import check_readable
+
+        check_readable(self.schema)
+        if not all_levels and self.schema.core_options.get("postpone.merge-on-read"):
+            from paimon_core.write.postpone import check_merge_on_read
+
+            check_merge_on_read(self.postpone_rows(snapshot))
         return self.new_scan(snapshot, predicate, all_levels).plan()
+
+    def postpone_rows(self, snapshot: Snapshot | None) -> int:
+        """Rows of a postpone-bucket table that wait in ``bucket-postpone`` (not read until a
+        compaction assigns them to buckets); 0 for other tables."""
+        if snapshot is None or self.schema.core_options.bucket != -2:
+            return 0
+        return sum(e.file.row_count for e in live_entries(self.manifests, snapshot) if e.bucket == -2)
 
     def new_read(self, columns: list[str] | None = None, predicate: Predicate | None = None) -> TableRead:
         return TableRead(self, columns, predicate)
@@ -127,6 +143,13 @@ class FileStoreTable:
 
     def new_writer(self):
         """A writer for this table: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
+        from paimon_core.metadata.features import check_writable
+
+        check_writable(self.schema)
+        if self.schema.core_options.bucket == -2:
+            from paimon_core.write.postpone import PostponeWriter
+
+            return PostponeWriter(self)
         if self.is_primary_key_table:
             from paimon_core.write.kv_writer import KeyValueWriter
 
@@ -154,6 +177,9 @@ class FileStoreTable:
 
     def commit(self, messages: list[CommitMessage], options: CommitOptions | None = None,
                kind: str | None = None) -> Snapshot | None:
+        from paimon_core.metadata.features import check_writable
+
+        check_writable(self.schema, compaction=kind == "COMPACT")
         return self.new_commit(options).commit(messages, kind)
 
     def discard(self, messages: list[CommitMessage]) -> None:

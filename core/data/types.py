@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
-from paimon_core.errors import TypeStringError
+from paimon_core.errors import TypeStringError, UnsupportedFeature
 
 MAX_LENGTH = 2147483647
 
@@ -114,16 +114,20 @@ class DataField:
     name: str
     type: DataType
     description: str | None = None
+    default_value: str | None = None  # Paimon 1.2+ ``defaultValue``: kept; writers refuse it (features.py)
 
     def to_json(self) -> dict:
         out = {"id": self.id, "name": self.name, "type": self.type.to_json()}
         if self.description is not None:
             out["description"] = self.description
+        if self.default_value is not None:
+            out["defaultValue"] = self.default_value
         return out
 
     @staticmethod
     def from_json(obj: dict) -> DataField:
-        return DataField(int(obj["id"]), obj["name"], type_from_json(obj["type"]), obj.get("description"))
+        return DataField(int(obj["id"]), obj["name"], type_from_json(obj["type"]), obj.get("description"),
+                         obj.get("defaultValue"))
 
 
 @dataclass(frozen=True)
@@ -231,8 +235,17 @@ def _opt_args(toks: _Tokens) -> list[int]:
     return args
 
 
+_NEWER_TYPES = {"VARIANT": "1.1", "BLOB": "1.4", "VECTOR": "1.4"}
+
+
+def _refuse_newer(word: str) -> None:
+    if word in _NEWER_TYPES:
+        raise UnsupportedFeature(f"{word} columns (Paimon {_NEWER_TYPES[word]}+) are not supported")
+
+
 def _parse(toks: _Tokens) -> DataType:
     word = toks.take().upper()
+    _refuse_newer(word)
     t: DataType
     if word in ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE"):
         t = AtomicType(root=word)
@@ -356,6 +369,7 @@ def type_from_json(obj) -> DataType:
     head = obj["type"].strip().upper()
     nullable = not head.endswith("NOT NULL")
     root = head.split()[0].split("<")[0]
+    _refuse_newer(root)
     if root == "ARRAY":
         return ArrayType(nullable=nullable, element=type_from_json(obj["element"]))
     if root == "MULTISET":

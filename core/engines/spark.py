@@ -390,6 +390,11 @@ class SparkEngine:
 
     # ---- ingest
     def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+        if table.schema.core_options.bucket == -2:
+            from paimon_core.errors import UnsupportedFeature
+
+            raise UnsupportedFeature("postpone-bucket tables (bucket = -2) are written by the local engine only "
+                                     "(use --engine local)")
         """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed)."""
         from pyspark.sql import functions as F
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from paimon_core import paths
-from paimon_core.storage.file_io import FileIO, split_scheme
+from paimon_core.storage.file_io import FileIO
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,10 @@ def delete_file(io: FileIO, path: str) -> None:
 
 def entry_path(table, partition: bytes, bucket: int, file_name: str, external_path: str | None = None) -> str:
     """Where a data or changelog file named by a manifest entry lives."""
-    if external_path:
-        return split_scheme(external_path)[1]
+    if external_path:  # outside the table directory (Paimon 1.x data-file.external-paths)
+        from paimon_core.metadata.features import external_path as resolve
+
+        return resolve(table, external_path)
     return table.io.join(table.bucket_path(table.partition_codec.from_bytes(partition), bucket), file_name)
 
 

@@ -195,6 +195,13 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
     """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
     (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by
     default) computes the new files; the commit happens here."""
+    from paimon_core.metadata.features import check_writable
+
+    check_writable(table.schema, compaction=True)
+    if table.schema.core_options.bucket == -2:
+        from paimon_core.mergetree.postpone_compaction import compact_postpone
+
+        return compact_postpone(table, full, partition_filter, progress)
     snap = table.snapshots.latest()
     if snap is None:
         return CompactResult(None, 0, 0, 0)
@@ -225,8 +232,8 @@ def auto_compact(table, messages: list[CommitMessage]) -> CompactResult | None:
     With ``changelog-producer = full-compaction`` a full compaction runs every
     ``full-compaction.delta-commits`` commits (default: every commit)."""
     opts = table.schema.core_options
-    if opts.get("write-only") or not messages:
-        return None
+    if opts.get("write-only") or not messages or opts.bucket == -2:
+        return None  # postpone tables: batch writes are write-only, as Java's (PostponeUtils)
     touched = {(m.partition, m.bucket) for m in messages}
     if opts.changelog_producer == "full-compaction":
         every = opts.get("full-compaction.delta-commits") or 1

@@ -209,7 +209,7 @@ class Schema:
         opts = CoreOptions(options, self.primary_keys)
         bucket = opts.bucket
         if bucket == 0 or bucket < -2:
-            raise InvalidInput(f"bucket must be a positive number of buckets or -1, not {bucket}")
+            raise InvalidInput(f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}")
         bucket_key = opts.bucket_key
         for k in bucket_key:
             if k not in names:
@@ -224,6 +224,11 @@ class Schema:
             raise InvalidInput("bucket-key needs a fixed number of buckets (--bucket N)")
         if not self.primary_keys and bucket > 0 and not bucket_key:
             raise InvalidInput("an append table with fixed buckets needs a bucket key: --option bucket-key=COL")
+        if bucket == -2 and not self.primary_keys:
+            raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
+        from paimon_core.metadata.features import check_options
+
+        check_options(options, writing=True, what="a table")
         if self.primary_keys:
             from paimon_core.mergetree.merge_engines import MergeEngine, sequence_fields
 

@@ -172,6 +172,10 @@ def _not_key(schema: TableSchema, name: str, verb: str) -> None:
 
 def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: bool) -> None:
     old = schema.options.get(key)
+    if new is not None:
+        from paimon_core.metadata.features import check_options
+
+        check_options({key: new}, writing=True, what="the table")
     if key in STRUCTURAL_KEYS:
         raise InvalidInput(f"option '{key}' cannot be changed: the {key.replace('-', ' ')} is fixed at create-table")
     if key == "bucket":

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from paimon_core import paths
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.errors import CorruptMetadata, PaimonError
+from paimon_core.metadata.features import check_file
 from paimon_core.metadata.manifest import (
     ADD,
     DELETE,
@@ -133,12 +134,16 @@ class TableScan:
         skip_level0 = (not self.all_levels and self.table.is_primary_key_table
                        and self.table.schema.core_options.merge_engine == "first-row")
         for (pbytes, bucket), entries in groups.items():
+            if bucket < 0:  # bucket-postpone: waiting for a compaction, not read (as Java's batch scans)
+                continue
             partition = codec.from_bytes(pbytes)
             if self.predicate is not None and codec.keys:
                 ranges = {k: ColumnRange(v, v, 1 if v is None else 0, 1) for k, v in zip(codec.keys, partition)}
                 if not may_match(self.predicate, ranges):
                     continue
             files = [e.file for e in entries]
+            for f in files:
+                check_file(f)
             if skip_level0:
                 files = [f for f in files if f.level > 0]
                 if not files:

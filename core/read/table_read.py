@@ -14,6 +14,7 @@ import pyarrow as pa
 from paimon_core.data.types import to_arrow_type
 from paimon_core.fileformat.data_file import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
+from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.scan import DataSplit
@@ -47,6 +48,7 @@ def _ordered_parallel(fn, items, window: int):
 
 class TableRead:
     def __init__(self, table, columns: list[str] | None = None, predicate: Predicate | None = None):
+        check_readable(table.schema)
         self.table = table
         self.schema = table.schema
         self.columns = list(columns) if columns else self.schema.field_names
@@ -66,6 +68,7 @@ class TableRead:
     # ---- one file
     def read_file(self, split: DataSplit, f, system_columns: bool) -> pa.Table:
         """Columns of the current schema (``self.read_columns``) from one file, by field id."""
+        check_file(f)
         file_schema = self.table.schema_for(f.schema_id)
         by_id = {fld.id: fld for fld in file_schema.fields}
         wanted, renames = [], []
@@ -80,8 +83,15 @@ class TableRead:
         extra = [SEQ, KIND] if system_columns else []
         path = self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
         if f.external_path:
-            path = f.external_path.split("://", 1)[-1]
-        data = read_data_file(self.table.io, path, columns=extra + wanted)
+            from paimon_core.metadata.features import external_path
+
+            path = external_path(self.table, f.external_path)
+        if f.file_name.endswith(".avro"):  # postpone-bucket files (write/postpone.py)
+            from paimon_core.fileformat.avro_kv import read_kv_avro
+
+            data = read_kv_avro(self.table.io, path, extra + wanted, {x.name: x.type for x in file_schema.fields})
+        else:
+            data = read_data_file(self.table.io, path, columns=extra + wanted)
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:

@@ -28,6 +28,8 @@ def split_scheme(uri: str) -> tuple[str, str]:
     if "://" in uri:
         scheme, rest = uri.split("://", 1)
         return scheme.lower(), rest
+    if uri.startswith("file:"):  # Hadoop's form, as Java writes external paths: file:/tmp/x
+        return "file", "/" + uri[5:].lstrip("/")
     return "file", uri
 
 

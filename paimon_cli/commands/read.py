@@ -93,6 +93,10 @@ def read(
     predicate = tbl.parse_filter(where)
     reader = tbl.new_read(columns, predicate)
     splits = tbl.plan(snap, predicate)
+    waiting = tbl.postpone_rows(snap)
+    if waiting:
+        sys.stderr.write(f"note: {waiting} row(s) wait in bucket-postpone and are not read until "
+                         f"`paimon compact` assigns them to buckets\n")
 
     if count:
         n = sum(b.num_rows for b in reader.to_batches(splits, limit))

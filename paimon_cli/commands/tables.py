@@ -46,7 +46,8 @@ def create_table(
     partition: Annotated[str | None, typer.Option(
         "--partition", "-p", metavar="COLS", help="Partition columns, comma-separated.")] = None,
     bucket: Annotated[int | None, typer.Option(
-        "--bucket", metavar="N", help="Number of buckets (-1: dynamic/unaware, the default).")] = None,
+        "--bucket", metavar="N",
+        help="Number of buckets (-1: dynamic/unaware, the default; -2: postpone, primary-key tables).")] = None,
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-O", metavar="KEY=VALUE", help="Table option; repeat for more.")] = None,
     comment: Annotated[str | None, typer.Option("--comment", help="Table comment.")] = None,

@@ -81,9 +81,8 @@ def test_structural_keys_are_not_options():
 
 
 @pytest.mark.parametrize("options", [
-    {"deletion-vectors.enabled": "true"}, {"file.format": "orc"}, {"bucket": "-2"},
-    {"bucket-function.type": "mod"}, {"partition.legacy-name": "false"}, {"row-tracking.enabled": "true"},
-    {"scan.snapshot-id": "3"}, {"fields.v.default-value": "0"}, {"type": "format-table"},
+    {"deletion-vectors.enabled": "true"}, {"file.format": "orc"}, {"partition.legacy-name": "false"},
+    {"scan.snapshot-id": "3"}, {"fields.v.default-value": "0"}, {"chain-table.enabled": "true"},
 ])
 def test_unsupported_features_refused_on_read_and_write(options):
     for writing in (False, True):
@@ -102,8 +101,8 @@ def test_write_only_features_refused_on_write_but_readable(options):
 
 
 @pytest.mark.parametrize("options", [
-    {"deletion-vectors.enabled": "false"}, {"file.format": "parquet"}, {"bucket": "-1"}, {"type": "table"},
-    {"bucket-function.type": "default"}, {"partition.legacy-name": "true"}, {"tag.automatic-creation": "none"},
+    {"deletion-vectors.enabled": "false"}, {"file.format": "parquet"}, {"bucket": "-2"},
+    {"partition.legacy-name": "true"}, {"tag.automatic-creation": "none"},
 ])
 def test_default_values_of_unsupported_options_are_harmless(options):
     check_supported(options, writing=True)

@@ -2,7 +2,8 @@
 
 stdin: JSON array of requests; stdout: JSON array of results (one per request, in order). A failing
 request gives {"error": "Class: message", "trace": [...]} and the batch goes on.
-Ops: ping, read, create_table, write, snapshots, schema. Values use canonical.py's encoding.
+Ops: ping, read, create_table, write ("postpone_fixed_bucket": into real buckets of a bucket = -2
+table), snapshots, schema. Values use canonical.py's encoding.
 """
 
 from __future__ import annotations
@@ -289,7 +290,12 @@ def op_write(req: dict) -> dict:
             "use a 'rowkind.field' column instead"
         )
     data = arrow_from_rows(rows, PyarrowFieldParser.from_paimon_schema(table.fields))
-    wb = table.new_batch_write_builder()
+    # "postpone_fixed_bucket": true writes a postpone-bucket table (bucket = -2) straight into real
+    # buckets (pypaimon's fixed-bucket batch write); the plain builder writes to bucket-postpone
+    if req.get("postpone_fixed_bucket"):
+        wb = table.new_postpone_fixed_bucket_write_builder()
+    else:
+        wb = table.new_batch_write_builder()
     if req.get("overwrite"):
         wb = wb.overwrite()
     tw = wb.new_write()

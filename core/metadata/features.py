@@ -1,0 +1,82 @@
+"""Newer (Paimon 1.x/2.0) table features: which ones this library reads and writes, and a
+one-line ``UnsupportedFeature`` naming each one it does not.
+
+Handled elsewhere (read correctly): unknown snapshot JSON keys (kept in ``Snapshot.extra``),
+``_VALUE_STATS_COLS`` (stats only for the listed columns, ``read/scan.py``), thin-mode files
+without ``_KEY_`` columns (keys come from the value columns), ``_EXTERNAL_PATH`` (read from, and
+expired at, that path), ``_EXTRA_FILES`` file indexes (referenced files for expire/orphans),
+``_FIRST_ROW_ID`` of row-tracking tables (ignored by plain reads, as the rows are the same),
+postpone buckets (``write/postpone.py``).
+
+Refused, because reading or writing them without the feature gives wrong rows:
+
+* data evolution (``data-evolution.enabled``, files with ``_WRITE_COLS``): a reader must merge
+  files column-wise by first row id; refused on read and write;
+* row tracking (``row-tracking.enabled``): a writer must assign ``_FIRST_ROW_ID`` and carry
+  ``nextRowId``; refused on write (reads are plain);
+* ``bucket-function.type`` other than ``default``: rows would land in the wrong buckets;
+  refused on write;
+* column default values (``defaultValue``): a writer must fill them in; refused on write
+  (compaction is fine);
+* VARIANT, BLOB and VECTOR columns: refused when the schema is parsed (``data/types.py``);
+* ``type`` other than ``table`` (format tables and others have no snapshots).
+"""
+
+from __future__ import annotations
+
+from paimon_core.errors import UnsupportedFeature
+
+
+def _true(options: dict, key: str) -> bool:
+    return str(options.get(key, "false")).strip().lower() == "true"
+
+
+def check_options(options: dict, writing: bool, what: str = "table", assigns_buckets: bool = True) -> None:
+    """Raise UnsupportedFeature for option values we cannot honour (``writing``: also those
+    that matter only to writers; ``assigns_buckets``: the write hashes rows to buckets, which a
+    compaction inside a bucket does not, unless it moves postpone rows)."""
+    kind = str(options.get("type", "table")).strip().lower()
+    if kind != "table":
+        raise UnsupportedFeature(f"{what} has type = {kind} (only Paimon tables with snapshots are supported)")
+    if _true(options, "data-evolution.enabled"):
+        raise UnsupportedFeature(f"{what} uses data evolution (data-evolution.enabled = true), which is not supported")
+    if not writing:
+        return
+    if _true(options, "row-tracking.enabled"):
+        raise UnsupportedFeature(f"{what} uses row tracking (row-tracking.enabled = true): writing it is not "
+                                 "supported (reading is)")
+    func = str(options.get("bucket-function.type", "default")).strip().lower()
+    if func != "default" and (assigns_buckets or str(options.get("bucket")).strip() == "-2"):
+        raise UnsupportedFeature(f"{what} sets bucket-function.type = {func}: only the default bucket function "
+                                 "is supported for writing")
+
+
+def check_readable(schema, what: str = "table") -> None:
+    check_options(schema.options, writing=False, what=what)
+
+
+def check_writable(schema, what: str = "table", compaction: bool = False) -> None:
+    check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
+    defaults = [f.name for f in schema.fields if getattr(f, "default_value", None) is not None]
+    if defaults and not compaction:  # a compaction rewrites stored rows, it fills in nothing
+        raise UnsupportedFeature(f"{what} has column default values ({', '.join(defaults)}): writing it is not "
+                                 "supported")
+
+
+def check_file(f, where: str = "") -> None:
+    """A data file we must not read as a whole row set."""
+    if f.write_cols is not None:
+        raise UnsupportedFeature(f"{where}data file {f.file_name} holds only some columns (_WRITE_COLS, data "
+                                 "evolution), which is not supported")
+
+
+def external_path(table, uri: str) -> str:
+    """The path of a file stored outside the table directory (``_EXTERNAL_PATH``), on the
+    table's own file system; another file system is refused by name."""
+    from paimon_core.storage.file_io import split_scheme
+
+    scheme, path = split_scheme(uri)
+    if scheme != table.io.scheme:
+        raise UnsupportedFeature(f"data file {uri} is on another file system ({scheme}://) than the table "
+                                 f"({table.io.scheme}://): external paths there are not supported")
+    return path

@@ -1,0 +1,123 @@
+"""The CLI on Paimon 1.x features: postpone-bucket tables end to end, and every refusal of a
+feature we do not implement is exit code 1 with one line naming it (nothing committed)."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+
+from tests.cli.conftest import write_parquet
+
+
+def _one_line(result, *words):
+    err = result.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    for w in words:
+        assert w in err, err
+
+
+def _pk_input(tmp_path, name, ids, gen, dts=("a", "b")):
+    t = pa.table({"id": pa.array(ids, pa.int64()), "dt": [dts[i % len(dts)] for i in ids],
+                  "v": [f"v{i}-{gen}" for i in ids]})
+    return write_parquet(tmp_path / name, t)
+
+
+def test_postpone_table_end_to_end(cli, tmp_path):
+    """Fixed-bucket writes are read at once; bucket-postpone writes wait (with a note) until
+    compact; the model is last-write-wins per key in replay order."""
+    cli("create-table", "db.pb", "--schema", "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING",
+        "--primary-key", "dt,id", "--partition", "dt", "--bucket", "-2", "-O", "postpone.default-bucket-num=3")
+    cli("ingest", "-t", "db.pb", _pk_input(tmp_path, "1.parquet", range(10), 1))
+    assert cli("read", "-t", "db.pb", "--count").stdout.strip() == "10"
+    files = cli.json("files", "-t", "db.pb")
+    assert {f["bucket"] for f in files} <= {0, 1, 2} and files
+    cli("alter-table", "db.pb", "set-option", "postpone.batch-write-fixed-bucket=false")
+    cli("ingest", "-t", "db.pb", _pk_input(tmp_path, "2.parquet", range(5, 15), 2))
+    r = cli("read", "-t", "db.pb", "-o", "json")
+    assert "10 row(s) wait in bucket-postpone" in r.stderr
+    rows = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    assert {(x["id"], x["v"]) for x in rows} == {(i, f"v{i}-1") for i in range(10)}
+    assert list((cli.wh / "db.db" / "pb" / "dt=a" / "bucket-postpone").glob("data--u-*-s-*-w-*.avro"))
+    out = cli("compact", "-t", "db.pb")
+    assert "snapshot" in out.stdout
+    r = cli("read", "-t", "db.pb", "-o", "json")
+    assert "bucket-postpone" not in r.stderr
+    rows = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    expected = {i: f"v{i}-1" for i in range(10)} | {i: f"v{i}-2" for i in range(5, 15)}
+    assert {(x["id"], x["v"]) for x in rows} == set(expected.items())
+    assert cli.json("snapshots", "-t", "db.pb")[-1]["kind"] == "COMPACT"
+
+
+@pytest.mark.parametrize("option,feature", [
+    ("bucket-function.type=mod", "bucket-function.type = mod"),
+    ("row-tracking.enabled=true", "row tracking"),
+    ("data-evolution.enabled=true", "data evolution"),
+    ("type=format-table", "type = format-table"),
+])
+def test_refused_options(cli, option, feature):
+    r = cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING", "--primary-key", "id",
+            "--bucket", "2", "-O", option, code=1)
+    _one_line(r, feature)
+    cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING", "--primary-key", "id", "--bucket", "2")
+    r = cli("alter-table", "db.t", "set-option", option, code=1)
+    _one_line(r, feature)
+
+
+def test_refused_types(cli):
+    for typ in ("VARIANT", "BLOB", "VECTOR<FLOAT, 3>"):
+        r = cli("create-table", "db.t", "--schema", f"id BIGINT NOT NULL, x {typ}", code=1)
+        _one_line(r, typ.split("<")[0] + " columns")
+
+
+def test_refused_on_read_of_existing_table(cli, tmp_path):
+    cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING")
+    cli("ingest", "-t", "db.t", write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int64()),
+                                                                               "v": ["a"]})))
+    schema_file = cli.wh / "db.db" / "t" / "schema" / "schema-0"
+    obj = json.loads(schema_file.read_text())
+    obj["fields"].append({"id": 5, "name": "x", "type": "VARIANT"})
+    schema_file.write_text(json.dumps(obj))
+    _one_line(cli("read", "-t", "db.t", code=1), "VARIANT columns")
+    obj["fields"].pop()
+    obj["options"]["data-evolution.enabled"] = "true"
+    schema_file.write_text(json.dumps(obj))
+    _one_line(cli("read", "-t", "db.t", code=1), "data evolution")
+
+
+def test_postpone_needs_a_primary_key(cli):
+    _one_line(cli("create-table", "db.t", "--schema", "id BIGINT", "--bucket", "-2", code=1), "primary key")
+
+
+def _manifest_rewrite(wh, name, fn):
+    from paimon_core.catalog import FileSystemCatalog
+
+    from tests.core.test_newer_metadata import rewrite_entries
+
+    rewrite_entries(FileSystemCatalog(str(wh)).get_table(name), fn)
+
+
+def _small_table(cli, tmp_path):
+    cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING")
+    cli("ingest", "-t", "db.t", write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int64()),
+                                                                               "v": ["a"]})))
+
+
+def test_refused_files_and_writes(cli, tmp_path):
+    from dataclasses import replace
+
+    _small_table(cli, tmp_path)
+    src = write_parquet(tmp_path / "y.parquet", pa.table({"id": pa.array([2], pa.int64()), "v": ["b"]}))
+    schema_file = cli.wh / "db.db" / "t" / "schema" / "schema-0"
+    obj = json.loads(schema_file.read_text())
+    obj["fields"][1]["defaultValue"] = "'dflt'"
+    schema_file.write_text(json.dumps(obj))
+    _one_line(cli("ingest", "-t", "db.t", src, code=1), "column default values (v)")
+    assert cli("read", "-t", "db.t", "--count").stdout.strip() == "1"
+    _manifest_rewrite(cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path="s3://other/x.parquet")))
+    _one_line(cli("read", "-t", "db.t", code=1), "another file system")
+    _one_line(cli("remove-orphans", "-t", "db.t", "--dry-run", code=1), "another file system")
+    _manifest_rewrite(cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path=None,
+                                                                         write_cols=("v",))))
+    _one_line(cli("read", "-t", "db.t", code=1), "_WRITE_COLS")
