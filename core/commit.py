@@ -1,6 +1,6 @@
 """Commits: CommitMessages from writers become one new snapshot, optimistically.
 
-Protocol (FORMAT.md section 11): read the latest snapshot S, write the delta manifest and the
+Protocol (docs/format.md section 11): read the latest snapshot S, write the delta manifest and the
 base/delta manifest lists on top of S, then create ``snapshot-(S+1)`` only if absent. A writer
 that loses the race removes its lists, re-reads and retries; deletions (overwrite, compaction)
 are re-checked against the new latest snapshot, so a file is never deleted twice and rows

@@ -1,6 +1,6 @@
 """Paimon's BinaryRow: the byte layout of partitions, keys and stats in manifests, and the bucket hash.
 
-Layout (FORMAT.md section 6): an 8-byte-aligned header whose byte 0 is the row kind and whose
+Layout (docs/format.md section 6): an 8-byte-aligned header whose byte 0 is the row kind and whose
 bit ``i + 8`` flags field i as null; one 8-byte little-endian slot per field; then a variable
 part of 8-byte-padded chunks addressed from the start of the row. In manifests the row is
 prefixed by its arity as a big-endian int32.

@@ -1,5 +1,5 @@
 """Partitions: the BinaryRow stored in manifests and the ``k=v/`` directory names Java derives
-from it (FORMAT.md section 1.1; legacy naming, Paimon's default)."""
+from it (docs/format.md section 1.1; legacy naming, Paimon's default)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Java 0.9 cannot read DECIMAL(p<=18) as dictionary-encoded fixed-length bytes, nor TIMESTAMP
 with nanoseconds as INT64: so decimals p<=9 go to INT32 and p<=18 to INT64, and a file with a
-TIMESTAMP(7..9) column stores timestamps as INT96 (FORMAT.md section 0, 7.3).
+TIMESTAMP(7..9) column stores timestamps as INT96 (docs/format.md section 0, 7.3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Snapshot expiration, with Paimon's rules (Java ``ExpireSnapshotsImpl``, FORMAT.md section 14).
+"""Snapshot expiration, with Paimon's rules (Java ``ExpireSnapshotsImpl``, docs/format.md section 14).
 
 Which snapshots go is a pure decision (:func:`decide_expire_range`, tested with an injected
 clock). Expiring ``[begin, end)`` then deletes, in this order, so that an interrupted run can

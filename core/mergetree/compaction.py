@@ -1,6 +1,6 @@
 """Compaction of primary-key buckets (LSM sorted runs) and append buckets (small files).
 
-``compact`` picks, per bucket, what Paimon's universal strategy picks (compact_strategy.pick)
+``compact`` picks, per bucket, what Paimon's universal strategy picks (``universal_compaction.pick``)
 or, with ``full=True``, every run into the top level. Merged records are written to the output
 level; retractions are dropped when nothing older remains below the output. With
 ``changelog-producer = full-compaction`` a full compaction also writes the changelog between
@@ -35,7 +35,7 @@ class CompactResult:
 
 def forces_level0_compaction(table) -> bool:
     """Paimon's writers move every write out of level 0 at once for first-row tables (whose
-    batch reads skip level 0, FORMAT.md section 10) and lookup-changelog tables."""
+    batch reads skip level 0, docs/format.md section 10) and lookup-changelog tables."""
     opts = table.schema.core_options
     return table.is_primary_key_table and (
         opts.merge_engine == "first-row" or opts.changelog_producer == "lookup")
@@ -56,7 +56,7 @@ def _merge_files(table, split: DataSplit, files) -> pa.Table:
 def _drop_keys_in_other_files(table, split: DataSplit, files, merged: pa.Table) -> pa.Table:
     """First-row: a key already stored in an older run keeps that row, so the compaction output
     must not repeat it. Readers of first-row tables read levels above 0 without merging, as
-    Java does (FORMAT.md section 10), so runs there never share a key."""
+    Java does (docs/format.md section 10), so runs there never share a key."""
     chosen = {f.file_name for f in files}
     others = [f for f in split.files if f.file_name not in chosen and f.level > 0]
     if not others or merged.num_rows == 0:

@@ -1,7 +1,7 @@
 """Table index files and the index manifest (Avro) that lists them.
 
 The index manifest a snapshot references is the complete current set: each new one is the
-previous set with this commit's DELETE/ADD changes applied (FORMAT.md section 9). We write
+previous set with this commit's DELETE/ADD changes applied (docs/format.md section 9). We write
 HASH indexes (dynamic bucket mode); other index types are carried forward untouched.
 """
 

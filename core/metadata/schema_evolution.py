@@ -1,7 +1,7 @@
 """Schema evolution: the changes ``alter-table`` and ``ingest --evolve`` make, Paimon's rules for
 them as pure functions, and the commit of ``schema-(N+1)``.
 
-Invariants (FORMAT.md section 2, Java ``SchemaManager.commitChanges``): a new column gets
+Invariants (docs/format.md section 2, Java ``SchemaManager.commitChanges``): a new column gets
 ``highestFieldId + 1`` (its ROW sub-fields the ids after it); a rename keeps the id; a drop
 removes the field and never frees its id, so ``highestFieldId`` never decreases. Partition and
 primary-key columns are never dropped, renamed or retyped; a column never becomes NOT NULL;

@@ -1,7 +1,7 @@
 """Planning a read: from a snapshot to the live data files, grouped by (partition, bucket).
 
 The live set of a snapshot = entries of its base list, then its delta list, in order; a DELETE
-cancels the earlier ADD with the same identifier (FORMAT.md section 5.4). Partitions and files
+cancels the earlier ADD with the same identifier (docs/format.md section 5.4). Partitions and files
 are pruned with the predicate where statistics prove nothing can match.
 """
 

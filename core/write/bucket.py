@@ -1,6 +1,6 @@
 """Bucket assignment: MurmurHash3 (x86_32, seed 42) over the BinaryRow of the bucket key.
 
-``bucket = abs(hash % num_buckets)`` with Java remainder semantics (FORMAT.md section 8). The
+``bucket = abs(hash % num_buckets)`` with Java remainder semantics (docs/format.md section 8). The
 hash runs vectorised over Arrow columns for keys whose BinaryRow has a fixed length (numbers,
 dates, timestamps, short decimals); keys with strings or bytes are hashed row by row.
 """

@@ -1,6 +1,6 @@
 """Writer for primary-key tables: the LSM write path.
 
-Rows are assigned to buckets (hash of the bucket key, FORMAT.md section 8), numbered with
+Rows are assigned to buckets (hash of the bucket key, docs/format.md section 8), numbered with
 sequence numbers continuing from the bucket's highest, and buffered. A flush (buffer full,
 or commit) merges each bucket's buffered records by key with the table's merge engine and
 writes them sorted as level-0 files in the KeyValue layout::

@@ -1,4 +1,4 @@
-"""BinaryRow bytes and bucket hashes against the worked examples of FORMAT.md (checked on files
+"""BinaryRow bytes and bucket hashes against the worked examples of docs/format.md (checked on files
 written by Java Paimon and pypaimon), plus round trips."""
 
 import datetime as dt

@@ -1,5 +1,5 @@
 """Metadata fields and features of Paimon 1.x/2.0 that we read, keep or refuse, on tables whose
-metadata files are crafted from the format spec (FORMAT-1X section 1): each read-affecting field
+metadata files are crafted from the format spec (docs/format.md section 15): each read-affecting field
 is checked against a plain-Python expectation, each refusal names its feature."""
 
 from __future__ import annotations

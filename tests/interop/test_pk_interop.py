@@ -105,7 +105,7 @@ def _expected_at(spec: D.TableSpec, k: int) -> list[dict]:
 def _cases() -> list[tuple[str, int]]:
     """(table, commit index) pairs whose snapshot every reader must agree on. For first-row only
     the final state counts: batch scans skip level-0 files, so a reader sees rows only once they
-    are compacted (FORMAT.md section 10)."""
+    are compacted (docs/format.md section 10)."""
     out = []
     for s in SPECS:
         out += [(s.name, k) for k in range(len(s.commits))]

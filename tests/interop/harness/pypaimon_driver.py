@@ -220,7 +220,7 @@ _JAVA09_COMPAT = [False]
 def _install_java09_compat() -> None:
     """pypaimon 2.1.0 fails on manifests written by Java 0.9 (16-field _FILE records without
     _VALUE_STATS_COLS/_WRITE_COLS: KeyError). Requests with "java09_compat": true read those
-    fields as absent (None), the fix FORMAT.md section 0 describes."""
+    fields as absent (None), the fix docs/format.md section 0 describes."""
     from pypaimon.manifest.manifest_file_manager import ManifestFileManager
 
     original = ManifestFileManager._get_value_stats_fields
