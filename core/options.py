@@ -23,8 +23,9 @@ class Option:
 _REGISTRY = [
     Option("bucket", "int", -1, "buckets per partition: N>0 fixed, -1 dynamic (PK) or unaware (append)"),
     Option("bucket-key", "str", None, "comma-separated columns hashed to pick the bucket"),
-    Option("file.format", "str", "parquet", "data file format (only parquet is written here)"),
-    Option("file.compression", "str", "zstd", "data file compression"),
+    Option("file.format", "str", "parquet", "data file format: parquet | orc | avro"),
+    Option("file.compression", "str", "zstd", "data file codec (parquet: zstd snappy gzip uncompressed; orc: zstd"
+           " lz4 snappy zlib none; avro: zstd deflate bzip2 xz null)"),
     Option("file.compression.zstd-level", "int", 1, "zstd level of data files"),
     Option("manifest.format", "str", "avro", "manifest format"),
     Option("manifest.compression", "str", "zstd", "manifest compression"),
@@ -49,6 +50,11 @@ _REGISTRY = [
     Option("num-levels", "int", None, "LSM levels (default trigger + 1)"),
     Option("write-only", "bool", False, "skip compaction and expiry after writes"),
     Option("dynamic-bucket.target-row-num", "int", 2_000_000, "keys per bucket in dynamic mode"),
+    # i11fmt: data file formats (core/fileformat/formats.py)
+    Option("file.format.per.level", "str", None, "format per LSM level, e.g. 0:avro,3:parquet"),
+    Option("file.compression.per.level", "str", None, "codec per LSM level, e.g. 0:lz4,1:zstd"),
+    Option("changelog-file.format", "str", None, "format of changelog files (default: as data files)"),
+    Option("changelog-file.compression", "str", None, "codec of changelog files (default: as data files)"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 

@@ -21,6 +21,7 @@ from paimon_core.data.types import (
     highest_field_id,
     parse_type,
     to_arrow_schema,
+    to_arrow_type,
 )
 from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
 from paimon_core.metadata import jsonfmt
@@ -209,8 +210,9 @@ class Schema:
         bucket = opts.bucket
         if bucket == 0 or bucket < -2:
             raise InvalidInput(f"bucket must be a positive number of buckets or -1, not {bucket}")
-        if opts.file_format != "parquet":
-            raise InvalidInput(f"file.format '{opts.file_format}' is not supported for writing (use parquet)")
+        from paimon_core.fileformat.formats import check_options
+
+        check_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
         bucket_key = opts.bucket_key
         for k in bucket_key:
             if k not in names:

@@ -12,7 +12,7 @@ import os
 
 import pyarrow as pa
 from paimon_core.data.types import to_arrow_type
-from paimon_core.fileformat.data_file import read_data_file
+from paimon_core.fileformat.formats import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
@@ -81,7 +81,9 @@ class TableRead:
         path = self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
         if f.external_path:
             path = f.external_path.split("://", 1)[-1]
-        data = read_data_file(self.table.io, path, columns=extra + wanted)
+        types = {SEQ: pa.int64(), KIND: pa.int8()}
+        types.update({old.name: to_arrow_type(old.type) for old, _ in renames if old is not None})
+        data = read_data_file(self.table.io, path, extra + wanted, types)
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:

@@ -25,7 +25,7 @@ from paimon_core.data.binary_row import serialize_row
 from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
-from paimon_core.fileformat.data_file import ParquetFileWriter
+from paimon_core.fileformat import formats
 from paimon_core.mergetree.merge_engines import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
@@ -59,7 +59,7 @@ class KeyValueFileWriter:
         self.dir = table.bucket_path(partition, bucket)
         opts = schema.core_options
         self.target = opts.target_file_size
-        self.compression = opts.get("file.compression")
+        self.options = opts.raw
         self.level = opts.get("file.compression.zstd-level")
         self.keys = schema.trimmed_primary_keys
         self.key_types = schema.types_of(self.keys)
@@ -78,10 +78,12 @@ class KeyValueFileWriter:
             chunk = records.slice(start, rows_per_file)
             start += chunk.num_rows
             prefix = self.changelog_prefix if changelog else self.prefix
-            name = f"{prefix}{uuid.uuid4()}-0.parquet"
+            fmt = formats.file_format(self.options, level, changelog)
+            name = f"{prefix}{uuid.uuid4()}-0.{fmt}"
             path = self.table.io.join(self.dir, name)
             self.written.append(path)
-            writer = ParquetFileWriter(self.table.io, path, kv_arrow_schema(schema), self.compression, self.level)
+            writer = formats.open_writer(fmt, self.table.io, path, kv_arrow_schema(schema),
+                                         formats.file_compression(self.options, level, changelog), self.level)
             writer.write(to_kv_layout(chunk, schema))
             size = writer.close()
             key_stats = StatsCollector(self.keys, self.key_types, "full")

@@ -1,0 +1,161 @@
+"""The data-file format dispatcher: which format a file is in, which format and codec a new file
+gets, and one read/write entry point over the Parquet, ORC and Avro modules.
+
+Invariants (as Java Paimon):
+* a file is read in the format its name's extension names (``data-<uuid>-0.orc``), never the
+  table option: a table may hold files of several formats (after ``file.format`` changed, or with
+  ``file.format.per.level``);
+* a new data file of LSM level L is written in ``file.format.per.level``'s format for L, else
+  ``file.format``; a changelog file in ``changelog-file.format`` if set, else as a data file of
+  its level. Codecs follow the same rule with ``file.compression.per.level`` /
+  ``changelog-file.compression`` / ``file.compression``;
+* the file extension is the format's name, so readers need no other hint.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.fileformat import avro, orc, parquet
+from paimon_core.storage.file_io import FileIO
+
+FORMATS = ("parquet", "orc", "avro")
+
+# file.compression values each format takes (Paimon passes the name to the format's own codec
+# lookup; names a pyarrow/fastavro writer lacks, or Java cannot read, are refused by name)
+CODECS: dict[str, tuple[str, ...]] = {
+    "parquet": ("zstd", "snappy", "gzip", "uncompressed"),
+    "orc": tuple(orc.CODECS),
+    "avro": ("zstd", "deflate", "bzip2", "xz", "null"),
+}
+
+_WRITERS = {"parquet": parquet.ParquetFileWriter, "orc": orc.OrcFileWriter, "avro": avro.AvroFileWriter}
+
+
+def format_of(file_name: str) -> str:
+    """The format of a data file, from its extension (Java's ``DataFilePathFactory.formatIdentifier``)."""
+    base = file_name.rstrip("/").rsplit("/", 1)[-1]
+    if "." not in base:
+        raise CorruptMetadata(f"data file {file_name} has no format extension")
+    ext = base.rsplit(".", 1)[1].lower()
+    if ext not in FORMATS:
+        raise CorruptMetadata(f"data file {file_name} is in format '{ext}', which this tool does not read"
+                              f" ({', '.join(FORMATS)})")
+    return ext
+
+
+# ------------------------------------------------------------------ options
+def _level_map(options: dict[str, str], key: str) -> dict[int, str]:
+    """``'0:avro,3:parquet'`` -> {0: 'avro', 3: 'parquet'} (Paimon's map option syntax)."""
+    raw = options.get(key)
+    out: dict[int, str] = {}
+    if not raw or not str(raw).strip():
+        return out
+    for part in str(raw).split(","):
+        if not part.strip():
+            continue
+        lvl, sep, val = part.partition(":")
+        try:
+            level = int(lvl.strip())
+        except ValueError:
+            level = -1
+        if not sep or level < 0 or not val.strip():
+            raise InvalidInput(f"option '{key}' has a bad entry '{part.strip()}' (expected LEVEL:VALUE, e.g. 0:avro,3:parquet)")
+        out[level] = val.strip().lower()
+    return out
+
+
+def file_format(options: dict[str, str], level: int, changelog: bool = False) -> str:
+    """The format a new file of this level (a changelog file if ``changelog``) is written in."""
+    if changelog and options.get("changelog-file.format"):
+        return str(options["changelog-file.format"]).strip().lower()
+    per_level = _level_map(options, "file.format.per.level")
+    if level in per_level:
+        return per_level[level]
+    return str(options.get("file.format") or "parquet").strip().lower()
+
+
+def file_compression(options: dict[str, str], level: int, changelog: bool = False) -> str:
+    """The codec name (``file.compression`` syntax) of a new file of this level."""
+    if changelog and options.get("changelog-file.compression"):
+        return str(options["changelog-file.compression"]).strip().lower()
+    per_level = _level_map(options, "file.compression.per.level")
+    if level in per_level:
+        return per_level[level]
+    return str(options.get("file.compression") or "zstd").strip().lower()
+
+
+def _check_format(key: str, fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise InvalidInput(f"option '{key}': file format '{fmt}' is not supported (use {', '.join(FORMATS)})")
+
+
+def _check_codec(key: str, fmt: str, codec: str) -> None:
+    if codec not in CODECS[fmt]:
+        raise InvalidInput(f"option '{key}': compression '{codec}' is not supported for {fmt} files"
+                           f" (use {', '.join(CODECS[fmt])})")
+
+
+def check_options(options: dict[str, str], schema: pa.Schema) -> None:
+    """Refuse, by name, any format/codec option this tool cannot write as Java Paimon would, and
+    column types a chosen format cannot hold (Avro: TIMESTAMP(7..9)). Run at create/alter-table."""
+    fmts = {str(options.get("file.format") or "parquet").strip().lower()}
+    _check_format("file.format", next(iter(fmts)))
+    for fmt in _level_map(options, "file.format.per.level").values():
+        _check_format("file.format.per.level", fmt)
+        fmts.add(fmt)
+    if options.get("changelog-file.format"):
+        fmt = str(options["changelog-file.format"]).strip().lower()
+        _check_format("changelog-file.format", fmt)
+        fmts.add(fmt)
+    codec = str(options.get("file.compression") or "zstd").strip().lower()
+    for fmt in fmts:
+        _check_codec("file.compression", fmt, codec)
+    for lvl, codec in _level_map(options, "file.compression.per.level").items():
+        _check_codec("file.compression.per.level", file_format(options, lvl), codec)
+    if options.get("changelog-file.compression"):
+        codec = str(options["changelog-file.compression"]).strip().lower()
+        changelog_fmt = str(options.get("changelog-file.format") or "").strip().lower()
+        for fmt in [changelog_fmt] if changelog_fmt else fmts:
+            _check_codec("changelog-file.compression", fmt, codec)
+    if "avro" in fmts:
+        avro.check_types(schema)
+
+
+# ------------------------------------------------------------------ read / write
+def open_writer(fmt: str, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd",
+                level: int | None = 1):
+    """A streaming writer (``write(table)``, ``bytes_written``, ``row_count``, ``close() -> size``)
+    of one data file in format ``fmt``."""
+    _check_format("file.format", fmt)
+    _check_codec("file.compression", fmt, compression.lower())
+    return _WRITERS[fmt](fileio, path, schema, compression, level)
+
+
+def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[str, pa.DataType]) -> pa.Table:
+    """The named columns of a data file (format by extension), as Arrow arrays of ``types``
+    (Parquet columns come as stored; the caller's casts apply as before)."""
+    fmt = format_of(path)
+    try:
+        if fmt == "parquet":
+            return parquet.read(fileio, path, columns)
+        if fmt == "orc":
+            data = orc.read(fileio, path, columns)
+            return pa.Table.from_arrays([_orc_cast(data.column(c), types[c]) for c in columns], names=columns)
+        return avro.read(fileio, path, columns, types)
+    except FileNotFoundError:
+        raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
+    except (pa.ArrowException, ValueError, KeyError, EOFError, OSError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if "out of range for nanosecond resolution" in msg:
+            raise InvalidInput(f"data file {path} holds a timestamp outside 1677..2262, which the ORC reader"
+                               f" used here cannot read ({msg})") from None
+        if "cramjam" in msg:
+            raise InvalidInput(f"data file {path} is snappy-compressed Avro: install the 'cramjam' package to read it") from None
+        raise CorruptMetadata(f"data file {path} is unreadable: {msg}") from None
+
+
+def _orc_cast(col: pa.ChunkedArray, t: pa.DataType) -> pa.ChunkedArray:
+    """An ORC column as the table's type: TIME from int32 millis, timestamps from nanoseconds to
+    the column's unit (a safe cast: a value finer than the precision is an error, never cut)."""
+    return col if col.type == t else col.cast(t)

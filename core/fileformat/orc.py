@@ -1,0 +1,81 @@
+"""ORC data files (pyarrow's ORC adapter), laid out the way Java Paimon writes and reads them.
+
+Java Paimon maps its types to ORC as: TINYINT byte, SMALLINT short, INT int, BIGINT long,
+FLOAT float, DOUBLE double, BOOLEAN boolean, DECIMAL(p, s) decimal(p, s), DATE date,
+TIME int (milliseconds of the day), TIMESTAMP timestamp (a wall clock), TIMESTAMP WITH LOCAL
+TIME ZONE timestamp with local time zone (an instant: Paimon's UTC value), CHAR/VARCHAR/STRING
+char/varchar/string, BINARY/VARBINARY/BYTES binary, ARRAY list, MAP map, ROW struct; columns are
+matched by name. pyarrow writes every string type as ORC ``string`` (Java reads it into its
+CHAR/VARCHAR columns by ORC's string-group conversion) and timestamps with the GMT writer time
+zone, so values are the same in any reader time zone.
+
+pyarrow reads ORC timestamps as nanoseconds: a file with a timestamp outside 1677-09-21 ..
+2262-04-11 cannot be read and is refused (pyarrow raises, nothing is returned wrong).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.orc as orc
+from paimon_core.storage.file_io import FileIO
+
+# file.compression -> pyarrow's ORC codec; Java's ORC writer takes CompressionKind.valueOf(upper)
+# (NONE, ZLIB, SNAPPY, LZO, LZ4, ZSTD); pyarrow has no LZO writer.
+CODECS = {"none": "uncompressed", "zlib": "zlib", "snappy": "snappy", "lz4": "lz4", "zstd": "zstd"}
+
+
+def physical_type(t: pa.DataType) -> pa.DataType:
+    """The Arrow type written for a column of Arrow type ``t`` (TIME becomes int32 millis)."""
+    if pa.types.is_time32(t) or pa.types.is_time64(t):
+        return pa.int32()
+    if pa.types.is_list(t):
+        f = t.value_field
+        return pa.list_(f.with_type(physical_type(f.type)))
+    if pa.types.is_map(t):
+        return pa.map_(t.key_field.with_type(physical_type(t.key_type)),
+                       t.item_field.with_type(physical_type(t.item_type)))
+    if pa.types.is_struct(t):
+        return pa.struct([t.field(i).with_type(physical_type(t.field(i).type)) for i in range(t.num_fields)])
+    return t
+
+
+def physical_schema(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([f.with_type(physical_type(f.type)) for f in schema])
+
+
+class OrcFileWriter:
+    """Streams batches into one ORC file; ``bytes_written`` grows as stripes are flushed."""
+
+    def __init__(self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1):
+        self.path = path
+        fileio.mkdirs(path.rsplit("/", 1)[0])
+        self._sink = fileio.arrow_fs.open_output_stream(path)
+        self._schema = physical_schema(schema)
+        # liborc through pyarrow takes no zstd level; Java's default level (1) is ORC's speed setting
+        self._writer = orc.ORCWriter(self._sink, compression=CODECS[compression.lower()], compression_strategy="speed")
+        self.row_count = 0
+
+    def write(self, table: pa.Table | pa.RecordBatch) -> None:
+        if isinstance(table, pa.RecordBatch):
+            table = pa.Table.from_batches([table])
+        if table.schema != self._schema:
+            table = table.cast(self._schema)
+        self._writer.write(table)
+        self.row_count += len(table)
+
+    @property
+    def bytes_written(self) -> int:
+        return self._sink.tell()
+
+    def close(self) -> int:
+        self._writer.close()
+        size = self._sink.tell()
+        self._sink.close()
+        return size
+
+
+def read(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Table:
+    """The named columns of an ORC data file, in the ORC reader's Arrow types (the dispatcher casts
+    them to the table's types: int32 -> TIME, timestamp[ns] -> the column's precision)."""
+    with fileio.arrow_fs.open_input_file(path) as f:
+        return orc.ORCFile(f).read(columns=columns)
