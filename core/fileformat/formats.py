@@ -15,6 +15,8 @@ Invariants (as Java Paimon):
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute as pc
+from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType, to_arrow_type
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.fileformat import avro, orc, parquet
 from paimon_core.storage.file_io import FileIO
@@ -132,17 +134,18 @@ def open_writer(fmt: str, fileio: FileIO, path: str, schema: pa.Schema, compress
     return _WRITERS[fmt](fileio, path, schema, compression, level)
 
 
-def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[str, pa.DataType]) -> pa.Table:
-    """The named columns of a data file (format by extension), as Arrow arrays of ``types``
-    (Parquet columns come as stored; the caller's casts apply as before)."""
+def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType]) -> pa.Table:
+    """The named columns of a data file (format by extension), with the Paimon ``types`` the
+    file was written with: ORC and Avro columns come as those types' Arrow arrays, read as Java
+    reads them; Parquet columns come as stored (the caller's casts apply as before)."""
     fmt = format_of(path)
     try:
         if fmt == "parquet":
             return parquet.read(fileio, path, columns)
         if fmt == "orc":
             data = orc.read(fileio, path, columns)
-            return pa.Table.from_arrays([_orc_cast(data.column(c), types[c]) for c in columns], names=columns)
-        return avro.read(fileio, path, columns, types)
+            return pa.Table.from_arrays([_orc_column(data.column(c), types[c]) for c in columns], names=columns)
+        return avro.read(fileio, path, columns, {c: to_arrow_type(types[c]) for c in columns})
     except FileNotFoundError:
         raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
     except (pa.ArrowException, ValueError, KeyError, EOFError, OSError) as e:
@@ -155,7 +158,39 @@ def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[st
         raise CorruptMetadata(f"data file {path} is unreadable: {msg}") from None
 
 
-def _orc_cast(col: pa.ChunkedArray, t: pa.DataType) -> pa.ChunkedArray:
+def _orc_column(col: pa.ChunkedArray, t: DataType) -> pa.ChunkedArray:
     """An ORC column as the table's type: TIME from int32 millis, timestamps from nanoseconds to
-    the column's unit (a safe cast: a value finer than the precision is an error, never cut)."""
-    return col if col.type == t else col.cast(t)
+    the column's unit (a safe cast: a value finer than the precision is an error, never cut), and
+    CHAR values without their trailing spaces (ORC pads CHAR; Java's ORC reader trims it)."""
+    target = to_arrow_type(t)
+    if col.type != target:
+        col = col.cast(target)
+    if _has_char(t):
+        col = pa.chunked_array([_trim_char(chunk, t) for chunk in col.chunks], type=target)
+    return col
+
+
+def _has_char(t: DataType) -> bool:
+    if isinstance(t, ArrayType):
+        return _has_char(t.element)
+    if isinstance(t, MapType):
+        return _has_char(t.key) or _has_char(t.value)
+    if isinstance(t, RowType):
+        return any(_has_char(f.type) for f in t.fields)
+    return isinstance(t, AtomicType) and t.root == "CHAR"
+
+
+def _trim_char(arr: pa.Array, t: DataType) -> pa.Array:
+    """``arr`` with every CHAR value (nested too) right-trimmed of spaces."""
+    if not _has_char(t):
+        return arr
+    if isinstance(t, AtomicType):
+        return pc.utf8_rtrim(arr, characters=" ")
+    mask = arr.is_null() if arr.null_count else None
+    if isinstance(t, ArrayType):
+        return pa.ListArray.from_arrays(arr.offsets, _trim_char(arr.values, t.element), type=arr.type, mask=mask)
+    if isinstance(t, MapType):
+        return pa.MapArray.from_arrays(arr.offsets, _trim_char(arr.keys, t.key), _trim_char(arr.items, t.value),
+                                       type=arr.type, mask=mask)
+    children = [_trim_char(arr.field(i), f.type) for i, f in enumerate(t.fields)]
+    return pa.StructArray.from_arrays(children, fields=list(arr.type), mask=mask)

@@ -9,6 +9,9 @@ matched by name. pyarrow writes every string type as ORC ``string`` (Java reads 
 CHAR/VARCHAR columns by ORC's string-group conversion) and timestamps with the GMT writer time
 zone, so values are the same in any reader time zone.
 
+pyarrow's ORC writer splits a timestamp into seconds and nanoseconds by truncating division, so a
+value before 1970 with sub-millisecond digits gets negative nanoseconds, which Java's ORC reader
+turns into an error (whole milliseconds before 1970 are read right): such values are refused.
 pyarrow reads ORC timestamps as nanoseconds: a file with a timestamp outside 1677-09-21 ..
 2262-04-11 cannot be read and is refused (pyarrow raises, nothing is returned wrong).
 """
@@ -16,7 +19,9 @@ pyarrow reads ORC timestamps as nanoseconds: a file with a timestamp outside 167
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.orc as orc
+from paimon_core.errors import InvalidInput
 from paimon_core.storage.file_io import FileIO
 
 # file.compression -> pyarrow's ORC codec; Java's ORC writer takes CompressionKind.valueOf(upper)
@@ -43,6 +48,37 @@ def physical_schema(schema: pa.Schema) -> pa.Schema:
     return pa.schema([f.with_type(physical_type(f.type)) for f in schema])
 
 
+def _timestamp_leaves(name: str, arr: pa.Array):
+    """(column path, array) of every timestamp array in ``arr``, nested ones flattened."""
+    t = arr.type
+    if pa.types.is_timestamp(t):
+        yield name, arr
+    elif pa.types.is_list(t):
+        yield from _timestamp_leaves(name, arr.flatten())
+    elif pa.types.is_map(t):
+        yield from _timestamp_leaves(name, arr.keys)
+        yield from _timestamp_leaves(name, arr.items)
+    elif pa.types.is_struct(t):
+        for i in range(t.num_fields):
+            yield from _timestamp_leaves(f"{name}.{t.field(i).name}", arr.field(i))
+
+
+def check_timestamps(table: pa.Table) -> None:
+    """Refuse timestamps before 1970 with sub-millisecond digits (see the module doc)."""
+    for name in table.column_names:
+        for chunk in table.column(name).chunks:
+            for path, arr in _timestamp_leaves(name, chunk):
+                per_ms = {"s": 1, "ms": 1, "us": 1000, "ns": 1_000_000}[arr.type.unit]
+                if per_ms == 1 or len(arr) == 0:
+                    continue
+                v = arr.cast(pa.int64())
+                bad = pc.and_(pc.less(v, 0), pc.not_equal(pc.subtract(v, pc.multiply(pc.divide(v, per_ms), per_ms)), 0))
+                if pc.any(bad).as_py():
+                    raise InvalidInput(f"column '{path}': ORC files here cannot hold timestamps before 1970 with"
+                                       " sub-millisecond digits (Java Paimon cannot read them as pyarrow writes"
+                                       " them); use file.format parquet")
+
+
 class OrcFileWriter:
     """Streams batches into one ORC file; ``bytes_written`` grows as stripes are flushed."""
 
@@ -60,6 +96,7 @@ class OrcFileWriter:
             table = pa.Table.from_batches([table])
         if table.schema != self._schema:
             table = table.cast(self._schema)
+        check_timestamps(table)
         self._writer.write(table)
         self.row_count += len(table)
 

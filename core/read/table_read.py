@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
-from paimon_core.data.types import to_arrow_type
+from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.fileformat.formats import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
 from paimon_core.metadata.schema_evolution import cast_for_read
@@ -23,6 +23,7 @@ KIND = "_VALUE_KIND"
 KEY_PREFIX = "_KEY_"
 
 
+_SEQ_TYPE, _KIND_TYPE = AtomicType(False, "BIGINT"), AtomicType(False, "TINYINT")
 READ_THREADS = min(4, os.cpu_count() or 1)
 
 
@@ -81,8 +82,8 @@ class TableRead:
         path = self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
         if f.external_path:
             path = f.external_path.split("://", 1)[-1]
-        types = {SEQ: pa.int64(), KIND: pa.int8()}
-        types.update({old.name: to_arrow_type(old.type) for old, _ in renames if old is not None})
+        types = {SEQ: _SEQ_TYPE, KIND: _KIND_TYPE}
+        types.update({old.name: old.type for old, _ in renames if old is not None})
         data = read_data_file(self.table.io, path, extra + wanted, types)
         n = data.num_rows
         arrays, fields = [], []
