@@ -99,28 +99,31 @@ def _check_codec(key: str, fmt: str, codec: str) -> None:
 
 
 def check_options(options: dict[str, str], schema: pa.Schema) -> None:
-    """Refuse, by name, any format/codec option this tool cannot write as Java Paimon would, and
-    column types a chosen format cannot hold (Avro: TIMESTAMP(7..9)). Run at create/alter-table."""
-    fmts = {str(options.get("file.format") or "parquet").strip().lower()}
-    _check_format("file.format", next(iter(fmts)))
-    for fmt in _level_map(options, "file.format.per.level").values():
-        _check_format("file.format.per.level", fmt)
-        fmts.add(fmt)
-    if options.get("changelog-file.format"):
-        fmt = str(options["changelog-file.format"]).strip().lower()
-        _check_format("changelog-file.format", fmt)
-        fmts.add(fmt)
+    """Refuse, by name, any format/codec option this tool cannot write as Java Paimon would (each
+    (format, codec) pair a file could get), and column types a chosen format cannot hold (Avro:
+    TIMESTAMP(7..9)). Run at create-table and alter-table."""
+    default_fmt = str(options.get("file.format") or "parquet").strip().lower()
+    _check_format("file.format", default_fmt)
     codec = str(options.get("file.compression") or "zstd").strip().lower()
-    for fmt in fmts:
-        _check_codec("file.compression", fmt, codec)
-    for lvl, codec in _level_map(options, "file.compression.per.level").items():
-        _check_codec("file.compression.per.level", file_format(options, lvl), codec)
-    if options.get("changelog-file.compression"):
-        codec = str(options["changelog-file.compression"]).strip().lower()
-        changelog_fmt = str(options.get("changelog-file.format") or "").strip().lower()
-        for fmt in [changelog_fmt] if changelog_fmt else fmts:
-            _check_codec("changelog-file.compression", fmt, codec)
-    if "avro" in fmts:
+    fmt_per_level = _level_map(options, "file.format.per.level")
+    codec_per_level = _level_map(options, "file.compression.per.level")
+    for fmt in fmt_per_level.values():
+        _check_format("file.format.per.level", fmt)
+    pairs = [("file.compression", default_fmt, codec)]  # levels named by neither map
+    for lvl in sorted(set(fmt_per_level) | set(codec_per_level)):
+        key = "file.compression.per.level" if lvl in codec_per_level else "file.compression"
+        pairs.append((key, fmt_per_level.get(lvl, default_fmt), codec_per_level.get(lvl, codec)))
+    changelog_fmt = str(options.get("changelog-file.format") or "").strip().lower()
+    changelog_codec = str(options.get("changelog-file.compression") or "").strip().lower()
+    if changelog_fmt:
+        _check_format("changelog-file.format", changelog_fmt)
+    if changelog_fmt or changelog_codec:
+        key = "changelog-file.compression" if changelog_codec else "file.compression"
+        for fmt in [changelog_fmt] if changelog_fmt else {p[1] for p in pairs}:
+            pairs.append((key, fmt, changelog_codec or codec))
+    for key, fmt, c in sorted(set(pairs), key=lambda p: (FORMATS.index(p[1]), p[0])):
+        _check_codec(key, fmt, c)
+    if any(p[1] == "avro" for p in pairs):
         avro.check_types(schema)
 
 
