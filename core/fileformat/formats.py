@@ -137,17 +137,22 @@ def open_writer(fmt: str, fileio: FileIO, path: str, schema: pa.Schema, compress
     return _WRITERS[fmt](fileio, path, schema, compression, level)
 
 
-def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType]) -> pa.Table:
+def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType],
+                   legacy_ltz: bool = True) -> pa.Table:
     """The named columns of a data file (format by extension), with the Paimon ``types`` the
     file was written with: ORC and Avro columns come as those types' Arrow arrays, read as Java
-    reads them; Parquet columns come as stored (the caller's casts apply as before)."""
+    reads them; Parquet columns come as stored (the caller's casts apply as before).
+    ``legacy_ltz``: the table's ``orc.timestamp-ltz.legacy.type`` (see orc.py)."""
     fmt = format_of(path)
     try:
         if fmt == "parquet":
             return parquet.read(fileio, path, columns)
         if fmt == "orc":
             data = orc.read(fileio, path, columns)
-            return pa.Table.from_arrays([_orc_column(data.column(c), types[c]) for c in columns], names=columns)
+            zone = None
+            if legacy_ltz and any(_has_root(types[c], "TIMESTAMP_LTZ") for c in columns) and data.num_rows:
+                zone = _zone(orc.writer_timezone(fileio, path), path)
+            return pa.Table.from_arrays([_orc_column(data.column(c), types[c], zone) for c in columns], names=columns)
         return avro.read(fileio, path, columns, {c: to_arrow_type(types[c]) for c in columns})
     except FileNotFoundError:
         raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
@@ -161,39 +166,70 @@ def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[st
         raise CorruptMetadata(f"data file {path} is unreadable: {msg}") from None
 
 
-def _orc_column(col: pa.ChunkedArray, t: DataType) -> pa.ChunkedArray:
+_UTC_ZONES = {"", "UTC", "GMT", "Z", "UCT", "Universal", "Zulu", "GMT0", "Etc/UTC", "Etc/GMT", "Etc/UCT",
+              "Etc/Universal", "Etc/Zulu", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "GMT+0", "GMT-0"}
+
+
+def _zone(name: str | None, path: str) -> str | None:
+    """An Arrow time zone for an ORC writer zone (None: UTC, nothing to undo). Java's custom
+    ``GMT+08:00`` ids become offsets; a zone Arrow does not know is refused by name."""
+    if name is None or name in _UTC_ZONES:
+        return None
+    zone = name[3:] if name.startswith("GMT") and name[3:4] in "+-" else name
+    try:
+        pa.array([0], pa.timestamp("ns", tz=zone)).cast(pa.timestamp("ns", tz="UTC"))
+        pc.local_timestamp(pa.array([0], pa.timestamp("ns", tz=zone)))
+    except (pa.ArrowException, ValueError):
+        raise InvalidInput(f"data file {path} was written in time zone '{name}', which is needed to read its"
+                           " TIMESTAMP WITH LOCAL TIME ZONE values and is unknown here") from None
+    return zone
+
+
+def _orc_column(col: pa.ChunkedArray, t: DataType, zone: str | None = None) -> pa.ChunkedArray:
     """An ORC column as the table's type: TIME from int32 millis, timestamps from nanoseconds to
     the column's unit (a safe cast: a value finer than the precision is an error, never cut), and
-    CHAR values without their trailing spaces (ORC pads CHAR; Java's ORC reader trims it)."""
+    CHAR values without their trailing spaces (ORC pads CHAR; Java's ORC reader trims it).
+    ``zone``: the writer's zone of a legacy LTZ file, whose instants go back to its wall clock."""
+    if zone is not None and _has_root(t, "TIMESTAMP_LTZ"):
+        col = pa.chunked_array([_map_leaves(c, t, "TIMESTAMP_LTZ", lambda a: _wall_clock(a, zone))
+                                for c in col.chunks])
     target = to_arrow_type(t)
     if col.type != target:
         col = col.cast(target)
-    if _has_char(t):
-        col = pa.chunked_array([_trim_char(chunk, t) for chunk in col.chunks], type=target)
+    if _has_root(t, "CHAR"):
+        col = pa.chunked_array([_map_leaves(c, t, "CHAR", lambda a: pc.utf8_rtrim(a, characters=" "))
+                                for c in col.chunks]).cast(target)
     return col
 
 
-def _has_char(t: DataType) -> bool:
+def _wall_clock(arr: pa.Array, zone: str) -> pa.Array:
+    """Instants (tz UTC) -> their wall clock in ``zone``, labelled UTC (Paimon's LTZ value)."""
+    local = pc.local_timestamp(arr.cast(pa.timestamp(arr.type.unit, tz=zone)))
+    return local.cast(pa.timestamp(arr.type.unit, tz="UTC"))
+
+
+def _has_root(t: DataType, root: str) -> bool:
     if isinstance(t, ArrayType):
-        return _has_char(t.element)
+        return _has_root(t.element, root)
     if isinstance(t, MapType):
-        return _has_char(t.key) or _has_char(t.value)
+        return _has_root(t.key, root) or _has_root(t.value, root)
     if isinstance(t, RowType):
-        return any(_has_char(f.type) for f in t.fields)
-    return isinstance(t, AtomicType) and t.root == "CHAR"
+        return any(_has_root(f.type, root) for f in t.fields)
+    return isinstance(t, AtomicType) and t.root == root
 
 
-def _trim_char(arr: pa.Array, t: DataType) -> pa.Array:
-    """``arr`` with every CHAR value (nested too) right-trimmed of spaces."""
-    if not _has_char(t):
+def _map_leaves(arr: pa.Array, t: DataType, root: str, fn) -> pa.Array:
+    """``arr`` with ``fn`` applied to every leaf array of Paimon type ``root`` (nested ones too)."""
+    if not _has_root(t, root):
         return arr
     if isinstance(t, AtomicType):
-        return pc.utf8_rtrim(arr, characters=" ")
+        return fn(arr)
     mask = arr.is_null() if arr.null_count else None
     if isinstance(t, ArrayType):
-        return pa.ListArray.from_arrays(arr.offsets, _trim_char(arr.values, t.element), type=arr.type, mask=mask)
+        values = _map_leaves(arr.values, t.element, root, fn)
+        return pa.ListArray.from_arrays(arr.offsets, values, mask=mask)
     if isinstance(t, MapType):
-        return pa.MapArray.from_arrays(arr.offsets, _trim_char(arr.keys, t.key), _trim_char(arr.items, t.value),
-                                       type=arr.type, mask=mask)
-    children = [_trim_char(arr.field(i), f.type) for i, f in enumerate(t.fields)]
-    return pa.StructArray.from_arrays(children, fields=list(arr.type), mask=mask)
+        keys, items = _map_leaves(arr.keys, t.key, root, fn), _map_leaves(arr.items, t.value, root, fn)
+        return pa.MapArray.from_arrays(arr.offsets, keys, items, mask=mask)
+    children = [_map_leaves(arr.field(i), f.type, root, fn) for i, f in enumerate(t.fields)]
+    return pa.StructArray.from_arrays(children, names=[f.name for f in t.fields], mask=mask)

@@ -12,11 +12,20 @@ zone, so values are the same in any reader time zone.
 pyarrow's ORC writer splits a timestamp into seconds and nanoseconds by truncating division, so a
 value before 1970 with sub-millisecond digits gets negative nanoseconds, which Java's ORC reader
 turns into an error (whole milliseconds before 1970 are read right): such values are refused.
+Java Paimon writes TIMESTAMP WITH LOCAL TIME ZONE to ORC the "legacy" way (0.9, and 1.x unless
+``orc.timestamp-ltz.legacy.type=false``): Paimon's UTC value is taken as a wall clock in the
+writing JVM's time zone and stored as that instant; its reader undoes it in its own zone. Java
+records the writer's zone in each stripe footer, so ``writer_timezone`` reads it (the stripe
+footer is the one part of the file pyarrow does not expose; it is a small protobuf message) and the
+reader takes the instant back to that zone's wall clock. Files we write carry GMT.
+
 pyarrow reads ORC timestamps as nanoseconds: a file with a timestamp outside 1677-09-21 ..
 2262-04-11 cannot be read and is refused (pyarrow raises, nothing is returned wrong).
 """
 
 from __future__ import annotations
+
+import zlib
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -116,3 +125,89 @@ def read(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Tabl
     them to the table's types: int32 -> TIME, timestamp[ns] -> the column's precision)."""
     with fileio.arrow_fs.open_input_file(path) as f:
         return orc.ORCFile(f).read(columns=columns)
+
+
+# ------------------------------------------------------------------ the writer's time zone
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    out = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        out |= (b & 0x7F) << shift
+        if b < 0x80:
+            return out, i
+        shift += 7
+
+
+def _pb_fields(buf: bytes):
+    """(field number, value) of a protobuf message: ints for varints, bytes for the rest."""
+    i = 0
+    while i < len(buf):
+        key, i = _varint(buf, i)
+        num, wire = key >> 3, key & 7
+        if num == 0:
+            return
+        if wire == 0:
+            v, i = _varint(buf, i)
+        elif wire == 2:
+            n, i = _varint(buf, i)
+            v, i = buf[i:i + n], i + n
+        elif wire in (1, 5):
+            n = 8 if wire == 1 else 4
+            v, i = buf[i:i + n], i + n
+        else:
+            return
+        yield num, v
+
+
+def _zstd_decompress(data: bytes) -> bytes:
+    try:
+        from compression import zstd  # Python 3.14
+    except ImportError:
+        from backports import zstd
+    return zstd.decompress(data)
+
+
+def _decompress(raw: bytes, kind: str, block_size: int) -> bytes:
+    """An ORC stream: chunks with a 3-byte little-endian header (length << 1 | original)."""
+    if kind == "UNCOMPRESSED":
+        return raw
+    out, i = bytearray(), 0
+    while i + 3 <= len(raw):
+        header = raw[i] | raw[i + 1] << 8 | raw[i + 2] << 16
+        n, chunk = header >> 1, raw[i + 3:i + 3 + (header >> 1)]
+        i += 3 + n
+        if header & 1:
+            out += chunk
+        elif kind == "ZLIB":
+            out += zlib.decompress(chunk, -15)
+        elif kind == "ZSTD":
+            out += _zstd_decompress(chunk)
+        elif kind == "SNAPPY":
+            size, _ = _varint(chunk, 0)
+            out += pa.decompress(chunk, decompressed_size=size, codec="snappy", asbytes=True)
+        elif kind == "LZ4":  # a raw LZ4 block: the size is not stored; bytes past the message are never parsed
+            out += pa.decompress(chunk, decompressed_size=block_size, codec="lz4_raw", asbytes=True)
+        else:
+            raise InvalidInput(f"cannot read the stripe footer of an ORC file compressed with {kind}")
+    return bytes(out)
+
+
+def writer_timezone(fileio: FileIO, path: str) -> str | None:
+    """The writer time zone recorded in the first stripe footer of an ORC file (None: no stripes
+    or none recorded)."""
+    with fileio.arrow_fs.open_input_file(path) as f:
+        reader = orc.ORCFile(f).reader
+        kind, block = reader.compression(), reader.compression_size()
+        tail = dict(_pb_fields(reader.serialized_file_tail()))
+        footer = tail.get(2, b"")
+        stripe = next((v for num, v in _pb_fields(footer) if num == 3), None)
+        if stripe is None:
+            return None
+        info = dict(_pb_fields(stripe))
+        f.seek(info.get(1, 0) + info.get(2, 0) + info.get(3, 0))
+        raw = f.read(info.get(4, 0))
+    for num, v in _pb_fields(_decompress(raw, kind, block)):
+        if num == 3:
+            return v.decode("utf-8")
+    return None

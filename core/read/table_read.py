@@ -84,7 +84,8 @@ class TableRead:
             path = f.external_path.split("://", 1)[-1]
         types = {SEQ: _SEQ_TYPE, KIND: _KIND_TYPE}
         types.update({old.name: old.type for old, _ in renames if old is not None})
-        data = read_data_file(self.table.io, path, extra + wanted, types)
+        legacy_ltz = str(self.schema.options.get("orc.timestamp-ltz.legacy.type", "true")).lower() != "false"
+        data = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz)
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:

@@ -252,3 +252,24 @@ def test_per_level_codec_overrides_the_default_codec(catalog):
     """snappy is no Avro codec here, but level 0 (Avro) has its own codec: accepted, as in Paimon."""
     _create(catalog, "db.ok", {"file.format.per.level": "0:avro", "file.compression": "snappy",
                                "file.compression.per.level": "0:zstd"}, columns="id INT")
+
+
+def test_orc_writer_zone_names():
+    """Java's zone ids as Arrow zones; our own files say GMT (nothing to undo)."""
+    assert formats._zone("GMT+08:00", "f") == "+08:00"
+    assert formats._zone("Asia/Shanghai", "f") == "Asia/Shanghai"
+    assert formats._zone("GMT", "f") is None and formats._zone("UTC", "f") is None and formats._zone(None, "f") is None
+    with pytest.raises(InvalidInput, match="written in time zone 'Mars/Olympus'"):
+        formats._zone("Mars/Olympus", "f")
+
+
+def test_our_orc_files_record_gmt(tmp_path):
+    from paimon_core.fileformat.orc import writer_timezone
+
+    io = FileIO(str(tmp_path))
+    for codec in ("zstd", "zlib", "snappy", "lz4", "none"):
+        path = str(tmp_path / f"data-{codec}-0.orc")
+        w = formats.open_writer("orc", io, path, _data(3).schema, codec)
+        w.write(_data(3))
+        w.close()
+        assert writer_timezone(io, path) == "GMT", codec

@@ -295,3 +295,34 @@ def test_pypaimon_reads_our_table(pypaimon_reads, name):
     if spec.primary_keys:
         got, want = _micros_ts9(got), _micros_ts9(want)
     assert_same_rows(got, want, label_a="pypaimon 2.1.0", label_b=f"rows written to {name}")
+
+
+# ------------------------------------------------------------------ a writer JVM outside UTC
+
+ZONE_COLUMNS = [("id", "INT NOT NULL"), ("ts", "TIMESTAMP(6)"), ("ltz", "TIMESTAMP(6) WITH LOCAL TIME ZONE"),
+                ("ltz3", "TIMESTAMP(3) WITH LOCAL TIME ZONE"), ("al", "ARRAY<TIMESTAMP(6) WITH LOCAL TIME ZONE>"),
+                ("rl", "ROW<l TIMESTAMP(6) WITH LOCAL TIME ZONE, c CHAR(3)>")]
+ZONE_ROWS = [
+    {"id": 1, "ts": "2024-03-10T12:34:56.123456", "ltz": "2024-03-10T12:34:56.123456Z", "ltz3": "2024-07-01T00:00:00.001Z",
+     "al": ["2024-03-10T02:30:00.000000Z", None], "rl": {"l": "1995-07-01T00:00:00.000001Z", "c": "a"}},
+    {"id": 2, "ts": "1995-07-01T00:00:00.000001", "ltz": "2000-01-01T00:00:00.000000Z", "ltz3": None,
+     "al": None, "rl": {"l": None, "c": "abc"}},
+]
+
+
+@pytest.mark.parametrize("zone", ["Asia/Shanghai", "America/New_York"])
+def test_we_read_orc_written_by_a_jvm_outside_utc(tmp_path, java, monkeypatch, zone):
+    """Java writes LTZ to ORC as its own zone's wall clock (the legacy type, the default): we read
+    the writer's zone from the stripe footer and return what Java in that zone returns."""
+    monkeypatch.setenv("PAIMON_CLI_INTEROP_JAVA_OPTS", f"-Duser.timezone={zone}")
+    wh = str(tmp_path)
+    spec = D.TableSpec("tz.t", ZONE_COLUMNS, [D.Commit(ZONE_ROWS)], options={"bucket": "-1", "file.format": "orc"})
+    res = java.run([spec.create_request(wh), spec.write_request(wh, spec.commits[0]),
+                    {"op": "read", "warehouse": wh, "table": spec.name}])
+    java_rows = res[-1]["rows"]
+    if zone == "America/New_York":  # 02:30 on 2024-03-10 is in New York's DST gap: Java reads it back as 03:30
+        assert java_rows[0]["al"][0] == "2024-03-10T03:30:00.000000Z"
+        java_rows = [dict(r, al=ZONE_ROWS[0]["al"]) if r["id"] == 1 else r for r in java_rows]
+    assert_same_rows(java_rows, ZONE_ROWS, label_a=f"Java in {zone}", label_b="rows written")
+    assert_same_rows(_ours(FileSystemCatalog(wh).get_table(spec.name)), res[-1]["rows"], label_a="paimon-cli",
+                     label_b=f"Java in {zone}")
