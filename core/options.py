@@ -24,8 +24,8 @@ _REGISTRY = [
     Option("bucket", "int", -1, "buckets per partition: N>0 fixed, -1 dynamic (PK) or unaware (append)"),
     Option("bucket-key", "str", None, "comma-separated columns hashed to pick the bucket"),
     Option("file.format", "str", "parquet", "data file format: parquet | orc | avro"),
-    Option("file.compression", "str", "zstd", "data file codec (parquet: zstd snappy gzip uncompressed; orc: zstd"
-           " lz4 snappy zlib none; avro: zstd deflate bzip2 xz null)"),
+    Option("file.compression", "str", "zstd", "data file codec (parquet: zstd gzip uncompressed; orc: zstd"
+           " lz4 snappy zlib none; avro: zstd deflate null)"),
     Option("file.compression.zstd-level", "int", 1, "zstd level of data files"),
     Option("manifest.format", "str", "avro", "manifest format"),
     Option("manifest.compression", "str", "zstd", "manifest compression"),

@@ -17,12 +17,17 @@ Java Paimon's Avro schema for a row type (``AvroSchemaConverter``), mirrored her
   ``{key, value}`` (named after the field, key/value schemas named ``_key``/``_value``) with the
   logical type ``map``.
 
-fastavro encodes and decodes the values, record by record (Avro has no columnar reader).
+fastavro encodes and decodes the values, record by record (Avro has no columnar reader). Avro's
+snappy codec (Java 0.9 picks it for any file.compression other than zstd, where its jars can) is
+registered with fastavro here for reading, on pyarrow's snappy, when fastavro's own needs a
+package that is not installed. We do not write snappy: the Java 0.9 jar has no snappy codec.
 """
 
 from __future__ import annotations
 
 import io as _io
+import struct
+import zlib
 
 import fastavro
 import pyarrow as pa
@@ -33,8 +38,53 @@ RECORD_NAME = "org.apache.paimon.avro.generated.record"
 
 # file.compression -> Avro codec. Java: zstd is zstandard at file.compression.zstd-level; other
 # names go to Avro's CodecFactory.fromString (1.x; 0.9 wrote snappy for every other value).
+# formats.CODECS lists the ones written here (those the Java 0.9 jar reads).
 CODECS = {"zstd": "zstandard", "null": "null", "deflate": "deflate", "snappy": "snappy",
           "bzip2": "bzip2", "xz": "xz", "zstandard": "zstandard"}
+
+
+# ------------------------------------------------------------------ snappy blocks (pyarrow's codec)
+def _read_long(fo) -> int:
+    n = shift = 0
+    while True:
+        b = fo.read(1)[0]
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return (n >> 1) ^ -(n & 1)
+
+
+def _snappy_length(data: bytes) -> int:
+    """The uncompressed length a raw snappy stream starts with (a varint)."""
+    n = shift = i = 0
+    while True:
+        b = data[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return n
+
+
+def _snappy_read_block(fo):
+    n = _read_long(fo)
+    data, crc = fo.read(n - 4), fo.read(4)
+    block = pa.decompress(data, decompressed_size=_snappy_length(data), codec="snappy", asbytes=True)
+    if struct.unpack(">I", crc)[0] != zlib.crc32(block) & 0xFFFFFFFF:
+        raise ValueError("snappy block CRC mismatch")
+    return _io.BytesIO(block)
+
+
+def _register_snappy() -> None:
+    try:
+        import cramjam  # noqa: F401  (fastavro's own snappy works)
+    except ImportError:
+        from fastavro import _read
+
+        _read.BLOCK_READERS["snappy"] = _snappy_read_block
+
+
+_register_snappy()
 
 
 def check_types(schema: pa.Schema) -> None:

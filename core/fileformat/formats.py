@@ -24,11 +24,12 @@ from paimon_core.storage.file_io import FileIO
 FORMATS = ("parquet", "orc", "avro")
 
 # file.compression values each format takes (Paimon passes the name to the format's own codec
-# lookup; names a pyarrow/fastavro writer lacks, or Java cannot read, are refused by name)
+# lookup; names a pyarrow/fastavro writer lacks, or Java Paimon 0.9 cannot read, are refused by
+# name: its jar has no snappy-java, so snappy Parquet and Avro are read here but never written)
 CODECS: dict[str, tuple[str, ...]] = {
-    "parquet": ("zstd", "snappy", "gzip", "uncompressed"),
+    "parquet": ("zstd", "gzip", "uncompressed"),
     "orc": tuple(orc.CODECS),
-    "avro": ("zstd", "deflate", "bzip2", "xz", "null"),
+    "avro": ("zstd", "deflate", "null"),
 }
 
 _WRITERS = {"parquet": parquet.ParquetFileWriter, "orc": orc.OrcFileWriter, "avro": avro.AvroFileWriter}
@@ -161,8 +162,6 @@ def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[st
         if "out of range for nanosecond resolution" in msg:
             raise InvalidInput(f"data file {path} holds a timestamp outside 1677..2262, which the ORC reader"
                                f" used here cannot read ({msg})") from None
-        if "cramjam" in msg:
-            raise InvalidInput(f"data file {path} is snappy-compressed Avro: install the 'cramjam' package to read it") from None
         raise CorruptMetadata(f"data file {path} is unreadable: {msg}") from None
 
 

@@ -35,6 +35,7 @@ def _has_timestamp(t: pa.DataType) -> bool:
 
 def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | None = 1) -> dict:
     int96 = any(_has_nanos(f.type) for f in schema)
+    compression = "none" if compression.lower() == "uncompressed" else compression  # Java's name, pyarrow's
     opts = {
         "compression": compression,
         "store_decimal_as_integer": True,

@@ -224,6 +224,8 @@ def test_per_level_and_changelog_formats(catalog):
     ({"changelog-file.format": "csv"}, "option 'changelog-file.format': file format 'csv'"),
     ({"file.format": "orc", "file.compression": "lzo"}, "compression 'lzo' is not supported for orc files"),
     ({"file.compression": "brotli"}, "compression 'brotli' is not supported for parquet files"),
+    ({"file.compression": "snappy"}, "compression 'snappy' is not supported for parquet files"),
+    ({"file.format": "avro", "file.compression": "snappy"}, "compression 'snappy' is not supported for avro files"),
     ({"file.format": "avro", "file.compression": "lz4"}, "compression 'lz4' is not supported for avro files"),
     ({"file.format.per.level": "0:avro", "file.compression": "zlib"}, "compression 'zlib' is not supported for parquet"),
     ({"changelog-file.format": "avro", "changelog-file.compression": "zlib"},
@@ -249,9 +251,12 @@ def test_unknown_extension_is_refused():
 
 
 def test_per_level_codec_overrides_the_default_codec(catalog):
-    """snappy is no Avro codec here, but level 0 (Avro) has its own codec: accepted, as in Paimon."""
-    _create(catalog, "db.ok", {"file.format.per.level": "0:avro", "file.compression": "snappy",
+    """lz4 is no Avro codec, but level 0 (Avro) has its own codec: accepted, as in Paimon."""
+    _create(catalog, "db.ok", {"file.format": "orc", "file.format.per.level": "0:avro", "file.compression": "lz4",
                                "file.compression.per.level": "0:zstd"}, columns="id INT")
+    with pytest.raises(InvalidInput, match="compression 'lz4' is not supported for avro"):
+        _create(catalog, "db.bad", {"file.format": "orc", "file.format.per.level": "0:avro", "file.compression": "lz4"},
+                columns="id INT")
 
 
 def test_orc_writer_zone_names():
