@@ -285,6 +285,8 @@ def read(fileio: FileIO, path: str, columns: list[str], types: dict[str, pa.Data
     """The named columns of an Avro data file as Arrow arrays of the given types."""
     reader = fastavro.reader(_io.BytesIO(fileio.read_bytes(path)))
     records = [r for r in reader if r is not None]
+    if not columns:  # no columns, but the rows still count
+        return pa.table({"_": pa.nulls(len(records))}).drop_columns(["_"])
     raw = pa.schema([pa.field(c, _raw_type(types[c])) for c in columns])
     table = pa.Table.from_pylist(records, schema=raw)
     arrays = [_to_target(table.column(c).combine_chunks(), types[c]) for c in columns]

@@ -153,6 +153,8 @@ def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[st
             zone = None
             if legacy_ltz and any(_has_root(types[c], "TIMESTAMP_LTZ") for c in columns) and data.num_rows:
                 zone = _zone(orc.writer_timezone(fileio, path), path)
+            if not columns:
+                return data
             return pa.Table.from_arrays([_orc_column(data.column(c), types[c], zone) for c in columns], names=columns)
         return avro.read(fileio, path, columns, {c: to_arrow_type(types[c]) for c in columns})
     except FileNotFoundError:

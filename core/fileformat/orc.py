@@ -124,7 +124,10 @@ def read(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Tabl
     """The named columns of an ORC data file, in the ORC reader's Arrow types (the dispatcher casts
     them to the table's types: int32 -> TIME, timestamp[ns] -> the column's precision)."""
     with fileio.arrow_fs.open_input_file(path) as f:
-        return orc.ORCFile(f).read(columns=columns)
+        file = orc.ORCFile(f)
+        if columns is not None and not columns:  # pyarrow gives 0 rows for 0 columns: keep the count
+            return pa.table({"_": pa.nulls(file.nrows)}).drop_columns(["_"])
+        return file.read(columns=columns)
 
 
 # ------------------------------------------------------------------ the writer's time zone

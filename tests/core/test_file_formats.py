@@ -278,3 +278,16 @@ def test_our_orc_files_record_gmt(tmp_path):
         w.write(_data(3))
         w.close()
         assert writer_timezone(io, path) == "GMT", codec
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc", "avro"])
+def test_columns_added_later_keep_the_row_count(catalog, fmt):
+    """Selecting only a column added after a file was written reads no column of that file: its
+    rows must still come back (as NULLs)."""
+    from paimon_core.metadata.schema_evolution import AddColumn
+
+    t = _create(catalog, f"db.add_{fmt}", {"file.format": fmt}, columns="id INT")
+    t.write_arrow(pa.table({"id": pa.array([1, 2, 3], pa.int32())}))
+    alter_table(catalog.get_table(t.identifier), [AddColumn("extra", parse_type("STRING"))])
+    got = catalog.get_table(t.identifier).read(columns=["extra"])
+    assert got.column("extra").to_pylist() == [None, None, None]
