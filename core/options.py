@@ -55,6 +55,7 @@ _REGISTRY = [
     Option("file.compression.per.level", "str", None, "codec per LSM level, e.g. 0:lz4,1:zstd"),
     Option("changelog-file.format", "str", None, "format of changelog files (default: as data files)"),
     Option("changelog-file.compression", "str", None, "codec of changelog files (default: as data files)"),
+    Option("file.suffix.include.compression", "bool", False, "name files like data-<uuid>-0.zst.parquet"),
     Option("orc.timestamp-ltz.legacy.type", "bool", True, "ORC LTZ values stored as the writer zone's wall clock"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}

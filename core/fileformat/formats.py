@@ -88,6 +88,23 @@ def file_compression(options: dict[str, str], level: int, changelog: bool = Fals
     return str(options.get("file.compression") or "zstd").strip().lower()
 
 
+# file.suffix.include.compression: the codec's file extension goes before the format's (Paimon 1.x
+# HadoopCompressionType: none adds nothing, unknown names are used as they are)
+_CODEC_EXTENSIONS = {"none": None, "gzip": "gz", "bzip2": "bz2", "deflate": "deflate", "snappy": "snappy",
+                     "lz4": "lz4", "zstd": "zst"}
+
+
+def file_extension(options: dict[str, str], fmt: str) -> str:
+    """``.orc``, or ``.zst.orc`` with ``file.suffix.include.compression`` (named after the table's
+    ``file.compression``, as Java's path factory does, whatever codec the level uses)."""
+    if str(options.get("file.suffix.include.compression", "false")).strip().lower() == "true":
+        codec = str(options.get("file.compression") or "zstd").strip()
+        ext = _CODEC_EXTENSIONS.get(codec.lower(), codec) if codec else None
+        if ext:
+            return f".{ext}.{fmt}"
+    return f".{fmt}"
+
+
 def _check_format(key: str, fmt: str) -> None:
     if fmt not in FORMATS:
         raise InvalidInput(f"option '{key}': file format '{fmt}' is not supported (use {', '.join(FORMATS)})")

@@ -78,6 +78,7 @@ class RollingFileWriter:
         self.target = opts.target_file_size
         self.row_group_bytes = min(ROW_GROUP_BYTES, max(self.target, 64 * 1024))
         self.format = formats.file_format(opts.raw, 0)
+        self.extension = formats.file_extension(opts.raw, self.format)
         self.compression = formats.file_compression(opts.raw, 0)
         self.level = opts.get("file.compression.zstd-level")
 
@@ -99,7 +100,7 @@ class RollingFileWriter:
         self._pending, self.pending_bytes = [], 0
         schema = self.table.schema
         if self._writer is None:
-            self._name = f"{self.file_prefix}{uuid.uuid4()}-0.{self.format}"
+            self._name = f"{self.file_prefix}{uuid.uuid4()}-0{self.extension}"
             path = self.table.io.join(self.dir, self._name)
             self._written_paths.append(path)
             self._writer = formats.open_writer(self.format, self.table.io, path, schema.arrow_schema(),

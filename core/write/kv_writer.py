@@ -79,7 +79,7 @@ class KeyValueFileWriter:
             start += chunk.num_rows
             prefix = self.changelog_prefix if changelog else self.prefix
             fmt = formats.file_format(self.options, level, changelog)
-            name = f"{prefix}{uuid.uuid4()}-0.{fmt}"
+            name = f"{prefix}{uuid.uuid4()}-0{formats.file_extension(self.options, fmt)}"
             path = self.table.io.join(self.dir, name)
             self.written.append(path)
             writer = formats.open_writer(fmt, self.table.io, path, kv_arrow_schema(schema),

@@ -291,3 +291,16 @@ def test_columns_added_later_keep_the_row_count(catalog, fmt):
     alter_table(catalog.get_table(t.identifier), [AddColumn("extra", parse_type("STRING"))])
     got = catalog.get_table(t.identifier).read(columns=["extra"])
     assert got.column("extra").to_pylist() == [None, None, None]
+
+
+def test_file_suffix_include_compression(catalog):
+    t = _create(catalog, "db.sfx", {"file.suffix.include.compression": "true", "file.format": "orc", "bucket": "1"},
+                ("id",))
+    t.write_arrow(_data(3))
+    (f,) = _files(t)
+    assert f.name.endswith(".zst.orc")
+    assert sorted(catalog.get_table("db.sfx").read().column("id").to_pylist()) == [0, 1, 2]
+    assert formats.file_extension({"file.suffix.include.compression": "true", "file.compression": "none"}, "avro") == ".avro"
+    assert formats.file_extension({"file.suffix.include.compression": "true", "file.compression": "zlib"}, "orc") == ".zlib.orc"
+    assert formats.file_extension({"file.suffix.include.compression": "true", "file.compression": "gzip"},
+                                  "parquet") == ".gz.parquet"

@@ -192,6 +192,8 @@ CODEC_SPECS = [
                 options={"bucket": "-1", "file.format": "orc", "file.compression": "zlib"}),
     D.TableSpec("cx.orc_none", [("id", "INT NOT NULL"), ("s", "STRING")], [D.Commit(_rows("orc", 0, 30))],
                 options={"bucket": "-1", "file.format": "orc", "file.compression": "none"}),
+    D.TableSpec("cx.avro_suffix", [("id", "INT NOT NULL"), ("s", "STRING")], [D.Commit(_rows("avro", 0, 30))],
+                options={"bucket": "-1", "file.format": "avro", "file.suffix.include.compression": "true"}),
 ] + [
     D.TableSpec(f"cx.parquet_{c}", [("id", "INT NOT NULL"), ("s", "STRING")], [D.Commit(_rows("orc", 0, 30))],
                 options={"bucket": "-1", "file.format": "parquet", "file.compression": c})
@@ -284,6 +286,8 @@ def test_file_compression_reaches_the_files(our_tables):
     for name, codec in (("cx.orc_zlib", "ZLIB"), ("cx.orc_none", "UNCOMPRESSED")):
         (orc_file,) = _files(wh, name)
         assert orc.ORCFile(str(orc_file)).compression == codec
+    (sfx,) = _files(wh, "cx.avro_suffix")
+    assert sfx.name.endswith(".zst.avro")
     for c in ("gzip", "uncompressed"):
         (pq_file,) = _files(wh, f"cx.parquet_{c}")
         assert pq.ParquetFile(str(pq_file)).metadata.row_group(0).column(0).compression == c.upper()
