@@ -204,6 +204,21 @@ for _s in CODEC_SPECS:
         _c.rows = [{"id": r["id"], "s": r["s"]} for r in _c.rows]
 
 
+# one-row files: a filtered Java read skips a file (by our manifest stats) or an ORC stripe (by the
+# ORC statistics pyarrow wrote) only if its stats exclude the value, so every match must survive
+FILTER_COLUMNS = ["dec38", "dec20", "dec10", "ts9", "ts6", "ts3", "ltz", "s", "vc", "c", "dt", "tm", "bi", "i", "d"]
+FILTER_SPECS = [D.TableSpec(f"flt.{fmt}", _columns(fmt), [D.Commit([r]) for r in _rows(fmt, 0, 8)],
+                            options={"bucket": "-1", "file.format": fmt}) for fmt in FORMATS]
+FILTERS = []
+for _spec in FILTER_SPECS:
+    for _c in _spec.commits:
+        for _col in FILTER_COLUMNS:
+            _v = _c.rows[0].get(_col)
+            if _col in _spec.types and _v is not None and _v not in ("NaN", "Infinity", "-Infinity") \
+                    and (_spec.name, _col, _v) not in FILTERS:
+                FILTERS.append((_spec.name, _col, _v))
+
+
 def _write(cat: FileSystemCatalog, spec: D.TableSpec) -> None:
     cat.create_table(spec.name, Schema(Schema.parse_columns(D.schema_ddl(spec.columns)),
                                        partition_keys=spec.partition_keys, primary_keys=spec.primary_keys,
@@ -224,16 +239,20 @@ def our_tables(tmp_path_factory, java) -> dict:
     wh = str(tmp_path_factory.mktemp("our_formats"))
     cat = FileSystemCatalog(wh)
     specs = OUR_SPECS + [PER_LEVEL] + CODEC_SPECS
-    for spec in specs:
+    for spec in specs + FILTER_SPECS:
         _write(cat, spec)
     reqs = [{"op": "read", "warehouse": wh, "table": s.name} for s in specs]
     reqs.append({"op": "files", "warehouse": wh, "table": PER_LEVEL.name})
     last = cat.get_table(PER_LEVEL.name).snapshots.latest_id()
     audits = [{"op": "audit", "warehouse": wh, "table": PER_LEVEL.name, "from": s - 1, "to": s, "mode": "changelog"}
               for s in range(1, last + 1)]
-    res = java.run(reqs + audits)
+    filters = [{"op": "read", "warehouse": wh, "table": t, "filter": {"field": c, "op": "=", "value": v}}
+               for t, c, v in FILTERS]
+    res = java.run(reqs + audits + filters)
+    n = len(specs) + 1 + len(audits)
     return {"warehouse": wh, "reads": {s.name: r["rows"] for s, r in zip(specs, res)},
-            "files": res[len(specs)]["files"], "audits": [r["rows"] for r in res[len(specs) + 1:]]}
+            "files": res[len(specs)]["files"], "audits": [r["rows"] for r in res[len(specs) + 1:n]],
+            "filters": res[n:]}
 
 
 @pytest.mark.parametrize("name", [s.name for s in OUR_SPECS] + [PER_LEVEL.name] + [s.name for s in CODEC_SPECS])
@@ -242,6 +261,15 @@ def test_java_reads_our_table(our_tables, name):
     assert_same_rows(our_tables["reads"][name], _expected(spec), label_a="Java 0.9", label_b="rows written")
     ours = _ours(FileSystemCatalog(our_tables["warehouse"]).get_table(name))
     assert_same_rows(ours, _expected(spec), label_a="paimon-cli", label_b="rows written")
+
+
+@pytest.mark.parametrize("idx", range(len(FILTERS)), ids=[f"{t}:{c}={v}"[:60] for t, c, v in FILTERS])
+def test_java_filter_keeps_files_with_matches(our_tables, idx):
+    table, col, value = FILTERS[idx]
+    spec = next(s for s in FILTER_SPECS if s.name == table)
+    want = sorted(r["id"] for c in spec.commits for r in c.rows if r.get(col) == value)
+    got = sorted(r["id"] for r in our_tables["filters"][idx]["rows"] if r.get(col) == value)
+    assert want and got == want, f"Java skipped a file of {table} holding {col} = {value!r}"
 
 
 @pytest.mark.parametrize("name", [s.name for s in OUR_SPECS])
