@@ -51,11 +51,11 @@ def _split_by_int(table: pa.Table, column: str):
         yield (pa.array([sorted_vals[a]], col.type),), table.take(pa.array(order[a:b]))
 
 
-ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per Parquet row group
+ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per row group (ORC stripe, Avro block)
 
 
 class RollingFileWriter:
-    """Parquet files of one (partition, bucket), rolled at the target size.
+    """Data files of one (partition, bucket), rolled at the target size.
 
     Incoming batches are buffered into large row groups (small row groups cost write time and
     repeat dictionaries); the roll check runs after each row group."""
