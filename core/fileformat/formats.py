@@ -147,11 +147,14 @@ def check_options(options: dict[str, str], schema: pa.Schema) -> None:
 
 # ------------------------------------------------------------------ read / write
 def open_writer(fmt: str, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd",
-                level: int | None = 1):
+                level: int | None = 1, types: dict[str, DataType] | None = None):
     """A streaming writer (``write(table)``, ``bytes_written``, ``row_count``, ``close() -> size``)
-    of one data file in format ``fmt``."""
+    of one data file in format ``fmt``; ``types``: the Paimon types of the columns (ORC checks
+    CHAR/VARCHAR lengths with them)."""
     _check_format("file.format", fmt)
     _check_codec("file.compression", fmt, compression.lower())
+    if fmt == "orc":
+        return orc.OrcFileWriter(fileio, path, schema, compression, level, types)
     return _WRITERS[fmt](fileio, path, schema, compression, level)
 
 

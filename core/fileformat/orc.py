@@ -19,6 +19,11 @@ records the writer's zone in each stripe footer, so ``writer_timezone`` reads it
 footer is the one part of the file pyarrow does not expose; it is a small protobuf message) and the
 reader takes the instant back to that zone's wall clock. Files we write carry GMT.
 
+Java Paimon's ORC columns are char(n)/varchar(n) for CHAR(n)/VARCHAR(n): its writer truncates
+longer values (and pads CHAR, which its reader trims again, as the dispatcher does), and its reader
+truncates a longer ``string`` value written here to n. So a value longer than its column's length
+is refused on write (Paimon does not check lengths otherwise).
+
 pyarrow reads ORC timestamps as nanoseconds: a file with a timestamp outside 1677-09-21 ..
 2262-04-11 cannot be read and is refused (pyarrow raises, nothing is returned wrong).
 """
@@ -30,6 +35,7 @@ import zlib
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.orc as orc
+from paimon_core.data.types import MAX_LENGTH, ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.errors import InvalidInput
 from paimon_core.storage.file_io import FileIO
 
@@ -88,11 +94,41 @@ def check_timestamps(table: pa.Table) -> None:
                                        " them); use file.format parquet")
 
 
+def _string_leaves(name: str, arr: pa.Array, t: DataType):
+    """(column path, array, max length) of every CHAR(n)/VARCHAR(n < MAX) array in ``arr``."""
+    if isinstance(t, AtomicType):
+        if t.root in ("CHAR", "VARCHAR") and t.length is not None and t.length < MAX_LENGTH:
+            yield name, arr, t.length
+    elif isinstance(t, ArrayType):
+        yield from _string_leaves(name, arr.flatten(), t.element)
+    elif isinstance(t, MapType):
+        yield from _string_leaves(name, arr.keys, t.key)
+        yield from _string_leaves(name, arr.items, t.value)
+    elif isinstance(t, RowType):
+        for i, f in enumerate(t.fields):
+            yield from _string_leaves(f"{name}.{f.name}", arr.field(i), f.type)
+
+
+def check_lengths(table: pa.Table, types: dict[str, DataType]) -> None:
+    """Refuse CHAR(n)/VARCHAR(n) values longer than n (see the module doc)."""
+    for name, t in types.items():
+        if name not in table.column_names:
+            continue
+        for chunk in table.column(name).chunks:
+            for path, arr, n in _string_leaves(name, chunk, t):
+                if len(arr) and (pc.max(pc.utf8_length(arr)).as_py() or 0) > n:
+                    raise InvalidInput(f"column '{path}': a value is longer than its type's {n} characters, which"
+                                       " an ORC file cannot hold as Java Paimon reads it (it would be cut);"
+                                       " widen the column or use file.format parquet")
+
+
 class OrcFileWriter:
     """Streams batches into one ORC file; ``bytes_written`` grows as stripes are flushed."""
 
-    def __init__(self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1):
+    def __init__(self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1,
+                 types: dict[str, DataType] | None = None):
         self.path = path
+        self._types = types or {}
         fileio.mkdirs(path.rsplit("/", 1)[0])
         self._sink = fileio.arrow_fs.open_output_stream(path)
         self._schema = physical_schema(schema)
@@ -106,6 +142,7 @@ class OrcFileWriter:
         if table.schema != self._schema:
             table = table.cast(self._schema)
         check_timestamps(table)
+        check_lengths(table, self._types)
         self._writer.write(table)
         self.row_count += len(table)
 

@@ -104,7 +104,7 @@ class RollingFileWriter:
             path = self.table.io.join(self.dir, self._name)
             self._written_paths.append(path)
             self._writer = formats.open_writer(self.format, self.table.io, path, schema.arrow_schema(),
-                                               self.compression, self.level)
+                                               self.compression, self.level, {f.name: f.type for f in schema.fields})
             self._stats = StatsCollector(schema.field_names, [f.type for f in schema.fields],
                                          schema.core_options.stats_mode)
         self._writer.write(batch)

@@ -83,7 +83,8 @@ class KeyValueFileWriter:
             path = self.table.io.join(self.dir, name)
             self.written.append(path)
             writer = formats.open_writer(fmt, self.table.io, path, kv_arrow_schema(schema),
-                                         formats.file_compression(self.options, level, changelog), self.level)
+                                         formats.file_compression(self.options, level, changelog), self.level,
+                                         {f.name: f.type for f in schema.fields})
             writer.write(to_kv_layout(chunk, schema))
             size = writer.close()
             key_stats = StatsCollector(self.keys, self.key_types, "full")

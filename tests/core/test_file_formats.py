@@ -304,3 +304,15 @@ def test_file_suffix_include_compression(catalog):
     assert formats.file_extension({"file.suffix.include.compression": "true", "file.compression": "zlib"}, "orc") == ".zlib.orc"
     assert formats.file_extension({"file.suffix.include.compression": "true", "file.compression": "gzip"},
                                   "parquet") == ".gz.parquet"
+
+
+def test_orc_refuses_strings_longer_than_their_type(catalog):
+    """Java's ORC reader cuts a VARCHAR(n)/CHAR(n) value to n: an ORC write of a longer one is refused."""
+    t = _create(catalog, "db.len", {"file.format": "orc"}, columns="id INT, v VARCHAR(3), r ROW<c CHAR(2)>, s STRING")
+    ok = pa.table({"id": pa.array([1], pa.int32()), "v": ["abc"], "r": [{"c": "xy"}], "s": ["long" * 100]})
+    t.write_arrow(ok)
+    with pytest.raises(InvalidInput, match="column 'v': a value is longer than its type's 3 characters"):
+        t.write_arrow(ok.set_column(1, "v", pa.array(["abcd"])))
+    with pytest.raises(InvalidInput, match="column 'r.c': a value is longer than its type's 2 characters"):
+        t.write_arrow(ok.set_column(2, "r", pa.array([{"c": "xyz"}])))
+    assert catalog.get_table("db.len").read().num_rows == 1
