@@ -68,8 +68,11 @@ class KeyValueFileWriter:
         self.written: list[str] = []
 
     def write_run(self, records: pa.Table, level: int = 0, file_source: int = FILE_SOURCE_APPEND,
-                  changelog: bool = False) -> list[DataFileMeta]:
-        """``records`` sorted by key (one per key for data files; changelog files may repeat keys)."""
+                  changelog: bool = False, format_level: int | None = None) -> list[DataFileMeta]:
+        """``records`` sorted by key (one per key for data files; changelog files may repeat keys).
+        ``format_level``: the LSM level whose format/codec the files get, if not ``level`` (Java
+        writes a compaction's changelog in its output level's format)."""
+        fmt_level = level if format_level is None else format_level
         schema = self.table.schema
         files = []
         start, n = 0, records.num_rows
@@ -78,12 +81,12 @@ class KeyValueFileWriter:
             chunk = records.slice(start, rows_per_file)
             start += chunk.num_rows
             prefix = self.changelog_prefix if changelog else self.prefix
-            fmt = formats.file_format(self.options, level, changelog)
+            fmt = formats.file_format(self.options, fmt_level, changelog)
             name = f"{prefix}{uuid.uuid4()}-0{formats.file_extension(self.options, fmt)}"
             path = self.table.io.join(self.dir, name)
             self.written.append(path)
             writer = formats.open_writer(fmt, self.table.io, path, kv_arrow_schema(schema),
-                                         formats.file_compression(self.options, level, changelog), self.level,
+                                         formats.file_compression(self.options, fmt_level, changelog), self.level,
                                          {f.name: f.type for f in schema.fields})
             writer.write(to_kv_layout(chunk, schema))
             size = writer.close()

@@ -316,3 +316,14 @@ def test_orc_refuses_strings_longer_than_their_type(catalog):
     with pytest.raises(InvalidInput, match="column 'r.c': a value is longer than its type's 2 characters"):
         t.write_arrow(ok.set_column(2, "r", pa.array([{"c": "xyz"}])))
     assert catalog.get_table("db.len").read().num_rows == 1
+
+
+def test_full_compaction_changelog_in_the_output_levels_format(catalog):
+    """Without changelog-file.format, a compaction's changelog gets its output level's format (as
+    Java's createRollingChangelogFileWriter(outputLevel)); input changelogs that of level 0."""
+    t = _create(catalog, "db.fc", {"bucket": "1", "file.format.per.level": "0:avro,5:orc",
+                                   "changelog-producer": "full-compaction"}, ("id",))
+    t.write_arrow(_data(4))
+    full_compact(catalog.get_table("db.fc"))
+    logs = [p for p in _files(t) if p.name.startswith("changelog-")]
+    assert logs and {p.suffix for p in logs} == {".orc"}
