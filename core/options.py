@@ -98,8 +98,8 @@ _REGISTRY = [
     Option("bucket", "int", -1, "buckets per partition: N>0 fixed, -1 dynamic (PK) or unaware (append)"),
     Option("bucket-key", "str", None, "comma-separated columns hashed to pick the bucket"),
     Option("file.format", "enum", "parquet", "data file format", ("parquet", "orc", "avro")),
-    Option("file.compression", "enum", "zstd", "data file compression",
-           ("zstd", "snappy", "gzip", "lz4", "brotli", "none", "uncompressed")),
+    Option("file.compression", "str", "zstd", "data file codec, checked per format by fileformat.formats (parquet: "
+           "zstd gzip uncompressed; orc: zstd lz4 snappy zlib none; avro: zstd deflate null)"),
     Option("file.compression.zstd-level", "int", 1, "zstd level of data files", lo=-131072, hi=22),
     Option("manifest.format", "enum", "avro", "manifest format", ("avro", "parquet", "orc")),
     Option("manifest.compression", "str", "zstd", "manifest compression"),
@@ -154,6 +154,13 @@ _REGISTRY = [
     Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
     Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),
     Option("data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"),
+    # data file formats (fileformat/formats.py checks formats and codecs per level)
+    Option("file.format.per.level", "str", None, "format per LSM level, e.g. 0:avro,3:parquet"),
+    Option("file.compression.per.level", "str", None, "codec per LSM level, e.g. 0:lz4,1:zstd"),
+    Option("changelog-file.format", "str", None, "format of changelog files (default: as data files)"),
+    Option("changelog-file.compression", "str", None, "codec of changelog files (default: as data files)"),
+    Option("file.suffix.include.compression", "bool", False, "name files like data-<uuid>-0.zst.parquet"),
+    Option("orc.timestamp-ltz.legacy.type", "bool", True, "ORC LTZ values stored as the writer zone's wall clock"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -191,9 +198,6 @@ def _is(*values: str) -> Callable[[str], bool]:
 _FALSE = _is("false")
 _UNSUPPORTED = [
     # rows a reader must return
-    Unsupported("file.format", "ORC and Avro data files", _is("parquet")),
-    Unsupported("file.format.per.level", "a data file format per level"),
-    Unsupported("changelog-file.format", "a changelog file format", _is("parquet")),
     Unsupported("manifest.format", "manifests in another format than Avro", _is("avro")),
     Unsupported("deletion-vectors.enabled", "deletion vectors", _FALSE),
     Unsupported("deletion-vectors.bitmap64", "64-bit deletion vectors", _FALSE),

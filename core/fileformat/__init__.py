@@ -1,1 +1,2 @@
-"""Data files: how rows are stored in Parquet (and the other formats) the way Java Paimon reads them."""
+"""Data files as Java Paimon writes and reads them: one module per format (``parquet``, ``orc``,
+``avro``) and the dispatcher ``formats`` (format by file extension, writers by table options)."""

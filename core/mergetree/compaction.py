@@ -114,7 +114,7 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
         return []
     seq_base = max(f.max_sequence_number for f in split.files)
     log = log.append_column(SEQ, pa.array(range(seq_base - log.num_rows + 1, seq_base + 1), pa.int64()))
-    return writer.write_run(log, level=0, changelog=True)
+    return writer.write_run(log, level=0, changelog=True, format_level=top)
 
 
 def compact_append_files(table, split: DataSplit, files) -> CommitMessage:

@@ -22,6 +22,7 @@ from paimon_core.data.types import (
     highest_field_id,
     parse_type,
     to_arrow_schema,
+    to_arrow_type,
 )
 from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
 from paimon_core.metadata import jsonfmt
@@ -210,6 +211,9 @@ class Schema:
         bucket = opts.bucket
         if bucket == 0 or bucket < -2:
             raise InvalidInput(f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}")
+        from paimon_core.fileformat.formats import check_options as check_format_options
+
+        check_format_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
         bucket_key = opts.bucket_key
         for k in bucket_key:
             if k not in names:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
-from paimon_core.data.types import to_arrow_type
-from paimon_core.fileformat.data_file import read_data_file
+from paimon_core.data.types import AtomicType, to_arrow_type
+from paimon_core.fileformat.formats import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
 from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.schema_evolution import cast_for_read
@@ -24,6 +24,7 @@ KIND = "_VALUE_KIND"
 KEY_PREFIX = "_KEY_"
 
 
+_SEQ_TYPE, _KIND_TYPE = AtomicType(False, "BIGINT"), AtomicType(False, "TINYINT")
 READ_THREADS = min(4, os.cpu_count() or 1)
 
 
@@ -86,12 +87,10 @@ class TableRead:
             from paimon_core.metadata.features import external_path
 
             path = external_path(self.table, f.external_path)
-        if f.file_name.endswith(".avro"):  # postpone-bucket files (write/postpone.py)
-            from paimon_core.fileformat.avro_kv import read_kv_avro
-
-            data = read_kv_avro(self.table.io, path, extra + wanted, {x.name: x.type for x in file_schema.fields})
-        else:
-            data = read_data_file(self.table.io, path, columns=extra + wanted)
+        types = {SEQ: _SEQ_TYPE, KIND: _KIND_TYPE}
+        types.update({old.name: old.type for old, _ in renames if old is not None})
+        legacy_ltz = self.schema.core_options.get("orc.timestamp-ltz.legacy.type")
+        data = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz)
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:

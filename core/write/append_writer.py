@@ -1,5 +1,5 @@
 """Writer for append tables (no primary key): rows go to their partition and bucket, into
-Parquet files that roll at ``target-file-size``; ``prepare_commit`` returns CommitMessages.
+data files (``file.format``, level 0) that roll at ``target-file-size``; ``prepare_commit`` returns CommitMessages.
 
 Bucket -1 (unaware) writes everything to bucket-0; N > 0 hashes the bucket key. Each file
 numbers its rows with sequence numbers continuing from the bucket's highest, as Java does.
@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.commit import CommitMessage
 from paimon_core.data.values import internal_values
-from paimon_core.fileformat.data_file import ParquetFileWriter
+from paimon_core.fileformat import formats
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
@@ -51,11 +51,11 @@ def _split_by_int(table: pa.Table, column: str):
         yield (pa.array([sorted_vals[a]], col.type),), table.take(pa.array(order[a:b]))
 
 
-ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per Parquet row group
+ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per row group (ORC stripe, Avro block)
 
 
 class RollingFileWriter:
-    """Parquet files of one (partition, bucket), rolled at the target size.
+    """Data files of one (partition, bucket), rolled at the target size.
 
     Incoming batches are buffered into large row groups (small row groups cost write time and
     repeat dictionaries); the roll check runs after each row group."""
@@ -68,7 +68,7 @@ class RollingFileWriter:
         self.file_prefix = file_prefix
         self.dir = table.bucket_path(partition, bucket)
         self.files: list[DataFileMeta] = []
-        self._writer: ParquetFileWriter | None = None
+        self._writer = None
         self._stats: StatsCollector | None = None
         self._name = ""
         self._written_paths: list[str] = []
@@ -77,7 +77,9 @@ class RollingFileWriter:
         opts = table.schema.core_options
         self.target = opts.target_file_size
         self.row_group_bytes = min(ROW_GROUP_BYTES, max(self.target, 64 * 1024))
-        self.compression = opts.get("file.compression")
+        self.format = formats.file_format(opts.raw, 0)
+        self.extension = formats.file_extension(opts.raw, self.format)
+        self.compression = formats.file_compression(opts.raw, 0)
         self.level = opts.get("file.compression.zstd-level")
 
     def write(self, batch: pa.Table) -> None:
@@ -98,10 +100,11 @@ class RollingFileWriter:
         self._pending, self.pending_bytes = [], 0
         schema = self.table.schema
         if self._writer is None:
-            self._name = f"{self.file_prefix}{uuid.uuid4()}-0.parquet"
+            self._name = f"{self.file_prefix}{uuid.uuid4()}-0{self.extension}"
             path = self.table.io.join(self.dir, self._name)
             self._written_paths.append(path)
-            self._writer = ParquetFileWriter(self.table.io, path, schema.arrow_schema(), self.compression, self.level)
+            self._writer = formats.open_writer(self.format, self.table.io, path, schema.arrow_schema(),
+                                               self.compression, self.level, {f.name: f.type for f in schema.fields})
             self._stats = StatsCollector(schema.field_names, [f.type for f in schema.fields],
                                          schema.core_options.stats_mode)
         self._writer.write(batch)

@@ -25,7 +25,7 @@ from paimon_core.data.binary_row import serialize_row
 from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
-from paimon_core.fileformat.data_file import ParquetFileWriter
+from paimon_core.fileformat import formats
 from paimon_core.mergetree.merge_engines import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
@@ -59,7 +59,7 @@ class KeyValueFileWriter:
         self.dir = table.bucket_path(partition, bucket)
         opts = schema.core_options
         self.target = opts.target_file_size
-        self.compression = opts.get("file.compression")
+        self.options = opts.raw
         self.level = opts.get("file.compression.zstd-level")
         self.keys = schema.trimmed_primary_keys
         self.key_types = schema.types_of(self.keys)
@@ -68,8 +68,11 @@ class KeyValueFileWriter:
         self.written: list[str] = []
 
     def write_run(self, records: pa.Table, level: int = 0, file_source: int = FILE_SOURCE_APPEND,
-                  changelog: bool = False) -> list[DataFileMeta]:
-        """``records`` sorted by key (one per key for data files; changelog files may repeat keys)."""
+                  changelog: bool = False, format_level: int | None = None) -> list[DataFileMeta]:
+        """``records`` sorted by key (one per key for data files; changelog files may repeat keys).
+        ``format_level``: the LSM level whose format/codec the files get, if not ``level`` (Java
+        writes a compaction's changelog in its output level's format)."""
+        fmt_level = level if format_level is None else format_level
         schema = self.table.schema
         files = []
         start, n = 0, records.num_rows
@@ -78,10 +81,13 @@ class KeyValueFileWriter:
             chunk = records.slice(start, rows_per_file)
             start += chunk.num_rows
             prefix = self.changelog_prefix if changelog else self.prefix
-            name = f"{prefix}{uuid.uuid4()}-0.parquet"
+            fmt = formats.file_format(self.options, fmt_level, changelog)
+            name = f"{prefix}{uuid.uuid4()}-0{formats.file_extension(self.options, fmt)}"
             path = self.table.io.join(self.dir, name)
             self.written.append(path)
-            writer = ParquetFileWriter(self.table.io, path, kv_arrow_schema(schema), self.compression, self.level)
+            writer = formats.open_writer(fmt, self.table.io, path, kv_arrow_schema(schema),
+                                         formats.file_compression(self.options, fmt_level, changelog), self.level,
+                                         {f.name: f.type for f in schema.fields})
             writer.write(to_kv_layout(chunk, schema))
             size = writer.close()
             key_stats = StatsCollector(self.keys, self.key_types, "full")

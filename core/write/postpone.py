@@ -167,7 +167,7 @@ class PostponeWriter:
     # ---- bucket-postpone files
     def _write_pending(self, partition: tuple, records: pa.Table) -> DataFileMeta:
         from paimon_core.fileformat.avro_kv import avro_supported, write_kv_avro
-        from paimon_core.fileformat.data_file import ParquetFileWriter
+        from paimon_core.fileformat.parquet import ParquetFileWriter
         from paimon_core.write.kv_writer import kv_arrow_schema, to_kv_layout
 
         schema = self.schema

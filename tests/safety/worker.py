@@ -82,7 +82,7 @@ def install_commit_log(log_path: str, who: str) -> None:
 
 def install_crash_hook(k: int, report_path: str | None = None) -> dict:
     """Crash (os._exit(137)) at the k-th storage operation of this process. Returns the counter."""
-    from paimon_core.fileformat import data_file
+    from paimon_core.fileformat import parquet as data_file
     from paimon_core.storage.file_io import FileIO
 
     state = {"n": 0, "events": [], "committed": False}  # committed: a snapshot was created

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from paimon_core.errors import CorruptMetadata
 from paimon_core.storage.file_io import FileIO
 
 
@@ -36,6 +35,7 @@ def _has_timestamp(t: pa.DataType) -> bool:
 
 def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | None = 1) -> dict:
     int96 = any(_has_nanos(f.type) for f in schema)
+    compression = "none" if compression.lower() == "uncompressed" else compression  # Java's name, pyarrow's
     opts = {
         "compression": compression,
         "store_decimal_as_integer": True,
@@ -102,14 +102,6 @@ class ParquetFileWriter:
         return size
 
 
-def read_data_file(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Table:
-    try:
-        return pq.read_table(path, columns=columns, filesystem=fileio.arrow_fs)
-    except FileNotFoundError:
-        raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
-    except pa.ArrowInvalid as e:
-        raise CorruptMetadata(f"data file {path} is unreadable: {e}") from None
-
-
-def file_schema(fileio: FileIO, path: str) -> pa.Schema:
-    return pq.read_schema(path, filesystem=fileio.arrow_fs)
+def read(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Table:
+    """The named columns of a Parquet data file, as stored (the dispatcher casts them)."""
+    return pq.read_table(path, columns=columns, filesystem=fileio.arrow_fs)
