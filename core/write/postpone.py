@@ -166,19 +166,27 @@ class PostponeWriter:
 
     # ---- bucket-postpone files
     def _write_pending(self, partition: tuple, records: pa.Table) -> DataFileMeta:
-        from paimon_core.fileformat.avro_kv import avro_supported, write_kv_avro
+        from paimon_core.errors import InvalidInput
+        from paimon_core.fileformat import avro as avro_format
+        from paimon_core.fileformat.formats import open_writer
         from paimon_core.fileformat.parquet import ParquetFileWriter
         from paimon_core.write.kv_writer import kv_arrow_schema, to_kv_layout
 
         schema = self.schema
         io = self.table.io
         d = self.table.bucket_path(partition, POSTPONE_BUCKET)
-        avro = avro_supported([f.type for f in schema.fields])
+        try:
+            avro_format.check_types(kv_arrow_schema(schema))
+            avro = True
+        except InvalidInput:
+            avro = False
         name = f"{self.prefix}{uuid.uuid4()}-0.{'avro' if avro else 'parquet'}"
         path = io.join(d, name)
         self.written.append(path)
         if avro:  # as Java: Avro, no value stats
-            size = write_kv_avro(io, path, records, schema)
+            w = open_writer("avro", io, path, kv_arrow_schema(schema), "zstd")
+            w.write(to_kv_layout(records, schema))
+            size = w.close()
             value_stats, stats_cols = SimpleStats(null_counts=()), ()
         else:  # a schema Avro cannot hold: the table's format, as Java falls back
             opts = schema.core_options
