@@ -52,8 +52,13 @@ def test_full_compaction_keeps_reads_and_drops_deletes(catalog):
     t.write_arrow(pa.table({"id": pa.array(range(20), pa.int32()), "v": pa.array(range(20), pa.int64())}))
     t.write_arrow(pa.table({"id": pa.array(range(0, 20, 2), pa.int32()), "k": ["-D"] * 10}), row_kind_column="k")
     before = sorted(t.read().to_pylist(), key=lambda r: r["id"])
+    files_before = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
     res = full_compact(t)
-    assert res.snapshot.commit_kind == "COMPACT" and res.snapshot.delta_record_count == res.snapshot.delta_record_count
+    # a COMPACT snapshot's delta counts the records it added minus those it removed: 10 rows
+    # written, the 30 records (20 inserts, 10 deletes) of the compacted files removed
+    assert res.snapshot.commit_kind == "COMPACT" and sum(f.row_count for f in files_before) == 30
+    assert res.snapshot.delta_record_count == 10 - 30
+    assert res.snapshot.total_record_count == 10
     after = sorted(t.read().to_pylist(), key=lambda r: r["id"])
     assert after == before and len(after) == 10
     files = [f for s in t.plan(t.snapshots.latest()) for f in s.files]

@@ -2,8 +2,8 @@
 renamed and widened columns; latest and every snapshot, each with its own schema), and we read
 what Java writes into tables whose schema we evolved between its writes.
 
-Java-side schema changes (a table Java itself evolved) need an ``alter`` op in the harness driver
-(``{"op": "alter", "changes": [...]}`` over ``SchemaManager.commitChanges``), which it lacks.
+Also a table Java itself evolved (the driver's ``alter`` op, over ``SchemaManager.commitChanges``)
+between its writes: we read it like Java does.
 """
 
 from __future__ import annotations
