@@ -133,6 +133,9 @@ public class InteropDriver {
       case "audit": return opAudit(req);
       case "expire": return opExpire(req);
       case "alter": return opAlter(req);
+      case "create_tag": return opCreateTag(req);
+      case "delete_tag": return opDeleteTag(req);
+      case "rollback": return opRollback(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -226,6 +229,29 @@ public class InteropDriver {
     ObjectNode res = NF.objectNode();
     res.put("expired", n);
     return res;
+  }
+
+  /** {"tag": name, "tag_snapshot": id}: Java's createTag. */
+  static ObjectNode opCreateTag(JsonNode req) throws Exception {
+    table(req).createTag(text(req, "tag", null), req.get("tag_snapshot").asLong());
+    return NF.objectNode();
+  }
+
+  /** {"tag": name}: Java's deleteTag, which also deletes the files only that tag kept. */
+  static ObjectNode opDeleteTag(JsonNode req) throws Exception {
+    table(req).deleteTag(text(req, "tag", null));
+    return NF.objectNode();
+  }
+
+  /** {"to_snapshot": id} or {"to_tag": name}: Java's rollbackTo. */
+  static ObjectNode opRollback(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    if (req.has("to_tag")) {
+      t.rollbackTo(text(req, "to_tag", null));
+    } else {
+      t.rollbackTo(req.get("to_snapshot").asLong());
+    }
+    return NF.objectNode();
   }
 
   /**
