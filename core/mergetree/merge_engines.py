@@ -195,6 +195,8 @@ class MergeEngine:
                     "partial-update.remove-record-on-delete=true")
             # a -D clears everything before it: keep only records after the last delete of each key
             data = _after_last_delete(data, self.keys)
+            # and a -U is ignored (Java 0.9): it neither removes nor updates the record
+            data = data.filter(pc.not_equal(data.column(KIND), UPDATE_BEFORE))
         aggs = [(c, "last", pc.ScalarAggregateOptions(skip_nulls=True)) for c in self.values]
         aggs += [(SEQ, "max"), (KIND, "last")]
         grouped = self._grouped(data, aggs)

@@ -132,3 +132,22 @@ def test_aggregation_count_counts_non_null_values(catalog):
     t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()), "c": pa.array([1, 1], pa.int64())}))
     t.write_arrow(pa.table({"k": pa.array([1, 1], pa.int32()), "c": pa.array([7, None], pa.int64())}))
     assert sorted((r["k"], r["c"]) for r in t.read().to_pylist()) == [(1, 2), (2, 1)]
+
+
+def test_partial_update_remove_record_on_delete_ignores_update_before(catalog):
+    """With partial-update.remove-record-on-delete a -D removes the key and a -U changes nothing
+    (Java 0.9's PartialUpdateMergeFunction), whether the -U is alone in its commit or not."""
+    t = catalog.create_table("db.pud", Schema(Schema.parse_columns("k INT NOT NULL, a STRING, b BIGINT"), (), ("k",),
+                                              {"bucket": "1", "merge-engine": "partial-update",
+                                               "partial-update.remove-record-on-delete": "true"}))
+
+    def put(ks, a, b, kinds):
+        t.write_arrow(pa.table({"k": pa.array(ks, pa.int32()), "a": a, "b": pa.array(b, pa.int64()), "kind": kinds}),
+                      row_kind_column="kind")
+
+    put([1, 2, 3], ["x", "y", "z"], [None, 1, 2], ["+I"] * 3)
+    put([1], ["U"], [5], ["-U"])
+    put([2, 2, 3], ["U", "V", None], [5, None, None], ["-U", "+U", "-D"])
+    assert sorted((r["k"], r["a"], r["b"]) for r in t.read().to_pylist()) == [(1, "x", None), (2, "V", 1)]
+    full_compact(t)
+    assert sorted((r["k"], r["a"], r["b"]) for r in t.read().to_pylist()) == [(1, "x", None), (2, "V", 1)]

@@ -386,7 +386,20 @@ public class InteropDriver {
     if (flag(req, "overwrite", false)) wb = wb.withOverwrite();
     try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
       w.withIOManager(ioManager()); // lookup-based merges (first-row, changelog lookup) spill to disk
-      for (GenericRow r : rows) w.write(r);
+      if (t.bucketMode() == BucketMode.HASH_DYNAMIC) {
+        // dynamic bucket: the bucket of each row comes from Java's hash-index assigner
+        org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor kx =
+            new org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor(t.schema());
+        org.apache.paimon.index.HashBucketAssigner assigner = new org.apache.paimon.index.HashBucketAssigner(
+            t.snapshotManager(), "interop-assigner", t.store().newIndexFileHandler(), 1, 1, 0,
+            t.coreOptions().dynamicBucketTargetRowNum());
+        for (GenericRow r : rows) {
+          kx.setRecord(r);
+          w.write(r, assigner.assign(kx.partition(), kx.trimmedPrimaryKey().hashCode()));
+        }
+      } else {
+        for (GenericRow r : rows) w.write(r);
+      }
       c.commit(w.prepareCommit());
     }
     ObjectNode res = NF.objectNode();
