@@ -42,5 +42,5 @@ def pytest_report_header(config):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if exitstatus and not in_ci():
+    if terminalreporter.stats.get("failed") and not in_ci():
         terminalreporter.write_line(f"hypothesis seed of this run: {_SEED} (replay: --hypothesis-seed={_SEED})")

@@ -118,6 +118,10 @@ class MergeEngine:
             default = options.get("fields.default-aggregate-function", "last_non_null_value")
             self.funcs = {c: options.get(f"fields.{c}.aggregate-function", default) for c in self.values}
             for c, f in self.funcs.items():
+                if f == "count":  # refused by name: no engine could read such a table
+                    raise InvalidInput(
+                        f"aggregate function 'count' of field '{c}' is not supported: Java Paimon 0.9 has no "
+                        "'count' and later Paimon versions removed it, so no other engine could read the table")
                 if f not in _AGG:
                     raise InvalidInput(f"aggregate function '{f}' of field '{c}' is not supported")
 

@@ -123,15 +123,34 @@ def test_partial_update_sequence_groups(catalog):
                                               {"bucket": "1", "fields.g.sequence-group": "a"}))
 
 
-def test_aggregation_count_counts_non_null_values(catalog):
-    """Paimon's count: merged records count their non-null values; a key's only record is kept
-    as written (Paimon merges only keys with two or more records)."""
-    t = catalog.create_table("db.cnt", Schema(Schema.parse_columns("k INT NOT NULL, c BIGINT"), (), ("k",),
-                                              {"bucket": "1", "merge-engine": "aggregation",
-                                               "fields.c.aggregate-function": "count"}))
-    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()), "c": pa.array([1, 1], pa.int64())}))
-    t.write_arrow(pa.table({"k": pa.array([1, 1], pa.int32()), "c": pa.array([7, None], pa.int64())}))
-    assert sorted((r["k"], r["c"]) for r in t.read().to_pylist()) == [(1, 2), (2, 1)]
+def test_aggregation_count_is_refused(catalog, tmp_path):
+    """Java Paimon 0.9 has no `count` aggregate function and later Paimon removed it: refused at
+    create-table (also as the default function), at alter-table, and when a table whose schema
+    file names it is read or written."""
+    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+
+    def schema(opts):
+        return Schema(Schema.parse_columns("k INT NOT NULL, c BIGINT"), (), ("k",),
+                      {"bucket": "1", "merge-engine": "aggregation", **opts})
+
+    for opts in ({"fields.c.aggregate-function": "count"}, {"fields.default-aggregate-function": "count"}):
+        with pytest.raises(InvalidInput, match="'count' .* not supported: Java Paimon 0.9 has no 'count'"):
+            catalog.create_table("db.cnt", schema(opts))
+    t = catalog.create_table("db.cnt", schema({"fields.c.aggregate-function": "sum"}))
+    t.write_arrow(pa.table({"k": pa.array([1], pa.int32()), "c": pa.array([1], pa.int64())}))
+    with pytest.raises(InvalidInput, match="'count'"):
+        alter_table(t, [SetOption("fields.c.aggregate-function", "count")])
+    assert catalog.get_table("db.cnt").schema.id == 0
+    # a schema file written elsewhere that names count: reads and writes refuse it
+    path = os.path.join(t.path, "schema", "schema-0")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace('"sum"', '"count"'))
+    with pytest.raises(InvalidInput, match="'count'"):
+        catalog.get_table("db.cnt").read()
+    with pytest.raises(InvalidInput, match="'count'"):
+        catalog.get_table("db.cnt").write_arrow(pa.table({"k": pa.array([2], pa.int32()), "c": pa.array([1], pa.int64())}))
 
 
 def test_partial_update_remove_record_on_delete_ignores_update_before(catalog):
