@@ -11,6 +11,7 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.write.ingest import ingest_files
 
+from tests.infra import missing
 from tests.spark.test_spark_engine import KINDS, inputs, make, rows  # noqa: F401 - `inputs` is a fixture
 
 pytestmark = [pytest.mark.interop, pytest.mark.parametrize("engine", ["local"], indirect=True)]
@@ -25,7 +26,7 @@ def _have_java() -> bool:
 
 def test_java_reads_spark_written_tables(engine, inputs, tmp_path):  # noqa: F811
     if not _have_java():
-        pytest.skip("no JDK on PATH or JAVA_HOME")
+        missing("no JDK on PATH or JAVA_HOME")
     from tests.interop.harness import JavaPaimon
     from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 
