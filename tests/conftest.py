@@ -1,22 +1,37 @@
-"""Markers for the test lanes, given by where a test lives and which servers it uses:
+"""Suite-wide settings.
+
+Markers for the test lanes, given by where a test lives and which servers it uses:
 
 * ``interop``: Java Paimon 0.9 or pypaimon 2.1.0 (tests/interop, or the ``java``/``pypaimon`` fixtures)
 * ``spark``: a Spark session or cluster (tests/spark, or the ``engine``/``spark`` fixtures)
 * ``s3``: the SeaweedFS S3 server (tests/s3, or the ``s3_*`` fixtures)
 * ``safety``: crash, corruption and concurrency proofs (tests/safety)
+* ``catalog``: Hive Metastore and PostgreSQL servers for the catalogs (tests/catalog)
 * ``slow``: all of the above, and tests marked by hand that take seconds
 
 ``pytest -m "not slow"`` is the quick loop for development; the README's test command runs all.
+
+Hypothesis profiles and the seed of a run:
+
+* ``CI`` set: the ``ci`` profile, derandomized (every run draws the same examples) with a fixed
+  default example count, so a CI failure is reproducible as is.
+* otherwise the ``dev`` profile: random examples from one seed per run, printed in the header
+  and after failures; ``pytest --hypothesis-seed=N`` replays a run.
+Both print the ``@reproduce_failure`` blob of a failing example.
 """
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from tests.infra import in_ci
 
 TESTS = Path(__file__).resolve().parent
-LANE_DIRS = {"interop": "interop", "spark": "spark", "s3": "s3", "safety": "safety"}
+LANE_DIRS = {"interop": "interop", "spark": "spark", "s3": "s3", "safety": "safety", "catalog": "catalog"}
 LANE_FIXTURES = {
     "interop": {"java", "pypaimon"},
     "spark": {"engine", "spark", "spark_session", "local_spark"},
@@ -44,3 +59,34 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(lane)
         if lanes:
             item.add_marker("slow")
+
+
+settings.register_profile("ci", derandomize=True, max_examples=50, deadline=None, print_blob=True, database=None)
+settings.register_profile("dev", deadline=None, print_blob=True)
+_SEED: int | None = None
+
+
+def pytest_configure(config):
+    global _SEED
+    settings.load_profile("ci" if in_ci() else "dev")
+    if in_ci():
+        return
+    given = config.getoption("hypothesis_seed", None)
+    if given is None:
+        from hypothesis import core
+
+        _SEED = random.randrange(2**32)
+        core.global_force_seed = _SEED  # what --hypothesis-seed sets
+    else:
+        _SEED = int(given)
+
+
+def pytest_report_header(config):
+    if in_ci():
+        return "hypothesis: profile ci (derandomized)"
+    return f"hypothesis: profile dev, seed {_SEED} (replay: --hypothesis-seed={_SEED})"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if terminalreporter.stats.get("failed") and not in_ci():
+        terminalreporter.write_line(f"hypothesis seed of this run: {_SEED} (replay: --hypothesis-seed={_SEED})")

@@ -118,6 +118,10 @@ class MergeEngine:
             default = options.get("fields.default-aggregate-function", "last_non_null_value")
             self.funcs = {c: options.get(f"fields.{c}.aggregate-function", default) for c in self.values}
             for c, f in self.funcs.items():
+                if f == "count":  # refused by name: no engine could read such a table
+                    raise InvalidInput(
+                        f"aggregate function 'count' of field '{c}' is not supported: Java Paimon 0.9 has no "
+                        "'count' and later Paimon versions removed it, so no other engine could read the table")
                 if f not in _AGG:
                     raise InvalidInput(f"aggregate function '{f}' of field '{c}' is not supported")
 
@@ -195,6 +199,8 @@ class MergeEngine:
                     "partial-update.remove-record-on-delete=true")
             # a -D clears everything before it: keep only records after the last delete of each key
             data = _after_last_delete(data, self.keys)
+            # and a -U is ignored (Java 0.9): it neither removes nor updates the record
+            data = data.filter(pc.not_equal(data.column(KIND), UPDATE_BEFORE))
         aggs = [(c, "last", pc.ScalarAggregateOptions(skip_nulls=True)) for c in self.values]
         aggs += [(SEQ, "max"), (KIND, "last")]
         grouped = self._grouped(data, aggs)

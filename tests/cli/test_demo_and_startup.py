@@ -24,14 +24,48 @@ def test_demo(cli):
     assert cli.snapshot_ids("demo.events") == [1, 2]
 
 
-def test_root_help_examples_work(cli):
+def test_root_help_examples_work(cli, tmp_path):
+    """Each example of the root help runs in order in a fresh directory and does what it shows:
+    an example without a check here fails the test, so new examples get one."""
+    import json
+    from pathlib import Path
+
+    import pyarrow as pa
+
+    from .conftest import write_parquet
+
+    wh = tmp_path / "warehouse"  # the default warehouse, ./warehouse
+
+    def check_demo(r):
+        assert "ingested 100 rows" in r.stdout
+        assert cli.snapshot_ids("demo.events") == [1, 2] and cli("read", "-t", "demo.events", "--count").stdout == "200\n"
+
+    def check_create(r):
+        schema = json.loads(cli("-o", "json", "schema", "-t", "demo.t").stdout)
+        assert [(f["name"], f["type"]) for f in schema["fields"]] == [("id", "BIGINT NOT NULL"), ("dt", "STRING")]
+        assert schema["partitionKeys"] == ["dt"] and schema["primaryKeys"] == []
+
+    def check_use(r):
+        assert Path("paimon.toml").read_text().strip() == 'table = "demo.t"'
+        # one row into the default table (no -t), so the next example has a snapshot to list
+        cli("ingest", write_parquet(Path("one.parquet"), pa.table({"id": pa.array([7], pa.int64()), "dt": ["d"]})))
+
+    def check_snapshots(r):
+        rows = [json.loads(ln) for ln in r.stdout.splitlines()]
+        assert [(s["id"], s["kind"], s["total_rows"]) for s in rows] == [(1, "APPEND", 1)], r.stdout
+
+    checks = {"demo": check_demo, "create-table": check_create, "use": check_use, "snapshots": check_snapshots}
     examples = [ln.strip() for ln in HELP.splitlines() if ln.strip().startswith("paimon ")]
     assert len(examples) >= 3
+    cli.wh = wh
     for line in examples:
         args = shlex.split(line)[1:]
         if args == ["demo"]:
             args = ["demo", "--rows", "100"]
-        cli(*args, warehouse=False)
+        command = next(a for a in args if not a.startswith("-") and a not in ("json", "table", "csv"))
+        assert command in checks, f"root help example {line!r} has no check in this test"
+        checks[command](cli(*args, warehouse=False))
+    assert wh.is_dir()
 
 
 def _modules_after(args: list[str], cwd) -> set[str]:

@@ -78,8 +78,17 @@ def test_plain_table_alignment():
     assert text.splitlines() == ["T", "  n  s", "---  ----", "  1  a", "100  null"]
 
 
-def test_progress_bar_renders(capsys):
-    with byte_progress("x", enabled=True) as (on_plan, advance):
+def test_progress_bar_renders(capsys, monkeypatch):
+    """Enabled on a terminal: the bar ends at the planned total; disabled: nothing on stderr."""
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich renders as on a terminal
+    monkeypatch.setenv("COLUMNS", "100")
+    with byte_progress("copying", enabled=True) as (on_plan, advance):
         on_plan(100)
         advance(60)
         advance(40)
+    err = capsys.readouterr().err
+    assert "copying" in err and "100/100 bytes" in err, err
+    with byte_progress("copying", enabled=False) as (on_plan, advance):
+        on_plan(100)
+        advance(100)
+    assert capsys.readouterr() == ("", "")

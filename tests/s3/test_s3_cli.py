@@ -11,10 +11,12 @@ import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
+
+from tests.infra import missing
 
 PAIMON = shutil.which("paimon", path=os.path.dirname(sys.executable))
-pytestmark = pytest.mark.skipif(PAIMON is None, reason="the paimon CLI is not installed")
+if PAIMON is None:
+    missing("the paimon console script is not installed next to the interpreter (pip install -e .)")
 
 
 def _run(args, cwd, env=None):

@@ -132,7 +132,7 @@ def test_append_full_compaction(s3_warehouse):
 
 
 def test_primary_key_table_lanes(s3_warehouse, tmp_path):
-    from paimon_core.mergetree.compaction import full_compact
+    from paimon_core.mergetree.compaction import full_compact, max_level
     from paimon_core.write.ingest import ingest_files
 
     uri, opts = s3_warehouse
@@ -145,8 +145,12 @@ def test_primary_key_table_lanes(s3_warehouse, tmp_path):
     expected = _sorted(pa.concat_tables([_rows(range(25)), _rows(range(25, 75), "u")]))
     assert _sorted(t.read()) == expected
     assert _sorted(t.read(snapshot_id=1)) == _sorted(_rows(range(50)))
+    before = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
     res = full_compact(t)
-    assert res is not None
+    assert res.snapshot.commit_kind == "COMPACT" and res.files_before == len(before)
+    after = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
+    assert res.files_after == len(after) and {f.level for f in after} == {max_level(t)}
+    assert sum(f.row_count for f in after) == 75  # the 25 updated keys merged away
     t = cat.get_table("db.pk")
     assert _sorted(t.read()) == expected
     t.write_arrow(_rows(range(3), "o"), overwrite=True)

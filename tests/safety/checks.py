@@ -93,3 +93,25 @@ def unreachable_files(table) -> list[str]:
         if p not in refs:
             out.append(rel)
     return out
+
+
+def assert_shared_keys_state(got: list[tuple[int, str]], batches: list[tuple[int, int, int, dict[int, str]]]) -> None:
+    """A PK table whose writers share keys, read at a snapshot after ``batches`` (writer, batch,
+    snapshot, rows) committed. Which of two overlapping writers wins a key is decided by
+    sequence numbers, not commit order, so the check is what holds either way: every key
+    committed is there exactly once, with a value some committed batch wrote for it, and never
+    a value its own writer overwrote later (a writer's batches are sequential)."""
+    keys = Counter(k for k, _ in got)
+    dup = [k for k, n in keys.items() if n > 1]
+    assert not dup, f"keys read more than once: {dup[:5]}"
+    written: dict[int, set[tuple[int, int]]] = {}
+    for w, b, _, rows in batches:
+        for k in rows:
+            written.setdefault(k, set()).add((w, b))
+    assert set(keys) == set(written), (f"lost keys {sorted(set(written) - set(keys))[:5]}, "
+                                       f"foreign keys {sorted(set(keys) - set(written))[:5]}")
+    for k, v in got:
+        w, b = (int(x) for x in v[1:].split("b"))
+        assert (w, b) in written[k], f"key {k} holds {v!r}, which no committed batch wrote for it"
+        later = [bb for ww, bb in written[k] if ww == w and bb > b]
+        assert not later, f"key {k} holds {v!r} although writer {w} overwrote it in batch {max(later)}"

@@ -38,6 +38,23 @@ def start(role: str, cfg: dict):
     return p
 
 
+def join_all(procs, timeout: float) -> None:
+    """Join the children within ``timeout`` seconds in all; any child still running then is
+    killed (SIGKILL) and the test fails naming it, so a hang fails one test, not the run."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+    hung = [p for p in procs if p.is_alive()]
+    for p in hung:
+        os.kill(p.pid, signal.SIGKILL)
+        p.join(10)
+    if hung:
+        pytest.fail(f"child process(es) {[p.name for p in hung]} still running after {timeout:.0f}s: killed")
+
+
 def read_lines(path: str) -> list[dict]:
     if not os.path.exists(path):
         return []

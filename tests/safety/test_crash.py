@@ -26,7 +26,7 @@ from tests.safety.checks import (
     table_files,
     unreachable_files,
 )
-from tests.safety.conftest import make_table, read_lines, start
+from tests.safety.conftest import join_all, make_table, read_lines, start
 from tests.safety.worker import CRASH_CODE, batch_rows
 
 NO_CRASH = 10**9
@@ -44,7 +44,7 @@ def _run_crash_child(cfg: dict, k: int, report: str, kill_after: float | None = 
         time.sleep(kill_after)
         if p.is_alive():
             os.kill(p.pid, signal.SIGKILL)
-    p.join(60)
+    join_all([p], 60)
     lines = read_lines(report)
     return p.exitcode, (lines[-1] if lines else {})
 
@@ -62,6 +62,19 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
     rng = random.Random(1234 + pk)
 
     committed: list[dict[int, str]] = []  # batches in commit order
+    expected_at: dict[int, list] = {}  # snapshot id -> the rows it must read
+    seen = 0  # snapshots up to this id have their expected rows recorded
+
+    def record_new_snapshots(t) -> None:
+        """Snapshots created since the last call: at most one APPEND (the batch), first, then
+        COMPACTs; all read as the batches committed so far."""
+        nonlocal seen
+        new = [t.snapshots.snapshot(i) for i in t.snapshots.list_ids() if i > seen]
+        kinds = [s.commit_kind for s in new]
+        assert kinds.count("APPEND") <= 1 and all(k == "COMPACT" for k in kinds[1:]), kinds
+        for s in new:
+            expected_at[s.id] = expected_rows(committed, pk)
+        seen = max([seen] + [s.id for s in new])
     labels: set[str] = set()
     points = None
     kills = 0
@@ -92,6 +105,7 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
             assert landed
         if landed:
             committed.append(rows)
+        record_new_snapshots(table)
 
         # the table reads as its last committed snapshot
         assert_snapshot_chain(table)
@@ -103,14 +117,15 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
         snap = table.write_arrow(_arrow(extra, pk))
         assert snap is not None and snap.id == latest + 1
         committed.append(extra)
+        record_new_snapshots(cat.get_table("db.t"))
         assert_exactly_once(rows_of(cat.get_table("db.t").read()), expected_rows(committed, pk))
 
         if it % 10 == 9 or it == iterations - 1:
             remove_orphans(table, older_than_ms=0)
             left = unreachable_files(table)
             assert not left, f"remove-orphans left unreachable files: {left[:5]}"
-            for sid in table.snapshots.list_ids():
-                table.read(snapshot_id=sid)  # every retained snapshot still reads
+            for sid in table.snapshots.list_ids():  # every retained snapshot reads as it did
+                assert_exactly_once(rows_of(table.read(snapshot_id=sid)), expected_at[sid])
             assert_exactly_once(rows_of(table.read()), expected_rows(committed, pk))
 
     assert kills >= iterations * 0.5
@@ -172,7 +187,7 @@ def test_interrupted_expire_finishes_when_run_again(local_warehouse, tmp_path, p
         if os.path.exists(report):
             os.unlink(report)
         p = start("crash_expire", {**cfg, "k": k})
-        p.join(60)
+        join_all([p], 60)
         assert p.exitcode == CRASH_CODE, (k, p.exitcode, read_lines(report))
         t = cat.get_table("db.t")
         assert_snapshot_chain(t)  # a half-done expiry leaves a gapless chain
@@ -186,3 +201,79 @@ def test_interrupted_expire_finishes_when_run_again(local_warehouse, tmp_path, p
         for sid, want in want_reads.items():
             assert rows_of(t.read(snapshot_id=sid)) == want
         assert not unreachable_files(t)
+
+
+@pytest.mark.parametrize("pk", [False, True], ids=["append", "pk"])
+def test_crash_at_every_storage_step_of_a_commit(local_warehouse, tmp_path, pk):
+    """On local disk, a run (one ingest with the compaction and expiry that follow it, then a
+    full compaction) is crashed at each of its storage steps in turn, k = 1..points, from the
+    same starting table: each crash lands on the step the calibration run listed as k-th, the
+    table then reads as before the run or as after its commit (as the crash point says), every
+    retained snapshot reads as it should, the next commit succeeds, and remove-orphans leaves
+    only reachable files."""
+    uri, _ = local_warehouse
+    cat = FileSystemCatalog(uri)
+    cat.create_database("db")
+    table = make_table(cat, "db.t", pk, OPTIONS)
+    history: list[dict[int, str]] = []
+    for b in range(3):  # snapshots to expire and runs to compact
+        history.append(batch_rows(0, b, pk))
+        table.write_arrow(_arrow(history[-1], pk))
+    table = cat.get_table("db.t")
+    before_reads = {sid: rows_of(table.read(snapshot_id=sid)) for sid in table.snapshots.list_ids()}
+    pristine = str(tmp_path / "pristine")
+    shutil.copytree(table.path, pristine)
+
+    def restore():
+        shutil.rmtree(table.path)
+        shutil.copytree(pristine, table.path)
+
+    rows = batch_rows(0, 3, pk)
+    cfg = {"warehouse": uri, "storage": {}, "table": "db.t", "pk": pk, "rows": rows}
+    report = str(tmp_path / "report")
+    restore()
+    code, rep = _run_crash_child(cfg, NO_CRASH, report)
+    assert code == 0 and rep.get("completed"), (code, rep)
+    # snapshots the run's expiry removes: a crash inside that expiry may leave them unreadable
+    # (their data files go first); the next commit's expiry finishes the job
+    doomed = set(before_reads) - set(cat.get_table("db.t").snapshots.list_ids())
+    steps = [e for e in rep["events"] if not e.startswith("|")]
+    assert len(steps) == rep["points"]
+    kinds = {s.split(":")[0] for s in steps}
+    assert {"before-write", "torn-write", "after-write", "before-create", "after-create", "before-hint",
+            "after-hint", "before-delete", "before-data-write", "torn-data-file", "after-data-close"} <= kinds, kinds
+
+    recovered = []
+    for k in range(1, len(steps) + 1):
+        restore()
+        code, rep = _run_crash_child(cfg, k, report)
+        assert code == CRASH_CODE and rep.get("crashed_at") == steps[k - 1], (k, steps[k - 1], code, rep)
+        t = cat.get_table("db.t")
+        assert_snapshot_chain(t)
+        new = [t.snapshots.snapshot(i) for i in t.snapshots.list_ids() if i not in before_reads]
+        landed = any(s.commit_kind == "APPEND" for s in new)
+        assert landed == rep["committed"], f"crash at step {k} ({steps[k - 1]}): snapshot created=" \
+                                           f"{rep['committed']}, table shows the batch={landed}"
+        batches = history + [rows] if landed else list(history)
+        want = expected_rows(batches, pk)
+        assert_exactly_once(rows_of(t.read()), want)
+        for sid in t.snapshots.list_ids():
+            if sid not in doomed:
+                assert_exactly_once(rows_of(t.read(snapshot_id=sid)), before_reads.get(sid, want))
+        extra = batch_rows(1, k, pk)
+        latest = t.snapshots.latest_id()
+        snap = t.write_arrow(_arrow(extra, pk))
+        assert snap is not None and snap.id == latest + 1, f"crash at step {k}: the next commit got {snap}"
+        t = cat.get_table("db.t")
+        with_extra = expected_rows(batches + [extra], pk)
+        assert_exactly_once(rows_of(t.read()), with_extra)
+        for sid in t.snapshots.list_ids():  # the next commit's expiry finished an interrupted one
+            expected = with_extra if sid >= snap.id else before_reads.get(sid, want)
+            assert_exactly_once(rows_of(t.read(snapshot_id=sid)), expected)
+        remove_orphans(cat.get_table("db.t"), older_than_ms=0)
+        left = unreachable_files(cat.get_table("db.t"))
+        assert not left, f"crash at step {k} ({steps[k - 1]}): remove-orphans left {left[:5]}"
+        recovered.append(steps[k - 1])
+    assert recovered == steps
+    print(f"\n{'pk' if pk else 'append'}: crashed at and recovered from all {len(steps)} storage steps "
+          f"({len(kinds)} kinds)")

@@ -20,7 +20,7 @@ from tests.safety.checks import (
     rows_of,
     unreachable_files,
 )
-from tests.safety.conftest import make_table, start
+from tests.safety.conftest import join_all, make_table, start
 from tests.safety.worker import CRASH_CODE, arrow_batch, batch_rows
 
 
@@ -151,7 +151,7 @@ def test_snapshot_without_latest_hint_is_seen(warehouse, pk):
     t.write_arrow(arrow_batch(batches[0], pk))
     p = start("die_before_latest", {"warehouse": uri, "storage": storage, "table": "db.t", "pk": pk,
                                     "rows": batch_rows(0, 1, pk)})
-    p.join(60)
+    join_all([p], 60)
     assert p.exitcode == CRASH_CODE
     batches.append(batch_rows(0, 1, pk))
     t = cat.get_table("db.t")

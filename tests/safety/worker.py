@@ -35,11 +35,12 @@ def get_table(cfg: dict):
     return catalog(cfg).get_table(cfg["table"])
 
 
-def batch_rows(writer: int, b: int, pk: bool, n: int = 40) -> dict[int, str]:
+def batch_rows(writer: int, b: int, pk: bool, n: int = 40, shared: bool = False) -> dict[int, str]:
     """Keys and values of batch ``b`` of writer ``writer``. Append: fresh ids each batch. PK: a
     window that overlaps the previous batch, so later batches update earlier keys of the same
-    writer (merge order matters); writers never share keys."""
-    base = writer * 1_000_000
+    writer (merge order matters); writers share no keys unless ``shared``, where every writer's
+    batch ``b`` covers the same window of keys (values still name writer and batch)."""
+    base = 0 if shared else writer * 1_000_000
     if pk:
         ids = range(base + b * (n // 2), base + b * (n // 2) + n)
     else:
@@ -188,7 +189,7 @@ def run_writer(cfg: dict) -> None:
     install_commit_log(cfg["commits"], who)
     table = get_table(cfg)
     for b in range(cfg["batches"]):
-        rows = batch_rows(cfg["writer"], b, cfg["pk"])
+        rows = batch_rows(cfg["writer"], b, cfg["pk"], shared=cfg.get("shared", False))
         for attempt in range(cfg.get("attempts", 3)):
             t0 = time.time()
             try:

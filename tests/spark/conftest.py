@@ -19,7 +19,13 @@ import time
 
 import pytest
 
-pyspark = pytest.importorskip("pyspark")
+from tests.infra import missing
+
+try:
+    import pyspark
+except ImportError:
+    missing("pyspark is not installed (pip install -e '.[dev]')")
+
 SPARK_HOME = os.path.dirname(pyspark.__file__)
 LANES = ["local", "connect", "standalone"]
 

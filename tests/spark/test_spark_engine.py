@@ -143,16 +143,28 @@ def test_bad_row_is_a_schema_mismatch(engine, tmp_path):
 
 
 def test_auto_engine(engine, inputs, tmp_path):
+    """`auto` runs a small input in-process (no Spark job) and a large one on Spark (Spark jobs
+    run), and both writes read exactly like the same writes through the local engine."""
     if engine.lane != "local":
         pytest.skip("one lane is enough")
     cat = FileSystemCatalog(str(tmp_path / "wh"))
-    t = make(cat, "auto", "pk_b2")
+    t, twin = make(cat, "auto", "pk_b2"), make(cat, "auto_local", "pk_b2")
+    tracker = engine.spark.sparkContext.statusTracker()
+
+    def jobs() -> int:
+        return len(tracker.getJobIdsForGroup(None))
+
     small = get_engine("auto", session=engine.spark)
+    before = jobs()
     ingest_files(t, inputs[:1], engine=small)
-    assert small.chosen == "local"
+    assert small.chosen == "local" and jobs() == before
+    ingest_files(twin, inputs[:1], engine=LocalEngine())
+    assert sorted_rows(cat.get_table(t.identifier).read()) == sorted_rows(twin.read())
     big = get_engine("auto", spark_threshold="1b", session=engine.spark)
     ingest_files(t, inputs[1:], engine=big)
-    assert big.chosen == "spark"
+    assert big.chosen == "spark" and jobs() > before
+    ingest_files(twin, inputs[1:], engine=LocalEngine())
+    assert sorted_rows(cat.get_table(t.identifier).read()) == sorted_rows(cat.get_table(twin.identifier).read())
 
 
 def test_sql_and_diff_dataframes(engine, inputs, tmp_path):

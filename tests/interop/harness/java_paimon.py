@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -145,9 +146,15 @@ def _compile(root: Path, lib_cp: str, digest: str) -> Path:
             for f in sorted(classes.rglob("*.class")):
                 zf.write(f, f.relative_to(classes).as_posix())
         part.replace(jar)
-    for old in root.glob("interop-driver-*"):  # jars / CDS archives of older sources
-        if digest not in old.name:
-            old.unlink(missing_ok=True)
+    # jars / CDS archives of other sources, once unused for a week: worktrees of other branches
+    # share the cache and may still be running theirs
+    week_ago = time.time() - 7 * 86400
+    for old in root.glob("interop-driver-*"):
+        try:
+            if digest not in old.name and old.stat().st_mtime < week_ago:
+                old.unlink(missing_ok=True)
+        except FileNotFoundError:
+            pass
     return jar
 
 

@@ -134,6 +134,9 @@ public class InteropDriver {
       case "expire": return opExpire(req);
       case "alter": return opAlter(req);
       case "catalog": return opCatalog(req);
+      case "create_tag": return opCreateTag(req);
+      case "delete_tag": return opDeleteTag(req);
+      case "rollback": return opRollback(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -263,6 +266,29 @@ public class InteropDriver {
     ObjectNode res = NF.objectNode();
     res.put("expired", n);
     return res;
+  }
+
+  /** {"tag": name, "tag_snapshot": id}: Java's createTag. */
+  static ObjectNode opCreateTag(JsonNode req) throws Exception {
+    table(req).createTag(text(req, "tag", null), req.get("tag_snapshot").asLong());
+    return NF.objectNode();
+  }
+
+  /** {"tag": name}: Java's deleteTag, which also deletes the files only that tag kept. */
+  static ObjectNode opDeleteTag(JsonNode req) throws Exception {
+    table(req).deleteTag(text(req, "tag", null));
+    return NF.objectNode();
+  }
+
+  /** {"to_snapshot": id} or {"to_tag": name}: Java's rollbackTo. */
+  static ObjectNode opRollback(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    if (req.has("to_tag")) {
+      t.rollbackTo(text(req, "to_tag", null));
+    } else {
+      t.rollbackTo(req.get("to_snapshot").asLong());
+    }
+    return NF.objectNode();
   }
 
   /**
@@ -397,7 +423,20 @@ public class InteropDriver {
     if (flag(req, "overwrite", false)) wb = wb.withOverwrite();
     try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
       w.withIOManager(ioManager()); // lookup-based merges (first-row, changelog lookup) spill to disk
-      for (GenericRow r : rows) w.write(r);
+      if (t.bucketMode() == BucketMode.HASH_DYNAMIC) {
+        // dynamic bucket: the bucket of each row comes from Java's hash-index assigner
+        org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor kx =
+            new org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor(t.schema());
+        org.apache.paimon.index.HashBucketAssigner assigner = new org.apache.paimon.index.HashBucketAssigner(
+            t.snapshotManager(), "interop-assigner", t.store().newIndexFileHandler(), 1, 1, 0,
+            t.coreOptions().dynamicBucketTargetRowNum());
+        for (GenericRow r : rows) {
+          kx.setRecord(r);
+          w.write(r, assigner.assign(kx.partition(), kx.trimmedPrimaryKey().hashCode()));
+        }
+      } else {
+        for (GenericRow r : rows) w.write(r);
+      }
       c.commit(w.prepareCommit());
     }
     ObjectNode res = NF.objectNode();
