@@ -49,6 +49,10 @@ _REGISTRY = [
     Option("num-levels", "int", None, "LSM levels (default trigger + 1)"),
     Option("write-only", "bool", False, "skip compaction and expiry after writes"),
     Option("dynamic-bucket.target-row-num", "int", 2_000_000, "keys per bucket in dynamic mode"),
+    # i12 (streaming)
+    Option("consumer.expiration-time", "duration", None, "delete consumer files idle this long (after commits)"),
+    Option("consumer.ignore-progress", "bool", False, "streaming reads ignore a consumer's stored progress"),
+    Option("scan.mode", "str", "default", "streaming start: latest-full | latest | from-snapshot | from-snapshot-full"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 
