@@ -151,6 +151,7 @@ def _register() -> None:
     from paimon_cli.commands import (
         alter,
         compact,
+        consumer,
         demo,
         diff,
         ingest,
@@ -158,11 +159,12 @@ def _register() -> None:
         lifecycle,
         read,
         sql,
+        stream,
         tables,
         use,
     )
 
-    for module in (tables, alter, ingest, read, compact, diff, sql, inspect, lifecycle, use, demo):
+    for module in (tables, alter, ingest, read, stream, compact, diff, sql, inspect, lifecycle, consumer, use, demo):
         app.add_typer(module.app)
 
 
