@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 from paimon_core.commit import CommitOptions, latest_commit_of
 from paimon_core.errors import InvalidInput
@@ -234,7 +235,7 @@ def ingest_stream(table, stream, fmt: str = "auto", commit_interval_s: float = 5
                   commit_user: str | None = None, stop: Callable[[], bool] | None = None, on_commit=None,
                   row_kind_column: str | None = None) -> StreamingCommitter:
     """Read JSON lines or CSV (with a header) from ``stream`` until EOF or ``stop()``, committing
-    whole lines every ``commit_interval_s`` seconds or ``commit_rows`` rows, whichever first."""
+    whole lines every ``commit_interval_s`` seconds, and every ``commit_rows`` lines exactly."""
     if fmt not in ("auto", "json", "csv"):
         raise InvalidInput(f"unknown input format '{fmt}' (json or csv)")
     committer = StreamingCommitter(table, commit_user or str(uuid.uuid4()))
@@ -285,7 +286,13 @@ def ingest_stream(table, stream, fmt: str = "auto", commit_interval_s: float = 5
                     header = [h.strip() for h in line.decode("utf-8").rstrip("\r").split(",")]
                 pending.append(whole)
                 rows += whole.count(b"\n")
-        if rows and (time.monotonic() >= deadline or (commit_rows is not None and rows >= commit_rows)):
+        while commit_rows is not None and rows >= commit_rows:  # exactly commit_rows lines per commit
+            data = b"".join(pending)
+            cut = int(np.flatnonzero(np.frombuffer(data, np.uint8) == 10)[commit_rows - 1]) + 1
+            pending, rest = [data[:cut]], data[cut:]
+            flush()
+            pending, rows = ([rest], rest.count(b"\n")) if rest else ([], 0)
+        if rows and time.monotonic() >= deadline:
             flush()
         elif not rows and time.monotonic() >= deadline:
             deadline = time.monotonic() + commit_interval_s
