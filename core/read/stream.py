@@ -5,12 +5,13 @@ always as ``_row_kind`` (+I/-U/+U/-D) plus the table columns.
 
 Starting state (``mode``, Paimon's ``scan.mode``):
 
-* ``latest-full`` (default): every row of the latest snapshot as +I, then the changes of the
-  snapshots after it;
+* ``latest-full`` (default): every row of the latest snapshot, then the changes of the
+  snapshots after it (rows of a primary-key table keep the kind of their merged record, +I or
+  +U, as in Java's full phase);
 * ``latest``: nothing; the changes of the snapshots after the latest;
 * ``from-snapshot``: the changes of snapshot ``start`` and every later one (``start`` may be a
   snapshot id, a tag's snapshot, or a time: the first snapshot committed at or after it);
-* ``from-snapshot-full``: every row of snapshot ``start`` as +I, then the changes after it.
+* ``from-snapshot-full``: every row of snapshot ``start``, then the changes after it.
 
 A consumer (``consumer_id``) that exists overrides the mode: the stream resumes at its
 ``nextSnapshot`` (unless ``ignore_progress``, Paimon's ``consumer.ignore-progress``).
@@ -119,8 +120,12 @@ class StreamRead:
     # ---- start
     def _full(self, snap: Snapshot) -> StreamBatch:
         view = self.table.for_snapshot(snap) if snap.schema_id != self.table.schema.id else self.table
-        t = view.new_read(self.columns).to_arrow(view.plan(snap))
-        rows = with_row_kind(t, pa.array(np.zeros(t.num_rows, np.int8)))
+        reader = view.new_read(self.columns)
+        parts = []
+        for split in view.plan(snap):
+            t, kinds = reader.read_split_with_kinds(split)
+            parts.append(with_row_kind(t, pa.array(np.zeros(t.num_rows, np.int8)) if kinds is None else kinds))
+        rows = pa.concat_tables(parts) if parts else empty_changes(self.table, self.columns)
         return StreamBatch(snap.id, "full", snap.commit_kind, snap.time_millis, rows, snap.id + 1)
 
     def _start_snapshot(self) -> Snapshot:
