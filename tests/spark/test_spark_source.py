@@ -18,6 +18,15 @@ from paimon_core.metadata.schema import Schema
 pytestmark = pytest.mark.parametrize("engine", ["local"], indirect=True)
 
 
+@pytest.fixture(scope="session")
+def bare_python():
+    """Only the local lane runs here (the Python workers are this interpreter); the conftest's
+    check that the project is absent from a bare Python fails under a worktree PYTHONPATH."""
+    import sys
+
+    return sys.executable
+
+
 @pytest.fixture
 def spark(engine, tmp_path):
     from paimon_core.engines.spark import register
