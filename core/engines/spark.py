@@ -604,5 +604,4 @@ def register(spark, warehouse: str | None = None) -> None:
     from paimon_core.engines.spark_source import source_class
 
     ship_core(spark)
-    spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")  # our reader takes filters
     spark.dataSource.register(source_class(warehouse))

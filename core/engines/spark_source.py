@@ -4,10 +4,13 @@ Register once per session with ``paimon_core.engines.spark.register(spark, wareh
 
 * ``spark.read.format("paimon").option("warehouse", W).load("db.t")``: the rows at the latest
   snapshot, or at option ``snapshot`` (id), ``tag`` or ``as-of`` (ISO time or epoch millis).
-  One Spark partition per split; each task reads its split with the core reader. Filters
-  Spark pushes (=, <, <=, >, >=, IN, IS [NOT] NULL, NOT =) go into the core's planning (file
-  and partition pruning) and reading; columns are chosen with option ``columns`` (or a
+  One Spark partition per split; each task reads its split with the core reader. Option
+  ``where`` (the core's filter syntax, as ``paimon read --where``) is pushed into planning
+  (partition and file pruning) and reading; columns are chosen with option ``columns`` (or a
   ``.schema(...)`` naming a subset), as Python data sources get no column pruning from Spark.
+  Spark's own filter pushdown for Python sources (``pushFilters``, 4.1) is not used: Spark
+  reuses the scan planned for one query of a DataFrame in a later query on the same DataFrame
+  that pushes no filter, so a pushed filter would leak into that query's result.
 * Every DataFrame of this source starts with a ``_row_kind`` column (+I/-U/+U/-D): a batch read
   gives +I (or +U, the kind of a primary-key row's merged record), a stream the kinds of the
   changes. Option ``row-kind = false`` leaves it out of batch reads.
@@ -46,16 +49,7 @@ from pyspark.sql.datasource import (
     DataSourceReader,
     DataSourceStreamArrowWriter,
     DataSourceStreamReader,
-    EqualTo,
-    GreaterThan,
-    GreaterThanOrEqual,
-    In,
     InputPartition,
-    IsNotNull,
-    IsNull,
-    LessThan,
-    LessThanOrEqual,
-    Not,
     WriterCommitMessage,
 )
 
@@ -122,37 +116,6 @@ def _spec(table):
     return TableSpec.of(table)
 
 
-# ---------------------------------------------------------------- filters
-_OPS = {EqualTo: "=", GreaterThan: ">", GreaterThanOrEqual: ">=", LessThan: "<", LessThanOrEqual: "<="}
-
-
-def to_predicate(f, fields: dict):
-    """A Spark Filter -> a core Predicate over ``fields`` (name -> DataType), or None if it
-    cannot be taken over exactly."""
-    from paimon_core.read import predicate as P
-
-    if isinstance(f, Not) and isinstance(f.child, EqualTo):
-        inner = to_predicate(f.child, fields)
-        return None if inner is None else P.Compare(inner.column, "!=", inner.literal)
-    col = getattr(f, "attribute", None)
-    if not col or len(col) != 1 or col[0] not in fields:
-        return None
-    name = col[0]
-    if type(f) in _OPS:
-        if f.value is None or isinstance(f.value, (list, tuple, dict)):
-            return None
-        return P.Compare(name, _OPS[type(f)], f.value)
-    if isinstance(f, In):
-        if any(v is None or isinstance(v, (list, tuple, dict)) for v in f.value):
-            return None
-        return P.In(name, list(f.value))
-    if isinstance(f, IsNull):
-        return P.IsNull(name)
-    if isinstance(f, IsNotNull):
-        return P.IsNull(name, negated=True)
-    return None
-
-
 # ---------------------------------------------------------------- batch read
 class _SplitPartition(InputPartition):
     def __init__(self, split):
@@ -168,31 +131,11 @@ class PaimonReader(DataSourceReader):
         self.columns = columns
         self.snapshot = _snapshot(table, options)
         self.travel = any(options.get(k) is not None for k in ("snapshot", "tag", "as-of"))
-        self.predicate = None
+        self.predicate = self._table().parse_filter(options.get("where"))  # core filter syntax
 
     def _table(self):
         t = self.spec.table()
         return t.for_snapshot(self.snapshot) if self.travel else t
-
-    def pushFilters(self, filters):
-        from paimon_core.errors import PaimonError
-        from paimon_core.read.predicate import And, bind
-
-        t = self._table()
-        fields = {f.name: f.type for f in t.schema.fields}
-        taken = []
-        for f in filters:
-            p = to_predicate(f, fields)
-            try:
-                p = bind(p, fields) if p is not None else None
-            except PaimonError:
-                p = None
-            if p is None:
-                yield f
-            else:
-                taken.append(p)
-        for p in taken:
-            self.predicate = p if self.predicate is None else And(self.predicate, p)
 
     def partitions(self):
         if self.snapshot is None:
@@ -364,6 +307,7 @@ class PaimonStreamReader(DataSourceStreamReader):
         start = options.get("scan.snapshot-id")
         self.consumer_id = options.get("consumer-id")
         self.max_snapshots = int(options.get("max-snapshots-per-trigger") or 0)
+        self.recorded = None
         self.stream = StreamRead(table, mode=options.get("scan.mode"), start=int(start) if start else None,
                                  consumer_id=self.consumer_id, columns=columns,
                                  ignore_progress=_flag(options, "consumer.ignore-progress", False))
@@ -379,6 +323,9 @@ class PaimonStreamReader(DataSourceStreamReader):
         latest = table.snapshots.latest_id() or 0
         if start is None:
             return {"next": latest + 1, "full": 0}
+        # Spark plans a batch from ``start`` only once the batch ending there is committed, and
+        # calls commit(end) only when the next batch starts: record the progress already here
+        self._record(start)
         nxt = max(int(start["next"]), latest + 1)
         if self.max_snapshots:
             nxt = min(nxt, int(start["next"]) + self.max_snapshots)
@@ -420,10 +367,14 @@ class PaimonStreamReader(DataSourceStreamReader):
             yield from _to_spark(rows, target)
 
     def commit(self, end):
-        if self.consumer_id:
+        self._record(end)
+
+    def _record(self, offset) -> None:
+        if self.consumer_id and not offset.get("full") and int(offset["next"]) != self.recorded:
             from paimon_core.metadata.consumer import consumer_manager
 
-            consumer_manager(self.spec.table()).reset(self.consumer_id, int(end["next"]))
+            consumer_manager(self.spec.table()).reset(self.consumer_id, int(offset["next"]))
+            self.recorded = int(offset["next"])
 
     def stop(self):
         pass
