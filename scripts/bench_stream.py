@@ -7,7 +7,7 @@ latency  `paimon stream db.lat --mode latest --poll 100ms --snapshot-column` run
          thread stamps each JSON line as it arrives. Latency of a snapshot = arrival of its first
          row - the snapshot's timeMillis (set just before the snapshot file is created). p50/p99.
 ingest   --rows small JSON lines ({"id", "name", "v"}, ~45 bytes) are written to a file first (not
-         timed), then `cat FILE | paimon -o json ingest - -t db.ing --commit-interval 2s`.
+         timed), then `cat FILE | paimon -o json ingest - -t db.ing --commit-interval 2s --commit-rows 250000`.
          Reported: wall rows/s (process start to exit, startup included) and sustained rows/s
          between the first and the last commit (snapshot timeMillis). Target >= 200k rows/s.
 """
@@ -88,7 +88,7 @@ def bench_ingest(wh: str, rows: int, tmp: str) -> dict:
                             for i in range(start, min(rows, start + chunk))))
     size = os.path.getsize(path)
     t0 = time.time()
-    cmd = f"cat {path} | {' '.join(paimon(wh, '-o', 'json', 'ingest', '-', '-t', 'db.ing', '--commit-interval', '2s'))}"
+    cmd = f"cat {path} | {' '.join(paimon(wh, '-o', 'json', 'ingest', '-', '-t', 'db.ing', '--commit-interval', '2s', '--commit-rows', '250000'))}"
     out = subprocess.run(cmd, shell=True, capture_output=True, text=True, check=True).stdout
     wall = time.time() - t0
     commits = [json.loads(x) for x in out.splitlines() if x.strip()]
