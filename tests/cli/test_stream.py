@@ -89,3 +89,16 @@ def test_ingest_stdin(cli):
     assert sorted(x["id"] for x in cli.json("read", "-t", "db.t")) == list(range(7))
     bad = cli("ingest", "-", "a.parquet", "-t", "db.t", code=2)
     assert "cannot be mixed" in bad.stderr
+
+
+def test_table_output_off_a_terminal_and_until_time(cli, wh):
+    make(cli)
+    put(cli, "a", [(1, "a")])
+    put(cli, "b", [(2, "b")])
+    out = cli("-o", "table", "stream", "db.t", "--from", "1", "--until", "2").stdout
+    assert "snapshot 1 (changes)" in out and "snapshot 2 (changes)" in out and "+I" in out
+    from paimon_core.catalog import FileSystemCatalog
+
+    first = FileSystemCatalog(str(wh)).get_table("db.t").snapshots.snapshot(1).time_millis
+    got = lines(cli("stream", "db.t", "--from", "1", "--until", str(first)))
+    assert got == [{"_row_kind": "+I", "id": 1, "v": "a"}]  # snapshot 2 was committed after that time
