@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from paimon_core.errors import CommitConflict, CorruptMetadata
+from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
 from paimon_core.metadata.manifest import (
     ADD,
     DELETE,
@@ -53,10 +53,33 @@ class CommitOptions:
     overwrite_filter: Callable[[tuple], bool] | None = None
     commit_user: str = field(default_factory=lambda: str(uuid.uuid4()))
     properties: dict | None = None
+    # a streaming commit's increasing id (Paimon's commitIdentifier); with a stable commit_user a
+    # commit whose identifier the user already committed is skipped (exactly-once on replay)
+    commit_identifier: int = BATCH_COMMIT_IDENTIFIER
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def latest_commit_of(table, commit_user: str, latest: Snapshot | None = None) -> Snapshot | None:
+    """The newest retained snapshot committed by ``commit_user`` (Java's latestSnapshotOfUser),
+    searching back from ``latest``; None if no retained snapshot is theirs."""
+    sm = table.snapshots
+    latest = latest if latest is not None else sm.latest()
+    if latest is None:
+        return None
+    earliest = sm.earliest_id() or 1
+    sid = latest.id
+    while sid >= earliest:
+        try:
+            snap = latest if sid == latest.id else sm.snapshot(sid)
+        except SnapshotNotFound:  # expired while we looked
+            return None
+        if snap.commit_user == commit_user:
+            return snap
+        sid -= 1
+    return None
 
 
 class FileStoreCommit:
@@ -114,7 +137,8 @@ class FileStoreCommit:
 
     # ---- commit
     def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
-        """Make ``messages`` one snapshot. Returns None when there is nothing to commit."""
+        """Make ``messages`` one snapshot. Returns None when there is nothing to commit, or when
+        ``commit_user`` already committed ``commit_identifier`` (the caller then discards its files)."""
         adds, deletes = self._entries(messages)
         changelog = [
             ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
@@ -131,6 +155,11 @@ class FileStoreCommit:
         for attempt in range(retries + 1):
             latest = sm.latest()
             written: list[str] = []
+            ident = self.options.commit_identifier
+            if ident != BATCH_COMMIT_IDENTIFIER:
+                mine = latest_commit_of(self.table, self.options.commit_user, latest)
+                if mine is not None and mine.commit_identifier >= ident:
+                    return None  # committed before (a replay after a restart): never twice
             try:
                 entries = list(deletes)
                 if self.options.overwrite:
@@ -168,7 +197,7 @@ class FileStoreCommit:
                     changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
                     index_manifest=self._index_manifest(latest, messages, written),
                     commit_user=self.options.commit_user,
-                    commit_identifier=BATCH_COMMIT_IDENTIFIER,
+                    commit_identifier=ident,
                     commit_kind=kind,
                     time_millis=max(_now_ms(), (latest.time_millis if latest else 0)),
                     total_record_count=(latest.total_record_count if latest else 0) + delta_rows,

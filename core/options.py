@@ -161,6 +161,10 @@ _REGISTRY = [
     Option("changelog-file.compression", "str", None, "codec of changelog files (default: as data files)"),
     Option("file.suffix.include.compression", "bool", False, "name files like data-<uuid>-0.zst.parquet"),
     Option("orc.timestamp-ltz.legacy.type", "bool", True, "ORC LTZ values stored as the writer zone's wall clock"),
+    # streaming (read/stream.py, metadata/consumer.py)
+    Option("consumer.expiration-time", "duration", None, "delete consumer files idle this long (after commits)"),
+    Option("consumer.ignore-progress", "bool", False, "streaming reads ignore a consumer's stored progress"),
+    Option("scan.mode", "str", "default", "streaming start: latest-full | latest | from-snapshot | from-snapshot-full"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -222,7 +226,7 @@ _UNSUPPORTED = [
     Unsupported("fields.*.default-value", "column default values"),
     Unsupported("fields.*.distinct", "listagg distinct"),
     Unsupported("fields.*.nested-key", "nested_update keys"),
-    Unsupported("scan.mode", "a scan mode stored in the table", _is("default")),
+    Unsupported("scan.mode", "a batch scan mode stored in the table", _is("default", "latest", "latest-full")),
     Unsupported("scan.snapshot-id", "a snapshot stored in the table's scan options"),
     Unsupported("scan.tag-name", "a tag stored in the table's scan options"),
     Unsupported("scan.version", "a version stored in the table's scan options"),

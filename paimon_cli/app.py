@@ -161,6 +161,7 @@ def _register() -> None:
         alter,
         catalog,
         compact,
+        consumer,
         demo,
         diff,
         ingest,
@@ -168,11 +169,13 @@ def _register() -> None:
         lifecycle,
         read,
         sql,
+        stream,
         tables,
         use,
     )
 
-    for module in (tables, catalog, alter, ingest, read, compact, diff, sql, inspect, lifecycle, use, demo):
+    for module in (tables, catalog, alter, ingest, read, stream, compact, diff, sql, inspect, lifecycle, consumer, use,
+                   demo):
         app.add_typer(module.app)
 
 

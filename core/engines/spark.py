@@ -600,3 +600,13 @@ def sweep_job_files(table, prefix: str, keep: set, dirs=None) -> int:
 
 __all__ = ["SparkEngine", "create_session", "write_parquet_dir", "core_zip", "ship_core", "to_dataframe", "splits_dataframe",
            "plan_pieces", "max_sequence_numbers", "sweep_job_files"]
+
+
+def register(spark, warehouse: str | None = None) -> None:
+    """Register the ``paimon`` Python data source on a session (PySpark 4): batch and streaming
+    reads and writes of Paimon tables without a Java connector; see ``spark_source``.
+    ``warehouse`` is used when a read or write gives no ``warehouse`` option."""
+    from paimon_core.engines.spark_source import source_class
+
+    ship_core(spark)
+    spark.dataSource.register(source_class(warehouse))

@@ -19,7 +19,6 @@ they are gone a re-run finds nothing more to delete there. Missing files are nev
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -166,18 +165,10 @@ class ExpireResult:
 
 
 def _consumer_next(table) -> int | None:
-    io = table.io
-    d = io.join(table.path, "consumer")
-    best = None
-    for n in io.list_names(d):
-        if not n.startswith("consumer-"):
-            continue
-        try:
-            nxt = int(json.loads(io.read_text(io.join(d, n)))["nextSnapshot"])
-        except (FileNotFoundError, ValueError, KeyError, TypeError):
-            continue
-        best = nxt if best is None else min(best, nxt)
-    return best
+    """The smallest ``nextSnapshot`` of the table's consumers (Java's ``minNextSnapshot``)."""
+    from paimon_core.metadata.consumer import consumer_manager
+
+    return consumer_manager(table).min_next_snapshot()
 
 
 def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None = None,
@@ -282,9 +273,14 @@ def expire_snapshots(table, older_than_ms: int | None = None, retain_min: int | 
 
 def expire_after_commit(table, now_ms: int | None = None) -> ExpireResult | None:
     """Expiry as Paimon's writers run it after a commit: table options only, off with
-    ``write-only``."""
+    ``write-only``; consumers idle longer than ``consumer.expiration-time`` are deleted first."""
     if table.schema.core_options.get("write-only"):
         return None
+    ttl = table.schema.core_options.get("consumer.expiration-time")
+    if ttl is not None:  # first, so that an abandoned consumer stops pinning snapshots (as Java)
+        from paimon_core.metadata.consumer import consumer_manager
+
+        consumer_manager(table).expire((now_millis() if now_ms is None else now_ms) - ttl)
     try:
         return expire_snapshots(table, now_ms=now_ms)
     except (CommitConflict, SnapshotNotFound):

@@ -45,7 +45,8 @@ def check_range(table, start: int, end: int, need_all: bool) -> None:
             f"(earliest is {ids[0]}; use --mode diff to compare states)")
 
 
-def _with_kind_text(t: pa.Table, kinds) -> pa.Table:
+def with_row_kind(t: pa.Table, kinds) -> pa.Table:
+    """``t`` (made nullable) with a first column ``_row_kind`` (+I/-U/+U/-D) from byte kinds 0..3."""
     t = t.cast(pa.schema([f.with_nullable(True) for f in t.schema]))
     kinds = kinds.combine_chunks() if isinstance(kinds, pa.ChunkedArray) else pa.array(kinds)
     return t.add_column(0, ROW_KIND, pc.take(KIND_TEXT, kinds.cast(pa.int32())))
@@ -64,17 +65,19 @@ def _read_entries(table, entries, columns) -> pa.Table:
         else:
             kinds = pa.array(np.zeros(t.num_rows, np.int8))
             t = t.select(reader.columns)
-        parts.append(_with_kind_text(t, kinds))
+        parts.append(with_row_kind(t, kinds))
     return pa.concat_tables(parts) if parts else empty_changes(table, columns)
 
 
 def empty_changes(table, columns) -> pa.Table:
+    """No rows, with the columns of a change table (``_row_kind`` first)."""
     schema = table.schema.arrow_schema()
     t = schema.empty_table().select(columns or schema.names)
-    return _with_kind_text(t, pa.array([], pa.int8()))
+    return with_row_kind(t, pa.array([], pa.int8()))
 
 
-def _snapshot_changelog(table, snap, columns) -> pa.Table:
+def snapshot_changelog(table, snap, columns) -> pa.Table:
+    """The rows of the changelog files ``snap`` committed (any commit kind), with their kinds."""
     if not snap.changelog_manifest_list:
         return empty_changes(table, columns)
     store = table.manifests
@@ -82,12 +85,15 @@ def _snapshot_changelog(table, snap, columns) -> pa.Table:
     return _read_entries(table, entries, columns)
 
 
-def _snapshot_delta(table, snap, columns) -> pa.Table:
+def snapshot_delta(table, snap, columns) -> pa.Table:
+    """The rows of the data files an APPEND snapshot added, with their kinds (empty for other kinds)."""
     if snap.commit_kind != "APPEND":
         return empty_changes(table, columns)
     store = table.manifests
     entries = [e for m in store.read_list(snap.delta_manifest_list) for e in store.read_manifest(m.file_name)]
     return _read_entries(table, merge_entries(entries), columns)
+
+
 
 
 def _state(table, point, columns) -> pa.Table:
@@ -105,7 +111,7 @@ def _state_diff(table, start, end, columns, before: pa.Table | None = None) -> t
     old = before if before is not None else _state(table, start, cols)
     new = _state(table, end, cols)
     log = changes(old, new, keys, drop_unchanged=True)
-    return _with_kind_text(log.select(columns), log.column(KIND)), new
+    return with_row_kind(log.select(columns), log.column(KIND)), new
 
 
 def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
@@ -140,7 +146,7 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
             t, state = _state_diff(table, sid - 1, sid, columns, state)
         else:
             snap = table.snapshots.snapshot(sid)
-            t = _snapshot_changelog(table, snap, columns) if mode == "changelog" else _snapshot_delta(table, snap, columns)
+            t = snapshot_changelog(table, snap, columns) if mode == "changelog" else snapshot_delta(table, snap, columns)
         if per_snapshot:
             t = t.add_column(1, SNAPSHOT, pa.array(np.full(t.num_rows, sid, np.int64)))
         parts.append(t)

@@ -120,13 +120,22 @@ class TableRead:
     def _empty(self) -> pa.Table:
         return self.schema.arrow_schema().empty_table().select(self.read_columns)
 
-    def _merge(self, split: DataSplit) -> pa.Table:
+    def _merge(self, split: DataSplit, keep_kind: bool = False) -> pa.Table:
         parts = [self.read_file(split, f, True) for f in split.files]
         if not parts:
-            return self._empty()
+            t = self._empty()
+            return t.append_column(KIND, pa.array([], pa.int8())) if keep_kind else t
         engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)
         merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
-        return merged.drop_columns([SEQ, KIND])
+        return merged.drop_columns([SEQ] if keep_kind else [SEQ, KIND])
+
+    def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:
+        """``read_split`` plus, for primary-key tables, each row's kind: that of its merged record
+        (+I or +U, as Java's streaming full scan gives it); None for append tables (all +I)."""
+        if not self.is_pk:
+            return self.read_split(split), None
+        merged = filter_table(self._merge(split, keep_kind=True), self.predicate)
+        return merged.select(self.columns), merged.column(KIND).combine_chunks()
 
     # ---- many splits
     def to_batches(self, splits, limit: int | None = None):

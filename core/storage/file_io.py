@@ -135,6 +135,16 @@ class FileIO:
             return os.path.getsize(path)
         return self.fs.size(path)
 
+    def mtime_millis(self, path: str) -> int:
+        """Last modification time in epoch millis (FileNotFoundError if absent)."""
+        if self.is_local:
+            return int(os.path.getmtime(path) * 1000)
+        info = self.fs.info(path)
+        when = info.get("LastModified") or info.get("mtime") or info.get("last_modified")
+        if when is None:
+            return int(self.fs.modified(path).timestamp() * 1000)
+        return int(when.timestamp() * 1000) if hasattr(when, "timestamp") else int(float(when) * 1000)
+
     # ---- writes
     def mkdirs(self, path: str) -> None:
         if self.is_local:

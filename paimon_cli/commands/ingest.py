@@ -16,9 +16,9 @@ app = typer.Typer()
 @app.command("ingest")
 def ingest(
     ctx: typer.Context,
-    files: Annotated[list[str], typer.Argument(
+    files: Annotated[list[str] | None, typer.Argument(
         metavar="FILES...", show_default=False,
-        help="Parquet, CSV or JSON-lines files, folders or globs (quote globs).")],
+        help="Parquet, CSV or JSON-lines files, folders or globs (quote globs); - reads stdin continuously.")] = None,
     table: TableOpt = None,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Replace the partitions written to (the whole table if unpartitioned).")] = False,
@@ -29,6 +29,20 @@ def ingest(
         help="Input column with the row kind of each row: +I, -U, +U or -D (CDC input; primary-key tables).")] = None,
     evolve: Annotated[bool, typer.Option(
         "--evolve", help="Add input columns the table lacks (nullable) and widen narrower column types first.")] = False,
+    watch: Annotated[str | None, typer.Option(
+        "--watch", metavar="DIR", help="Keep ingesting new files of DIR as they appear, in name order, each exactly once.")] = None,
+    pattern: Annotated[str, typer.Option("--pattern", metavar="GLOB", help="With --watch: file names to take.")] = "*.parquet",
+    commit_interval: Annotated[str | None, typer.Option(
+        "--commit-interval", metavar="DURATION",
+        help="Streaming: commit at most this often (stdin default 5s; --watch default: one commit per file).")] = None,
+    commit_rows: Annotated[int | None, typer.Option(
+        "--commit-rows", metavar="N", min=1, help="Stdin: also commit once N rows are pending.")] = None,
+    input_format: Annotated[str, typer.Option(
+        "--format", metavar="FMT", help="Stdin: json (JSON lines) | csv (with a header) | auto.")] = "auto",
+    poll: Annotated[str, typer.Option("--poll", metavar="DURATION", help="With --watch: wait between looks.")] = "1s",
+    commit_user: Annotated[str | None, typer.Option(
+        "--commit-user", metavar="ID",
+        help="Streaming: the commit user recorded in snapshots (--watch default: derived from table, DIR and pattern).")] = None,
 ) -> None:
     """Add the rows of files to a table in one commit (checked and cast to the table schema).
 
@@ -39,14 +53,31 @@ def ingest(
       paimon ingest day.parquet -t demo.events --overwrite -p dt=2024-01-01
       paimon ingest cdc.parquet -t shop.customers --row-kind-column op
       paimon ingest more_columns.parquet -t demo.events --evolve
+      paimon ingest --watch landing/ --pattern "*.parquet" -t demo.events
+      producer | paimon ingest - -t demo.events --commit-interval 5s
     """
     from paimon_core.write.ingest import ingest_files
 
     state = get_state(ctx)
+    files = list(files or [])
+    if watch is not None or files == ["-"]:
+        from paimon_cli.commands.ingest_stream import run_streaming
+
+        if files and watch is not None:
+            raise typer.BadParameter("--watch takes no FILES")
+        if overwrite or partition or evolve:
+            raise typer.BadParameter("--overwrite, --partition and --evolve are not supported when streaming")
+        run_streaming(state, table, watch, pattern, commit_interval, commit_rows, input_format, poll,
+                      commit_user, row_kind_column)
+        return
+    if not files:
+        raise typer.BadParameter("give FILES, - (stdin) or --watch DIR")
+    if "-" in files:
+        raise typer.BadParameter("- (stdin) cannot be mixed with files")
     tbl = state.table(table)
     engine = state.engine()
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
-        result = ingest_files(tbl, list(files), overwrite=overwrite, partition=partition, engine=engine,
+        result = ingest_files(tbl, files, overwrite=overwrite, partition=partition, engine=engine,
                               progress=advance, on_plan=on_plan, row_kind_column=row_kind_column, evolve=evolve)
     snap = result.snapshot
     sid = snap.id if snap is not None else None

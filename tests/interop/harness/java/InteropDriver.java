@@ -137,6 +137,8 @@ public class InteropDriver {
       case "create_tag": return opCreateTag(req);
       case "delete_tag": return opDeleteTag(req);
       case "rollback": return opRollback(req);
+      case "stream": return opStream(req);
+      case "consumer": return opConsumer(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -250,6 +252,70 @@ public class InteropDriver {
     res.set("rows", rows);
     res.put("row_count", rows.size());
     res.put("splits", splits.size());
+    return res;
+  }
+
+  /**
+   * Java's streaming scan: {"options": {"consumer-id": .., "scan.mode": ..}, "max_plans": N}. Plans
+   * until no new snapshot (or N plans), reads every plan with row kinds ("_plan" = plan index,
+   * 0 = the starting plan), then checkpoints and notifies it complete (which writes the consumer
+   * file when consumer-id is set). Returns {"rows", "next_snapshot"}.
+   */
+  static ObjectNode opStream(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    List<DataField> fields = t.rowType().getFields();
+    List<InternalRow.FieldGetter> getters = new ArrayList<>();
+    for (int i = 0; i < fields.size(); i++) getters.add(InternalRow.createFieldGetter(fields.get(i).type(), i));
+    ReadBuilder rb = t.newReadBuilder();
+    org.apache.paimon.table.source.StreamTableScan scan = rb.newStreamScan();
+    org.apache.paimon.table.source.TableRead read = rb.newRead();
+    int maxPlans = req.has("max_plans") ? req.get("max_plans").asInt() : 1000;
+    ArrayNode rows = NF.arrayNode();
+    for (int p = 0; p < maxPlans; p++) {
+      org.apache.paimon.table.source.TableScan.Plan plan = scan.plan();
+      // the starting plan of a from-snapshot start is "not exist" too: only later ones end the stream
+      if (p > 0 && plan instanceof org.apache.paimon.table.source.SnapshotNotExistPlan) break;
+      final int idx = p;
+      try (RecordReader<InternalRow> reader = read.createReader(plan.splits())) {
+        reader.forEachRemaining(row -> {
+          ObjectNode o = NF.objectNode();
+          for (int i = 0; i < fields.size(); i++) {
+            o.set(fields.get(i).name(), toJson(fields.get(i).type(), getters.get(i).getFieldOrNull(row)));
+          }
+          o.put(KIND, row.getRowKind().shortString());
+          o.put("_plan", idx);
+          rows.add(o);
+        });
+      }
+    }
+    Long next = scan.checkpoint();
+    scan.notifyCheckpointComplete(next);
+    ObjectNode res = NF.objectNode();
+    res.set("rows", rows);
+    if (next == null) res.putNull("next_snapshot"); else res.put("next_snapshot", next);
+    return res;
+  }
+
+  /** Java's ConsumerManager: {"action": "get"|"reset"|"min", "id", "next"}. */
+  static ObjectNode opConsumer(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    org.apache.paimon.consumer.ConsumerManager cm =
+        new org.apache.paimon.consumer.ConsumerManager(t.fileIO(), t.location());
+    ObjectNode res = NF.objectNode();
+    switch (text(req, "action", "get")) {
+      case "reset":
+        cm.resetConsumer(text(req, "id", null), new org.apache.paimon.consumer.Consumer(req.get("next").asLong()));
+        break;
+      case "min": {
+        java.util.OptionalLong m = cm.minNextSnapshot();
+        if (m.isPresent()) res.put("next_snapshot", m.getAsLong()); else res.putNull("next_snapshot");
+        break;
+      }
+      default: {
+        java.util.Optional<org.apache.paimon.consumer.Consumer> c = cm.consumer(text(req, "id", null));
+        if (c.isPresent()) res.put("next_snapshot", c.get().nextSnapshot()); else res.putNull("next_snapshot");
+      }
+    }
     return res;
   }
 

@@ -1,0 +1,62 @@
+"""``paimon ingest --watch DIR`` and ``paimon ingest -``: long-running ingest, one line per commit.
+
+Ctrl-C / SIGTERM stop cleanly: stdin input read so far is committed, a watch stops between
+files. Exactly-once for --watch comes from the core (a stable commit user and increasing
+commit identifiers recorded in snapshots; see ``paimon_core.write.streaming``).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+
+def run_streaming(state, table, watch, pattern, commit_interval, commit_rows, input_format, poll,
+                  commit_user, row_kind_column) -> None:
+    from paimon_core.options import parse_duration_ms
+    from paimon_core.write.streaming import ingest_stream, watch_dir
+
+    from paimon_cli.output import note
+
+    tbl = state.table(table)
+    stopping = []
+
+    def on_signal(signum, frame):
+        if stopping:  # a second Ctrl-C: stop now
+            raise KeyboardInterrupt
+        stopping.append(signum)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    total = {"rows": 0, "commits": 0}
+
+    def record(result, files=None):
+        snap = result.snapshot
+        total["rows"] += result.rows
+        total["commits"] += snap is not None
+        what = f" from {', '.join(files)}" if files else ""
+        text = (f"snapshot {snap.id}: {result.rows} rows{what}" if snap is not None
+                else f"commit {result.identifier} was made before a restart: skipped{what}")
+        obj = {"snapshot": snap.id if snap else None, "commit_identifier": result.identifier, "rows": result.rows}
+        if files is not None:
+            obj["files"] = ",".join(files)
+        state.out.record(obj, text)
+        sys.stdout.flush()
+
+    try:
+        if watch is not None:
+            interval = parse_duration_ms(commit_interval) / 1000 if commit_interval else None
+            watch_dir(tbl, watch, pattern, interval, parse_duration_ms(poll) / 1000, commit_user,
+                      stop=lambda: bool(stopping), on_commit=record,
+                      on_skip=lambda name, last: note(f"{name} sorts before {last}, which is ingested already: skipped"),
+                      row_kind_column=row_kind_column)
+        else:
+            interval = parse_duration_ms(commit_interval or "5s") / 1000
+            ingest_stream(tbl, sys.stdin.buffer, input_format, interval, commit_rows, commit_user,
+                          stop=lambda: bool(stopping), on_commit=record, row_kind_column=row_kind_column)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    if watch is not None or stopping:
+        note(f"stopped after {total['commits']} commit(s), {total['rows']} rows")

@@ -1,0 +1,284 @@
+"""``paimon stream``: follow a table's changes as they are committed (JSON lines by default).
+
+Delivery: a snapshot's rows are written and flushed, and only then is the consumer (if any)
+moved past that snapshot. A crash between the two re-delivers at most the last snapshot on
+stdout (``--snapshot-column`` lets a reader drop it); ``--out DIR`` is exactly-once: each
+Parquet file is named by the snapshots it holds and renamed into place before the consumer
+moves, and a restart skips snapshots a file in DIR already holds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from paimon_cli.params import split_list
+from paimon_cli.state import get_state
+
+app = typer.Typer()
+
+PART = re.compile(r"^part-(\d{12})-(\d{12})\.parquet$")
+
+
+class _Stop(Exception):
+    pass
+
+
+def _parse_from(tbl, text: str):
+    """--from: a snapshot id, a tag (its Snapshot) or a time -> (start, start_time_ms)."""
+    from paimon_core.data.times import parse_time_millis
+
+    s = text.strip()
+    if s.isdigit():
+        return int(s), None
+    if tbl.io.exists(tbl.io.join(tbl.path, "tag", f"tag-{s}")):
+        return tbl.resolve_snapshot(tag=s), None
+    try:
+        return None, parse_time_millis(s)
+    except Exception:
+        raise typer.BadParameter(f"'{text}' is not a snapshot id, a tag or a time", param_hint="'--from'") from None
+
+
+def _parse_until(text: str | None):
+    from paimon_core.data.times import parse_time_millis
+
+    if text is None:
+        return None, None
+    s = text.strip()
+    if s.isdigit() and len(s) < 12:  # a snapshot id (epoch millis have 13 digits)
+        return int(s), None
+    try:
+        return None, parse_time_millis(s)
+    except Exception:
+        raise typer.BadParameter(f"'{text}' is not a snapshot id or a time", param_hint="'--until'") from None
+
+
+class _RowSink:
+    """JSON lines / CSV on stdout, flushed per snapshot."""
+
+    def __init__(self, fmt: str, columns: list[str]):
+        from paimon_cli.output import Output
+
+        self.sink = Output(fmt).sink(columns)
+
+    def deliver(self, batch, rows) -> None:
+        from paimon_cli.convert import arrow_rows
+
+        if rows.num_rows:
+            self.sink.write(arrow_rows(rows))
+        sys.stdout.flush()
+
+    def close(self) -> None:
+        sys.stdout.flush()
+
+
+class _LiveSink:
+    """``-o table``: a live Rich view of the newest rows on a terminal; plain tables per snapshot
+    otherwise."""
+
+    KEEP = 30
+
+    def __init__(self, columns: list[str], title: str):
+        self.columns = columns
+        self.title = title
+        self.rows: list = []
+        self.count = 0
+        self.snapshot = None
+        self.live = None
+        if sys.stdout.isatty():
+            from rich.live import Live
+
+            self.live = Live(self._render(), auto_refresh=False)
+            self.live.start()
+
+    def _render(self):
+        from rich import box
+        from rich.table import Table
+
+        caption = f"{self.count} rows, last snapshot {self.snapshot}" if self.snapshot else "waiting for snapshots"
+        table = Table(title=self.title, caption=caption, box=box.ROUNDED, header_style="bold")
+        for c in self.columns:
+            table.add_column(c, overflow="fold")
+        from paimon_cli.output import text_cell
+
+        for r in self.rows:
+            table.add_row(*["null" if v is None else text_cell(v) for v in r])
+        return table
+
+    def deliver(self, batch, rows) -> None:
+        from paimon_cli.convert import arrow_rows
+        from paimon_cli.output import plain_table
+
+        new = list(arrow_rows(rows))
+        self.count += len(new)
+        self.snapshot = batch.snapshot_id
+        if self.live is not None:
+            self.rows = (self.rows + new)[-self.KEEP:]
+            self.live.update(self._render(), refresh=True)
+        elif new:
+            sys.stdout.write(plain_table(self.columns, new, [False] * len(self.columns),
+                                         f"snapshot {batch.snapshot_id} ({batch.kind})"))
+            sys.stdout.flush()
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
+class _ParquetDirSink:
+    """Rolling Parquet files in DIR: ``part-<first>-<last>.parquet`` (snapshot ids), written to a
+    hidden temporary name and renamed, so a file is complete or absent. Rows are buffered until
+    ``roll_rows`` or ``roll_ms`` is reached; only then are the buffered batches acknowledged."""
+
+    def __init__(self, out: Path, roll_rows: int, roll_ms: int, ack):
+        self.out = out
+        out.mkdir(parents=True, exist_ok=True)
+        self.roll_rows = roll_rows
+        self.roll_ms = roll_ms
+        self.ack = ack
+        self.pending: list = []  # (batch, rows)
+        self.since = time.monotonic()
+        self.done_upto = max((int(m.group(2)) for n in os.listdir(out) if (m := PART.match(n))), default=0)
+
+    def already_written(self, batch) -> bool:
+        return batch.snapshot_id <= self.done_upto
+
+    def deliver(self, batch, rows) -> None:
+        if not self.pending:
+            self.since = time.monotonic()
+        self.pending.append((batch, rows))
+        self.maybe_roll()
+
+    def maybe_roll(self, force: bool = False) -> None:
+        if not self.pending:
+            return
+        n = sum(r.num_rows for _, r in self.pending)
+        if not force and n < self.roll_rows and (time.monotonic() - self.since) * 1000 < self.roll_ms:
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        first, last = self.pending[0][0].snapshot_id, self.pending[-1][0].snapshot_id
+        tables = [r for _, r in self.pending if r.num_rows]
+        if tables:
+            name = f"part-{first:012d}-{last:012d}.parquet"
+            tmp = self.out / f".{name}.tmp-{os.getpid()}"
+            data = pa.concat_tables([t.cast(tables[0].schema) for t in tables])
+            pq.write_table(data, tmp)
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, self.out / name)
+        self.done_upto = last
+        batches = [b for b, _ in self.pending]
+        self.pending = []
+        for b in batches:
+            self.ack(b)
+
+    def close(self) -> None:
+        self.maybe_roll(force=True)
+
+
+@app.command("stream")
+def stream(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", show_default=False,
+                                               help="Table to follow (or --table).")] = None,
+    table: Annotated[str | None, typer.Option("--table", "-t", metavar="DB.TABLE", hidden=True)] = None,
+    mode: Annotated[str | None, typer.Option(
+        "--mode", metavar="MODE",
+        help="Start: latest-full (default: all rows, then changes) | latest | from-snapshot | from-snapshot-full.")] = None,
+    start: Annotated[str | None, typer.Option(
+        "--from", metavar="N|TAG|TIME", help="Start at this snapshot (implies --mode from-snapshot).")] = None,
+    consumer_id: Annotated[str | None, typer.Option(
+        "--consumer-id", metavar="NAME", help="Record progress as consumer NAME and resume from it.")] = None,
+    ignore_progress: Annotated[bool, typer.Option(
+        "--ignore-progress", help="Start by --mode even if the consumer has progress.")] = False,
+    poll: Annotated[str, typer.Option("--poll", metavar="DURATION", help="Wait between looks for new snapshots.")] = "1s",
+    until: Annotated[str | None, typer.Option(
+        "--until", metavar="N|TIME", help="Stop after snapshot N, or before the first snapshot committed after TIME.")] = None,
+    max_snapshots: Annotated[int | None, typer.Option(
+        "--max-snapshots", metavar="N", min=1, help="Stop after N snapshots with rows to stream (the start counts).")] = None,
+    select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
+    snapshot_column: Annotated[bool, typer.Option(
+        "--snapshot-column", help="Add a _snapshot column (the snapshot each row comes from).")] = False,
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="DIR", help="Write rolling Parquet files part-FIRST-LAST.parquet into DIR (exactly once).")] = None,
+    roll_rows: Annotated[int, typer.Option("--roll-rows", metavar="N", min=1, help="With --out: rows per file.")] = 100_000,
+    roll_interval: Annotated[str, typer.Option(
+        "--roll-interval", metavar="DURATION", help="With --out: close a file after this long.")] = "10s",
+) -> None:
+    """Follow a table: its rows, then each new snapshot's changes, first column _row_kind.
+
+    Changes come from the changelog files when the table has a changelog producer, else from
+    the rows APPEND snapshots added. Output is JSON lines unless -o csv / -o table is given,
+    flushed after each snapshot. Ctrl-C stops cleanly.
+
+    Examples:
+
+      paimon stream demo.events
+      paimon stream shop.customers --mode latest --consumer-id audit
+      paimon stream shop.customers --from 42 --until 50 -o csv
+      paimon stream demo.events --out changes/ --consumer-id archive
+    """
+    import numpy as np
+    import pyarrow as pa
+    from paimon_core.options import parse_duration_ms
+    from paimon_core.read.stream import StreamRead
+
+    state = get_state(ctx)
+    if name and table and name != table:
+        raise typer.BadParameter("give the table once (argument or --table)")
+    tbl = state.table(name or table)
+    s, s_ms = _parse_from(tbl, start) if start is not None else (None, None)
+    until_id, until_ms = _parse_until(until)
+    poll_s = parse_duration_ms(poll) / 1000
+    reader = StreamRead(tbl, mode=mode, start=s, start_time_ms=s_ms, consumer_id=consumer_id,
+                        ignore_progress=ignore_progress or None, columns=split_list(select) or None)
+    columns = ["_row_kind"] + (["_snapshot"] if snapshot_column else []) + reader.columns
+    fmt = state.flags.output or "json"
+    if out is not None:
+        sink = _ParquetDirSink(out, roll_rows, parse_duration_ms(roll_interval), reader.ack)
+    elif fmt == "table":
+        sink = _LiveSink(columns, f"{tbl.identifier} (streaming)")
+    else:
+        sink = _RowSink(fmt, columns)
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    from paimon_cli.output import note
+
+    try:
+        for batch in reader.follow(poll_s, until_id, until_ms, max_snapshots,
+                                   idle=(sink.maybe_roll if out is not None else None)):
+            if batch.kind == "skipped":
+                if batch.commit_kind == "OVERWRITE":
+                    note(f"snapshot {batch.snapshot_id} is an OVERWRITE: not streamed (as Paimon's streaming read)")
+            if out is not None and sink.already_written(batch):
+                reader.ack(batch)
+                continue
+            rows = batch.rows
+            if snapshot_column:
+                rows = rows.add_column(1, "_snapshot", pa.array(np.full(rows.num_rows, batch.snapshot_id, np.int64)))
+            sink.deliver(batch, rows)
+            if out is None:
+                reader.ack(batch)
+        sink.close()
+    except KeyboardInterrupt:
+        try:
+            if out is not None:
+                sink.maybe_roll(force=True)
+            sink.close()
+        finally:
+            nxt = reader.delivered
+            note(f"stopped; next snapshot to read is {nxt}" if nxt else "stopped")
+    finally:
+        signal.signal(signal.SIGTERM, old)
