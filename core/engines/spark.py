@@ -48,6 +48,7 @@ import zipfile
 from functools import partial
 
 from paimon_core.engines import spark_tasks as T
+from paimon_core.engines.spark_types import spark_schema
 from paimon_core.errors import PaimonError
 
 PIECE_BYTES = 128 * 1024 * 1024  # input bytes per read task (Parquet is split at row groups)
@@ -233,27 +234,6 @@ def write_parquet_dir(df, path: str) -> str:
         mode = "overwrite"
     df.write.mode(mode).parquet(path)
     return path
-
-
-def spark_schema(arrow_schema):
-    """(Spark StructType, the Arrow schema Spark hands over / expects for it)."""
-    import pyarrow as pa
-    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
-
-    fields = []
-    for f in arrow_schema:
-        t = f.type
-        if pa.types.is_timestamp(t):
-            t = pa.timestamp("us", "UTC" if t.tz else None)
-        elif pa.types.is_large_string(t):
-            t = pa.string()
-        elif pa.types.is_large_binary(t):
-            t = pa.binary()
-        elif pa.types.is_time(t):
-            t = pa.time64("us")
-        fields.append(pa.field(f.name, t, f.nullable))
-    sschema = from_arrow_schema(pa.schema(fields))
-    return sschema, to_arrow_schema(sschema, timezone="UTC")
 
 
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Mismatch|Input|Conflict|Exit)): (.*)$")

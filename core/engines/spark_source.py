@@ -84,7 +84,7 @@ def _columns(table, options) -> list[str]:
 
 
 def _arrow_schema(table, columns, with_kind: bool):
-    from paimon_core.engines.spark import spark_schema
+    from paimon_core.engines.spark_types import spark_schema
 
     sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(columns).schema)
     if with_kind:

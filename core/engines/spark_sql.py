@@ -224,7 +224,8 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""
     from paimon_core.engines import spark_tasks as T
-    from paimon_core.engines.spark import ship_core, spark_schema
+    from paimon_core.engines.spark import ship_core
+    from paimon_core.engines.spark_types import spark_schema
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.read import diff as D
 
