@@ -43,7 +43,8 @@ class CommitMessage:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files)
+        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files
+                    or self.new_index or self.deleted_index)
 
 
 @dataclass
@@ -120,11 +121,12 @@ class FileStoreCommit:
             ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
             for m in messages for f in m.changelog_files
         ]
-        if not adds and not deletes and not self.options.overwrite:
+        index_only = any(m.new_index or m.deleted_index for m in messages)
+        if not adds and not deletes and not self.options.overwrite and not index_only:
             return None
-        if kind is None:
+        if kind is None:  # deletion-vector-only changes commit as COMPACT, as Java files them
             kind = "OVERWRITE" if self.options.overwrite or deletes and any(
-                m.new_files for m in messages) else ("COMPACT" if deletes else "APPEND")
+                m.new_files for m in messages) else ("COMPACT" if deletes or not adds else "APPEND")
         retries = self.table.schema.core_options.get("commit.max-retries")
         store = self.table.manifests
         sm = self.table.snapshots

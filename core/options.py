@@ -49,6 +49,9 @@ _REGISTRY = [
     Option("num-levels", "int", None, "LSM levels (default trigger + 1)"),
     Option("write-only", "bool", False, "skip compaction and expiry after writes"),
     Option("dynamic-bucket.target-row-num", "int", 2_000_000, "keys per bucket in dynamic mode"),
+    # i11dv: deletion vectors
+    Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
+    Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 

@@ -135,6 +135,9 @@ class KeyValueWriter:
         self.table = table
         schema = table.schema
         self.schema = schema
+        from paimon_core.metadata.deletion_vectors import check_dv_options
+
+        check_dv_options(schema.options, True)
         opts = schema.core_options
         self.num_buckets = opts.bucket
         self.assigner = None
