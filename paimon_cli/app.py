@@ -151,6 +151,7 @@ def _register() -> None:
     from paimon_cli.commands import (
         alter,
         compact,
+        delete,
         demo,
         diff,
         ingest,
@@ -162,7 +163,7 @@ def _register() -> None:
         use,
     )
 
-    for module in (tables, alter, ingest, read, compact, diff, sql, inspect, lifecycle, use, demo):
+    for module in (tables, alter, ingest, read, compact, delete, diff, sql, inspect, lifecycle, use, demo):
         app.add_typer(module.app)
 
 
