@@ -155,6 +155,10 @@ class TableScan:
                 if not may_match(self.predicate, ranges):
                     continue
             files = [e.file for e in entries]
+            # the vectors of every live file of the bucket, pruned or not: writers that replace the
+            # bucket's index (compaction, delete) must carry all of them over
+            bucket_dvs = dvs.get((pbytes, bucket), {})
+            dfs = tuple(sorted((f.file_name, bucket_dvs[f.file_name]) for f in files if f.file_name in bucket_dvs))
             if skip_level0:
                 files = [f for f in files if f.level > 0]
                 if not files:
@@ -164,8 +168,6 @@ class TableScan:
                 if not files:
                     continue
             files.sort(key=lambda f: (f.level == 0, -f.level, f.min_sequence_number))
-            bucket_dvs = dvs.get((pbytes, bucket), {})
-            dfs = tuple(sorted((f.file_name, bucket_dvs[f.file_name]) for f in files if f.file_name in bucket_dvs))
             splits.append(DataSplit(partition, pbytes, bucket, entries[0].total_buckets, tuple(files), dfs,
                                     tuple(dv_index.get((pbytes, bucket), ()))))
         splits.sort(key=lambda s: (tuple((v is None, str(v)) for v in s.partition), s.bucket))
