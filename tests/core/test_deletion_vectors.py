@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.deletion_vectors import (
     MAGIC_V1,
     MAGIC_V2,
@@ -25,7 +26,6 @@ from paimon_core.metadata.deletion_vectors import (
     encode_vector,
 )
 from paimon_core.metadata.schema import Schema
-from paimon_core.mergetree.compaction import compact
 from paimon_core.read.table_read import TableRead
 from paimon_core.write.delete import delete_where
 
