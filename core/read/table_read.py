@@ -15,7 +15,7 @@ import pyarrow as pa
 from paimon_core.data.types import to_arrow_type
 from paimon_core.fileformat.data_file import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
-from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled, keep_mask
+from paimon_core.metadata.deletion_vectors import DeletionVectorReader, drop_deleted, dv_enabled
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.scan import DataSplit
@@ -110,7 +110,7 @@ class TableRead:
         out = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
         df = split.deletion_file(f.file_name) if split.deletion_files else None
         if df is not None:
-            out = out.filter(keep_mask(self._dv_reader().positions(df), n))
+            out = drop_deleted(out, self._dv_reader().positions(df))
         return out
 
     def _dv_reader(self) -> DeletionVectorReader:
