@@ -245,3 +245,27 @@ def test_delete_where_on_pk_tables(catalog):
                                               {"bucket": "1", "merge-engine": "aggregation"}))
     with pytest.raises(InvalidInput, match="merge-engine=aggregation"):
         delete_where(agg, "k = 1")
+
+
+def test_dv_mode_of_a_pk_table_with_data_cannot_change(catalog):
+    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+
+    t = catalog.create_table("db.t", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",),
+                                            {"bucket": "1"}))
+    t.write_arrow(pa.table({"k": pa.array([1], pa.int32()), "v": ["a"]}))
+    with pytest.raises(InvalidInput, match="deletion-vectors.enabled"):
+        alter_table(t, [SetOption("deletion-vectors.enabled", "true")])
+
+
+def test_dynamic_bucket_pk_table_with_dvs(catalog):
+    t = catalog.create_table("db.d", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",),
+                                            {"deletion-vectors.enabled": "true", "dynamic-bucket.target-row-num": "30"}))
+    model = {}
+    for r in range(4):
+        ks = list(range(r * 20, r * 20 + 50))
+        t.write_arrow(pa.table({"k": pa.array(ks, pa.int32()), "v": [f"r{r}"] * len(ks)}))
+        model.update({k: f"r{r}" for k in ks})
+    assert delete_where(t, "k < 10").rows == 10
+    for k in range(10):
+        model.pop(k)
+    assert {r["k"]: r["v"] for r in t.read().to_pylist()} == model
