@@ -206,12 +206,16 @@ class FileStoreCommit:
         added = [e for m in messages for e in m.new_index]
         deleted = [e for m in messages for e in m.deleted_index]
         base_name = latest.index_manifest if latest else None
-        if not added and not deleted:
+        if not added and not deleted and not (self.options.overwrite and base_name):
             return base_name
         from paimon_core.metadata.index_manifest import IndexStore
 
         store = IndexStore(self.table.io, self.table.path)
         live = {e.identifier: e for e in store.read_manifest(base_name)}
+        if self.options.overwrite:  # the overwritten partitions' deletion vectors go with their files
+            deleted += self._overwritten_vectors(live.values(), deleted)
+            if not added and not deleted:
+                return base_name
         gone = [d for d in deleted if d.identifier not in live]
         replaced = {(d.partition, d.bucket) for d in deleted}
         clash = [a for a in added if any(
@@ -227,6 +231,15 @@ class FileStoreCommit:
         name = store.write_manifest(list(live.values()))
         written.append(name)
         return name
+
+    def _overwritten_vectors(self, live, deleted) -> list:
+        from paimon_core.metadata.deletion_vectors import DELETION_VECTORS_INDEX
+
+        codec = self.table.partition_codec
+        pred = self.options.overwrite_filter
+        already = {d.identifier for d in deleted}
+        return [e.as_delete() for e in live if e.index_type == DELETION_VECTORS_INDEX
+                and e.identifier not in already and (pred is None or pred(codec.from_bytes(e.partition)))]
 
     def _cleanup(self, names: list[str]) -> None:
         for n in names:

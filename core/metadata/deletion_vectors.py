@@ -174,6 +174,8 @@ class DeletionVectorReader:
     """Reads vectors of one table, caching index file bytes (one index file holds many)."""
 
     def __init__(self, table):
+        if str(table.schema.options.get("index-file-in-data-file-dir", "false")).lower() == "true":
+            raise PaimonError("index-file-in-data-file-dir=true (index files in bucket directories) is not supported")
         self.table = table
         self._cache: dict[str, bytes] = {}
 

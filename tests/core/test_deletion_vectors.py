@@ -269,3 +269,15 @@ def test_dynamic_bucket_pk_table_with_dvs(catalog):
     for k in range(10):
         model.pop(k)
     assert {r["k"]: r["v"] for r in t.read().to_pylist()} == model
+
+
+def test_overwrite_drops_the_vectors_of_overwritten_partitions(catalog):
+    t = catalog.create_table("db.o", Schema(Schema.parse_columns("id BIGINT, p STRING"), ("p",), (),
+                                            {"deletion-vectors.enabled": "true"}))
+    t.write_arrow(pa.table({"id": pa.array(range(20), pa.int64()), "p": [f"p{i % 2}" for i in range(20)]}))
+    delete_where(t, "id < 6")
+    assert {e.partition for e in dv_entries(t, t.snapshots.latest())} == {
+        t.partition_codec.to_bytes(("p0",)), t.partition_codec.to_bytes(("p1",))}
+    t.write_arrow(pa.table({"id": pa.array([100], pa.int64()), "p": ["p0"]}), overwrite=True)
+    assert [e.partition for e in dv_entries(t, t.snapshots.latest())] == [t.partition_codec.to_bytes(("p1",))]
+    assert sorted(t.read().column("id").to_pylist()) == [7, 9, 11, 13, 15, 17, 19, 100]
