@@ -281,3 +281,23 @@ def test_overwrite_drops_the_vectors_of_overwritten_partitions(catalog):
     t.write_arrow(pa.table({"id": pa.array([100], pa.int64()), "p": ["p0"]}), overwrite=True)
     assert [e.partition for e in dv_entries(t, t.snapshots.latest())] == [t.partition_codec.to_bytes(("p1",))]
     assert sorted(t.read().column("id").to_pylist()) == [7, 9, 11, 13, 15, 17, 19, 100]
+
+
+def test_concurrent_index_change_is_a_conflict(catalog):
+    """A compaction planned before another commit replaced the bucket's vectors must not commit
+    (its index would drop the other commit's deletions)."""
+    from paimon_core.errors import CommitConflict
+    from paimon_core.mergetree.compaction import compact_messages
+
+    t = catalog.create_table("db.c", Schema(Schema.parse_columns("id BIGINT, v STRING"), (), (),
+                                            {"deletion-vectors.enabled": "true"}))
+    for lo in (0, 10):
+        t.write_arrow(pa.table({"id": pa.array(range(lo, lo + 10), pa.int64()), "v": ["a"] * 10}))
+    delete_where(t, "id = 0")
+    messages = compact_messages(t, t.plan(t.snapshots.latest(), all_levels=True), full=True)
+    assert any(m.deleted_index for m in messages)
+    delete_where(t, "id = 15")  # wins the race: replaces the bucket's index
+    with pytest.raises(CommitConflict):
+        t.commit(messages, kind="COMPACT")
+    t.discard(messages)
+    assert sorted(t.read().column("id").to_pylist()) == [i for i in range(1, 20) if i != 15]
