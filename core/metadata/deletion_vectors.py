@@ -132,8 +132,6 @@ def check_dv_options(options: dict, has_primary_key: bool) -> None:
     producer = options.get("changelog-producer", "none")
     if producer == "full-compaction":
         raise InvalidInput("deletion vectors are not supported with changelog-producer=full-compaction (as in Paimon)")
-    if producer == "lookup":
-        raise InvalidInput("deletion vectors with changelog-producer=lookup are not supported by this tool yet")
 
 
 def dv_enabled(table) -> bool:

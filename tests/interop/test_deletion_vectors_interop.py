@@ -187,3 +187,32 @@ def test_java_reads_dv_pk_tables_we_create(java, pypaimon, tmp_path, engine):
         py = pypaimon.run([{"op": "read", "warehouse": wh, "table": "db.o", "java09_compat": True}])[0]
         assert_same_rows(_ours(FileSystemCatalog(wh).get_table("db.o")), py["rows"], label_a="ours",
                          label_b="pypaimon")
+
+
+def test_java_reads_our_lookup_changelog_on_a_dv_table(java, tmp_path):
+    """changelog-producer=lookup with vectors: Java's audit log of each of our snapshots is our
+    changelog, and Java's read is ours."""
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.read.diff import diff
+
+    wh = str(tmp_path / "wh")
+    t = FileSystemCatalog(wh).create_table("db.l", Schema(
+        Schema.parse_columns("id INT NOT NULL, v STRING, n BIGINT, p STRING"), (), ("id",),
+        {"bucket": "2", "deletion-vectors.enabled": "true", "changelog-producer": "lookup"}))
+    t.write_arrow(pa.table({"id": pa.array(range(300), pa.int32()), "v": [f"v{i}" for i in range(300)],
+                            "n": pa.array(range(300), pa.int64()), "p": ["x"] * 300}))
+    for r, (ids, kind) in enumerate([(range(0, 20), "-D"), (range(10, 30), "+U"), (range(0, 5), "+I")]):
+        ids = list(ids)
+        t.write_arrow(pa.table({"id": pa.array(ids, pa.int32()), "v": [f"r{r}"] * len(ids),
+                                "n": pa.array([r] * len(ids), pa.int64()), "p": ["x"] * len(ids),
+                                "k": [kind] * len(ids)}), row_kind_column="k")
+    assert dv_entries(t, t.snapshots.latest())
+    last = t.snapshots.latest_id()
+    # from snapshot 1 on: Java 0.9's incremental scan of a DV table from 0 returns nothing (or
+    # fails) on its own tables as well
+    res = java.run([{"op": "audit", "warehouse": wh, "table": "db.l", "from": s - 1, "to": s, "mode": "changelog"}
+                    for s in range(2, last + 1)] + [{"op": "read", "warehouse": wh, "table": "db.l"}])
+    for s, r in zip(range(2, last + 1), res):
+        assert_same_rows(rows_from_arrow(diff(t, s - 1, s, mode="changelog")), r["rows"], ignore_kind=False,
+                         label_a=f"our changelog of snapshot {s}", label_b="java audit log")
+    assert_same_rows(_ours(t), res[-1]["rows"], label_a="ours", label_b="java")
