@@ -4,9 +4,9 @@
 
 Steps (time.perf_counter; reads alternate, best of 7 each, warm OS caches):
   setup   a primary-key table (bucket 1, deletion-vectors.enabled; and one with bucket 4 for
-          context) gets the rows, then -D records
-          for 5% of the keys (its lookup compaction marks them in deletion vectors); an append
-          table with deletion vectors gets the rows, then `delete_where` marks 5% of them
+          context) gets the rows, then -D records for every 20th key (its lookup compaction
+          marks them in deletion vectors); an append table with deletion vectors gets the rows,
+          then `delete_where` marks 5% of them (scattered over the file)
   floor   pyarrow: the surviving rows as one Parquet file (zstd level 1) in the table's order
           (key order for the primary-key table, insertion order for the append table), read back
   ours    paimon_core: full read of each table (files minus their deleted rows)
@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -48,15 +49,20 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_dv_"))
     n = args.rows
-    cut = int(n * DELETED)  # ids are a shuffled 0..n-1: id < cut is 5% of rows spread over every file
+    cut = int(n * DELETED)
     data = gen_table(n)
     cat = FileSystemCatalog(str(tmp / "wh"))
     cols = Schema.parse_columns(COLUMNS)
     t0 = time.perf_counter()
+    # the same 5% of keys in both tables: ids are a shuffled 0..n-1, so id < cut is scattered over
+    # the append file; the PK table sorts by id, so there -D records for them would be one
+    # contiguous range: delete every 20th key instead (scattered positions, as updates leave)
+    gone = pa.array(np.arange(0, n, 20, dtype=np.int64)[:cut])
     for name, buckets in (("pk", "1"), ("pk4", "4")):
         pk = cat.create_table(f"b.{name}", Schema(cols, (), ("id",), {"bucket": buckets, "deletion-vectors.enabled": "true"}))
         pk.write_arrow(data)
-        delete_where(pk, f"id < {cut}")
+        dels = data.filter(pa.compute.is_in(data.column("id"), gone))
+        pk.write_arrow(dels.append_column("op", pa.array(["-D"] * dels.num_rows)), row_kind_column="op")
     ap_t = cat.create_table("b.ap", Schema(cols, (), (), {"deletion-vectors.enabled": "true"}))
     ap_t.write_arrow(data)
     delete_where(ap_t, f"id < {cut}")
@@ -66,7 +72,8 @@ def main() -> int:
     # the floor of each table: its surviving rows in the order the table stores them (the
     # primary-key table sorts by key), as one Parquet file read by pyarrow
     floors = {"pk": tmp / "floor_pk.parquet", "append": tmp / "floor_append.parquet"}
-    pq.write_table(survivors.sort_by("id"), floors["pk"], compression="zstd", compression_level=1)
+    pk_survivors = data.filter(pa.compute.invert(pa.compute.is_in(data.column("id"), gone))).sort_by("id")
+    pq.write_table(pk_survivors, floors["pk"], compression="zstd", compression_level=1)
     pq.write_table(survivors, floors["append"], compression="zstd", compression_level=1)
     tables = {"pk": cat.get_table("b.pk"), "append": cat.get_table("b.ap")}
     before_delete = cat.get_table("b.ap")  # context: the same append file read whole, no vector

@@ -201,12 +201,24 @@ def keep_mask(positions: np.ndarray, num_rows: int) -> np.ndarray:
     return mask
 
 
+MAX_SLICES = 64
+
+
 def drop_deleted(table, positions: np.ndarray):
-    """``table`` (all rows of one file, in file order) without the rows at ``positions``
-    (a take of the kept row indices: faster than a boolean filter when few rows go)."""
-    if not len(positions):
+    """``table`` (all rows of one file, in file order) without the rows at ``positions``: the
+    kept runs as zero-copy slices when there are few (deletes of key ranges), else a take of the
+    kept row indices (faster than a boolean filter when few rows go)."""
+    n = table.num_rows
+    p = positions[positions < n] if len(positions) else positions
+    if not len(p):
         return table
-    return table.take(pa.array(np.flatnonzero(keep_mask(positions, table.num_rows))))
+    starts = np.concatenate(([0], p + 1))
+    ends = np.concatenate((p, [n]))
+    runs = np.flatnonzero(ends > starts)
+    if len(runs) <= MAX_SLICES:
+        parts = [table.slice(int(starts[i]), int(ends[i] - starts[i])) for i in runs]
+        return pa.concat_tables(parts) if parts else table.slice(0, 0)
+    return table.take(pa.array(np.flatnonzero(keep_mask(p, n))))
 
 
 def write_bucket_index(table, partition_bytes: bytes, bucket: int, vectors: dict[str, np.ndarray],
