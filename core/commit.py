@@ -43,7 +43,8 @@ class CommitMessage:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files)
+        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files
+                    or self.new_index or self.deleted_index)
 
 
 @dataclass
@@ -144,11 +145,12 @@ class FileStoreCommit:
             ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
             for m in messages for f in m.changelog_files
         ]
-        if not adds and not deletes and not self.options.overwrite:
+        index_only = any(m.new_index or m.deleted_index for m in messages)
+        if not adds and not deletes and not self.options.overwrite and not index_only:
             return None
-        if kind is None:
+        if kind is None:  # deletion-vector-only changes commit as COMPACT, as Java files them
             kind = "OVERWRITE" if self.options.overwrite or deletes and any(
-                m.new_files for m in messages) else ("COMPACT" if deletes else "APPEND")
+                m.new_files for m in messages) else ("COMPACT" if deletes or not adds else "APPEND")
         retries = self.table.schema.core_options.get("commit.max-retries")
         store = self.table.manifests
         sm = self.table.snapshots
@@ -236,12 +238,16 @@ class FileStoreCommit:
         added = [e for m in messages for e in m.new_index]
         deleted = [e for m in messages for e in m.deleted_index]
         base_name = latest.index_manifest if latest else None
-        if not added and not deleted:
+        if not added and not deleted and not (self.options.overwrite and base_name):
             return base_name
         from paimon_core.metadata.index_manifest import IndexStore
 
         store = IndexStore(self.table.io, self.table.path)
         live = {e.identifier: e for e in store.read_manifest(base_name)}
+        if self.options.overwrite:  # the overwritten partitions' deletion vectors go with their files
+            deleted += self._overwritten_vectors(live.values(), deleted)
+            if not added and not deleted:
+                return base_name
         gone = [d for d in deleted if d.identifier not in live]
         replaced = {(d.partition, d.bucket) for d in deleted}
         clash = [a for a in added if any(
@@ -257,6 +263,15 @@ class FileStoreCommit:
         name = store.write_manifest(list(live.values()))
         written.append(name)
         return name
+
+    def _overwritten_vectors(self, live, deleted) -> list:
+        from paimon_core.metadata.deletion_vectors import DELETION_VECTORS_INDEX
+
+        codec = self.table.partition_codec
+        pred = self.options.overwrite_filter
+        already = {d.identifier for d in deleted}
+        return [e.as_delete() for e in live if e.index_type == DELETION_VECTORS_INDEX
+                and e.identifier not in already and (pred is None or pred(codec.from_bytes(e.partition)))]
 
     def _cleanup(self, names: list[str]) -> None:
         for n in names:

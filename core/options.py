@@ -165,6 +165,9 @@ _REGISTRY = [
     Option("consumer.expiration-time", "duration", None, "delete consumer files idle this long (after commits)"),
     Option("consumer.ignore-progress", "bool", False, "streaming reads ignore a consumer's stored progress"),
     Option("scan.mode", "str", "default", "streaming start: latest-full | latest | from-snapshot | from-snapshot-full"),
+    # deletion vectors (metadata/deletion_vectors.py)
+    Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
+    Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -203,8 +206,6 @@ _FALSE = _is("false")
 _UNSUPPORTED = [
     # rows a reader must return
     Unsupported("manifest.format", "manifests in another format than Avro", _is("avro")),
-    Unsupported("deletion-vectors.enabled", "deletion vectors", _FALSE),
-    Unsupported("deletion-vectors.bitmap64", "64-bit deletion vectors", _FALSE),
     Unsupported("deletion-vectors.merge-on-read", "merge-on-read of deletion-vector tables", _FALSE),
     Unsupported("data-file.path-directory", "data files under a path directory"),
     Unsupported("index-file-in-data-file-dir", "index files in data file directories", _FALSE),

@@ -162,6 +162,7 @@ def _register() -> None:
         catalog,
         compact,
         consumer,
+        delete,
         demo,
         diff,
         ingest,
@@ -174,8 +175,8 @@ def _register() -> None:
         use,
     )
 
-    for module in (tables, catalog, alter, ingest, read, stream, compact, diff, sql, inspect, lifecycle, consumer, use,
-                   demo):
+    for module in (tables, catalog, alter, ingest, read, stream, compact, delete, diff, sql, inspect, lifecycle,
+                   consumer, use, demo):
         app.add_typer(module.app)
 
 

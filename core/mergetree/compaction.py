@@ -36,9 +36,11 @@ class CompactResult:
 def forces_level0_compaction(table) -> bool:
     """Paimon's writers move every write out of level 0 at once for first-row tables (whose
     batch reads skip level 0, docs/format.md section 10) and lookup-changelog tables."""
+    from paimon_core.metadata.deletion_vectors import dv_enabled
+
     opts = table.schema.core_options
     return table.is_primary_key_table and (
-        opts.merge_engine == "first-row" or opts.changelog_producer == "lookup")
+        opts.merge_engine == "first-row" or opts.changelog_producer == "lookup" or dv_enabled(table))
 
 
 def max_level(table) -> int:
@@ -73,7 +75,13 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
 
 def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
                      changelog: bool = False) -> CommitMessage:
+    from paimon_core.metadata.deletion_vectors import dv_enabled
     from paimon_core.write.kv_writer import KeyValueFileWriter
+
+    if dv_enabled(table):
+        from paimon_core.mergetree.dv_compaction import compact_pk_files_dv
+
+        return compact_pk_files_dv(table, split, files, output_level, drop_delete)
 
     merged = _merge_files(table, split, files)
     if drop_delete:
@@ -86,11 +94,25 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
         log_files = []
         if changelog:
             log_files = _full_compaction_changelog(table, split, writer, merged, output_level)
+        added, deleted = _drop_vectors(table, split, files, writer.written)
     except BaseException:
         writer.abort()
         raise
     return CommitMessage(split.partition, split.bucket, split.total_buckets, compact_before=tuple(files),
-                         compact_after=tuple(after), changelog_files=tuple(log_files))
+                         compact_after=tuple(after), changelog_files=tuple(log_files),
+                         new_index=added, deleted_index=deleted)
+
+
+def _drop_vectors(table, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
+    """Index changes when ``rewritten`` files (read without their deleted rows) are replaced:
+    their deletion vectors go, the bucket's other vectors stay."""
+    gone = {f.file_name for f in rewritten}
+    if not any(name in gone for name, _ in split.deletion_files):
+        return (), ()
+    from paimon_core.mergetree.dv_compaction import bucket_vectors, index_changes
+
+    vectors = {k: v for k, v in bucket_vectors(table, split).items() if k not in gone}
+    return index_changes(table, split, vectors, written)
 
 
 def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int) -> list:
@@ -128,11 +150,14 @@ def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
         for f in files:
             writer.write(reader.read_file(split, f, False))
         after = [replace(a, file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
+        index_written: list = []
+        added, deleted = _drop_vectors(table, split, files, index_written)
     except BaseException:
         writer.abort()
         raise
     return CommitMessage(split.partition, split.bucket, split.total_buckets,
-                         compact_before=tuple(files), compact_after=tuple(after))
+                         compact_before=tuple(files), compact_after=tuple(after),
+                         new_index=added, deleted_index=deleted)
 
 
 def plan_bucket(table, split: DataSplit, full: bool):
@@ -148,7 +173,8 @@ def plan_bucket(table, split: DataSplit, full: bool):
     top = max_level(table)
     runs = sorted_runs(split.files)
     if full:
-        if len(split.files) == 1 and split.files[0].level == top and split.files[0].delete_row_count == 0:
+        if len(split.files) == 1 and split.files[0].level == top and split.files[0].delete_row_count == 0 \
+                and not split.deletion_files:
             return None
         return list(split.files), top, True
     sized = [Run(level, sum(f.file_size for f in fs)) for level, fs in runs]
@@ -164,7 +190,10 @@ def plan_bucket(table, split: DataSplit, full: bool):
         return None
     chosen = [f for _, fs in runs[: unit.run_count] for f in fs]
     rest_levels = [level for level, _ in runs[unit.run_count:]]
-    drop_delete = unit.output_level != 0 and unit.output_level >= max(rest_levels, default=0)
+    from paimon_core.metadata.deletion_vectors import dv_enabled
+
+    # with deletion vectors, older rows are masked by vectors: retractions go at any level > 0
+    drop_delete = unit.output_level != 0 and (unit.output_level >= max(rest_levels, default=0) or dv_enabled(table))
     return chosen, unit.output_level, drop_delete
 
 

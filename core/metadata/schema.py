@@ -242,6 +242,9 @@ class Schema:
             MergeEngine(options, [k for k in self.primary_keys if k not in self.partition_keys], names)
         elif any(k in options for k in ("merge-engine", "sequence.field")):
             raise InvalidInput("merge-engine and sequence.field need a primary key (--primary-key)")
+        from paimon_core.metadata.deletion_vectors import check_dv_options
+
+        check_dv_options(options, bool(self.primary_keys))
         if "bucket" not in options:
             options["bucket"] = str(bucket)
         fields, last = [], -1

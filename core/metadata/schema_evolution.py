@@ -192,6 +192,10 @@ def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: 
     if is_immutable_option(key) and has_snapshot and old != new:
         raise InvalidInput(f"option '{key}' cannot be changed on a table with data (it is immutable once "
                            "a snapshot exists)")
+    if key == "deletion-vectors.enabled" and schema.primary_keys and has_snapshot and \
+            (old or "false").lower() != (new or "false").lower():
+        # its level-0 files would vanish from reads and older levels would show stale rows
+        raise InvalidInput("option 'deletion-vectors.enabled' cannot be changed on a primary-key table with data")
 
 
 def _validate(schema: TableSchema) -> None:

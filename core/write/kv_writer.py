@@ -141,6 +141,9 @@ class KeyValueWriter:
         self.table = table
         schema = table.schema
         self.schema = schema
+        from paimon_core.metadata.deletion_vectors import check_dv_options
+
+        check_dv_options(schema.options, True)
         opts = schema.core_options
         self.num_buckets = opts.bucket
         self.assigner = None
@@ -263,7 +266,9 @@ class KeyValueWriter:
         from paimon_core.read.table_read import TableRead
 
         files = self._bucket_files(partition, bucket) + buf.files
-        split = DataSplit(partition, b"", bucket, self.num_buckets, tuple(files))
+        latest = self._latest_splits.get((partition, bucket))  # its vectors hide superseded rows
+        split = DataSplit(partition, b"", bucket, self.num_buckets, tuple(files),
+                          latest.deletion_files if latest else ())
         reader = TableRead(self.table)
         parts = [reader.read_file(split, f, True) for f in files]
         if extra is not None:
@@ -290,7 +295,17 @@ class KeyValueWriter:
             return []
         seq_max = pc.max(data.column(SEQ)).as_py()
         log = log.append_column(SEQ, pa.array(np.arange(seq_max - log.num_rows + 1, seq_max + 1, dtype=np.int64)))
-        return buf.writer.write_run(log, changelog=True)
+        # Java's batch and incremental scans of deletion-vector tables skip level-0 entries, the
+        # changelog's too (Java writes lookup changelogs during compaction, at its output level):
+        # put ours above level 0 so Java's readers see them
+        from paimon_core.metadata.deletion_vectors import dv_enabled
+
+        level = 0
+        if dv_enabled(self.table):
+            from paimon_core.mergetree.compaction import max_level
+
+            level = max_level(self.table)
+        return buf.writer.write_run(log, level=level, changelog=True)
 
     def prepare_commit(self) -> list[CommitMessage]:
         self.flush()
