@@ -41,7 +41,7 @@ class LocalEngine:
             raise
 
     def compact(self, table, splits, full: bool = True, progress=None) -> list:
-        from paimon_core.mergetree.compaction import compact_messages
+        from paimon_core.mergetree.bucket_compaction import compact_messages
 
         return compact_messages(table, splits, full, progress)
 

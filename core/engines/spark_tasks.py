@@ -228,7 +228,7 @@ def ingest_direct_task(spec: TableSpec, pieces: list, max_seq: dict, row_kind_co
 
 def compact_task(spec: TableSpec, splits: list, full: bool, fault: str | None, batches):
     """Compact the task's splits with the core's planner and rewriters; messages out."""
-    from paimon_core.mergetree.compaction import compact_messages
+    from paimon_core.mergetree.bucket_compaction import compact_messages
 
     table = spec.table()
     out = []

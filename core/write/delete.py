@@ -87,7 +87,7 @@ def _dv_messages(table, hits) -> list[CommitMessage]:
 
 
 def _rewrite_messages(table, hits) -> list[CommitMessage]:
-    from paimon_core.mergetree.compaction import _drop_vectors
+    from paimon_core.mergetree.bucket_compaction import drop_vectors
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
@@ -112,7 +112,7 @@ def _rewrite_messages(table, hits) -> list[CommitMessage]:
                         w.abort()
                         raise
             index_written: list = []
-            added, deleted = _drop_vectors(table, s, before, index_written)
+            added, deleted = drop_vectors(table, s, before, index_written)
             messages.append(CommitMessage(s.partition, s.bucket, s.total_buckets, compact_before=tuple(before),
                                           compact_after=tuple(after), new_index=added, deleted_index=deleted))
     except BaseException:

@@ -302,7 +302,7 @@ class KeyValueWriter:
 
         level = 0
         if dv_enabled(self.table):
-            from paimon_core.mergetree.compaction import max_level
+            from paimon_core.mergetree.levels import max_level
 
             level = max_level(self.table)
         return buf.writer.write_run(log, level=level, changelog=True)

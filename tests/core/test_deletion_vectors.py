@@ -291,7 +291,7 @@ def test_concurrent_index_change_is_a_conflict(catalog):
     """A compaction planned before another commit replaced the bucket's vectors must not commit
     (its index would drop the other commit's deletions)."""
     from paimon_core.errors import CommitConflict
-    from paimon_core.mergetree.compaction import compact_messages
+    from paimon_core.mergetree.bucket_compaction import compact_messages
 
     t = catalog.create_table("db.c", Schema(Schema.parse_columns("id BIGINT, v STRING"), (), (),
                                             {"deletion-vectors.enabled": "true"}))

@@ -1,0 +1,203 @@
+"""Compaction of one bucket: primary-key buckets (LSM sorted runs merged into an output level, with
+the full-compaction changelog and deletion vectors kept in step) and append buckets (small files
+rewritten). Everything here computes CommitMessages; ``mergetree.compaction`` commits them.
+
+``plan_bucket`` picks what Paimon's universal strategy picks (``universal_compaction.pick``) or, with
+``full``, every run into the top level. Merged records are written to the output level;
+retractions are dropped when nothing older remains below the output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from paimon_core.commit import CommitMessage
+from paimon_core.mergetree.changelog import rows_with_keys
+from paimon_core.mergetree.levels import forces_level0_compaction, max_level
+from paimon_core.mergetree.merge_engines import KIND, MergeEngine, is_retract
+from paimon_core.mergetree.universal_compaction import Run, force_pick_level0, pick, sorted_runs
+from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
+from paimon_core.read.scan import DataSplit
+from paimon_core.read.table_read import TableRead
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    snapshot: object
+    buckets: int
+    files_before: int
+    files_after: int
+
+
+def _merge_files(table, split: DataSplit, files) -> pa.Table:
+    reader = TableRead(table)
+    parts = [reader.read_file(split, f, True) for f in files]
+    data = pa.concat_tables(parts)
+    engine = MergeEngine(table.schema.options, table.schema.trimmed_primary_keys, table.schema.field_names)
+    return engine.merge(data)
+
+
+def _drop_keys_in_other_files(table, split: DataSplit, files, merged: pa.Table) -> pa.Table:
+    """First-row: a key already stored in an older run keeps that row, so the compaction output
+    must not repeat it. Readers of first-row tables read levels above 0 without merging, as
+    Java does (docs/format.md section 10), so runs there never share a key."""
+    chosen = {f.file_name for f in files}
+    others = [f for f in split.files if f.file_name not in chosen and f.level > 0]
+    if not others or merged.num_rows == 0:
+        return merged
+    keys = table.schema.trimmed_primary_keys
+    reader = TableRead(table, keys)
+    existing = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in others])
+    return rows_with_keys(merged, existing, keys, anti=True)
+
+
+def _drop_retracts(t: pa.Table) -> pa.Table:
+    return t.filter(pc.invert(is_retract(t.column(KIND))))
+
+
+def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
+                     changelog: bool = False) -> CommitMessage:
+    from paimon_core.metadata.deletion_vectors import dv_enabled
+    from paimon_core.write.kv_writer import KeyValueFileWriter
+
+    if dv_enabled(table):
+        from paimon_core.mergetree.dv_compaction import compact_pk_files_dv
+
+        return compact_pk_files_dv(table, split, files, output_level, drop_delete)
+
+    merged = _merge_files(table, split, files)
+    if drop_delete:
+        merged = _drop_retracts(merged)
+    if table.schema.core_options.merge_engine == "first-row":
+        merged = _drop_keys_in_other_files(table, split, files, merged)
+    writer = KeyValueFileWriter(table, split.partition, split.bucket)
+    try:
+        after = writer.write_run(merged, level=output_level, file_source=FILE_SOURCE_COMPACT) if merged.num_rows else []
+        log_files = []
+        if changelog:
+            log_files = _full_compaction_changelog(table, split, writer, merged, output_level)
+        added, deleted = drop_vectors(table, split, files, writer.written)
+    except BaseException:
+        writer.abort()
+        raise
+    return CommitMessage(split.partition, split.bucket, split.total_buckets, compact_before=tuple(files),
+                         compact_after=tuple(after), changelog_files=tuple(log_files),
+                         new_index=added, deleted_index=deleted)
+
+
+def drop_vectors(table, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
+    """Index changes when ``rewritten`` files (read without their deleted rows) are replaced:
+    their deletion vectors go, the bucket's other vectors stay."""
+    gone = {f.file_name for f in rewritten}
+    if not any(name in gone for name, _ in split.deletion_files):
+        return (), ()
+    from paimon_core.mergetree.dv_compaction import bucket_vectors, index_changes
+
+    vectors = {k: v for k, v in bucket_vectors(table, split).items() if k not in gone}
+    return index_changes(table, split, vectors, written)
+
+
+def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int) -> list:
+    """Changelog between the previous top level and the new one (full-compaction producer)."""
+    from paimon_core.mergetree.changelog import changes
+    from paimon_core.mergetree.merge_engines import SEQ
+
+    keys = table.schema.trimmed_primary_keys
+    old_top = [f for f in split.files if f.level == top]
+    old = _drop_retracts(_merge_files(table, split, old_top)) if old_top else merged.slice(0, 0)
+    new = _drop_retracts(merged)
+    dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
+    fresh = [f for f in split.files if f.level != top]
+    if fresh:  # only keys with records above the old top level changed
+        reader = TableRead(table, keys)
+        touched = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in fresh])
+        old = rows_with_keys(old, touched, keys)
+        new = rows_with_keys(new, touched, keys)
+    log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
+    if log.num_rows == 0:
+        return []
+    seq_base = max(f.max_sequence_number for f in split.files)
+    log = log.append_column(SEQ, pa.array(range(seq_base - log.num_rows + 1, seq_base + 1), pa.int64()))
+    return writer.write_run(log, level=0, changelog=True, format_level=top)
+
+
+def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
+    from paimon_core.write.append_writer import RollingFileWriter
+
+    reader = TableRead(table)
+    files = sorted(files, key=lambda f: f.min_sequence_number)
+    writer = RollingFileWriter(table, split.partition, split.bucket, files[0].min_sequence_number,
+                               table.schema.core_options.get("data-file.prefix"))
+    try:
+        for f in files:
+            writer.write(reader.read_file(split, f, False))
+        after = [replace(a, file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
+        index_written: list = []
+        added, deleted = drop_vectors(table, split, files, index_written)
+    except BaseException:
+        writer.abort()
+        raise
+    return CommitMessage(split.partition, split.bucket, split.total_buckets,
+                         compact_before=tuple(files), compact_after=tuple(after),
+                         new_index=added, deleted_index=deleted)
+
+
+def plan_bucket(table, split: DataSplit, full: bool):
+    """What to compact in one bucket: (files, output level, drop deletes) or None."""
+    opts = table.schema.core_options
+    if not table.is_primary_key_table:
+        target = opts.target_file_size
+        small = [f for f in split.files if f.file_size < target * 0.7]
+        min_files = table.schema.core_options.get("compaction.min.file-num")
+        if len(small) > 1 and (full or len(small) >= min_files):
+            return small, 0, False
+        return None
+    top = max_level(table)
+    runs = sorted_runs(split.files)
+    if full:
+        if len(split.files) == 1 and split.files[0].level == top and split.files[0].delete_row_count == 0 \
+                and not split.deletion_files:
+            return None
+        return list(split.files), top, True
+    sized = [Run(level, sum(f.file_size for f in fs)) for level, fs in runs]
+    if forces_level0_compaction(table):
+        unit = force_pick_level0(top + 1, sized)
+    else:
+        unit = None
+    unit = unit or pick(top + 1, sized,
+                trigger=opts.get("num-sorted-run.compaction-trigger"),
+                max_size_amp=table.schema.core_options.get("compaction.max-size-amplification-percent"),
+                size_ratio=table.schema.core_options.get("compaction.size-ratio"))
+    if unit is None:
+        return None
+    chosen = [f for _, fs in runs[: unit.run_count] for f in fs]
+    rest_levels = [level for level, _ in runs[unit.run_count:]]
+    from paimon_core.metadata.deletion_vectors import dv_enabled
+
+    # with deletion vectors, older rows are masked by vectors: retractions go at any level > 0
+    drop_delete = unit.output_level != 0 and (unit.output_level >= max(rest_levels, default=0) or dv_enabled(table))
+    return chosen, unit.output_level, drop_delete
+
+
+def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMessage]:
+    changelog_full = table.schema.core_options.changelog_producer == "full-compaction"
+    top = max_level(table)
+    messages = []
+    try:
+        for s in splits:
+            planned = plan_bucket(table, s, full)
+            if planned is not None:
+                files, level, drop = planned
+                if table.is_primary_key_table:
+                    messages.append(compact_pk_files(table, s, files, level, drop,
+                                                     changelog=changelog_full and level == top and len(files) == len(s.files)))
+                else:
+                    messages.append(compact_append_files(table, s, files))
+            if progress:
+                progress(1)
+    except BaseException:
+        table.discard(messages)
+        raise
+    return messages
