@@ -15,7 +15,7 @@ import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.conform import check_columns, conform_table
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.predicate import _to_scalar
+from paimon_core.literals import to_scalar
 from paimon_core.snapshot import Snapshot
 from paimon_core.sources import input_schema, resolve_inputs
 from paimon_core.values import internal_from_scalar
@@ -50,7 +50,7 @@ def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
             raise InvalidInput(f"'{k}' is not a partition key (partition keys: {', '.join(keys)})")
         t = table.schema.field(k).type
         out[k] = None if v is None or v == table.schema.core_options.partition_default_name else \
-            internal_from_scalar(_to_scalar(v, k, t), t)
+            internal_from_scalar(to_scalar(v, k, t, what=f"partition '{k}={v}'"), t)
     return out
 
 
