@@ -59,20 +59,26 @@ def _spec_matcher(table, spec: dict):
     return lambda values: all(values[idx[k]] == v for k, v in spec.items())
 
 
-def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None) -> Snapshot | None:
+def _overwrite_filter(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None):
     if overwrite and spec is not None:
         match = _spec_matcher(table, spec)
         stray = [m.partition for m in messages if not match(m.partition)]
         if stray:
-            raise SchemaMismatch(f"--overwrite of partition {spec} got rows of another partition {stray[0]}")
-        filt = match
-    elif overwrite and table.schema.partition_keys:
+            codec = table.partition_codec
+            raise SchemaMismatch(f"--overwrite --partition {codec.display(spec)}: the input has rows of "
+                                 f"partition {codec.display(codec.spec(stray[0]))}; nothing was written")
+        return match
+    if overwrite and table.schema.partition_keys:
         written = {m.partition for m in messages}
-        filt = written.__contains__
-    else:
-        filt = None
-    opts = CommitOptions(overwrite=overwrite, overwrite_filter=filt)
+        return written.__contains__
+    return None
+
+
+def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None) -> Snapshot | None:
+    """Commit ``messages``; on any failure before the commit is made (a refused overwrite, a
+    conflict, Ctrl-C) every file they name is deleted, so a failed write leaves nothing."""
     try:
+        opts = CommitOptions(overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec))
         snap = table.commit(messages, opts)
     except BaseException:
         table.discard(messages)
