@@ -11,6 +11,7 @@ import re
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,
+    DropFailed,
     InvalidInput,
     TableAlreadyExists,
     TableNotFound,
@@ -118,4 +119,34 @@ class FileSystemCatalog:
             if not self.database_exists(db):
                 raise DatabaseNotFound(db)
             raise TableNotFound(f"{db}.{name}")
-        self.io.delete_dir(self.table_path(db, name))
+        path = self.table_path(db, name)
+        before = self.io.count_files(path)
+        try:
+            _delete_table_dir(self.io, path)
+        except OSError as e:
+            left = self.io.count_files(path)
+            cause = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
+            if left == 0:
+                raise DropFailed(f"dropped the files of table {db}.{name} but not its folder: {cause}") from None
+            if left >= before:
+                raise DropFailed(f"could not drop table {db}.{name}: {cause}; nothing was deleted") from None
+            raise DropFailed(f"drop-table {db}.{name} stopped part-way: {cause}; {left} of {before} files "
+                             "remain (its snapshots and tags are gone, its schema is kept); run drop-table "
+                             "again once the cause is fixed") from None
+
+
+def _delete_table_dir(io: FileIO, path: str) -> None:
+    """Snapshots, tags and branches first (the table then reads as empty), the schema last
+    (until then the table exists, so drop-table can be run again after a partial failure)."""
+    names = io.list_names(path)
+    order = sorted(names, key=lambda n: 0 if n in _FIRST else 2 if n == "schema" else 1)
+    for n in order:
+        child = io.join(path, n)
+        if io.is_dir(child):
+            io.delete_dir(child)
+        else:
+            io.delete(child)
+    io.delete_dir(path)
+
+
+_FIRST = ("snapshot", "tag", "branch")

@@ -53,6 +53,10 @@ class TableAlreadyExists(AlreadyExists):
         self.name = name
 
 
+class DropFailed(PaimonError):
+    """Deleting a table's files failed; the message says whether anything was deleted."""
+
+
 class CommitConflict(PaimonError):
     """Another writer changed what this commit depends on; the commit was not made."""
 
