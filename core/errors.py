@@ -23,6 +23,11 @@ class FilterError(InvalidInput):
     pass
 
 
+class SqlError(InvalidInput):
+    """A mistake in a SQL query (unknown table or column, syntax, a failed cast...), in the
+    query engine's own words."""
+
+
 class NotFound(PaimonError):
     pass
 
