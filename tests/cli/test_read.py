@@ -200,3 +200,39 @@ def test_where_compares_numbers_as_sql_does(cli, orders, where, expected):
 def test_where_error_has_no_python_repr(cli, orders):
     r = cli("read", "-t", orders, "--where", "dt = 5.5 OR id = TRUE", code=1)
     assert r.stderr.strip() == "error: bad --where: TRUE is not a valid BIGINT for column 'id'"
+
+
+@pytest.mark.parametrize("name, fmt", [("x.csv", "csv"), ("x.json", "json"), ("x.JSONL", "json")])
+def test_out_writes_the_format_its_name_says(cli, events_table, tmp_path, name, fmt):
+    r = cli("read", "-t", T, "--where", "id < 4", "--out", name)
+    assert r.stdout.strip() == f"wrote 4 rows to {name}"
+    printed = cli("-o", fmt, "read", "-t", T, "--where", "id < 4").stdout
+    assert (tmp_path / name).read_text() == printed  # the same text -o prints
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(printed)))
+        assert sorted(int(r["id"]) for r in rows) == [0, 1, 2, 3]
+    else:
+        import json
+
+        assert sorted(json.loads(line)["id"] for line in printed.splitlines()) == [0, 1, 2, 3]
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+@pytest.mark.parametrize("name", ["x.txt", "x.csv.gz", "x.xlsx"])
+def test_out_refuses_other_file_types(cli, events_table, tmp_path, name):
+    r = cli("read", "-t", T, "--out", name, code=1)
+    suffix = Path(name).suffix
+    assert r.stderr == (f"error: --out {name}: cannot write '{suffix}' files; name a .parquet, .csv, .json "
+                        "or .jsonl file\n")
+    r = cli("diff", "-t", T, "--from", "0", "--out", name, code=1)
+    assert "cannot write" in r.stderr
+    assert not (tmp_path / name).exists()
+
+
+def test_diff_out_by_extension(cli, two_snapshots, tmp_path):
+    cli("diff", "-t", T, "--from", "1", "--to", "2", "--out", "d.csv")
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "d.csv").read_text())))
+    assert [r["_row_kind"] for r in rows] == ["+I"] * 5
+    assert sorted(int(r["id"]) for r in rows) == [10, 11, 12, 13, 14]
+    cli("diff", "-t", T, "--from", "1", "--to", "2", "--out", "d.parquet")
+    assert pq.read_table(tmp_path / "d.parquet").num_rows == 5
