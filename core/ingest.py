@@ -17,16 +17,18 @@ from paimon_core.conform import check_columns, conform_table
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.literals import to_scalar
 from paimon_core.snapshot import Snapshot
-from paimon_core.sources import input_schema, resolve_inputs
+from paimon_core.sources import find_inputs, input_schema
 from paimon_core.values import internal_from_scalar
 
 
 @dataclass(frozen=True)
 class IngestResult:
     snapshot: Snapshot | None
-    rows: int
+    rows: int  # rows written (records in the new files): fewer than the input when rows merge by key
     files: int
     evolved: tuple = ()  # the schema changes ``evolve`` committed before the data
+    input_rows: int | None = None  # rows read from the input, when the engine knows
+    skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
 
 
 def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
@@ -160,17 +162,20 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
         raise InvalidInput("--partition needs --overwrite (it names the partition to replace)")
-    inputs = resolve_inputs(paths)
+    found = find_inputs(paths)
+    inputs = found.files
     named = [(f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
              for f in inputs]
     table, evolved = _check_inputs(table, named, evolve)
     if on_plan:
         on_plan(sum(f.size for f in inputs))
     eng = engine or get_engine("local")
-    messages = eng.write(table, inputs, progress, row_kind_column=row_kind_column)
+    read = []
+    messages = eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
     snap = _commit(table, messages, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages), evolved)
+                        sum(len(m.new_files) for m in messages), evolved,
+                        input_rows=sum(read) if read else None, skipped=found.skipped)
 
 
 def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partition=None,
@@ -185,4 +190,5 @@ def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partiti
     messages = LocalEngine().write_tables(table, tables, row_kind_column)
     snap = _commit(table, messages, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages), evolved)
+                        sum(len(m.new_files) for m in messages), evolved,
+                        input_rows=sum(t.num_rows for t in tables))

@@ -9,12 +9,14 @@ from paimon_core.sources import read_batches
 class LocalEngine:
     name = "local"
 
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
         writer = table.new_writer()
         try:
             for f in inputs:
                 done = 0
                 for batch in read_batches(f, table.schema):
+                    if on_rows:
+                        on_rows(batch.num_rows)
                     batch, kinds = split_row_kinds(batch, row_kind_column)
                     writer.write(conform_table(batch, table.schema), kinds)
                     if progress and f.size:

@@ -389,14 +389,17 @@ class SparkEngine:
         return messages
 
     # ---- ingest
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
-        """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed)."""
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
+        """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed).
+        ``on_rows`` hears the input row count when every input is Parquet (known from metadata)."""
         from pyspark.sql import functions as F
 
         spark = self.spark
         pieces = plan_pieces(inputs, self.piece_bytes)
         if not pieces:
             return []
+        if on_rows and all(p.rows is not None for p in pieces):
+            on_rows(sum(p.rows for p in pieces))
         prefix = job_prefix(table)
         spec = T.TableSpec.of(table, prefix)
         max_seq = max_sequence_numbers(table)
