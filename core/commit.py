@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from paimon_core.errors import CommitConflict, CorruptMetadata
+from paimon_core.journal import InterruptedAfterCommit, record_commit
 from paimon_core.manifest import ADD, DELETE, DataFileMeta, ManifestEntry, ManifestFileMeta, SimpleStats
 from paimon_core.scan import check_not_expired, live_entries, merge_entries
 from paimon_core.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
@@ -124,6 +125,7 @@ class FileStoreCommit:
         for attempt in range(retries + 1):
             latest = sm.latest()
             written: list[str] = []
+            snap = None
             try:
                 entries = list(deletes)
                 if self.options.overwrite:
@@ -171,6 +173,7 @@ class FileStoreCommit:
                     uuid=str(uuid.uuid4()),
                 )
                 if sm.try_commit(snap):
+                    record_commit(self.table.path, snap.id)
                     return snap
             except (SnapshotExpired, CorruptMetadata) as e:
                 # ``latest`` was expired by another process while we read it: we lost a race
@@ -185,12 +188,31 @@ class FileStoreCommit:
                         pass
                     else:
                         raise
-            except BaseException:
+            except BaseException as e:
+                if snap is not None and self._created(snap):
+                    # interrupted (or failed) after snapshot-N was created: the commit stands,
+                    # and deleting the manifests it names would break the table
+                    record_commit(self.table.path, snap.id)
+                    if isinstance(e, InterruptedAfterCommit):
+                        raise
+                    if isinstance(e, KeyboardInterrupt):
+                        raise InterruptedAfterCommit(self.table.path, snap.id) from e
+                    if isinstance(e, Exception):
+                        return snap
+                    raise
                 self._cleanup(written)
                 raise
             self._cleanup(written)
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflict(f"gave up committing after {retries + 1} attempts: other writers kept winning")
+
+    def _created(self, snap: Snapshot) -> bool:
+        """Whether snapshot-N on storage is ``snap`` (this commit made it)."""
+        sm = self.table.snapshots
+        try:
+            return sm.io.read_bytes(sm.path(snap.id)) == snap.to_json().encode("utf-8")
+        except Exception:  # noqa: BLE001 - absent or unreadable: not ours
+            return False
 
     def _index_manifest(self, latest: Snapshot | None, messages, written: list[str]) -> str | None:
         """The complete index manifest after this commit (the previous one if unchanged)."""

@@ -19,6 +19,7 @@ from paimon_core.changelog import rows_with_keys
 from paimon_core.commit import CommitMessage
 from paimon_core.compact_strategy import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.errors import CorruptMetadata
+from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.manifest import FILE_SOURCE_COMPACT
 from paimon_core.merge_function import KIND, MergeEngine, is_retract
 from paimon_core.read import TableRead
@@ -213,6 +214,8 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
         raise
     try:
         result = table.commit(messages, kind="COMPACT") if messages else None
+    except InterruptedAfterCommit:
+        raise  # the snapshot stands: its files stay
     except BaseException:
         table.discard(messages)
         raise

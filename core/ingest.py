@@ -15,6 +15,7 @@ import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.conform import check_columns, conform_table
 from paimon_core.errors import InvalidInput, SchemaMismatch
+from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.literals import to_scalar
 from paimon_core.snapshot import Snapshot
 from paimon_core.sources import find_inputs, input_schema
@@ -82,6 +83,8 @@ def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | 
     try:
         opts = CommitOptions(overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec))
         snap = table.commit(messages, opts)
+    except InterruptedAfterCommit:
+        raise  # the snapshot stands: its files stay
     except BaseException:
         table.discard(messages)
         raise
