@@ -93,6 +93,30 @@ def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | 
     return snap
 
 
+REWRITES = 3  # how often a dynamic-bucket write is redone after a bucket assignment conflict
+
+
+def _write_and_commit(table, write, overwrite: bool, spec: dict | None):
+    """``write(read)`` (the engine's write; ``read`` collects input row counts), then commit.
+    A dynamic-bucket write whose new keys another writer meanwhile put in other buckets cannot
+    be committed as written (``index_rebase``): its files are deleted and the write is redone
+    against the new index, a few times. Returns (messages, snapshot, read)."""
+    from paimon_core.index_rebase import BucketAssignmentConflict
+
+    for attempt in range(REWRITES + 1):
+        read: list = []
+        messages = write(read)
+        try:
+            return messages, _commit(table, messages, overwrite, spec), read
+        except BucketAssignmentConflict:  # _commit deleted the files
+            if attempt == REWRITES:
+                raise BucketAssignmentConflict(
+                    f"{table.identifier}: other writers kept adding the same new keys at the same time and put "
+                    f"them in other buckets ({REWRITES + 1} attempts); nothing was committed. Run the write "
+                    "again, or write those keys from one writer at a time") from None
+    raise AssertionError("unreachable")
+
+
 def _compact_after_write(table, messages: list[CommitMessage]) -> None:
     """Paimon's writers compact the buckets they wrote when a bucket has too many sorted runs
     (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
@@ -173,9 +197,11 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     if on_plan:
         on_plan(sum(f.size for f in inputs))
     eng = engine or get_engine("local")
-    read = []
-    messages = eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
-    snap = _commit(table, messages, overwrite, spec)
+
+    def write(read: list) -> list:
+        return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
+
+    messages, snap, read = _write_and_commit(table, write, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
                         sum(len(m.new_files) for m in messages), evolved,
                         input_rows=sum(read) if read else None, skipped=found.skipped)
@@ -190,8 +216,8 @@ def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partiti
     if evolve:
         named = [("", _without_kind(t.schema, row_kind_column, "")) for t in tables]
         table, evolved = _check_inputs(table, named, evolve)
-    messages = LocalEngine().write_tables(table, tables, row_kind_column)
-    snap = _commit(table, messages, overwrite, spec)
+    messages, snap, _ = _write_and_commit(
+        table, lambda read: LocalEngine().write_tables(table, tables, row_kind_column), overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
                         sum(len(m.new_files) for m in messages), evolved,
                         input_rows=sum(t.num_rows for t in tables))

@@ -93,3 +93,18 @@ def unreachable_files(table) -> list[str]:
         if p not in refs:
             out.append(rel)
     return out
+
+
+def assert_one_bucket_per_key(table) -> None:
+    """Every key of the latest snapshot sits in the files of exactly one bucket (dynamic bucket
+    mode: two buckets holding one key would both be read, and the key would appear twice)."""
+    import pyarrow.parquet as pq
+
+    where: dict = {}
+    for split in table.plan(table.snapshots.latest(), all_levels=True):
+        for f in split.files:
+            with table.io.fs.open(table.io.join(table.bucket_path(split.partition, split.bucket), f.file_name)) as fh:
+                keys = pq.read_table(fh, columns=["id"]).column("id").to_pylist()
+            for k in keys:
+                assert where.setdefault(k, split.bucket) == split.bucket, (
+                    f"key {k} in buckets {where[k]} and {split.bucket}")
