@@ -15,6 +15,7 @@ from paimon_core.errors import (
     InvalidInput,
     TableAlreadyExists,
     TableNotFound,
+    WarehouseNotFound,
 )
 from paimon_core.io import FileIO
 from paimon_core.schema import Schema, SchemaManager
@@ -48,8 +49,15 @@ class FileSystemCatalog:
     def table_path(self, db: str, table: str) -> str:
         return self.io.join(self.db_path(db), table)
 
+    def _database_missing(self, db: str) -> DatabaseNotFound | WarehouseNotFound:
+        """The error for a database that does not exist: the warehouse itself may not (a typo)."""
+        return DatabaseNotFound(db) if self.io.is_dir(self.root) else WarehouseNotFound(self.warehouse)
+
     # ---- databases
     def list_databases(self) -> list[str]:
+        """Raises WarehouseNotFound when there is no warehouse at all (a mistyped path)."""
+        if not self.io.is_dir(self.root):
+            raise WarehouseNotFound(self.warehouse)
         return sorted(n[: -len(DB_SUFFIX)] for n in self.io.list_names(self.root) if n.endswith(DB_SUFFIX))
 
     def database_exists(self, db: str) -> bool:
@@ -66,7 +74,7 @@ class FileSystemCatalog:
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
         if not self.database_exists(db):
-            raise DatabaseNotFound(db)
+            raise self._database_missing(db)
         tables = self.list_tables(db)
         if tables and not cascade:
             raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables); use --cascade")
@@ -75,7 +83,7 @@ class FileSystemCatalog:
     # ---- tables
     def list_tables(self, db: str) -> list[str]:
         if not self.database_exists(db):
-            raise DatabaseNotFound(db)
+            raise self._database_missing(db)
         out = []
         for name in self.io.list_names(self.db_path(db)):
             if SchemaManager(self.io, self.table_path(db, name)).list_ids():
@@ -92,7 +100,7 @@ class FileSystemCatalog:
         schema = SchemaManager(self.io, path).latest()
         if schema is None:
             if not self.database_exists(db):
-                raise DatabaseNotFound(db)
+                raise self._database_missing(db)
             raise TableNotFound(f"{db}.{name}")
         return FileStoreTable(self.io, path, f"{db}.{name}", schema)
 
@@ -117,7 +125,7 @@ class FileSystemCatalog:
             if ignore_if_missing:
                 return
             if not self.database_exists(db):
-                raise DatabaseNotFound(db)
+                raise self._database_missing(db)
             raise TableNotFound(f"{db}.{name}")
         path = self.table_path(db, name)
         before = self.io.count_files(path)

@@ -32,6 +32,12 @@ class NotFound(PaimonError):
     pass
 
 
+class WarehouseNotFound(NotFound):
+    def __init__(self, uri: str):
+        super().__init__(f"warehouse '{uri}' does not exist (nothing at that path)")
+        self.uri = uri
+
+
 class DatabaseNotFound(NotFound):
     def __init__(self, name: str):
         super().__init__(f"database '{name}' does not exist")
