@@ -142,7 +142,12 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
             for batch in table.to_batches(max_chunksize=batch_rows):
                 yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
-        raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {str(e).splitlines()[0]}") from None
+        message = str(e).splitlines()[0]
+        if f.format == "csv":
+            from paimon_core.input_errors import explain_csv_error
+
+            message = explain_csv_error(f.path, message, {fld.name: fld.type for fld in schema.fields})
+        raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {message}") from None
 
 
 PARQUET_CHUNK_BYTES = 64 << 20  # uncompressed bytes of row groups read at once

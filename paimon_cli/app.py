@@ -180,7 +180,7 @@ def root(
         "--spark-conf", metavar="KEY=VALUE", help="Spark setting; repeat for more.")] = None,
     storage: Annotated[list[str] | None, typer.Option(
         "--storage", metavar="KEY=VALUE",
-        help="Storage option (endpoint, key, secret, region...), over [storage] in the config; repeat for more.")] = None,
+        help="Storage option (endpoint, key, secret, region...), over \\[storage] in the config; repeat for more.")] = None,
 ) -> None:
     ctx.meta[VERBOSE_KEY] = verbose  # known to the error boundary even if the config is bad
     flags = Flags(

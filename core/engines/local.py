@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from paimon_core.conform import conform_table, split_row_kinds
+from paimon_core.errors import SchemaMismatch
+from paimon_core.input_errors import InputRowError, row_position
 from paimon_core.sources import read_batches
 
 
@@ -13,12 +15,18 @@ class LocalEngine:
         writer = table.new_writer()
         try:
             for f in inputs:
-                done = 0
+                done = offset = 0
                 for batch in read_batches(f, table.schema):
                     if on_rows:
                         on_rows(batch.num_rows)
-                    batch, kinds = split_row_kinds(batch, row_kind_column)
-                    writer.write(conform_table(batch, table.schema), kinds)
+                    try:
+                        batch, kinds = split_row_kinds(batch, row_kind_column)
+                        data = conform_table(batch, table.schema)
+                    except InputRowError as e:  # say where in the file, not where in the batch
+                        raise SchemaMismatch(f"{f.path}: {row_position(f.path, f.format, offset + e.row)}: "
+                                             f"{e.what}") from None
+                    offset += batch.num_rows
+                    writer.write(data, kinds)
                     if progress and f.size:
                         step = int(f.size * batch.num_rows / max(_rows_hint(f), 1))
                         step = min(step, f.size - done)

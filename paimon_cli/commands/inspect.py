@@ -23,11 +23,31 @@ def snapshots(ctx: typer.Context, table: TableOpt = None) -> None:
     """
     state = get_state(ctx)
     _, manager = state.snapshot_manager(table)  # no pyarrow: this command must start fast
-    rows = [
-        [s.id, s.commit_kind, iso_millis(s.time_millis), s.total_record_count, s.delta_record_count, s.schema_id]
-        for s in manager.snapshots()
-    ]
-    state.out.rows(["id", "kind", "time", "total_rows", "delta_rows", "schema_id"], rows)
+    snaps = list(manager.snapshots())
+    if state.out.fmt != "table":
+        rows = [[s.id, s.commit_kind, iso_millis(s.time_millis), s.total_record_count, s.delta_record_count,
+                 s.changelog_record_count or 0, s.schema_id] for s in snaps]
+        state.out.rows(["id", "kind", "time", "total_records", "delta_records", "changelog_records", "schema_id"],
+                       rows)
+        return
+    rows = [[s.id, s.commit_kind, iso_millis(s.time_millis)[:19].replace("T", " "), s.total_record_count,
+             s.delta_record_count, s.schema_id] for s in snaps]  # fits 80 columns; -o json has it all
+    state.out.rows(["id", "kind", "time (UTC)", "records", "delta", "schema"], rows)
+    if snaps and has_primary_key(manager):
+        from paimon_cli.output import note
+
+        note("records are stored records (before merging by key, deletes included); "
+             "`paimon read --count` counts rows")
+
+
+def has_primary_key(manager) -> bool:
+    """Whether the table's newest schema has primary keys (read as JSON: no pyarrow)."""
+    io = manager.io
+    schema_dir = io.join(manager.dir.rsplit("/", 1)[0], "schema")
+    ids = io.list_numbered(schema_dir, "schema-")
+    if not ids:
+        return False
+    return bool(json.loads(io.read_text(io.join(schema_dir, f"schema-{ids[-1]}"))).get("primaryKeys"))
 
 
 @app.command("schema")

@@ -85,7 +85,7 @@ def create_table(
         state.out.record({"table": identifier, "created": False}, f"table {identifier} already exists; left unchanged")
         return
     s = created.schema
-    parts = [f"{len(s.fields)} columns"]
+    parts = [f"{len(s.fields)} column" + ("" if len(s.fields) == 1 else "s")]
     if s.partition_keys:
         parts.append("partitioned by " + ", ".join(s.partition_keys))
     if s.primary_keys:

@@ -219,3 +219,8 @@ def test_engine_options_after_the_command():
         ["--engine", "spark", "--spark-master", "local[2]", "--spark-conf", "a=b", "ingest", "f.parquet", "-t", "d.t"]
     assert hoist_global_options(["compact", "--engine=spark", "--level-max"]) == ["--engine=spark", "compact",
                                                                                    "--level-max"]
+
+
+def test_storage_help_keeps_its_brackets(cli):
+    out = " ".join(cli("--help", warehouse=False, env={"COLUMNS": "200"}).stdout.replace("│", " ").split())
+    assert "over [storage] in the config" in out

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
 from .conftest import SCHEMA, events, write_parquet
 
@@ -190,3 +191,28 @@ def test_ingest_says_when_rows_merged_by_key(cli):
     r = cli("ingest", write_parquet(Path("one.parquet"), pa.table({"id": pa.array([3], pa.int64()), "v": ["y"]})),
             "-t", "db.pk")
     assert r.stdout == "ingested 1 row in 1 file into db.pk: snapshot 3\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("id,name,value,dt\n1,a,0.5,d\n\n2,b,1.5,d\nzz,c,2.5,d\n",
+     "line 5: column 'id' has 'zz', not a valid BIGINT"),           # a blank line counts
+    ('id,name,value,dt\n1,"two\nlines",0.5,d\n2,b,x,d\n',
+     "line 4: column 'value' has 'x', not a valid DOUBLE"),         # so does a value over two lines
+    ("id,name,value,dt\n1,a,0.5,d\n2,b,1.5\n", "line 3 has 3 fields, the header has 4"),
+])
+def test_csv_errors_name_the_line(cli, text, message):
+    make_table(cli)
+    Path("bad.csv").write_text(text)
+    r = cli("ingest", "bad.csv", "-t", T, code=1)
+    assert r.stderr == f"error: bad.csv: cannot read as CSV: {message}\n"
+
+
+def test_null_in_a_not_null_column_names_the_line(cli):
+    make_table(cli)
+    rows = "".join(f"{i},n{i},0.5,d\n" for i in range(1, 200_001))  # beyond the first batch
+    Path("big.csv").write_text("id,name,value,dt\n" + rows + ",late,0.5,d\n")
+    r = cli("ingest", "big.csv", "-t", T, code=1)
+    assert r.stderr == "error: big.csv: line 200002: column 'id' is NOT NULL but the value is null\n"
+    Path("n.jsonl").write_text('{"id": 1}\n\n{"id": null}\n')
+    r = cli("ingest", "n.jsonl", "-t", T, code=1)
+    assert r.stderr == "error: n.jsonl: line 3: column 'id' is NOT NULL but the value is null\n"

@@ -14,12 +14,30 @@ T = "demo.events"
 def test_snapshots(cli, events_table):
     cli("ingest", write_parquet(Path("b.parquet"), events(4, 10)), "-t", T)
     s1, s2 = cli.json("snapshots", "-t", T)
-    assert (s1["id"], s1["kind"], s1["total_rows"], s1["delta_rows"], s1["schema_id"]) == (1, "APPEND", 10, 10, 0)
-    assert (s2["id"], s2["total_rows"], s2["delta_rows"]) == (2, 14, 4)
+    assert (s1["id"], s1["kind"], s1["total_records"], s1["delta_records"], s1["schema_id"]) == (1, "APPEND", 10, 10, 0)
+    assert (s2["id"], s2["total_records"], s2["delta_records"], s2["changelog_records"]) == (2, 14, 4, 0)
     when = dt.datetime.fromisoformat(s1["time"].replace("Z", "+00:00"))
     assert abs((dt.datetime.now(dt.timezone.utc) - when).total_seconds()) < 600
-    text = cli("snapshots", "-t", T).stdout
-    assert text.splitlines()[0].split() == ["id", "kind", "time", "total_rows", "delta_rows", "schema_id"]
+    r = cli("snapshots", "-t", T)
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["id", "kind", "time", "(UTC)", "records", "delta", "schema"]
+    assert lines[2].split()[:4] == ["1", "APPEND", s1["time"][:10], s1["time"][11:19]]
+    assert max(len(line) for line in lines) <= 80
+    assert r.stderr == ""  # an append table: records are rows
+
+
+def test_snapshots_of_a_primary_key_table_say_records_are_not_rows(cli):
+    cli("create-table", "db.pk", "--schema", "id BIGINT NOT NULL, v STRING", "-k", "id", "--bucket", "1")
+    Path("a.csv").write_text("id,v\n1,a\n2,b\n")
+    Path("b.csv").write_text("id,v\n1,c\n2,d\n3,e\n")
+    cli("ingest", "a.csv", "-t", "db.pk")
+    cli("ingest", "b.csv", "-t", "db.pk")
+    assert cli.json("snapshots", "-t", "db.pk")[-1]["total_records"] == 5  # stored records
+    assert cli("read", "-t", "db.pk", "--count").stdout == "3\n"          # rows
+    r = cli("snapshots", "-t", "db.pk")
+    assert r.stdout.splitlines()[0].split()[4] == "records"
+    assert r.stderr == ("note: records are stored records (before merging by key, deletes included); "
+                        "`paimon read --count` counts rows\n")
 
 
 def test_snapshots_of_an_empty_table(cli):
