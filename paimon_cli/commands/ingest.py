@@ -17,7 +17,7 @@ app = typer.Typer()
 def ingest(
     ctx: typer.Context,
     files: Annotated[list[str], typer.Argument(
-        metavar="FILES...", show_default=False,
+        metavar="FILE...", show_default=False,
         help="Parquet, CSV or JSON-lines files, folders or globs (quote globs).")],
     table: TableOpt = None,
     overwrite: Annotated[bool, typer.Option(

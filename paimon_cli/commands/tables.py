@@ -49,7 +49,7 @@ def create_table(
         "--bucket", metavar="N", help="Number of buckets (-1: dynamic/unaware, the default).")] = None,
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-O", metavar="KEY=VALUE", help="Table option; repeat for more.")] = None,
-    comment: Annotated[str | None, typer.Option("--comment", help="Table comment.")] = None,
+    comment: Annotated[str | None, typer.Option("--comment", metavar="TEXT", help="Table comment.")] = None,
     if_not_exists: Annotated[bool, typer.Option(
         "--if-not-exists", help="Do nothing if the table exists.")] = False,
 ) -> None:
