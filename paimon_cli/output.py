@@ -58,6 +58,11 @@ class CsvSink:
         (self.stream or sys.stdout).flush()
 
 
+def is_terminal() -> bool:
+    """Whether stdout is a terminal (a Rich table) or not (a plain text table)."""
+    return sys.stdout.isatty()
+
+
 class _TableSink:
     def __init__(self, columns: Sequence[str], numeric: Sequence[bool] | None, title: str | None):
         self.columns = list(columns)
@@ -79,7 +84,7 @@ class _TableSink:
 
     def close(self) -> None:
         numeric = self._numeric()
-        if sys.stdout.isatty():
+        if is_terminal():
             self._print_rich(numeric)
         else:
             sys.stdout.write(plain_table(self.columns, self.rows, numeric, self.title))

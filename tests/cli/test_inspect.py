@@ -6,6 +6,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import events, write_parquet
 
 T = "demo.events"
@@ -73,3 +75,23 @@ def test_files(cli, events_table):
     old = cli.json("files", "-t", T, "--snapshot", "1")
     assert sum(r["rows"] for r in old) == 10 and len(old) == 2
     assert list(rows[0]) == ["partition", "bucket", "level", "file", "rows", "size", "min_seq", "max_seq"]
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["plain", "rich"])
+def test_files_and_snapshots_fit_80_columns(cli, events_table, monkeypatch, terminal):
+    """On a terminal (a Rich table, with borders) and off one: no line over 80 columns and no
+    cell split over lines; -o json keeps the full file names and sizes."""
+    from paimon_cli import output
+
+    cli("ingest", write_parquet(Path("b.parquet"), events(4, 10, days=("2024-01-03",))), "-t", T)
+    full = cli.json("files", "-t", T)
+    monkeypatch.setattr(output, "is_terminal", lambda: terminal)
+    out = cli("files", "-t", T, env={"COLUMNS": "80"}).stdout
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for r in full:
+        short = r["file"][:13] + "…-" + r["file"].rsplit("-", 1)[1].split(".")[0]
+        assert sum(short in line for line in lines) == 1, (short, out)  # whole, on one line
+    out = cli("snapshots", "-t", T, env={"COLUMNS": "80"}).stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert len([line for line in out.splitlines() if "APPEND" in line]) == 2  # one line per snapshot
