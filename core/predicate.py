@@ -260,9 +260,6 @@ def parse_where(text: str) -> Predicate:
 # ---- binding to a schema ------------------------------------------------------------------------
 
 
-_to_scalar = to_scalar  # the old private name, kept for callers outside this module
-
-
 def _bind_compare(p: Compare, t) -> Predicate:
     if is_exact_numeric(t):
         bound = exact_compare(p.op, p.literal, p.column, t)

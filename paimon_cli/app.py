@@ -8,8 +8,6 @@ one ``error: ...`` line on stderr and exit 1, anything else an ``internal error`
 from __future__ import annotations
 
 import errno
-import io
-import os
 import sys
 from enum import Enum
 from typing import Annotated
@@ -19,7 +17,7 @@ from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperGroup
 
 from paimon_cli.config import Flags, resolve_from_environment
-from paimon_cli.errors import report
+from paimon_cli.errors import interrupted_message, report, stdout_to_devnull
 from paimon_cli.helpstyle import tidy_command, tidy_param
 from paimon_cli.state import CliState
 
@@ -92,45 +90,9 @@ class PaimonGroup(TyperGroup):
             raise
         except Exception as e:
             if isinstance(e, OSError) and e.errno == errno.EPIPE:
-                _stdout_to_devnull()
+                stdout_to_devnull()
                 raise typer.Exit(0) from None
             raise typer.Exit(report(e, bool(ctx.meta.get(VERBOSE_KEY)))) from None
-
-
-# commands that delete files without committing a snapshot; each can be run again to finish
-_DELETING = ("expire", "rollback", "remove-orphans", "tag", "drop-table")
-
-
-def interrupted_message(journal: list, command: str | None) -> str:
-    """What Ctrl-C left behind, from the commits the command made (see ``paimon_core.journal``)."""
-    snapshots = [(path, n) for path, kind, n in journal if kind == "snapshot"]
-    schemas = [(path, n) for path, kind, n in journal if kind == "schema"]
-    if snapshots or schemas:
-        path, n = (snapshots or schemas)[-1]
-        what = "snapshot" if snapshots else "schema"
-        return f"interrupted after commit: {what} {n} of {_table_name(path)}"
-    if command in _DELETING:
-        return f"interrupted: {command} may have stopped part-way; run it again to finish"
-    return "interrupted: nothing committed"
-
-
-def _table_name(path: str) -> str:
-    """``.../<db>.db/<table>`` -> ``db.table``."""
-    parts = path.rstrip("/").replace("\\", "/").split("/")
-    db = parts[-2][:-3] if len(parts) > 1 and parts[-2].endswith(".db") else parts[-2] if len(parts) > 1 else ""
-    return f"{db}.{parts[-1]}" if db else parts[-1]
-
-
-def _stdout_to_devnull() -> None:
-    """The reader of stdout went away (`paimon read -o json | head -1`): that is normal, the
-    command ends quietly with exit 0. stdout now points at /dev/null, so the rest of the
-    buffered output and the interpreter's final flush go nowhere instead of failing again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-        pass  # not a real file descriptor (an in-process test runner)
 
 
 class OutputFormat(str, Enum):
