@@ -277,17 +277,19 @@ class FileIO:
             return
         if self.fs.exists(path):
             self.fs.rm(path, recursive=True)
-        if self.fs.find(path, maxdepth=None):  # bulk deletes can fail key by key without raising
+        if self.count_files(path):  # bulk deletes can fail key by key without raising
             raise OSError(errno.EIO, "some objects could not be deleted", path)
 
     def count_files(self, path: str) -> int:
-        """Files below ``path`` (0 if it does not exist)."""
+        """Files below ``path`` (0 if it does not exist). Object stores may keep empty
+        "directory" markers after deletes (SeaweedFS does): those are not files."""
         if self.is_local:
             return sum(len(files) for _, _, files in os.walk(path))
         try:
-            return len(self.fs.find(path))
+            found = self.fs.find(path, detail=True)
         except FileNotFoundError:
             return 0
+        return sum(1 for info in found.values() if info.get("type") == "file")
 
 
 def _is_precondition_failed(e: BaseException | None) -> bool:
