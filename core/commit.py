@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
+from paimon_core.journal import InterruptedAfterCommit, record_commit
 from paimon_core.metadata.manifest import (
     ADD,
     DELETE,
@@ -157,6 +158,8 @@ class FileStoreCommit:
         for attempt in range(retries + 1):
             latest = sm.latest()
             written: list[str] = []
+            rebased: list = []  # hash index files written to rebase this attempt's index changes
+            snap = None
             ident = self.options.commit_identifier
             if ident != BATCH_COMMIT_IDENTIFIER:
                 mine = latest_commit_of(self.table, self.options.commit_user, latest)
@@ -197,7 +200,7 @@ class FileStoreCommit:
                     changelog_manifest_list=cl_name,
                     changelog_manifest_list_size=cl_size,
                     changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
-                    index_manifest=self._index_manifest(latest, messages, written),
+                    index_manifest=self._index_manifest(latest, messages, written, rebased),
                     commit_user=self.options.commit_user,
                     commit_identifier=ident,
                     commit_kind=kind,
@@ -211,12 +214,15 @@ class FileStoreCommit:
                 with self.table.env.lock():
                     committed = sm.try_commit(snap)
                 if committed:
+                    record_commit(self.table.path, snap.id)
+                    if rebased:
+                        self._drop_superseded_index(messages)
                     self.table.env.after_commit(self.table, snap, messages)
                     return snap
             except (SnapshotExpired, CorruptMetadata) as e:
                 # ``latest`` was expired by another process while we read it: we lost a race
                 # (newer snapshots exist), so build on the new latest like any loser
-                self._cleanup(written)
+                self._cleanup(written, rebased)
                 if latest is None:
                     raise
                 if not isinstance(e, SnapshotExpired):
@@ -226,15 +232,38 @@ class FileStoreCommit:
                         pass
                     else:
                         raise
-            except BaseException:
-                self._cleanup(written)
+            except BaseException as e:
+                if snap is not None and self._created(snap):
+                    # interrupted (or failed) after snapshot-N was created: the commit stands,
+                    # and deleting the manifests it names would break the table
+                    record_commit(self.table.path, snap.id)
+                    if isinstance(e, InterruptedAfterCommit):
+                        raise
+                    if isinstance(e, KeyboardInterrupt):
+                        raise InterruptedAfterCommit(self.table.path, snap.id) from e
+                    if isinstance(e, Exception):
+                        if rebased:
+                            self._drop_superseded_index(messages)
+                        return snap
+                    raise
+                self._cleanup(written, rebased)
                 raise
-            self._cleanup(written)
+            self._cleanup(written, rebased)
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflict(f"gave up committing after {retries + 1} attempts: other writers kept winning")
 
-    def _index_manifest(self, latest: Snapshot | None, messages, written: list[str]) -> str | None:
-        """The complete index manifest after this commit (the previous one if unchanged)."""
+    def _created(self, snap: Snapshot) -> bool:
+        """Whether snapshot-N on storage is ``snap`` (this commit made it)."""
+        sm = self.table.snapshots
+        try:
+            return sm.io.read_bytes(sm.path(snap.id)) == snap.to_json().encode("utf-8")
+        except Exception:  # noqa: BLE001 - absent or unreadable: not ours
+            return False
+
+    def _index_manifest(self, latest: Snapshot | None, messages, written: list[str], rebased: list) -> str | None:
+        """The complete index manifest after this commit (the previous one if unchanged). When
+        another writer changed the hash index of a partition this commit also changed (a lost
+        race), this commit's index changes are rebased onto the live index (``index_rebase``)."""
         added = [e for m in messages for e in m.new_index]
         deleted = [e for m in messages for e in m.deleted_index]
         base_name = latest.index_manifest if latest else None
@@ -254,8 +283,17 @@ class FileStoreCommit:
             (e.partition, e.bucket, e.index_type) == (a.partition, a.bucket, a.index_type)
             and (e.partition, e.bucket) not in replaced for e in live.values())]
         if gone or clash:
-            raise CommitConflict("another writer changed the bucket index of the same partition at the same time; "
-                                 "nothing was committed, run the write again")
+            from paimon_core.metadata.index_manifest import HASH_INDEX
+            from paimon_core.write.index_rebase import rebase_hash_index
+
+            if any(e.index_type != HASH_INDEX for e in gone + clash):
+                raise CommitConflict("another writer changed the deletion vectors of the same bucket at the same "
+                                     "time; nothing was committed, run the write again")
+            others = ([a for a in added if a.index_type != HASH_INDEX],
+                      [d for d in deleted if d.index_type != HASH_INDEX])
+            added, deleted = rebase_hash_index(store, list(live.values()),
+                                               [a for a in added if a.index_type == HASH_INDEX], rebased)
+            added, deleted = added + others[0], deleted + others[1]
         for d in deleted:
             live.pop(d.identifier, None)
         for a in added:
@@ -273,9 +311,25 @@ class FileStoreCommit:
         return [e.as_delete() for e in live if e.index_type == DELETION_VECTORS_INDEX
                 and e.identifier not in already and (pred is None or pred(codec.from_bytes(e.partition)))]
 
-    def _cleanup(self, names: list[str]) -> None:
+    def _cleanup(self, names: list[str], index_files: list = ()) -> None:
         for n in names:
             self.table.io.delete(self.table.manifests.path(n))
+        if index_files:
+            from paimon_core.metadata.index_manifest import IndexStore
+
+            store = IndexStore(self.table.io, self.table.path)
+            for e in index_files:
+                store.delete_file(e)
+            index_files.clear()
+
+    def _drop_superseded_index(self, messages) -> None:
+        """After a rebased commit: the writer's own index files were replaced by rebased ones."""
+        from paimon_core.metadata.index_manifest import IndexStore
+
+        store = IndexStore(self.table.io, self.table.path)
+        for m in messages:
+            for e in m.new_index:
+                store.delete_file(e)
 
     def _base_metas(self, latest: Snapshot | None, written: list[str]) -> list[ManifestFileMeta]:
         """All data manifests of ``latest``; merged into fresh ones once they pile up."""

@@ -15,8 +15,10 @@ DEFAULT_SPARK_THRESHOLD = 1 << 30  # engine.spark-threshold: inputs above 1 GiB 
 class Engine(Protocol):
     name: str
 
-    def write(self, table, inputs: list, progress: Progress | None = None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs: list, progress: Progress | None = None, row_kind_column: str | None = None,
+              on_rows: Callable[[int], None] | None = None) -> list:
         """Write the rows of ``inputs`` (InputFile list) into new files; return CommitMessages.
+        ``on_rows(n)``: input rows read, called when the engine knows them (it may not).
         Must leave no files behind if it raises."""
         ...
 
@@ -50,9 +52,9 @@ class AutoEngine:
         self.chosen = "local"
         return LocalEngine()
 
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
         eng = self.pick(sum(f.size for f in inputs))
-        return eng.write(table, inputs, progress, row_kind_column=row_kind_column)
+        return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=on_rows)
 
     def compact(self, table, splits, full: bool = True, progress=None) -> list:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))

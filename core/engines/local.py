@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+from paimon_core.errors import SchemaMismatch
 from paimon_core.write.conform import conform_table, split_row_kinds
+from paimon_core.write.input_errors import InputRowError, row_position
 from paimon_core.write.input_files import read_batches
 
 
 class LocalEngine:
     name = "local"
 
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
         writer = table.new_writer()
         try:
             for f in inputs:
-                done = 0
+                done = offset = 0
                 for batch in read_batches(f, table.schema):
-                    batch, kinds = split_row_kinds(batch, row_kind_column)
-                    writer.write(conform_table(batch, table.schema), kinds)
+                    if on_rows:
+                        on_rows(batch.num_rows)
+                    try:
+                        batch, kinds = split_row_kinds(batch, row_kind_column)
+                        data = conform_table(batch, table.schema)
+                    except InputRowError as e:  # say where in the file, not where in the batch
+                        raise SchemaMismatch(f"{f.path}: {row_position(f.path, f.format, offset + e.row)}: "
+                                             f"{e.what}") from None
+                    offset += batch.num_rows
+                    writer.write(data, kinds)
                     if progress and f.size:
                         step = int(f.size * batch.num_rows / max(_rows_hint(f), 1))
                         step = min(step, f.size - done)

@@ -369,19 +369,22 @@ class SparkEngine:
         return messages
 
     # ---- ingest
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
+        """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed).
+        ``on_rows`` hears the input row count when every input is Parquet (known from metadata)."""
         if table.schema.core_options.bucket == -2:
             from paimon_core.errors import UnsupportedFeature
 
             raise UnsupportedFeature("postpone-bucket tables (bucket = -2) are written by the local engine only "
                                      "(use --engine local)")
-        """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed)."""
         from pyspark.sql import functions as F
 
         spark = self.spark
         pieces = plan_pieces(inputs, self.piece_bytes)
         if not pieces:
             return []
+        if on_rows and all(p.rows is not None for p in pieces):
+            on_rows(sum(p.rows for p in pieces))
         prefix = job_prefix(table)
         spec = T.TableSpec.of(table, prefix)
         max_seq = max_sequence_numbers(table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from paimon_core.commit import CommitMessage
 from paimon_core.errors import CorruptMetadata
+from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.mergetree.bucket_compaction import CompactResult, compact_messages
 from paimon_core.mergetree.levels import forces_level0_compaction, max_level
 from paimon_core.read.scan import check_not_expired
@@ -44,6 +45,8 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
         raise
     try:
         result = table.commit(messages, kind="COMPACT") if messages else None
+    except InterruptedAfterCommit:
+        raise  # the snapshot stands: its files stay
     except BaseException:
         table.discard(messages)
         raise

@@ -30,6 +30,7 @@ from paimon_core.data.types import (
     to_arrow_type,
 )
 from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
+from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
 
@@ -357,6 +358,7 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
             raise InvalidInput(f"no table at {table_path}")
         new = apply_changes(latest, changes, has_snapshot=snapshots.latest() is not None)
         if manager.commit(new):
+            record_commit(table_path, new.id, "schema")
             return new
         time.sleep(min(0.01 * (2 ** attempt), 0.5))
     raise CommitConflict(f"gave up changing the schema after {max_retries + 1} attempts: other writers kept "

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 from paimon_core.data.types import AtomicType, DataType, from_arrow_type, implicitly_castable, to_arrow_type
 from paimon_core.errors import SchemaMismatch
 from paimon_core.metadata.schema import TableSchema
+from paimon_core.write.input_errors import InputRowError
 
 _FAMILY = {
     "TINYINT": "num", "SMALLINT": "num", "INT": "num", "BIGINT": "num", "FLOAT": "num", "DOUBLE": "num",
@@ -75,7 +76,7 @@ def conform_table(data: pa.Table | pa.RecordBatch, schema: TableSchema) -> pa.Ta
             arr = conform_column(data.column(f.name), f.name, f.type)
             if not f.type.nullable and arr.null_count:
                 first = pc.index(pc.is_null(arr), True).as_py()
-                raise SchemaMismatch(f"column '{f.name}' is NOT NULL but row {first} of the input is null")
+                raise InputRowError(f"column '{f.name}' is NOT NULL but the value is null", first)
         else:
             arr = pa.nulls(data.num_rows, to_arrow_type(f.type))
         arrays.append(arr)
@@ -103,5 +104,6 @@ def split_row_kinds(data: pa.Table, column: str | None):
         bad = pc.is_null(idx)
     if pc.any(bad).as_py() or codes.null_count:
         first = pc.index(pc.fill_null(bad, True), True).as_py()
-        raise SchemaMismatch(f"row kind column '{column}': row {first} has '{raw[first].as_py()}', expected +I, -U, +U or -D")
+        raise InputRowError(f"row kind column '{column}' has '{raw[first].as_py()}', expected +I, -U, +U or -D",
+                            first)
     return data.drop_columns([column]), codes

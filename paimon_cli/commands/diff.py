@@ -60,10 +60,10 @@ def diff(
     per_snapshot: Annotated[bool, typer.Option("--per-snapshot", help="Tag each change with its snapshot id.")] = False,
     select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE.parquet",
-        help="Write the changes to Parquet. With the Spark engine (--engine spark, or auto above "
-             "engine.spark-threshold) the executors compute and write them, and FILE names a folder of "
-             "Parquet part files.")] = None,
+        "--out", metavar="FILE",
+        help="Write the changes to a file: .parquet, .csv, .json or .jsonl (JSON lines). With the Spark "
+             "engine (--engine spark, or auto above engine.spark-threshold) the executors compute and write "
+             "them, and FILE names a folder of Parquet part files.")] = None,
 ) -> None:
     """Changes between snapshot A (exclusive) and B (inclusive), first column _row_kind.
 
@@ -82,6 +82,10 @@ def diff(
     from paimon_cli.params import split_list
 
     state = get_state(ctx)
+    if out is not None:
+        from paimon_cli.outfile import out_format
+
+        out_format(out)  # refuse an unknown file type before computing anything
     tbl = state.table(table)
     a = resolve_point(tbl, start, "'--from'")
     b = resolve_point(tbl, end, "'--to'") if end is not None else (tbl.snapshots.latest_id() or 0)
@@ -92,14 +96,17 @@ def diff(
         if spark is not None:
             from paimon_core.engines.spark_sql import diff_dataframe
 
+            from paimon_cli.outfile import spark_out_format
+
+            spark_out_format(out)
             df = diff_dataframe(spark.spark, tbl, a, b, mode.value, per_snapshot, split_list(select) or None)
             write_spark_out(state, spark, df, out, "changes")
             return
     changes = run_diff(tbl, a, b, mode.value, per_snapshot, split_list(select) or None)
     if out is not None:
-        import pyarrow.parquet as pq
+        from paimon_cli.outfile import write_out
 
-        pq.write_table(changes, out)
+        write_out(changes.to_batches(max_chunksize=65_536), changes.schema, out)
         state.out.record({"file": str(out), "rows": changes.num_rows}, f"wrote {changes.num_rows} changes to {out}")
         return
     from paimon_cli.convert import arrow_rows, is_numeric

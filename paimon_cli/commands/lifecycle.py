@@ -37,12 +37,19 @@ DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the plan; dele
 
 # ---------------------------------------------------------------- helpers
 def parse_duration(text: str | None, flag: str) -> int | None:
-    """``30m`` / ``12h`` / ``7d`` -> milliseconds; a bad value is a usage error."""
+    """``30m`` / ``12h`` / ``7d`` -> milliseconds; a bad value is a usage error. A bare number
+    is refused: these commands delete, and whether ``7`` means days or milliseconds (as in a
+    Paimon option) is not something to guess."""
     if text is None:
         return None
+    import re
+
     from paimon_core.errors import PaimonError
     from paimon_core.options import parse_duration_ms
 
+    if re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", text):
+        raise typer.BadParameter(f"'{text}' has no unit: write e.g. {text.strip()}d, {text.strip()}h, "
+                                 f"{text.strip()}m, {text.strip()}s or {text.strip()}ms", param_hint=flag)
     try:
         ms = parse_duration_ms(text)
     except PaimonError as e:

@@ -56,10 +56,17 @@ def sql(
       paimon sql 'SELECT _row_kind, count(*) FROM `demo.t$diff=1..3` GROUP BY 1'
       paimon sql "SELECT * FROM demo.events" --out events_dir
     """
-    from paimon_core.engines.spark_sql import sql as run_sql
+    from paimon_core.engines.spark_sql import user_errors
 
     state = get_state(ctx)
     engine = spark_engine(state)
+    with user_errors():
+        _run(state, engine, query, limit, out)
+
+
+def _run(state, engine, query: str, limit: int | None, out: str | None) -> None:
+    from paimon_core.engines.spark_sql import sql as run_sql
+
     df = run_sql(engine.spark, state.catalog, query)
     if limit is not None:
         df = df.limit(limit)
