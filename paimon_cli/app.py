@@ -164,6 +164,7 @@ def _register() -> None:
         consumer,
         demo,
         diff,
+        doctor,
         ingest,
         inspect,
         lifecycle,
@@ -175,7 +176,7 @@ def _register() -> None:
     )
 
     for module in (tables, catalog, alter, ingest, read, stream, compact, diff, sql, inspect, lifecycle, consumer, use,
-                   demo):
+                   doctor, demo):
         app.add_typer(module.app)
 
 

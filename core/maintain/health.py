@@ -204,7 +204,13 @@ def _held(reader: RefReader, latest, older) -> tuple[int, int]:
 
 
 def _mb(n: int) -> str:
-    return f"{n / 1024 / 1024:.0f} MB" if n >= 1024 * 1024 else f"{n} B"
+    """Bytes in binary units, one decimal unless whole: 32 MiB, 1.5 KiB, 700 B."""
+    value, unit = float(n), "B"
+    for u in ("KiB", "MiB", "GiB", "TiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, u
+    return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
 
 
 def _duration(ms: int) -> str:
