@@ -65,8 +65,9 @@ def _render(h) -> None:
     kind = "primary key" if h.primary_key else "append"
     mode = {-1: "dynamic buckets", -2: "postpone buckets"}.get(h.bucket_mode, f"{h.bucket_mode} bucket(s)")
     levels = f", {h.num_levels} levels" if h.num_levels else ""
-    head = Text.assemble((f"{h.files}", "bold"), " files  ", (_size(h.bytes), "bold"), "  ",
-                         (f"{h.rows}", "bold"), " rows  ", (f"{h.small_files}", "bold"), " small")
+    head = Text.assemble((f"{h.files}", "bold"), " file" if h.files == 1 else " files", "  ",
+                         (_size(h.bytes), "bold"), "  ", (f"{h.rows}", "bold"), " rows  ",
+                         (f"{h.small_files}", "bold"), " small")
     if h.primary_key:
         head.append_text(Text.assemble("  ", (f"{h.level0_rows}", "bold"), " rows in L0"))
     if h.postpone_rows:
