@@ -309,7 +309,7 @@ def table_health(table, now_ms: int | None = None, thresholds: Thresholds | None
     older = [s for i, s in snaps.items() if latest is not None and i != latest.id] + list(tagged.values())
     held_files, held_bytes = _held(reader, latest, older)
     try:
-        plan = plan_orphans(table, thresholds.orphan_age_ms, now_ms)
+        plan = plan_orphans(table, thresholds.orphan_age_ms, now_ms, reader)  # reuses the refs read above
         orphans, orphan_bytes, note = len(plan.files), plan.total_bytes, None
     except PaimonError as e:
         orphans, orphan_bytes, note = None, None, str(e)
