@@ -87,7 +87,8 @@ def _render(h) -> None:
         grid.add_column("size", justify="right", no_wrap=True)
         grid.add_column("rows", justify="right", no_wrap=True)
         for b in shown:
-            where = f"{b.partition or '-'}/{'postpone' if b.bucket == -2 else b.bucket}"
+            bucket = "postpone" if b.bucket == -2 else b.bucket
+            where = f"{b.partition}/{bucket}" if b.partition else f"bucket {bucket}"
             note = []
             if b.sorted_runs is not None:
                 style = "bold red" if b.sorted_runs >= h.thresholds.runs_trigger else "green"
@@ -133,11 +134,10 @@ def _render(h) -> None:
     advice.add_column(overflow="fold")
     for f in h.findings:
         mark = Text("!", style="bold red") if f.level == "warn" else Text("✓", style="green")
-        body = Text.assemble((f.topic, "bold"), ": ", f.text)
+        advice.add_row(mark, Text.assemble((f.topic, "bold"), ": ", f.text))
         if f.command:
-            body.append_text(Text.assemble("\n", ("→ run ", "dim"), (f"{f.command} -t {h.table}", "bold cyan")))
-        body.append_text(Text(f"\n  threshold: {f.threshold}", style="dim"))
-        advice.add_row(mark, body)
+            advice.add_row("", Text.assemble(("→ run ", "dim"), (f"{f.command} -t {h.table}", "bold cyan")))
+        advice.add_row("", Text(f"threshold: {f.threshold}", style="dim"))
     warn = sum(f.level == "warn" for f in h.findings)
     title = f"findings: {warn} to act on" if warn else "findings: all good"
     console.print(Panel(advice, title=title, box=box.ROUNDED, expand=True,
