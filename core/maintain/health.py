@@ -9,11 +9,13 @@ the latest snapshot's scan read) and returns a :class:`TableHealth`:
   tables only), small files, rows waiting in level 0; rows waiting in ``bucket-postpone``
   (bucket = -2 tables), which batch reads do not see until a compaction;
 * the deletion-vector ratio: rows marked deleted by the latest snapshot's ``DELETION_VECTORS``
-  index entries over the rows of the live data files (``None`` when the table has no deletion
-  vectors, or a vector's cardinality is not recorded);
+  index entries (the cardinality of each range) over the rows of the live data files (``None``
+  when the table has no deletion vectors, or a vector's cardinality is not recorded);
 * snapshots (count, ages, how many ``expire`` with the table's settings would remove), tags, the
-  bytes of files that only older snapshots or tags still use, and orphan files (the
-  remove-orphans planner, dry run, with its one-day default).
+  files (data, changelog, index) that only older snapshots or tags still use, and orphan files
+  (the remove-orphans planner, dry run, with its one-day default; it reuses the references
+  read here, so a file committed after that read counts as unreferenced, but it is younger
+  than the cut-off and so never an orphan).
 
 Every :class:`Finding` names its threshold, so the advice can be checked by a reader.
 """
@@ -154,12 +156,16 @@ def _bucket_health(table, partition: str, bucket: int, entries, pk: bool, small:
 
 
 def _deletion_vectors(table, snapshot, rows: int) -> tuple[int | None, float | None]:
+    """(deleted rows, ratio); a table with ``deletion-vectors.enabled`` and no vector yet is 0,
+    any other table without vectors is None (n/a)."""
+    enabled = str(table.schema.options.get("deletion-vectors.enabled", "false")).lower() == "true"
+    none = (0, 0.0) if enabled and snapshot is not None else (None, None)
     if snapshot is None or not snapshot.index_manifest:
-        return None, None
+        return none
     entries = [e for e in IndexStore(table.io, table.path).read_manifest(snapshot.index_manifest)
                if e.index_type == DELETION_VECTORS_INDEX]
     if not entries:
-        return None, None
+        return none
     deleted = 0
     for e in entries:
         for r in e.dv_ranges or ():

@@ -157,3 +157,40 @@ def test_empty_table_and_json_dict(catalog):
     assert h.snapshot_id is None and h.buckets == () and h.snapshots.count == 0 and h.held_bytes == 0
     d = h.to_dict()
     assert d["table"] == "db.em" and d["findings"] and d["snapshots"]["count"] == 0
+
+
+def _with_deletion_vectors(t, cardinalities):
+    """Commit a snapshot whose index manifest marks ``cardinalities[i]`` rows deleted in the i-th
+    live data file (the layout of Paimon's DELETION_VECTORS index entries: one index file per
+    bucket, a (data file, offset, length, cardinality) range per vector)."""
+    from dataclasses import replace
+
+    from paimon_core.metadata.index_manifest import IndexEntry, IndexStore
+    from paimon_core.metadata.manifest import ADD
+    from paimon_core.read.scan import live_entries
+
+    latest = t.snapshots.latest()
+    files = live_entries(t.manifests, latest)
+    store = IndexStore(t.io, t.path)
+    blob = b"\0" * 64
+    t.io.write_bytes(os.path.join(t.path, "index", "index-dv-0"), blob)
+    ranges = tuple((e.file.file_name, 8 * i, 8, c) for i, (e, c) in enumerate(zip(files, cardinalities)))
+    entry = IndexEntry(ADD, files[0].partition, files[0].bucket, "DELETION_VECTORS", "index-dv-0", len(blob),
+                       len(ranges), ranges)
+    name = store.write_manifest([entry])
+    snap = replace(latest, id=latest.id + 1, index_manifest=name, commit_kind="COMPACT")
+    assert t.snapshots.try_commit(snap)
+
+
+def test_deletion_vector_ratio(catalog):
+    t = make_table(catalog, "db.dv", True, {"bucket": "1"})
+    for i in range(2):
+        t.write_arrow(batch(t, range(i * 50, i * 50 + 50), f"w{i}"))  # two files of 50 rows
+    assert table_health(t, now_ms=FAR_FUTURE).dv_ratio is None  # no deletion vectors: n/a
+    _with_deletion_vectors(t, [15, 10])
+    h = table_health(t, now_ms=FAR_FUTURE)
+    assert h.rows == 100 and h.dv_deleted_rows == 25 and h.dv_ratio == 0.25
+    f = _finding(h, "deletion vectors")
+    assert f.level == "warn" and f.command == "paimon compact --level-max" and "20%" in f.threshold
+    _with_deletion_vectors(t, [5, None])  # a cardinality not recorded: the ratio is unknown, not a guess
+    assert table_health(t, now_ms=FAR_FUTURE).dv_ratio is None
