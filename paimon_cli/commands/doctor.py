@@ -147,7 +147,7 @@ def _render(h) -> None:
 @app.command("doctor")
 def doctor(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", show_default=False,
+    name: Annotated[str | None, typer.Argument(metavar="DB.TABLE", show_default=False,
                                                help="The table (or give -t; default: the configured table).")] = None,
     table: TableOpt = None,
 ) -> None:
