@@ -216,6 +216,7 @@ def _register() -> None:
         delete,
         demo,
         diff,
+        doctor,
         ingest,
         inspect,
         lifecycle,
@@ -227,7 +228,7 @@ def _register() -> None:
     )
 
     for module in (tables, catalog, alter, ingest, read, stream, compact, delete, diff, sql, inspect, lifecycle,
-                   consumer, use, demo):
+                   consumer, use, doctor, demo):
         app.add_typer(module.app)
 
 
