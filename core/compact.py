@@ -53,7 +53,7 @@ def _merge_files(table, split: DataSplit, files) -> pa.Table:
     reader = TableRead(table)
     parts = [reader._read_file(split, f, True) for f in files]
     data = pa.concat_tables(parts)
-    engine = MergeEngine(table.schema.options, table.schema.trimmed_primary_keys, table.schema.field_names)
+    engine = MergeEngine.for_schema(table.schema)
     return engine.merge(data)
 
 

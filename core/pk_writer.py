@@ -153,7 +153,7 @@ class KeyValueWriter:
         self.bucket_keys = schema.bucket_keys
         self.bucket_types = schema.types_of(self.bucket_keys)
         self.buffer_limit = opts.get("write-buffer-size")
-        self.merge = MergeEngine(schema.options, schema.trimmed_primary_keys, schema.field_names)
+        self.merge = MergeEngine.for_schema(schema)
         self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0

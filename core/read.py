@@ -57,7 +57,7 @@ class TableRead:
         self.read_columns = [n for n in self.schema.field_names if n in needed]
         self.is_pk = bool(self.schema.primary_keys)
         if self.is_pk:
-            from paimon_core.merge_function import sequence_fields, sequence_groups
+            from paimon_core.merge_options import sequence_fields, sequence_groups
 
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}
@@ -115,7 +115,7 @@ class TableRead:
         parts = [self._read_file(split, f, True) for f in split.files]
         if not parts:
             return self._empty()
-        engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)
+        engine = MergeEngine.for_schema(self.schema, self.read_columns)
         merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
         return merged.drop_columns([SEQ, KIND])
 

@@ -228,12 +228,9 @@ class Schema:
         if bucket == -2:
             raise InvalidInput("postpone buckets (bucket = -2) are not supported")
         if self.primary_keys:
-            from paimon_core.merge_function import MergeEngine, sequence_fields
+            from paimon_core.merge_options import validate_merge_options
 
-            for f in sequence_fields(options):
-                if f not in names:
-                    raise InvalidInput(f"sequence.field column '{f}' is not a column")
-            MergeEngine(options, [k for k in self.primary_keys if k not in self.partition_keys], names)
+            validate_merge_options(options, types, self.primary_keys, self.partition_keys)
         elif any(k in options for k in ("merge-engine", "sequence.field")):
             raise InvalidInput("merge-engine and sequence.field need a primary key (--primary-key)")
         if "bucket" not in options:
