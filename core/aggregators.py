@@ -240,7 +240,8 @@ def _numeric_sum_or_product(inp: AggInput, product: bool) -> pa.Array:
     if not product:
         x = np.where(inp.retract[rows], -x, x)
     ufunc = np.multiply if product else np.add
-    acc, has = fold_groups(g, x, count, lambda a, b: (ufunc(a, b), True), accumulate=ufunc)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN results are values, as in Java
+        acc, has = fold_groups(g, x, count, lambda a, b: (ufunc(a, b), True), accumulate=ufunc)
     return _with_mask(acc, has, t)
 
 
@@ -305,7 +306,8 @@ def _decimal_product(inp: AggInput, rows: np.ndarray, g: np.ndarray) -> pa.Array
     def step(a, b):
         prod = a * b
         neg = prod < 0
-        q, r = np.divmod(np.abs(prod), scale)
+        magnitude = np.abs(prod)
+        q, r = magnitude // scale, magnitude % scale
         q = q + (2 * r >= scale).astype(object)
         q = np.where(neg, -q, q)
         return q, (np.abs(q) < limit).astype(bool)

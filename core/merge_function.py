@@ -30,6 +30,7 @@ from paimon_core.merge_options import ENGINES, MergeOptions, sequence_fields, se
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
+_LEVEL = "__level"  # a record's LSM level while a lookup table merges (never stored)
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
 KIND_NAMES = {"+I": INSERT, "-U": UPDATE_BEFORE, "+U": UPDATE_AFTER, "-D": DELETE}
 
@@ -124,6 +125,10 @@ class MergeEngine:
                 if problem:
                     raise InvalidInput(problem)
                 self.funcs[c] = f
+        # Java wraps the merge function of lookup tables (changelog-producer=lookup) in its
+        # LookupMergeFunction: of a key's records above level 0 only the latest counts, since a
+        # lookup compaction already merged the older ones into it (first-row is not wrapped)
+        self.lookup = options.get("changelog-producer") == "lookup" and self.engine != "first-row"
 
     @classmethod
     def for_schema(cls, schema, columns: list[str] | None = None) -> MergeEngine:
@@ -131,15 +136,26 @@ class MergeEngine:
         names = list(columns) if columns is not None else list(schema.field_names)
         return cls(schema.options, schema.trimmed_primary_keys, names, {f.name: f.type for f in schema.fields})
 
-    def merge(self, data: pa.Table, drop_retracts: bool = False) -> pa.Table:
+    def merge(self, data: pa.Table, drop_retracts: bool = False, levels: np.ndarray | None = None,
+              merge_singles: bool = False) -> pa.Table:
         """``data``: records of one bucket in any order. Returns one record per key, sorted by key;
-        with ``drop_retracts`` keys whose result is a retraction are left out (what readers want)."""
+        with ``drop_retracts`` keys whose result is a retraction are left out (what readers want).
+
+        ``levels`` (the LSM level of each record) matters to lookup tables only, whose merge keeps
+        just the latest record above level 0 of each key (Java's LookupMergeFunction).
+        ``merge_singles``: merge keys with a single record too (Java's lookup compaction of
+        level-0 files does); otherwise such a record passes through as stored."""
         if data.num_rows == 0:
             return data
-        fast = self._merge_numeric_keys(data, drop_retracts)
-        if fast is not None:
-            return fast
-        merged = self._merge(data)
+        if not (self.lookup and self.engine in ("partial-update", "aggregation")):
+            levels, merge_singles = None, False  # neither changes what the other engines keep
+        if levels is None:
+            fast = self._merge_numeric_keys(data, drop_retracts)
+            if fast is not None:
+                return fast
+        else:
+            data = data.append_column(_LEVEL, pa.array(np.asarray(levels, dtype=np.int32)))
+        merged = self._merge(data, merge_singles)
         if drop_retracts:
             merged = merged.filter(pc.invert(is_retract(merged.column(KIND))))
         return merged
@@ -176,31 +192,40 @@ class MergeEngine:
                 sel = sel[~retract[sel]]
         return data.take(pa.array(sel))
 
-    def _merge(self, data: pa.Table) -> pa.Table:
+    def _merge(self, data: pa.Table, merge_singles: bool = False) -> pa.Table:
         if self.ignore_delete:
             data = data.filter(pc.invert(is_retract(data.column(KIND))))
         data = sort_by_key_and_sequence(data, self.keys, self.sequence_fields, self.sequence_descending)
         if self.engine == "first-row":
             data = data.filter(pc.invert(is_retract(data.column(KIND))))
+        groups = Groups.of_sorted(data, self.keys)
+        if _LEVEL in data.column_names:
+            high = data.column(_LEVEL).to_numpy() > 0
+            latest = groups.last_where(high)
+            keep = ~high | (np.arange(data.num_rows) == latest[groups.gid])
+            data = data.drop_columns([_LEVEL])
+            if not keep.all():
+                data = data.filter(pa.array(keep))
+                groups = Groups.of_sorted(data, self.keys)
         if data.num_rows == 0:
             return data
-        groups = Groups.of_sorted(data, self.keys)
         if self.engine == "deduplicate":
             return data.take(pa.array(groups.last_where()))
         if self.engine == "first-row":
             return data.take(pa.array(groups.first_where()))
-        if groups.count == data.num_rows:  # one record per key: nothing to merge
+        if groups.count == data.num_rows and not merge_singles:  # one record per key: nothing to merge
             return data
+        merged = np.ones(groups.count, dtype=bool) if merge_singles else groups.sizes > 1
         if self.engine == "partial-update":
-            return self._partial_update(data, groups)
-        return self._aggregate(data, groups)
+            return self._partial_update(data, groups, merged)
+        return self._aggregate(data, groups, merged)
 
     # ---- assembling one record per key
-    def _assemble(self, data: pa.Table, groups: Groups, merged: dict, kinds: np.ndarray) -> pa.Table:
-        """One row per group: ``merged`` values (arrays per group) for keys with two or more
-        records; keys with one record keep their stored row, kind and sequence number."""
+    def _assemble(self, data: pa.Table, groups: Groups, multi: np.ndarray, merged: dict,
+                  kinds: np.ndarray) -> pa.Table:
+        """One row per group: ``merged`` values (arrays per group) for the groups ``multi``
+        marks; the others (keys with one record) keep their stored row, kind and sequence."""
         starts = groups.starts
-        multi = groups.sizes > 1
         seq = data.column(SEQ).to_numpy()
         stored_kind = data.column(KIND).to_numpy()
         seq_max = np.maximum.reduceat(seq, starts)
@@ -222,28 +247,28 @@ class MergeEngine:
         return pa.Table.from_arrays(cols, schema=data.schema)
 
     # ---- aggregation
-    def _aggregate(self, data: pa.Table, groups: Groups) -> pa.Table:
+    def _aggregate(self, data: pa.Table, groups: Groups, multi: np.ndarray) -> pa.Table:
         """Per-field aggregation in sequence order (``aggregators``). -U/-D records retract
         (sum subtracts, last_value clears, last_non_null_value clears when the retracted value
         is not null); other functions refuse retraction unless ``fields.F.ignore-retract``,
         which drops the retractions from that field. Merged records are inserts (Java 0.9)."""
         kind = data.column(KIND).to_numpy()
         retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
-        multi_rows = (groups.sizes > 1)[groups.gid]
+        multi_rows = multi[groups.gid]
         merged = {}
         for c in self.values:
             rows = multi_rows & ~(retract & self.mo.ignore_retract(c))
             inp = AggInput(_column(data, c), groups, rows, retract & rows, c, self.options)
             merged[c] = aggregators.aggregate(self.funcs[c], inp)
-        return self._assemble(data, groups, merged, np.full(groups.count, INSERT, np.int8))
+        return self._assemble(data, groups, multi, merged, np.full(groups.count, INSERT, np.int8))
 
     # ---- partial-update
-    def _partial_update(self, data: pa.Table, groups: Groups) -> pa.Table:
+    def _partial_update(self, data: pa.Table, groups: Groups, multi: np.ndarray) -> pa.Table:
         """Non-null fields of later records overwrite (fields with an aggregate function fold
         it instead); sequence groups decide their fields by their own sequence fields."""
         kind = data.column(KIND).to_numpy()
         retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
-        multi_rows = (groups.sizes > 1)[groups.gid]
+        multi_rows = multi[groups.gid]
         active = ~retract  # records whose values update the fields outside sequence groups
         kinds = np.full(groups.count, INSERT, np.int8)
         if not self.sequence_groups and (retract & multi_rows).any():
@@ -272,7 +297,7 @@ class MergeEngine:
                 merged[c] = take_rows(col, groups.last_where(active & _valid(col)))
         for seqs, fields in self.sequence_groups:
             self._sequence_group(data, groups, retract & multi_rows, multi_rows, seqs, fields, merged)
-        return self._assemble(data, groups, merged, kinds)
+        return self._assemble(data, groups, multi, merged, kinds)
 
     def _sequence_group(self, data: pa.Table, groups: Groups, retract: np.ndarray, multi_rows: np.ndarray,
                         seqs: list[str], fields: list[str], merged: dict) -> None:

@@ -253,18 +253,20 @@ class KeyValueWriter:
         return list(split.files) if split else []
 
     def _bucket_state(self, partition: tuple, bucket: int, buf, extra: pa.Table | None = None) -> pa.Table:
-        from paimon_core.read import TableRead
+        from paimon_core.read import TableRead, file_levels
         from paimon_core.scan import DataSplit
 
         files = self._bucket_files(partition, bucket) + buf.files
         split = DataSplit(partition, b"", bucket, self.num_buckets, tuple(files))
         reader = TableRead(self.table)
         parts = [reader._read_file(split, f, True) for f in files]
+        levels = file_levels(files, parts)
         if extra is not None:
             parts.append(extra.select(parts[0].column_names) if parts else extra)
+            levels = np.r_[levels, np.zeros(extra.num_rows, np.int32)]
         if not parts:
             return None
-        state = self.merge.merge(pa.concat_tables(parts))
+        state = self.merge.merge(pa.concat_tables(parts), levels=levels)
         return state.filter(pc.invert(is_retract(state.column(KIND))))
 
     def _lookup_changelog(self, partition, bucket, buf, old_state, data: pa.Table) -> list[DataFileMeta]:

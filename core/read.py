@@ -45,6 +45,13 @@ def _ordered_parallel(fn, items, window: int):
             yield pending.popleft().result()
 
 
+def file_levels(files, parts: list[pa.Table]):
+    """The LSM level of every record of ``parts`` (one table per file of ``files``)."""
+    import numpy as np
+
+    return np.repeat(np.array([f.level for f in files], dtype=np.int32), [p.num_rows for p in parts])
+
+
 class TableRead:
     def __init__(self, table, columns: list[str] | None = None, predicate: Predicate | None = None):
         self.table = table
@@ -116,7 +123,7 @@ class TableRead:
         if not parts:
             return self._empty()
         engine = MergeEngine.for_schema(self.schema, self.read_columns)
-        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
+        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True, levels=file_levels(split.files, parts))
         return merged.drop_columns([SEQ, KIND])
 
     # ---- many splits
