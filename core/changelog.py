@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.merge_function import DELETE, INSERT, KIND, UPDATE_AFTER, UPDATE_BEFORE
+from paimon_core.value_keys import values_equal
 
 _OLD, _NEW = "__old", "__new"
 
@@ -48,8 +49,11 @@ def changes(old: pa.Table, new: pa.Table, keys: list[str], drop_unchanged: bool 
         same = None
         for c in values:
             a, b = old_rows.column(c), new_rows.column(c)
-            eq = pc.or_kleene(pc.equal(a, b), pc.and_(pc.is_null(a), pc.is_null(b)))
-            eq = pc.fill_null(eq, False)
+            if pa.types.is_nested(a.type):  # no Arrow comparison kernel: compare value keys
+                eq = values_equal(a, b)
+            else:
+                eq = pc.or_kleene(pc.equal(a, b), pc.and_(pc.is_null(a), pc.is_null(b)))
+                eq = pc.fill_null(eq, False)
             same = eq if same is None else pc.and_(same, eq)
         keep = pc.invert(same)
         old_rows, new_rows = old_rows.filter(keep), new_rows.filter(keep)

@@ -26,7 +26,7 @@ from paimon_core.commit import CommitMessage
 from paimon_core.data_file import ParquetFileWriter
 from paimon_core.errors import PaimonError
 from paimon_core.manifest import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_core.merge_function import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
+from paimon_core.merge_function import INSERT, KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
 from paimon_core.stats import StatsCollector
 from paimon_core.types import to_arrow_type
 from paimon_core.values import internal_values
@@ -282,11 +282,21 @@ class KeyValueWriter:
         new = rows_with_keys(new, data, keys)
         dedupe = self.schema.options.get("changelog-producer.row-deduplicate", "false") == "true"
         log = changes(old, new, keys, drop_unchanged=dedupe)
+        if self.schema.options.get("merge-engine") == "first-row":
+            # first-row never changes a stored row: Java's changelog holds the +I of new keys only
+            log = log.filter(pc.equal(log.column(KIND), INSERT))
         if log.num_rows == 0:
             return []
         seq_max = pc.max(data.column(SEQ)).as_py()
         log = log.append_column(SEQ, pa.array(np.arange(seq_max - log.num_rows + 1, seq_max + 1, dtype=np.int64)))
-        return buf.writer.write_run(log, changelog=True)
+        # Java produces this changelog in the lookup compaction and files it at the compaction's
+        # output level; its readers skip level-0 files of first-row tables, changelog included
+        level = 0
+        if self.schema.options.get("merge-engine") == "first-row":
+            from paimon_core.compact import max_level
+
+            level = max_level(self.table)
+        return buf.writer.write_run(log, level=level, changelog=True)
 
     def prepare_commit(self) -> list[CommitMessage]:
         self.flush()

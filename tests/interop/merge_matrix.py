@@ -153,7 +153,7 @@ TABLES: dict[str, tuple[dict, str, tuple[str, ...]]] = {
         **_funcs(ti="sum", si="sum", i="sum", bi="sum", f="sum", d="sum", dec10="sum", dec18="sum", dec38="sum",
                  b="bool_and", c="max", vc="listagg", s="listagg", bin="min", vbin="max", byt="last_non_null_value",
                  dt="max", tm="min", tm3="max", arr="collect", arr_s="collect", mp="merge_map",
-                 rw="last_value", nrw="first_non_null_value", arw="nested_update"),
+                 rw="last_value", nrw="first_not_null_value", arw="nested_update"),
         **_TS_AGG, **_LTZ_AGG,
         "fields.vc.list-agg-delimiter": "|", "fields.arr_s.distinct": "true", "fields.arw.nested-key": "k",
         **{f"fields.{c}.ignore-retract": "true" for c in (
@@ -165,7 +165,7 @@ TABLES: dict[str, tuple[dict, str, tuple[str, ...]]] = {
         **_funcs(ti="product", si="product", i="product", bi="product", f="product", d="product",
                  dec10="product", dec18="product", dec38="product", b="bool_or", c="min", vc="max", s="min",
                  bin="max", vbin="min", byt="first_value", dt="min", tm="max", arr="collect", arr_s="collect",
-                 mp="last_value", mp2="merge_map", rw="first_value", arw="nested_update", g1="first_not_null_value"),
+                 mp="last_value", mp2="merge_map", rw="first_value", arw="nested_update"),
         **{k: ("min" if v == "max" else "max") for k, v in {**_TS_AGG, **_LTZ_AGG}.items()},
         "fields.arr.distinct": "true",
     }, "update", ("arr",)),
