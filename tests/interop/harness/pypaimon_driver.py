@@ -250,8 +250,6 @@ def _table(req: dict):
 def op_read(req: dict) -> dict:
     table = _table(req)
     rb = table.new_read_builder()
-    if req.get("columns"):
-        rb = rb.with_projection(list(req["columns"]))
     splits = rb.new_scan().plan().splits()
     try:  # ask for row kinds (a TableRead argument that the public ReadBuilder does not expose)
         from pypaimon.read.table_read import TableRead
@@ -262,8 +260,6 @@ def op_read(req: dict) -> dict:
     data = read.to_arrow(splits)
     types = {f.name: str(f.type) for f in table.fields}
     rows = canonical.rows_from_arrow(data, types) if data is not None else []
-    if req.get("columns"):  # only the projected columns (older pypaimon versions return more)
-        rows = [{k: v for k, v in r.items() if k in req["columns"] or k == ROW_KIND} for r in rows]
     return {"rows": rows, "row_count": len(rows), "splits": len(splits)}
 
 
