@@ -36,13 +36,13 @@ from paimon_core.value_keys import equality_keys
 NUMERIC = ["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)", "DECIMAL(38, 4)"]
 COMPARABLE = NUMERIC + ["CHAR(3)", "VARCHAR(5)", "STRING", "BINARY(2)", "VARBINARY(4)", "BYTES", "DATE", "TIME",
                         "TIMESTAMP(3)", "TIMESTAMP(9)", "TIMESTAMP(6) WITH LOCAL TIME ZONE"]
-OTHERS = ["BOOLEAN", "ARRAY<INT>", "ARRAY<ROW<k INT, v STRING>>", "MAP<STRING, INT>", "ROW<a INT, b STRING>",
-          "ROW<x INT, r ROW<y STRING>>"]
+OTHERS = ["BOOLEAN", "ARRAY<INT>", "ARRAY<ROW<k INT, v STRING>>", "MAP<STRING, INT>", "MULTISET<STRING>",
+          "ROW<a INT, b STRING>", "ROW<x INT, r ROW<y STRING>>"]
 ALL_TYPES = COMPARABLE + OTHERS
 # Java 0.9: sum/product switch on the numeric roots; max/min call InternalRowUtils.compare
 # (numeric, DECIMAL, CHAR/VARCHAR, BINARY/VARBINARY, DATE, TIME, TIMESTAMP[_LTZ]); bool_* on
 # BOOLEAN; listagg on VARCHAR only; collect needs an ArrayType, merge_map a MapType,
-# nested_update an ARRAY<ROW>; first_*/last_* take anything.
+# nested_update an ARRAY<ROW> (a MULTISET is no MapType); first_*/last_* take anything.
 ACCEPTS = {
     "sum": NUMERIC, "product": NUMERIC, "max": COMPARABLE, "min": COMPARABLE,
     "bool_and": ["BOOLEAN"], "bool_or": ["BOOLEAN"], "listagg": ["VARCHAR(5)", "STRING"],
@@ -504,3 +504,22 @@ def test_equality_keys_equal_exactly_when_values_are(values):
     for i in range(len(values)):
         for j in range(len(values)):
             assert (rkeys[i] == rkeys[j]) == (pyrows[i] == pyrows[j])
+
+
+def test_multiset_columns_take_maps_of_counts(tmp_path):
+    """Arrow has no multiset: input maps from element to an integer count fill MULTISET columns;
+    a NULL count is refused by name."""
+    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.errors import SchemaMismatch
+
+    t = FileSystemCatalog(str(tmp_path)).create_table("db.m", Schema(
+        Schema.parse_columns("k INT NOT NULL, m MULTISET<STRING>"), (), ("k",),
+        {"bucket": "1", "merge-engine": "partial-update"}))
+    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()),
+                            "m": pa.array([[("a", 2)], None], pa.map_(pa.string(), pa.int64()))}))
+    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()),
+                            "m": pa.array([None, [("b", 1)]], pa.map_(pa.string(), pa.int8()))}))
+    assert t.read().to_pylist() == [{"k": 1, "m": [("a", 2)]}, {"k": 2, "m": [("b", 1)]}]
+    with pytest.raises(SchemaMismatch, match="column 'm': a MULTISET count is NULL"):
+        t.write_arrow(pa.table({"k": pa.array([3], pa.int32()),
+                                "m": pa.array([[("c", None)]], pa.map_(pa.string(), pa.int32()))}))

@@ -1,8 +1,8 @@
 """Primary-key tables against a plain dict model: random upserts and deletes in random commits,
 for every merge engine, checked at every snapshot (time travel included). The two value columns
 get types drawn from every type we support (integers, FLOAT/DOUBLE, compact and wide DECIMAL,
-BOOLEAN, strings, binaries, DATE, TIME, TIMESTAMP(0-9), TIMESTAMP_LTZ(0-9), ARRAY, MAP, ROW,
-nested ROW, ARRAY<ROW>), NULLs included. A tiny write buffer makes one commit spill into several
+BOOLEAN, strings, binaries, DATE, TIME, TIMESTAMP(0-9), TIMESTAMP_LTZ(0-9), ARRAY, MAP, MULTISET,
+ROW, nested ROW, ARRAY<ROW>), NULLs included. A tiny write buffer makes one commit spill into several
 level-0 sorted runs. Values are canonical JSON (tests/interop/harness/canonical.py), so the
 model compares exactly what a reader sees."""
 
@@ -70,6 +70,9 @@ TYPES = {
                                          max_size=3), "merge_map"),
     "MAP<INT, ARRAY<STRING>>": (st.dictionaries(st.integers(0, 3).map(str), st.one_of(
         st.none(), st.lists(st.sampled_from("xy"), max_size=2)), max_size=2), "merge_map"),
+    "MULTISET<STRING>": (st.dictionaries(st.sampled_from(["a", "b", "é"]), st.integers(1, 3), max_size=3),
+                         "last_non_null_value"),
+    "MULTISET<INT>": (st.dictionaries(st.integers(-2, 2).map(str), st.integers(1, 3), max_size=2), "first_non_null_value"),
     "ROW<a INT, b STRING>": (_ROW, "last_non_null_value"),
     "ROW<x INT, r ROW<a INT, b STRING>>": (st.fixed_dictionaries({"x": st.one_of(st.none(), st.integers(0, 9)),
                                                                   "r": st.one_of(st.none(), _ROW)}),
