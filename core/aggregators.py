@@ -365,11 +365,21 @@ def _elements(inp: AggInput) -> tuple[np.ndarray, pa.Array, np.ndarray]:
     return rows, lists.flatten(), np.repeat(inp.groups.gid[rows], lengths)
 
 
-def _keep_first_or_last(keys: pa.Array, groups: np.ndarray, last: bool) -> np.ndarray:
-    """Indices (ascending) of the first (last) occurrence of each (group, key)."""
+def _keep_first_or_last(keys: pa.Array, groups: np.ndarray, last: bool, raw: np.ndarray | None = None) -> np.ndarray:
+    """Indices (ascending) of the first (last) occurrence of each (group, key); elements whose
+    group is in ``raw`` (bool per group) are all kept."""
     t = pa.table({"g": pa.array(groups, pa.int64()), "k": keys, "i": pa.array(np.arange(len(groups)))})
     agg = t.group_by(["g", "k"], use_threads=False).aggregate([("i", "max" if last else "min")])
-    return np.sort(agg.column(2).to_numpy())
+    keep = agg.column(2).to_numpy()
+    if raw is not None and raw.any():
+        keep = np.union1d(keep, np.flatnonzero(raw[groups]))
+    return np.sort(keep)
+
+
+def _single_value(inp: AggInput, rows: np.ndarray) -> np.ndarray:
+    """Groups with exactly one value taking part: Java returns that value as it is
+    (``accumulator == null ? input``), merging only when a second one comes."""
+    return np.bincount(inp.groups.gid[rows], minlength=inp.groups.count) == 1
 
 
 def _collect(inp: AggInput) -> pa.Array:
@@ -384,7 +394,8 @@ def _collect(inp: AggInput) -> pa.Array:
 
 
 def _merge_map(inp: AggInput) -> pa.Array:
-    """Union of the maps of each key; for a key present in several, the latest value (even NULL)."""
+    """Union of the maps of each key; for a key present in several, the latest value (even NULL).
+    A lone map is kept as it is."""
     t = inp.values.type
     rows = np.flatnonzero(inp.part())
     maps = take_rows(inp.values, rows)
@@ -395,7 +406,7 @@ def _merge_map(inp: AggInput) -> pa.Array:
     eg = np.repeat(inp.groups.gid[rows], lengths)
     keys, items = flat.field("key"), flat.field("value")
     if len(flat):
-        keep = _keep_first_or_last(equality_keys(keys), eg, last=True)
+        keep = _keep_first_or_last(equality_keys(keys), eg, last=True, raw=_single_value(inp, rows))
         keys, items, eg = take_rows(keys, keep), take_rows(items, keep), eg[keep]
     offsets, mask = _group_offsets(inp, rows, eg)
     return pa.MapArray.from_arrays(offsets, keys, items, type=t, mask=mask)
@@ -403,12 +414,13 @@ def _merge_map(inp: AggInput) -> pa.Array:
 
 def _nested_update(inp: AggInput) -> pa.Array:
     """Concatenation of the ARRAY<ROW> values of each key; with ``fields.F.nested-key`` the
-    latest row of each nested key replaces earlier ones."""
+    latest row of each nested key replaces earlier ones (once a second value comes: a lone
+    value is kept as it is, duplicates included, as Java does)."""
     rows, child, eg = _elements(inp)
     nested = nested_keys(inp.options, inp.column)
     if nested and len(child):
         key = pa.StructArray.from_arrays([child.field(k) for k in nested], names=nested)
-        keep = _keep_first_or_last(equality_keys(key), eg, last=True)
+        keep = _keep_first_or_last(equality_keys(key), eg, last=True, raw=_single_value(inp, rows))
         child, eg = take_rows(child, keep), eg[keep]
     offsets, mask = _group_offsets(inp, rows, eg)
     return pa.ListArray.from_arrays(offsets, child, type=inp.values.type, mask=mask)

@@ -27,6 +27,7 @@ from paimon_core.aggregators import AggInput
 from paimon_core.errors import InvalidInput, PaimonError
 from paimon_core.merge_kernels import Groups, choose, take_rows
 from paimon_core.merge_options import ENGINES, MergeOptions, sequence_fields, sequence_groups
+from paimon_core.types import AtomicType
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -113,6 +114,11 @@ class MergeEngine:
                 raise InvalidInput(f"sequence-group field '{f}' must not be a primary-key column")
         if len(set(grouped)) != len(grouped):
             raise InvalidInput("a field belongs to two sequence groups")
+        if types is not None:  # the columns that order records must be sortable
+            for f in self.sequence_fields + [s for seqs, _ in self.sequence_groups for s in seqs]:
+                if f in types and not isinstance(types[f], AtomicType):
+                    raise InvalidInput(f"sequence field '{f}' must have an atomic type to order records, "
+                                       f"not {types[f]}")
         self.funcs: dict[str, str] = {}
         if self.engine in ("aggregation", "partial-update"):
             for c in self.values:

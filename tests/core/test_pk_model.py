@@ -94,7 +94,8 @@ def agg(func: str, t: str, acc, x):
         if t.startswith("DECIMAL"):
             import decimal
 
-            return f"{decimal.Decimal(acc) + decimal.Decimal(x):.{int(t.split(',')[1][:-1])}f}"
+            total = decimal.Context(prec=100).add(decimal.Decimal(acc), decimal.Decimal(x))
+            return f"{total:.{int(t.split(',')[1][:-1])}f}"
         if t in ("FLOAT", "DOUBLE"):
             return acc + x
         bits = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}[t]
