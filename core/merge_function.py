@@ -14,7 +14,8 @@ functions, ``fields.F.aggregate-function``, see ``aggregators``).
 Every engine works on any column type: a merged value is either one row's value, picked per key
 and fetched with ``take`` (``merge_kernels``), or an aggregate computed by ``aggregators``. As in
 Java Paimon, a key with a single record passes through as stored (its kind included); only keys
-with two or more records are merged.
+with two or more records are merged. Tables with ``changelog-producer=lookup`` merge as Java's
+``LookupMergeFunction`` (see ``MergeEngine.merge``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ KIND = "_VALUE_KIND"
 _LEVEL = "__level"  # a record's LSM level while a lookup table merges (never stored)
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
 KIND_NAMES = {"+I": INSERT, "-U": UPDATE_BEFORE, "+U": UPDATE_AFTER, "-D": DELETE}
+
 
 def sort_by_key_and_sequence(data: pa.Table, keys: list[str], sequence_fields=(), descending=False) -> pa.Table:
     """Sort by key, then by the user sequence fields (``sequence.field``), then by arrival."""
