@@ -180,6 +180,8 @@ FIELD_OPTIONS: dict[str, Option] = {
         Option("ignore-retract", "bool", False, "the column ignores -U/-D (aggregation engine)"),
         Option("list-agg-delimiter", "str", ",", "listagg delimiter"),
         Option("sequence-group", "str", None, "columns this sequence field orders (partial-update)"),
+        Option("distinct", "bool", False, "collect keeps distinct elements (aggregation)"),
+        Option("nested-key", "str", None, "key fields of nested_update rows (aggregation)"),
     )
 }
 _FIELD_KEY = re.compile(r"^fields\.(?P<column>.+)\.(?P<name>[a-z-]+)$")
@@ -225,8 +227,6 @@ _UNSUPPORTED = [
     Unsupported("scan.fallback-delta-branch", "fallback branches"),
     Unsupported("scan.primary-branch", "fallback branches"),
     Unsupported("fields.*.default-value", "column default values"),
-    Unsupported("fields.*.distinct", "listagg distinct"),
-    Unsupported("fields.*.nested-key", "nested_update keys"),
     Unsupported("scan.mode", "a batch scan mode stored in the table", _is("default", "latest", "latest-full")),
     Unsupported("scan.snapshot-id", "a snapshot stored in the table's scan options"),
     Unsupported("scan.tag-name", "a tag stored in the table's scan options"),

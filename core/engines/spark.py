@@ -401,7 +401,11 @@ class SparkEngine:
             return self._run(table, df, prefix, progress, total)
         import pyarrow as pa
 
-        fields = list(schema.arrow_schema()) + [pa.field(T.BUCKET, pa.int32()), pa.field(T.ORDER, pa.int64())]
+        # Spark timestamps hold microseconds: TIMESTAMP(7..9) columns cross the shuffle as their
+        # int64 nanoseconds (the write task turns them back)
+        fields = [pa.field(f.name, pa.int64(), f.nullable) if T.carried_as_nanos(f.type) else f
+                  for f in schema.arrow_schema()]
+        fields += [pa.field(T.BUCKET, pa.int32()), pa.field(T.ORDER, pa.int64())]
         if row_kind_column is not None:
             fields.append(pa.field(T.KIND_COL, pa.int8()))
         sschema, target = spark_schema(pa.schema(fields))

@@ -20,7 +20,7 @@ from paimon_core.mergetree.merge_engines import KIND, MergeEngine, is_retract
 from paimon_core.mergetree.universal_compaction import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.read.scan import DataSplit
-from paimon_core.read.table_read import TableRead
+from paimon_core.read.table_read import TableRead, file_levels
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,28 @@ class CompactResult:
     files_after: int
 
 
-def _merge_files(table, split: DataSplit, files) -> pa.Table:
+def _merge_files(table, split: DataSplit, files, output_level: int | None = None) -> pa.Table:
+    """The merged records of ``files``. A compaction of a lookup table (changelog-producer
+    lookup) that takes level-0 files to ``output_level`` > 0 merges as Java's lookup rewrite:
+    every key of the inputs goes through the merge function (single records too), together with
+    its latest record above level 0, looked up in the levels above the output when the inputs
+    have none. Java upgrades a lone level-0 file to the top level unchanged instead (and any
+    file above its compaction file size, which this always rewrites)."""
     reader = TableRead(table)
+    engine = MergeEngine.for_schema(table.schema)
+    lookup = bool(engine.lookup and output_level and any(f.level == 0 for f in files))
+    if lookup and len(files) == 1 and output_level == max_level(table) and not files[0].delete_row_count:
+        lookup = False  # Java upgrades a lone level-0 file to the top level without rewriting it
+    chosen = {f.file_name for f in files}
+    above = [f for f in split.files if f.level > output_level and f.file_name not in chosen] if lookup else []
     parts = [reader.read_file(split, f, True) for f in files]
     data = pa.concat_tables(parts)
-    engine = MergeEngine(table.schema.options, table.schema.trimmed_primary_keys, table.schema.field_names)
-    return engine.merge(data)
+    if above:
+        keys = table.schema.trimmed_primary_keys
+        older = [rows_with_keys(reader.read_file(split, f, True), data, keys) for f in above]
+        parts += older
+        data = pa.concat_tables([data] + older)
+    return engine.merge(data, levels=file_levels(list(files) + above, parts), merge_singles=lookup)
 
 
 def _drop_keys_in_other_files(table, split: DataSplit, files, merged: pa.Table) -> pa.Table:
@@ -67,7 +83,7 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
 
         return compact_pk_files_dv(table, split, files, output_level, drop_delete)
 
-    merged = _merge_files(table, split, files)
+    merged = _merge_files(table, split, files, output_level)
     if drop_delete:
         merged = _drop_retracts(merged)
     if table.schema.core_options.merge_engine == "first-row":

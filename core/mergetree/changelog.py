@@ -47,7 +47,7 @@ def changes(old: pa.Table, new: pa.Table, keys: list[str], drop_unchanged: bool 
     if drop_unchanged and values:
         same = None
         for c in values:
-            eq = values_equal(old_rows.column(c), new_rows.column(c))
+            eq = values_equal(old_rows.column(c), new_rows.column(c))  # NaN = NaN, as Java's equals
             same = eq if same is None else pc.and_(same, eq)
         keep = pc.invert(same)
         old_rows, new_rows = old_rows.filter(keep), new_rows.filter(keep)

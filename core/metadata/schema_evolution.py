@@ -22,6 +22,7 @@ from paimon_core.data.types import (
     DataField,
     DataType,
     MapType,
+    MultisetType,
     RowType,
     assign_field_ids,
     from_arrow_type,
@@ -127,7 +128,7 @@ _EXPLICIT: dict[str, frozenset[str]] = {
 
 
 def is_nested(t: DataType) -> bool:
-    return isinstance(t, (ArrayType, MapType, RowType))
+    return isinstance(t, (ArrayType, MapType, RowType, MultisetType))
 
 
 def column_cast_allowed(src: DataType, dst: DataType, allow_explicit: bool = True) -> bool:

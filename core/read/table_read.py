@@ -50,6 +50,13 @@ def _ordered_parallel(fn, items, window: int):
             yield pending.popleft().result()
 
 
+def file_levels(files, parts: list[pa.Table]):
+    """The LSM level of every record of ``parts`` (one table per file of ``files``)."""
+    import numpy as np
+
+    return np.repeat(np.array([f.level for f in files], dtype=np.int32), [p.num_rows for p in parts])
+
+
 class TableRead:
     def __init__(self, table, columns: list[str] | None = None, predicate: Predicate | None = None):
         check_readable(table.schema)
@@ -65,7 +72,7 @@ class TableRead:
         self.dv_mode = self.is_pk and dv_enabled(table)
         self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
-            from paimon_core.mergetree.merge_engines import sequence_fields, sequence_groups
+            from paimon_core.mergetree.merge_options import sequence_fields, sequence_groups
 
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}
@@ -149,8 +156,8 @@ class TableRead:
         if not parts:
             t = self._empty()
             return t.append_column(KIND, pa.array([], pa.int8())) if keep_kind else t
-        engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)
-        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
+        engine = MergeEngine.for_schema(self.schema, self.read_columns)
+        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True, levels=file_levels(split.files, parts))
         return merged.drop_columns([SEQ] if keep_kind else [SEQ, KIND])
 
     def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:

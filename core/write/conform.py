@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.data.types import AtomicType, DataType, from_arrow_type, implicitly_castable, to_arrow_type
+from paimon_core.data.types import (
+    AtomicType,
+    DataType,
+    MapType,
+    MultisetType,
+    from_arrow_type,
+    implicitly_castable,
+    to_arrow_type,
+)
 from paimon_core.errors import SchemaMismatch
 from paimon_core.metadata.schema import TableSchema
 from paimon_core.write.input_errors import InputRowError
@@ -38,6 +46,17 @@ def conform_column(arr, name: str, dst: DataType):
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
         src = from_arrow_type(arr.type)
+    if isinstance(dst, MultisetType) and isinstance(src, MapType) and isinstance(src.value, AtomicType) \
+            and src.value.root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and implicitly_castable(src.key, dst.element):
+        # Arrow has no multiset: a map from element to count is one
+        chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+        if any(c.items.null_count for c in chunks):
+            raise SchemaMismatch(f"column '{name}': a MULTISET count is NULL")
+        try:
+            return arr.cast(target, safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            raise SchemaMismatch(f"column '{name}': cannot cast {src} to {dst.with_nullable(True)}: "
+                                 f"{str(e).splitlines()[0]}") from None
     if isinstance(src, AtomicType) and isinstance(dst, AtomicType) and src.root == dst.root and src.root in (
             "CHAR", "VARCHAR", "BINARY", "VARBINARY"):
         return arr.cast(target)  # length limits are not enforced (Paimon does not either on write)

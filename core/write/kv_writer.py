@@ -26,7 +26,14 @@ from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
 from paimon_core.fileformat import formats
-from paimon_core.mergetree.merge_engines import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
+from paimon_core.mergetree.merge_engines import (
+    INSERT,
+    KIND,
+    SEQ,
+    MergeEngine,
+    is_retract,
+    sort_by_key_and_sequence,
+)
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
@@ -162,7 +169,7 @@ class KeyValueWriter:
         self.bucket_keys = schema.bucket_keys
         self.bucket_types = schema.types_of(self.bucket_keys)
         self.buffer_limit = opts.get("write-buffer-size")
-        self.merge = MergeEngine(schema.options, schema.trimmed_primary_keys, schema.field_names)
+        self.merge = MergeEngine.for_schema(schema)
         self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0
@@ -263,7 +270,7 @@ class KeyValueWriter:
 
     def _bucket_state(self, partition: tuple, bucket: int, buf, extra: pa.Table | None = None) -> pa.Table:
         from paimon_core.read.scan import DataSplit
-        from paimon_core.read.table_read import TableRead
+        from paimon_core.read.table_read import TableRead, file_levels
 
         files = self._bucket_files(partition, bucket) + buf.files
         latest = self._latest_splits.get((partition, bucket))  # its vectors hide superseded rows
@@ -271,11 +278,13 @@ class KeyValueWriter:
                           latest.deletion_files if latest else ())
         reader = TableRead(self.table)
         parts = [reader.read_file(split, f, True) for f in files]
+        levels = file_levels(files, parts)
         if extra is not None:
             parts.append(extra.select(parts[0].column_names) if parts else extra)
+            levels = np.r_[levels, np.zeros(extra.num_rows, np.int32)]
         if not parts:
             return None
-        state = self.merge.merge(pa.concat_tables(parts))
+        state = self.merge.merge(pa.concat_tables(parts), levels=levels)
         return state.filter(pc.invert(is_retract(state.column(KIND))))
 
     def _lookup_changelog(self, partition, bucket, buf, old_state, data: pa.Table) -> list[DataFileMeta]:
@@ -291,17 +300,20 @@ class KeyValueWriter:
         new = rows_with_keys(new, data, keys)
         dedupe = self.schema.core_options.get("changelog-producer.row-deduplicate")
         log = changes(old, new, keys, drop_unchanged=dedupe)
+        if self.schema.options.get("merge-engine") == "first-row":
+            # first-row never changes a stored row: Java's changelog holds the +I of new keys only
+            log = log.filter(pc.equal(log.column(KIND), INSERT))
         if log.num_rows == 0:
             return []
         seq_max = pc.max(data.column(SEQ)).as_py()
         log = log.append_column(SEQ, pa.array(np.arange(seq_max - log.num_rows + 1, seq_max + 1, dtype=np.int64)))
-        # Java's batch and incremental scans of deletion-vector tables skip level-0 entries, the
-        # changelog's too (Java writes lookup changelogs during compaction, at its output level):
-        # put ours above level 0 so Java's readers see them
+        # Java produces this changelog in the lookup compaction and files it at the compaction's
+        # output level; its scans skip level-0 files of first-row and deletion-vector tables,
+        # changelog included: put ours above level 0 so Java's readers see them
         from paimon_core.metadata.deletion_vectors import dv_enabled
 
         level = 0
-        if dv_enabled(self.table):
+        if dv_enabled(self.table) or self.schema.core_options.merge_engine == "first-row":
             from paimon_core.mergetree.levels import max_level
 
             level = max_level(self.table)

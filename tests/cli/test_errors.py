@@ -50,7 +50,7 @@ CASES = [
     (["create-table", "demo.x", "--schema", "id INT", "-O", "bucket=zero"], "option 'bucket' has a bad value 'zero' (expected an integer)"),
     (["create-table", "demo.x", "--schema", "id INT NOT NULL, c BIGINT", "-k", "id", "-O", "merge-engine=aggregation",
       "-O", "fields.c.aggregate-function=count"],
-     "aggregate function 'count' of field 'c' is not supported: Java Paimon 0.9 has no 'count'"),
+     "aggregate function 'count' of column 'c' is not supported: Java Paimon 0.9 has no 'count'"),
     (["create-table", "demo.x", "--like", "missing.parquet"], "file not found: missing.parquet"),
     (["create-table", "demo.x", "--like", "fake.parquet"], "fake.parquet: not a readable Parquet file"),
     (["ingest", "missing.parquet", "-t", T], "file not found: missing.parquet"),
