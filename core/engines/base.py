@@ -26,6 +26,20 @@ class Engine(Protocol):
         """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
         ...
 
+    def export_rows(self, table, splits, columns=None, predicate=None, limit: int | None = None,
+                    out_path=None, fmt: str = "parquet", *, render=None, on_plan=None,
+                    progress: Progress | None = None):
+        """Save the rows of ``splits`` (``columns`` projected, ``predicate`` applied, at most
+        ``limit``) at ``out_path`` in ``fmt`` (parquet | csv | json; see ``engines.export``);
+        returns an ``ExportResult``. ``on_plan(total_bytes)`` then ``progress(bytes)``."""
+        ...
+
+    def export_changes(self, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None,
+                       out_path=None, fmt: str = "parquet", *, render=None, on_plan=None,
+                       progress: Progress | None = None):
+        """Save the changes in (start, end] (``paimon_core.read.diff.diff``) like ``export_rows``."""
+        ...
+
 
 class AutoEngine:
     """``auto``: each write goes to Spark when its input is larger than ``threshold`` bytes and
@@ -59,6 +73,16 @@ class AutoEngine:
     def compact(self, table, splits, full: bool = True, progress=None) -> list:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
+
+    def export_rows(self, table, splits, *args, **kw):
+        from paimon_core.engines.export import split_bytes
+
+        return self.pick(split_bytes(splits)).export_rows(table, splits, *args, **kw)
+
+    def export_changes(self, table, start, end, *args, **kw):
+        from paimon_core.engines.export import point_bytes
+
+        return self.pick(point_bytes(table, end)).export_changes(table, start, end, *args, **kw)
 
 
 def _threshold(value) -> int:

@@ -55,6 +55,36 @@ class LocalEngine:
 
         return compact_messages(table, splits, full, progress)
 
+    def export_rows(self, table, splits, columns=None, predicate=None, limit=None, out_path=None,
+                    fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+        """The rows of ``splits`` (projected, filtered, at most ``limit``) as one file."""
+        from paimon_core.engines.export import (
+            ExportResult,
+            check_format,
+            read_batches,
+            split_bytes,
+            write_file,
+        )
+
+        check_format(fmt, render)
+        reader = table.new_read(columns, predicate)
+        empty = table.schema.arrow_schema().empty_table().select(reader.columns).schema
+        if on_plan:
+            on_plan(split_bytes(splits))
+        rows = write_file(read_batches(reader, splits, limit, progress), empty, out_path, fmt, render)
+        return ExportResult(str(out_path), rows, "file")
+
+    def export_changes(self, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None,
+                       out_path=None, fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+        """``paimon_core.read.diff.diff`` of (start, end] as one file."""
+        from paimon_core.engines.export import ExportResult, check_format, write_file
+        from paimon_core.read.diff import diff
+
+        check_format(fmt, render)
+        changes = diff(table, start, end, mode, per_snapshot, columns)
+        rows = write_file(changes.to_batches(max_chunksize=65_536), changes.schema, out_path, fmt, render)
+        return ExportResult(str(out_path), rows, "file")
+
 
 def _rows_hint(f) -> int:
     if f.format == "parquet":

@@ -155,7 +155,7 @@ def _point(table, text: str):
 
 
 def ref_dataframe(spark, catalog, ref: TableRef):
-    from paimon_core.engines.spark import to_dataframe
+    from paimon_core.engines.spark_frames import to_dataframe
 
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
@@ -295,7 +295,7 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""
     from paimon_core.engines import spark_tasks as T
-    from paimon_core.engines.spark import ship_core
+    from paimon_core.engines.spark_frames import ship_core
     from paimon_core.engines.spark_types import spark_schema
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.read import diff as D

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from paimon_cli.destructive import Destructive, run_destructive
 from paimon_cli.params import TableOpt
 from paimon_cli.state import get_state
 
@@ -37,16 +38,23 @@ def delete(
     if name and table and name != table:
         raise typer.BadParameter(f"two tables given: {name} and -t {table}")
     tbl = state.table(name or table)
-    result = delete_where(tbl, where, dry_run=dry_run)
-    sid = result.snapshot.id if result.snapshot is not None else None
     unit = "bucket(s)" if tbl.is_primary_key_table else "file(s)"
-    if dry_run:
-        text = f"would delete {result.rows} row(s) of {tbl.identifier} in {result.files} {unit} ({result.mode})"
-        if tbl.is_primary_key_table:
-            text = f"would delete {result.rows} row(s) of {tbl.identifier} ({result.mode})"
-    elif result.rows == 0:
-        text = f"no rows of {tbl.identifier} match; nothing changed"
-    else:
-        text = f"deleted {result.rows} row(s) of {tbl.identifier} ({result.mode}), snapshot {sid}"
-    state.out.record({"table": tbl.identifier, "rows": result.rows, "files": result.files, "mode": result.mode,
-                      "dry_run": dry_run, "snapshot": sid}, text)
+
+    def record(_plan, result):
+        sid = result.snapshot.id if result.snapshot is not None else None
+        if dry_run:
+            text = f"would delete {result.rows} row(s) of {tbl.identifier} in {result.files} {unit} ({result.mode})"
+            if tbl.is_primary_key_table:
+                text = f"would delete {result.rows} row(s) of {tbl.identifier} ({result.mode})"
+        elif result.rows == 0:
+            text = f"no rows of {tbl.identifier} match; nothing changed"
+        else:
+            text = f"deleted {result.rows} row(s) of {tbl.identifier} ({result.mode}), snapshot {sid}"
+        return ({"table": tbl.identifier, "rows": result.rows, "files": result.files, "mode": result.mode,
+                 "dry_run": dry_run, "snapshot": sid}, text)
+
+    # the core counts and deletes in one pass: the dry run's count is the plan, and nothing is printed before
+    run_destructive(state, Destructive(
+        label=f"delete from {tbl.identifier}", plan=lambda: None, record=record,
+        preview=lambda _plan: delete_where(tbl, where, dry_run=True),
+        run=lambda _plan, _done: delete_where(tbl, where, dry_run=False)), dry_run)

@@ -83,42 +83,15 @@ def read(
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:
-        from paimon_cli.outfile import spark_out_format, write_out
+        from paimon_cli.outfile import export_record, out_format, text_renderer
+        from paimon_cli.progress import byte_progress
 
-        spark = spark_engine_for(state, sum(f.file_size for sp in splits for f in sp.files))
-        if spark is not None:
-            from paimon_core.engines.spark import splits_dataframe
-
-            spark_out_format(out)
-            df = splits_dataframe(spark.spark, tbl, splits, reader.columns, predicate)
-            write_spark_out(state, spark, df if limit is None else df.limit(limit), out, "rows")
-            return
-        arrow_schema = tbl.schema.arrow_schema()
-        empty = arrow_schema.empty_table().select(reader.columns).schema
-        n = write_out(reader.to_batches(splits, limit), empty, out)
-        state.out.record({"file": str(out), "rows": n}, f"wrote {n} rows to {out}")
+        with byte_progress(f"read {tbl.identifier}") as (on_plan, advance):
+            result = state.engine().export_rows(tbl, splits, reader.columns, predicate, limit, out, out_format(out),
+                                                render=text_renderer, on_plan=on_plan, progress=advance)
+        export_record(state, result, "rows")
         return
     _print(state, reader, splits, limit)
-
-
-def spark_engine_for(state, nbytes: int):
-    """The SparkEngine for ``--out`` when the engine is spark, or auto and ``nbytes`` of data is
-    above engine.spark-threshold; None means the in-process path."""
-    if state.settings.engine == "local":
-        return None
-    engine = state.engine()
-    if engine.name == "auto":
-        engine = engine.pick(nbytes)
-    return engine if engine.name == "spark" else None
-
-
-def write_spark_out(state, engine, df, out: Path, what: str) -> None:
-    """The executors write ``df`` as a folder of Parquet part files at ``out``."""
-    from paimon_core.engines.spark import write_parquet_dir
-
-    path = write_parquet_dir(df, str(out))
-    n = engine.spark.read.parquet(path).count()
-    state.out.record({"folder": path, what: n}, f"wrote {n} {what} to {path}/ (a folder of Parquet part files)")
 
 
 def _print(state, reader, splits, limit: int | None) -> None:
