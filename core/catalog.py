@@ -140,7 +140,7 @@ class FileSystemCatalog(Catalog):
             raise self._database_missing(db)
         tables = self.list_tables(db)
         if tables and not cascade:
-            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables)").with_hint("cascade")
+            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables; cascade drops them too)")
         self.io.delete_dir(self.db_path(db))
 
     # ---- tables

@@ -47,6 +47,9 @@ class FilterError(InvalidInput):
         if subject == "filter":
             self.with_hint("filter", detail=detail, text=text)
 
+    def __reduce__(self):  # pickled (e.g. from a Spark task) with its parts, not its message
+        return type(self), (self.detail, self.text, self.subject), self.__dict__
+
 
 class SqlError(InvalidInput):
     """A mistake in a SQL query (unknown table or column, syntax, a failed cast...), in the

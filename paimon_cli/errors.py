@@ -27,7 +27,6 @@ def _one_line(text: str) -> str:
 # leaves the core message as it is.
 _HINTS = {
     "table": "{message}; pass --table DB.TABLE (or set PAIMON_TABLE / `paimon use`)",
-    "cascade": "{message}; use --cascade",
     "primary_key": "{message} (--primary-key)",
     "primary_key_columns": "{message}; use --primary-key {columns}",
     "bucket": "{message}; use --bucket N",

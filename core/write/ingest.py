@@ -163,7 +163,7 @@ def _check_inputs(table, named_schemas: list[tuple[str, pa.Schema]], evolve: boo
             check_columns(s.names, target.schema)
             conform_table(s.empty_table(), target.schema)
         except SchemaMismatch as e:
-            raise SchemaMismatch(f"{where}{e}") from None
+            raise SchemaMismatch(f"{where}{e}").with_hint(e.hint_key, **e.hint_values) from None
     if changes:  # before the data, so the data commit records the new schemaId
         from paimon_core.metadata.schema_evolution import alter_table
 
