@@ -127,5 +127,6 @@ class TableFilesMissing(NotFound):
 
     def __init__(self, name: str, kind: str, path: str):
         super().__init__(f"table '{name}' is registered in the {kind} catalog but has no files at {path} "
-                         "(deleted outside the catalog?); drop it with `paimon drop-table`")
+                         "(deleted outside the catalog?); drop it from the catalog")
         self.name = name
+        self.with_hint("drop_table")

@@ -26,7 +26,7 @@ def _one_line(text: str) -> str:
 # message and the hint's values into the CLI's line, naming the flags. A hint key missing here
 # leaves the core message as it is.
 _HINTS = {
-    "table": "{message}; pass --table DB.TABLE (or set PAIMON_TABLE / `paimon use`)",
+    "table": "no table given: pass --table DB.TABLE (or set PAIMON_TABLE / `paimon use`)",
     "primary_key": "{message} (--primary-key)",
     "primary_key_columns": "{message}; use --primary-key {columns}",
     "bucket": "{message}; use --bucket N",
@@ -38,6 +38,7 @@ _HINTS = {
     "start": "{message} (--from)",
     "stream_gap": "{message} (e.g. `paimon consumer reset` or --mode latest-full)",
     "evolve": "{message}; --evolve adds new columns",
+    "drop_table": "{message} with `paimon drop-table`",
     "delete_where": "delete needs --where EXPR (to empty a table, use ingest --overwrite)",
     "partition_needs_overwrite": "--partition needs --overwrite (it names the partition to replace)",
     "overwrite_partition": "--overwrite --partition {spec}: the input has rows of partition {stray}; "
