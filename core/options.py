@@ -243,7 +243,7 @@ _UNSUPPORTED = [
     Unsupported("incremental-between-tag-to-snapshot", "an incremental range stored in the table"),
     Unsupported("record-level.expire-time", "record-level expiry"),
     # how a writer must write
-    Unsupported("rowkind.field", "row kinds from a column (use --row-kind-column)", reads=False),
+    Unsupported("rowkind.field", "row kinds from a column", reads=False),
     Unsupported("data-file.external-paths", "external data paths", reads=False),
     Unsupported("global-index.enabled", "global indexes", _FALSE, reads=False),
     Unsupported("pk-btree.index.columns", "primary-key indexes", reads=False),
@@ -330,7 +330,7 @@ def check_supported(options: dict[str, str], *, writing: bool, what: str = "this
         key, value, why = bad[0]
         verb = "written" if writing else "read"
         raise UnsupportedFeature(f"{what} cannot be {verb} here: it uses {why} ({key}={value}), "
-                                 "which this project does not implement")
+                                 "which this project does not implement").with_hint("unsupported_option", option=key)
 
 
 def _known(key: str) -> bool:
