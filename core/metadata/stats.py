@@ -77,6 +77,8 @@ class ColumnStats:
             self.max = hi
 
     def result(self):
+        if self.mode == "none":  # no stats at all, null count included (as Java writes it)
+            return None, None, None
         if self.unknown or self.min is None:
             return None, None, self.nulls
         lo, hi = self.min, self.max
