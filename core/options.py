@@ -165,6 +165,9 @@ _REGISTRY = [
     Option("consumer.expiration-time", "duration", None, "delete consumer files idle this long (after commits)"),
     Option("consumer.ignore-progress", "bool", False, "streaming reads ignore a consumer's stored progress"),
     Option("scan.mode", "str", "default", "streaming start: latest-full | latest | from-snapshot | from-snapshot-full"),
+    # p16opt: fixed-bucket append compaction as Java's writers do it (mergetree/compaction.py)
+    Option("compaction.max.file-num", "int", None, "fixed-bucket append: files that trigger compaction (default 5)",
+           lo=1, aliases=("compaction.early-max.file-num",)),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
