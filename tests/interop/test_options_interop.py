@@ -198,7 +198,7 @@ CASES: dict[str, Case] = {
     "file_compression_gzip": Case(KV, ("k",), {"file.compression": "gzip"}, DELETES, _model_pk),
     "zstd_level": Case(KV, ("k",), {"file.compression.zstd-level": "9"}, DELETES, _model_pk),
     # Java 0.9 writes snappy manifests for any manifest.compression but zstd, and its jar has no
-    # snappy: it cannot write this twin. We write zstd manifests whatever the option says.
+    # snappy: it cannot write this twin. We write deflate manifests (as Java 1.x), Java 0.9 reads them.
     "manifest_deflate": Case(KV, ("k",), {"manifest.compression": "deflate"}, DELETES, _model_pk, java_twin=False),
 }
 for _c in CASES.values():
@@ -331,6 +331,26 @@ def test_target_file_size_rolls_files(twins):
     javas = res[("target_file_size", "java_of_java_files")]["files"]
     assert len(javas) > 1 and len(ours) > 1, (len(ours), len(javas))
     assert sum(f["rowCount"] for f in ours) == sum(f["rowCount"] for f in javas) == 6000
+
+
+def test_manifest_compression_is_the_manifests_codec(twins, tmp_path):
+    """manifest.compression = deflate: our manifests and manifest lists are deflate Avro (Java
+    0.9 read them above); a codec not written here is refused before anything is written."""
+    import fastavro
+
+    owh, _, _ = twins
+    mdir = os.path.join(owh, "o.db", "manifest_deflate", "manifest")
+    names = [n for n in os.listdir(mdir) if n.startswith(("manifest-", "manifest-list-"))]
+    assert names
+    for n in names:
+        with open(os.path.join(mdir, n), "rb") as f:
+            assert fastavro.reader(f).metadata["avro.codec"] == "deflate", n
+    from paimon_core.errors import InvalidInput
+
+    t = _create_ours(str(tmp_path), "o.bad", Case(KV, ("k",), {"bucket": "1", "manifest.compression": "lzo"}, []))
+    with pytest.raises(InvalidInput, match="manifest.compression 'lzo'"):
+        _our_write(t, KV, DELETES[0])
+    assert not [f for _, _, fs in os.walk(str(tmp_path)) for f in fs if f.endswith(".parquet")]
 
 
 def test_write_buffer_size_makes_sorted_runs(twins):
