@@ -180,6 +180,7 @@ FIELD_OPTIONS: dict[str, Option] = {
         Option("ignore-retract", "bool", False, "the column ignores -U/-D (aggregation engine)"),
         Option("list-agg-delimiter", "str", ",", "listagg delimiter"),
         Option("sequence-group", "str", None, "columns this sequence field orders (partial-update)"),
+        Option("stats-mode", "str", None, "value stats of the column (p16opt): as metadata.stats-mode"),
     )
 }
 _FIELD_KEY = re.compile(r"^fields\.(?P<column>.+)\.(?P<name>[a-z-]+)$")

@@ -522,7 +522,7 @@ def test_lookup_changelog_lands_in_javas_snapshot(changelogs):
 
 # ---------------------------------------------------------------- value stats
 
-STATS_MODES = ["none", "counts", "truncate(4)", "full"]
+STATS_MODES = ["none", "counts", "truncate(4)", "full", "per-column"]
 STATS_COLS = [("id", "INT NOT NULL"), ("s", "STRING"), ("d", "DOUBLE")]
 STATS_ROWS = [{"id": i, "s": None if i % 3 == 0 else f"string-{i:04d}", "d": None if i % 4 == 0 else i / 2}
               for i in range(10, 30)]
@@ -542,14 +542,17 @@ def _value_stats(wh, tname):
 
 
 def test_stats_mode_writes_javas_value_stats(tmp_path, java):
-    """metadata.stats-mode none / counts / truncate(4) / full: the value stats in our manifest
+    """metadata.stats-mode none / counts / truncate(4) / full, and fields.<column>.stats-mode
+    over a table-wide none: the value stats in our manifest
     (min, max, null counts, stats columns) equal the ones Java writes for the same rows, and
     Java's filtered reads of our table equal its reads of its own and keep every matching row."""
     owh, jwh = str(tmp_path / "ours"), str(tmp_path / "java")
     reqs = []
     for i, mode in enumerate(STATS_MODES):
-        case = Case(STATS_COLS, (), {"bucket": "1", "bucket-key": "id", "file.format": "parquet",
-                                     "metadata.stats-mode": mode}, [STATS_ROWS])
+        modes = ({"metadata.stats-mode": "none", "fields.s.stats-mode": "truncate(3)", "fields.d.stats-mode": "full"}
+                 if mode == "per-column" else {"metadata.stats-mode": mode})
+        case = Case(STATS_COLS, (), {"bucket": "1", "bucket-key": "id", "file.format": "parquet", **modes},
+                    [STATS_ROWS])
         _our_write(_create_ours(owh, f"o.m{i}", case), STATS_COLS, STATS_ROWS)
         reqs += [_java_create(jwh, f"j.m{i}", case), {"op": "write", "warehouse": jwh, "table": f"j.m{i}",
                                                      "rows": STATS_ROWS}]
@@ -787,7 +790,7 @@ COVERED_HERE = {
     "file.compression.zstd-level", "manifest.compression", "write-buffer-size", "orc.timestamp-ltz.legacy.type",
     "manifest.merge-min-count", "manifest.target-file-size", "scan.mode", "consumer.ignore-progress",
 }
-FIELD_COVERED_HERE = {"aggregate-function", "ignore-retract", "list-agg-delimiter", "sequence-group"}
+FIELD_COVERED_HERE = {"aggregate-function", "ignore-retract", "list-agg-delimiter", "sequence-group", "stats-mode"}
 COVERED_ELSEWHERE = {
     "fields.default-aggregate-function": "tests/interop/test_merge_engines_interop.py (agg_product)",
     "file.format.per.level": "tests/interop/test_file_formats_interop.py",
