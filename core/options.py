@@ -168,6 +168,9 @@ _REGISTRY = [
     # deletion vectors (metadata/deletion_vectors.py)
     Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
     Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
+    # p16opt: fixed-bucket append compaction as Java's writers do it (mergetree/compaction.py)
+    Option("compaction.max.file-num", "int", None, "fixed-bucket append: files that trigger compaction (default 5)",
+           lo=1, aliases=("compaction.early-max.file-num",)),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -182,6 +185,7 @@ FIELD_OPTIONS: dict[str, Option] = {
         Option("sequence-group", "str", None, "columns this sequence field orders (partial-update)"),
         Option("distinct", "bool", False, "collect keeps distinct elements (aggregation)"),
         Option("nested-key", "str", None, "key fields of nested_update rows (aggregation)"),
+        Option("stats-mode", "str", None, "value stats of the column (p16opt): as metadata.stats-mode"),
     )
 }
 _FIELD_KEY = re.compile(r"^fields\.(?P<column>.+)\.(?P<name>[a-z-]+)$")
