@@ -171,7 +171,29 @@ class Schema:
         return tuple((f.name, from_arrow_type(f.type, f.nullable), None) for f in schema)
 
     def to_table_schema(self, schema_id: int = 0) -> TableSchema:
+        """Validate (raises InvalidInput/UnsupportedFeature naming the problem) and assign field
+        ids: ``schema-<schema_id>`` as it is written."""
         names = [c[0] for c in self.columns]
+        types = dict((c[0], c[1]) for c in self.columns)
+        self._check_columns(names)
+        self._check_keys(names, types)
+        options = {str(k): str(v) for k, v in self.options.items()}
+        bucket = self._check_options(options, names, types)
+        if "bucket" not in options:
+            options["bucket"] = str(bucket)
+        fields, last = self._fields_with_ids()
+        return TableSchema(
+            id=schema_id,
+            fields=tuple(fields),
+            highest_field_id=max([last] + [highest_field_id(f.type) for f in fields]),
+            partition_keys=tuple(self.partition_keys),
+            primary_keys=tuple(self.primary_keys),
+            options=options,
+            comment=self.comment,
+            time_millis=int(time.time() * 1000),
+        )
+
+    def _check_columns(self, names: list[str]) -> None:
         if not names:
             raise InvalidInput("a table needs at least one column")
         seen = set()
@@ -183,13 +205,16 @@ class Schema:
             if n.startswith("_KEY_") or n in ("_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"):
                 raise InvalidInput(f"column name '{n}' is reserved by Paimon")
             seen.add(n.lower())
+
+    def _check_keys(self, names: list[str], types: dict) -> None:
+        """Partition and primary keys: existing atomic columns; the primary key holds the
+        partition keys and at least one other column."""
         for label, keys in (("partition", self.partition_keys), ("primary", self.primary_keys)):
             for k in keys:
                 if k not in names:
                     raise InvalidInput(f"{label} key '{k}' is not a column (columns: {', '.join(names)})")
             if len(set(keys)) != len(keys):
                 raise InvalidInput(f"{label} keys repeat a column: {', '.join(keys)}")
-        types = dict((c[0], c[1]) for c in self.columns)
         for k in self.partition_keys:
             if not isinstance(types[k], AtomicType):
                 raise InvalidInput(f"partition key '{k}' must have an atomic type, not {types[k]}")
@@ -204,7 +229,10 @@ class Schema:
                                    ).with_hint("primary_key_columns", columns=columns)
             if not [k for k in self.primary_keys if k not in self.partition_keys]:
                 raise InvalidInput("the primary key must have a column that is not a partition key")
-        options = {str(k): str(v) for k, v in self.options.items()}
+
+    def _check_options(self, options: dict[str, str], names: list[str], types: dict) -> int:
+        """The options against the registry, the file formats, bucketing, newer features, merge
+        engines and deletion vectors; returns the table's bucket number."""
         validate_options(options, names)
         opts = CoreOptions(options, self.primary_keys)
         bucket = opts.bucket
@@ -213,21 +241,7 @@ class Schema:
         from paimon_core.fileformat.formats import check_options as check_format_options
 
         check_format_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
-        bucket_key = opts.bucket_key
-        for k in bucket_key:
-            if k not in names:
-                raise InvalidInput(f"bucket-key column '{k}' is not a column")
-            if k in self.partition_keys:
-                raise InvalidInput(f"bucket-key column '{k}' must not be a partition key")
-            if self.primary_keys and k not in self.primary_keys:
-                raise InvalidInput(f"bucket-key column '{k}' must be part of the primary key")
-            if not isinstance(types[k], AtomicType):
-                raise InvalidInput(f"bucket-key column '{k}' must have an atomic type")
-        if bucket_key and bucket <= 0:
-            raise InvalidInput("bucket-key needs a fixed number of buckets (bucket option > 0)").with_hint("bucket")
-        if not self.primary_keys and bucket > 0 and not bucket_key:
-            raise InvalidInput("an append table with fixed buckets needs a bucket key (option bucket-key)").with_hint(
-                "bucket_key")
+        self._check_bucket_key(opts.bucket_key, bucket, names, types)
         if bucket == -2 and not self.primary_keys:
             raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
         from paimon_core.metadata.features import check_options
@@ -242,8 +256,27 @@ class Schema:
         from paimon_core.metadata.deletion_vectors import check_dv_options
 
         check_dv_options(options, bool(self.primary_keys))
-        if "bucket" not in options:
-            options["bucket"] = str(bucket)
+        return bucket
+
+    def _check_bucket_key(self, bucket_key: list[str], bucket: int, names: list[str], types: dict) -> None:
+        for k in bucket_key:
+            if k not in names:
+                raise InvalidInput(f"bucket-key column '{k}' is not a column")
+            if k in self.partition_keys:
+                raise InvalidInput(f"bucket-key column '{k}' must not be a partition key")
+            if self.primary_keys and k not in self.primary_keys:
+                raise InvalidInput(f"bucket-key column '{k}' must be part of the primary key")
+            if not isinstance(types[k], AtomicType):
+                raise InvalidInput(f"bucket-key column '{k}' must have an atomic type")
+        if bucket_key and bucket <= 0:
+            raise InvalidInput("bucket-key needs a fixed number of buckets (bucket option > 0)").with_hint("bucket")
+        if not self.primary_keys and bucket > 0 and not bucket_key:
+            raise InvalidInput("an append table with fixed buckets needs a bucket key (option bucket-key)").with_hint(
+                "bucket_key")
+
+    def _fields_with_ids(self) -> tuple[list[DataField], int]:
+        """The columns as DataFields with ids 0, 1, ... (nested fields numbered after their
+        parent); primary-key columns become NOT NULL. Returns (fields, last id assigned)."""
         fields, last = [], -1
         for name, t, desc in self.columns:
             if name in self.primary_keys:
@@ -251,16 +284,7 @@ class Schema:
             fid = last + 1
             t, last = assign_field_ids(t, fid)
             fields.append(DataField(fid, name, t, desc))
-        return TableSchema(
-            id=schema_id,
-            fields=tuple(fields),
-            highest_field_id=max([last] + [highest_field_id(f.type) for f in fields]),
-            partition_keys=tuple(self.partition_keys),
-            primary_keys=tuple(self.primary_keys),
-            options=options,
-            comment=self.comment,
-            time_millis=int(time.time() * 1000),
-        )
+        return fields, last
 
 
 class SchemaManager:
