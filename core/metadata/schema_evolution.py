@@ -211,76 +211,110 @@ def _validate(schema: TableSchema) -> None:
     ).to_table_schema(schema.id)
 
 
+@dataclass
+class _Draft:
+    """The next schema while changes apply to it, one after another."""
+
+    schema: TableSchema  # the version the changes start from (keys, options before the changes)
+    fields: list
+    highest: int
+    options: dict
+    comment: str | None
+    has_snapshot: bool
+
+    @property
+    def allow_explicit(self) -> bool:
+        return not CoreOptions(self.schema.options).get(DISABLE_EXPLICIT_CASTING)
+
+
+def _add_column(d: _Draft, ch: AddColumn) -> None:
+    _check_name(ch.name)
+    if any(f.name.lower() == ch.name.lower() for f in d.fields):
+        raise InvalidInput(f"column '{ch.name}' already exists")
+    if not ch.type.nullable:
+        raise InvalidInput(f"cannot add column '{ch.name}' as NOT NULL: existing rows would have no "
+                           "value (add it nullable)")
+    fid = d.highest + 1
+    t, last = assign_field_ids(ch.type, fid)
+    d.highest = max(fid, last, highest_field_id(t))
+    new = DataField(fid, ch.name, t, ch.comment)
+    if ch.first:
+        d.fields.insert(0, new)
+    elif ch.after is not None:
+        d.fields.insert(_index(d.fields, ch.after, d.schema) + 1, new)
+    else:
+        d.fields.append(new)
+
+
+def _drop_column(d: _Draft, ch: DropColumn) -> None:
+    i = _index(d.fields, ch.name, d.schema)
+    _not_key(d.schema, ch.name, "drop")
+    if len(d.fields) == 1:
+        raise InvalidInput(f"cannot drop '{ch.name}': it is the last column of the table")
+    del d.fields[i]
+
+
+def _rename_column(d: _Draft, ch: RenameColumn) -> None:
+    i = _index(d.fields, ch.name, d.schema)
+    _not_key(d.schema, ch.name, "rename")
+    _check_name(ch.new_name)
+    if any(f.name.lower() == ch.new_name.lower() for f in d.fields if f.name != ch.name):
+        raise InvalidInput(f"cannot rename '{ch.name}' to '{ch.new_name}': that column already exists")
+    d.fields[i] = replace(d.fields[i], name=ch.new_name)
+
+
+def _update_column_type(d: _Draft, ch: UpdateColumnType) -> None:
+    i = _index(d.fields, ch.name, d.schema)
+    _not_key(d.schema, ch.name, "change the type of")
+    old = d.fields[i].type
+    if old.nullable and not ch.type.nullable:
+        raise InvalidInput(f"cannot make column '{ch.name}' NOT NULL: it is nullable and may hold nulls")
+    if not column_cast_allowed(old.with_nullable(True), ch.type.with_nullable(True), d.allow_explicit):
+        explicit_only = not d.allow_explicit and column_cast_allowed(
+            old.with_nullable(True), ch.type.with_nullable(True), True)
+        why = f" (only widening: the table sets {DISABLE_EXPLICIT_CASTING}=true)" if explicit_only else ""
+        raise InvalidInput(f"cannot change column '{ch.name}' from {old.with_nullable(True)} to "
+                           f"{ch.type.with_nullable(True)}{why}")
+    new_t = ch.type
+    if isinstance(new_t, RowType):  # unreachable today (ROW is never retyped); keep ids sane
+        new_t, last = assign_field_ids(new_t, d.highest)
+        d.highest = max(d.highest, last)
+    d.fields[i] = replace(d.fields[i], type=new_t)
+
+
+def _set_option(d: _Draft, ch: SetOption) -> None:
+    _check_option(d.schema, ch.key, str(ch.value), d.has_snapshot)
+    d.options[ch.key] = str(ch.value)
+
+
+def _remove_option(d: _Draft, ch: RemoveOption) -> None:
+    if ch.key not in d.options:
+        raise InvalidInput(f"option '{ch.key}' is not set on this table")
+    _check_option(d.schema, ch.key, None, d.has_snapshot)
+    del d.options[ch.key]
+
+
+def _update_comment(d: _Draft, ch: UpdateComment) -> None:
+    d.comment = ch.comment
+
+
+_APPLY = {AddColumn: _add_column, DropColumn: _drop_column, RenameColumn: _rename_column,
+          UpdateColumnType: _update_column_type, SetOption: _set_option, RemoveOption: _remove_option,
+          UpdateComment: _update_comment}
+
+
 def apply_changes(schema: TableSchema, changes, has_snapshot: bool) -> TableSchema:
     """``schema`` with ``changes`` applied in order, as ``schema-(id+1)``; raises InvalidInput
     for anything Paimon forbids. ``has_snapshot``: whether the table holds any snapshot."""
-    fields = list(schema.fields)
-    highest = schema.highest_field_id
-    options = dict(schema.options)
-    comment = schema.comment
-    allow_explicit = not CoreOptions(options).get(DISABLE_EXPLICIT_CASTING)
+    d = _Draft(schema, list(schema.fields), schema.highest_field_id, dict(schema.options), schema.comment,
+               has_snapshot)
     for ch in changes:
-        if isinstance(ch, AddColumn):
-            _check_name(ch.name)
-            if any(f.name.lower() == ch.name.lower() for f in fields):
-                raise InvalidInput(f"column '{ch.name}' already exists")
-            if not ch.type.nullable:
-                raise InvalidInput(f"cannot add column '{ch.name}' as NOT NULL: existing rows would have no "
-                                   "value (add it nullable)")
-            fid = highest + 1
-            t, last = assign_field_ids(ch.type, fid)
-            highest = max(fid, last, highest_field_id(t))
-            new = DataField(fid, ch.name, t, ch.comment)
-            if ch.first:
-                fields.insert(0, new)
-            elif ch.after is not None:
-                fields.insert(_index(fields, ch.after, schema) + 1, new)
-            else:
-                fields.append(new)
-        elif isinstance(ch, DropColumn):
-            i = _index(fields, ch.name, schema)
-            _not_key(schema, ch.name, "drop")
-            if len(fields) == 1:
-                raise InvalidInput(f"cannot drop '{ch.name}': it is the last column of the table")
-            del fields[i]
-        elif isinstance(ch, RenameColumn):
-            i = _index(fields, ch.name, schema)
-            _not_key(schema, ch.name, "rename")
-            _check_name(ch.new_name)
-            if any(f.name.lower() == ch.new_name.lower() for f in fields if f.name != ch.name):
-                raise InvalidInput(f"cannot rename '{ch.name}' to '{ch.new_name}': that column already exists")
-            fields[i] = replace(fields[i], name=ch.new_name)
-        elif isinstance(ch, UpdateColumnType):
-            i = _index(fields, ch.name, schema)
-            _not_key(schema, ch.name, "change the type of")
-            old = fields[i].type
-            if old.nullable and not ch.type.nullable:
-                raise InvalidInput(f"cannot make column '{ch.name}' NOT NULL: it is nullable and may hold nulls")
-            if not column_cast_allowed(old.with_nullable(True), ch.type.with_nullable(True), allow_explicit):
-                explicit_only = not allow_explicit and column_cast_allowed(
-                    old.with_nullable(True), ch.type.with_nullable(True), True)
-                why = f" (only widening: the table sets {DISABLE_EXPLICIT_CASTING}=true)" if explicit_only else ""
-                raise InvalidInput(f"cannot change column '{ch.name}' from {old.with_nullable(True)} to "
-                                   f"{ch.type.with_nullable(True)}{why}")
-            new_t = ch.type
-            if isinstance(new_t, RowType):  # unreachable today (ROW is never retyped); keep ids sane
-                new_t, last = assign_field_ids(new_t, highest)
-                highest = max(highest, last)
-            fields[i] = replace(fields[i], type=new_t)
-        elif isinstance(ch, SetOption):
-            _check_option(schema, ch.key, str(ch.value), has_snapshot)
-            options[ch.key] = str(ch.value)
-        elif isinstance(ch, RemoveOption):
-            if ch.key not in options:
-                raise InvalidInput(f"option '{ch.key}' is not set on this table")
-            _check_option(schema, ch.key, None, has_snapshot)
-            del options[ch.key]
-        elif isinstance(ch, UpdateComment):
-            comment = ch.comment
-        else:
+        apply = _APPLY.get(type(ch))
+        if apply is None:
             raise InvalidInput(f"unknown schema change {ch!r}")
-    out = replace(schema, id=schema.id + 1, fields=tuple(fields), highest_field_id=highest, options=options,
-                  comment=comment, time_millis=int(time.time() * 1000))
+        apply(d, ch)
+    out = replace(schema, id=schema.id + 1, fields=tuple(d.fields), highest_field_id=d.highest, options=d.options,
+                  comment=d.comment, time_millis=int(time.time() * 1000))
     _validate(out)
     return out
 
