@@ -4,9 +4,12 @@
 or, with ``full=True``, every run into the top level. Merged records are written to the output
 level; retractions are dropped when nothing older remains below the output. With
 ``changelog-producer = full-compaction`` a full compaction also writes the changelog between
-the previous and the new top level. Results commit as one COMPACT snapshot (DELETE of the
-inputs, ADD of the outputs); if another commit removed an input first, that is a conflict and
-nothing changes.
+the previous and the new top level; with ``lookup`` a compaction that moves level-0 files up
+writes the changelog of their keys (state of the levels above 0 before, whole bucket after), as
+Java's writers do at prepareCommit. Results commit as one COMPACT snapshot (DELETE of the
+inputs, ADD of the outputs, and the changelog files: Java's streaming reads of lookup and
+full-compaction tables take changelog from COMPACT snapshots only); if another commit removed
+an input first, that is a conflict and nothing changes.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
 
 
 def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
-                     changelog: bool = False) -> CommitMessage:
+                     changelog: bool = False, lookup_changelog: bool = False) -> CommitMessage:
     from paimon_core.write.kv_writer import KeyValueFileWriter
 
     merged = _merge_files(table, split, files)
@@ -86,6 +89,8 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
         log_files = []
         if changelog:
             log_files = _full_compaction_changelog(table, split, writer, merged, output_level)
+        elif lookup_changelog:
+            log_files = _lookup_changelog(table, split, writer, files, output_level)
     except BaseException:
         writer.abort()
         raise
@@ -115,6 +120,32 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
     seq_base = max(f.max_sequence_number for f in split.files)
     log = log.append_column(SEQ, pa.array(range(seq_base - log.num_rows + 1, seq_base + 1), pa.int64()))
     return writer.write_run(log, level=0, changelog=True, format_level=top)
+
+
+def _lookup_changelog(table, split, writer, files, output_level: int) -> list:
+    """Changelog of the keys in the level-0 ``files`` (lookup producer): each key's merged value
+    in the bucket's files above level 0 (the state before these writes) against its merged value
+    in all the bucket's files (after). Level-0 files a failed or skipped compaction left behind
+    are caught up by the next one, so no change is lost, only grouped."""
+    from paimon_core.mergetree.changelog import changes
+    from paimon_core.mergetree.merge_engines import SEQ
+
+    fresh = [f for f in files if f.level == 0]
+    if not fresh or output_level == 0:
+        return []
+    keys = table.schema.trimmed_primary_keys
+    reader = TableRead(table, keys)
+    touched = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in fresh])
+    upper = [f for f in split.files if f.level > 0]
+    new = rows_with_keys(_drop_retracts(_merge_files(table, split, upper + fresh)), touched, keys)
+    old = rows_with_keys(_drop_retracts(_merge_files(table, split, upper)), touched, keys) if upper else new.slice(0, 0)
+    dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
+    log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
+    if log.num_rows == 0:
+        return []
+    seq_max = max(f.max_sequence_number for f in fresh)
+    log = log.append_column(SEQ, pa.array(range(seq_max - log.num_rows + 1, seq_max + 1), pa.int64()))
+    return writer.write_run(log, level=0, changelog=True, format_level=output_level)
 
 
 def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
@@ -169,7 +200,8 @@ def plan_bucket(table, split: DataSplit, full: bool):
 
 
 def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMessage]:
-    changelog_full = table.schema.core_options.changelog_producer == "full-compaction"
+    producer = table.schema.core_options.changelog_producer
+    changelog_full = producer == "full-compaction"
     top = max_level(table)
     messages = []
     try:
@@ -178,8 +210,10 @@ def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMes
             if planned is not None:
                 files, level, drop = planned
                 if table.is_primary_key_table:
-                    messages.append(compact_pk_files(table, s, files, level, drop,
-                                                     changelog=changelog_full and level == top and len(files) == len(s.files)))
+                    messages.append(compact_pk_files(
+                        table, s, files, level, drop,
+                        changelog=changelog_full and level == top and len(files) == len(s.files),
+                        lookup_changelog=producer == "lookup"))
                 else:
                     messages.append(compact_append_files(table, s, files))
             if progress:
