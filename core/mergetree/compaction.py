@@ -134,11 +134,13 @@ def _lookup_changelog(table, split, writer, files, output_level: int) -> list:
     if not fresh or output_level == 0:
         return []
     keys = table.schema.trimmed_primary_keys
-    reader = TableRead(table, keys)
-    touched = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in fresh])
-    upper = [f for f in split.files if f.level > 0]
-    new = rows_with_keys(_drop_retracts(_merge_files(table, split, upper + fresh)), touched, keys)
-    old = rows_with_keys(_drop_retracts(_merge_files(table, split, upper)), touched, keys) if upper else new.slice(0, 0)
+    reader = TableRead(table)
+    written = pa.concat_tables([reader.read_file(split, f, True) for f in fresh])
+    # only the records of the keys written: the merge is per key
+    before = [rows_with_keys(reader.read_file(split, f, True), written, keys) for f in split.files if f.level > 0]
+    engine = MergeEngine(table.schema.options, keys, table.schema.field_names)
+    new = _drop_retracts(engine.merge(pa.concat_tables(before + [written])))
+    old = _drop_retracts(engine.merge(pa.concat_tables(before))) if before else new.slice(0, 0)
     dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
     if log.num_rows == 0:
