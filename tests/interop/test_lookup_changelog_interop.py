@@ -133,3 +133,28 @@ def test_our_stream_and_diff_read_the_whole_changelog(tables, producer, writer):
     d = diff(t, 0, t.snapshots.latest_id(), mode="changelog")
     assert_same_rows(rows_from_arrow(d), expected, ignore_kind=False, label_a=f"our diff of {writer}'s table",
                      label_b="model")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known gap: for tables that need lookup (changelog-producer=lookup, ...) Java 0.9 merges with "
+    "LookupMergeFunction (only the newest record above level 0 counts, lookup compaction writes full "
+    "values); we merge every level, so aggregation tables read differently once a key is in two upper levels"))
+def test_aggregation_lookup_table_reads_the_same_both_ways(tmp_path, java):
+    wh = str(tmp_path)
+    opts = {"bucket": "1", "changelog-producer": "lookup", "merge-engine": "aggregation",
+            "fields.n.aggregate-function": "sum"}
+    t = FileSystemCatalog(wh).create_table("ours.agg", Schema(Schema.parse_columns("id INT NOT NULL, n BIGINT"), (),
+                                                               ("id",), dict(opts)))
+    reqs = [{"op": "create_table", "warehouse": wh, "table": "java.agg", "primary_keys": ["id"],
+             "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "n", "type": "BIGINT"}],
+             "options": {**opts, "file.format": "parquet"}}]
+    big = 3000  # a big first run stays in the top level; later writes of key 1 land in a level above it
+    batches = [list(range(big))] + [[1]] * 4
+    for ids in batches:
+        t.write_arrow(pa.table({"id": pa.array(ids, pa.int32()), "n": pa.array([1] * len(ids), pa.int64())}))
+        reqs.append({"op": "write", "warehouse": wh, "table": "java.agg", "rows": [{"id": i, "n": 1} for i in ids]})
+    java.run(reqs)
+    for name in ("ours.agg", "java.agg"):
+        ours = [r["n"] for r in FileSystemCatalog(wh).get_table(name).read().to_pylist() if r["id"] == 1]
+        theirs = [r["n"] for r in java.call("read", warehouse=wh, table=name)["rows"] if r["id"] == 1]
+        assert (ours, theirs) == ([5], [5]), name
