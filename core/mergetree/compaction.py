@@ -119,7 +119,7 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
         return []
     seq_base = max(f.max_sequence_number for f in split.files)
     log = log.append_column(SEQ, pa.array(range(seq_base - log.num_rows + 1, seq_base + 1), pa.int64()))
-    return writer.write_run(log, level=0, changelog=True, format_level=top)
+    return writer.write_run(log, level=top, changelog=True)
 
 
 def _lookup_changelog(table, split, writer, files, output_level: int) -> list:
@@ -147,7 +147,7 @@ def _lookup_changelog(table, split, writer, files, output_level: int) -> list:
         return []
     seq_max = max(f.max_sequence_number for f in fresh)
     log = log.append_column(SEQ, pa.array(range(seq_max - log.num_rows + 1, seq_max + 1), pa.int64()))
-    return writer.write_run(log, level=0, changelog=True, format_level=output_level)
+    return writer.write_run(log, level=output_level, changelog=True)
 
 
 def compact_append_files(table, split: DataSplit, files) -> CommitMessage:

@@ -111,12 +111,29 @@ def test_java_streams_the_whole_changelog(tables, java, producer, writer):
     assert_same_rows(got, expected, ignore_kind=False, label_a=f"java stream of {writer}'s table", label_b="model")
 
 
+def _changelog_file_levels(wh, name):
+    """(level, file source) of every changelog file of the table."""
+    t = FileSystemCatalog(wh).get_table(name)
+    store, out = t.manifests, []
+    for sid in t.snapshots.list_ids():
+        s = t.snapshots.snapshot(sid)
+        if s.changelog_manifest_list:
+            out += [(e.file.level, e.file.file_source) for m in store.read_list(s.changelog_manifest_list)
+                    for e in store.read_manifest(m.file_name)]
+    return out
+
+
 @pytest.mark.parametrize("producer", PRODUCERS)
 def test_changelog_is_in_compact_snapshots_as_javas(tables, java, producer):
     ours = _changelog_kinds(java, tables, f"ours.{_name(producer)}")
     theirs = _changelog_kinds(java, tables, f"java.{_name(producer)}")
     assert theirs and set(theirs) == {"COMPACT"}, theirs
     assert ours == theirs
+    # Java's compactions write changelog files at their output level (never 0 here), file source
+    # APPEND; which level depends on file sizes, which differ between the two writers
+    for writer in ("java", "ours"):
+        levels = _changelog_file_levels(tables, f"{writer}.{_name(producer)}")
+        assert levels and all(level > 0 and source == 0 for level, source in levels), (writer, levels)
 
 
 @pytest.mark.parametrize("producer", PRODUCERS)
