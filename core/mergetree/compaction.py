@@ -56,6 +56,27 @@ def _merge_files(table, split: DataSplit, files) -> pa.Table:
     return engine.merge(data)
 
 
+def _lookup_compaction_merge(table, split: DataSplit, files, output_level: int) -> pa.Table:
+    """Lookup-merge tables (``mergetree/lookup_merge.py``): the merged records of ``files``; when
+    they move level-0 records up, a key with no record above level 0 among ``files`` gets its
+    newest record from the bucket's other files above level 0 folded in (Java's lookup), so the
+    output holds whole values."""
+    from paimon_core.mergetree.lookup_merge import lookup_merge
+
+    reader = TableRead(table)
+    keys = table.schema.trimmed_primary_keys
+    engine = MergeEngine(table.schema.options, keys, table.schema.field_names)
+    chosen = {f.file_name for f in files}
+    upper = [reader.read_file(split, f, True) for f in files if f.level > 0]
+    level0 = [reader.read_file(split, f, True) for f in files if f.level == 0]
+    if level0 and output_level > 0:
+        written = pa.concat_tables(level0)
+        # older than every chosen record above level 0, so they only count where none is chosen
+        upper += [rows_with_keys(reader.read_file(split, f, True), written, keys)
+                  for f in split.files if f.level > 0 and f.file_name not in chosen]
+    return lookup_merge(engine, table.schema.options, upper, level0)
+
+
 def _drop_keys_in_other_files(table, split: DataSplit, files, merged: pa.Table) -> pa.Table:
     """First-row: a key already stored in an older run keeps that row, so the compaction output
     must not repeat it. Readers of first-row tables read levels above 0 without merging, as
@@ -76,9 +97,13 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
 
 def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
                      changelog: bool = False, lookup_changelog: bool = False) -> CommitMessage:
+    from paimon_core.mergetree.lookup_merge import uses_lookup_merge
     from paimon_core.write.kv_writer import KeyValueFileWriter
 
-    merged = _merge_files(table, split, files)
+    if uses_lookup_merge(table.schema):
+        merged = _lookup_compaction_merge(table, split, files, output_level)
+    else:
+        merged = _merge_files(table, split, files)
     if drop_delete:
         merged = _drop_retracts(merged)
     if table.schema.core_options.merge_engine == "first-row":
@@ -128,6 +153,7 @@ def _lookup_changelog(table, split, writer, files, output_level: int) -> list:
     in all the bucket's files (after). Level-0 files a failed or skipped compaction left behind
     are caught up by the next one, so no change is lost, only grouped."""
     from paimon_core.mergetree.changelog import changes
+    from paimon_core.mergetree.lookup_merge import lookup_merge, uses_lookup_merge
     from paimon_core.mergetree.merge_engines import SEQ
 
     fresh = [f for f in files if f.level == 0]
@@ -139,8 +165,12 @@ def _lookup_changelog(table, split, writer, files, output_level: int) -> list:
     # only the records of the keys written: the merge is per key
     before = [rows_with_keys(reader.read_file(split, f, True), written, keys) for f in split.files if f.level > 0]
     engine = MergeEngine(table.schema.options, keys, table.schema.field_names)
-    new = _drop_retracts(engine.merge(pa.concat_tables(before + [written])))
-    old = _drop_retracts(engine.merge(pa.concat_tables(before))) if before else new.slice(0, 0)
+    if uses_lookup_merge(table.schema):  # the newest record above level 0 is the whole old value
+        new = _drop_retracts(lookup_merge(engine, table.schema.options, before, [written]))
+        old = _drop_retracts(lookup_merge(engine, table.schema.options, before, [])) if before else new.slice(0, 0)
+    else:
+        new = _drop_retracts(engine.merge(pa.concat_tables(before + [written])))
+        old = _drop_retracts(engine.merge(pa.concat_tables(before))) if before else new.slice(0, 0)
     dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
     if log.num_rows == 0:

@@ -126,7 +126,14 @@ class TableRead:
             t = self._empty()
             return t.append_column(KIND, pa.array([], pa.int8())) if keep_kind else t
         engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)
-        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
+        from paimon_core.mergetree.lookup_merge import lookup_merge, uses_lookup_merge
+
+        if uses_lookup_merge(self.schema):  # Java's LookupMergeFunction (mergetree/lookup_merge.py)
+            upper = [p for f, p in zip(split.files, parts) if f.level > 0]
+            level0 = [p for f, p in zip(split.files, parts) if f.level == 0]
+            merged = lookup_merge(engine, self.schema.options, upper, level0, drop_retracts=True)
+        else:
+            merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
         return merged.drop_columns([SEQ] if keep_kind else [SEQ, KIND])
 
     def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:
