@@ -171,7 +171,9 @@ def _lookup_changelog(table, split, writer, files, output_level: int) -> list:
     else:
         new = _drop_retracts(engine.merge(pa.concat_tables(before + [written])))
         old = _drop_retracts(engine.merge(pa.concat_tables(before))) if before else new.slice(0, 0)
-    dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
+    # first-row: a stored key never changes, so only new keys give changelog (+I), as in Java
+    dedupe = (table.schema.core_options.get("changelog-producer.row-deduplicate")
+              or table.schema.core_options.merge_engine == "first-row")
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
     if log.num_rows == 0:
         return []
