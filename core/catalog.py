@@ -16,9 +16,11 @@ import re
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,
+    DropFailed,
     InvalidInput,
     TableAlreadyExists,
     TableNotFound,
+    WarehouseNotFound,
 )
 from paimon_core.metadata.schema import Schema, SchemaManager
 from paimon_core.storage.file_io import FileIO
@@ -76,6 +78,10 @@ class Catalog:
         else:
             self.io.fs.mv(src, dst, recursive=True)
 
+    def _database_missing(self, db: str) -> DatabaseNotFound | WarehouseNotFound:
+        """The error for a database that does not exist: the warehouse itself may not (a typo)."""
+        return DatabaseNotFound(db) if self.io.is_dir(self.root) else WarehouseNotFound(self.warehouse)
+
     def list_databases(self) -> list[str]:
         raise NotImplementedError
 
@@ -112,6 +118,9 @@ class FileSystemCatalog(Catalog):
 
     # ---- databases
     def list_databases(self) -> list[str]:
+        """Raises WarehouseNotFound when there is no warehouse at all (a mistyped path)."""
+        if not self.io.is_dir(self.root):
+            raise WarehouseNotFound(self.warehouse)
         return sorted(n[: -len(DB_SUFFIX)] for n in self.io.list_names(self.root) if n.endswith(DB_SUFFIX))
 
     def database_exists(self, db: str) -> bool:
@@ -128,7 +137,7 @@ class FileSystemCatalog(Catalog):
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
         if not self.database_exists(db):
-            raise DatabaseNotFound(db)
+            raise self._database_missing(db)
         tables = self.list_tables(db)
         if tables and not cascade:
             raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables); use --cascade")
@@ -137,7 +146,7 @@ class FileSystemCatalog(Catalog):
     # ---- tables
     def list_tables(self, db: str) -> list[str]:
         if not self.database_exists(db):
-            raise DatabaseNotFound(db)
+            raise self._database_missing(db)
         out = []
         for name in self.io.list_names(self.db_path(db)):
             if SchemaManager(self.io, self.table_path(db, name)).list_ids():
@@ -154,7 +163,7 @@ class FileSystemCatalog(Catalog):
         schema = SchemaManager(self.io, path).latest()
         if schema is None:
             if not self.database_exists(db):
-                raise DatabaseNotFound(db)
+                raise self._database_missing(db)
             raise TableNotFound(f"{db}.{name}")
         return FileStoreTable(self.io, path, f"{db}.{name}", schema)
 
@@ -179,9 +188,23 @@ class FileSystemCatalog(Catalog):
             if ignore_if_missing:
                 return
             if not self.database_exists(db):
-                raise DatabaseNotFound(db)
+                raise self._database_missing(db)
             raise TableNotFound(f"{db}.{name}")
-        self.io.delete_dir(self.table_path(db, name))
+        path = self.table_path(db, name)
+        before = self.io.count_files(path)
+        try:
+            _delete_table_dir(self.io, path)
+        except OSError as e:
+            left = self.io.count_files(path)
+            cause = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
+            if left == 0:
+                raise DropFailed(f"dropped the files of table {db}.{name} but not its folder: {cause}") from None
+            if left >= before:
+                raise DropFailed(f"could not drop table {db}.{name}: {cause}; nothing was deleted") from None
+            raise DropFailed(f"drop-table {db}.{name} stopped part-way: {cause}; {left} of {before} files "
+                             "remain (its snapshots and tags are gone, its schema is kept); run drop-table "
+                             "again once the cause is fixed") from None
+
 
     def rename_table(self, identifier: str, new_identifier: str) -> None:
         db, name = parse_identifier(identifier)
@@ -192,3 +215,20 @@ class FileSystemCatalog(Catalog):
             raise TableAlreadyExists(f"{db2}.{name2}")
         self.create_database(db2, ignore_if_exists=True)
         self._rename_dir(self.table_path(db, name), self.table_path(db2, name2))
+
+
+def _delete_table_dir(io: FileIO, path: str) -> None:
+    """Snapshots, tags and branches first (the table then reads as empty), the schema last
+    (until then the table exists, so drop-table can be run again after a partial failure)."""
+    names = io.list_names(path)
+    order = sorted(names, key=lambda n: 0 if n in _FIRST else 2 if n == "schema" else 1)
+    for n in order:
+        child = io.join(path, n)
+        if io.is_dir(child):
+            io.delete_dir(child)
+        else:
+            io.delete(child)
+    io.delete_dir(path)
+
+
+_FIRST = ("snapshot", "tag", "branch")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
+from paimon_core.journal import InterruptedAfterCommit, record_commit
 from paimon_core.metadata.manifest import (
     ADD,
     DELETE,
@@ -43,7 +44,8 @@ class CommitMessage:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files)
+        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files
+                    or self.new_index or self.deleted_index)
 
 
 @dataclass
@@ -60,6 +62,15 @@ class CommitOptions:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def commit_kind(overwrite: bool, adds, deletes, messages) -> str:
+    """What a commit is, as Java names it: OVERWRITE (an overwrite, or new files that replace
+    others), COMPACT (files replaced by files, or index-only changes such as deletion vectors, as
+    Java files them), else APPEND."""
+    if overwrite or deletes and any(m.new_files for m in messages):
+        return "OVERWRITE"
+    return "COMPACT" if deletes or not adds else "APPEND"
 
 
 def latest_commit_of(table, commit_user: str, latest: Snapshot | None = None) -> Snapshot | None:
@@ -138,118 +149,180 @@ class FileStoreCommit:
     # ---- commit
     def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
         """Make ``messages`` one snapshot. Returns None when there is nothing to commit, or when
-        ``commit_user`` already committed ``commit_identifier`` (the caller then discards its files)."""
+        ``commit_user`` already committed ``commit_identifier`` (the caller then discards its files).
+        A writer that loses the race for ``snapshot-N`` deletes what it wrote and retries on the
+        new latest snapshot, up to ``commit.max-retries`` times."""
         adds, deletes = self._entries(messages)
         changelog = [
             ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
             for m in messages for f in m.changelog_files
         ]
-        if not adds and not deletes and not self.options.overwrite:
+        index_only = any(m.new_index or m.deleted_index for m in messages)
+        if not adds and not deletes and not self.options.overwrite and not index_only:
             return None
-        if kind is None:
-            kind = "OVERWRITE" if self.options.overwrite or deletes and any(
-                m.new_files for m in messages) else ("COMPACT" if deletes else "APPEND")
+        kind = kind or commit_kind(self.options.overwrite, adds, deletes, messages)
         retries = self.table.schema.core_options.get("commit.max-retries")
-        store = self.table.manifests
-        sm = self.table.snapshots
         for attempt in range(retries + 1):
-            latest = sm.latest()
+            latest = self.table.snapshots.latest()
+            if self._replayed(latest):
+                return None  # committed before (a replay after a restart): never twice
             written: list[str] = []
-            ident = self.options.commit_identifier
-            if ident != BATCH_COMMIT_IDENTIFIER:
-                mine = latest_commit_of(self.table, self.options.commit_user, latest)
-                if mine is not None and mine.commit_identifier >= ident:
-                    return None  # committed before (a replay after a restart): never twice
+            rebased: list = []  # hash index files written to rebase this attempt's index changes
+            snap = None
             try:
-                entries = list(deletes)
-                if self.options.overwrite:
-                    entries = self._overwrite_deletes(latest)
-                else:
-                    self._check_deletes(latest, deletes)
-                entries += adds
-                delta_metas = []
-                if entries:
-                    meta = store.write_manifest(entries, self.table.schema.id, self._partition_stats(entries))
-                    written.append(meta.file_name)
-                    delta_metas.append(meta)
-                base_metas = self._base_metas(latest, written)
-                base_name, base_size = store.write_list(base_metas)
-                written.append(base_name)
-                delta_name, delta_size = store.write_list(delta_metas)
-                written.append(delta_name)
-                cl_name = cl_size = None
-                if changelog:
-                    cmeta = store.write_manifest(changelog, self.table.schema.id, self._partition_stats(changelog))
-                    written.append(cmeta.file_name)
-                    cl_name, cl_size = store.write_list([cmeta])
-                    written.append(cl_name)
-                delta_rows = sum(e.file.row_count for e in entries if e.kind == ADD) - sum(
-                    e.file.row_count for e in entries if e.kind == DELETE)
-                snap = Snapshot(
-                    id=(latest.id + 1) if latest else 1,
-                    schema_id=self.table.schema.id,
-                    base_manifest_list=base_name,
-                    delta_manifest_list=delta_name,
-                    base_manifest_list_size=base_size,
-                    delta_manifest_list_size=delta_size,
-                    changelog_manifest_list=cl_name,
-                    changelog_manifest_list_size=cl_size,
-                    changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
-                    index_manifest=self._index_manifest(latest, messages, written),
-                    commit_user=self.options.commit_user,
-                    commit_identifier=ident,
-                    commit_kind=kind,
-                    time_millis=max(_now_ms(), (latest.time_millis if latest else 0)),
-                    total_record_count=(latest.total_record_count if latest else 0) + delta_rows,
-                    delta_record_count=delta_rows,
-                    watermark=latest.watermark if latest else None,
-                    properties=self.options.properties,
-                    uuid=str(uuid.uuid4()),
-                )
-                with self.table.env.lock():
-                    committed = sm.try_commit(snap)
-                if committed:
-                    self.table.env.after_commit(self.table, snap, messages)
+                snap = self._new_snapshot(latest, adds, deletes, changelog, messages, kind, written, rebased)
+                if self._publish(snap, messages, rebased):
                     return snap
             except (SnapshotExpired, CorruptMetadata) as e:
-                # ``latest`` was expired by another process while we read it: we lost a race
-                # (newer snapshots exist), so build on the new latest like any loser
-                self._cleanup(written)
-                if latest is None:
-                    raise
-                if not isinstance(e, SnapshotExpired):
-                    try:
-                        check_not_expired(store, latest, e)
-                    except SnapshotExpired:
-                        pass
-                    else:
-                        raise
-            except BaseException:
-                self._cleanup(written)
+                self._cleanup(written, rebased)
+                self._raise_unless_lost_race(e, latest)
+            except BaseException as e:
+                if snap is not None and self._created(snap):
+                    return self._kept_after_interruption(e, snap, messages, rebased)
+                self._cleanup(written, rebased)
                 raise
-            self._cleanup(written)
+            self._cleanup(written, rebased)
             time.sleep(min(0.01 * (2 ** attempt), 1.0))
         raise CommitConflict(f"gave up committing after {retries + 1} attempts: other writers kept winning")
 
-    def _index_manifest(self, latest: Snapshot | None, messages, written: list[str]) -> str | None:
-        """The complete index manifest after this commit (the previous one if unchanged)."""
+    def _replayed(self, latest: Snapshot | None) -> bool:
+        """Whether ``commit_user`` already committed this ``commit_identifier`` (or a later one)."""
+        ident = self.options.commit_identifier
+        if ident == BATCH_COMMIT_IDENTIFIER:
+            return False
+        mine = latest_commit_of(self.table, self.options.commit_user, latest)
+        return mine is not None and mine.commit_identifier >= ident
+
+    def _new_snapshot(self, latest: Snapshot | None, adds, deletes, changelog, messages, kind: str,
+                      written: list[str], rebased: list) -> Snapshot:
+        """Write this attempt's manifests, manifest lists and index manifest on top of ``latest``
+        (their names go to ``written``) and return the snapshot that names them."""
+        store = self.table.manifests
+        entries = list(deletes)
+        if self.options.overwrite:
+            entries = self._overwrite_deletes(latest)
+        else:
+            self._check_deletes(latest, deletes)
+        entries += adds
+        delta_metas = []
+        if entries:
+            meta = store.write_manifest(entries, self.table.schema.id, self._partition_stats(entries))
+            written.append(meta.file_name)
+            delta_metas.append(meta)
+        base_metas = self._base_metas(latest, written)
+        base_name, base_size = store.write_list(base_metas)
+        written.append(base_name)
+        delta_name, delta_size = store.write_list(delta_metas)
+        written.append(delta_name)
+        cl_name = cl_size = None
+        if changelog:
+            cmeta = store.write_manifest(changelog, self.table.schema.id, self._partition_stats(changelog))
+            written.append(cmeta.file_name)
+            cl_name, cl_size = store.write_list([cmeta])
+            written.append(cl_name)
+        delta_rows = sum(e.file.row_count for e in entries if e.kind == ADD) - sum(
+            e.file.row_count for e in entries if e.kind == DELETE)
+        return Snapshot(
+            id=(latest.id + 1) if latest else 1,
+            schema_id=self.table.schema.id,
+            base_manifest_list=base_name,
+            delta_manifest_list=delta_name,
+            base_manifest_list_size=base_size,
+            delta_manifest_list_size=delta_size,
+            changelog_manifest_list=cl_name,
+            changelog_manifest_list_size=cl_size,
+            changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
+            index_manifest=self._index_manifest(latest, messages, written, rebased),
+            commit_user=self.options.commit_user,
+            commit_identifier=self.options.commit_identifier,
+            commit_kind=kind,
+            time_millis=max(_now_ms(), (latest.time_millis if latest else 0)),
+            total_record_count=(latest.total_record_count if latest else 0) + delta_rows,
+            delta_record_count=delta_rows,
+            watermark=latest.watermark if latest else None,
+            properties=self.options.properties,
+            uuid=str(uuid.uuid4()),
+        )
+
+    def _publish(self, snap: Snapshot, messages, rebased: list) -> bool:
+        """Create ``snapshot-N`` if absent (under the catalog's lock); False when another writer got N."""
+        with self.table.env.lock():
+            committed = self.table.snapshots.try_commit(snap)
+        if committed:
+            record_commit(self.table.path, snap.id)
+            if rebased:
+                self._drop_superseded_index(messages)
+            self.table.env.after_commit(self.table, snap, messages)
+        return committed
+
+    def _raise_unless_lost_race(self, error: Exception, latest: Snapshot | None) -> None:
+        """A metadata file of ``latest`` went missing while we built on it: a lost race when another
+        process expired ``latest`` (newer snapshots exist; retry on the new latest), else damage."""
+        if latest is None:
+            raise error
+        if not isinstance(error, SnapshotExpired):
+            try:
+                check_not_expired(self.table.manifests, latest, error)
+            except SnapshotExpired:
+                return
+            raise error
+
+    def _kept_after_interruption(self, error: BaseException, snap: Snapshot, messages, rebased: list) -> Snapshot:
+        """``snapshot-N`` was created before ``error`` (an interrupt or a failure after the create):
+        the commit stands, and deleting the manifests it names would break the table."""
+        record_commit(self.table.path, snap.id)
+        if isinstance(error, InterruptedAfterCommit):
+            raise error
+        if isinstance(error, KeyboardInterrupt):
+            raise InterruptedAfterCommit(self.table.path, snap.id) from error
+        if not isinstance(error, Exception):
+            raise error
+        if rebased:
+            self._drop_superseded_index(messages)
+        return snap
+
+    def _created(self, snap: Snapshot) -> bool:
+        """Whether snapshot-N on storage is ``snap`` (this commit made it)."""
+        sm = self.table.snapshots
+        try:
+            return sm.io.read_bytes(sm.path(snap.id)) == snap.to_json().encode("utf-8")
+        except Exception:  # noqa: BLE001 - absent or unreadable: not ours
+            return False
+
+    def _index_manifest(self, latest: Snapshot | None, messages, written: list[str], rebased: list) -> str | None:
+        """The complete index manifest after this commit (the previous one if unchanged). When
+        another writer changed the hash index of a partition this commit also changed (a lost
+        race), this commit's index changes are rebased onto the live index (``index_rebase``)."""
         added = [e for m in messages for e in m.new_index]
         deleted = [e for m in messages for e in m.deleted_index]
         base_name = latest.index_manifest if latest else None
-        if not added and not deleted:
+        if not added and not deleted and not (self.options.overwrite and base_name):
             return base_name
         from paimon_core.metadata.index_manifest import IndexStore
 
         store = IndexStore(self.table.io, self.table.path)
         live = {e.identifier: e for e in store.read_manifest(base_name)}
+        if self.options.overwrite:  # the overwritten partitions' deletion vectors go with their files
+            deleted += self._overwritten_vectors(live.values(), deleted)
+            if not added and not deleted:
+                return base_name
         gone = [d for d in deleted if d.identifier not in live]
         replaced = {(d.partition, d.bucket) for d in deleted}
         clash = [a for a in added if any(
             (e.partition, e.bucket, e.index_type) == (a.partition, a.bucket, a.index_type)
             and (e.partition, e.bucket) not in replaced for e in live.values())]
         if gone or clash:
-            raise CommitConflict("another writer changed the bucket index of the same partition at the same time; "
-                                 "nothing was committed, run the write again")
+            from paimon_core.metadata.index_manifest import HASH_INDEX
+            from paimon_core.write.index_rebase import rebase_hash_index
+
+            if any(e.index_type != HASH_INDEX for e in gone + clash):
+                raise CommitConflict("another writer changed the deletion vectors of the same bucket at the same "
+                                     "time; nothing was committed, run the write again")
+            others = ([a for a in added if a.index_type != HASH_INDEX],
+                      [d for d in deleted if d.index_type != HASH_INDEX])
+            added, deleted = rebase_hash_index(store, list(live.values()),
+                                               [a for a in added if a.index_type == HASH_INDEX], rebased)
+            added, deleted = added + others[0], deleted + others[1]
         for d in deleted:
             live.pop(d.identifier, None)
         for a in added:
@@ -258,9 +331,34 @@ class FileStoreCommit:
         written.append(name)
         return name
 
-    def _cleanup(self, names: list[str]) -> None:
+    def _overwritten_vectors(self, live, deleted) -> list:
+        from paimon_core.metadata.deletion_vectors import DELETION_VECTORS_INDEX
+
+        codec = self.table.partition_codec
+        pred = self.options.overwrite_filter
+        already = {d.identifier for d in deleted}
+        return [e.as_delete() for e in live if e.index_type == DELETION_VECTORS_INDEX
+                and e.identifier not in already and (pred is None or pred(codec.from_bytes(e.partition)))]
+
+    def _cleanup(self, names: list[str], index_files: list = ()) -> None:
         for n in names:
             self.table.io.delete(self.table.manifests.path(n))
+        if index_files:
+            from paimon_core.metadata.index_manifest import IndexStore
+
+            store = IndexStore(self.table.io, self.table.path)
+            for e in index_files:
+                store.delete_file(e)
+            index_files.clear()
+
+    def _drop_superseded_index(self, messages) -> None:
+        """After a rebased commit: the writer's own index files were replaced by rebased ones."""
+        from paimon_core.metadata.index_manifest import IndexStore
+
+        store = IndexStore(self.table.io, self.table.path)
+        for m in messages:
+            for e in m.new_index:
+                store.delete_file(e)
 
     def _base_metas(self, latest: Snapshot | None, written: list[str]) -> list[ManifestFileMeta]:
         """All data manifests of ``latest``; merged into fresh ones once they pile up."""

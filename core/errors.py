@@ -23,8 +23,19 @@ class FilterError(InvalidInput):
     pass
 
 
+class SqlError(InvalidInput):
+    """A mistake in a SQL query (unknown table or column, syntax, a failed cast...), in the
+    query engine's own words."""
+
+
 class NotFound(PaimonError):
     pass
+
+
+class WarehouseNotFound(NotFound):
+    def __init__(self, uri: str):
+        super().__init__(f"warehouse '{uri}' does not exist (nothing at that path)")
+        self.uri = uri
 
 
 class DatabaseNotFound(NotFound):
@@ -51,6 +62,10 @@ class TableAlreadyExists(AlreadyExists):
     def __init__(self, name: str):
         super().__init__(f"table '{name}' already exists")
         self.name = name
+
+
+class DropFailed(PaimonError):
+    """Deleting a table's files failed; the message says whether anything was deleted."""
 
 
 class CommitConflict(PaimonError):

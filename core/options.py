@@ -165,6 +165,9 @@ _REGISTRY = [
     Option("consumer.expiration-time", "duration", None, "delete consumer files idle this long (after commits)"),
     Option("consumer.ignore-progress", "bool", False, "streaming reads ignore a consumer's stored progress"),
     Option("scan.mode", "str", "default", "streaming start: latest-full | latest | from-snapshot | from-snapshot-full"),
+    # deletion vectors (metadata/deletion_vectors.py)
+    Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
+    Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -177,6 +180,8 @@ FIELD_OPTIONS: dict[str, Option] = {
         Option("ignore-retract", "bool", False, "the column ignores -U/-D (aggregation engine)"),
         Option("list-agg-delimiter", "str", ",", "listagg delimiter"),
         Option("sequence-group", "str", None, "columns this sequence field orders (partial-update)"),
+        Option("distinct", "bool", False, "collect keeps distinct elements (aggregation)"),
+        Option("nested-key", "str", None, "key fields of nested_update rows (aggregation)"),
     )
 }
 _FIELD_KEY = re.compile(r"^fields\.(?P<column>.+)\.(?P<name>[a-z-]+)$")
@@ -203,8 +208,6 @@ _FALSE = _is("false")
 _UNSUPPORTED = [
     # rows a reader must return
     Unsupported("manifest.format", "manifests in another format than Avro", _is("avro")),
-    Unsupported("deletion-vectors.enabled", "deletion vectors", _FALSE),
-    Unsupported("deletion-vectors.bitmap64", "64-bit deletion vectors", _FALSE),
     Unsupported("deletion-vectors.merge-on-read", "merge-on-read of deletion-vector tables", _FALSE),
     Unsupported("data-file.path-directory", "data files under a path directory"),
     Unsupported("index-file-in-data-file-dir", "index files in data file directories", _FALSE),
@@ -224,8 +227,6 @@ _UNSUPPORTED = [
     Unsupported("scan.fallback-delta-branch", "fallback branches"),
     Unsupported("scan.primary-branch", "fallback branches"),
     Unsupported("fields.*.default-value", "column default values"),
-    Unsupported("fields.*.distinct", "listagg distinct"),
-    Unsupported("fields.*.nested-key", "nested_update keys"),
     Unsupported("scan.mode", "a batch scan mode stored in the table", _is("default", "latest", "latest-full")),
     Unsupported("scan.snapshot-id", "a snapshot stored in the table's scan options"),
     Unsupported("scan.tag-name", "a tag stored in the table's scan options"),
@@ -361,8 +362,10 @@ def validate_options(options: dict[str, str], columns: list[str] | None = None) 
         parts = _field_parts(key)
         if parts and parts[1] in FIELD_OPTIONS:
             replace(FIELD_OPTIONS[parts[1]], key=key).parse(value)
-            if columns is not None and parts[0] not in columns:
-                raise InvalidInput(f"option '{key}' names column '{parts[0]}', which the table does not have")
+            # Java's sequence-group keys may name several columns: fields.a,b.sequence-group
+            missing = [c for c in parts[0].split(",") if columns is not None and c not in columns]
+            if missing:
+                raise InvalidInput(f"option '{key}' names column '{missing[0]}', which the table does not have")
         if not _known(key):
             near = suggest(key)
             if near:

@@ -8,15 +8,17 @@ one ``error: ...`` line on stderr and exit 1, anything else an ``internal error`
 from __future__ import annotations
 
 import errno
+import sys
 from enum import Enum
 from typing import Annotated
 
 import typer
-from typer._click.exceptions import ClickException
+from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperGroup
 
 from paimon_cli.config import Flags, resolve_from_environment
-from paimon_cli.errors import report
+from paimon_cli.errors import interrupted_message, report, stdout_to_devnull
+from paimon_cli.helpstyle import tidy_command, tidy_param
 from paimon_cli.state import CliState
 
 VERBOSE_KEY = "paimon.verbose"
@@ -63,14 +65,34 @@ class PaimonGroup(TyperGroup):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist_global_options(args))
 
+    def get_params(self, ctx: typer.Context):
+        params = super().get_params(ctx)
+        for p in params:
+            tidy_param(p)
+        return params
+
+    def get_command(self, ctx: typer.Context, cmd_name: str):
+        return tidy_command(super().get_command(ctx, cmd_name))
+
     def invoke(self, ctx: typer.Context):
+        from paimon_core.journal import commit_journal
+
         try:
-            return super().invoke(ctx)
+            with commit_journal() as journal:
+                try:
+                    result = super().invoke(ctx)
+                except KeyboardInterrupt:
+                    sys.stderr.write(interrupted_message(journal, ctx.invoked_subcommand) + "\n")
+                    sys.stderr.flush()
+                    raise typer.Exit(130) from None
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+            return result
         except (ClickException, typer.Exit, typer.Abort):
             raise
         except Exception as e:
             if isinstance(e, OSError) and e.errno == errno.EPIPE:
-                raise  # Typer handles a closed pipe (`paimon read | head`)
+                stdout_to_devnull()
+                raise typer.Exit(0) from None
             raise typer.Exit(report(e, bool(ctx.meta.get(VERBOSE_KEY)))) from None
 
 
@@ -103,7 +125,8 @@ app = typer.Typer(
     cls=PaimonGroup,
     help=HELP,
     no_args_is_help=True,
-    add_completion=False,
+    invoke_without_command=True,  # for --version; a missing command is still a usage error (see root)
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -117,7 +140,7 @@ def root(
         "--warehouse", "-w", metavar="URI",
         help="Warehouse folder or URI. Env PAIMON_WAREHOUSE; default ./warehouse.")] = None,
     config: Annotated[str | None, typer.Option(
-        "--config", metavar="FILE", help="Config file (default ./paimon.toml, else ~/.config/paimon/config.toml).")] = None,
+        "--config", metavar="FILE", help="Config file (default ./paimon.toml, else config.toml in ~/.config/paimon).")] = None,
     output: Annotated[OutputFormat | None, typer.Option(
         "--output", "-o", case_sensitive=False, help="Output format (default table).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks on errors.")] = False,
@@ -131,14 +154,21 @@ def root(
         "--spark-conf", metavar="KEY=VALUE", help="Spark setting; repeat for more.")] = None,
     storage: Annotated[list[str] | None, typer.Option(
         "--storage", metavar="KEY=VALUE",
-        help="Storage option (endpoint, key, secret, region...), over [storage] in the config; repeat for more.")] = None,
+        help="Storage option (endpoint, key, secret, region...), over \\[storage] in the config; repeat for more.")] = None,
     catalog: Annotated[str | None, typer.Option(
         "--catalog", metavar="TYPE",
-        help="Catalog: filesystem (default), jdbc or hive. Env PAIMON_CATALOG, or [catalog] type in the config.")] = None,
+        help="Catalog: filesystem (default), jdbc or hive. Env PAIMON_CATALOG, or \\[catalog] type in the config.")] = None,
     catalog_option: Annotated[list[str] | None, typer.Option(
         "--catalog-option", metavar="KEY=VALUE",
-        help="Catalog option (uri, lock.enabled, catalog-key...), over [catalog] in the config; repeat for more.")] = None,
+        help="Catalog option (uri, lock.enabled, catalog-key...), over \\[catalog] in the config; repeat for more.")] = None,
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print the version and exit (with -v: also Python, pyarrow and pyspark).")] = False,
 ) -> None:
+    if version:
+        sys.stdout.write(version_text(verbose))
+        raise typer.Exit(0)
+    if ctx.invoked_subcommand is None:
+        raise UsageError("Missing command.", ctx)
     ctx.meta[VERBOSE_KEY] = verbose  # known to the error boundary even if the config is bad
     flags = Flags(
         warehouse=warehouse,
@@ -156,14 +186,37 @@ def root(
     ctx.obj = CliState(flags, resolve_from_environment(flags))
 
 
+def version_text(verbose: bool) -> str:
+    """``paimon X.Y.Z``; verbose adds the versions that decide behaviour (read from the installed
+    packages' metadata: nothing heavy is imported)."""
+    import platform
+    from importlib import metadata
+
+    def installed(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    from paimon_core import __version__
+
+    lines = [f"paimon {__version__}"]
+    if verbose:
+        lines += [f"python {platform.python_version()}", f"pyarrow {installed('pyarrow')}",
+                  f"pyspark {installed('pyspark')}", f"fsspec {installed('fsspec')}", f"s3fs {installed('s3fs')}"]
+    return "\n".join(lines) + "\n"
+
+
 def _register() -> None:
     from paimon_cli.commands import (
         alter,
         catalog,
         compact,
         consumer,
+        delete,
         demo,
         diff,
+        doctor,
         ingest,
         inspect,
         lifecycle,
@@ -174,8 +227,8 @@ def _register() -> None:
         use,
     )
 
-    for module in (tables, catalog, alter, ingest, read, stream, compact, diff, sql, inspect, lifecycle, consumer, use,
-                   demo):
+    for module in (tables, catalog, alter, ingest, read, stream, compact, delete, diff, sql, inspect, lifecycle,
+                   consumer, use, doctor, demo):
         app.add_typer(module.app)
 
 

@@ -1,11 +1,12 @@
 """Settings resolution: command-line flags > environment > config file > defaults.
 
 The config file is TOML: ``--config FILE``, else ``./paimon.toml``, else
-``~/.config/paimon/config.toml``. Keys: ``warehouse``, ``table``, ``engine``, ``[spark]``
-(``master``, ``remote``, ``conf`` table), ``[storage]`` (fsspec options) and ``[catalog]``
-(``type`` = filesystem|jdbc|hive, then Paimon's catalog options: ``uri``, ``lock.enabled``, ...;
-a plain ``catalog = "jdbc"`` names the type only). A relative local ``warehouse`` in a config
-file is relative to that file's folder.
+``~/.config/paimon/config.toml``. Keys: ``warehouse``, ``table``, ``engine``,
+``engine.spark-threshold``, ``[spark]`` (``master``, ``remote``, ``conf`` table, ``threshold``),
+``[storage]`` (fsspec options) and ``[catalog]`` (``type`` = filesystem|jdbc|hive, then Paimon's
+catalog options: ``uri``, ``lock.enabled``, ...; a plain ``catalog = "jdbc"`` names the type only).
+Unknown keys are refused with a "did you mean". A relative local ``warehouse`` in a config file is
+relative to that file's folder.
 
 ``resolve`` is a pure function of its inputs (flags, environment, cwd, home) so that the
 precedence rules can be tested without touching the real environment.
@@ -115,9 +116,49 @@ def load_config(path: Path | None) -> dict:
     return data
 
 
+TOP_KEYS = ("warehouse", "table", "engine", "engine.spark-threshold", "spark", "storage", "catalog")
+SPARK_KEYS = ("master", "remote", "conf", "threshold")
+
+
+def _did_you_mean(key: str, known) -> str | None:
+    import difflib
+
+    found = difflib.get_close_matches(key.lower(), list(known), n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def _check_keys(path: Path, data: dict) -> None:
+    """Unknown keys are mistakes (the keys are this CLI's own), except in [storage], whose
+    other keys go to the filesystem as they are: there only near misses of known names fail."""
+    for key in data:
+        if key not in TOP_KEYS:
+            hint = _did_you_mean(key, TOP_KEYS)
+            raise CliError(f"config file {path}: unknown key '{key}'" + (
+                f"; did you mean '{hint}'?" if hint else " (known: warehouse, table, engine, "
+                "engine.spark-threshold, [spark], [storage], [catalog])"))
+    spark = data.get("spark")
+    for key in spark if isinstance(spark, dict) else ():
+        if key not in SPARK_KEYS:
+            hint = _did_you_mean(key, SPARK_KEYS)
+            raise CliError(f"config file {path}: unknown key '{key}' in [spark]" + (
+                f"; did you mean '{hint}'?" if hint else " (known: master, remote, conf, threshold)"))
+    storage = data.get("storage")
+    if isinstance(storage, dict):
+        from paimon_core.storage.s3 import KNOWN_OPTIONS
+
+        for key in storage:
+            norm = str(key).strip().lower().replace("-", "_")
+            if norm not in KNOWN_OPTIONS and norm not in ("client_kwargs", "config_kwargs"):
+                hint = _did_you_mean(norm, KNOWN_OPTIONS)
+                if hint:
+                    raise CliError(f"config file {path}: unknown key '{key}' in [storage]; did you mean '{hint}'?")
+
+
 def _check_config(path: Path, data: dict) -> None:
     def fail(msg: str):
         raise CliError(f"config file {path}: {msg}")
+
+    _check_keys(path, data)
 
     for key in ("warehouse", "table", "engine"):
         if key in data and not isinstance(data[key], str):

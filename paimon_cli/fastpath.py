@@ -15,7 +15,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")  # as paimon_core.catalog._
 
 def snapshot_manager(warehouse: str, storage: dict | None, identifier: str):
     """The SnapshotManager of table ``db.table``; raises like ``FileSystemCatalog.get_table``."""
-    from paimon_core.errors import DatabaseNotFound, InvalidInput, TableNotFound
+    from paimon_core.errors import DatabaseNotFound, InvalidInput, TableNotFound, WarehouseNotFound
     from paimon_core.metadata.snapshot import SnapshotManager
     from paimon_core.storage.file_io import FileIO
 
@@ -29,6 +29,6 @@ def snapshot_manager(warehouse: str, storage: dict | None, identifier: str):
     schemas = io.list_names(io.join(path, "schema"))
     if not any(n.startswith("schema-") and n[len("schema-"):].isdigit() for n in schemas):
         if not io.is_dir(db_path):
-            raise DatabaseNotFound(db)
+            raise DatabaseNotFound(db) if io.is_dir(io.root) else WarehouseNotFound(warehouse)
         raise TableNotFound(f"{db}.{name}")
     return SnapshotManager(io, path)

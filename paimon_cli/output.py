@@ -26,30 +26,41 @@ def text_cell(v) -> str:
     return str(v)
 
 
-class _JsonSink:
-    def __init__(self, columns: Sequence[str]):
+class JsonSink:
+    """JSON lines, one object per row (on ``stream``, default stdout)."""
+
+    def __init__(self, columns: Sequence[str], stream=None):
         self.columns = list(columns)
+        self.stream = stream
 
     def write(self, rows: Iterable[Sequence]) -> None:
-        out = sys.stdout
+        out = self.stream or sys.stdout
         for row in rows:
             obj = dict(zip(self.columns, row, strict=True))
             out.write(json.dumps(json_safe(obj), ensure_ascii=False) + "\n")
 
     def close(self) -> None:
-        sys.stdout.flush()
+        (self.stream or sys.stdout).flush()
 
 
-class _CsvSink:
-    def __init__(self, columns: Sequence[str]):
-        self.writer = csv.writer(sys.stdout, lineterminator="\n")
+class CsvSink:
+    """CSV with a header line (on ``stream``, default stdout); nested values as JSON text."""
+
+    def __init__(self, columns: Sequence[str], stream=None):
+        self.stream = stream
+        self.writer = csv.writer(stream or sys.stdout, lineterminator="\n")
         self.writer.writerow(list(columns))
 
     def write(self, rows: Iterable[Sequence]) -> None:
         self.writer.writerows(["" if v is None else text_cell(v) for v in row] for row in rows)
 
     def close(self) -> None:
-        sys.stdout.flush()
+        (self.stream or sys.stdout).flush()
+
+
+def is_terminal() -> bool:
+    """Whether stdout is a terminal (a Rich table) or not (a plain text table)."""
+    return sys.stdout.isatty()
 
 
 class _TableSink:
@@ -73,7 +84,7 @@ class _TableSink:
 
     def close(self) -> None:
         numeric = self._numeric()
-        if sys.stdout.isatty():
+        if is_terminal():
             self._print_rich(numeric)
         else:
             sys.stdout.write(plain_table(self.columns, self.rows, numeric, self.title))
@@ -119,9 +130,9 @@ class Output:
     def sink(self, columns: Sequence[str], numeric: Sequence[bool] | None = None, title: str | None = None):
         """A sink for streaming rows of plain values: ``write(rows)`` any number of times, then ``close()``."""
         if self.fmt == "json":
-            return _JsonSink(columns)
+            return JsonSink(columns)
         if self.fmt == "csv":
-            return _CsvSink(columns)
+            return CsvSink(columns)
         return _TableSink(columns, numeric, title)
 
     def rows(self, columns: Sequence[str], rows: Iterable[Sequence], title: str | None = None) -> None:

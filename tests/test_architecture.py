@@ -89,3 +89,9 @@ def test_only_the_spark_engine_imports_pyspark():
             continue
         bad = {i for i in _imports(path) if i.split(".")[0] == "pyspark"}
         assert not bad, f"{name} imports {sorted(bad)}"
+
+
+def test_the_cli_uses_engines_through_their_package_api():
+    for path in (ROOT / "paimon_cli").rglob("*.py"):
+        bad = {i for i in _imports(path) if i.startswith(("paimon_core.engines.spark", "paimon_core.engines.base"))}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from paimon_core.data.binary_row import deserialize_row, serialize_row
 from paimon_core.data.types import AtomicType, DataType
-from paimon_core.data.values import java_double_string, java_local_datetime_string
+from paimon_core.data.values import internal_to_python, java_double_string, java_local_datetime_string
 
 _ESCAPE = set('"#%\'*/:=?\\{}[]^')
 
@@ -81,3 +81,16 @@ class PartitionCodec:
 
     def spec(self, values) -> dict:
         return dict(zip(self.keys, values))
+
+    def display(self, spec: dict) -> str:
+        """``dt=2024-01-01,hr=3`` for messages, from {key: internal value} (a whole partition or
+        part of one): values as the directory names read, dates and times in ISO form."""
+        types = dict(zip(self.keys, self.types))
+        return ",".join(f"{k}={display_value(v, types[k], self.default_name)}" for k, v in spec.items())
+
+
+def display_value(v, t: DataType, default_name: str = "__DEFAULT_PARTITION__") -> str:
+    if isinstance(t, AtomicType) and t.root in ("DATE", "TIME") and v is not None:
+        return internal_to_python(v, t).isoformat()
+    s = value_to_path_string(v, t)
+    return default_name if s is None else s

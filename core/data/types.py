@@ -3,7 +3,9 @@
 Type strings follow Paimon's grammar as the schema file writes it: ``INT NOT NULL``,
 ``DECIMAL(10, 2)``, ``STRING`` (= ``VARCHAR(2147483647)``), ``BYTES``, ``TIMESTAMP(6)``,
 ``TIMESTAMP(6) WITH LOCAL TIME ZONE`` (also accepted: ``TIMESTAMP_LTZ(6)``), ``ARRAY<INT>``,
-``MAP<STRING, INT>``, ``ROW<a INT, b STRING>``. Nested types are written to JSON as objects.
+``MAP<STRING, INT>``, ``MULTISET<STRING>``, ``ROW<a INT, b STRING>``. Nested types are written
+to JSON as objects. A MULTISET is a map from element to its count (Arrow ``map<T, int32 not
+null>``, stored in Parquet as a map, as Java does).
 """
 
 from __future__ import annotations
@@ -104,6 +106,17 @@ class MapType(DataType):
 
     def to_json(self):
         return {"type": "MAP" + self._suffix(), "key": self.key.to_json(), "value": self.value.to_json()}
+
+
+@dataclass(frozen=True)
+class MultisetType(DataType):
+    element: DataType = field(default_factory=AtomicType)
+
+    def __str__(self) -> str:
+        return f"MULTISET<{self.element}>{self._suffix()}"
+
+    def to_json(self):
+        return {"type": "MULTISET" + self._suffix(), "element": self.element.to_json()}
 
 
 @dataclass(frozen=True)
@@ -298,6 +311,11 @@ def _parse(toks: _Tokens) -> DataType:
         el = _parse(toks)
         toks.expect(">")
         t = ArrayType(element=el)
+    elif word == "MULTISET":
+        toks.expect("<")
+        el = _parse(toks)
+        toks.expect(">")
+        t = MultisetType(element=el)
     elif word == "MAP":
         toks.expect("<")
         k = _parse(toks)
@@ -339,7 +357,7 @@ def assign_field_ids(t: DataType, last_id: int) -> tuple[DataType, int]:
             sub, last_id = assign_field_ids(f.type, fid)
             fields.append(DataField(fid, f.name, sub, f.description))
         return replace(t, fields=tuple(fields)), last_id
-    if isinstance(t, ArrayType):
+    if isinstance(t, (ArrayType, MultisetType)):
         el, last_id = assign_field_ids(t.element, last_id)
         return replace(t, element=el), last_id
     if isinstance(t, MapType):
@@ -353,7 +371,7 @@ def highest_field_id(t: DataType) -> int:
     """The largest id of a ROW sub-field inside ``t`` (-1 when there is none)."""
     if isinstance(t, RowType):
         return max([-1] + [max(f.id, highest_field_id(f.type)) for f in t.fields])
-    if isinstance(t, ArrayType):
+    if isinstance(t, (ArrayType, MultisetType)):
         return highest_field_id(t.element)
     if isinstance(t, MapType):
         return max(highest_field_id(t.key), highest_field_id(t.value))
@@ -373,7 +391,7 @@ def type_from_json(obj) -> DataType:
     if root == "ARRAY":
         return ArrayType(nullable=nullable, element=type_from_json(obj["element"]))
     if root == "MULTISET":
-        raise TypeStringError("MULTISET columns are not supported")
+        return MultisetType(nullable=nullable, element=type_from_json(obj["element"]))
     if root == "MAP":
         return MapType(nullable=nullable, key=type_from_json(obj["key"]), value=type_from_json(obj["value"]))
     if root == "ROW":
@@ -398,6 +416,9 @@ def to_arrow_type(t: DataType) -> pa.DataType:
             pa.field("key", to_arrow_type(t.key), nullable=False),
             pa.field("value", to_arrow_type(t.value), nullable=t.value.nullable),
         )
+    if isinstance(t, MultisetType):
+        return pa.map_(pa.field("key", to_arrow_type(t.element), nullable=False),
+                       pa.field("value", pa.int32(), nullable=False))
     if isinstance(t, RowType):
         return pa.struct([to_arrow_field(f) for f in t.fields])
     assert isinstance(t, AtomicType)
@@ -482,10 +503,11 @@ _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 
 def implicitly_castable(src: DataType, dst: DataType) -> bool:
     """True when every value of ``src`` fits ``dst`` without loss (Paimon's implicit widening)."""
-    if isinstance(src, (ArrayType, MapType, RowType)) or isinstance(dst, (ArrayType, MapType, RowType)):
+    if isinstance(src, (ArrayType, MapType, RowType, MultisetType)) or \
+            isinstance(dst, (ArrayType, MapType, RowType, MultisetType)):
         if type(src) is not type(dst):
             return False
-        if isinstance(src, ArrayType):
+        if isinstance(src, (ArrayType, MultisetType)):
             return implicitly_castable(src.element, dst.element)
         if isinstance(src, MapType):
             return implicitly_castable(src.key, dst.key) and implicitly_castable(src.value, dst.value)

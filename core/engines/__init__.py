@@ -1,9 +1,26 @@
-"""Engines compute (write files, compact, read) and return CommitMessages; the core commits.
+"""Engines compute (write files, compact, read, export) and return CommitMessages or results;
+the core commits.
 
 ``local`` runs in this process on pyarrow. ``spark`` (the only module that imports pyspark)
-runs the same writers inside Spark tasks.
+runs the same writers inside Spark tasks. Callers outside the core (the CLI) use engines
+through this package only: ``get_engine``, the ``Engine`` protocol, ``ExportResult`` and
+``sql_errors``.
 """
 
-from paimon_core.engines.base import Engine, get_engine
+from contextlib import contextmanager
 
-__all__ = ["Engine", "get_engine"]
+from paimon_core.engines.base import Engine, get_engine
+from paimon_core.engines.export import ExportResult
+
+
+@contextmanager
+def sql_errors():
+    """Spark's answers to mistakes in a SQL query as one-line ``SqlError``s (see
+    ``spark_sql.user_errors``); needs pyspark."""
+    from paimon_core.engines.spark_sql import user_errors
+
+    with user_errors():
+        yield
+
+
+__all__ = ["Engine", "ExportResult", "get_engine", "sql_errors"]

@@ -15,13 +15,29 @@ DEFAULT_SPARK_THRESHOLD = 1 << 30  # engine.spark-threshold: inputs above 1 GiB 
 class Engine(Protocol):
     name: str
 
-    def write(self, table, inputs: list, progress: Progress | None = None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs: list, progress: Progress | None = None, row_kind_column: str | None = None,
+              on_rows: Callable[[int], None] | None = None) -> list:
         """Write the rows of ``inputs`` (InputFile list) into new files; return CommitMessages.
+        ``on_rows(n)``: input rows read, called when the engine knows them (it may not).
         Must leave no files behind if it raises."""
         ...
 
     def compact(self, table, splits, full: bool = True, progress: Progress | None = None) -> list:
         """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
+        ...
+
+    def export_rows(self, table, splits, columns=None, predicate=None, limit: int | None = None,
+                    out_path=None, fmt: str = "parquet", *, render=None, on_plan=None,
+                    progress: Progress | None = None):
+        """Save the rows of ``splits`` (``columns`` projected, ``predicate`` applied, at most
+        ``limit``) at ``out_path`` in ``fmt`` (parquet | csv | json; see ``engines.export``);
+        returns an ``ExportResult``. ``on_plan(total_bytes)`` then ``progress(bytes)``."""
+        ...
+
+    def export_changes(self, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None,
+                       out_path=None, fmt: str = "parquet", *, render=None, on_plan=None,
+                       progress: Progress | None = None):
+        """Save the changes in (start, end] (``paimon_core.read.diff.diff``) like ``export_rows``."""
         ...
 
 
@@ -50,13 +66,23 @@ class AutoEngine:
         self.chosen = "local"
         return LocalEngine()
 
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
         eng = self.pick(sum(f.size for f in inputs))
-        return eng.write(table, inputs, progress, row_kind_column=row_kind_column)
+        return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=on_rows)
 
     def compact(self, table, splits, full: bool = True, progress=None) -> list:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
+
+    def export_rows(self, table, splits, *args, **kw):
+        from paimon_core.engines.export import split_bytes
+
+        return self.pick(split_bytes(splits)).export_rows(table, splits, *args, **kw)
+
+    def export_changes(self, table, start, end, *args, **kw):
+        from paimon_core.engines.export import point_bytes
+
+        return self.pick(point_bytes(table, end)).export_changes(table, start, end, *args, **kw)
 
 
 def _threshold(value) -> int:

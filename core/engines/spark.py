@@ -44,10 +44,10 @@ import sys
 import tempfile
 import threading
 import uuid
-import zipfile
 from functools import partial
 
 from paimon_core.engines import spark_tasks as T
+from paimon_core.engines.spark_frames import core_zip, is_connect, ship_core, splits_dataframe, to_dataframe
 from paimon_core.engines.spark_types import spark_schema
 from paimon_core.errors import PaimonError
 
@@ -93,56 +93,6 @@ def log4j2_config_path() -> str:
             f.write(_LOG4J2)
         os.replace(tmp, path)
     return path
-
-
-def core_zip() -> str:
-    """``paimon_core`` (the folder of this package) zipped as ``paimon_core/``; named by content
-    hash so shipping it twice to one session is harmless."""
-    import paimon_core
-
-    root = os.path.dirname(os.path.abspath(paimon_core.__file__))
-    files = []
-    for dirpath, dirnames, names in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for n in sorted(names):
-            if n.endswith(".py"):
-                full = os.path.join(dirpath, n)
-                files.append((os.path.relpath(full, root), full))
-    h = hashlib.sha1()
-    for rel, full in files:
-        h.update(rel.encode())
-        with open(full, "rb") as f:
-            h.update(f.read())
-    path = os.path.join(tempfile.gettempdir(), f"paimon_core-{h.hexdigest()[:12]}.zip")
-    if not os.path.exists(path):
-        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-            for rel, full in files:
-                z.write(full, os.path.join("paimon_core", rel))
-        os.replace(tmp, path)
-    return path
-
-
-def is_connect(spark) -> bool:
-    return type(spark).__module__.startswith("pyspark.sql.connect")
-
-
-_shipped: dict[int, str] = {}  # id(session or SparkContext) -> zip shipped to it
-_ship_lock = threading.Lock()
-
-
-def ship_core(spark) -> None:
-    """Make ``paimon_core`` importable on the session's executors (once per session)."""
-    path = core_zip()
-    with _ship_lock:
-        key = id(spark) if is_connect(spark) else id(spark.sparkContext)
-        if _shipped.get(key) == path:
-            return
-        if is_connect(spark):
-            spark.addArtifacts(path, pyfile=True)
-        else:
-            spark.sparkContext.addPyFile(path)
-        _shipped[key] = path
 
 
 def create_session(master: str | None = None, remote: str | None = None, conf: dict | None = None):
@@ -369,19 +319,22 @@ class SparkEngine:
         return messages
 
     # ---- ingest
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None) -> list:
+    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
+        """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed).
+        ``on_rows`` hears the input row count when every input is Parquet (known from metadata)."""
         if table.schema.core_options.bucket == -2:
             from paimon_core.errors import UnsupportedFeature
 
             raise UnsupportedFeature("postpone-bucket tables (bucket = -2) are written by the local engine only "
                                      "(use --engine local)")
-        """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed)."""
         from pyspark.sql import functions as F
 
         spark = self.spark
         pieces = plan_pieces(inputs, self.piece_bytes)
         if not pieces:
             return []
+        if on_rows and all(p.rows is not None for p in pieces):
+            on_rows(sum(p.rows for p in pieces))
         prefix = job_prefix(table)
         spec = T.TableSpec.of(table, prefix)
         max_seq = max_sequence_numbers(table)
@@ -398,7 +351,11 @@ class SparkEngine:
             return self._run(table, df, prefix, progress, total)
         import pyarrow as pa
 
-        fields = list(schema.arrow_schema()) + [pa.field(T.BUCKET, pa.int32()), pa.field(T.ORDER, pa.int64())]
+        # Spark timestamps hold microseconds: TIMESTAMP(7..9) columns cross the shuffle as their
+        # int64 nanoseconds (the write task turns them back)
+        fields = [pa.field(f.name, pa.int64(), f.nullable) if T.carried_as_nanos(f.type) else f
+                  for f in schema.arrow_schema()]
+        fields += [pa.field(T.BUCKET, pa.int32()), pa.field(T.ORDER, pa.int64())]
         if row_kind_column is not None:
             fields.append(pa.field(T.KIND_COL, pa.int8()))
         sschema, target = spark_schema(pa.schema(fields))
@@ -458,38 +415,46 @@ class SparkEngine:
     def to_dataframe(self, table, snapshot_id: int | None = None, columns=None, where: str | None = None):
         return to_dataframe(self.spark, table, snapshot_id, columns, where)
 
+    # ---- session, SQL and exports (the CLI reaches these through the Engine protocol)
+    def start(self) -> None:
+        """Start (or connect to) the Spark session now; it is otherwise started on first use."""
+        self.spark  # noqa: B018 - the property creates the session
 
-def splits_dataframe(spark, table, splits, columns=None, predicate=None):
-    reader = table.new_read(columns, predicate)  # validates the columns on the driver
-    sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(reader.columns).schema)
-    splits = [s for s in splits if s.files]
-    if not splits:
-        return spark.createDataFrame([], sschema)
-    ship_core(spark)
-    spec = T.TableSpec.of(table)
-    return spark.range(0, len(splits), 1, len(splits)).mapInArrow(
-        partial(T.read_task, spec, splits, reader.columns, predicate, target), sschema)
+    def sql(self, catalog, query: str):
+        """A Spark SQL query over ``catalog``'s tables as a DataFrame (see ``spark_sql.sql``)."""
+        from paimon_core.engines.spark_sql import sql
 
+        return sql(self.spark, catalog, query)
 
-def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, where: str | None = None):
-    """The rows of ``table`` at a snapshot (latest by default) as a Spark DataFrame, without any
-    Java connector: the driver plans the splits, each task reads one with ``paimon_core``.
+    def export_dataframe(self, df, out_path, on_plan=None, progress=None, total: int = 0):
+        """The executors write ``df`` as a folder of Parquet part files at ``out_path``."""
+        from paimon_core.engines.export import ExportResult
 
-    ``table``: a FileStoreTable. ``where``: the core's filter syntax (pushed into planning and
-    reading). ``snapshot_id`` may also be a Snapshot (e.g. ``table.resolve_snapshot(tag=...)``);
-    an older snapshot is read with the schema it was committed with. Works on a classic and a
-    Spark Connect session."""
-    from paimon_core.metadata.snapshot import Snapshot
+        if on_plan:
+            on_plan(total)
+        with _Progress(self.spark, f"paimon-export-{uuid.uuid4().hex[:8]}", total, progress):
+            path = write_parquet_dir(df, str(out_path))
+        return ExportResult(path, self.spark.read.parquet(path).count(), "folder")
 
-    snap = snapshot_id if isinstance(snapshot_id, Snapshot) else table.resolve_snapshot(snapshot_id)
-    if snapshot_id is not None:
-        table = table.for_snapshot(snap)
-    pred = table.parse_filter(where)
-    splits = table.plan(snap, pred) if snap is not None else []
-    return splits_dataframe(spark, table, splits, columns, pred)
+    def export_rows(self, table, splits, columns=None, predicate=None, limit=None, out_path=None,
+                    fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+        from paimon_core.engines.export import refuse_text_formats, split_bytes
 
+        refuse_text_formats(out_path, fmt)
+        reader = table.new_read(columns, predicate)  # validates the columns before Spark starts
+        df = splits_dataframe(self.spark, table, splits, reader.columns, predicate)
+        if limit is not None:
+            df = df.limit(limit)
+        return self.export_dataframe(df, out_path, on_plan, progress, split_bytes(splits))
 
-# ---- driver-side planning
+    def export_changes(self, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None,
+                       out_path=None, fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+        from paimon_core.engines.export import point_bytes, refuse_text_formats
+        from paimon_core.engines.spark_sql import diff_dataframe
+
+        refuse_text_formats(out_path, fmt)
+        df = diff_dataframe(self.spark, table, start, end, mode, per_snapshot, columns)
+        return self.export_dataframe(df, out_path, on_plan, progress, point_bytes(table, end))
 
 
 def plan_pieces(inputs, piece_bytes: int = PIECE_BYTES) -> list:

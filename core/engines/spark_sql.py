@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 
 from paimon_core.data.times import parse_time_millis
-from paimon_core.errors import InvalidInput, PaimonError
+from paimon_core.errors import InvalidInput, PaimonError, SqlError
 
 _IDENT = r"(?:`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)"
 _TOKEN = re.compile(
@@ -154,7 +155,7 @@ def _point(table, text: str):
 
 
 def ref_dataframe(spark, catalog, ref: TableRef):
-    from paimon_core.engines.spark import to_dataframe
+    from paimon_core.engines.spark_frames import to_dataframe
 
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
@@ -199,7 +200,77 @@ def sql(spark, catalog, query: str, exists=None):
             continue
         ref_dataframe(spark, catalog, ref).createOrReplaceTempView(ref.view)
         done.add(ref)
-    return spark.sql(rewrite(query, refs))
+    from pyspark.errors import AnalysisException
+
+    try:
+        return spark.sql(rewrite(query, refs))
+    except AnalysisException as e:  # in the user's terms: their table names, their positions
+        raise SqlError(in_user_terms(_first_line(e), query, refs)) from e
+
+
+_POSITION = re.compile(r"(?P<a>\(line |line )(?P<line>\d+)(?P<b>,? pos )(?P<pos>\d+)")
+
+
+def in_user_terms(message: str, query: str, refs) -> str:
+    """A message Spark wrote about the rewritten query, about ``query``: view names become the
+    table references they replaced, positions (line N, pos P) are moved back."""
+    if not refs:
+        return message
+    rewritten = rewrite(query, refs)
+    for start, end, ref in refs:
+        message = message.replace(f"`{ref.view}`", query[start:end]).replace(ref.view, query[start:end])
+
+    def original_offset(offset: int) -> int:
+        shift = 0  # rewritten - original, for the text before ``offset``
+        for start, end, ref in refs:
+            new_start = start + shift
+            new_end = new_start + len(ref.view) + 2
+            if offset < new_start:
+                break
+            if offset < new_end:
+                return start
+            shift += (len(ref.view) + 2) - (end - start)
+        return offset - shift
+
+    def move(m: re.Match) -> str:
+        lines = rewritten.split("\n")
+        line, pos = int(m.group("line")), int(m.group("pos"))
+        if not 1 <= line <= len(lines):
+            return m.group(0)
+        offset = original_offset(sum(len(x) + 1 for x in lines[: line - 1]) + pos)
+        before = query[:offset]
+        new_line = before.count("\n") + 1
+        new_pos = offset - (before.rfind("\n") + 1)
+        return f"{m.group('a')}{new_line}{m.group('b')}{new_pos}"
+
+    return _POSITION.sub(move, message)
+
+
+@contextmanager
+def user_errors():
+    """Spark's answers to mistakes in a query as one-line ``SqlError``s: analysis and parse
+    errors (unknown table or column, syntax), and data errors (SQLSTATE class 22: a failed
+    cast, a division by zero) keep the first line of Spark's message, without the query plan
+    or the JVM stack trace. PySpark would also log each such error with its stack trace as
+    JSON on stderr before raising it; those loggers are silenced here."""
+    from pyspark.errors import AnalysisException, PySparkException
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True
+    try:
+        yield
+    except AnalysisException as e:
+        raise SqlError(_first_line(e)) from e
+    except PySparkException as e:
+        if (e.getSqlState() or "").startswith("22"):
+            raise SqlError(_first_line(e)) from e
+        raise
+
+
+def _first_line(e: BaseException) -> str:
+    line = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+    return line.rstrip(";").rstrip()
 
 
 # ---- diffs on executors
@@ -224,7 +295,7 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""
     from paimon_core.engines import spark_tasks as T
-    from paimon_core.engines.spark import ship_core
+    from paimon_core.engines.spark_frames import ship_core
     from paimon_core.engines.spark_types import spark_schema
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.read import diff as D

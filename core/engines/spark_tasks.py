@@ -94,6 +94,11 @@ def _messages_batch(messages) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays([blobs, flags], names=[MSG, ATTEMPT])
 
 
+def carried_as_nanos(t: pa.DataType) -> bool:
+    """A nanosecond timestamp column, which crosses a Spark shuffle as int64 nanoseconds."""
+    return pa.types.is_timestamp(t) and t.unit == "ns"
+
+
 def to_spark_arrow(table: pa.Table, target: pa.Schema) -> pa.Table:
     """Cast a table to the Arrow schema Spark expects (microsecond timestamps, plain strings)."""
     if table.schema.equals(target):
@@ -181,6 +186,9 @@ def ingest_write_task(spec: TableSpec, max_seq: dict, fault: str | None, batches
             t = pa.Table.from_batches([rb])
             kinds = t.column(KIND_COL) if KIND_COL in t.column_names else None
             t = t.drop_columns([c for c in (BUCKET, ORDER, KIND_COL) if c in t.column_names])
+            for f in table.schema.arrow_schema():
+                if carried_as_nanos(f.type) and pa.types.is_integer(t.schema.field(f.name).type):
+                    t = t.set_column(t.column_names.index(f.name), f.name, t.column(f.name).cast(f.type))
             writer.write(conform_table(t, table.schema), kinds.combine_chunks() if kinds is not None else None)
         _fault(fault, "write")
         messages = writer.prepare_commit()
@@ -228,7 +236,7 @@ def ingest_direct_task(spec: TableSpec, pieces: list, max_seq: dict, row_kind_co
 
 def compact_task(spec: TableSpec, splits: list, full: bool, fault: str | None, batches):
     """Compact the task's splits with the core's planner and rewriters; messages out."""
-    from paimon_core.mergetree.compaction import compact_messages
+    from paimon_core.mergetree.bucket_compaction import compact_messages
 
     table = spec.table()
     out = []

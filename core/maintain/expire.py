@@ -171,6 +171,56 @@ def _consumer_next(table) -> int | None:
     return consumer_manager(table).min_next_snapshot()
 
 
+def _listed_snapshots(sm) -> tuple[int | None, int | None, dict]:
+    """(earliest id, latest id, id -> Snapshot of every snapshot between them that still exists:
+    another process may expire some while we list)."""
+    ids = sm.list_ids()
+    earliest, latest = sm.earliest_id(), sm.latest_id()
+    if not ids or earliest is None or latest is None:
+        return earliest, latest, {}
+    snaps = {}
+    for i in ids:
+        if earliest <= i <= latest:
+            try:
+                snaps[i] = sm.snapshot(i)
+            except SnapshotNotFound:
+                continue
+    return earliest, latest, snaps
+
+
+def _protected(reader: RefReader, snaps: dict, rng: ExpireRange, tagged: dict) -> Refs:
+    """What must survive: everything the new earliest snapshot and every tag use, and the metadata
+    of every retained snapshot (by construction a subset of the first, checked because it is cheap)."""
+    protected = Refs().update(reader.refs(snaps[rng.end]))
+    for s in tagged.values():
+        protected.update(reader.refs(s))
+    for i, snap in snaps.items():
+        if i > rng.end:
+            protected.update(reader.manifest_names(snap))
+    return protected
+
+
+def _doomed_files(table, reader: RefReader, snaps: dict, rng: ExpireRange, protected: Refs) -> list:
+    """The files to delete, in the order of the module doc: data files the deltas of (begin, end]
+    removed, changelog files, metadata, then the snapshot files."""
+    col = FileCollector(table, protected)
+    for i in range(rng.begin + 1, rng.end + 1):
+        for p, (size, extras) in deleted_data_files(table, snaps[i].delta_manifest_list).items():
+            col.add(p, size, "data")
+            for x in extras:
+                col.add(x, -1, "data")
+    for i in rng.ids:
+        for p, size, extras in added_files(table, snaps[i].changelog_manifest_list):
+            col.add(p, size, "changelog")
+            for x in extras:
+                col.add(x, -1, "changelog")
+    for i in rng.ids:
+        metadata_files(reader, snaps[i], col)
+    for i in rng.ids:
+        col.add(table.snapshots.path(i), -1, "snapshot")
+    return col.files
+
+
 def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None = None,
                 retain_max: int | None = None, max_deletes: int | None = None,
                 now_ms: int | None = None) -> ExpirePlan:
@@ -190,64 +240,22 @@ def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None 
     if time_retained < 0:
         raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
 
-    sm = table.snapshots
-    ids = sm.list_ids()
+    ids = table.snapshots.list_ids()
     tagged = tag_manager(table).tagged()
     tags = tuple(sorted(((n, s.id) for n, s in tagged.items()), key=lambda x: (x[1], x[0])))
-
-    def empty(rng):
-        return ExpirePlan(ids[0] if ids else None, ids[-1] if ids else None, rng, (), tags,
-                          retain_min, retain_max, time_retained, max_deletes, now_ms)
-
-    if not ids:
-        return empty(ExpireRange(0, 0, "nothing"))
-    earliest, latest = sm.earliest_id(), sm.latest_id()
-    if earliest is None or latest is None:  # another process expired everything we listed
-        return empty(ExpireRange(0, 0, "nothing"))
-    snaps = {}
-    for i in ids:
-        if earliest <= i <= latest:
-            try:
-                snaps[i] = sm.snapshot(i)
-            except SnapshotNotFound:  # expired by another process since we listed
-                continue
-    ids = sorted(snaps)
-    if not ids:
-        return empty(ExpireRange(0, 0, "nothing"))
-    rng = decide_expire_range(ids, {i: s.time_millis for i, s in snaps.items()}, retain_min=retain_min,
-                              retain_max=retain_max, time_retained_ms=time_retained, max_deletes=max_deletes,
-                              now_ms=now_ms, consumer_next=_consumer_next(table))
-    if not rng:
-        return empty(rng)
-
-    reader = RefReader(table)
-    end_snap = snaps[rng.end]
-    # protected: everything the new earliest and every tag use, and the metadata of every
-    # retained snapshot (by construction a subset of the first, checked because it is cheap)
-    protected = reader.refs(end_snap)
-    protected = Refs().update(protected)
-    for s in tagged.values():
-        protected.update(reader.refs(s))
-    for i in ids:
-        if i > rng.end:
-            protected.update(reader.manifest_names(snaps[i]))
-
-    col = FileCollector(table, protected)
-    for i in range(rng.begin + 1, rng.end + 1):
-        for p, (size, extras) in deleted_data_files(table, snaps[i].delta_manifest_list).items():
-            col.add(p, size, "data")
-            for x in extras:
-                col.add(x, -1, "data")
-    for i in rng.ids:
-        for p, size, extras in added_files(table, snaps[i].changelog_manifest_list):
-            col.add(p, size, "changelog")
-            for x in extras:
-                col.add(x, -1, "changelog")
-    for i in rng.ids:
-        metadata_files(reader, snaps[i], col)
-    for i in rng.ids:
-        col.add(sm.path(i), -1, "snapshot")
-    return ExpirePlan(earliest, latest, rng, tuple(col.files), tags, retain_min, retain_max,
+    earliest, latest, snaps = _listed_snapshots(table.snapshots)
+    rng = ExpireRange(0, 0, "nothing")
+    if snaps:
+        rng = decide_expire_range(sorted(snaps), {i: s.time_millis for i, s in snaps.items()},
+                                  retain_min=retain_min, retain_max=retain_max, time_retained_ms=time_retained,
+                                  max_deletes=max_deletes, now_ms=now_ms, consumer_next=_consumer_next(table))
+    files: tuple = ()
+    if snaps and rng:
+        reader = RefReader(table)
+        files = tuple(_doomed_files(table, reader, snaps, rng, _protected(reader, snaps, rng, tagged)))
+        return ExpirePlan(earliest, latest, rng, files, tags, retain_min, retain_max, time_retained,
+                          max_deletes, now_ms)
+    return ExpirePlan(ids[0] if ids else None, ids[-1] if ids else None, rng, files, tags, retain_min, retain_max,
                       time_retained, max_deletes, now_ms)
 
 

@@ -43,9 +43,10 @@ class OrphanResult:
     deleted: int
 
 
-def referenced_files(table) -> Refs:
-    """Everything any snapshot or tag of the table uses (full paths)."""
-    reader = RefReader(table)
+def referenced_files(table, reader: RefReader | None = None) -> Refs:
+    """Everything any snapshot or tag of the table uses (full paths). ``reader`` may be one that
+    already read some of these snapshots (its per-snapshot cache is reused)."""
+    reader = reader or RefReader(table)
     sm = table.snapshots
     refs = Refs()
     for i in sm.list_ids():
@@ -78,7 +79,8 @@ def _kind(rel: str) -> str:
     return "changelog" if name.startswith("changelog-") else "data"
 
 
-def plan_orphans(table, older_than_ms: int = DAY_MS, now_ms: int | None = None) -> OrphanPlan:
+def plan_orphans(table, older_than_ms: int = DAY_MS, now_ms: int | None = None,
+                 reader: RefReader | None = None) -> OrphanPlan:
     if older_than_ms < 0:
         raise PaimonError(f"older-than must not be negative, got {older_than_ms} ms")
     io = table.io
@@ -89,7 +91,7 @@ def plan_orphans(table, older_than_ms: int = DAY_MS, now_ms: int | None = None) 
     # list first, then read the references: a file committed in between is then referenced,
     # and a file written after the listing is not seen at all
     listing = walk_files(io, table.path)
-    refs = referenced_files(table).all_paths()
+    refs = referenced_files(table, reader).all_paths()
     out, n_ref, young = [], 0, 0
     for f in listing:
         rel = _rel(table, f.path)

@@ -48,6 +48,19 @@ class RefReader:
         self.table = table
         self.index_store = IndexStore(table.io, table.path)
         self._cache: dict[tuple, Refs] = {}
+        self._paths: dict[tuple, tuple[str, list[str]]] = {}  # (partition, bucket, name, ...) -> paths
+
+    def _file_paths(self, e) -> tuple[str, list[str]]:
+        """The path of an entry's file and of its extra files, computed once per file: the same
+        file appears in the live set of many snapshots."""
+        key = (e.partition, e.bucket, e.file.file_name, e.file.external_path, e.file.extra_files)
+        hit = self._paths.get(key)
+        if hit is None:
+            t = self.table
+            hit = self._paths[key] = (
+                entry_path(t, e.partition, e.bucket, e.file.file_name, e.file.external_path),
+                extra_paths(t, e.partition, e.bucket, e.file.extra_files) if e.file.extra_files else [])
+        return hit
 
     def _key(self, s: Snapshot) -> tuple:
         return (s.id, s.base_manifest_list, s.delta_manifest_list, s.changelog_manifest_list, s.index_manifest)
@@ -77,23 +90,24 @@ class RefReader:
         key = self._key(s)
         if key in self._cache:
             return self._cache[key]
-        t, store = self.table, self.table.manifests
+        store = self.table.manifests
         r = self.manifest_names(s)
         entries = []
         for lst in (s.base_manifest_list, s.delta_manifest_list):
             for m in store.read_list(lst):
                 entries.extend(store.read_manifest(m.file_name))
         for e in merge_entries(entries):
-            r.data[entry_path(t, e.partition, e.bucket, e.file.file_name, e.file.external_path)] = e.file.file_size
-            for p in extra_paths(t, e.partition, e.bucket, e.file.extra_files):
+            path, extra = self._file_paths(e)
+            r.data[path] = e.file.file_size
+            for p in extra:
                 r.data[p] = -1
         if s.changelog_manifest_list:
             for m in store.read_list(s.changelog_manifest_list):
                 for e in store.read_manifest(m.file_name):
                     if e.kind == ADD:
-                        r.changelog[entry_path(t, e.partition, e.bucket, e.file.file_name,
-                                               e.file.external_path)] = e.file.file_size
-                        for p in extra_paths(t, e.partition, e.bucket, e.file.extra_files):
+                        path, extra = self._file_paths(e)
+                        r.changelog[path] = e.file.file_size
+                        for p in extra:
                             r.changelog[p] = -1
         self._cache[key] = r
         return r

@@ -176,15 +176,16 @@ def plan_delete_tag(table, name: str) -> tuple[TagInfo, tuple]:
     return info, tuple(col.files)
 
 
-def delete_tag(table, name: str, dry_run: bool = False) -> TagDeletion:
+def delete_tag(table, name: str, dry_run: bool = False, progress=None) -> TagDeletion:
     """Delete the tag file, then the files only it kept (as Java's tag deletion does). If this
-    is interrupted after the tag file is gone, the files left are orphans (``remove_orphans``)."""
+    is interrupted after the tag file is gone, the files left are orphans (``remove_orphans``).
+    ``progress(PlannedFile)`` is called after each deletion."""
     from paimon_core.maintain.snapshot_files import execute_plan_files
 
     info, files = plan_delete_tag(table, name)
     if not dry_run:
         tag_manager(table).delete(name)
-        execute_plan_files(table, files)
+        execute_plan_files(table, files, progress)
     return TagDeletion(info, files, dry_run)
 
 

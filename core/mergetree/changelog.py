@@ -47,9 +47,7 @@ def changes(old: pa.Table, new: pa.Table, keys: list[str], drop_unchanged: bool 
     if drop_unchanged and values:
         same = None
         for c in values:
-            a, b = old_rows.column(c), new_rows.column(c)
-            eq = pc.or_kleene(pc.equal(a, b), pc.and_(pc.is_null(a), pc.is_null(b)))
-            eq = pc.fill_null(eq, False)
+            eq = values_equal(old_rows.column(c), new_rows.column(c))  # NaN = NaN, as Java's equals
             same = eq if same is None else pc.and_(same, eq)
         keep = pc.invert(same)
         old_rows, new_rows = old_rows.filter(keep), new_rows.filter(keep)
@@ -65,6 +63,38 @@ def changes(old: pa.Table, new: pa.Table, keys: list[str], drop_unchanged: bool 
     order = [(k, "ascending") for k in keys] + [("__order", "ascending")]
     out = out.take(pc.sort_indices(out, sort_keys=order))
     return out.drop_columns(["__order"])
+
+
+def values_equal(a, b) -> pa.BooleanArray:
+    """Row by row: are ``a`` and ``b`` the same value? Null equals null, NaN equals NaN, and
+    nested values (lists, maps in entry order, structs) compare element by element; never null."""
+    a = a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+    b = b.combine_chunks() if isinstance(b, pa.ChunkedArray) else b
+    t = a.type
+    valid = pc.and_(pc.is_valid(a), pc.is_valid(b))
+    if pa.types.is_map(t):
+        as_list = pa.list_(pa.struct([t.key_field, t.item_field]))
+        return values_equal(a.cast(as_list), b.cast(as_list))
+    if pa.types.is_struct(t):
+        eq = pa.array(np.ones(len(a), bool))
+        for i in range(t.num_fields):
+            eq = pc.and_(eq, values_equal(pc.struct_field(a, [i]), pc.struct_field(b, [i])))
+    elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        same_len = pc.fill_null(pc.equal(pc.list_value_length(a), pc.list_value_length(b)), False)
+        rows = pc.and_(same_len, valid)
+        la, lb = a.filter(rows), b.filter(rows)  # same lengths: flattened elements line up
+        elem_eq = values_equal(pc.list_flatten(la), pc.list_flatten(lb)).to_numpy(zero_copy_only=False)
+        parents = pc.list_parent_indices(la).to_numpy()
+        bad = np.bincount(parents[~elem_eq], minlength=len(la)) if len(la) else np.zeros(0, np.int64)
+        eq = np.zeros(len(a), bool)
+        eq[np.flatnonzero(rows.to_numpy(zero_copy_only=False))] = bad == 0
+        eq = pa.array(eq)
+    else:
+        eq = pc.fill_null(pc.equal(a, b), False)
+        if pa.types.is_floating(t):
+            eq = pc.or_(eq, pc.fill_null(pc.and_(pc.is_nan(a), pc.is_nan(b)), False))
+    both_null = pc.and_(pc.is_null(a), pc.is_null(b))
+    return pc.or_(pc.and_(valid, eq), both_null)
 
 
 def _with_kind(t: pa.Table, kind: int, order: int) -> pa.Table:

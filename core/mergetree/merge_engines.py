@@ -8,7 +8,14 @@ readers drop retractions at the end.
 
 Engines (``merge-engine``): ``deduplicate`` (the newest record wins), ``first-row`` (the
 oldest insert wins, retractions ignored), ``partial-update`` (non-null fields of newer records
-overwrite), ``aggregation`` (per-field functions, ``fields.F.aggregate-function``).
+overwrite; sequence groups; aggregate functions inside groups), ``aggregation`` (per-field
+functions, ``fields.F.aggregate-function``, see ``aggregators``).
+
+Every engine works on any column type: a merged value is either one row's value, picked per key
+and fetched with ``take`` (``merge_kernels``), or an aggregate computed by ``aggregators``. As in
+Java Paimon, a key with a single record passes through as stored (its kind included); only keys
+with two or more records are merged. Tables with ``changelog-producer=lookup`` merge as Java's
+``LookupMergeFunction`` (see ``MergeEngine.merge``).
 """
 
 from __future__ import annotations
@@ -16,20 +23,18 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.types import AtomicType
 from paimon_core.errors import InvalidInput, PaimonError
+from paimon_core.mergetree import aggregators
+from paimon_core.mergetree.aggregators import AggInput
+from paimon_core.mergetree.merge_kernels import Groups, choose, take_rows
+from paimon_core.mergetree.merge_options import ENGINES, MergeOptions, sequence_fields, sequence_groups
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
+_LEVEL = "__level"  # a record's LSM level while a lookup table merges (never stored)
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
 KIND_NAMES = {"+I": INSERT, "-U": UPDATE_BEFORE, "+U": UPDATE_AFTER, "-D": DELETE}
-ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")
-
-_AGG = {  # Paimon aggregate function -> (pyarrow hash aggregation, skip nulls)
-    "sum": ("sum", True), "product": ("product", True), "min": ("min", True), "max": ("max", True),
-    "count": ("count", True), "last_value": ("last", False), "last_non_null_value": ("last", True),
-    "first_value": ("first", False), "first_non_null_value": ("first", True),
-    "bool_and": ("all", True), "bool_or": ("any", True), "listagg": ("list", True),
-}
 
 
 def sort_by_key_and_sequence(data: pa.Table, keys: list[str], sequence_fields=(), descending=False) -> pa.Table:
@@ -76,36 +81,33 @@ def _key_then_sequence_order(keys: list, seq) -> np.ndarray:
     return np.lexsort([seq] + list(reversed(keys)))
 
 
-def sequence_groups(options: dict) -> list[tuple[list[str], list[str]]]:
-    """``fields.<s1>[,<s2>].sequence-group = f1,f2`` -> [([s1, s2], [f1, f2]), ...]."""
-    out = []
-    for k, v in options.items():
-        if k.startswith("fields.") and k.endswith(".sequence-group"):
-            seqs = [s.strip() for s in k[len("fields."):-len(".sequence-group")].split(",") if s.strip()]
-            out.append((seqs, [f.strip() for f in str(v).split(",") if f.strip()]))
-    return out
+def _column(data: pa.Table, name: str) -> pa.Array:
+    col = data.column(name)
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
 
-def sequence_fields(options: dict) -> list[str]:
-    raw = options.get("sequence.field")
-    return [f.strip() for f in raw.split(",") if f.strip()] if raw else []
+def _valid(col: pa.Array) -> np.ndarray:
+    if col.null_count == 0:
+        return np.ones(len(col), dtype=bool)
+    return pc.is_valid(col).to_numpy(zero_copy_only=False)
 
 
 class MergeEngine:
-    """Merges records per key; built from table options."""
+    """Merges records per key; built from table options. With ``types`` (column -> Paimon type)
+    the aggregate functions are checked against their columns' types first (a table another
+    writer created with a misfit is refused with a clear error instead of failing mid-merge)."""
 
-    def __init__(self, options: dict, keys: list[str], value_columns: list[str]):
+    def __init__(self, options: dict, keys: list[str], value_columns: list[str], types: dict | None = None):
         self.options = options
-        self.engine = options.get("merge-engine", "deduplicate")
-        if self.engine not in ENGINES:
-            raise InvalidInput(f"unknown merge-engine '{self.engine}' (one of {', '.join(ENGINES)})")
+        self.mo = mo = MergeOptions.of(options)
+        self.engine = mo.engine
         self.keys = keys
         self.values = [c for c in value_columns if c not in keys]
-        self.sequence_fields = sequence_fields(options)
-        self.sequence_descending = options.get("sequence.field.sort-order", "ascending").lower() == "descending"
-        self.ignore_delete = options.get("ignore-delete", options.get(f"{self.engine}.ignore-delete", "false")) == "true"
-        self.remove_on_delete = options.get("partial-update.remove-record-on-delete", "false") == "true"
-        self.sequence_groups = sequence_groups(options)
+        self.sequence_fields = mo.sequence_fields
+        self.sequence_descending = mo.descending
+        self.ignore_delete = mo.ignore_delete
+        self.remove_on_delete = mo.remove_on_delete
+        self.sequence_groups = mo.groups
         if self.sequence_groups and self.engine != "partial-update":
             raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")
         grouped = [f for seqs, fields in self.sequence_groups for f in seqs + fields]
@@ -114,26 +116,54 @@ class MergeEngine:
                 raise InvalidInput(f"sequence-group field '{f}' must not be a primary-key column")
         if len(set(grouped)) != len(grouped):
             raise InvalidInput("a field belongs to two sequence groups")
-        if self.engine == "aggregation":
-            default = options.get("fields.default-aggregate-function", "last_non_null_value")
-            self.funcs = {c: options.get(f"fields.{c}.aggregate-function", default) for c in self.values}
-            for c, f in self.funcs.items():
-                if f == "count":  # refused by name: no engine could read such a table
-                    raise InvalidInput(
-                        f"aggregate function 'count' of field '{c}' is not supported: Java Paimon 0.9 has no "
-                        "'count' and later Paimon versions removed it, so no other engine could read the table")
-                if f not in _AGG:
-                    raise InvalidInput(f"aggregate function '{f}' of field '{c}' is not supported")
+        if types is not None:  # the columns that order records must be sortable
+            for f in self.sequence_fields + [s for seqs, _ in self.sequence_groups for s in seqs]:
+                if f in types and not isinstance(types[f], AtomicType):
+                    raise InvalidInput(f"sequence field '{f}' must have an atomic type to order records, "
+                                       f"not {types[f]}")
+        self.funcs: dict[str, str] = {}
+        if self.engine in ("aggregation", "partial-update"):
+            for c in self.values:
+                f = mo.function(c)
+                if f is None:
+                    continue
+                problem = aggregators.name_error(c, f)
+                if problem is None and types is not None and c in types:
+                    problem = aggregators.type_error(c, f, types[c])
+                if problem:
+                    raise InvalidInput(problem)
+                self.funcs[c] = f
+        # Java wraps the merge function of lookup tables (changelog-producer=lookup) in its
+        # LookupMergeFunction: of a key's records above level 0 only the latest counts, since a
+        # lookup compaction already merged the older ones into it (first-row is not wrapped)
+        self.lookup = options.get("changelog-producer") == "lookup" and self.engine != "first-row"
 
-    def merge(self, data: pa.Table, drop_retracts: bool = False) -> pa.Table:
+    @classmethod
+    def for_schema(cls, schema, columns: list[str] | None = None) -> MergeEngine:
+        """The engine of a table schema over ``columns`` (default: all), types checked."""
+        names = list(columns) if columns is not None else list(schema.field_names)
+        return cls(schema.options, schema.trimmed_primary_keys, names, {f.name: f.type for f in schema.fields})
+
+    def merge(self, data: pa.Table, drop_retracts: bool = False, levels: np.ndarray | None = None,
+              merge_singles: bool = False) -> pa.Table:
         """``data``: records of one bucket in any order. Returns one record per key, sorted by key;
-        with ``drop_retracts`` keys whose result is a retraction are left out (what readers want)."""
+        with ``drop_retracts`` keys whose result is a retraction are left out (what readers want).
+
+        ``levels`` (the LSM level of each record) matters to lookup tables only, whose merge keeps
+        just the latest record above level 0 of each key (Java's LookupMergeFunction).
+        ``merge_singles``: merge keys with a single record too (Java's lookup compaction of
+        level-0 files does); otherwise such a record passes through as stored."""
         if data.num_rows == 0:
             return data
-        fast = self._merge_numeric_keys(data, drop_retracts)
-        if fast is not None:
-            return fast
-        merged = self._merge(data)
+        if not (self.lookup and self.engine in ("partial-update", "aggregation")):
+            levels, merge_singles = None, False  # neither changes what the other engines keep
+        if levels is None:
+            fast = self._merge_numeric_keys(data, drop_retracts)
+            if fast is not None:
+                return fast
+        else:
+            data = data.append_column(_LEVEL, pa.array(np.asarray(levels, dtype=np.int32)))
+        merged = self._merge(data, merge_singles)
         if drop_retracts:
             merged = merged.filter(pc.invert(is_retract(merged.column(KIND))))
         return merged
@@ -170,194 +200,183 @@ class MergeEngine:
                 sel = sel[~retract[sel]]
         return data.take(pa.array(sel))
 
-    def _merge(self, data: pa.Table) -> pa.Table:
+    def _merge(self, data: pa.Table, merge_singles: bool = False) -> pa.Table:
         if self.ignore_delete:
             data = data.filter(pc.invert(is_retract(data.column(KIND))))
         data = sort_by_key_and_sequence(data, self.keys, self.sequence_fields, self.sequence_descending)
-        if self.engine == "deduplicate":
-            _, last = key_boundaries(data, self.keys)
-            return data.filter(last)
         if self.engine == "first-row":
             data = data.filter(pc.invert(is_retract(data.column(KIND))))
-            first, _ = key_boundaries(data, self.keys)
-            return data.filter(first)
+        groups = Groups.of_sorted(data, self.keys)
+        if _LEVEL in data.column_names:
+            high = data.column(_LEVEL).to_numpy() > 0
+            latest = groups.last_where(high)
+            keep = ~high | (np.arange(data.num_rows) == latest[groups.gid])
+            data = data.drop_columns([_LEVEL])
+            if not keep.all():
+                data = data.filter(pa.array(keep))
+                groups = Groups.of_sorted(data, self.keys)
+        if data.num_rows == 0:
+            return data
+        if self.engine == "deduplicate":
+            return data.take(pa.array(groups.last_where()))
+        if self.engine == "first-row":
+            return data.take(pa.array(groups.first_where()))
+        if groups.count == data.num_rows and not merge_singles:  # one record per key: nothing to merge
+            return data
+        merged = np.ones(groups.count, dtype=bool) if merge_singles else groups.sizes > 1
         if self.engine == "partial-update":
-            return self._partial_update(data)
-        return self._aggregate(data)
+            return self._partial_update(data, groups, merged)
+        return self._aggregate(data, groups, merged)
 
-    # ---- partial-update and aggregation: per-column hash aggregations in sequence order
-    def _grouped(self, data: pa.Table, aggs: list[tuple]) -> pa.Table:
-        grouped = data.group_by(self.keys, use_threads=False).aggregate(aggs)
-        return grouped
-
-    def _partial_update(self, data: pa.Table) -> pa.Table:
-        retract = is_retract(data.column(KIND))
-        if pc.any(retract).as_py():
-            if not self.remove_on_delete:
-                raise PaimonError(
-                    "partial-update got a delete (-U/-D) record: set ignore-delete=true or "
-                    "partial-update.remove-record-on-delete=true")
-            # a -D clears everything before it: keep only records after the last delete of each key
-            data = _after_last_delete(data, self.keys)
-            # and a -U is ignored (Java 0.9): it neither removes nor updates the record
-            data = data.filter(pc.not_equal(data.column(KIND), UPDATE_BEFORE))
-        aggs = [(c, "last", pc.ScalarAggregateOptions(skip_nulls=True)) for c in self.values]
-        aggs += [(SEQ, "max"), (KIND, "last")]
-        grouped = self._grouped(data, aggs)
-        for seqs, fields in self.sequence_groups:
-            grouped = self._apply_sequence_group(data, grouped, seqs, fields)
-        return self._finish(data, grouped, {c: f"{c}_last" for c in self.values})
-
-    def _apply_sequence_group(self, data: pa.Table, grouped: pa.Table, seqs: list[str], fields: list[str]) -> pa.Table:
-        """A sequence group takes all its fields (nulls included) from the key's record with the
-        greatest sequence tuple (nulls first; a later record wins a tie). A record whose sequence
-        fields are all null never updates the group, except that a key's only record passes
-        through unchanged (Paimon merges only keys with two or more records; checked on Java
-        0.9's reads)."""
-        present = [c for c in seqs + fields if c in data.column_names]
-        if not present:
-            return grouped
-        first, _ = key_boundaries(data, self.keys)
-        gid = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
-        if any(s not in data.column_names for s in seqs):
-            return grouped  # the projection lacks the sequence field (reads always include it)
-        eligible = np.zeros(data.num_rows, dtype=bool)
-        for s in seqs:
-            eligible |= pc.is_valid(data.column(s)).to_numpy(zero_copy_only=False)
-        counts = np.bincount(gid, minlength=grouped.num_rows)
-        eligible |= counts[gid] == 1
-        rows = np.flatnonzero(eligible)
-        winner = np.full(grouped.num_rows, -1, dtype=np.int64)
-        if len(rows):
-            sub = pa.table({"__g": pa.array(gid[rows]), **{s: data.column(s).take(pa.array(rows)) for s in seqs},
-                            "__seq": data.column(SEQ).take(pa.array(rows))})
-            order = pc.sort_indices(sub, sort_keys=[("__g", "ascending", "at_start")]
-                                    + [(s, "ascending", "at_start") for s in seqs] + [("__seq", "ascending", "at_start")])
-            o = order.to_numpy()
-            g_sorted = gid[rows][o]
-            last = np.r_[g_sorted[1:] != g_sorted[:-1], True]
-            winner[g_sorted[last]] = rows[o][last]
-        idx = pa.array(np.where(winner < 0, 0, winner))
-        missing = pa.array(winner < 0)
-        for c in present:
-            col = data.column(c).take(idx)
-            col = pc.if_else(missing, pa.scalar(None, col.type), col)
-            name = f"{c}_last"
-            grouped = grouped.set_column(grouped.column_names.index(name), name, col)
-        return grouped
-
-    def _aggregate(self, data: pa.Table) -> pa.Table:
-        """Per-field aggregation in sequence order. -U/-D records retract (Java 0.9): sum
-        subtracts, last_value clears, last_non_null_value clears when the retracted value is
-        not null; other functions refuse retraction unless ``fields.F.ignore-retract``. A key
-        with a single record passes through unchanged, as Paimon merges only 2+ records."""
-        retract = is_retract(data.column(KIND))
-        has_retract = pc.any(retract).as_py()
-        first, _ = key_boundaries(data, self.keys)
-        gid = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
-        groups = int(gid[-1]) + 1 if len(gid) else 0
-        r = retract.to_numpy(zero_copy_only=False) if has_retract else None
-        aggs, names, work = [], {}, data
-        for c in self.values:
-            func = self.funcs[c]
-            fn, skip = _AGG[func]
-            names[c] = f"{c}_{fn}"
-            if has_retract:
-                ignore = self.options.get(f"fields.{c}.ignore-retract", "false") == "true"
-                col = work.column(c)
-                if ignore or func in ("sum",):
-                    values = pc.negate(col) if func == "sum" and not ignore else pa.nulls(len(col), col.type)
-                    col = pc.if_else(pa.array(r), values, col)
-                elif func not in ("last_value", "last_non_null_value"):
-                    raise PaimonError(f"aggregate function '{func}' of field '{c}' does not support retraction "
-                                      f"(-U/-D); set fields.{c}.ignore-retract=true")
-                work = work.set_column(work.column_names.index(c), c, col)
-            aggs.append((c, fn, pc.ScalarAggregateOptions(skip_nulls=skip)
-                         if fn in ("first", "last", "sum", "product", "min", "max", "all", "any")
-                         else pc.CountOptions(mode="only_valid") if fn == "count" else None))
-        aggs += [(SEQ, "max"), (KIND, "last")]
-        grouped = self._grouped(work, [a if len(a) == 3 and a[2] is not None else a[:2] for a in aggs])
-        for c in self.values:
-            func = self.funcs[c]
-            if func == "listagg":
-                delim = self.options.get(f"fields.{c}.list-agg-delimiter", ",")
-                grouped = grouped.set_column(grouped.column_names.index(names[c]), names[c],
-                                             self._listagg(work, c, delim, grouped.num_rows))
-            elif has_retract and func in ("last_value", "last_non_null_value") and \
-                    self.options.get(f"fields.{c}.ignore-retract", "false") != "true":
-                col = data.column(c)
-                touches = np.ones(len(gid), bool) if func == "last_value" else \
-                    pc.is_valid(col).to_numpy(zero_copy_only=False)
-                winner = np.full(groups, -1, np.int64)
-                rows = np.flatnonzero(touches)
-                winner[gid[rows]] = rows  # rows ascend, so the last touching row of each key wins
-                cleared = (winner < 0) | r[np.where(winner < 0, 0, winner)]
-                value = pc.take(col, pa.array(np.where(winner < 0, 0, winner)))
-                grouped = grouped.set_column(grouped.column_names.index(names[c]), names[c],
-                                             pc.if_else(pa.array(cleared), pa.scalar(None, col.type), value))
-        out = self._finish(data, grouped, names, keep_delete=False)
-        counts = np.bincount(gid, minlength=groups)
-        if (counts == 1).any():  # single records pass through as stored (kind included)
-            single = np.flatnonzero(first.to_numpy(zero_copy_only=False))[counts == 1]
-            keep = pa.array(counts != 1)
-            merged_rows = out.filter(keep)
-            out = sort_by_key_and_sequence(pa.concat_tables([merged_rows, data.take(pa.array(single))]), self.keys)
-        return out
-
-    def _listagg(self, data: pa.Table, column: str, delim: str, groups: int) -> pa.Array:
-        """Non-null values of each key joined in sequence order (null when there are none)."""
-        first, _ = key_boundaries(data, self.keys)
-        gid = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
-        col = data.column(column)
-        valid = pc.is_valid(col).to_numpy(zero_copy_only=False)
-        part = pa.table({"g": pa.array(gid[valid]), "v": col.filter(pa.array(valid))})
-        agg = part.group_by("g", use_threads=False).aggregate([("v", "list")])
-        joined = pc.binary_join(agg.column("v_list"), delim)
-        where = np.full(groups, -1, dtype=np.int64)
-        where[agg.column("g").to_numpy()] = np.arange(agg.num_rows)
-        idx = pa.array(np.where(where < 0, 0, where))
-        out = pc.take(joined, idx) if agg.num_rows else pa.nulls(groups, pa.string())
-        return pc.if_else(pa.array(where < 0), pa.scalar(None, pa.string()), out)
-
-    def _finish(self, data: pa.Table, grouped: pa.Table, names: dict, keep_delete: bool = True) -> pa.Table:
-        cols, fields = [], []
+    # ---- assembling one record per key
+    def _assemble(self, data: pa.Table, groups: Groups, multi: np.ndarray, merged: dict,
+                  kinds: np.ndarray) -> pa.Table:
+        """One row per group: ``merged`` values (arrays per group) for the groups ``multi``
+        marks; the others (keys with one record) keep their stored row, kind and sequence."""
+        starts = groups.starts
+        seq = data.column(SEQ).to_numpy()
+        stored_kind = data.column(KIND).to_numpy()
+        seq_max = np.maximum.reduceat(seq, starts)
+        cols = []
         for f in data.schema:
             if f.name == SEQ:
-                arr = grouped.column(f"{SEQ}_max")
+                arr = pa.array(np.where(multi, seq_max, seq[starts]), pa.int64())
             elif f.name == KIND:
-                arr = grouped.column(f"{KIND}_last")
-            elif f.name in names:
-                arr = grouped.column(names[f.name]).cast(f.type)
+                arr = pa.array(np.where(multi, kinds, stored_kind[starts]).astype(np.int8))
+            elif f.name in merged:
+                arr = merged[f.name]
+                if arr.type != f.type:
+                    arr = arr.cast(f.type)
+                if not multi.all():
+                    arr = choose(multi, arr, take_rows(data.column(f.name), starts))
             else:
-                arr = grouped.column(f.name)
+                arr = take_rows(data.column(f.name), starts)
             cols.append(arr)
-            fields.append(f)
-        out = pa.Table.from_arrays(cols, schema=pa.schema(fields))
-        kinds = out.column(KIND)
-        # a merged record is an insert; partial-update's remove-record-on-delete keeps a final -D
-        # (aggregation merges retractions into the values: its result is always +I, as Java's)
-        merged_kind = pc.if_else(pc.equal(kinds, DELETE), kinds, pa.scalar(INSERT, pa.int8())) if keep_delete \
-            else pa.array(np.full(out.num_rows, INSERT, np.int8))
-        out = out.set_column(out.column_names.index(KIND), KIND, pa.array(merged_kind).cast(pa.int8())
-                             if not isinstance(merged_kind, pa.ChunkedArray) else merged_kind.cast(pa.int8()))
-        return sort_by_key_and_sequence(out, self.keys)
+        return pa.Table.from_arrays(cols, schema=data.schema)
+
+    # ---- aggregation
+    def _aggregate(self, data: pa.Table, groups: Groups, multi: np.ndarray) -> pa.Table:
+        """Per-field aggregation in sequence order (``aggregators``). -U/-D records retract
+        (sum subtracts, last_value clears, last_non_null_value clears when the retracted value
+        is not null); other functions refuse retraction unless ``fields.F.ignore-retract``,
+        which drops the retractions from that field. Merged records are inserts (Java 0.9)."""
+        kind = data.column(KIND).to_numpy()
+        retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
+        multi_rows = multi[groups.gid]
+        merged = {}
+        for c in self.values:
+            rows = multi_rows & ~(retract & self.mo.ignore_retract(c))
+            inp = AggInput(_column(data, c), groups, rows, retract & rows, c, self.options)
+            merged[c] = aggregators.aggregate(self.funcs[c], inp)
+        return self._assemble(data, groups, multi, merged, np.full(groups.count, INSERT, np.int8))
+
+    # ---- partial-update
+    def _partial_update(self, data: pa.Table, groups: Groups, multi: np.ndarray) -> pa.Table:
+        """Non-null fields of later records overwrite (fields with an aggregate function fold
+        it instead); sequence groups decide their fields by their own sequence fields."""
+        kind = data.column(KIND).to_numpy()
+        retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
+        multi_rows = multi[groups.gid]
+        active = ~retract  # records whose values update the fields outside sequence groups
+        kinds = np.full(groups.count, INSERT, np.int8)
+        if not self.sequence_groups and (retract & multi_rows).any():
+            if not self.remove_on_delete:
+                raise PaimonError(
+                    "partial-update got a delete (-U/-D) record: set ignore-delete=true, "
+                    "partial-update.remove-record-on-delete=true, or use sequence groups")
+            # -U records are ignored; a -D clears everything before it (and, when it is the
+            # key's last record, stays a -D so that it still deletes older data in other runs)
+            deletes = (kind == DELETE) & multi_rows
+            last_del = groups.last_where(deletes)
+            active = ~retract & (np.arange(len(kind)) > last_del[groups.gid])
+            last_kept = groups.last_where(kind != UPDATE_BEFORE)
+            kinds = np.where((last_del >= 0) & (last_kept == last_del), DELETE, INSERT).astype(np.int8)
+        group_of = self.mo.group_of()
+        merged = {}
+        for c in self.values:
+            if c in group_of:
+                continue
+            col = _column(data, c)
+            func = self.funcs.get(c)
+            if func is not None:  # a field outside any group folds its function over all inserts
+                inp = AggInput(col, groups, active & multi_rows, np.zeros(len(kind), bool), c, self.options)
+                merged[c] = aggregators.aggregate(func, inp)
+            else:
+                merged[c] = take_rows(col, groups.last_where(active & _valid(col)))
+        for seqs, fields in self.sequence_groups:
+            self._sequence_group(data, groups, retract & multi_rows, multi_rows, seqs, fields, merged)
+        return self._assemble(data, groups, multi, merged, kinds)
+
+    def _sequence_group(self, data: pa.Table, groups: Groups, retract: np.ndarray, multi_rows: np.ndarray,
+                        seqs: list[str], fields: list[str], merged: dict) -> None:
+        """Java 0.9's sequence groups, record by record in sequence order: a record whose
+        sequence fields are all NULL leaves the group alone; otherwise, if its sequence tuple is
+        >= the group's current one (NULLs first), it is "forward": it sets the sequence fields,
+        and its values the group's fields (a retraction sets them NULL); an older record changes
+        only aggregated fields. So plain fields come from the last record with the greatest
+        tuple (the winner). Computed with a running maximum of the tuple's rank per key."""
+        names = data.column_names
+        if any(s not in names for s in seqs):
+            return  # the projection lacks the sequence field (reads always include it)
+        present = [c for c in fields if c in names and c not in seqs]
+        n = data.num_rows
+        eligible = np.zeros(n, dtype=bool)
+        for s in seqs:
+            eligible |= _valid(_column(data, s))
+        eligible &= multi_rows
+        rows = np.flatnonzero(eligible)
+        forward = np.zeros(n, dtype=bool)
+        if len(rows):
+            rank = _dense_rank(data, seqs, rows)
+            g = groups.gid[rows]
+            scaled = g * (int(rank.max()) + 1) + rank
+            running = np.maximum.accumulate(scaled)
+            first = np.r_[True, g[1:] != g[:-1]]
+            forward[rows] = first | (scaled >= np.r_[-1, running[:-1]])
+        winner = groups.last_where(forward)
+        for s in seqs:
+            merged[s] = take_rows(_column(data, s), winner)
+        inserts = eligible & ~retract
+        position = np.arange(n)
+        for c in present:
+            col = _column(data, c)
+            func = self.funcs.get(c)
+            has = winner >= 0
+            if func is None:
+                merged[c] = take_rows(col, np.where(has & retract[np.where(has, winner, 0)], -1, winner))
+                continue
+            retracts = eligible & retract & ~self.mo.ignore_retract(c)
+            if func in ("last_value", "last_non_null_value"):
+                valid = _valid(col) if func == "last_non_null_value" else np.ones(n, dtype=bool)
+                # the last record that set the field: a forward insert with a value, or a retraction
+                setter = groups.last_where((inserts & forward & valid) | (retracts & valid))
+                keep = np.where((setter >= 0) & ~retract[np.where(setter >= 0, setter, 0)], setter, -1)
+                if func == "last_non_null_value":  # an older insert fills a NULL left after it
+                    fill = groups.first_where(inserts & ~forward & valid & (position > setter[groups.gid]))
+                    keep = np.where(keep >= 0, keep, fill)
+                merged[c] = take_rows(col, keep)
+                continue
+            rows_c = eligible & ~(retract & ~retracts)
+            inp = AggInput(col, groups, rows_c, retracts, c, self.options)
+            merged[c] = aggregators.aggregate(func, inp)
 
 
-def _after_last_delete(data: pa.Table, keys: list[str], only_delete: bool = False) -> pa.Table:
-    """Rows of each key after its last -D (the -D itself kept when it is the key's last record).
-    ``data`` must be sorted by key and sequence."""
-    n = data.num_rows
-    import numpy as np
+def _dense_rank(data: pa.Table, columns: list[str], rows: np.ndarray) -> np.ndarray:
+    """Dense rank (0, 1, ...) of the tuples ``columns`` at ``rows``, NULLs first."""
+    sub = pa.table({c: take_rows(_column(data, c), rows) for c in columns})
+    order = pc.sort_indices(sub, sort_keys=[(c, "ascending", "at_start") for c in columns]).to_numpy()
+    m = len(rows)
+    differs = np.zeros(max(m - 1, 0), dtype=bool)
+    for c in columns:
+        col = take_rows(sub.column(c), order)
+        a, b = col.slice(1), col.slice(0, m - 1)
+        eq = pc.fill_null(pc.equal(a, b), False).to_numpy(zero_copy_only=False)
+        both_null = (pc.is_null(a).to_numpy(zero_copy_only=False) & pc.is_null(b).to_numpy(zero_copy_only=False))
+        differs |= ~(eq | both_null)
+    rank = np.empty(m, dtype=np.int64)
+    rank[order] = np.r_[0, np.cumsum(differs)]
+    return rank
 
-    first, _ = key_boundaries(data, keys)
-    group = np.cumsum(first.to_numpy(zero_copy_only=False)) - 1
-    kind = data.column(KIND).to_numpy()
-    is_del = kind == DELETE if only_delete else (kind == DELETE)
-    idx = np.arange(n)
-    last_del = np.full(group[-1] + 1 if n else 0, -1)
-    np.maximum.at(last_del, group[is_del], idx[is_del])
-    group_end = np.zeros_like(last_del)
-    np.maximum.at(group_end, group, idx)
-    cut = last_del[group]
-    keep = (idx > cut) | ((idx == cut) & (idx == group_end[group]))
-    return data.filter(pa.array(keep))
+
+__all__ = ["MergeEngine", "ENGINES", "sequence_fields", "sequence_groups", "sort_by_key_and_sequence",
+           "key_boundaries", "is_retract", "SEQ", "KIND"]

@@ -234,14 +234,14 @@ class Schema:
 
         check_options(options, writing=True, what="a table")
         if self.primary_keys:
-            from paimon_core.mergetree.merge_engines import MergeEngine, sequence_fields
+            from paimon_core.mergetree.merge_options import validate_merge_options
 
-            for f in sequence_fields(options):
-                if f not in names:
-                    raise InvalidInput(f"sequence.field column '{f}' is not a column")
-            MergeEngine(options, [k for k in self.primary_keys if k not in self.partition_keys], names)
+            validate_merge_options(options, types, self.primary_keys, self.partition_keys)
         elif any(k in options for k in ("merge-engine", "sequence.field")):
             raise InvalidInput("merge-engine and sequence.field need a primary key (--primary-key)")
+        from paimon_core.metadata.deletion_vectors import check_dv_options
+
+        check_dv_options(options, bool(self.primary_keys))
         if "bucket" not in options:
             options["bucket"] = str(bucket)
         fields, last = [], -1

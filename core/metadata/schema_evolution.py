@@ -22,6 +22,7 @@ from paimon_core.data.types import (
     DataField,
     DataType,
     MapType,
+    MultisetType,
     RowType,
     assign_field_ids,
     from_arrow_type,
@@ -30,6 +31,7 @@ from paimon_core.data.types import (
     to_arrow_type,
 )
 from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
+from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
 
@@ -126,7 +128,7 @@ _EXPLICIT: dict[str, frozenset[str]] = {
 
 
 def is_nested(t: DataType) -> bool:
-    return isinstance(t, (ArrayType, MapType, RowType))
+    return isinstance(t, (ArrayType, MapType, RowType, MultisetType))
 
 
 def column_cast_allowed(src: DataType, dst: DataType, allow_explicit: bool = True) -> bool:
@@ -192,6 +194,10 @@ def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: 
     if is_immutable_option(key) and has_snapshot and old != new:
         raise InvalidInput(f"option '{key}' cannot be changed on a table with data (it is immutable once "
                            "a snapshot exists)")
+    if key == "deletion-vectors.enabled" and schema.primary_keys and has_snapshot and \
+            (old or "false").lower() != (new or "false").lower():
+        # its level-0 files would vanish from reads and older levels would show stale rows
+        raise InvalidInput("option 'deletion-vectors.enabled' cannot be changed on a primary-key table with data")
 
 
 def _validate(schema: TableSchema) -> None:
@@ -353,6 +359,7 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
             raise InvalidInput(f"no table at {table_path}")
         new = apply_changes(latest, changes, has_snapshot=snapshots.latest() is not None)
         if manager.commit(new):
+            record_commit(table_path, new.id, "schema")
             return new
         time.sleep(min(0.01 * (2 ** attempt), 0.5))
     raise CommitConflict(f"gave up changing the schema after {max_retries + 1} attempts: other writers kept "

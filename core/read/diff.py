@@ -107,9 +107,9 @@ def _state(table, point, columns) -> pa.Table:
 def _state_diff(table, start, end, columns, before: pa.Table | None = None) -> tuple[pa.Table, pa.Table]:
     """(changes from start to end, the state at end); ``before`` is the state at start if known."""
     keys = list(table.schema.primary_keys)
-    cols = list(dict.fromkeys(keys + list(columns)))
-    old = before if before is not None else _state(table, start, cols)
-    new = _state(table, end, cols)
+    whole = table.schema.field_names  # a row changed if any column changed, selected or not
+    old = before if before is not None else _state(table, start, whole)
+    new = _state(table, end, whole)
     log = changes(old, new, keys, drop_unchanged=True)
     return with_row_kind(log.select(columns), log.column(KIND)), new
 

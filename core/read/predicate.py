@@ -9,13 +9,15 @@ Grammar (case-insensitive keywords)::
     op      := = | == | != | <> | < | <= | > | >=
 
 Literals are numbers, 'quoted strings' (also for dates, times and decimals: they are cast to
-the column's type), TRUE, FALSE. ``may_match`` is conservative: it answers False only when the
-statistics prove that no row can match.
+the column's type), TRUE, FALSE. Numbers compare with numeric columns as in SQL, exactly and
+with numeric promotion (``id > 100.5`` on BIGINT, ``amount = 0`` on DECIMAL; see ``literals``).
+Nulls follow SQL's three-valued logic: a comparison with a null column is null, and so is its
+negation, so ``NOT`` never lets a null row through. ``may_match`` is conservative: it answers
+False only when the statistics prove that no row can match.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -25,6 +27,7 @@ import pyarrow.compute as pc
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import FilterError
+from paimon_core.read.literals import exact_compare, exact_member, is_exact_numeric, to_scalar
 
 _TOKENS = re.compile(
     r"\s*(?:(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(?P<str>'(?:[^']|'')*')|(?P<qid>`(?:[^`]|``)*`)"
@@ -61,6 +64,19 @@ class In(Predicate):
     negated: bool = False
     scalars: list | None = None
     internals: list | None = None
+    arrow_type: pa.DataType | None = None
+
+    def columns(self):
+        return {self.column}
+
+
+@dataclass
+class Always(Predicate):
+    """A comparison whose answer is ``value`` for every non-null value of ``column`` (and null
+    where the column is null), e.g. ``id = 100.5`` on BIGINT (always False)."""
+
+    column: str
+    value: bool
 
     def columns(self):
         return {self.column}
@@ -226,10 +242,8 @@ class _Parser:
 
     def literal(self):
         kind, val = self.take()
-        if kind == "num":
-            if any(c in val for c in "eE"):
-                return float(val)
-            return Decimal(val) if "." in val else int(val)  # Decimal keeps every digit
+        if kind == "num":  # Decimal keeps every digit; it becomes a float only for FLOAT/DOUBLE columns
+            return Decimal(val) if any(c in val for c in ".eE") else int(val)
         if kind == "str":
             return val[1:-1].replace("''", "'")
         if kind == "id" and val.upper() in ("TRUE", "FALSE"):
@@ -246,53 +260,49 @@ def parse_where(text: str) -> Predicate:
 # ---- binding to a schema ------------------------------------------------------------------------
 
 
-def literal_scalar(value, column: str, t) -> pa.Scalar:
-    arrow_type = to_arrow_type(t)
-    try:
-        if isinstance(value, str) and pa.types.is_time(arrow_type):
-            return pa.scalar(dt.time.fromisoformat(value.strip()), type=arrow_type)
-        if isinstance(value, Decimal) and not pa.types.is_decimal(arrow_type):
-            value = float(value) if pa.types.is_floating(arrow_type) else value
-            if isinstance(value, Decimal):
-                if value != value.to_integral_value():
-                    raise ValueError("not an integer")
-                value = int(value)
-        if isinstance(value, str) and not (pa.types.is_string(arrow_type) or pa.types.is_binary(arrow_type)):
-            return pa.scalar(value).cast(arrow_type)
-        if isinstance(value, float) and pa.types.is_decimal(arrow_type):
-            return pa.scalar(str(value)).cast(arrow_type)
-        if isinstance(value, str) and pa.types.is_binary(arrow_type):
-            return pa.scalar(value.encode()).cast(arrow_type)
-        return pa.scalar(value).cast(arrow_type)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError):
-        raise FilterError(f"bad --where: {value!r} is not a valid {t.with_nullable(True)} for column '{column}'") from None
+def _bind_compare(p: Compare, t) -> Predicate:
+    if is_exact_numeric(t):
+        bound = exact_compare(p.op, p.literal, p.column, t)
+        if isinstance(bound, bool):
+            return Always(p.column, bound)
+        op, value = bound
+        p = Compare(p.column, op, value)
+    p.scalar = to_scalar(p.literal, p.column, t)
+    p.internal = internal_from_scalar(p.scalar, t)
+    return p
+
+
+def _bind_in(p: In, t) -> Predicate:
+    values = [v for v in p.literals if v is not None]
+    if is_exact_numeric(t):  # a number the column cannot hold equals no row
+        values = [m for m in (exact_member(v, p.column, t) for v in values) if m is not None]
+    p.scalars = [to_scalar(v, p.column, t) for v in values]
+    p.internals = [internal_from_scalar(s, t) for s in p.scalars]
+    p.arrow_type = to_arrow_type(t)
+    return p
 
 
 def bind(pred: Predicate, fields: dict) -> Predicate:
-    """Check columns exist and cast literals to the column types (``fields``: name -> DataType)."""
+    """Check columns exist and bind literals to the column types (``fields``: name -> DataType).
+    Returns the bound predicate (comparisons may be rewritten, see ``literals``)."""
 
     def visit(p):
         if isinstance(p, (And, Or)):
-            visit(p.left)
-            visit(p.right)
-            return
+            return type(p)(visit(p.left), visit(p.right))
         if isinstance(p, Not):
-            visit(p.child)
-            return
+            return Not(visit(p.child))
         if p.column not in fields:
             raise FilterError(f"bad --where: unknown column '{p.column}' (columns: {', '.join(fields)})")
         t = fields[p.column]
+        if isinstance(p, (Compare, In)) and not isinstance(t, AtomicType):
+            raise FilterError(f"bad --where: column '{p.column}' of type {t} cannot be compared")
         if isinstance(p, Compare):
-            if not isinstance(t, AtomicType):
-                raise FilterError(f"bad --where: column '{p.column}' of type {t} cannot be compared")
-            p.scalar = literal_scalar(p.literal, p.column, t)
-            p.internal = internal_from_scalar(p.scalar, t)
-        elif isinstance(p, In):
-            p.scalars = [literal_scalar(v, p.column, t) for v in p.literals if v is not None]
-            p.internals = [internal_from_scalar(s, t) for s in p.scalars]
+            return _bind_compare(p, t)
+        if isinstance(p, In):
+            return _bind_in(p, t)
+        return p
 
-    visit(pred)
-    return pred
+    return visit(pred)
 
 
 # ---- evaluation on Arrow ------------------------------------------------------------------------
@@ -306,11 +316,17 @@ def to_expression(p: Predicate) -> pc.Expression:
     if isinstance(p, Not):
         return ~to_expression(p.child)
     f = pc.field(p.column)
+    unknown = pc.scalar(pa.scalar(None, pa.bool_()))  # SQL's null truth value
     if isinstance(p, IsNull):
         return ~f.is_null() if p.negated else f.is_null()
+    if isinstance(p, Always):  # Kleene logic: null where the column is null, else the constant
+        return (f.is_valid() | unknown) if p.value else (f.is_null() & unknown)
     if isinstance(p, In):
-        values = pa.array([s.as_py() for s in p.scalars], type=p.scalars[0].type) if p.scalars else pa.array([])
+        values = pa.array([s.as_py() for s in p.scalars], type=p.arrow_type)
         e = f.isin(values) if p.scalars else pc.scalar(False)
+        # is_in answers false for a null input; SQL answers null, and null for no match when
+        # the list holds a NULL (so NOT IN with a NULL in the list is never true)
+        e = (e | unknown) if None in p.literals else (e | (f.is_null() & unknown))
         return ~e if p.negated else e
     s = p.scalar
     return {"=": f == s, "!=": f != s, "<": f < s, "<=": f <= s, ">": f > s, ">=": f >= s}[p.op]
@@ -347,6 +363,8 @@ def may_match(p: Predicate, ranges: dict) -> bool:
     if r is None:
         return True
     all_null = r.null_count is not None and r.null_count == r.row_count
+    if isinstance(p, Always):
+        return p.value and not all_null
     if isinstance(p, IsNull):
         if p.negated:
             return not all_null
@@ -358,6 +376,8 @@ def may_match(p: Predicate, ranges: dict) -> bool:
     try:
         if isinstance(p, In):
             if p.negated:
+                if None in p.literals:
+                    return False  # NOT IN (..., NULL) is never true
                 return not (r.min == r.max and r.min in p.internals)
             return any(r.min <= v <= r.max for v in p.internals)
         v = p.internal
@@ -378,4 +398,4 @@ def may_match(p: Predicate, ranges: dict) -> bool:
     return True
 
 
-__all__ = ["ColumnRange", "Predicate", "bind", "filter_table", "may_match", "parse_where", "to_expression", "_FLIP"]
+__all__ = ["Always", "ColumnRange", "Predicate", "bind", "filter_table", "may_match", "parse_where", "to_expression", "_FLIP"]

@@ -35,10 +35,19 @@ class DataSplit:
     bucket: int
     total_buckets: int
     files: tuple[DataFileMeta, ...]
+    # (data file name, DeletionFile) for the files with deletion vectors, sorted by name
+    deletion_files: tuple = ()
+    dv_index: tuple = ()  # the bucket's DELETION_VECTORS IndexEntries (for writers that replace them)
 
     @property
     def row_count(self) -> int:
         return sum(f.row_count for f in self.files)
+
+    def deletion_file(self, file_name: str):
+        for name, df in self.deletion_files:
+            if name == file_name:
+                return df
+        return None
 
 
 def merge_entries(entries) -> list[ManifestEntry]:
@@ -130,9 +139,17 @@ class TableScan:
             groups.setdefault((e.partition, e.bucket), []).append(e)
         splits = []
         value_filter = self._value_filter()
-        # as Java's batch scans: first-row tables show only compacted data (levels above 0)
+        # as Java's batch scans: first-row and deletion-vector tables show only compacted data
+        # (levels above 0)
+        from paimon_core.metadata.deletion_vectors import deletion_files, dv_enabled, dv_entries
+
         skip_level0 = (not self.all_levels and self.table.is_primary_key_table
-                       and self.table.schema.core_options.merge_engine == "first-row")
+                       and (self.table.schema.core_options.merge_engine == "first-row"
+                            or dv_enabled(self.table)))
+        dv_index: dict[tuple, list] = {}
+        for e in dv_entries(self.table, self.snapshot):
+            dv_index.setdefault((e.partition, e.bucket), []).append(e)
+        dvs = deletion_files(dv_index)
         for (pbytes, bucket), entries in groups.items():
             if bucket < 0:  # bucket-postpone: waiting for a compaction, not read (as Java's batch scans)
                 continue
@@ -144,6 +161,10 @@ class TableScan:
             files = [e.file for e in entries]
             for f in files:
                 check_file(f)
+            # the vectors of every live file of the bucket, pruned or not: writers that replace the
+            # bucket's index (compaction, delete) must carry all of them over
+            bucket_dvs = dvs.get((pbytes, bucket), {})
+            dfs = tuple(sorted((f.file_name, bucket_dvs[f.file_name]) for f in files if f.file_name in bucket_dvs))
             if skip_level0:
                 files = [f for f in files if f.level > 0]
                 if not files:
@@ -153,7 +174,8 @@ class TableScan:
                 if not files:
                     continue
             files.sort(key=lambda f: (f.level == 0, -f.level, f.min_sequence_number))
-            splits.append(DataSplit(partition, pbytes, bucket, entries[0].total_buckets, tuple(files)))
+            splits.append(DataSplit(partition, pbytes, bucket, entries[0].total_buckets, tuple(files), dfs,
+                                    tuple(dv_index.get((pbytes, bucket), ()))))
         splits.sort(key=lambda s: (tuple((v is None, str(v)) for v in s.partition), s.bucket))
         return splits
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pyarrow as pa
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.fileformat.formats import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
+from paimon_core.metadata.deletion_vectors import DeletionVectorReader, drop_deleted, dv_enabled
 from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
@@ -22,6 +24,7 @@ from paimon_core.read.scan import DataSplit
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 KEY_PREFIX = "_KEY_"
+ROW_POS = "_ROW_POS"
 
 
 _SEQ_TYPE, _KIND_TYPE = AtomicType(False, "BIGINT"), AtomicType(False, "TINYINT")
@@ -47,6 +50,13 @@ def _ordered_parallel(fn, items, window: int):
             yield pending.popleft().result()
 
 
+def file_levels(files, parts: list[pa.Table]):
+    """The LSM level of every record of ``parts`` (one table per file of ``files``)."""
+    import numpy as np
+
+    return np.repeat(np.array([f.level for f in files], dtype=np.int32), [p.num_rows for p in parts])
+
+
 class TableRead:
     def __init__(self, table, columns: list[str] | None = None, predicate: Predicate | None = None):
         check_readable(table.schema)
@@ -59,16 +69,20 @@ class TableRead:
         needed = set(self.columns) | (predicate.columns() if predicate else set())
         self.read_columns = [n for n in self.schema.field_names if n in needed]
         self.is_pk = bool(self.schema.primary_keys)
+        self.dv_mode = self.is_pk and dv_enabled(table)
+        self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
-            from paimon_core.mergetree.merge_engines import sequence_fields, sequence_groups
+            from paimon_core.mergetree.merge_options import sequence_fields, sequence_groups
 
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}
             self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
 
     # ---- one file
-    def read_file(self, split: DataSplit, f, system_columns: bool) -> pa.Table:
-        """Columns of the current schema (``self.read_columns``) from one file, by field id."""
+    def read_file(self, split: DataSplit, f, system_columns: bool, with_position: bool = False) -> pa.Table:
+        """Columns of the current schema (``self.read_columns``) from one file, by field id, without
+        the rows its deletion vector (if any) marks deleted; ``with_position`` adds ``_ROW_POS``,
+        each row's 0-based position in the file."""
         check_file(f)
         file_schema = self.table.schema_for(f.schema_id)
         by_id = {fld.id: fld for fld in file_schema.fields}
@@ -106,16 +120,33 @@ class TableRead:
         for name in extra:
             arrays.append(data.column(name))
             fields.append(pa.field(name, data.schema.field(name).type))
-        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+        if with_position:
+            arrays.append(pa.array(np.arange(n, dtype=np.int64)))
+            fields.append(pa.field(ROW_POS, pa.int64(), nullable=False))
+        out = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+        df = split.deletion_file(f.file_name) if split.deletion_files else None
+        if df is not None:
+            out = drop_deleted(out, self._dv_reader().positions(df))
+        return out
+
+    def _dv_reader(self) -> DeletionVectorReader:
+        if self._dvs is None:
+            self._dvs = DeletionVectorReader(self.table)
+        return self._dvs
 
     # ---- one split
     def read_split(self, split: DataSplit) -> pa.Table:
-        if not self.is_pk:
+        if not self.is_pk or self._raw_convertible(split):
             parts = [filter_table(self.read_file(split, f, False), self.predicate) for f in split.files]
             out = pa.concat_tables(parts) if parts else self._empty()
             return out.select(self.columns)
         merged = self._merge(split)
         return filter_table(merged, self.predicate).select(self.columns)
+
+    def _raw_convertible(self, split: DataSplit) -> bool:
+        """Deletion-vector PK tables keep at most one live row per key above level 0, so a split
+        without level-0 files and without retract rows is read file by file, unmerged (as Java)."""
+        return self.dv_mode and all(f.level > 0 and f.delete_row_count == 0 for f in split.files)
 
     def _empty(self) -> pa.Table:
         return self.schema.arrow_schema().empty_table().select(self.read_columns)
@@ -125,15 +156,8 @@ class TableRead:
         if not parts:
             t = self._empty()
             return t.append_column(KIND, pa.array([], pa.int8())) if keep_kind else t
-        engine = MergeEngine(self.schema.options, self.schema.trimmed_primary_keys, self.read_columns)
-        from paimon_core.mergetree.lookup_merge import lookup_merge, uses_lookup_merge
-
-        if uses_lookup_merge(self.schema):  # Java's LookupMergeFunction (mergetree/lookup_merge.py)
-            upper = [p for f, p in zip(split.files, parts) if f.level > 0]
-            level0 = [p for f, p in zip(split.files, parts) if f.level == 0]
-            merged = lookup_merge(engine, self.schema.options, upper, level0, drop_retracts=True)
-        else:
-            merged = engine.merge(pa.concat_tables(parts), drop_retracts=True)
+        engine = MergeEngine.for_schema(self.schema, self.read_columns)
+        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True, levels=file_levels(split.files, parts))
         return merged.drop_columns([SEQ] if keep_kind else [SEQ, KIND])
 
     def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:

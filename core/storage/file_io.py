@@ -265,12 +265,44 @@ class FileIO:
             pass
 
     def delete_dir(self, path: str) -> None:
+        """Delete a directory tree. Raises the first OSError met (after trying everything
+        else), so a caller never reports a deletion that did not happen."""
         if self.is_local:
             import shutil
+            import sys
 
-            shutil.rmtree(path, ignore_errors=True)
-        elif self.fs.exists(path):
+            errors: list[OSError] = []
+
+            def collect(_func, failed_path, exc):
+                exc = exc[1] if isinstance(exc, tuple) else exc  # onerror gives exc_info
+                if isinstance(exc, FileNotFoundError):
+                    return
+                if isinstance(exc, OSError):  # rmtree names entries relative to their folder
+                    exc = OSError(exc.errno, exc.strerror, failed_path)
+                errors.append(exc)
+
+            if sys.version_info >= (3, 12):
+                shutil.rmtree(path, onexc=collect)
+            else:
+                shutil.rmtree(path, onerror=collect)
+            if errors:
+                raise errors[0]
+            return
+        if self.fs.exists(path):
             self.fs.rm(path, recursive=True)
+        if self.count_files(path):  # bulk deletes can fail key by key without raising
+            raise OSError(errno.EIO, "some objects could not be deleted", path)
+
+    def count_files(self, path: str) -> int:
+        """Files below ``path`` (0 if it does not exist). Object stores may keep empty
+        "directory" markers after deletes (SeaweedFS does): those are not files."""
+        if self.is_local:
+            return sum(len(files) for _, _, files in os.walk(path))
+        try:
+            found = self.fs.find(path, detail=True)
+        except FileNotFoundError:
+            return 0
+        return sum(1 for info in found.values() if info.get("type") == "file")
 
 
 def _is_precondition_failed(e: BaseException | None) -> bool:

@@ -44,6 +44,7 @@ _ALIASES = {
     "anon": "anon",
     "unsafe_commits": "unsafe_commits",
 }
+KNOWN_OPTIONS = tuple(_ALIASES)  # storage option names this module interprets (others go to s3fs as given)
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off", ""}
 

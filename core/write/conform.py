@@ -6,9 +6,18 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.data.types import AtomicType, DataType, from_arrow_type, implicitly_castable, to_arrow_type
+from paimon_core.data.types import (
+    AtomicType,
+    DataType,
+    MapType,
+    MultisetType,
+    from_arrow_type,
+    implicitly_castable,
+    to_arrow_type,
+)
 from paimon_core.errors import SchemaMismatch
 from paimon_core.metadata.schema import TableSchema
+from paimon_core.write.input_errors import InputRowError
 
 _FAMILY = {
     "TINYINT": "num", "SMALLINT": "num", "INT": "num", "BIGINT": "num", "FLOAT": "num", "DOUBLE": "num",
@@ -37,6 +46,17 @@ def conform_column(arr, name: str, dst: DataType):
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
         src = from_arrow_type(arr.type)
+    if isinstance(dst, MultisetType) and isinstance(src, MapType) and isinstance(src.value, AtomicType) \
+            and src.value.root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and implicitly_castable(src.key, dst.element):
+        # Arrow has no multiset: a map from element to count is one
+        chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+        if any(c.items.null_count for c in chunks):
+            raise SchemaMismatch(f"column '{name}': a MULTISET count is NULL")
+        try:
+            return arr.cast(target, safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            raise SchemaMismatch(f"column '{name}': cannot cast {src} to {dst.with_nullable(True)}: "
+                                 f"{str(e).splitlines()[0]}") from None
     if isinstance(src, AtomicType) and isinstance(dst, AtomicType) and src.root == dst.root and src.root in (
             "CHAR", "VARCHAR", "BINARY", "VARBINARY"):
         return arr.cast(target)  # length limits are not enforced (Paimon does not either on write)
@@ -75,7 +95,7 @@ def conform_table(data: pa.Table | pa.RecordBatch, schema: TableSchema) -> pa.Ta
             arr = conform_column(data.column(f.name), f.name, f.type)
             if not f.type.nullable and arr.null_count:
                 first = pc.index(pc.is_null(arr), True).as_py()
-                raise SchemaMismatch(f"column '{f.name}' is NOT NULL but row {first} of the input is null")
+                raise InputRowError(f"column '{f.name}' is NOT NULL but the value is null", first)
         else:
             arr = pa.nulls(data.num_rows, to_arrow_type(f.type))
         arrays.append(arr)
@@ -103,5 +123,6 @@ def split_row_kinds(data: pa.Table, column: str | None):
         bad = pc.is_null(idx)
     if pc.any(bad).as_py() or codes.null_count:
         first = pc.index(pc.fill_null(bad, True), True).as_py()
-        raise SchemaMismatch(f"row kind column '{column}': row {first} has '{raw[first].as_py()}', expected +I, -U, +U or -D")
+        raise InputRowError(f"row kind column '{column}' has '{raw[first].as_py()}', expected +I, -U, +U or -D",
+                            first)
     return data.drop_columns([column]), codes

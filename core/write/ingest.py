@@ -15,18 +15,21 @@ import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import InvalidInput, SchemaMismatch
+from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.predicate import literal_scalar
+from paimon_core.read.literals import to_scalar
 from paimon_core.write.conform import check_columns, conform_table
-from paimon_core.write.input_files import input_schema, resolve_inputs
+from paimon_core.write.input_files import find_inputs, input_schema
 
 
 @dataclass(frozen=True)
 class IngestResult:
     snapshot: Snapshot | None
-    rows: int
+    rows: int  # rows written (records in the new files): fewer than the input when rows merge by key
     files: int
     evolved: tuple = ()  # the schema changes ``evolve`` committed before the data
+    input_rows: int | None = None  # rows read from the input, when the engine knows
+    skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
 
 
 def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
@@ -50,7 +53,7 @@ def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
             raise InvalidInput(f"'{k}' is not a partition key (partition keys: {', '.join(keys)})")
         t = table.schema.field(k).type
         out[k] = None if v is None or v == table.schema.core_options.partition_default_name else \
-            internal_from_scalar(literal_scalar(v, k, t), t)
+            internal_from_scalar(to_scalar(v, k, t, what=f"partition '{k}={v}'"), t)
     return out
 
 
@@ -59,27 +62,59 @@ def _spec_matcher(table, spec: dict):
     return lambda values: all(values[idx[k]] == v for k, v in spec.items())
 
 
-def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None) -> Snapshot | None:
+def _overwrite_filter(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None):
     if overwrite and spec is not None:
         match = _spec_matcher(table, spec)
         stray = [m.partition for m in messages if not match(m.partition)]
         if stray:
-            raise SchemaMismatch(f"--overwrite of partition {spec} got rows of another partition {stray[0]}")
-        filt = match
-    elif overwrite and table.schema.partition_keys:
+            codec = table.partition_codec
+            raise SchemaMismatch(f"--overwrite --partition {codec.display(spec)}: the input has rows of "
+                                 f"partition {codec.display(codec.spec(stray[0]))}; nothing was written")
+        return match
+    if overwrite and table.schema.partition_keys:
         written = {m.partition for m in messages}
-        filt = written.__contains__
-    else:
-        filt = None
-    opts = CommitOptions(overwrite=overwrite, overwrite_filter=filt)
+        return written.__contains__
+    return None
+
+
+def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None) -> Snapshot | None:
+    """Commit ``messages``; on any failure before the commit is made (a refused overwrite, a
+    conflict, Ctrl-C) every file they name is deleted, so a failed write leaves nothing."""
     try:
+        opts = CommitOptions(overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec))
         snap = table.commit(messages, opts)
+    except InterruptedAfterCommit:
+        raise  # the snapshot stands: its files stay
     except BaseException:
         table.discard(messages)
         raise
     if snap is not None:
         _compact_after_write(table, messages)
     return snap
+
+
+REWRITES = 3  # how often a dynamic-bucket write is redone after a bucket assignment conflict
+
+
+def _write_and_commit(table, write, overwrite: bool, spec: dict | None):
+    """``write(read)`` (the engine's write; ``read`` collects input row counts), then commit.
+    A dynamic-bucket write whose new keys another writer meanwhile put in other buckets cannot
+    be committed as written (``index_rebase``): its files are deleted and the write is redone
+    against the new index, a few times. Returns (messages, snapshot, read)."""
+    from paimon_core.write.index_rebase import BucketAssignmentConflict
+
+    for attempt in range(REWRITES + 1):
+        read: list = []
+        messages = write(read)
+        try:
+            return messages, _commit(table, messages, overwrite, spec), read
+        except BucketAssignmentConflict:  # _commit deleted the files
+            if attempt == REWRITES:
+                raise BucketAssignmentConflict(
+                    f"{table.identifier}: other writers kept adding the same new keys at the same time and put "
+                    f"them in other buckets ({REWRITES + 1} attempts); nothing was committed. Run the write "
+                    "again, or write those keys from one writer at a time") from None
+    raise AssertionError("unreachable")
 
 
 def _compact_after_write(table, messages: list[CommitMessage]) -> None:
@@ -154,17 +189,22 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
         raise InvalidInput("--partition needs --overwrite (it names the partition to replace)")
-    inputs = resolve_inputs(paths)
+    found = find_inputs(paths)
+    inputs = found.files
     named = [(f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
              for f in inputs]
     table, evolved = _check_inputs(table, named, evolve)
     if on_plan:
         on_plan(sum(f.size for f in inputs))
     eng = engine or LocalEngine()
-    messages = eng.write(table, inputs, progress, row_kind_column=row_kind_column)
-    snap = _commit(table, messages, overwrite, spec)
+
+    def write(read: list) -> list:
+        return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
+
+    messages, snap, read = _write_and_commit(table, write, overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages), evolved)
+                        sum(len(m.new_files) for m in messages), evolved,
+                        input_rows=sum(read) if read else None, skipped=found.skipped)
 
 
 def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partition=None,
@@ -176,7 +216,8 @@ def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partiti
     if evolve:
         named = [("", _without_kind(t.schema, row_kind_column, "")) for t in tables]
         table, evolved = _check_inputs(table, named, evolve)
-    messages = LocalEngine().write_tables(table, tables, row_kind_column)
-    snap = _commit(table, messages, overwrite, spec)
+    messages, snap, _ = _write_and_commit(
+        table, lambda read: LocalEngine().write_tables(table, tables, row_kind_column), overwrite, spec)
     return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages), evolved)
+                        sum(len(m.new_files) for m in messages), evolved,
+                        input_rows=sum(t.num_rows for t in tables))

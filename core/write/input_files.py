@@ -43,18 +43,23 @@ def _file(path: str) -> InputFile:
     return InputFile(path, fmt, os.path.getsize(path))
 
 
-def resolve_inputs(patterns: list[str]) -> list[InputFile]:
-    """Expand files, folders (recursively; hidden and _-prefixed files skipped) and globs."""
+@dataclass(frozen=True)
+class Inputs:
+    files: list[InputFile]
+    skipped: tuple[str, ...] = ()  # files in the folders given that are not Parquet, CSV or JSON
+
+
+def find_inputs(patterns: list[str]) -> Inputs:
+    """Expand files, folders (recursively; hidden and _-prefixed entries skipped, as Spark's
+    _SUCCESS and .crc files; other files that are not Parquet, CSV or JSON are skipped and
+    listed in ``skipped``) and globs. A path that exists is taken literally even when it holds
+    glob characters (``data[1].parquet``)."""
     if not patterns:
         raise InvalidInput("no input files given")
     out: list[InputFile] = []
+    skipped: list[str] = []
     for pat in patterns:
-        if any(c in pat for c in "*?["):
-            matches = sorted(m for m in glob.glob(pat, recursive=True) if os.path.isfile(m))
-            if not matches:
-                raise InvalidInput(f"no files match '{pat}'")
-            out.extend(_file(m) for m in matches)
-        elif os.path.isdir(pat):
+        if os.path.isdir(pat):
             found = []
             for root, dirs, files in os.walk(pat):
                 dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
@@ -64,14 +69,26 @@ def resolve_inputs(patterns: list[str]) -> list[InputFile]:
                     p = os.path.join(root, name)
                     if _format_of(p):
                         found.append(_file(p))
+                    else:
+                        skipped.append(p)
             if not found:
                 raise InvalidInput(f"folder '{pat}' holds no Parquet, CSV or JSON files")
             out.extend(found)
         elif os.path.isfile(pat):
             out.append(_file(pat))
+        elif any(c in pat for c in "*?["):
+            matches = sorted(m for m in glob.glob(pat, recursive=True) if os.path.isfile(m))
+            if not matches:
+                raise InvalidInput(f"no files match '{pat}'")
+            out.extend(_file(m) for m in matches)
         else:
             raise InvalidInput(f"file not found: {pat}")
-    return out
+    return Inputs(out, tuple(skipped))
+
+
+def resolve_inputs(patterns: list[str]) -> list[InputFile]:
+    """The input files of ``patterns`` (see ``find_inputs``)."""
+    return find_inputs(patterns).files
 
 
 def _csv_types(schema: TableSchema) -> dict:
@@ -125,7 +142,12 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
             for batch in table.to_batches(max_chunksize=batch_rows):
                 yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
-        raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {str(e).splitlines()[0]}") from None
+        message = str(e).splitlines()[0]
+        if f.format == "csv":
+            from paimon_core.write.input_errors import explain_csv_error
+
+            message = explain_csv_error(f.path, message, {fld.name: fld.type for fld in schema.fields})
+        raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {message}") from None
 
 
 PARQUET_CHUNK_BYTES = 64 << 20  # uncompressed bytes of row groups read at once

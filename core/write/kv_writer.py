@@ -26,7 +26,13 @@ from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
 from paimon_core.fileformat import formats
-from paimon_core.mergetree.merge_engines import KIND, SEQ, MergeEngine, is_retract, sort_by_key_and_sequence
+from paimon_core.mergetree.merge_engines import (
+    KIND,
+    SEQ,
+    MergeEngine,
+    is_retract,
+    sort_by_key_and_sequence,
+)
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
@@ -141,6 +147,9 @@ class KeyValueWriter:
         self.table = table
         schema = table.schema
         self.schema = schema
+        from paimon_core.metadata.deletion_vectors import check_dv_options
+
+        check_dv_options(schema.options, True)
         opts = schema.core_options
         self.num_buckets = opts.bucket
         self.assigner = None
@@ -159,7 +168,7 @@ class KeyValueWriter:
         self.bucket_keys = schema.bucket_keys
         self.bucket_types = schema.types_of(self.bucket_keys)
         self.buffer_limit = opts.get("write-buffer-size")
-        self.merge = MergeEngine(schema.options, schema.trimmed_primary_keys, schema.field_names)
+        self.merge = MergeEngine.for_schema(schema)
         self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0
@@ -243,7 +252,7 @@ class KeyValueWriter:
             raw = sort_by_key_and_sequence(data, self.schema.trimmed_primary_keys)
             buf.changelog.extend(buf.writer.write_run(raw, changelog=True))
         # lookup changelog is not written here: like Java's writers, the compaction that moves
-        # these level-0 files up produces it (mergetree/compaction.py), in the COMPACT snapshot
+        # these level-0 files up produces it (mergetree/bucket_compaction.py), in the COMPACT snapshot
 
     def prepare_commit(self) -> list[CommitMessage]:
         self.flush()

@@ -62,7 +62,13 @@ def alter_table(
     ctx.meta[DRY_RUN_KEY] = dry_run
 
 
+_PAST = {"add": "added", "drop": "dropped", "rename": "renamed", "change": "changed", "set": "set",
+         "remove": "removed"}
+
+
 def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> None:
+    """``text`` says what the change does, from a verb (``add column x INT``): "would add ..."
+    on a dry run, "added ..." once written."""
     state = get_state(ctx)
     given = ctx.meta.get(TABLE_KEY)
     if table and given and table != given:
@@ -76,11 +82,13 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
         state.out.record({"table": tbl.identifier, "schema_id": new.id, "written": False, "columns": cols},
                          f"would {text} on {tbl.identifier} (schema {new.id}, not written): {cols}")
         return
+    verb, _, rest = text.partition(" ")
+    done = f"{_PAST[verb]} {rest}"
     from paimon_core.metadata.schema_evolution import alter_table as do_alter
 
     new = do_alter(tbl, changes).schema
     state.out.record({"table": tbl.identifier, "schema_id": new.id, "written": True},
-                     f"{text} on {tbl.identifier}: schema {new.id}")
+                     f"{done} on {tbl.identifier}: schema {new.id}")
 
 
 def _type(text: str):
@@ -110,7 +118,7 @@ def add_column(
     if first and after:
         raise typer.BadParameter("give --first or --after COL, not both", param_hint="'--first' / '--after'")
     t = _type(type_)
-    _apply(ctx, table, [AddColumn(name, t, comment, first, after)], f"added column {name} {t}")
+    _apply(ctx, table, [AddColumn(name, t, comment, first, after)], f"add column {name} {t}")
 
 
 @alter.command("drop-column")
@@ -127,7 +135,7 @@ def drop_column(
     """
     from paimon_core.metadata.schema_evolution import DropColumn
 
-    _apply(ctx, table, [DropColumn(name)], f"dropped column {name}")
+    _apply(ctx, table, [DropColumn(name)], f"drop column {name}")
 
 
 @alter.command("rename-column")
@@ -145,7 +153,7 @@ def rename_column(
     """
     from paimon_core.metadata.schema_evolution import RenameColumn
 
-    _apply(ctx, table, [RenameColumn(old, new)], f"renamed column {old} to {new}")
+    _apply(ctx, table, [RenameColumn(old, new)], f"rename column {old} to {new}")
 
 
 @alter.command("alter-column")
@@ -166,7 +174,7 @@ def alter_column(
     from paimon_core.metadata.schema_evolution import UpdateColumnType
 
     t = _type(type_)
-    _apply(ctx, table, [UpdateColumnType(name, t)], f"changed column {name} to {t}")
+    _apply(ctx, table, [UpdateColumnType(name, t)], f"change column {name} to {t}")
 
 
 @alter.command("set-option")
@@ -208,7 +216,7 @@ def remove_option(
     """
     from paimon_core.metadata.schema_evolution import RemoveOption
 
-    _apply(ctx, table, [RemoveOption(k) for k in keys], "removed " + ", ".join(keys))
+    _apply(ctx, table, [RemoveOption(k) for k in keys], "remove " + ", ".join(keys))
 
 
 @alter.command("comment")
@@ -225,4 +233,4 @@ def comment(
     """
     from paimon_core.metadata.schema_evolution import UpdateComment
 
-    _apply(ctx, table, [UpdateComment(text or None)], "set the comment" if text else "removed the comment")
+    _apply(ctx, table, [UpdateComment(text or None)], "set the comment" if text else "remove the comment")

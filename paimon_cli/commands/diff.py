@@ -40,16 +40,6 @@ def resolve_point(tbl, text: str, flag: str):
     return tbl.snapshots.at_or_before(ms).id
 
 
-def _data_bytes(tbl, point) -> int:
-    """The size of the table's data files at ``point`` (what --engine auto weighs)."""
-    from paimon_core.metadata.snapshot import Snapshot
-
-    if not point:
-        return 0
-    snap = point if isinstance(point, Snapshot) else tbl.snapshots.snapshot(point)
-    return sum(f.file_size for s in tbl.plan(snap) for f in s.files)
-
-
 @app.command("diff")
 def diff(
     ctx: typer.Context,
@@ -60,10 +50,10 @@ def diff(
     per_snapshot: Annotated[bool, typer.Option("--per-snapshot", help="Tag each change with its snapshot id.")] = False,
     select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE.parquet",
-        help="Write the changes to Parquet. With the Spark engine (--engine spark, or auto above "
-             "engine.spark-threshold) the executors compute and write them, and FILE names a folder of "
-             "Parquet part files.")] = None,
+        "--out", metavar="FILE",
+        help="Write the changes to a file: .parquet, .csv, .json or .jsonl (JSON lines). With the Spark "
+             "engine (--engine spark, or auto above engine.spark-threshold) the executors compute and write "
+             "them, and FILE names a folder of Parquet part files.")] = None,
 ) -> None:
     """Changes between snapshot A (exclusive) and B (inclusive), first column _row_kind.
 
@@ -80,28 +70,27 @@ def diff(
     from paimon_core.read.diff import diff as run_diff
 
     from paimon_cli.params import split_list
+    from paimon_cli.progress import byte_progress, spinner
 
     state = get_state(ctx)
+    if out is not None:
+        from paimon_cli.outfile import out_format
+
+        out_format(out)  # refuse an unknown file type before computing anything
     tbl = state.table(table)
     a = resolve_point(tbl, start, "'--from'")
     b = resolve_point(tbl, end, "'--to'") if end is not None else (tbl.snapshots.latest_id() or 0)
+    columns = split_list(select) or None
     if out is not None:
-        from paimon_cli.commands.read import spark_engine_for, write_spark_out
+        from paimon_cli.outfile import export_record, out_format, text_renderer
 
-        spark = spark_engine_for(state, _data_bytes(tbl, b))
-        if spark is not None:
-            from paimon_core.engines.spark_sql import diff_dataframe
-
-            df = diff_dataframe(spark.spark, tbl, a, b, mode.value, per_snapshot, split_list(select) or None)
-            write_spark_out(state, spark, df, out, "changes")
-            return
-    changes = run_diff(tbl, a, b, mode.value, per_snapshot, split_list(select) or None)
-    if out is not None:
-        import pyarrow.parquet as pq
-
-        pq.write_table(changes, out)
-        state.out.record({"file": str(out), "rows": changes.num_rows}, f"wrote {changes.num_rows} changes to {out}")
+        with byte_progress(f"diff {tbl.identifier}") as (on_plan, advance):
+            result = state.engine().export_changes(tbl, a, b, mode.value, per_snapshot, columns, out, out_format(out),
+                                                   render=text_renderer, on_plan=on_plan, progress=advance)
+        export_record(state, result, "changes")
         return
+    with spinner(f"diff {tbl.identifier}"):
+        changes = run_diff(tbl, a, b, mode.value, per_snapshot, columns)
     from paimon_cli.convert import arrow_rows, is_numeric
 
     sink = state.out.sink(changes.column_names, [is_numeric(f.type) for f in changes.schema])

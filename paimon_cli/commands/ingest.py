@@ -17,7 +17,7 @@ app = typer.Typer()
 def ingest(
     ctx: typer.Context,
     files: Annotated[list[str] | None, typer.Argument(
-        metavar="FILES...", show_default=False,
+        metavar="FILE...", show_default=False,
         help="Parquet, CSV or JSON-lines files, folders or globs (quote globs); - reads stdin continuously.")] = None,
     table: TableOpt = None,
     overwrite: Annotated[bool, typer.Option(
@@ -79,17 +79,25 @@ def ingest(
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
         result = ingest_files(tbl, files, overwrite=overwrite, partition=partition, engine=engine,
                               progress=advance, on_plan=on_plan, row_kind_column=row_kind_column, evolve=evolve)
+    from paimon_cli.output import note
+
+    if result.skipped:
+        shown = ", ".join(result.skipped[:5]) + (f" and {len(result.skipped) - 5} more" if len(result.skipped) > 5 else "")
+        note(f"skipped {_count(len(result.skipped), 'file')} that {'is' if len(result.skipped) == 1 else 'are'} "
+             f"not Parquet, CSV or JSON (by extension): {shown}")
     snap = result.snapshot
     sid = snap.id if snap is not None else None
     what = "overwrote" if overwrite else "ingested"
-    text = (f"{what} {_count(result.rows, 'row')} in {_count(result.files, 'file')} into {tbl.identifier}:"
-            f" snapshot {sid}"
+    rows = _count(result.rows, "row")
+    if result.input_rows is not None and result.input_rows != result.rows:
+        rows += f" ({_count(result.input_rows, 'input row')}; rows with the same key were merged)"
+    text = (f"{what} {rows} in {_count(result.files, 'file')} into {tbl.identifier}: snapshot {sid}"
             if sid is not None else f"nothing to commit for {tbl.identifier} (no rows)")
     if result.evolved:
-        from paimon_cli.output import note
-
         note(f"evolved the schema of {tbl.identifier}: " + "; ".join(_describe(c) for c in result.evolved))
-    state.out.record({"table": tbl.identifier, "snapshot": sid, "rows": result.rows, "files": result.files}, text)
+    record = {"table": tbl.identifier, "snapshot": sid, "rows": result.rows, "input_rows": result.input_rows,
+              "files": result.files}
+    state.out.record(record, text)
 
 
 def _describe(change) -> str:

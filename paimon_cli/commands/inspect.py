@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import typer
 
+from paimon_cli.commands.lifecycle import human_bytes
 from paimon_cli.params import SnapshotOpt, TableOpt, iso_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
+
+_FILE_NAME = re.compile(r"^([a-z-]*?-)([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(\d+)\.\w+$")
 
 
 @app.command("snapshots")
@@ -23,11 +27,31 @@ def snapshots(ctx: typer.Context, table: TableOpt = None) -> None:
     """
     state = get_state(ctx)
     _, manager = state.snapshot_manager(table)  # no pyarrow: this command must start fast
-    rows = [
-        [s.id, s.commit_kind, iso_millis(s.time_millis), s.total_record_count, s.delta_record_count, s.schema_id]
-        for s in manager.snapshots()
-    ]
-    state.out.rows(["id", "kind", "time", "total_rows", "delta_rows", "schema_id"], rows)
+    snaps = list(manager.snapshots())
+    if state.out.fmt != "table":
+        rows = [[s.id, s.commit_kind, iso_millis(s.time_millis), s.total_record_count, s.delta_record_count,
+                 s.changelog_record_count or 0, s.schema_id] for s in snaps]
+        state.out.rows(["id", "kind", "time", "total_records", "delta_records", "changelog_records", "schema_id"],
+                       rows)
+        return
+    rows = [[s.id, s.commit_kind, iso_millis(s.time_millis)[:19].replace("T", " "), s.total_record_count,
+             s.delta_record_count, s.schema_id] for s in snaps]  # fits 80 columns; -o json has it all
+    state.out.rows(["id", "kind", "time (UTC)", "records", "delta", "schema"], rows)
+    if snaps and has_primary_key(manager):
+        from paimon_cli.output import note
+
+        note("records are stored records (before merging by key, deletes included); "
+             "`paimon read --count` counts rows")
+
+
+def has_primary_key(manager) -> bool:
+    """Whether the table's newest schema has primary keys (read as JSON: no pyarrow)."""
+    io = manager.io
+    schema_dir = io.join(manager.dir.rsplit("/", 1)[0], "schema")
+    ids = io.list_numbered(schema_dir, "schema-")
+    if not ids:
+        return False
+    return bool(json.loads(io.read_text(io.join(schema_dir, f"schema-{ids[-1]}"))).get("primaryKeys"))
 
 
 @app.command("schema")
@@ -73,10 +97,25 @@ def files(ctx: typer.Context, table: TableOpt = None, snapshot: SnapshotOpt = No
     tbl = state.table(table)
     snap = tbl.resolve_snapshot(snapshot)
     codec = tbl.partition_codec
+    full = state.out.fmt != "table"
     rows = []
     for split in tbl.plan(snap):
         part = codec.path(split.partition)
         for f in split.files:
-            rows.append([part, split.bucket, f.level, f.file_name, f.row_count, f.file_size,
-                         f.min_sequence_number, f.max_sequence_number])
-    state.out.rows(["partition", "bucket", "level", "file", "rows", "size", "min_seq", "max_seq"], rows)
+            if full:
+                rows.append([part, split.bucket, f.level, f.file_name, f.row_count, f.file_size,
+                             f.min_sequence_number, f.max_sequence_number])
+            else:  # fits 80 columns: a short file name, a readable size; -o json has everything
+                rows.append([part, split.bucket, f.level, short_file_name(f.file_name), f.row_count,
+                             human_bytes(f.file_size)])
+    if full:
+        state.out.rows(["partition", "bucket", "level", "file", "rows", "size", "min_seq", "max_seq"], rows)
+    else:
+        state.out.rows(["partition", "bucket", "level", "file", "rows", "size"], rows)
+
+
+def short_file_name(name: str) -> str:
+    """``data-f65850d7-ea95-4631-8a31-0227d0cce2ef-0.parquet`` -> ``data-f65850d7…-0``: the
+    writer's uuid cut to 8 hex digits (unique in practice), the file counter kept."""
+    m = _FILE_NAME.match(name)
+    return f"{m.group(1)}{m.group(2)}…-{m.group(3)}" if m else name

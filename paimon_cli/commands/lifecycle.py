@@ -2,7 +2,8 @@
 ``paimon remove-orphans``.
 
 Destructive commands plan first (``paimon_core.maintain.plan_*``), print the plan, then run the
-core operation; ``--dry-run`` stops after the plan and deletes nothing. With ``-o json`` (or
+core operation with progress (``paimon_cli.destructive``); ``--dry-run`` stops after the plan and
+deletes nothing. With ``-o json`` (or
 csv) each command prints one record that lists every file it deletes (or would).
 """
 
@@ -13,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.params import TableOpt, iso_millis
 from paimon_cli.state import get_state
 
@@ -37,12 +39,19 @@ DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the plan; dele
 
 # ---------------------------------------------------------------- helpers
 def parse_duration(text: str | None, flag: str) -> int | None:
-    """``30m`` / ``12h`` / ``7d`` -> milliseconds; a bad value is a usage error."""
+    """``30m`` / ``12h`` / ``7d`` -> milliseconds; a bad value is a usage error. A bare number
+    is refused: these commands delete, and whether ``7`` means days or milliseconds (as in a
+    Paimon option) is not something to guess."""
     if text is None:
         return None
+    import re
+
     from paimon_core.errors import PaimonError
     from paimon_core.options import parse_duration_ms
 
+    if re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", text):
+        raise typer.BadParameter(f"'{text}' has no unit: write e.g. {text.strip()}d, {text.strip()}h, "
+                                 f"{text.strip()}m, {text.strip()}s or {text.strip()}ms", param_hint=flag)
     try:
         ms = parse_duration_ms(text)
     except PaimonError as e:
@@ -187,22 +196,11 @@ def expire(
     now = now_millis()
     kw = dict(older_than_ms=older_ms, retain_min=retain_min, retain_max=retain_max, max_deletes=max_deletes,
               now_ms=now)
-    plan = plan_expire(tbl, **kw)
     ident = tbl.identifier
 
-    if not plan.range:
-        why = _nothing_reason(plan)
-        state.out.record({"table": ident, "dry_run": dry_run, "expired": [], "earliest": plan.earliest,
-                          "file_count": 0, "bytes": 0, "reason": why, "protection": _protection(plan),
-                          "files": []},
-                         f"nothing to expire in {ident}: {why}")
-        return
-
-    ids = plan.snapshot_ids
-    head = (f"snapshots {id_range(ids)} of {ident} ({len(ids)} snapshot(s)); "
-            f"snapshot {plan.range.end} becomes the earliest")
-    if state.out.fmt == "table":
-        _write(("plan (dry run): expire " if dry_run else "plan: expire ") + head)
+    def render(plan) -> None:
+        plan_line(dry_run, f"expire snapshots {id_range(plan.snapshot_ids)} of {ident} "
+                           f"({len(plan.snapshot_ids)} snapshot(s)); snapshot {plan.range.end} becomes the earliest")
         print_files_plan(state, plan.files, None)
         if dry_run:
             _write("what protects the rest:")
@@ -211,25 +209,32 @@ def expire(
             for k, v in prot.items():
                 _write(f"  {k:<{width}}  {v}")
 
-    if dry_run:
-        result_plan, expired = plan, ids
-    else:
-        result = expire_snapshots(tbl, dry_run=False, **kw)
-        result_plan, expired = result.plan, result.expired
-    files = result_plan.files
-    size = total_bytes(files)
-    if dry_run:
-        text = (f"dry run: would expire snapshots {id_range(expired)} of {ident} and delete {len(files)} file(s) "
-                f"({kinds_text(files)}), {human_bytes(size)}; nothing was deleted")
-    elif expired:
-        text = (f"expired snapshots {id_range(expired)} of {ident}: deleted {len(files)} file(s) "
-                f"({kinds_text(files)}), {human_bytes(size)}; earliest is now {result_plan.range.end}")
-    else:  # the table changed between plan and run
-        text = f"nothing to expire in {ident}: {_nothing_reason(result_plan)}"
-    state.out.record({"table": ident, "dry_run": dry_run, "expired": expired,
-                      "earliest": result_plan.range.end if expired else result_plan.earliest,
-                      "file_count": len(files), "bytes": size, "by_kind": by_kind(files),
-                      "protection": _protection(result_plan), "files": file_list(files)}, text)
+    def record(plan, result):
+        if not plan.range:
+            why = _nothing_reason(plan)
+            return ({"table": ident, "dry_run": dry_run, "expired": [], "earliest": plan.earliest,
+                     "file_count": 0, "bytes": 0, "reason": why, "protection": _protection(plan), "files": []},
+                    f"nothing to expire in {ident}: {why}")
+        result_plan, expired = (plan, plan.snapshot_ids) if result is None else (result.plan, result.expired)
+        files = result_plan.files
+        size = total_bytes(files)
+        if dry_run:
+            text = (f"dry run: would expire snapshots {id_range(expired)} of {ident} and delete {len(files)} "
+                    f"file(s) ({kinds_text(files)}), {human_bytes(size)}; nothing was deleted")
+        elif expired:
+            text = (f"expired snapshots {id_range(expired)} of {ident}: deleted {len(files)} file(s) "
+                    f"({kinds_text(files)}), {human_bytes(size)}; earliest is now {result_plan.range.end}")
+        else:  # the table changed between plan and run
+            text = f"nothing to expire in {ident}: {_nothing_reason(result_plan)}"
+        return ({"table": ident, "dry_run": dry_run, "expired": expired,
+                 "earliest": result_plan.range.end if expired else result_plan.earliest,
+                 "file_count": len(files), "bytes": size, "by_kind": by_kind(files),
+                 "protection": _protection(result_plan), "files": file_list(files)}, text)
+
+    run_destructive(state, Destructive(
+        label=f"expire {ident}", plan=lambda: plan_expire(tbl, **kw), nothing=lambda plan: not plan.range,
+        render=render, work=lambda plan: len(plan.files), record=record,
+        run=lambda plan, done: expire_snapshots(tbl, dry_run=False, progress=done, **kw)), dry_run)
 
 
 # ---------------------------------------------------------------- tags
@@ -296,21 +301,29 @@ def tag_delete(
 
     state = get_state(ctx)
     tbl = state.table(table)
-    info, files = plan_delete_tag(tbl, name)
     ident = tbl.identifier
-    if state.out.fmt == "table":
-        what = (f"delete tag {name} (snapshot {info.snapshot_id}) of {ident} and {len(files)} file(s) only it keeps"
-                if files else f"delete tag {name} (snapshot {info.snapshot_id}) of {ident}; no file is only its own")
-        _write(("plan (dry run): " if dry_run else "plan: ") + what)
+
+    def render(plan) -> None:
+        info, files = plan
+        plan_line(dry_run, f"delete tag {name} (snapshot {info.snapshot_id}) of {ident} and {len(files)} file(s) "
+                           "only it keeps" if files else
+                           f"delete tag {name} (snapshot {info.snapshot_id}) of {ident}; no file is only its own")
         print_files_plan(state, files, None)
-    if not dry_run:
-        files = delete_tag(tbl, name).files
-    size = total_bytes(files)
-    text = (f"dry run: would delete tag {name} and {len(files)} file(s), {human_bytes(size)}; nothing was deleted"
-            if dry_run else f"deleted tag {name} of {ident} and {len(files)} file(s), {human_bytes(size)}")
-    state.out.record({"table": ident, "dry_run": dry_run, "tag": name, "snapshot": info.snapshot_id,
-                      "file_count": len(files), "bytes": size, "by_kind": by_kind(files),
-                      "files": file_list(files)}, text)
+
+    def record(plan, result):
+        info, files = plan
+        if result is not None:
+            files = result.files
+        size = total_bytes(files)
+        text = (f"dry run: would delete tag {name} and {len(files)} file(s), {human_bytes(size)}; nothing was "
+                "deleted" if dry_run else f"deleted tag {name} of {ident} and {len(files)} file(s), {human_bytes(size)}")
+        return ({"table": ident, "dry_run": dry_run, "tag": name, "snapshot": info.snapshot_id,
+                 "file_count": len(files), "bytes": size, "by_kind": by_kind(files), "files": file_list(files)}, text)
+
+    run_destructive(state, Destructive(
+        label=f"delete tag {name} of {ident}", plan=lambda: plan_delete_tag(tbl, name), render=render,
+        work=lambda plan: len(plan[1]), record=record,
+        run=lambda plan, done: delete_tag(tbl, name, progress=done)), dry_run)
 
 
 # ---------------------------------------------------------------- rollback
@@ -340,28 +353,38 @@ def rollback(
     state = get_state(ctx)
     tbl = state.table(table)
     ident = tbl.identifier
-    plan = plan_rollback(tbl, to, tag)
-    target = f"tag {tag} (snapshot {plan.target.id})" if tag else f"snapshot {plan.target.id}"
-    if state.out.fmt == "table":
-        _write(("plan (dry run): " if dry_run else "plan: ") + f"roll {ident} back to {target}")
+
+    def target(plan) -> str:
+        return f"tag {tag} (snapshot {plan.target.id})" if tag else f"snapshot {plan.target.id}"
+
+    def render(plan) -> None:
+        plan_line(dry_run, f"roll {ident} back to {target(plan)}")
         _write(f"  snapshots removed: {id_range(plan.snapshots) if plan.snapshots else 'none'}")
         if plan.tags_deleted:
             _write(f"  tags deleted: {', '.join(plan.tags_deleted)}")
         if plan.recreate_snapshot:
             _write(f"  snapshot {plan.target.id} is rewritten from the tag (it had expired)")
         print_files_plan(state, plan.files, None)
-    if not dry_run:
-        plan = run_rollback(tbl, to, tag).plan
-    size = total_bytes(plan.files)
-    removed = sorted(plan.snapshots)
-    what = (f"{len(removed)} snapshot(s) ({id_range(removed)}), " if removed else "no snapshot, ")
-    what += f"{len(plan.files)} file(s), {human_bytes(size)}"
-    text = (f"dry run: rolling back to {target} would delete {what}; nothing was deleted" if dry_run
-            else f"rolled {ident} back to {target}: deleted {what}")
-    state.out.record({"table": ident, "dry_run": dry_run, "snapshot": plan.target.id, "tag": tag,
-                      "snapshots_removed": removed, "tags_deleted": list(plan.tags_deleted),
-                      "recreated_snapshot": plan.recreate_snapshot, "file_count": len(plan.files),
-                      "bytes": size, "by_kind": by_kind(plan.files), "files": file_list(plan.files)}, text)
+
+    def record(plan, result):
+        where = target(plan)
+        if result is not None:
+            plan = result.plan
+        size = total_bytes(plan.files)
+        removed = sorted(plan.snapshots)
+        what = (f"{len(removed)} snapshot(s) ({id_range(removed)}), " if removed else "no snapshot, ")
+        what += f"{len(plan.files)} file(s), {human_bytes(size)}"
+        text = (f"dry run: rolling back to {where} would delete {what}; nothing was deleted" if dry_run
+                else f"rolled {ident} back to {where}: deleted {what}")
+        return ({"table": ident, "dry_run": dry_run, "snapshot": plan.target.id, "tag": tag,
+                 "snapshots_removed": removed, "tags_deleted": list(plan.tags_deleted),
+                 "recreated_snapshot": plan.recreate_snapshot, "file_count": len(plan.files),
+                 "bytes": size, "by_kind": by_kind(plan.files), "files": file_list(plan.files)}, text)
+
+    run_destructive(state, Destructive(
+        label=f"roll back {ident}", plan=lambda: plan_rollback(tbl, to, tag), render=render,
+        work=lambda plan: len(plan.files), record=record,
+        run=lambda plan, done: run_rollback(tbl, to, tag, progress=done)), dry_run)
 
 
 # ---------------------------------------------------------------- orphans
@@ -393,22 +416,29 @@ def remove_orphans(
     tbl = state.table(table)
     ident = tbl.identifier
     now = now_millis()
-    plan = plan_orphans(tbl, older_ms, now)
-    if state.out.fmt == "table" and plan.files:
-        head = (f"{len(plan.files)} orphan file(s) in {ident} older than {human_duration(older_ms)}"
-                f" ({plan.referenced} file(s) in use, {plan.too_young} unreferenced but younger)")
-        _write(("plan (dry run): " if dry_run else "plan: ") + head)
+
+    def render(plan) -> None:
+        plan_line(dry_run, f"{len(plan.files)} orphan file(s) in {ident} older than {human_duration(older_ms)}"
+                           f" ({plan.referenced} file(s) in use, {plan.too_young} unreferenced but younger)")
         print_files_plan(state, plan.files, None, list_limit=20 if dry_run else 0)
-    if not dry_run and plan.files:
-        plan = run_remove(tbl, older_ms, now_ms=now).plan
-    files = plan.files
-    size = total_bytes(files)
-    if not files:
-        text = f"no orphan files in {ident} older than {human_duration(older_ms)}"
-    elif dry_run:
-        text = f"dry run: would delete {len(files)} orphan file(s) ({kinds_text(files)}), {human_bytes(size)}; nothing was deleted"
-    else:
-        text = f"deleted {len(files)} orphan file(s) from {ident} ({kinds_text(files)}), {human_bytes(size)}"
-    state.out.record({"table": ident, "dry_run": dry_run, "older_than_ms": older_ms, "cutoff": iso_millis(plan.cutoff_ms),
-                      "referenced": plan.referenced, "too_young": plan.too_young, "file_count": len(files),
-                      "bytes": size, "by_kind": by_kind(files), "files": file_list(files)}, text)
+
+    def record(plan, result):
+        if result is not None:
+            plan = result.plan
+        files = plan.files
+        size = total_bytes(files)
+        if not files:
+            text = f"no orphan files in {ident} older than {human_duration(older_ms)}"
+        elif dry_run:
+            text = (f"dry run: would delete {len(files)} orphan file(s) ({kinds_text(files)}), {human_bytes(size)}; "
+                    "nothing was deleted")
+        else:
+            text = f"deleted {len(files)} orphan file(s) from {ident} ({kinds_text(files)}), {human_bytes(size)}"
+        return ({"table": ident, "dry_run": dry_run, "older_than_ms": older_ms, "cutoff": iso_millis(plan.cutoff_ms),
+                 "referenced": plan.referenced, "too_young": plan.too_young, "file_count": len(files),
+                 "bytes": size, "by_kind": by_kind(files), "files": file_list(files)}, text)
+
+    run_destructive(state, Destructive(
+        label=f"remove orphans of {ident}", plan=lambda: plan_orphans(tbl, older_ms, now),
+        nothing=lambda plan: not plan.files, render=render, work=lambda plan: len(plan.files), record=record,
+        run=lambda plan, done: run_remove(tbl, older_ms, now_ms=now, progress=done)), dry_run)

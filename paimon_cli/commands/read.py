@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -15,31 +14,6 @@ from paimon_cli.state import get_state
 app = typer.Typer()
 
 DISPLAY_ROWS = 1000  # -o table stops here unless --limit says otherwise
-
-
-def _write_parquet(batches, empty_schema, path: Path) -> int:
-    """Stream batches into ``path`` (via a temporary file, so a failed read leaves no file)."""
-    import pyarrow.parquet as pq
-
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    writer, rows = None, 0
-    try:
-        for batch in batches:
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, batch.schema)
-            writer.write_table(batch.cast(writer.schema))
-            rows += batch.num_rows
-        if writer is None:
-            writer = pq.ParquetWriter(tmp, empty_schema)
-        writer.close()
-        writer = None
-        os.replace(tmp, path)
-    finally:
-        if writer is not None:
-            writer.close()
-        if tmp.exists():
-            tmp.unlink()
-    return rows
 
 
 @app.command("read")
@@ -57,10 +31,11 @@ def read(
         "--where", metavar="FILTER", help="Row filter, e.g. \"dt = '2024-01-01' AND value > 0.5\".")] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", metavar="N", min=0, help="At most N rows.")] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE.parquet",
-        help="Write the rows to a Parquet file instead of printing. With the Spark engine (--engine spark, or "
-             "auto above engine.spark-threshold) the executors write it and FILE names a folder of Parquet "
-             "part files (readable as one dataset by pyarrow, pandas, DuckDB and Spark).")] = None,
+        "--out", metavar="FILE",
+        help="Write the rows to a file instead of printing, in the format its name says: .parquet, .csv, "
+             ".json or .jsonl (JSON lines). With the Spark engine (--engine spark, or auto above "
+             "engine.spark-threshold) the executors write it and FILE names a folder of Parquet part files "
+             "(readable as one dataset by pyarrow, pandas, DuckDB and Spark).")] = None,
     count: Annotated[bool, typer.Option("--count", help="Print only the number of rows.")] = False,
 ) -> None:
     """Read rows of a table, at the latest snapshot or an older one.
@@ -76,9 +51,14 @@ def read(
       paimon read -t demo.events --select id,value --as-of 2024-05-01T12:00:00
       paimon read -t demo.events --tag nightly --count
       paimon read -t demo.events --out events.parquet
+      paimon read -t demo.events --where "id < 100" --out sample.csv
       paimon --engine spark read -t demo.events --out events_dir
     """
     state = get_state(ctx)
+    if out is not None:
+        from paimon_cli.outfile import out_format
+
+        out_format(out)  # refuse an unknown file type before reading anything
     if sum(x is not None for x in (snapshot, as_of, tag)) > 1:
         raise typer.BadParameter("give one of --snapshot, --as-of and --tag, not several",
                                  param_hint="'--snapshot' / '--as-of' / '--tag'")
@@ -103,39 +83,15 @@ def read(
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:
-        spark = spark_engine_for(state, sum(f.file_size for sp in splits for f in sp.files))
-        if spark is not None:
-            from paimon_core.engines.spark import splits_dataframe
+        from paimon_cli.outfile import export_record, out_format, text_renderer
+        from paimon_cli.progress import byte_progress
 
-            df = splits_dataframe(spark.spark, tbl, splits, reader.columns, predicate)
-            write_spark_out(state, spark, df if limit is None else df.limit(limit), out, "rows")
-            return
-        arrow_schema = tbl.schema.arrow_schema()
-        empty = arrow_schema.empty_table().select(reader.columns).schema
-        n = _write_parquet(reader.to_batches(splits, limit), empty, out)
-        state.out.record({"file": str(out), "rows": n}, f"wrote {n} rows to {out}")
+        with byte_progress(f"read {tbl.identifier}") as (on_plan, advance):
+            result = state.engine().export_rows(tbl, splits, reader.columns, predicate, limit, out, out_format(out),
+                                                render=text_renderer, on_plan=on_plan, progress=advance)
+        export_record(state, result, "rows")
         return
     _print(state, reader, splits, limit)
-
-
-def spark_engine_for(state, nbytes: int):
-    """The SparkEngine for ``--out`` when the engine is spark, or auto and ``nbytes`` of data is
-    above engine.spark-threshold; None means the in-process path."""
-    if state.settings.engine == "local":
-        return None
-    engine = state.engine()
-    if engine.name == "auto":
-        engine = engine.pick(nbytes)
-    return engine if engine.name == "spark" else None
-
-
-def write_spark_out(state, engine, df, out: Path, what: str) -> None:
-    """The executors write ``df`` as a folder of Parquet part files at ``out``."""
-    from paimon_core.engines.spark import write_parquet_dir
-
-    path = write_parquet_dir(df, str(out))
-    n = engine.spark.read.parquet(path).count()
-    state.out.record({"folder": path, what: n}, f"wrote {n} {what} to {path}/ (a folder of Parquet part files)")
 
 
 def _print(state, reader, splits, limit: int | None) -> None:
@@ -153,7 +109,7 @@ def _print(state, reader, splits, limit: int | None) -> None:
             sink.write(arrow_rows(batch))
             sink.close()
             sys.stderr.write(f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, "
-                             "-o json or --out FILE.parquet for more\n")
+                             "-o json or --out FILE for more\n")
             return
         sink.write(arrow_rows(batch))
         shown += batch.num_rows

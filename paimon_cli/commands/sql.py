@@ -56,19 +56,29 @@ def sql(
       paimon sql 'SELECT _row_kind, count(*) FROM `demo.t$diff=1..3` GROUP BY 1'
       paimon sql "SELECT * FROM demo.events" --out events_dir
     """
-    from paimon_core.engines.spark_sql import sql as run_sql
+    from paimon_core.engines import sql_errors
+
+    from paimon_cli.progress import spinner
 
     state = get_state(ctx)
     engine = spark_engine(state)
-    df = run_sql(engine.spark, state.catalog, query)
+    with sql_errors():
+        with spinner("starting Spark..."):
+            engine.start()
+        _run(state, engine, query, limit, out)
+
+
+def _run(state, engine, query: str, limit: int | None, out: str | None) -> None:
+    df = engine.sql(state.catalog, query)
     if limit is not None:
         df = df.limit(limit)
     if out is not None:
-        from paimon_core.engines.spark import write_parquet_dir
+        from paimon_cli.progress import spinner
 
-        path = write_parquet_dir(df, out)
-        n = engine.spark.read.parquet(path).count()
-        state.out.record({"folder": path, "rows": n}, f"wrote {n} rows to {path}/ (Parquet part files)")
+        with spinner(f"writing {out}"):
+            result = engine.export_dataframe(df, out)
+        state.out.record({"folder": result.path, "rows": result.rows},
+                         f"wrote {result.rows} rows to {result.path}/ (Parquet part files)")
         return
     capped = state.out.fmt == "table" and limit is None
     if capped:

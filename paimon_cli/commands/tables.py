@@ -50,7 +50,7 @@ def create_table(
         help="Number of buckets (-1: dynamic/unaware, the default; -2: postpone, primary-key tables).")] = None,
     option: Annotated[list[str] | None, typer.Option(
         "--option", "-O", metavar="KEY=VALUE", help="Table option; repeat for more.")] = None,
-    comment: Annotated[str | None, typer.Option("--comment", help="Table comment.")] = None,
+    comment: Annotated[str | None, typer.Option("--comment", metavar="TEXT", help="Table comment.")] = None,
     if_not_exists: Annotated[bool, typer.Option(
         "--if-not-exists", help="Do nothing if the table exists.")] = False,
 ) -> None:
@@ -86,7 +86,7 @@ def create_table(
         state.out.record({"table": identifier, "created": False}, f"table {identifier} already exists; left unchanged")
         return
     s = created.schema
-    parts = [f"{len(s.fields)} columns"]
+    parts = [f"{len(s.fields)} column" + ("" if len(s.fields) == 1 else "s")]
     if s.partition_keys:
         parts.append("partitioned by " + ", ".join(s.partition_keys))
     if s.primary_keys:

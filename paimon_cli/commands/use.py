@@ -21,7 +21,7 @@ def use(
 ) -> None:
     """Set the default table in ./paimon.toml (other keys are kept).
 
-    A --warehouse given on the same command line is saved too.
+    The table must exist. A --warehouse given on the same command line is saved too.
 
     Examples:
 
@@ -32,6 +32,7 @@ def use(
 
     state = get_state(ctx)
     db, tbl = parse_identifier(name)
+    state.catalog.get_table(f"{db}.{tbl}")  # refuse a table that does not exist (a typo)
     values = {"table": f"{db}.{tbl}"}
     if state.flags.warehouse:
         values["warehouse"] = state.flags.warehouse

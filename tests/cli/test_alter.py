@@ -84,6 +84,27 @@ def test_dry_run_writes_nothing(cli, events_table):
     assert schema_json(cli, events_table)["id"] == 0
 
 
+@pytest.mark.parametrize("args, plan, done", [
+    (["drop-column", "name"], "would drop column name", "dropped column name"),
+    (["alter-column", "value", "DECIMAL(12, 2)"], "would change column value to DECIMAL(12, 2)",
+     "changed column value to DECIMAL(12, 2)"),
+    (["add-column", "x", "INT"], "would add column x INT", "added column x INT"),
+    (["rename-column", "name", "label"], "would rename column name to label", "renamed column name to label"),
+    (["set-option", "snapshot.num-retained.min=20"], "would set snapshot.num-retained.min=20",
+     "set snapshot.num-retained.min=20"),
+    (["comment", ""], "would remove the comment", "removed the comment"),
+])
+def test_dry_run_and_done_messages_read_well(cli, events_table, args, plan, done):
+    r = cli("alter-table", "--dry-run", events_table, *args)
+    assert r.stdout.startswith(f"{plan} on demo.events (schema 1, not written): ")
+    r = cli("alter-table", events_table, *args)
+    assert r.stdout == f"{done} on demo.events: schema 1\n"
+
+
+def test_create_table_counts_one_column(cli):
+    assert cli("create-table", "db.one", "--schema", "id INT").stdout == "created table db.one (1 column)\n"
+
+
 @pytest.mark.parametrize("args, message", [
     (["drop-column", "dt"], "cannot drop partition column 'dt'"),
     (["rename-column", "dt", "day"], "cannot rename partition column 'dt'"),

@@ -102,11 +102,13 @@ def test_default_warehouse_note(cli, tmp_path):
     assert (tmp_path / "warehouse" / "d.db" / "t" / "schema" / "schema-0").is_file()
     r = cli("tables", warehouse=False)
     assert r.stderr.count("note:") == 1
+    cli("create-table", "d.t", "--schema", "id INT")
     assert cli("tables").stderr == ""  # a configured warehouse: no note
 
 
 def test_use_writes_paimon_toml(cli, tmp_path):
     cli("create-table", "demo.events", "--schema", "id INT")
+    cli("create-table", "demo.events", "--schema", "id INT", warehouse=False)  # in ./warehouse
     r = cli("use", "demo.events", warehouse=False)
     assert "table = demo.events" in r.stdout
     assert tomllib.loads(Path("paimon.toml").read_text()) == {"table": "demo.events"}
@@ -118,9 +120,52 @@ def test_use_writes_paimon_toml(cli, tmp_path):
 
 
 def test_use_does_not_save_an_env_warehouse(cli, monkeypatch):
-    monkeypatch.setenv("PAIMON_WAREHOUSE", "/somewhere")
+    cli("create-table", "a.b", "--schema", "id INT")
+    monkeypatch.setenv("PAIMON_WAREHOUSE", str(cli.wh))
     cli("use", "a.b", warehouse=False)
     assert tomllib.loads(Path("paimon.toml").read_text()) == {"table": "a.b"}
+
+
+def test_use_refuses_a_table_that_does_not_exist(cli):
+    cli("create-table", "a.b", "--schema", "id INT")
+    r = cli("use", "a.c", code=1)
+    assert r.stderr == "error: table 'a.c' does not exist\n"
+    r = cli("use", "nodb.c", code=1)
+    assert r.stderr == "error: database 'nodb' does not exist\n"
+    assert not Path("paimon.toml").exists()
+
+
+def test_a_mistyped_warehouse_is_an_error_not_an_empty_list(cli, tmp_path):
+    cli("create-table", "a.b", "--schema", "id INT")
+    typo = tmp_path / "whh"
+    for args in (["tables"], ["databases"], ["tables", "a"], ["read", "-t", "a.b"], ["snapshots", "-t", "a.b"],
+                 ["use", "a.b"]):
+        r = cli("-w", typo, *args, warehouse=False, code=1)
+        assert r.stderr == f"error: warehouse '{typo}' does not exist (nothing at that path)\n", args
+    assert cli.json("tables") == [{"database": "a", "table": "b"}]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('warehose = "wh"\n', "unknown key 'warehose'; did you mean 'warehouse'?"),
+    ('tabel = "a.b"\n', "unknown key 'tabel'; did you mean 'table'?"),
+    ('color = "red"\n', "unknown key 'color' (known: warehouse, table, engine, engine.spark-threshold, "
+                         "[spark], [storage], [catalog])"),
+    ('[spark]\nmastr = "local[1]"\n', "unknown key 'mastr' in [spark]; did you mean 'master'?"),
+    ('[sprak]\nmaster = "local[1]"\n', "unknown key 'sprak'; did you mean 'spark'?"),
+    ('[storage]\nendpont = "http://x"\n', "unknown key 'endpont' in [storage]; did you mean 'endpoint'?"),
+    ('[storage]\nsecrte = "s"\n', "unknown key 'secrte' in [storage]; did you mean 'secret'?"),
+])
+def test_unknown_config_keys_are_refused(cli, text, message):
+    Path("paimon.toml").write_text(text)
+    r = cli("tables", code=1)
+    assert r.stderr == f"error: config file {Path.cwd() / 'paimon.toml'}: {message}\n"
+
+
+def test_storage_passes_other_filesystem_options(cli):
+    Path("paimon.toml").write_text('[storage]\nendpoint = "http://x"\nAWS_ACCESS_KEY_ID = "k"\nuse_ssl = false\n'
+                                   'client_kwargs = { verify = false }\n')
+    cli("create-table", "a.b", "--schema", "id INT")
+    assert cli.json("tables") == [{"database": "a", "table": "b"}]
 
 
 def test_use_rejects_bad_names(cli):
@@ -174,3 +219,8 @@ def test_engine_options_after_the_command():
         ["--engine", "spark", "--spark-master", "local[2]", "--spark-conf", "a=b", "ingest", "f.parquet", "-t", "d.t"]
     assert hoist_global_options(["compact", "--engine=spark", "--level-max"]) == ["--engine=spark", "compact",
                                                                                    "--level-max"]
+
+
+def test_storage_help_keeps_its_brackets(cli):
+    out = " ".join(cli("--help", warehouse=False, env={"COLUMNS": "200"}).stdout.replace("│", " ").split())
+    assert "over [storage] in the config" in out

@@ -10,18 +10,67 @@ import textwrap
 from paimon_cli.app import HELP
 
 
+def _after(lines: list[str], command_tail: str) -> list[str]:
+    """The output lines of the step whose printed command ends with ``command_tail`` (up to the
+    blank line before the next step)."""
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("$ ") and ln.endswith(command_tail))
+    out = []
+    for ln in lines[i + 1:]:
+        if not ln.strip():
+            break
+        out.append(ln)
+    return out
+
+
 def test_demo(cli):
-    r = cli("demo", "--rows", "3000")
+    """The demo's story, step by step: each printed command is followed by what it did, and the
+    tables end in the state the story describes (checked again through separate commands)."""
+    import json
+    from collections import Counter
+
+    r = cli("demo", "--rows", "3000", env={"COLUMNS": "80"})
     out = r.stdout
-    assert "$ paimon -w" in out and "create-table demo.events --schema" in out
-    assert "ingested 3000 rows" in out and "snapshot 2" in out
     lines = out.splitlines()
-    count_latest = lines[lines.index(next(ln for ln in lines if ln.endswith("read -t demo.events --count"))) + 1]
-    count_snap1 = lines[lines.index(next(ln for ln in lines if ln.endswith("--snapshot 1 --count"))) + 1]
-    assert (count_latest, count_snap1) == ("6000", "3000")
-    assert cli.snapshot_ids("demo.events") == [1, 2]
-    cli("demo", "--rows", "10")  # runs again: drops and recreates the table
-    assert cli.snapshot_ids("demo.events") == [1, 2]
+    assert "$ paimon -w" in out and "create-table demo.events --schema" in out
+    assert "ingested 3000 rows" in out
+    assert _after(lines, "--where \"dt = '2024-01-02'\" --count") == ["1000"]
+    # the primary-key table: 1000 inserted, 100 updated + 100 new, 3 deleted + 2 updated
+    assert "create-table demo.orders --schema" in out and "-k id --bucket 2" in out
+    assert "ingested 1000 rows in 2 files into demo.orders: snapshot 1" in out
+    assert "ingested 200 rows in 2 files into demo.orders: snapshot 2" in out
+    assert "--row-kind-column op" in out and "into demo.orders: snapshot 3" in out
+    assert _after(lines, "read -t demo.orders --count") == ["1097"]
+    # the LSM before compaction: three level-0 runs in each bucket, drawn by doctor
+    doctor = "\n".join(_after(lines, "doctor demo.orders"))
+    assert doctor.count("3 runs") == 2 and "L0" in doctor and "snapshot 3" in doctor
+    assert all(len(ln) <= 80 for ln in doctor.splitlines())
+    assert "6 file(s) -> 2, snapshot 4" in out
+    # diff 2..3 with row kinds: the CDC batch as the table saw it
+    diff = _after(lines, "diff -t demo.orders --from 2 --to 3")
+    kinds = Counter((ln.split()[0], int(ln.split()[1])) for ln in diff[2:])
+    assert kinds == Counter({("-U", 0): 1, ("+U", 0): 1, ("-U", 1): 1, ("+U", 1): 1,
+                             ("-D", 100): 1, ("-D", 101): 1, ("-D", 102): 1}), diff
+    assert [ln.split()[-1] for ln in diff[2:] if ln.startswith("+U")] == ["shipped", "shipped"]
+    # time travel
+    assert _after(lines, "read -t demo.orders --snapshot 1 --count") == ["1000"]
+    back_then = _after(lines, "--snapshot 1 --where \"id < 2\"")[2:]
+    assert sorted(ln.split()[-1] for ln in back_then) == ["new", "new"]
+    assert "would expire snapshots 1..3 of demo.orders" in out and "nothing was deleted" in out
+
+    # the state, through other commands
+    assert cli.snapshot_ids("demo.events") == [1]
+    assert cli.snapshot_ids("demo.orders") == [1, 2, 3, 4]  # the dry run expired nothing
+    assert [s["kind"] for s in cli.json("snapshots", "-t", "demo.orders")][-1] == "COMPACT"
+    assert cli("read", "-t", "demo.orders", "--count").stdout == "1097\n"
+    assert cli("read", "-t", "demo.orders", "--snapshot", "2", "--count").stdout == "1100\n"
+    rows = {r["id"]: r["status"] for r in cli.json("read", "-t", "demo.orders", "--where", "id < 105")}
+    assert rows[0] == rows[1] == "shipped" and rows[2] == rows[99] == "paid" and rows[103] == "new"
+    assert not {100, 101, 102} & set(rows)
+    health = json.loads(cli("-o", "json", "doctor", "demo.orders").stdout)
+    assert [b["sorted_runs"] for b in health["buckets"]] == [1, 1] and health["level0_rows"] == 0
+
+    cli("demo", "--rows", "10")  # runs again: drops and recreates the tables
+    assert cli.snapshot_ids("demo.events") == [1] and cli.snapshot_ids("demo.orders") == [1, 2, 3, 4]
 
 
 def test_root_help_examples_work(cli, tmp_path):
@@ -38,7 +87,8 @@ def test_root_help_examples_work(cli, tmp_path):
 
     def check_demo(r):
         assert "ingested 100 rows" in r.stdout
-        assert cli.snapshot_ids("demo.events") == [1, 2] and cli("read", "-t", "demo.events", "--count").stdout == "200\n"
+        assert cli.snapshot_ids("demo.events") == [1] and cli("read", "-t", "demo.events", "--count").stdout == "100\n"
+        assert cli("read", "-t", "demo.orders", "--count").stdout == "1097\n"
 
     def check_create(r):
         schema = json.loads(cli("-o", "json", "schema", "-t", "demo.t").stdout)

@@ -6,6 +6,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import events, write_parquet
 
 T = "demo.events"
@@ -14,12 +16,30 @@ T = "demo.events"
 def test_snapshots(cli, events_table):
     cli("ingest", write_parquet(Path("b.parquet"), events(4, 10)), "-t", T)
     s1, s2 = cli.json("snapshots", "-t", T)
-    assert (s1["id"], s1["kind"], s1["total_rows"], s1["delta_rows"], s1["schema_id"]) == (1, "APPEND", 10, 10, 0)
-    assert (s2["id"], s2["total_rows"], s2["delta_rows"]) == (2, 14, 4)
+    assert (s1["id"], s1["kind"], s1["total_records"], s1["delta_records"], s1["schema_id"]) == (1, "APPEND", 10, 10, 0)
+    assert (s2["id"], s2["total_records"], s2["delta_records"], s2["changelog_records"]) == (2, 14, 4, 0)
     when = dt.datetime.fromisoformat(s1["time"].replace("Z", "+00:00"))
     assert abs((dt.datetime.now(dt.timezone.utc) - when).total_seconds()) < 600
-    text = cli("snapshots", "-t", T).stdout
-    assert text.splitlines()[0].split() == ["id", "kind", "time", "total_rows", "delta_rows", "schema_id"]
+    r = cli("snapshots", "-t", T)
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["id", "kind", "time", "(UTC)", "records", "delta", "schema"]
+    assert lines[2].split()[:4] == ["1", "APPEND", s1["time"][:10], s1["time"][11:19]]
+    assert max(len(line) for line in lines) <= 80
+    assert r.stderr == ""  # an append table: records are rows
+
+
+def test_snapshots_of_a_primary_key_table_say_records_are_not_rows(cli):
+    cli("create-table", "db.pk", "--schema", "id BIGINT NOT NULL, v STRING", "-k", "id", "--bucket", "1")
+    Path("a.csv").write_text("id,v\n1,a\n2,b\n")
+    Path("b.csv").write_text("id,v\n1,c\n2,d\n3,e\n")
+    cli("ingest", "a.csv", "-t", "db.pk")
+    cli("ingest", "b.csv", "-t", "db.pk")
+    assert cli.json("snapshots", "-t", "db.pk")[-1]["total_records"] == 5  # stored records
+    assert cli("read", "-t", "db.pk", "--count").stdout == "3\n"          # rows
+    r = cli("snapshots", "-t", "db.pk")
+    assert r.stdout.splitlines()[0].split()[4] == "records"
+    assert r.stderr == ("note: records are stored records (before merging by key, deletes included); "
+                        "`paimon read --count` counts rows\n")
 
 
 def test_snapshots_of_an_empty_table(cli):
@@ -55,3 +75,23 @@ def test_files(cli, events_table):
     old = cli.json("files", "-t", T, "--snapshot", "1")
     assert sum(r["rows"] for r in old) == 10 and len(old) == 2
     assert list(rows[0]) == ["partition", "bucket", "level", "file", "rows", "size", "min_seq", "max_seq"]
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["plain", "rich"])
+def test_files_and_snapshots_fit_80_columns(cli, events_table, monkeypatch, terminal):
+    """On a terminal (a Rich table, with borders) and off one: no line over 80 columns and no
+    cell split over lines; -o json keeps the full file names and sizes."""
+    from paimon_cli import output
+
+    cli("ingest", write_parquet(Path("b.parquet"), events(4, 10, days=("2024-01-03",))), "-t", T)
+    full = cli.json("files", "-t", T)
+    monkeypatch.setattr(output, "is_terminal", lambda: terminal)
+    out = cli("files", "-t", T, env={"COLUMNS": "80"}).stdout
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for r in full:
+        short = r["file"][:13] + "…-" + r["file"].rsplit("-", 1)[1].split(".")[0]
+        assert sum(short in line for line in lines) == 1, (short, out)  # whole, on one line
+    out = cli("snapshots", "-t", T, env={"COLUMNS": "80"}).stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert len([line for line in out.splitlines() if "APPEND" in line]) == 2  # one line per snapshot

@@ -425,3 +425,14 @@ def test_errors_are_one_line_in_a_subprocess(cli, history, tmp_path):
     assert r.returncode == 1 and r.stderr == "error: tag 'nope' does not exist\n" and r.stdout == ""
     r = run_paimon("-w", cli.wh, "rollback", "-t", T, "--tag", "nope", "--dry-run", cwd=tmp_path)
     assert r.returncode == 1 and r.stderr == "error: tag 'nope' does not exist\n"
+
+
+@pytest.mark.parametrize("command", [["expire", "--retain-min", "1"], ["remove-orphans"]])
+@pytest.mark.parametrize("bare", ["7", "0", "1.5", " 30 "])
+def test_destructive_durations_need_a_unit(cli, history, command, bare):
+    """`--older-than 7` could mean 7 days or (as in Paimon's options) 7 milliseconds: refused."""
+    before = listing(cli.wh)
+    r = cli(command[0], "-t", T, *command[1:], "--older-than", bare, code=2)
+    n = bare.strip()
+    assert f"'{bare}' has no unit: write e.g. {n}d, {n}h, {n}m, {n}s or {n}ms" in " ".join(r.stderr.replace("│", " ").split())
+    assert listing(cli.wh) == before

@@ -161,3 +161,78 @@ def test_table_output_is_capped_without_limit(cli, monkeypatch):
     assert len(r.stdout.splitlines()) == 2 + 4
     assert "showing the first 4 rows" in r.stderr
     assert len(cli.json("read", "-t", "db.big")) == 10  # json/csv are never capped
+
+
+@pytest.fixture
+def orders(cli):
+    """The README's shop.orders: an append table with a DECIMAL(10, 2) amount, two files."""
+    from decimal import Decimal
+
+    import pyarrow as pa
+
+    cli("create-table", "shop.orders", "--schema", "id BIGINT NOT NULL, amount DECIMAL(10, 2), dt STRING",
+        "--partition", "dt")
+    batches = [{"id": [100], "amount": ["100.00"]}, {"id": [7, 8, 9], "amount": ["0.00", "37.01", "150.25"]}]
+    for i, b in enumerate(batches):
+        data = pa.table({"id": pa.array(b["id"], pa.int64()),
+                         "amount": pa.array([Decimal(a) for a in b["amount"]], pa.decimal128(10, 2)),
+                         "dt": ["2024-01-02"] * len(b["id"])})
+        cli("ingest", write_parquet(Path(f"in/o{i}.parquet"), data), "-t", "shop.orders")
+    return "shop.orders"
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("dt = '2024-01-02' AND amount > 100", [9]),
+    ("amount = 0", [7]),
+    ("amount BETWEEN 10 AND 20", []),
+    ("amount BETWEEN 10 AND 100", [8, 100]),
+    ("amount IN (0, 37.01)", [7, 8]),
+    ("id > 100.5", []),
+    ("id < 100.5", [7, 8, 9, 100]),  # the file holding only id 100 must not be pruned
+    ("amount > 99.995", [9, 100]),   # nor the file holding only 100.00
+    ("id >= 8.5 AND id != 8.5", [9, 100]),
+])
+def test_where_compares_numbers_as_sql_does(cli, orders, where, expected):
+    assert sorted(r["id"] for r in cli.json("read", "-t", orders, "--where", where)) == expected
+    assert cli.json("read", "-t", orders, "--count", "--where", where) == [{"rows": len(expected)}]
+
+
+def test_where_error_has_no_python_repr(cli, orders):
+    r = cli("read", "-t", orders, "--where", "dt = 5.5 OR id = TRUE", code=1)
+    assert r.stderr.strip() == "error: bad --where: TRUE is not a valid BIGINT for column 'id'"
+
+
+@pytest.mark.parametrize("name, fmt", [("x.csv", "csv"), ("x.json", "json"), ("x.JSONL", "json")])
+def test_out_writes_the_format_its_name_says(cli, events_table, tmp_path, name, fmt):
+    r = cli("read", "-t", T, "--where", "id < 4", "--out", name)
+    assert r.stdout.strip() == f"wrote 4 rows to {name}"
+    printed = cli("-o", fmt, "read", "-t", T, "--where", "id < 4").stdout
+    assert (tmp_path / name).read_text() == printed  # the same text -o prints
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(printed)))
+        assert sorted(int(r["id"]) for r in rows) == [0, 1, 2, 3]
+    else:
+        import json
+
+        assert sorted(json.loads(line)["id"] for line in printed.splitlines()) == [0, 1, 2, 3]
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+@pytest.mark.parametrize("name", ["x.txt", "x.csv.gz", "x.xlsx"])
+def test_out_refuses_other_file_types(cli, events_table, tmp_path, name):
+    r = cli("read", "-t", T, "--out", name, code=1)
+    suffix = Path(name).suffix
+    assert r.stderr == (f"error: --out {name}: cannot write '{suffix}' files; name a .parquet, .csv, .json "
+                        "or .jsonl file\n")
+    r = cli("diff", "-t", T, "--from", "0", "--out", name, code=1)
+    assert "cannot write" in r.stderr
+    assert not (tmp_path / name).exists()
+
+
+def test_diff_out_by_extension(cli, two_snapshots, tmp_path):
+    cli("diff", "-t", T, "--from", "1", "--to", "2", "--out", "d.csv")
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "d.csv").read_text())))
+    assert [r["_row_kind"] for r in rows] == ["+I"] * 5
+    assert sorted(int(r["id"]) for r in rows) == [10, 11, 12, 13, 14]
+    cli("diff", "-t", T, "--from", "1", "--to", "2", "--out", "d.parquet")
+    assert pq.read_table(tmp_path / "d.parquet").num_rows == 5

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
-from .conftest import SCHEMA, events, write_parquet
+from .conftest import SCHEMA, Cli, events, write_parquet
 
 
 def schema_json(cli, table: str) -> dict:
@@ -94,6 +99,66 @@ def test_drop_table(cli, wh):
     r = cli("drop-table", "a.t1", code=1)
     assert r.stderr == "error: table 'a.t1' does not exist\n"
     assert "nothing dropped" in cli("drop-table", "a.t1", "--if-exists").stdout
+
+
+def run_locked(wh: Path, locked: list[Path], *args: str) -> subprocess.CompletedProcess:
+    """``paimon -w wh ARGS`` in a subprocess that cannot write in the ``locked`` folders (chmod
+    555), so cannot delete their entries. Root ignores permissions: when the tests run as root
+    the subprocess runs in a new user namespace, where root's privileges do not reach the
+    files (it is then an owner like any other, bound by the mode bits)."""
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("unshare"):
+            pytest.skip("running as root without unshare(1): permissions cannot be enforced")
+        prefix = ["unshare", "--user"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
+    for d in locked:
+        d.chmod(0o555)
+    try:
+        return subprocess.run([*prefix, sys.executable, "-m", "paimon_cli", "-w", str(wh), *args],
+                              cwd=wh.parent, env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        for d in locked:
+            d.chmod(0o755)
+
+
+def files_under(path: Path) -> set[Path]:
+    return {p for p in path.rglob("*") if p.is_file()}
+
+
+def make_dropped_candidate(cli: Cli) -> Path:
+    cli("create-table", "a.t1", "--schema", "id INT, dt STRING", "--partition", "dt")
+    data = pa.table({"id": pa.array([1, 2], pa.int32()), "dt": ["x", "y"]})
+    cli("ingest", write_parquet(Path("x.parquet"), data), "-t", "a.t1")
+    return cli.wh / "a.db" / "t1"
+
+
+def test_drop_table_on_a_read_only_warehouse_deletes_nothing_and_says_so(cli, wh):
+    make_dropped_candidate(cli)
+    before = files_under(wh)
+    locked = [wh, *(p for p in wh.rglob("*") if p.is_dir())]
+    r = run_locked(wh, locked, "drop-table", "a.t1")
+    assert r.returncode == 1, r
+    assert r.stderr.startswith("error: could not drop table a.t1: Permission denied: ")
+    assert r.stderr.endswith("; nothing was deleted\n") and r.stderr.count("\n") == 1
+    assert "dropped table" not in r.stdout
+    assert files_under(wh) == before
+    assert sorted(r["id"] for r in cli.json("read", "-t", "a.t1")) == [1, 2]
+
+
+def test_drop_table_that_fails_part_way_says_so_and_can_be_run_again(cli, wh):
+    table = make_dropped_candidate(cli)
+    stuck = table / "dt=y" / "bucket-0"
+    r = run_locked(wh, [stuck], "drop-table", "a.t1")
+    assert r.returncode == 1, r
+    left = len(files_under(table))
+    assert r.stderr.startswith(f"error: drop-table a.t1 stopped part-way: Permission denied: {stuck}/")
+    assert f"{left} of " in r.stderr and "run drop-table again" in r.stderr
+    assert left == len(files_under(stuck)) + len(files_under(table / "schema")) > 0
+    assert not (table / "snapshot").exists()  # the table reads as empty, not as a broken table
+    assert cli.json("read", "-t", "a.t1") == []
+    assert "dropped table a.t1" in cli("drop-table", "a.t1").stdout
+    assert not table.exists()
 
 
 def test_drop_table_never_uses_the_default_table(cli, monkeypatch):

@@ -81,3 +81,48 @@ def test_errors(catalog):
         diff(t, 0, 3, mode="changelog")
     with pytest.raises(InvalidInput, match="unknown diff mode"):
         diff(t, 0, 3, mode="nope")
+
+
+@pytest.mark.parametrize("per_snapshot", [False, True])
+def test_diff_compares_whole_rows_then_projects(catalog, per_snapshot):
+    """Key 2 changes only in v: `--select id` still lists it, as --mode delta does."""
+    t = pk(catalog)
+    history(t)
+    got = rows(t, start=1, end=2, mode="diff", columns=["id"], per_snapshot=per_snapshot)
+    assert [(r[0], r[-1]) for r in got] == [("-U", 2), ("+U", 2), ("-D", 3), ("+I", 4)]
+    if per_snapshot:
+        assert {r[1] for r in got} == {2}
+    assert [r[-1] for r in rows(t, start=1, end=2, mode="delta", columns=["id"])] == [2, 3, 4]
+
+
+def test_append_table_diff_compares_whole_rows_then_projects(catalog):
+    t = catalog.create_table("db.log", Schema(Schema.parse_columns("id INT, v STRING"), (), (), {}))
+    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "v": ["a", "b"]}))
+    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "v": ["a", "c"]}), overwrite=True)
+    assert sorted(rows(t, start=1, end=2, mode="diff", columns=["id"])) == [("+I", 2), ("-D", 2)]
+
+
+NESTED = "id INT NOT NULL, tags ARRAY<STRING>, attrs MAP<STRING, INT>, pos ROW<x DOUBLE, y ARRAY<INT>>, n INT"
+
+
+def test_diff_of_nested_values(catalog):
+    """Nested columns compare element by element: unchanged nested values give no change."""
+    t = catalog.create_table("db.nested", Schema(Schema.parse_columns(NESTED), (), ("id",), {"bucket": "1"}))
+    schema = t.schema.arrow_schema()
+    before = [
+        {"id": 1, "tags": ["a"], "attrs": [("k", 1)], "pos": {"x": 1.0, "y": [1]}, "n": 1},
+        {"id": 2, "tags": ["a", "b"], "attrs": [("k", 1)], "pos": {"x": float("nan"), "y": [1, 2]}, "n": 2},
+        {"id": 3, "tags": None, "attrs": None, "pos": None, "n": 3},
+        {"id": 4, "tags": [None], "attrs": [], "pos": {"x": None, "y": None}, "n": 4},
+        {"id": 5, "tags": ["a"], "attrs": [("k", 1)], "pos": {"x": 1.0, "y": [1]}, "n": 5},
+        {"id": 6, "tags": ["a"], "attrs": [("k", 1)], "pos": {"x": 1.0, "y": [1]}, "n": 6},
+        {"id": 7, "tags": ["a"], "attrs": [("k", 1)], "pos": {"x": 1.0, "y": [1]}, "n": 7},
+    ]
+    after = [dict(r) for r in before]
+    after[4]["tags"] = ["a", None]                      # a longer list
+    after[5]["attrs"] = [("k", 2)]                      # a map value
+    after[6]["pos"] = {"x": 1.0, "y": [2]}              # a list inside a struct
+    t.write_arrow(pa.Table.from_pylist(before, schema=schema))
+    t.write_arrow(pa.Table.from_pylist(after, schema=schema))
+    assert [r[:2] for r in rows(t, start=1, end=2, mode="diff", columns=["id"])] == [
+        ("-U", 5), ("+U", 5), ("-U", 6), ("+U", 6), ("-U", 7), ("+U", 7)]

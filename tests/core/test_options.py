@@ -81,7 +81,7 @@ def test_structural_keys_are_not_options():
 
 
 @pytest.mark.parametrize("options", [
-    {"deletion-vectors.enabled": "true"}, {"manifest.format": "orc"}, {"partition.legacy-name": "false"},
+    {"deletion-vectors.merge-on-read": "true"}, {"manifest.format": "orc"}, {"partition.legacy-name": "false"},
     {"scan.snapshot-id": "3"}, {"fields.v.default-value": "0"}, {"chain-table.enabled": "true"},
 ])
 def test_unsupported_features_refused_on_read_and_write(options):

@@ -34,6 +34,7 @@ from paimon_core.errors import TypeStringError
         ("TIME", "TIME(0)"),
         ("ARRAY<INT NOT NULL>", "ARRAY<INT NOT NULL>"),
         ("MAP<STRING, ARRAY<DOUBLE>>", "MAP<STRING, ARRAY<DOUBLE>>"),
+        ("multiset<varchar(3)> not null", "MULTISET<VARCHAR(3)> NOT NULL"),
         ("ROW<a INT, b ROW<c STRING>> NOT NULL", "ROW<a INT, b ROW<c STRING>> NOT NULL"),
     ],
 )
@@ -44,7 +45,7 @@ def test_parse_and_print(text, printed):
 
 
 @pytest.mark.parametrize("bad", ["", "INTT", "DECIMAL(40, 2)", "DECIMAL(5, 6)", "VARCHAR(0)", "ARRAY<INT",
-                                 "MAP<INT>", "TIMESTAMP(10)", "INT NOT", "ROW<a>"])
+                                 "MAP<INT>", "TIMESTAMP(10)", "INT NOT", "ROW<a>", "MULTISET<INT, INT>"])
 def test_bad_type_strings(bad):
     with pytest.raises(TypeStringError):
         parse_type(bad)
@@ -59,6 +60,17 @@ def test_json_form_of_nested_types_round_trips():
     js = t.to_json()
     assert js["type"] == "ROW" and js["fields"][1]["type"]["type"] == "ARRAY"
     assert type_from_json(js) == t
+    m, last = assign_field_ids(parse_type("MULTISET<ROW<x INT>> NOT NULL"), 0)
+    assert last == 1 and m.to_json() == {"type": "MULTISET NOT NULL", "element": {
+        "type": "ROW", "fields": [{"id": 1, "name": "x", "type": "INT"}]}}
+    assert type_from_json(m.to_json()) == m
+
+
+def test_multiset_is_a_map_from_element_to_count_in_arrow():
+    assert to_arrow_type(parse_type("MULTISET<STRING>")) == pa.map_(
+        pa.field("key", pa.string(), nullable=False), pa.field("value", pa.int32(), nullable=False))
+    assert implicitly_castable(parse_type("MULTISET<INT>"), parse_type("MULTISET<BIGINT>"))
+    assert not implicitly_castable(parse_type("MAP<INT, INT>"), parse_type("MULTISET<INT>"))
 
 
 def test_arrow_mapping_round_trip():

@@ -44,6 +44,8 @@ def _lane(cwd, uri, env=None):
     rows = _json(_run(["-w", uri, "-o", "json", "read", "--table", "db.t"], cwd, env))
     assert sorted(r["id"] for r in rows) == [1, 2, 3]
     assert "t" in _run(["-w", uri, "tables", "db"], cwd, env)
+    assert _run(["-w", uri, "drop-table", "db.t"], cwd, env) == "dropped table db.t\n"
+    assert _json(_run(["-w", uri, "-o", "json", "tables", "db"], cwd, env)) == []
 
 
 def test_cli_with_storage_table_in_paimon_toml(s3_warehouse, tmp_path):

@@ -115,3 +115,18 @@ def assert_shared_keys_state(got: list[tuple[int, str]], batches: list[tuple[int
         assert (w, b) in written[k], f"key {k} holds {v!r}, which no committed batch wrote for it"
         later = [bb for ww, bb in written[k] if ww == w and bb > b]
         assert not later, f"key {k} holds {v!r} although writer {w} overwrote it in batch {max(later)}"
+
+
+def assert_one_bucket_per_key(table) -> None:
+    """Every key of the latest snapshot sits in the files of exactly one bucket (dynamic bucket
+    mode: two buckets holding one key would both be read, and the key would appear twice)."""
+    import pyarrow.parquet as pq
+
+    where: dict = {}
+    for split in table.plan(table.snapshots.latest(), all_levels=True):
+        for f in split.files:
+            with table.io.fs.open(table.io.join(table.bucket_path(split.partition, split.bucket), f.file_name)) as fh:
+                keys = pq.read_table(fh, columns=["id"]).column("id").to_pylist()
+            for k in keys:
+                assert where.setdefault(k, split.bucket) == split.bucket, (
+                    f"key {k} in buckets {where[k]} and {split.bucket}")

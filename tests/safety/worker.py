@@ -83,6 +83,13 @@ def install_commit_log(log_path: str, who: str) -> None:
 
 def install_crash_hook(k: int, report_path: str | None = None) -> dict:
     """Crash (os._exit(137)) at the k-th storage operation of this process. Returns the counter."""
+    # one storage operation at a time, so that the k-th point is the same step in every run (the
+    # writer flushes buckets on a thread pool and the reader reads splits in parallel otherwise)
+    from paimon_core.read import table_read
+    from paimon_core.write import kv_writer
+
+    kv_writer.FLUSH_THREADS = 1
+    table_read.READ_THREADS = 1
     from paimon_core.fileformat import parquet as data_file
     from paimon_core.storage.file_io import FileIO
 

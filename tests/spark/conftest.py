@@ -78,7 +78,8 @@ def bare_python(tmp_path_factory) -> str:
     """A Python with the venv's packages but without this project (no .pth processing)."""
     site = sysconfig.get_paths()["purelib"]
     path = tmp_path_factory.mktemp("py") / "python-bare"
-    path.write_text(f'#!/bin/sh\nPYTHONPATH="{site}${{PYTHONPATH:+:$PYTHONPATH}}" exec "{sys.executable}" -S "$@"\n')
+    # the inherited PYTHONPATH is dropped: it may hold this project (a worktree's checkout)
+    path.write_text(f'#!/bin/sh\nPYTHONPATH="{site}" exec "{sys.executable}" -S "$@"\n')
     path.chmod(0o755)
     probe = subprocess.run([str(path), "-c", "import pyarrow, numpy, fsspec, pyspark\ntry:\n import paimon_core\n"
                             "except ImportError:\n print('absent')"], capture_output=True, text=True)

@@ -145,3 +145,40 @@ def test_spark_progress_is_fed(engine, tmp_path):
     splits = t.plan(t.snapshots.latest(), all_levels=True)
     engine.compact(t, splits, True, steps.append)
     assert sum(steps) == len(splits) == 2
+
+
+def test_where_compares_numbers_as_sql_does_on_spark(cli, tmp_path):
+    """The executors evaluate the same bound filter as the local engine: a DECIMAL column
+    against integers, a BIGINT column against 100.5."""
+    import decimal
+
+    cli("create-table", "db.orders", "--schema", "id BIGINT NOT NULL, amount DECIMAL(10, 2)")
+    data = pa.table({"id": pa.array([7, 100, 101], pa.int64()),
+                     "amount": pa.array([decimal.Decimal(a) for a in ("0.00", "100.00", "150.25")],
+                                        pa.decimal128(10, 2))})
+    pq.write_table(data, tmp_path / "o.parquet")
+    cli("ingest", tmp_path / "o.parquet", "-t", "db.orders")
+    for where, ids in (("amount > 100", [101]), ("amount = 0", [7]), ("id < 100.5", [7, 100]),
+                       ("amount IN (0, 150.25)", [7, 101])):
+        out = tmp_path / f"out{len(ids)}{ids[0]}"
+        cli(*SPARK, "read", "-t", "db.orders", "--where", where, "--out", out)
+        assert sorted(pq.read_table(out).column("id").to_pylist()) == ids, where
+
+
+@pytest.mark.parametrize("query, first", [
+    ("SELECT nope FROM db.q", "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter "
+                              "with name `nope` cannot be resolved."),
+    ("SELECT * FROM nope.x", "[TABLE_OR_VIEW_NOT_FOUND] The table or view `nope`.`x` cannot be found."),
+    ("SELECT * FORM db.q", "[PARSE_SYNTAX_ERROR] Syntax error at or near"),
+    ("SELECT CAST(name AS INT) FROM db.q", "[CAST_INVALID_INPUT] The value 'n0' of the type \"STRING\" cannot be cast"),
+])
+def test_sql_mistakes_are_one_line_in_sparks_words(cli, tmp_path, capfd, query, first):
+    cli("create-table", "db.q", "--schema", SCHEMA)
+    pq.write_table(events(3), tmp_path / "q.parquet")
+    cli("ingest", tmp_path / "q.parquet", "-t", "db.q")
+    capfd.readouterr()
+    r = cli("sql", query, code=1)
+    assert r.stderr.startswith("error: " + first), r.stderr
+    assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr and "paimon_db_q" not in r.stderr
+    err = capfd.readouterr().err
+    assert "SQLQueryContextLogger" not in err and "org.apache.spark.sql" not in err, err[:2000]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from paimon_core.engines.spark_sql import TableRef, find_refs, rewrite
+from paimon_core.engines.spark_sql import TableRef, find_refs, in_user_terms, rewrite
 from paimon_core.errors import InvalidInput
 
 TABLES = {"db.t", "db.u", "shop.orders"}
@@ -45,3 +45,26 @@ def test_bad_suffix_and_missing_table():
         find_refs("SELECT * FROM `db.t$snap=1`", TABLES.__contains__)
     with pytest.raises(InvalidInput, match="does not exist"):
         find_refs("SELECT * FROM `db.nope$snapshot=1`", TABLES.__contains__)
+
+
+def position_of(text: str, needle: str) -> tuple[int, int]:
+    """Spark's (line, pos) of ``needle``: line from 1, pos from 0 within the line."""
+    i = text.index(needle)
+    return text[:i].count("\n") + 1, i - (text[:i].rfind("\n") + 1)
+
+
+def test_errors_about_the_rewritten_query_are_told_in_the_users_terms():
+    q = "SELECT *\n  FROM db.t JOIN `db`.`u` VERSION AS OF 3 u2 WHERE nope ON x"
+    found = find_refs(q, TABLES.__contains__)
+    out = rewrite(q, found)
+    line, pos = position_of(out, "WHERE")
+    view_u = found[1][2].view
+    message = (f"[X] near '`paimon_db_t`', suggestions [`{view_u}`.`id`] (line {line}, pos {pos}); "
+               f"line {line} pos {pos}")
+    want_line, want_pos = position_of(q, "WHERE")
+    assert in_user_terms(message, q, found) == (
+        f"[X] near 'db.t', suggestions [`db`.`u` VERSION AS OF 3.`id`] (line {want_line}, pos {want_pos}); "
+        f"line {want_line} pos {want_pos}")
+    inside = position_of(out, "paimon_db_t")
+    at_t = position_of(q, "db.t")
+    assert in_user_terms(f"(line {inside[0]}, pos {inside[1] - 1})", q, found) == f"(line {at_t[0]}, pos {at_t[1]})"

@@ -838,6 +838,13 @@ public class InteropDriver {
             m.put(fromJson(mt.getKeyType(), NF.textNode(e.getKey())), fromJson(mt.getValueType(), e.getValue())));
         return new GenericMap(m);
       }
+      case MULTISET: {  // an object from element (keyed by its canonical text) to count
+        DataType et = ((MultisetType) type).getElementType();
+        Map<Object, Object> m = new LinkedHashMap<>();
+        n.fields().forEachRemaining(e ->
+            m.put(fromJson(et, NF.textNode(e.getKey())), fromJson(DataTypes.INT(), e.getValue())));
+        return new GenericMap(m);
+      }
       case ROW: {
         RowType rt = (RowType) type;
         GenericRow r = new GenericRow(rt.getFieldCount());
