@@ -33,7 +33,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
 def parse_identifier(identifier: str, default_db: str | None = None) -> tuple[str, str]:
     """'db.table' -> (db, table); a bare name uses ``default_db``."""
     if not identifier or not identifier.strip():
-        raise InvalidInput("no table given: pass --table DB.TABLE (or set PAIMON_TABLE / `paimon use`)")
+        raise InvalidInput("no table given (an identifier DB.TABLE)").with_hint("table")
     parts = identifier.strip().split(".")
     if len(parts) == 1 and default_db:
         parts = [default_db, parts[0]]
@@ -140,7 +140,7 @@ class FileSystemCatalog(Catalog):
             raise self._database_missing(db)
         tables = self.list_tables(db)
         if tables and not cascade:
-            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables); use --cascade")
+            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables; cascade drops them too)")
         self.io.delete_dir(self.db_path(db))
 
     # ---- tables

@@ -4,7 +4,22 @@ from __future__ import annotations
 
 
 class PaimonError(Exception):
-    """Root of every error this library raises on purpose (bad input, missing entity, conflict)."""
+    """Root of every error this library raises on purpose (bad input, missing entity, conflict).
+
+    Messages speak of the table and of the library's own names (arguments, options), never of a
+    front end's flags. An error whose fix a front end can name in its own terms carries a hint:
+    ``hint_key`` (what to change, in library terms: "primary_key", "overwrite"...) and
+    ``hint_values`` (the facts the advice needs). The CLI maps hint keys to flag-specific wording
+    (``paimon_cli/errors.py``); other callers may ignore them."""
+
+    hint_key: str | None = None
+    hint_values: dict = {}
+
+    def with_hint(self, key: str, **values) -> PaimonError:
+        """This error with a hint (``raise InvalidInput(msg).with_hint("cascade")``)."""
+        self.hint_key = key
+        self.hint_values = values
+        return self
 
 
 class InvalidInput(PaimonError):
@@ -20,7 +35,20 @@ class SchemaMismatch(InvalidInput):
 
 
 class FilterError(InvalidInput):
-    pass
+    """A filter expression that cannot be parsed or bound to the table's columns. ``subject`` is
+    what was bad (a "filter", or e.g. "partition 'dt=x'"), ``text`` the expression if known and
+    ``detail`` what is wrong; the message is ``bad <subject> '<text>': <detail>``. A filter's error
+    has hint "filter" with these three as values, so a front end can name its own flag."""
+
+    def __init__(self, detail: str, text: str | None = None, subject: str = "filter"):
+        quoted = f" '{text}'" if text is not None else ""
+        super().__init__(f"bad {subject}{quoted}: {detail}")
+        self.detail, self.text, self.subject = detail, text, subject
+        if subject == "filter":
+            self.with_hint("filter", detail=detail, text=text)
+
+    def __reduce__(self):  # pickled (e.g. from a Spark task) with its parts, not its message
+        return type(self), (self.detail, self.text, self.subject), self.__dict__
 
 
 class SqlError(InvalidInput):
@@ -99,5 +127,6 @@ class TableFilesMissing(NotFound):
 
     def __init__(self, name: str, kind: str, path: str):
         super().__init__(f"table '{name}' is registered in the {kind} catalog but has no files at {path} "
-                         "(deleted outside the catalog?); drop it with `paimon drop-table`")
+                         "(deleted outside the catalog?); drop it from the catalog")
         self.name = name
+        self.with_hint("drop_table")

@@ -168,6 +168,9 @@ _REGISTRY = [
     # deletion vectors (metadata/deletion_vectors.py)
     Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
     Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
+    # p16opt: fixed-bucket append compaction as Java's writers do it (mergetree/compaction.py)
+    Option("compaction.max.file-num", "int", None, "fixed-bucket append: files that trigger compaction (default 5)",
+           lo=1, aliases=("compaction.early-max.file-num",)),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -182,6 +185,7 @@ FIELD_OPTIONS: dict[str, Option] = {
         Option("sequence-group", "str", None, "columns this sequence field orders (partial-update)"),
         Option("distinct", "bool", False, "collect keeps distinct elements (aggregation)"),
         Option("nested-key", "str", None, "key fields of nested_update rows (aggregation)"),
+        Option("stats-mode", "str", None, "value stats of the column (p16opt): as metadata.stats-mode"),
     )
 }
 _FIELD_KEY = re.compile(r"^fields\.(?P<column>.+)\.(?P<name>[a-z-]+)$")
@@ -243,7 +247,7 @@ _UNSUPPORTED = [
     Unsupported("incremental-between-tag-to-snapshot", "an incremental range stored in the table"),
     Unsupported("record-level.expire-time", "record-level expiry"),
     # how a writer must write
-    Unsupported("rowkind.field", "row kinds from a column (use --row-kind-column)", reads=False),
+    Unsupported("rowkind.field", "row kinds from a column", reads=False),
     Unsupported("data-file.external-paths", "external data paths", reads=False),
     Unsupported("global-index.enabled", "global indexes", _FALSE, reads=False),
     Unsupported("pk-btree.index.columns", "primary-key indexes", reads=False),
@@ -330,7 +334,7 @@ def check_supported(options: dict[str, str], *, writing: bool, what: str = "this
         key, value, why = bad[0]
         verb = "written" if writing else "read"
         raise UnsupportedFeature(f"{what} cannot be {verb} here: it uses {why} ({key}={value}), "
-                                 "which this project does not implement")
+                                 "which this project does not implement").with_hint("unsupported_option", option=key)
 
 
 def _known(key: str) -> bool:

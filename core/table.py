@@ -11,7 +11,7 @@ from paimon_core import paths
 from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit
 from paimon_core.data.partition import PartitionCodec
 from paimon_core.errors import SnapshotNotFound
-from paimon_core.metadata.manifest import ManifestStore
+from paimon_core.metadata.manifest import ManifestStore, manifest_codec
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
 from paimon_core.options import check_supported
@@ -48,7 +48,7 @@ class FileStoreTable:
         self.schema = schema
         self.snapshots = SnapshotManager(io, path)
         self.schemas = SchemaManager(io, path)
-        self.manifests = ManifestStore(io, path)
+        self.manifests = ManifestStore(io, path, schema.core_options.get("manifest.compression"))
         self._schema_cache: dict[int, TableSchema] = {schema.id: schema}
         self.env = NO_ENVIRONMENT  # the catalog that loads the table sets its own
 
@@ -64,6 +64,7 @@ class FileStoreTable:
     def require_writable(self) -> None:
         """Refuse a table whose options ask writers for something this project does not do."""
         check_supported(self.schema.options, writing=True, what=f"table {self.identifier}")
+        manifest_codec(self.schema.core_options.get("manifest.compression"))  # before any file is written
 
     @property
     def is_primary_key_table(self) -> bool:

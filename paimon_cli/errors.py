@@ -21,11 +21,60 @@ def _one_line(text: str) -> str:
     return " ".join(lines)
 
 
+# The core's errors speak of the table and the library's names; an error whose fix is a flag
+# carries a hint (``PaimonError.hint_key`` and ``hint_values``). Each entry here turns the core
+# message and the hint's values into the CLI's line, naming the flags. A hint key missing here
+# leaves the core message as it is.
+_HINTS = {
+    "table": "no table given: pass --table DB.TABLE (or set PAIMON_TABLE / `paimon use`)",
+    "primary_key": "{message} (--primary-key)",
+    "primary_key_columns": "{message}; use --primary-key {columns}",
+    "bucket": "{message}; use --bucket N",
+    "bucket_key": "{message}; use --option bucket-key=COL",
+    "local_engine": "{message} (use --engine local)",
+    "range": "--from {start} is after --to {end}",
+    "mode_diff": "{message}; use --mode diff to compare states",
+    "mode_diff_delta": "{message}; use --mode diff or --mode delta",
+    "start": "{message} (--from)",
+    "stream_gap": "{message} (e.g. `paimon consumer reset` or --mode latest-full)",
+    "evolve": "{message}; --evolve adds new columns",
+    "drop_table": "{message} with `paimon drop-table`",
+    "delete_where": "delete needs --where EXPR (to empty a table, use ingest --overwrite)",
+    "partition_needs_overwrite": "--partition needs --overwrite (it names the partition to replace)",
+    "overwrite_partition": "--overwrite --partition {spec}: the input has rows of partition {stray}; "
+                           "nothing was written",
+}
+
+# table options the core refuses that a flag does instead (hint "unsupported_option")
+_OPTION_FLAGS = {"rowkind.field": " (use --row-kind-column)"}
+
+
+def _with_hint(exc) -> str:
+    """The core error's message, rendered with the CLI's flags when it carries a known hint."""
+    message = str(exc)
+    key, values = getattr(exc, "hint_key", None), getattr(exc, "hint_values", {}) or {}
+    if key == "filter":  # a --where expression (the only filter text the CLI passes to the core)
+        quoted = "" if values.get("text") is None else f" '{values['text']}'"
+        return f"bad --where{quoted}: {values['detail']}"
+    if key == "unsupported_option":
+        return message + _OPTION_FLAGS.get(values.get("option"), "")
+    template = _HINTS.get(key)
+    if template is None:
+        return message
+    try:
+        return template.format(message=message, **values)
+    except (KeyError, IndexError):  # values missing: the core message alone is still right
+        return message
+
+
 def message_for(exc: BaseException, verbose: bool = False) -> str:
-    """The single line printed for ``exc`` (without the 'error: ' prefix)."""
+    """The single line printed for ``exc`` (without the 'error: ' prefix); a core error's hint
+    becomes flag-specific advice (see ``_HINTS``)."""
     from paimon_core.errors import PaimonError
 
-    if isinstance(exc, (PaimonError, CliError)):
+    if isinstance(exc, PaimonError):
+        return _one_line(_with_hint(exc)) or type(exc).__name__
+    if isinstance(exc, CliError):
         return _one_line(exc) or type(exc).__name__
     if isinstance(exc, OSError):
         if exc.filename is not None and exc.strerror:

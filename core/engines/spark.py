@@ -176,8 +176,8 @@ def write_parquet_dir(df, path: str) -> str:
     mode = "errorifexists"
     if fs.exists(fpath):
         if not fs.isdir(fpath):
-            raise PaimonError(f"{path} exists and is a file: with the Spark engine --out names a folder "
-                              "of Parquet part files")
+            raise PaimonError(f"{path} exists and is a file: the Spark engine writes a folder of Parquet "
+                              "part files")
         names = [n.rstrip("/").rsplit("/", 1)[-1] for n in fs.ls(fpath, detail=False)]
         if names and "_SUCCESS" not in names:
             raise PaimonError(f"{path} is a folder Spark did not write (no _SUCCESS): not replacing it")
@@ -325,8 +325,8 @@ class SparkEngine:
         if table.schema.core_options.bucket == -2:
             from paimon_core.errors import UnsupportedFeature
 
-            raise UnsupportedFeature("postpone-bucket tables (bucket = -2) are written by the local engine only "
-                                     "(use --engine local)")
+            raise UnsupportedFeature("postpone-bucket tables (bucket = -2) are written by the local engine "
+                                     "only").with_hint("local_engine")
         from pyspark.sql import functions as F
 
         spark = self.spark

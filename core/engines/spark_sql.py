@@ -311,7 +311,7 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     # the driver validates the range (as the core does) and builds the schema from an empty diff
     if resolved == "diff" and not per_snapshot:
         if a_id > b_id:
-            raise InvalidInput(f"--from {a_id} is after --to {b_id}")
+            raise D.range_error(a_id, b_id)
         if not isinstance(start, Snapshot) and not isinstance(end, Snapshot):
             D.check_range(table, a_id, b_id, need_all=False)
         jobs = [(start, end)]

@@ -217,11 +217,32 @@ def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
                          new_index=added, deleted_index=deleted)
 
 
+def pick_bucketed_append(files, target: int, min_files: int, max_files: int) -> list | None:
+    """The files a writer of a fixed-bucket append table compacts, as Java's bucketed append
+    writer picks them: a window over the bucket's files in sequence order that closes once it
+    holds ``max_files`` files, or ``min_files`` files of at least ``target`` bytes together;
+    while it is at least ``target`` bytes without enough files, its oldest file leaves it.
+    None: nothing to compact (a window of one file is never rewritten here)."""
+    window, total = [], 0
+    for f in sorted(files, key=lambda f: f.min_sequence_number):
+        window.append(f)
+        total += f.file_size
+        if (total >= target and len(window) >= min_files) or len(window) >= max_files:
+            return window if len(window) > 1 else None
+        if total >= target:
+            total -= window.pop(0).file_size
+    return None
+
+
 def plan_bucket(table, split: DataSplit, full: bool):
     """What to compact in one bucket: (files, output level, drop deletes) or None."""
     opts = table.schema.core_options
     if not table.is_primary_key_table:
         target = opts.target_file_size
+        if not full and opts.bucket > 0:
+            picked = pick_bucketed_append(split.files, target, opts.get("compaction.min.file-num"),
+                                          opts.get("compaction.max.file-num") or 5)
+            return None if picked is None else (picked, 0, False)
         small = [f for f in split.files if f.file_size < target * 0.7]
         min_files = table.schema.core_options.get("compaction.min.file-num")
         if len(small) > 1 and (full or len(small) >= min_files):

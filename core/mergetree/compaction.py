@@ -58,19 +58,40 @@ def full_compact(table, partition_filter=None, progress=None, engine=None) -> Co
     return compact(table, full=True, partition_filter=partition_filter, progress=progress, engine=engine)
 
 
+def _commits_since_full_compaction(table, limit: int) -> int:
+    """Write commits (not COMPACT) after the latest full compaction of a full-compaction
+    changelog table, counted back from the latest snapshot up to ``limit``. A full compaction
+    is a COMPACT snapshot with a changelog (the table's other compactions write none); one
+    that changed nothing leaves no mark, so the count then runs on past it."""
+    sm = table.snapshots
+    sid, earliest = sm.latest_id(), sm.earliest_id()
+    n = 0
+    while sid is not None and earliest is not None and sid >= earliest and n < limit:
+        snap = sm.snapshot(sid)
+        if snap.commit_kind != "COMPACT":
+            n += 1
+        elif snap.changelog_manifest_list is not None:
+            break
+        sid -= 1
+    return n
+
+
 def auto_compact(table, messages: list[CommitMessage]) -> CompactResult | None:
     """After a write: compact the written buckets the way Paimon's writers do, unless write-only.
     With ``changelog-producer = full-compaction`` a full compaction runs every
-    ``full-compaction.delta-commits`` commits (default: every commit)."""
+    ``full-compaction.delta-commits`` write commits (default: every commit), counted from the
+    last full compaction as Java's Flink sink counts checkpoints (COMPACT snapshots in between
+    do not count)."""
     opts = table.schema.core_options
     if opts.get("write-only") or not messages or opts.bucket == -2:
         return None  # postpone tables: batch writes are write-only, as Java's (PostponeUtils)
     touched = {(m.partition, m.bucket) for m in messages}
     if opts.changelog_producer == "full-compaction":
         every = opts.get("full-compaction.delta-commits") or 1
-        latest = table.snapshots.latest_id() or 0
-        if every <= 1 or latest % every == 0:
+        if every <= 1 or _commits_since_full_compaction(table, every) >= every:
             return compact(table, full=True, buckets=touched)
     if table.is_primary_key_table:
+        return compact(table, full=False, buckets=touched)
+    if opts.bucket > 0:  # Java's fixed-bucket append writers compact as they write
         return compact(table, full=False, buckets=touched)
     return compact(table, full=False, buckets=touched) if opts.is_set("compaction.min.file-num") else None

@@ -15,7 +15,7 @@ from datetime import datetime
 import fastavro
 from paimon_core import paths
 from paimon_core.data.binary_row import EMPTY_ROW
-from paimon_core.errors import CorruptMetadata
+from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.storage.file_io import FileIO
 
 NS = "org.apache.paimon.avro.generated"
@@ -281,9 +281,22 @@ class ManifestFileMeta:
         )
 
 
-def avro_bytes(schema, records) -> bytes:
+# manifest.compression -> Avro codec: Paimon's "zstd" is Avro's zstandard, other values are Avro
+# codec names; only those the Java 0.9 jar reads are written here (it has no snappy, xz or bzip2).
+MANIFEST_CODECS = {"zstd": "zstandard", "zstandard": "zstandard", "deflate": "deflate", "null": "null"}
+
+
+def manifest_codec(name: str) -> str:
+    """The Avro codec of a ``manifest.compression`` value; InvalidInput for one not written here."""
+    codec = MANIFEST_CODECS.get(str(name).strip().lower())
+    if codec is None:
+        raise InvalidInput(f"manifest.compression '{name}' is not supported here (use zstd, deflate or null)")
+    return codec
+
+
+def avro_bytes(schema, records, codec: str = "zstandard") -> bytes:
     buf = _io.BytesIO()
-    fastavro.writer(buf, schema, records, codec="zstandard")
+    fastavro.writer(buf, schema, records, codec=codec)
     return buf.getvalue()
 
 
@@ -302,8 +315,10 @@ def read_avro(fileio: FileIO, path: str, what: str = "metadata file") -> list[di
 class ManifestStore:
     """Reads and writes manifests and manifest lists in ``<table>/manifest``."""
 
-    def __init__(self, fileio: FileIO, table_path: str):
+    def __init__(self, fileio: FileIO, table_path: str, compression: str = "zstd"):
+        """``compression``: the table's ``manifest.compression`` (checked when a manifest is written)."""
         self.io = fileio
+        self.compression = compression
         self.dir = fileio.join(table_path, paths.MANIFEST_DIR)
         self._prefix = str(uuid.uuid4())
         self._counter = 0
@@ -319,7 +334,7 @@ class ManifestStore:
 
     def write_manifest(self, entries: list[ManifestEntry], schema_id: int, partition_stats: SimpleStats) -> ManifestFileMeta:
         name = self._next_name("manifest")
-        data = avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries])
+        data = avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries], manifest_codec(self.compression))
         self.io.write_bytes(self.path(name), data)
         buckets = [e.bucket for e in entries]
         levels = [e.file.level for e in entries]
@@ -340,7 +355,7 @@ class ManifestStore:
 
     def write_list(self, metas: list[ManifestFileMeta]) -> tuple[str, int]:
         name = self._next_name("manifest-list")
-        data = avro_bytes(LIST_SCHEMA, [m.to_avro() for m in metas])
+        data = avro_bytes(LIST_SCHEMA, [m.to_avro() for m in metas], manifest_codec(self.compression))
         self.io.write_bytes(self.path(name), data)
         return name, len(data)
 

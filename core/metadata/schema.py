@@ -199,10 +199,9 @@ class Schema:
         if self.primary_keys and self.partition_keys:
             missing = [p for p in self.partition_keys if p not in self.primary_keys]
             if missing:
-                raise InvalidInput(
-                    f"the primary key must include the partition keys ({', '.join(missing)} missing);"
-                    f" use --primary-key {','.join(list(self.partition_keys) + list(self.primary_keys))}"
-                )
+                columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
+                raise InvalidInput(f"the primary key must include the partition keys ({', '.join(missing)} missing)"
+                                   ).with_hint("primary_key_columns", columns=columns)
             if not [k for k in self.primary_keys if k not in self.partition_keys]:
                 raise InvalidInput("the primary key must have a column that is not a partition key")
         options = {str(k): str(v) for k, v in self.options.items()}
@@ -225,9 +224,10 @@ class Schema:
             if not isinstance(types[k], AtomicType):
                 raise InvalidInput(f"bucket-key column '{k}' must have an atomic type")
         if bucket_key and bucket <= 0:
-            raise InvalidInput("bucket-key needs a fixed number of buckets (--bucket N)")
+            raise InvalidInput("bucket-key needs a fixed number of buckets (bucket option > 0)").with_hint("bucket")
         if not self.primary_keys and bucket > 0 and not bucket_key:
-            raise InvalidInput("an append table with fixed buckets needs a bucket key: --option bucket-key=COL")
+            raise InvalidInput("an append table with fixed buckets needs a bucket key (option bucket-key)").with_hint(
+                "bucket_key")
         if bucket == -2 and not self.primary_keys:
             raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
         from paimon_core.metadata.features import check_options
@@ -238,7 +238,7 @@ class Schema:
 
             validate_merge_options(options, types, self.primary_keys, self.partition_keys)
         elif any(k in options for k in ("merge-engine", "sequence.field")):
-            raise InvalidInput("merge-engine and sequence.field need a primary key (--primary-key)")
+            raise InvalidInput("merge-engine and sequence.field need a primary key").with_hint("primary_key")
         from paimon_core.metadata.deletion_vectors import check_dv_options
 
         check_dv_options(options, bool(self.primary_keys))

@@ -161,7 +161,7 @@ class MetastoreCatalog(Catalog):
             raise DatabaseNotFound(db)
         tables = self._table_names(db)
         if tables and not cascade:
-            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables); use --cascade")
+            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables; cascade drops them too)")
         for t in tables:
             self.drop_table(f"{db}.{t}", ignore_if_missing=True)
         self._db_unregister(db)

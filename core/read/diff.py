@@ -28,9 +28,15 @@ KIND_TEXT = pa.array(["+I", "-U", "+U", "-D"])
 MODES = ("auto", "changelog", "delta", "diff")
 
 
+def range_error(start: int, end: int) -> InvalidInput:
+    """The error for a range whose start snapshot comes after its end (hint "range")."""
+    return InvalidInput(f"the start snapshot {start} is after the end snapshot {end}").with_hint(
+        "range", start=start, end=end)
+
+
 def check_range(table, start: int, end: int, need_all: bool) -> None:
     if start > end:
-        raise InvalidInput(f"--from {start} is after --to {end}")
+        raise range_error(start, end)
     sm = table.snapshots
     ids = sm.list_ids()
     if not ids:
@@ -42,7 +48,7 @@ def check_range(table, start: int, end: int, need_all: bool) -> None:
     if need_all and start + 1 < ids[0]:
         raise SnapshotNotFound(
             f"snapshots {start + 1}..{ids[0] - 1} have expired; the changes since {start} are gone "
-            f"(earliest is {ids[0]}; use --mode diff to compare states)")
+            f"(earliest is {ids[0]})").with_hint("mode_diff")
 
 
 def with_row_kind(t: pa.Table, kinds) -> pa.Table:
@@ -126,13 +132,13 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
     if mode == "auto":
         mode = "changelog" if producer != "none" and table.is_primary_key_table else "diff"
     if mode == "changelog" and producer == "none":
-        raise InvalidInput(f"table {table.identifier} has no changelog producer (changelog-producer=none); "
-                           "use --mode diff or --mode delta")
+        raise InvalidInput(f"table {table.identifier} has no changelog producer "
+                           "(changelog-producer=none)").with_hint("mode_diff_delta")
     if mode == "diff" and not per_snapshot and (isinstance(start, Snapshot) or isinstance(end, Snapshot)):
         a = start.id if isinstance(start, Snapshot) else start
         b = end.id if isinstance(end, Snapshot) else end
         if a > b:
-            raise InvalidInput(f"--from {a} is after --to {b}")
+            raise range_error(a, b)
         return _state_diff(table, start, end, columns)[0]
     start = start.id if isinstance(start, Snapshot) else start
     end = end.id if isinstance(end, Snapshot) else end

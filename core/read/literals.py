@@ -51,8 +51,8 @@ def literal_text(value) -> str:
 
 
 def _invalid(value, column: str, t: DataType, what: str) -> FilterError:
-    return FilterError(f"bad {what}: {literal_text(value)} is not a valid {t.with_nullable(True)} "
-                       f"for column '{column}'")
+    return FilterError(f"{literal_text(value)} is not a valid {t.with_nullable(True)} for column '{column}'",
+                       subject=what)
 
 
 def is_exact_numeric(t: DataType) -> bool:
@@ -96,7 +96,7 @@ def _domain_value(number: Decimal, t: AtomicType):
     return int(number) if t.root != "DECIMAL" else number.quantize(Decimal(1).scaleb(-t.scale))
 
 
-def exact_member(value, column: str, t: AtomicType, what: str = "--where"):
+def exact_member(value, column: str, t: AtomicType, what: str = "filter"):
     """``value`` as a value of exact numeric type ``t`` if the type holds it exactly, else None
     (no value of the column can equal it)."""
     number = _as_number(value, column, t, what)
@@ -110,7 +110,7 @@ def exact_member(value, column: str, t: AtomicType, what: str = "--where"):
     return _domain_value(number, t)
 
 
-def exact_compare(op: str, value, column: str, t: AtomicType, what: str = "--where"):
+def exact_compare(op: str, value, column: str, t: AtomicType, what: str = "filter"):
     """``column op value`` on exact numeric type ``t`` as ``(op, domain value)``, or a bool:
     True/False when the comparison has that answer for every non-null value."""
     number = _as_number(value, column, t, what)
@@ -135,9 +135,9 @@ def exact_compare(op: str, value, column: str, t: AtomicType, what: str = "--whe
     return ">=", _domain_value(ceil, t)
 
 
-def to_scalar(value, column: str, t: DataType, what: str = "--where") -> pa.Scalar:
+def to_scalar(value, column: str, t: DataType, what: str = "filter") -> pa.Scalar:
     """``value`` (a literal) cast to the Arrow type of ``t``; FilterError names ``what``
-    (``--where``, ``--partition``...) when the literal is not a valid value of the type."""
+    (``filter``, ``partition 'dt=x'``...) when the literal is not a valid value of the type."""
     arrow_type = to_arrow_type(t)
     if is_exact_numeric(t):
         member = exact_member(value, column, t, what)

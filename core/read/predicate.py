@@ -130,7 +130,7 @@ class _Parser:
                 break
             m = _TOKENS.match(text, pos)
             if not m:
-                raise FilterError(f"bad --where '{text}': cannot read '{text[pos:].strip()[:12]}'")
+                raise FilterError(f"cannot read '{text[pos:].strip()[:12]}'", text)
             kind = m.lastgroup
             self.toks.append((kind, m.group(kind)))
             pos = m.end()
@@ -145,7 +145,7 @@ class _Parser:
 
     def take(self):
         if self.i >= len(self.toks):
-            raise FilterError(f"bad --where '{self.text}': it ends too early")
+            raise FilterError("it ends too early", self.text)
         tok = self.toks[self.i]
         self.i += 1
         return tok
@@ -153,14 +153,14 @@ class _Parser:
     def expect_punct(self, p):
         kind, val = self.take()
         if val != p:
-            raise FilterError(f"bad --where '{self.text}': expected '{p}' but found '{val}'")
+            raise FilterError(f"expected '{p}' but found '{val}'", self.text)
 
     def parse(self) -> Predicate:
         if not self.toks:
-            raise FilterError("bad --where: it is empty")
+            raise FilterError("it is empty")
         e = self.expr()
         if self.i != len(self.toks):
-            raise FilterError(f"bad --where '{self.text}': unexpected '{self.toks[self.i][1]}'")
+            raise FilterError(f"unexpected '{self.toks[self.i][1]}'", self.text)
         return e
 
     def expr(self):
@@ -196,14 +196,14 @@ class _Parser:
                 neg = True
             k, v = self.take()
             if not (k == "id" and v.upper() == "NULL"):
-                raise FilterError(f"bad --where '{self.text}': expected NULL after IS")
+                raise FilterError("expected NULL after IS", self.text)
             return IsNull(col, neg)
         neg = False
         if self.peek_kw("NOT"):
             self.take()
             neg = True
             if not self.peek_kw("IN"):
-                raise FilterError(f"bad --where '{self.text}': expected IN after NOT")
+                raise FilterError("expected IN after NOT", self.text)
         if self.peek_kw("IN"):
             self.take()
             self.expect_punct("(")
@@ -218,18 +218,18 @@ class _Parser:
             lo = self.literal()
             k, v = self.take()
             if not (k == "id" and v.upper() == "AND"):
-                raise FilterError(f"bad --where '{self.text}': expected AND in BETWEEN")
+                raise FilterError("expected AND in BETWEEN", self.text)
             hi = self.literal()
             return And(Compare(col, ">=", lo), Compare(col, "<=", hi))
         k, op = self.take()
         if k != "op":
-            raise FilterError(f"bad --where '{self.text}': expected a comparison after '{col}' but found '{op}'")
+            raise FilterError(f"expected a comparison after '{col}' but found '{op}'", self.text)
         op = {"==": "=", "<>": "!="}.get(op, op)
         if self.peek()[0] in ("id", "qid") and not self.peek_kw("TRUE", "FALSE", "NULL"):
-            raise FilterError(f"bad --where '{self.text}': compare a column with a literal, not another column")
+            raise FilterError("compare a column with a literal, not another column", self.text)
         lit = self.literal()
         if lit is None:
-            raise FilterError(f"bad --where '{self.text}': use IS NULL / IS NOT NULL to test for null")
+            raise FilterError("use IS NULL / IS NOT NULL to test for null", self.text)
         return Compare(col, op, lit)
 
     def column(self) -> str:
@@ -238,7 +238,7 @@ class _Parser:
             return val
         if kind == "qid":
             return val[1:-1].replace("``", "`")
-        raise FilterError(f"bad --where '{self.text}': expected a column name but found '{val}'")
+        raise FilterError(f"expected a column name but found '{val}'", self.text)
 
     def literal(self):
         kind, val = self.take()
@@ -250,7 +250,7 @@ class _Parser:
             return val.upper() == "TRUE"
         if kind == "id" and val.upper() == "NULL":
             return None
-        raise FilterError(f"bad --where '{self.text}': expected a literal but found '{val}'")
+        raise FilterError(f"expected a literal but found '{val}'", self.text)
 
 
 def parse_where(text: str) -> Predicate:
@@ -292,10 +292,10 @@ def bind(pred: Predicate, fields: dict) -> Predicate:
         if isinstance(p, Not):
             return Not(visit(p.child))
         if p.column not in fields:
-            raise FilterError(f"bad --where: unknown column '{p.column}' (columns: {', '.join(fields)})")
+            raise FilterError(f"unknown column '{p.column}' (columns: {', '.join(fields)})")
         t = fields[p.column]
         if isinstance(p, (Compare, In)) and not isinstance(t, AtomicType):
-            raise FilterError(f"bad --where: column '{p.column}' of type {t} cannot be compared")
+            raise FilterError(f"column '{p.column}' of type {t} cannot be compared")
         if isinstance(p, Compare):
             return _bind_compare(p, t)
         if isinstance(p, In):

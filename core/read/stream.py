@@ -100,7 +100,7 @@ class StreamRead:
         if mode not in MODES:
             raise InvalidInput(f"unknown scan mode '{mode}' (one of {', '.join(MODES)})")
         if mode.startswith("from-snapshot") and start is None and start_time_ms is None:
-            raise InvalidInput(f"scan mode {mode} needs a starting snapshot, tag or time (--from)")
+            raise InvalidInput(f"scan mode {mode} needs a starting snapshot, tag or time").with_hint("start")
         if not mode.startswith("from-snapshot") and (start is not None or start_time_ms is not None):
             raise InvalidInput(f"scan mode {mode} takes no starting point; use from-snapshot or from-snapshot-full")
         self.table = table
@@ -190,8 +190,8 @@ class StreamRead:
             who = f"consumer '{self.consumer_id}'" if self.consumer_id else "this stream"
             raise StreamGap(
                 f"snapshots {nxt}..{earliest - 1} of {self.table.identifier} expired before {who} read them: "
-                f"their changes are lost (earliest snapshot is {earliest}); restart from a full read "
-                f"(e.g. `paimon consumer reset` or --mode latest-full)")
+                f"their changes are lost (earliest snapshot is {earliest}); restart from a full read"
+            ).with_hint("stream_gap")
 
     def poll(self) -> StreamBatch | None:
         """The next snapshot's batch, or None if it does not exist yet. Advances the cursor."""

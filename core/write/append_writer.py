@@ -106,7 +106,7 @@ class RollingFileWriter:
             self._writer = formats.open_writer(self.format, self.table.io, path, schema.arrow_schema(),
                                                self.compression, self.level, {f.name: f.type for f in schema.fields})
             self._stats = StatsCollector(schema.field_names, [f.type for f in schema.fields],
-                                         schema.core_options.stats_mode)
+                                         schema.core_options.stats_mode, schema.core_options.fields_with("stats-mode"))
         self._writer.write(batch)
         self._stats.update(batch)
         if self._writer.bytes_written >= self.target:

@@ -77,8 +77,8 @@ def check_columns(input_names: list[str], schema: TableSchema) -> None:
     unknown = [n for n in input_names if n not in known]
     if unknown:
         raise SchemaMismatch(
-            f"unknown column '{unknown[0]}' in the input (table columns: {', '.join(schema.field_names)};"
-            " --evolve adds new columns)")
+            f"unknown column '{unknown[0]}' in the input (table columns: {', '.join(schema.field_names)})"
+        ).with_hint("evolve")
     present = set(input_names)
     for f in schema.fields:
         if f.name not in present and not f.type.nullable:

@@ -38,7 +38,7 @@ class DeleteResult:
 
 def delete_where(table, where: str, dry_run: bool = False) -> DeleteResult:
     if not where or not where.strip():
-        raise InvalidInput("delete needs --where EXPR (to empty a table, use ingest --overwrite)")
+        raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint("delete_where")
     pred = table.parse_filter(where)
     snap = table.snapshots.latest()
     if table.is_primary_key_table:

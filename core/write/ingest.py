@@ -68,8 +68,9 @@ def _overwrite_filter(table, messages: list[CommitMessage], overwrite: bool, spe
         stray = [m.partition for m in messages if not match(m.partition)]
         if stray:
             codec = table.partition_codec
-            raise SchemaMismatch(f"--overwrite --partition {codec.display(spec)}: the input has rows of "
-                                 f"partition {codec.display(codec.spec(stray[0]))}; nothing was written")
+            raise SchemaMismatch(f"overwrite of partition {codec.display(spec)}: the input has rows of "
+                                 f"partition {codec.display(codec.spec(stray[0]))}; nothing was written").with_hint(
+                "overwrite_partition", spec=codec.display(spec), stray=codec.display(codec.spec(stray[0])))
         return match
     if overwrite and table.schema.partition_keys:
         written = {m.partition for m in messages}
@@ -162,7 +163,7 @@ def _check_inputs(table, named_schemas: list[tuple[str, pa.Schema]], evolve: boo
             check_columns(s.names, target.schema)
             conform_table(s.empty_table(), target.schema)
         except SchemaMismatch as e:
-            raise SchemaMismatch(f"{where}{e}") from None
+            raise SchemaMismatch(f"{where}{e}").with_hint(e.hint_key, **e.hint_values) from None
     if changes:  # before the data, so the data commit records the new schemaId
         from paimon_core.metadata.schema_evolution import alter_table
 
@@ -188,7 +189,8 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
 
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
-        raise InvalidInput("--partition needs --overwrite (it names the partition to replace)")
+        raise InvalidInput("a partition spec needs overwrite (it names the partition to replace)").with_hint(
+            "partition_needs_overwrite")
     found = find_inputs(paths)
     inputs = found.files
     named = [(f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))

@@ -98,7 +98,8 @@ class KeyValueFileWriter:
             size = writer.close()
             key_stats = StatsCollector(self.keys, self.key_types, "full")
             key_stats.update(chunk)
-            value_stats = StatsCollector(schema.field_names, [f.type for f in schema.fields], schema.core_options.stats_mode)
+            value_stats = StatsCollector(schema.field_names, [f.type for f in schema.fields], schema.core_options.stats_mode,
+                                         schema.core_options.fields_with("stats-mode"))
             value_stats.update(chunk)
             first = [internal_values(chunk.column(k).slice(0, 1), t)[0] for k, t in zip(self.keys, self.key_types)]
             last = [internal_values(chunk.column(k).slice(chunk.num_rows - 1, 1), t)[0]

@@ -194,7 +194,8 @@ class PostponeWriter:
                                   opts.get("file.compression.zstd-level"))
             w.write(to_kv_layout(records, schema))
             size = w.close()
-            vs = StatsCollector(schema.field_names, [f.type for f in schema.fields], opts.stats_mode)
+            vs = StatsCollector(schema.field_names, [f.type for f in schema.fields], opts.stats_mode,
+                                opts.fields_with("stats-mode"))
             vs.update(records)
             value_stats, stats_cols = vs.to_simple_stats(), None
         keys = schema.trimmed_primary_keys

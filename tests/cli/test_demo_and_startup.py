@@ -102,7 +102,7 @@ def test_root_help_examples_work(cli, tmp_path):
 
     def check_snapshots(r):
         rows = [json.loads(ln) for ln in r.stdout.splitlines()]
-        assert [(s["id"], s["kind"], s["total_rows"]) for s in rows] == [(1, "APPEND", 1)], r.stdout
+        assert [(s["id"], s["kind"], s["total_records"]) for s in rows] == [(1, "APPEND", 1)], r.stdout
 
     checks = {"demo": check_demo, "create-table": check_create, "use": check_use, "snapshots": check_snapshots}
     examples = [ln.strip() for ln in HELP.splitlines() if ln.strip().startswith("paimon ")]

@@ -1,6 +1,8 @@
 """The options registry: typed values, Java's ranges, typos, and the safety net that refuses what
 this project does not implement (never silently ignored)."""
 
+import re
+
 import pytest
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.option_keys import PAIMON_OPTION_KEYS
@@ -118,3 +120,40 @@ def test_sizes_and_durations():
     assert parse_duration_ms("30 min") == 1_800_000 and parse_duration_ms("500ms") == 500
     with pytest.raises(InvalidInput):
         parse_duration_ms("7 weeks")
+
+
+def _refused_value(key: str) -> str:
+    """A value of ``key`` that its Unsupported entry does not call harmless."""
+    u = UNSUPPORTED[key]
+    for v in ("true", "-2", "orc", "x", "from-snapshot", "process-time", "false"):
+        if not u.applies(v):
+            continue
+        try:
+            if key in OPTIONS:  # an implemented option with unsupported values: a value that parses
+                OPTIONS[key].parse(v)
+        except InvalidInput:
+            continue
+        return v
+    raise AssertionError(f"no refused value found for {key}")
+
+
+@pytest.mark.parametrize("key", sorted(k for k in UNSUPPORTED if not k.startswith("fields.")))
+def test_every_refusal_of_the_safety_net_names_its_option(key):
+    """Each unsupported option stops a write (and, when it changes rows, a read) with its name."""
+    options = {key: _refused_value(key)}
+    with pytest.raises(UnsupportedFeature, match=re.escape(key)):
+        check_supported(options, writing=True)
+    if UNSUPPORTED[key].reads:
+        with pytest.raises(UnsupportedFeature, match=re.escape(key)):
+            check_supported(options, writing=False)
+    else:
+        check_supported(options, writing=False)
+    with pytest.raises(UnsupportedFeature, match=re.escape(key)):
+        validate_options(options)
+
+
+@pytest.mark.parametrize("key", sorted(k for k in UNSUPPORTED if k.startswith("fields.")))
+def test_every_refused_field_option_names_its_option(key):
+    concrete = key.replace("*", "v")
+    with pytest.raises(UnsupportedFeature, match=re.escape(concrete)):
+        check_supported({concrete: "1"}, writing=True)

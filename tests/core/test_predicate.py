@@ -144,10 +144,10 @@ def test_pruning_with_a_literal_between_two_integers():
 
 
 @pytest.mark.parametrize("where, message", [
-    ("id = 'abc'", "bad --where: 'abc' is not a valid BIGINT for column 'id'"),
-    ("id = TRUE", "bad --where: TRUE is not a valid BIGINT for column 'id'"),
-    ("d = 5.5", "bad --where: 5.5 is not a valid DATE for column 'd'"),
-    ("d IN ('2024-01-01', 'x')", "bad --where: 'x' is not a valid DATE for column 'd'"),
+    ("id = 'abc'", "bad filter: 'abc' is not a valid BIGINT for column 'id'"),
+    ("id = TRUE", "bad filter: TRUE is not a valid BIGINT for column 'id'"),
+    ("d = 5.5", "bad filter: 5.5 is not a valid DATE for column 'd'"),
+    ("d IN ('2024-01-01', 'x')", "bad filter: 'x' is not a valid DATE for column 'd'"),
 ])
 def test_errors_quote_literals_as_sql_does(where, message):
     fields = {"id": parse_type("BIGINT"), "d": parse_type("DATE")}
