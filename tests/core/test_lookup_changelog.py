@@ -2,6 +2,7 @@
 snapshot (as Java 0.9 places it); readers still read tables with the older APPEND placement."""
 
 import pyarrow as pa
+import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.schema import Schema
@@ -127,3 +128,32 @@ def test_lookup_tables_keep_whole_values_above_level_0(catalog):
     newest = next(f for f in split.files if f.level == upper[0])
     rows = TableRead(t).read_file(DataSplit(split.partition, b"", split.bucket, 1, (newest,)), newest, False)
     assert {r["id"]: r["n"] for r in rows.to_pylist()} == {i: model[i] for i in rows.column("id").to_pylist()}
+
+
+def changelog_files(t):
+    """(commit kind, level, file source) of every changelog file of the table."""
+    sm, store, out = t.snapshots, t.manifests, []
+    for i in sm.list_ids():
+        s = sm.snapshot(i)
+        if s.changelog_manifest_list is not None:
+            out += [(s.commit_kind, e.file.level, e.file.file_source)
+                    for m in store.read_list(s.changelog_manifest_list) for e in store.read_manifest(m.file_name)]
+    return out
+
+
+@pytest.mark.parametrize("opts", [{}, {"deletion-vectors.enabled": "true"}, {"merge-engine": "first-row"}],
+                         ids=["plain", "deletion-vectors", "first-row"])
+def test_changelog_files_are_in_compact_snapshots_at_the_output_level(catalog, opts):
+    """Deletion-vector and first-row tables too: the compaction that moves level 0 up writes
+    the changelog, at its output level (above 0, where Java's scans of these tables look), with
+    file source APPEND (0); first-row gives +I of new keys only."""
+    t = pk(catalog, **opts)
+    write(t, [1, 2], ["a", "b"])
+    write(t, [2, 3], ["b2", "c"])
+    files = changelog_files(t)
+    assert files and all(kind == "COMPACT" and level > 0 and source == 0 for kind, level, source in files), files
+    if opts.get("merge-engine") == "first-row":
+        assert log(t) == [("+I", 1, "a"), ("+I", 2, "b"), ("+I", 3, "c")]
+    else:
+        assert log(t) == sorted([("+I", 1, "a"), ("+I", 2, "b"), ("-U", 2, "b"), ("+U", 2, "b2"), ("+I", 3, "c")])
+    assert streamed(t) == log(t)
