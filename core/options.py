@@ -366,8 +366,10 @@ def validate_options(options: dict[str, str], columns: list[str] | None = None) 
         parts = _field_parts(key)
         if parts and parts[1] in FIELD_OPTIONS:
             replace(FIELD_OPTIONS[parts[1]], key=key).parse(value)
-            if columns is not None and parts[0] not in columns:
-                raise InvalidInput(f"option '{key}' names column '{parts[0]}', which the table does not have")
+            # Java's sequence-group keys may name several columns: fields.a,b.sequence-group
+            missing = [c for c in parts[0].split(",") if columns is not None and c not in columns]
+            if missing:
+                raise InvalidInput(f"option '{key}' names column '{missing[0]}', which the table does not have")
         if not _known(key):
             near = suggest(key)
             if near:

@@ -2,6 +2,13 @@
 the full-compaction changelog and deletion vectors kept in step) and append buckets (small files
 rewritten). Everything here computes CommitMessages; ``mergetree.compaction`` commits them.
 
+Changelog of compactions: with ``changelog-producer = full-compaction`` a full compaction writes
+the changelog between the previous and the new top level; with ``lookup`` a compaction that
+moves level-0 files up writes the changelog of their keys (the bucket's levels above 0 before,
+the whole bucket after), as Java 0.9's writers do at prepareCommit. Both travel in the
+compaction's COMPACT snapshot (Java streams these producers from COMPACT snapshots only), filed
+at the compaction's output level with file source APPEND.
+
 ``plan_bucket`` picks what Paimon's universal strategy picks (``universal_compaction.pick``) or, with
 ``full``, every run into the top level. Merged records are written to the output level;
 retractions are dropped when nothing older remains below the output.
@@ -74,14 +81,23 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
 
 
 def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
-                     changelog: bool = False) -> CommitMessage:
+                     changelog: bool = False, lookup_changelog: bool = False) -> CommitMessage:
     from paimon_core.metadata.deletion_vectors import dv_enabled
     from paimon_core.write.kv_writer import KeyValueFileWriter
 
     if dv_enabled(table):
         from paimon_core.mergetree.dv_compaction import compact_pk_files_dv
 
-        return compact_pk_files_dv(table, split, files, output_level, drop_delete)
+        if not lookup_changelog:
+            return compact_pk_files_dv(table, split, files, output_level, drop_delete)
+        writer = KeyValueFileWriter(table, split.partition, split.bucket)
+        try:  # the changelog reads the bucket as it is before this compaction
+            log_files = _lookup_changelog(table, split, writer, files, output_level)
+            message = compact_pk_files_dv(table, split, files, output_level, drop_delete)
+        except BaseException:
+            writer.abort()
+            raise
+        return replace(message, changelog_files=tuple(log_files))
 
     merged = _merge_files(table, split, files, output_level)
     if drop_delete:
@@ -94,6 +110,8 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
         log_files = []
         if changelog:
             log_files = _full_compaction_changelog(table, split, writer, merged, output_level)
+        elif lookup_changelog:
+            log_files = _lookup_changelog(table, split, writer, files, output_level)
         added, deleted = drop_vectors(table, split, files, writer.written)
     except BaseException:
         writer.abort()
@@ -136,7 +154,46 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
         return []
     seq_base = max(f.max_sequence_number for f in split.files)
     log = log.append_column(SEQ, pa.array(range(seq_base - log.num_rows + 1, seq_base + 1), pa.int64()))
-    return writer.write_run(log, level=0, changelog=True, format_level=top)
+    return writer.write_run(log, level=top, changelog=True)
+
+
+def _lookup_changelog(table, split: DataSplit, writer, files, output_level: int) -> list:
+    """Changelog of the keys in the level-0 ``files`` (lookup producer): each key's merged value
+    in the bucket's files above level 0 (the state before these writes; deletion vectors
+    applied) against its merged value with the level-0 records on top (after). First-row: a
+    stored key never changes, so only new keys give changelog (+I), as in Java. Level-0 files a
+    failed or skipped compaction left behind are caught up by the next one: no change is lost,
+    only grouped."""
+    from paimon_core.mergetree.changelog import changes
+    from paimon_core.mergetree.merge_engines import INSERT, SEQ
+
+    fresh = [f for f in files if f.level == 0]
+    if not fresh or output_level == 0:
+        return []
+    keys = table.schema.trimmed_primary_keys
+    reader = TableRead(table)
+    fresh_parts = [reader.read_file(split, f, True) for f in fresh]
+    written = pa.concat_tables(fresh_parts)
+    upper = [f for f in split.files if f.level > 0]
+    # only the records of the keys written: the merge is per key
+    upper_parts = [rows_with_keys(reader.read_file(split, f, True), written, keys) for f in upper]
+    engine = MergeEngine.for_schema(table.schema)
+    new = _drop_retracts(engine.merge(pa.concat_tables(upper_parts + fresh_parts),
+                                      levels=file_levels(upper + fresh, upper_parts + fresh_parts),
+                                      merge_singles=True))
+    if upper:
+        old = _drop_retracts(engine.merge(pa.concat_tables(upper_parts), levels=file_levels(upper, upper_parts)))
+    else:
+        old = new.slice(0, 0)
+    dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
+    log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
+    if table.schema.core_options.merge_engine == "first-row":
+        log = log.filter(pc.equal(log.column(KIND), INSERT))
+    if log.num_rows == 0:
+        return []
+    seq_max = max(f.max_sequence_number for f in fresh)
+    log = log.append_column(SEQ, pa.array(range(seq_max - log.num_rows + 1, seq_max + 1), pa.int64()))
+    return writer.write_run(log, level=output_level, changelog=True)
 
 
 def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
@@ -219,7 +276,8 @@ def plan_bucket(table, split: DataSplit, full: bool):
 
 
 def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMessage]:
-    changelog_full = table.schema.core_options.changelog_producer == "full-compaction"
+    producer = table.schema.core_options.changelog_producer
+    changelog_full = producer == "full-compaction"
     top = max_level(table)
     messages = []
     try:
@@ -228,8 +286,10 @@ def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMes
             if planned is not None:
                 files, level, drop = planned
                 if table.is_primary_key_table:
-                    messages.append(compact_pk_files(table, s, files, level, drop,
-                                                     changelog=changelog_full and level == top and len(files) == len(s.files)))
+                    messages.append(compact_pk_files(
+                        table, s, files, level, drop,
+                        changelog=changelog_full and level == top and len(files) == len(s.files),
+                        lookup_changelog=producer == "lookup"))
                 else:
                     messages.append(compact_append_files(table, s, files))
             if progress:

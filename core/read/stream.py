@@ -22,7 +22,8 @@ The changes of one snapshot (Paimon 0.9's follow-up scanners):
   added (the delta), with their row kinds; other commit kinds have no changes to stream;
 * ``changelog-producer = input``: the changelog files of APPEND snapshots;
 * ``lookup`` / ``full-compaction``: the changelog files of the snapshots that have them
-  (COMPACT snapshots in Java; this project's lookup writer commits them with the APPEND).
+  (COMPACT snapshots, where Java and this project's compactions put them; tables written by
+  this project before that have lookup changelog in APPEND snapshots, read as well).
 
 OVERWRITE snapshots are not streamed (as Java with ``streaming-read-overwrite = false``): they
 come out as batches of kind ``skipped`` so that a caller can say so.

@@ -27,7 +27,6 @@ from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
 from paimon_core.fileformat import formats
 from paimon_core.mergetree.merge_engines import (
-    INSERT,
     KIND,
     SEQ,
     MergeEngine,
@@ -174,7 +173,6 @@ class KeyValueWriter:
         self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0
-        self._latest_splits = None
 
     def write(self, batch: pa.Table, kinds: pa.Array | None = None) -> None:
         """``batch`` has the table's Arrow schema; ``kinds`` the row kind bytes (default +I)."""
@@ -234,8 +232,6 @@ class KeyValueWriter:
         """Merge and write every buffered bucket; buckets run on a few threads (sorting, merging
         and Parquet encoding release the GIL)."""
         work = [(key, buf) for key, buf in self.buffers.items() if buf.parts]
-        if work and self.schema.core_options.changelog_producer == "lookup":
-            self._bucket_files(*work[0][0])  # load the latest snapshot's files once, before threads
         if len(work) > 1 and FLUSH_THREADS > 1:
             from concurrent.futures import ThreadPoolExecutor
 
@@ -252,73 +248,12 @@ class KeyValueWriter:
         producer = self.schema.core_options.changelog_producer
         data = pa.concat_tables(buf.parts)
         buf.parts, buf.nbytes = [], 0
-        old_state = self._bucket_state(partition, bucket, buf) if producer == "lookup" else None
         buf.files.extend(buf.writer.write_run(self.merge.merge(data)))
         if producer == "input":
             raw = sort_by_key_and_sequence(data, self.schema.trimmed_primary_keys)
             buf.changelog.extend(buf.writer.write_run(raw, changelog=True))
-        elif producer == "lookup":
-            buf.changelog.extend(self._lookup_changelog(partition, bucket, buf, old_state, data))
-
-    # ---- lookup changelog: compare each key's merged value before and after this flush
-    def _bucket_files(self, partition: tuple, bucket: int) -> list:
-        if self._latest_splits is None:
-            snap = self.table.snapshots.latest()
-            self._latest_splits = ({(s.partition, s.bucket): s for s in self.table.plan(snap, all_levels=True)}
-                                   if snap else {})
-        split = self._latest_splits.get((partition, bucket))
-        return list(split.files) if split else []
-
-    def _bucket_state(self, partition: tuple, bucket: int, buf, extra: pa.Table | None = None) -> pa.Table:
-        from paimon_core.read.scan import DataSplit
-        from paimon_core.read.table_read import TableRead, file_levels
-
-        files = self._bucket_files(partition, bucket) + buf.files
-        latest = self._latest_splits.get((partition, bucket))  # its vectors hide superseded rows
-        split = DataSplit(partition, b"", bucket, self.num_buckets, tuple(files),
-                          latest.deletion_files if latest else ())
-        reader = TableRead(self.table)
-        parts = [reader.read_file(split, f, True) for f in files]
-        levels = file_levels(files, parts)
-        if extra is not None:
-            parts.append(extra.select(parts[0].column_names) if parts else extra)
-            levels = np.r_[levels, np.zeros(extra.num_rows, np.int32)]
-        if not parts:
-            return None
-        state = self.merge.merge(pa.concat_tables(parts), levels=levels)
-        return state.filter(pc.invert(is_retract(state.column(KIND))))
-
-    def _lookup_changelog(self, partition, bucket, buf, old_state, data: pa.Table) -> list[DataFileMeta]:
-        from paimon_core.mergetree.changelog import changes, rows_with_keys
-
-        keys = self.schema.trimmed_primary_keys
-        new_state = self._bucket_state(partition, bucket, buf)
-        cols = self.schema.field_names
-        empty = data.select(cols).slice(0, 0)
-        old = old_state.select(cols) if old_state is not None else empty
-        new = new_state.select(cols) if new_state is not None else empty
-        old = rows_with_keys(old, data, keys)  # only the keys this flush wrote
-        new = rows_with_keys(new, data, keys)
-        dedupe = self.schema.core_options.get("changelog-producer.row-deduplicate")
-        log = changes(old, new, keys, drop_unchanged=dedupe)
-        if self.schema.options.get("merge-engine") == "first-row":
-            # first-row never changes a stored row: Java's changelog holds the +I of new keys only
-            log = log.filter(pc.equal(log.column(KIND), INSERT))
-        if log.num_rows == 0:
-            return []
-        seq_max = pc.max(data.column(SEQ)).as_py()
-        log = log.append_column(SEQ, pa.array(np.arange(seq_max - log.num_rows + 1, seq_max + 1, dtype=np.int64)))
-        # Java produces this changelog in the lookup compaction and files it at the compaction's
-        # output level; its scans skip level-0 files of first-row and deletion-vector tables,
-        # changelog included: put ours above level 0 so Java's readers see them
-        from paimon_core.metadata.deletion_vectors import dv_enabled
-
-        level = 0
-        if dv_enabled(self.table) or self.schema.core_options.merge_engine == "first-row":
-            from paimon_core.mergetree.levels import max_level
-
-            level = max_level(self.table)
-        return buf.writer.write_run(log, level=level, changelog=True)
+        # lookup changelog is not written here: like Java's writers, the compaction that moves
+        # these level-0 files up produces it (mergetree/bucket_compaction.py), in the COMPACT snapshot
 
     def prepare_commit(self) -> list[CommitMessage]:
         self.flush()

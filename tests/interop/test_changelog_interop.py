@@ -1,6 +1,7 @@
 """Changelogs both ways: Java's audit log of each snapshot of our tables equals our
-`diff --mode changelog --per-snapshot` (producers input, lookup, full-compaction), and we read
-the changelog Java's writers produced the same way Java does."""
+`diff --mode changelog --per-snapshot` (producers input, lookup, full-compaction), we read
+the changelog Java's writers produced the same way Java does, and changelog lands in snapshots
+of the kinds Java's writers put it in."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def test_java_audit_log_equals_our_changelog(ours, java, producer):
 def javas(tmp_path_factory, java):
     wh = str(tmp_path_factory.mktemp("java_changelog"))
     reqs = []
-    for p in ("input", "full-compaction"):
+    for p in PRODUCERS:
         name = f"j.{p.replace('-', '_')}"
         reqs.append({"op": "create_table", "warehouse": wh, "table": name,
                      "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"},
@@ -78,7 +79,7 @@ def javas(tmp_path_factory, java):
     return wh
 
 
-@pytest.mark.parametrize("producer", ["input", "full-compaction"])
+@pytest.mark.parametrize("producer", PRODUCERS)
 def test_we_read_javas_changelog(javas, java, producer):
     name = f"j.{producer.replace('-', '_')}"
     t = FileSystemCatalog(javas).get_table(name)
@@ -88,3 +89,19 @@ def test_we_read_javas_changelog(javas, java, producer):
     for s, res in zip(range(1, last + 1), java.run(reqs)):
         assert_same_rows(rows_from_arrow(diff(t, s - 1, s, mode="changelog")), res["rows"], ignore_kind=False,
                          label_a=f"paimon-cli changelog of Java's snapshot {s}", label_b=f"java audit log {s}")
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_changelog_is_in_the_snapshots_java_puts_it(ours, javas, java, producer):
+    """The audit logs above read the same files on both sides, so they cannot see in which
+    snapshot a changelog sits; Java's streaming read of lookup and full-compaction tables only
+    looks at COMPACT snapshots (input: APPEND). The same commits must put changelog in
+    snapshots of the same kinds as Java's writers do."""
+    def kinds(wh, name):
+        snaps = java.call("snapshots", warehouse=wh, table=name)["snapshots"]
+        return [s["commitKind"] for s in snaps if s["changelogManifestList"]]
+
+    mine = kinds(ours, f"db.{producer.replace('-', '_')}")
+    theirs = kinds(javas, f"j.{producer.replace('-', '_')}")
+    assert set(theirs) == {"APPEND" if producer == "input" else "COMPACT"}
+    assert mine == theirs

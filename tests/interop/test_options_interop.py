@@ -9,8 +9,7 @@ Java calls are batched: one JVM for all twin tables, one per other concern.
 ``test_every_option_is_covered`` fails when core/options.py gains an option that neither this
 module, another named test file, nor a stated reason ("no observable effect") accounts for.
 
-Known differences from Java 0.9 are strict xfails (they fail the suite once fixed):
-``test_lookup_changelog_lands_in_javas_snapshot``.
+Known differences from Java 0.9 are strict xfails (they fail the suite once fixed); none now.
 """
 
 from __future__ import annotations
@@ -502,18 +501,16 @@ def test_changelog_options_match_java(changelogs, name):
     javas = _per_snapshot(res, name, f"j.{name}", n)
     assert_same_rows(everything, [r for rows in javas for r in rows], ignore_kind=False,
                      label_a="paimon-cli changelog", label_b="java's twin's changelog")
-    if not name.startswith("lookup"):  # lookup: test_lookup_changelog_lands_in_javas_snapshot
-        for s, (a, b) in enumerate(zip(mine, javas), start=1):
-            assert_same_rows(a, b, ignore_kind=False, label_a=f"paimon-cli changelog {s}",
-                             label_b=f"java's twin's changelog {s}")
+    for s, (a, b) in enumerate(zip(mine, javas), start=1):  # lookup too: the same snapshots
+        assert_same_rows(a, b, ignore_kind=False, label_a=f"paimon-cli changelog {s}",
+                         label_b=f"java's twin's changelog {s}")
     if name.startswith("lookup"):
         assert_same_rows(everything, _changelog_model(name.endswith("dedup")), ignore_kind=False,
                          label_a="paimon-cli changelog", label_b="model")
 
 
-@pytest.mark.xfail(strict=True, reason="known difference: our lookup writer commits the changelog with the "
-                   "APPEND snapshot, Java 0.9 with the COMPACT snapshot of the lookup compaction that makes it")
 def test_lookup_changelog_lands_in_javas_snapshot(changelogs):
+    """Our lookup changelog is in the COMPACT snapshot of the lookup compaction, as Java's."""
     owh, jwh, res = changelogs
     name = "lookup_plain"
     n = len(res[(name, f"o.{name}", "snapshots")]["snapshots"])
