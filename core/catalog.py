@@ -198,13 +198,16 @@ class FileSystemCatalog(Catalog):
             left = self.io.count_files(path)
             cause = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
             if left == 0:
-                raise DropFailed(f"dropped the files of table {db}.{name} but not its folder: {cause}") from None
+                raise DropFailed(
+                    f"dropped the files of table {db}.{name} but not its folder: {cause}"
+                ) from None
             if left >= before:
                 raise DropFailed(f"could not drop table {db}.{name}: {cause}; nothing was deleted") from None
-            raise DropFailed(f"drop-table {db}.{name} stopped part-way: {cause}; {left} of {before} files "
-                             "remain (its snapshots and tags are gone, its schema is kept); run drop-table "
-                             "again once the cause is fixed") from None
-
+            raise DropFailed(
+                f"drop-table {db}.{name} stopped part-way: {cause}; {left} of {before} files "
+                "remain (its snapshots and tags are gone, its schema is kept); run drop-table "
+                "again once the cause is fixed"
+            ) from None
 
     def rename_table(self, identifier: str, new_identifier: str) -> None:
         db, name = parse_identifier(identifier)

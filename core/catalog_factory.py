@@ -10,15 +10,18 @@ from paimon_core.errors import InvalidInput
 CATALOG_KINDS = ("filesystem", "jdbc", "hive")
 
 
-def create_catalog(kind: str | None, warehouse: str, options: dict | None = None,
-                   storage_options: dict | None = None) -> Catalog:
+def create_catalog(
+    kind: str | None, warehouse: str, options: dict | None = None, storage_options: dict | None = None
+) -> Catalog:
     """The catalog named ``kind`` (default filesystem) with its options (Paimon's catalog option
     keys: ``uri``, ``lock.enabled``, ``catalog-key``, ...); unknown kinds and options are refused."""
     kind = (kind or "filesystem").strip().lower()
     options = dict(options or {})
     if kind == "filesystem":
         if options:
-            raise InvalidInput(f"the filesystem catalog takes no catalog options (got {', '.join(sorted(options))})")
+            raise InvalidInput(
+                f"the filesystem catalog takes no catalog options (got {', '.join(sorted(options))})"
+            )
         return FileSystemCatalog(warehouse, storage_options)
     if kind == "jdbc":
         from paimon_core.metastore.jdbc import JdbcCatalog

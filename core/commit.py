@@ -44,8 +44,14 @@ class CommitMessage:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.new_files or self.compact_before or self.compact_after or self.changelog_files
-                    or self.new_index or self.deleted_index)
+        return not (
+            self.new_files
+            or self.compact_before
+            or self.compact_after
+            or self.changelog_files
+            or self.new_index
+            or self.deleted_index
+        )
 
 
 @dataclass
@@ -155,7 +161,8 @@ class FileStoreCommit:
         adds, deletes = self._entries(messages)
         changelog = [
             ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
-            for m in messages for f in m.changelog_files
+            for m in messages
+            for f in m.changelog_files
         ]
         index_only = any(m.new_index or m.deleted_index for m in messages)
         if not adds and not deletes and not self.options.overwrite and not index_only:
@@ -182,7 +189,7 @@ class FileStoreCommit:
                 self._cleanup(written, rebased)
                 raise
             self._cleanup(written, rebased)
-            time.sleep(min(0.01 * (2 ** attempt), 1.0))
+            time.sleep(min(0.01 * (2**attempt), 1.0))
         raise CommitConflict(f"gave up committing after {retries + 1} attempts: other writers kept winning")
 
     def _replayed(self, latest: Snapshot | None) -> bool:
@@ -193,8 +200,17 @@ class FileStoreCommit:
         mine = latest_commit_of(self.table, self.options.commit_user, latest)
         return mine is not None and mine.commit_identifier >= ident
 
-    def _new_snapshot(self, latest: Snapshot | None, adds, deletes, changelog, messages, kind: str,
-                      written: list[str], rebased: list) -> Snapshot:
+    def _new_snapshot(
+        self,
+        latest: Snapshot | None,
+        adds,
+        deletes,
+        changelog,
+        messages,
+        kind: str,
+        written: list[str],
+        rebased: list,
+    ) -> Snapshot:
         """Write this attempt's manifests, manifest lists and index manifest on top of ``latest``
         (their names go to ``written``) and return the snapshot that names them."""
         store = self.table.manifests
@@ -221,7 +237,8 @@ class FileStoreCommit:
             cl_name, cl_size = store.write_list([cmeta])
             written.append(cl_name)
         delta_rows = sum(e.file.row_count for e in entries if e.kind == ADD) - sum(
-            e.file.row_count for e in entries if e.kind == DELETE)
+            e.file.row_count for e in entries if e.kind == DELETE
+        )
         return Snapshot(
             id=(latest.id + 1) if latest else 1,
             schema_id=self.table.schema.id,
@@ -267,7 +284,9 @@ class FileStoreCommit:
                 return
             raise error
 
-    def _kept_after_interruption(self, error: BaseException, snap: Snapshot, messages, rebased: list) -> Snapshot:
+    def _kept_after_interruption(
+        self, error: BaseException, snap: Snapshot, messages, rebased: list
+    ) -> Snapshot:
         """``snapshot-N`` was created before ``error`` (an interrupt or a failure after the create):
         the commit stands, and deleting the manifests it names would break the table."""
         record_commit(self.table.path, snap.id)
@@ -289,7 +308,9 @@ class FileStoreCommit:
         except Exception:  # noqa: BLE001 - absent or unreadable: not ours
             return False
 
-    def _index_manifest(self, latest: Snapshot | None, messages, written: list[str], rebased: list) -> str | None:
+    def _index_manifest(
+        self, latest: Snapshot | None, messages, written: list[str], rebased: list
+    ) -> str | None:
         """The complete index manifest after this commit (the previous one if unchanged). When
         another writer changed the hash index of a partition this commit also changed (a lost
         race), this commit's index changes are rebased onto the live index (``index_rebase``)."""
@@ -308,20 +329,31 @@ class FileStoreCommit:
                 return base_name
         gone = [d for d in deleted if d.identifier not in live]
         replaced = {(d.partition, d.bucket) for d in deleted}
-        clash = [a for a in added if any(
-            (e.partition, e.bucket, e.index_type) == (a.partition, a.bucket, a.index_type)
-            and (e.partition, e.bucket) not in replaced for e in live.values())]
+        clash = [
+            a
+            for a in added
+            if any(
+                (e.partition, e.bucket, e.index_type) == (a.partition, a.bucket, a.index_type)
+                and (e.partition, e.bucket) not in replaced
+                for e in live.values()
+            )
+        ]
         if gone or clash:
             from paimon_core.metadata.index_manifest import HASH_INDEX
             from paimon_core.write.index_rebase import rebase_hash_index
 
             if any(e.index_type != HASH_INDEX for e in gone + clash):
-                raise CommitConflict("another writer changed the deletion vectors of the same bucket at the same "
-                                     "time; nothing was committed, run the write again")
-            others = ([a for a in added if a.index_type != HASH_INDEX],
-                      [d for d in deleted if d.index_type != HASH_INDEX])
-            added, deleted = rebase_hash_index(store, list(live.values()),
-                                               [a for a in added if a.index_type == HASH_INDEX], rebased)
+                raise CommitConflict(
+                    "another writer changed the deletion vectors of the same bucket at the same "
+                    "time; nothing was committed, run the write again"
+                )
+            others = (
+                [a for a in added if a.index_type != HASH_INDEX],
+                [d for d in deleted if d.index_type != HASH_INDEX],
+            )
+            added, deleted = rebase_hash_index(
+                store, list(live.values()), [a for a in added if a.index_type == HASH_INDEX], rebased
+            )
             added, deleted = added + others[0], deleted + others[1]
         for d in deleted:
             live.pop(d.identifier, None)
@@ -337,8 +369,13 @@ class FileStoreCommit:
         codec = self.table.partition_codec
         pred = self.options.overwrite_filter
         already = {d.identifier for d in deleted}
-        return [e.as_delete() for e in live if e.index_type == DELETION_VECTORS_INDEX
-                and e.identifier not in already and (pred is None or pred(codec.from_bytes(e.partition)))]
+        return [
+            e.as_delete()
+            for e in live
+            if e.index_type == DELETION_VECTORS_INDEX
+            and e.identifier not in already
+            and (pred is None or pred(codec.from_bytes(e.partition)))
+        ]
 
     def _cleanup(self, names: list[str], index_files: list = ()) -> None:
         for n in names:

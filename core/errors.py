@@ -117,8 +117,11 @@ class TableNotRegistered(TableNotFound):
     """A Paimon table is on storage but the catalog does not list it."""
 
     def __init__(self, name: str, kind: str, path: str):
-        NotFound.__init__(self, f"table '{name}' is not registered in the {kind} catalog (its files are at {path}; "
-                                "register it or use the filesystem catalog)")
+        NotFound.__init__(
+            self,
+            f"table '{name}' is not registered in the {kind} catalog (its files are at {path}; "
+            "register it or use the filesystem catalog)",
+        )
         self.name = name
 
 
@@ -126,7 +129,9 @@ class TableFilesMissing(NotFound):
     """The catalog lists a table whose directory on storage has no schema."""
 
     def __init__(self, name: str, kind: str, path: str):
-        super().__init__(f"table '{name}' is registered in the {kind} catalog but has no files at {path} "
-                         "(deleted outside the catalog?); drop it from the catalog")
+        super().__init__(
+            f"table '{name}' is registered in the {kind} catalog but has no files at {path} "
+            "(deleted outside the catalog?); drop it from the catalog"
+        )
         self.name = name
         self.with_hint("drop_table")

@@ -53,9 +53,15 @@ class Option:
         try:
             value = _PARSERS[self.kind](text, self)
         except (ValueError, InvalidInput):
-            raise InvalidInput(f"option '{self.key}' has a bad value '{raw}' (expected {self.expected()})") from None
+            raise InvalidInput(
+                f"option '{self.key}' has a bad value '{raw}' (expected {self.expected()})"
+            ) from None
         if isinstance(value, int) and not isinstance(value, bool):
-            lo = self.lo if self.lo is not None else (INT_MIN if self.kind == "int" else 0 if self.kind == "size" else None)
+            lo = (
+                self.lo
+                if self.lo is not None
+                else (INT_MIN if self.kind == "int" else 0 if self.kind == "size" else None)
+            )
             hi = self.hi if self.hi is not None else (INT_MAX if self.kind == "int" else LONG_MAX)
             if (lo is not None and value < lo) or value > hi:
                 raise InvalidInput(f"option '{self.key}' is {value}, out of range [{lo}, {hi}]")
@@ -64,8 +70,14 @@ class Option:
     def expected(self) -> str:
         if self.kind == "enum":
             return " | ".join(self.choices)
-        return {"int": "an integer", "long": "an integer", "bool": "true or false", "str": "text",
-                "size": "a size such as 128mb", "duration": "a duration such as 1h"}[self.kind]
+        return {
+            "int": "an integer",
+            "long": "an integer",
+            "bool": "true or false",
+            "str": "text",
+            "size": "a size such as 128mb",
+            "duration": "a duration such as 1h",
+        }[self.kind]
 
 
 def _parse_bool(text: str, _opt: Option) -> bool:
@@ -98,13 +110,20 @@ _REGISTRY = [
     Option("bucket", "int", -1, "buckets per partition: N>0 fixed, -1 dynamic (PK) or unaware (append)"),
     Option("bucket-key", "str", None, "comma-separated columns hashed to pick the bucket"),
     Option("file.format", "enum", "parquet", "data file format", ("parquet", "orc", "avro")),
-    Option("file.compression", "str", "zstd", "data file codec, checked per format by fileformat.formats (parquet: "
-           "zstd gzip uncompressed; orc: zstd lz4 snappy zlib none; avro: zstd deflate null)"),
+    Option(
+        "file.compression",
+        "str",
+        "zstd",
+        "data file codec, checked per format by fileformat.formats (parquet: "
+        "zstd gzip uncompressed; orc: zstd lz4 snappy zlib none; avro: zstd deflate null)",
+    ),
     Option("file.compression.zstd-level", "int", 1, "zstd level of data files", lo=-131072, hi=22),
     Option("manifest.format", "enum", "avro", "manifest format", ("avro", "parquet", "orc")),
     Option("manifest.compression", "str", "zstd", "manifest compression"),
     Option("manifest.target-file-size", "size", 8 * 1024 * 1024, "target size of merged manifests", lo=1),
-    Option("manifest.merge-min-count", "int", 30, "merge manifests once there are this many small ones", lo=1),
+    Option(
+        "manifest.merge-min-count", "int", 30, "merge manifests once there are this many small ones", lo=1
+    ),
     Option("target-file-size", "size", None, "roll data files at this size (128 MB PK, 256 MB append)", lo=1),
     Option("write-buffer-size", "size", 256 * 1024 * 1024, "in-memory sort buffer of PK writers", lo=1),
     Option("partition.default-name", "str", "__DEFAULT_PARTITION__", "directory name of null partitions"),
@@ -117,11 +136,26 @@ _REGISTRY = [
     Option("changelog-producer", "enum", "none", "what changelog files writers produce", CHANGELOG_PRODUCERS),
     Option("changelog-producer.row-deduplicate", "bool", False, "drop -U/+U pairs with equal values"),
     Option("sequence.field", "str", None, "fields that order records instead of arrival"),
-    Option("sequence.field.sort-order", "enum", "ascending", "order of sequence.field", ("ascending", "descending")),
-    Option("ignore-delete", "bool", False, "drop -U/-D input records",
-           aliases=("first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete")),
-    Option("partial-update.remove-record-on-delete", "bool", False, "a -D removes the whole partial-update row"),
-    Option("fields.default-aggregate-function", "str", None, "aggregate function of columns without their own"),
+    Option(
+        "sequence.field.sort-order",
+        "enum",
+        "ascending",
+        "order of sequence.field",
+        ("ascending", "descending"),
+    ),
+    Option(
+        "ignore-delete",
+        "bool",
+        False,
+        "drop -U/-D input records",
+        aliases=("first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"),
+    ),
+    Option(
+        "partial-update.remove-record-on-delete", "bool", False, "a -D removes the whole partial-update row"
+    ),
+    Option(
+        "fields.default-aggregate-function", "str", None, "aggregate function of columns without their own"
+    ),
     # commits and lifecycle
     Option("commit.max-retries", "int", 10, "retries of a commit that lost a race", lo=0),
     Option("snapshot.num-retained.min", "int", 10, "snapshots always kept by expiry", lo=1),
@@ -133,44 +167,93 @@ _REGISTRY = [
     Option("num-sorted-run.compaction-trigger", "int", 5, "sorted runs that trigger compaction", lo=1),
     Option("num-levels", "int", None, "LSM levels (default trigger + 1)", lo=2),
     Option("compaction.min.file-num", "int", 5, "small files that trigger append compaction", lo=1),
-    Option("compaction.max-size-amplification-percent", "int", 200, "universal compaction size amplification",
-           lo=0),
+    Option(
+        "compaction.max-size-amplification-percent",
+        "int",
+        200,
+        "universal compaction size amplification",
+        lo=0,
+    ),
     Option("compaction.size-ratio", "int", 1, "universal compaction size ratio (percent)", lo=0),
-    Option("full-compaction.delta-commits", "int", None, "full compaction every N commits (full-compaction producer)",
-           lo=1),
+    Option(
+        "full-compaction.delta-commits",
+        "int",
+        None,
+        "full compaction every N commits (full-compaction producer)",
+        lo=1,
+    ),
     Option("dynamic-bucket.target-row-num", "long", 2_000_000, "keys per bucket in dynamic mode", lo=1),
     # schema evolution
     Option("disable-explicit-type-casting", "bool", False, "refuse narrowing alter-column casts"),
     # postpone buckets and newer metadata (write/postpone.py, mergetree/postpone_compaction.py,
     # metadata/features.py, which refuses what of these is not implemented)
-    Option("postpone.batch-write-fixed-bucket", "bool", True, "postpone tables: batch writes into real buckets"),
-    Option("postpone.default-bucket-num", "int", 1, "postpone tables: buckets of a partition's first compaction",
-           lo=1),
-    Option("postpone.target-row-num-per-bucket", "long", None, "postpone tables: rows per bucket of a new partition",
-           lo=1),
-    Option("postpone.merge-on-read", "bool", False, "postpone tables: reads merge waiting rows (refused while any wait)"),
-    Option("bucket-function.type", "enum", "default", "bucket hash: only default is written here",
-           ("default", "mod", "hive")),
+    Option(
+        "postpone.batch-write-fixed-bucket", "bool", True, "postpone tables: batch writes into real buckets"
+    ),
+    Option(
+        "postpone.default-bucket-num",
+        "int",
+        1,
+        "postpone tables: buckets of a partition's first compaction",
+        lo=1,
+    ),
+    Option(
+        "postpone.target-row-num-per-bucket",
+        "long",
+        None,
+        "postpone tables: rows per bucket of a new partition",
+        lo=1,
+    ),
+    Option(
+        "postpone.merge-on-read",
+        "bool",
+        False,
+        "postpone tables: reads merge waiting rows (refused while any wait)",
+    ),
+    Option(
+        "bucket-function.type",
+        "enum",
+        "default",
+        "bucket hash: only default is written here",
+        ("default", "mod", "hive"),
+    ),
     Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
     Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),
-    Option("data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"),
+    Option(
+        "data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"
+    ),
     # data file formats (fileformat/formats.py checks formats and codecs per level)
     Option("file.format.per.level", "str", None, "format per LSM level, e.g. 0:avro,3:parquet"),
     Option("file.compression.per.level", "str", None, "codec per LSM level, e.g. 0:lz4,1:zstd"),
     Option("changelog-file.format", "str", None, "format of changelog files (default: as data files)"),
     Option("changelog-file.compression", "str", None, "codec of changelog files (default: as data files)"),
     Option("file.suffix.include.compression", "bool", False, "name files like data-<uuid>-0.zst.parquet"),
-    Option("orc.timestamp-ltz.legacy.type", "bool", True, "ORC LTZ values stored as the writer zone's wall clock"),
+    Option(
+        "orc.timestamp-ltz.legacy.type", "bool", True, "ORC LTZ values stored as the writer zone's wall clock"
+    ),
     # streaming (read/stream.py, metadata/consumer.py)
-    Option("consumer.expiration-time", "duration", None, "delete consumer files idle this long (after commits)"),
+    Option(
+        "consumer.expiration-time", "duration", None, "delete consumer files idle this long (after commits)"
+    ),
     Option("consumer.ignore-progress", "bool", False, "streaming reads ignore a consumer's stored progress"),
-    Option("scan.mode", "str", "default", "streaming start: latest-full | latest | from-snapshot | from-snapshot-full"),
+    Option(
+        "scan.mode",
+        "str",
+        "default",
+        "streaming start: latest-full | latest | from-snapshot | from-snapshot-full",
+    ),
     # deletion vectors (metadata/deletion_vectors.py)
     Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
     Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
     # p16opt: fixed-bucket append compaction as Java's writers do it (mergetree/compaction.py)
-    Option("compaction.max.file-num", "int", None, "fixed-bucket append: files that trigger compaction (default 5)",
-           lo=1, aliases=("compaction.early-max.file-num",)),
+    Option(
+        "compaction.max.file-num",
+        "int",
+        None,
+        "fixed-bucket append: files that trigger compaction (default 5)",
+        lo=1,
+        aliases=("compaction.early-max.file-num",),
+    ),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
 _ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
@@ -220,8 +303,11 @@ _UNSUPPORTED = [
     Unsupported("pk-clustering-override", "primary-key tables clustered by other columns", _FALSE),
     Unsupported("sequence.snapshot-ordering", "snapshot-ordered sequence numbers", _FALSE),
     Unsupported("aggregation.remove-record-on-delete", "aggregation.remove-record-on-delete", _FALSE),
-    Unsupported("partial-update.remove-record-on-sequence-group", "partial-update.remove-record-on-sequence-group",
-                _FALSE),
+    Unsupported(
+        "partial-update.remove-record-on-sequence-group",
+        "partial-update.remove-record-on-sequence-group",
+        _FALSE,
+    ),
     Unsupported("ignore-update-before", "ignore-update-before", _FALSE),
     Unsupported("changelog-producer.row-deduplicate-ignore-fields", "row-deduplicate ignore fields"),
     Unsupported("upsert-key", "upsert keys on append tables"),
@@ -231,7 +317,9 @@ _UNSUPPORTED = [
     Unsupported("scan.fallback-delta-branch", "fallback branches"),
     Unsupported("scan.primary-branch", "fallback branches"),
     Unsupported("fields.*.default-value", "column default values"),
-    Unsupported("scan.mode", "a batch scan mode stored in the table", _is("default", "latest", "latest-full")),
+    Unsupported(
+        "scan.mode", "a batch scan mode stored in the table", _is("default", "latest", "latest-full")
+    ),
     Unsupported("scan.snapshot-id", "a snapshot stored in the table's scan options"),
     Unsupported("scan.tag-name", "a tag stored in the table's scan options"),
     Unsupported("scan.version", "a version stored in the table's scan options"),
@@ -259,8 +347,12 @@ _UNSUPPORTED = [
     Unsupported("changelog.time-retained", "a changelog lifecycle decoupled from snapshots", reads=False),
     Unsupported("partition.expiration-time", "partition expiry on commit", reads=False),
     Unsupported("tag.automatic-creation", "automatic tag creation", _is("none"), reads=False),
-    Unsupported("dynamic-partition-overwrite", "static-partition overwrite of the whole table", _is("true"),
-                reads=False),
+    Unsupported(
+        "dynamic-partition-overwrite",
+        "static-partition overwrite of the whole table",
+        _is("true"),
+        reads=False,
+    ),
     Unsupported("delete.force-produce-changelog", "forced changelogs on delete", _FALSE, reads=False),
 ]
 UNSUPPORTED: dict[str, Unsupported] = {u.key: u for u in _UNSUPPORTED}
@@ -273,14 +365,47 @@ STRUCTURAL_KEYS = frozenset({"primary-key", "partition"})
 # sizes and durations, as Java's MemorySize and TimeUtils parse them
 
 _AMOUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
-_SIZE_UNITS = {"": 1, "b": 1, "bytes": 1, "k": 1024, "kb": 1024, "kibibytes": 1024, "m": 1024**2, "mb": 1024**2,
-               "mebibytes": 1024**2, "g": 1024**3, "gb": 1024**3, "gibibytes": 1024**3, "t": 1024**4,
-               "tb": 1024**4, "tebibytes": 1024**4}
-_DUR_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
-              "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
-              "m": 60_000, "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
-              "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
-              "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "bytes": 1,
+    "k": 1024,
+    "kb": 1024,
+    "kibibytes": 1024,
+    "m": 1024**2,
+    "mb": 1024**2,
+    "mebibytes": 1024**2,
+    "g": 1024**3,
+    "gb": 1024**3,
+    "gibibytes": 1024**3,
+    "t": 1024**4,
+    "tb": 1024**4,
+    "tebibytes": 1024**4,
+}
+_DUR_UNITS = {
+    "": 1,
+    "ms": 1,
+    "milli": 1,
+    "millis": 1,
+    "millisecond": 1,
+    "milliseconds": 1,
+    "s": 1000,
+    "sec": 1000,
+    "secs": 1000,
+    "second": 1000,
+    "seconds": 1000,
+    "m": 60_000,
+    "min": 60_000,
+    "mins": 60_000,
+    "minute": 60_000,
+    "minutes": 60_000,
+    "h": 3_600_000,
+    "hour": 3_600_000,
+    "hours": 3_600_000,
+    "d": 86_400_000,
+    "day": 86_400_000,
+    "days": 86_400_000,
+}
 
 
 def parse_size(text: str) -> int:
@@ -333,8 +458,10 @@ def check_supported(options: dict[str, str], *, writing: bool, what: str = "this
     if bad:
         key, value, why = bad[0]
         verb = "written" if writing else "read"
-        raise UnsupportedFeature(f"{what} cannot be {verb} here: it uses {why} ({key}={value}), "
-                                 "which this project does not implement").with_hint("unsupported_option", option=key)
+        raise UnsupportedFeature(
+            f"{what} cannot be {verb} here: it uses {why} ({key}={value}), "
+            "which this project does not implement"
+        ).with_hint("unsupported_option", option=key)
 
 
 def _known(key: str) -> bool:
@@ -342,7 +469,9 @@ def _known(key: str) -> bool:
         return True
     if _field_parts(key):
         return True
-    return key.startswith(("orc.", "parquet.", "avro.", "file-index.", "lookup.", "fs.", "hadoop.", "metastore."))
+    return key.startswith(
+        ("orc.", "parquet.", "avro.", "file-index.", "lookup.", "fs.", "hadoop.", "metastore.")
+    )
 
 
 def suggest(key: str) -> str | None:
@@ -358,8 +487,10 @@ def validate_options(options: dict[str, str], columns: list[str] | None = None) 
     typo of a known key is refused with the key it probably meant. Other unknown keys are kept."""
     for key, value in options.items():
         if key in STRUCTURAL_KEYS:
-            raise InvalidInput(f"'{key}' is not a table option here: it is part of the schema "
-                               "(primary key and partition keys are given at create-table)")
+            raise InvalidInput(
+                f"'{key}' is not a table option here: it is part of the schema "
+                "(primary key and partition keys are given at create-table)"
+            )
         opt = OPTIONS.get(_ALIASES.get(key, key))
         if opt is not None:
             opt.parse(value)
@@ -369,7 +500,9 @@ def validate_options(options: dict[str, str], columns: list[str] | None = None) 
             # Java's sequence-group keys may name several columns: fields.a,b.sequence-group
             missing = [c for c in parts[0].split(",") if columns is not None and c not in columns]
             if missing:
-                raise InvalidInput(f"option '{key}' names column '{missing[0]}', which the table does not have")
+                raise InvalidInput(
+                    f"option '{key}' names column '{missing[0]}', which the table does not have"
+                )
         if not _known(key):
             near = suggest(key)
             if near:
@@ -399,7 +532,9 @@ class CoreOptions:
         """The typed value of ``fields.<column>.<name>`` (None when unset and without default)."""
         key = f"fields.{column}.{name}"
         raw = self.raw.get(key)
-        return FIELD_OPTIONS[name].default if raw is None else replace(FIELD_OPTIONS[name], key=key).parse(raw)
+        return (
+            FIELD_OPTIONS[name].default if raw is None else replace(FIELD_OPTIONS[name], key=key).parse(raw)
+        )
 
     def fields_with(self, name: str) -> dict[str, str]:
         """column -> raw value of every ``fields.<column>.<name>`` option set."""

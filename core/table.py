@@ -55,7 +55,9 @@ class FileStoreTable:
     @cached_property
     def partition_codec(self) -> PartitionCodec:
         keys = list(self.schema.partition_keys)
-        return PartitionCodec(keys, self.schema.types_of(keys), self.schema.core_options.partition_default_name)
+        return PartitionCodec(
+            keys, self.schema.types_of(keys), self.schema.core_options.partition_default_name
+        )
 
     def require_readable(self) -> None:
         """Refuse (UnsupportedFeature) a table whose options would make our reads return wrong rows."""
@@ -96,8 +98,9 @@ class FileStoreTable:
         return paths.bucket_dir(self.path, self.partition_codec.path(partition), bucket)
 
     # ---- time travel
-    def resolve_snapshot(self, snapshot_id: int | None = None, as_of_millis: int | None = None,
-                         tag: str | None = None) -> Snapshot | None:
+    def resolve_snapshot(
+        self, snapshot_id: int | None = None, as_of_millis: int | None = None, tag: str | None = None
+    ) -> Snapshot | None:
         """The snapshot a read should see; None for an empty table read at 'latest'."""
         if snapshot_id is not None:
             if snapshot_id < 1:
@@ -117,13 +120,15 @@ class FileStoreTable:
         return bind(parse_where(where), {f.name: f.type for f in self.schema.fields})
 
     # ---- read
-    def new_scan(self, snapshot: Snapshot | None, predicate: Predicate | None = None,
-                 all_levels: bool = False) -> TableScan:
+    def new_scan(
+        self, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
+    ) -> TableScan:
         self.require_readable()
         return TableScan(self, snapshot, predicate, all_levels)
 
-    def plan(self, snapshot: Snapshot | None, predicate: Predicate | None = None,
-             all_levels: bool = False) -> list[DataSplit]:
+    def plan(
+        self, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
+    ) -> list[DataSplit]:
         """Splits to read; ``all_levels`` includes level-0 files that batch reads of first-row
         tables skip (for compaction and other maintenance). Rows waiting in ``bucket-postpone``
         are in no split (``postpone_rows`` counts them); a table whose readers must merge them
@@ -147,8 +152,15 @@ class FileStoreTable:
     def new_read(self, columns: list[str] | None = None, predicate: Predicate | None = None) -> TableRead:
         return TableRead(self, columns, predicate)
 
-    def read(self, snapshot_id: int | None = None, as_of_millis: int | None = None, columns=None,
-             where: str | None = None, limit: int | None = None, tag: str | None = None) -> pa.Table:
+    def read(
+        self,
+        snapshot_id: int | None = None,
+        as_of_millis: int | None = None,
+        columns=None,
+        where: str | None = None,
+        limit: int | None = None,
+        tag: str | None = None,
+    ) -> pa.Table:
         """Rows visible at a snapshot (latest by default), filtered and projected."""
         snap = self.resolve_snapshot(snapshot_id, as_of_millis, tag)
         travel = snapshot_id is not None or as_of_millis is not None or tag is not None
@@ -198,8 +210,9 @@ class FileStoreTable:
         self.require_writable()
         return FileStoreCommit(self, options)
 
-    def commit(self, messages: list[CommitMessage], options: CommitOptions | None = None,
-               kind: str | None = None) -> Snapshot | None:
+    def commit(
+        self, messages: list[CommitMessage], options: CommitOptions | None = None, kind: str | None = None
+    ) -> Snapshot | None:
         from paimon_core.metadata.features import check_writable
 
         check_writable(self.schema, compaction=kind == "COMPACT")
@@ -214,18 +227,31 @@ class FileStoreTable:
             for e in m.new_index:
                 self.io.delete(paths.index_file(self.path, e.file_name))
 
-    def write_arrow(self, data: pa.Table, overwrite: bool = False, partition: dict | None = None,
-                    row_kind_column: str | None = None, evolve: bool = False) -> Snapshot | None:
+    def write_arrow(
+        self,
+        data: pa.Table,
+        overwrite: bool = False,
+        partition: dict | None = None,
+        row_kind_column: str | None = None,
+        evolve: bool = False,
+    ) -> Snapshot | None:
         """Write an Arrow table in one commit (see ``paimon_core.write.ingest`` for the rules).
         ``evolve`` adds the input's new columns and widens types first; this table object then
         follows the new schema."""
         from paimon_core.write.ingest import write_tables
 
-        result = write_tables(self, [data], overwrite=overwrite, partition=partition,
-                              row_kind_column=row_kind_column, evolve=evolve)
+        result = write_tables(
+            self,
+            [data],
+            overwrite=overwrite,
+            partition=partition,
+            row_kind_column=row_kind_column,
+            evolve=evolve,
+        )
         if result.evolved:
-            self._adopt(self.schema_for(result.snapshot.schema_id) if result.snapshot else
-                        self.schemas.latest())
+            self._adopt(
+                self.schema_for(result.snapshot.schema_id) if result.snapshot else self.schemas.latest()
+            )
         return result.snapshot
 
     def _adopt(self, schema: TableSchema) -> None:

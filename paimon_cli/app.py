@@ -25,10 +25,31 @@ VERBOSE_KEY = "paimon.verbose"
 
 
 # Root options that take a value, and the global flags also accepted after the command name.
-_VALUE_OPTIONS = {"-w", "--warehouse", "--config", "-o", "--output", "--engine", "--spark-master",
-                  "--spark-remote", "--spark-conf", "--storage", "--catalog", "--catalog-option"}
-_HOISTED_WITH_VALUE = {"-o", "--output", "--engine", "--spark-master", "--spark-remote", "--spark-conf", "--storage",
-                       "--catalog", "--catalog-option"}
+_VALUE_OPTIONS = {
+    "-w",
+    "--warehouse",
+    "--config",
+    "-o",
+    "--output",
+    "--engine",
+    "--spark-master",
+    "--spark-remote",
+    "--spark-conf",
+    "--storage",
+    "--catalog",
+    "--catalog-option",
+}
+_HOISTED_WITH_VALUE = {
+    "-o",
+    "--output",
+    "--engine",
+    "--spark-master",
+    "--spark-remote",
+    "--spark-conf",
+    "--storage",
+    "--catalog",
+    "--catalog-option",
+}
 _HOISTED_FLAGS = {"-v", "--verbose"}
 
 
@@ -53,7 +74,9 @@ def hoist_global_options(args: list[str]) -> list[str]:
             moved += [tok, rest[j + 1]]
             j += 2
             continue
-        if tok in _HOISTED_FLAGS or tok.startswith(tuple(f"{o}=" for o in _HOISTED_WITH_VALUE if o.startswith("--"))):
+        if tok in _HOISTED_FLAGS or tok.startswith(
+            tuple(f"{o}=" for o in _HOISTED_WITH_VALUE if o.startswith("--"))
+        ):
             moved.append(tok)
         else:
             kept.append(tok)
@@ -136,33 +159,76 @@ app = typer.Typer(
 @app.callback()
 def root(
     ctx: typer.Context,
-    warehouse: Annotated[str | None, typer.Option(
-        "--warehouse", "-w", metavar="URI",
-        help="Warehouse folder or URI. Env PAIMON_WAREHOUSE; default ./warehouse.")] = None,
-    config: Annotated[str | None, typer.Option(
-        "--config", metavar="FILE", help="Config file (default ./paimon.toml, else config.toml in ~/.config/paimon).")] = None,
-    output: Annotated[OutputFormat | None, typer.Option(
-        "--output", "-o", case_sensitive=False, help="Output format (default table).")] = None,
+    warehouse: Annotated[
+        str | None,
+        typer.Option(
+            "--warehouse",
+            "-w",
+            metavar="URI",
+            help="Warehouse folder or URI. Env PAIMON_WAREHOUSE; default ./warehouse.",
+        ),
+    ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="Config file (default ./paimon.toml, else config.toml in ~/.config/paimon).",
+        ),
+    ] = None,
+    output: Annotated[
+        OutputFormat | None,
+        typer.Option("--output", "-o", case_sensitive=False, help="Output format (default table)."),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show tracebacks on errors.")] = False,
-    engine: Annotated[EngineName | None, typer.Option(
-        "--engine", case_sensitive=False, help="Engine for heavy work (default auto).")] = None,
-    spark_master: Annotated[str | None, typer.Option(
-        "--spark-master", metavar="URL", help="Spark master, e.g. local[*] or spark://host:7077.")] = None,
-    spark_remote: Annotated[str | None, typer.Option(
-        "--spark-remote", metavar="URL", help="Spark Connect server, e.g. sc://host:15002.")] = None,
-    spark_conf: Annotated[list[str] | None, typer.Option(
-        "--spark-conf", metavar="KEY=VALUE", help="Spark setting; repeat for more.")] = None,
-    storage: Annotated[list[str] | None, typer.Option(
-        "--storage", metavar="KEY=VALUE",
-        help="Storage option (endpoint, key, secret, region...), over \\[storage] in the config; repeat for more.")] = None,
-    catalog: Annotated[str | None, typer.Option(
-        "--catalog", metavar="TYPE",
-        help="Catalog: filesystem (default), jdbc or hive. Env PAIMON_CATALOG, or \\[catalog] type in the config.")] = None,
-    catalog_option: Annotated[list[str] | None, typer.Option(
-        "--catalog-option", metavar="KEY=VALUE",
-        help="Catalog option (uri, lock.enabled, catalog-key...), over \\[catalog] in the config; repeat for more.")] = None,
-    version: Annotated[bool, typer.Option(
-        "--version", help="Print the version and exit (with -v: also Python, pyarrow and pyspark).")] = False,
+    engine: Annotated[
+        EngineName | None,
+        typer.Option("--engine", case_sensitive=False, help="Engine for heavy work (default auto)."),
+    ] = None,
+    spark_master: Annotated[
+        str | None,
+        typer.Option(
+            "--spark-master", metavar="URL", help="Spark master, e.g. local[*] or spark://host:7077."
+        ),
+    ] = None,
+    spark_remote: Annotated[
+        str | None,
+        typer.Option("--spark-remote", metavar="URL", help="Spark Connect server, e.g. sc://host:15002."),
+    ] = None,
+    spark_conf: Annotated[
+        list[str] | None,
+        typer.Option("--spark-conf", metavar="KEY=VALUE", help="Spark setting; repeat for more."),
+    ] = None,
+    storage: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--storage",
+            metavar="KEY=VALUE",
+            help="Storage option (endpoint, key, secret, region...), over \\[storage] in the config; repeat for more.",
+        ),
+    ] = None,
+    catalog: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog",
+            metavar="TYPE",
+            help="Catalog: filesystem (default), jdbc or hive. Env PAIMON_CATALOG, or \\[catalog] type in the config.",
+        ),
+    ] = None,
+    catalog_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--catalog-option",
+            metavar="KEY=VALUE",
+            help="Catalog option (uri, lock.enabled, catalog-key...), over \\[catalog] in the config; repeat for more.",
+        ),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit (with -v: also Python, pyarrow and pyspark)."
+        ),
+    ] = False,
 ) -> None:
     if version:
         sys.stdout.write(version_text(verbose))
@@ -202,8 +268,13 @@ def version_text(verbose: bool) -> str:
 
     lines = [f"paimon {__version__}"]
     if verbose:
-        lines += [f"python {platform.python_version()}", f"pyarrow {installed('pyarrow')}",
-                  f"pyspark {installed('pyspark')}", f"fsspec {installed('fsspec')}", f"s3fs {installed('s3fs')}"]
+        lines += [
+            f"python {platform.python_version()}",
+            f"pyarrow {installed('pyarrow')}",
+            f"pyspark {installed('pyspark')}",
+            f"fsspec {installed('fsspec')}",
+            f"s3fs {installed('s3fs')}",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -227,8 +298,24 @@ def _register() -> None:
         use,
     )
 
-    for module in (tables, catalog, alter, ingest, read, stream, compact, delete, diff, sql, inspect, lifecycle,
-                   consumer, use, doctor, demo):
+    for module in (
+        tables,
+        catalog,
+        alter,
+        ingest,
+        read,
+        stream,
+        compact,
+        delete,
+        diff,
+        sql,
+        inspect,
+        lifecycle,
+        consumer,
+        use,
+        doctor,
+        demo,
+    ):
         app.add_typer(module.app)
 
 

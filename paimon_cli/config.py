@@ -133,15 +133,23 @@ def _check_keys(path: Path, data: dict) -> None:
     for key in data:
         if key not in TOP_KEYS:
             hint = _did_you_mean(key, TOP_KEYS)
-            raise CliError(f"config file {path}: unknown key '{key}'" + (
-                f"; did you mean '{hint}'?" if hint else " (known: warehouse, table, engine, "
-                "engine.spark-threshold, [spark], [storage], [catalog])"))
+            raise CliError(
+                f"config file {path}: unknown key '{key}'"
+                + (
+                    f"; did you mean '{hint}'?"
+                    if hint
+                    else " (known: warehouse, table, engine, "
+                    "engine.spark-threshold, [spark], [storage], [catalog])"
+                )
+            )
     spark = data.get("spark")
     for key in spark if isinstance(spark, dict) else ():
         if key not in SPARK_KEYS:
             hint = _did_you_mean(key, SPARK_KEYS)
-            raise CliError(f"config file {path}: unknown key '{key}' in [spark]" + (
-                f"; did you mean '{hint}'?" if hint else " (known: master, remote, conf, threshold)"))
+            raise CliError(
+                f"config file {path}: unknown key '{key}' in [spark]"
+                + (f"; did you mean '{hint}'?" if hint else " (known: master, remote, conf, threshold)")
+            )
     storage = data.get("storage")
     if isinstance(storage, dict):
         from paimon_core.storage.s3 import KNOWN_OPTIONS
@@ -151,7 +159,9 @@ def _check_keys(path: Path, data: dict) -> None:
             if norm not in KNOWN_OPTIONS and norm not in ("client_kwargs", "config_kwargs"):
                 hint = _did_you_mean(norm, KNOWN_OPTIONS)
                 if hint:
-                    raise CliError(f"config file {path}: unknown key '{key}' in [storage]; did you mean '{hint}'?")
+                    raise CliError(
+                        f"config file {path}: unknown key '{key}' in [storage]; did you mean '{hint}'?"
+                    )
 
 
 def _check_config(path: Path, data: dict) -> None:
@@ -215,8 +225,13 @@ def resolve(flags: Flags, env: Mapping[str, str], cwd: Path, home: Path) -> Sett
         master=flags.spark_master or spark_cfg.get("master"),
         remote=flags.spark_remote or spark_cfg.get("remote"),
         conf=conf,
-        threshold=(str(cfg["engine.spark-threshold"]) if "engine.spark-threshold" in cfg
-                   else str(spark_cfg["threshold"]) if "threshold" in spark_cfg else None),
+        threshold=(
+            str(cfg["engine.spark-threshold"])
+            if "engine.spark-threshold" in cfg
+            else str(spark_cfg["threshold"])
+            if "threshold" in spark_cfg
+            else None
+        ),
     )
     catalog, catalog_options = _resolve_catalog(flags, env, cfg)
     return Settings(
@@ -243,8 +258,11 @@ def _resolve_catalog(flags: Flags, env: Mapping[str, str], cfg: dict) -> tuple[s
     kind = str(flags.catalog or env.get(ENV_CATALOG) or configured).strip().lower()
     options = {}
     if kind == configured:  # the config's options belong to the config's catalog only
-        options = {str(k): str(v).lower() if isinstance(v, bool) else str(v)
-                   for k, v in section.items() if k != "type"}
+        options = {
+            str(k): str(v).lower() if isinstance(v, bool) else str(v)
+            for k, v in section.items()
+            if k != "type"
+        }
     if env.get(ENV_CATALOG_URI):
         options["uri"] = env[ENV_CATALOG_URI]
     options.update(parse_kv(flags.catalog_option, "--catalog-option"))

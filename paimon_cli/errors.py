@@ -42,7 +42,7 @@ _HINTS = {
     "delete_where": "delete needs --where EXPR (to empty a table, use ingest --overwrite)",
     "partition_needs_overwrite": "--partition needs --overwrite (it names the partition to replace)",
     "overwrite_partition": "--overwrite --partition {spec}: the input has rows of partition {stray}; "
-                           "nothing was written",
+    "nothing was written",
 }
 
 # table options the core refuses that a flag does instead (hint "unsupported_option")
@@ -113,7 +113,13 @@ def interrupted_message(journal: list, command: str | None) -> str:
 def _table_name(path: str) -> str:
     """``.../<db>.db/<table>`` -> ``db.table``."""
     parts = path.rstrip("/").replace("\\", "/").split("/")
-    db = parts[-2][:-3] if len(parts) > 1 and parts[-2].endswith(".db") else parts[-2] if len(parts) > 1 else ""
+    db = (
+        parts[-2][:-3]
+        if len(parts) > 1 and parts[-2].endswith(".db")
+        else parts[-2]
+        if len(parts) > 1
+        else ""
+    )
     return f"{db}.{parts[-1]}" if db else parts[-1]
 
 

@@ -27,7 +27,7 @@ def snapshot_manager(warehouse: str, storage: dict | None, identifier: str):
     db_path = io.join(io.root, db + ".db")
     path = io.join(db_path, name)
     schemas = io.list_names(io.join(path, "schema"))
-    if not any(n.startswith("schema-") and n[len("schema-"):].isdigit() for n in schemas):
+    if not any(n.startswith("schema-") and n[len("schema-") :].isdigit() for n in schemas):
         if not io.is_dir(db_path):
             raise DatabaseNotFound(db) if io.is_dir(io.root) else WarehouseNotFound(warehouse)
         raise TableNotFound(f"{db}.{name}")

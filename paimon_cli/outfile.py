@@ -20,7 +20,9 @@ def out_format(path: Path) -> str:
     """parquet | csv | json for ``path``; CliError for an extension we do not write."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise CliError(f"--out {path}: cannot write '{suffix}' files; name a .parquet, .csv, .json or .jsonl file")
+        raise CliError(
+            f"--out {path}: cannot write '{suffix}' files; name a .parquet, .csv, .json or .jsonl file"
+        )
     return FORMATS[suffix]
 
 
@@ -49,7 +51,11 @@ def text_renderer(fmt: str, columns: list, stream) -> _TextRows:
 def export_record(state, result, what: str) -> None:
     """Print the outcome of an engine export (``ExportResult``) of ``what`` (rows / changes)."""
     if result.kind == "folder":
-        state.out.record({"folder": result.path, what: result.rows},
-                         f"wrote {result.rows} {what} to {result.path}/ (a folder of Parquet part files)")
+        state.out.record(
+            {"folder": result.path, what: result.rows},
+            f"wrote {result.rows} {what} to {result.path}/ (a folder of Parquet part files)",
+        )
     else:
-        state.out.record({"file": result.path, "rows": result.rows}, f"wrote {result.rows} {what} to {result.path}")
+        state.out.record(
+            {"file": result.path, "rows": result.rows}, f"wrote {result.rows} {what} to {result.path}"
+        )

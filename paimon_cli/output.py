@@ -79,7 +79,9 @@ class _TableSink:
         flags = []
         for i in range(len(self.columns)):
             vals = [r[i] for r in self.rows if r[i] is not None]
-            flags.append(bool(vals) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals))
+            flags.append(
+                bool(vals) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
+            )
         return flags
 
     def close(self) -> None:
@@ -104,8 +106,9 @@ class _TableSink:
         Console(file=sys.stdout, highlight=False).print(table)
 
 
-def plain_table(columns: Sequence[str], rows: Sequence[Sequence], numeric: Sequence[bool],
-                title: str | None = None) -> str:
+def plain_table(
+    columns: Sequence[str], rows: Sequence[Sequence], numeric: Sequence[bool], title: str | None = None
+) -> str:
     """An aligned text table without colours or wrapping (stdout is a pipe or a file)."""
     cells = [[("null" if v is None else text_cell(v)).replace("\n", "\\n") for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]

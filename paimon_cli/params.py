@@ -11,8 +11,12 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 TableOpt = Annotated[
     str | None,
-    typer.Option("--table", "-t", metavar="DB.TABLE",
-                 help="Table to work on. Default: env PAIMON_TABLE, then `table` in the config file."),
+    typer.Option(
+        "--table",
+        "-t",
+        metavar="DB.TABLE",
+        help="Table to work on. Default: env PAIMON_TABLE, then `table` in the config file.",
+    ),
 ]
 SnapshotOpt = Annotated[
     int | None,

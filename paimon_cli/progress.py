@@ -35,8 +35,13 @@ def byte_progress(description: str, enabled: bool | None = None) -> Iterator[tup
     )
 
     progress = Progress(
-        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-        TimeRemainingColumn(), console=Console(file=sys.stderr), transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
     )
     task = progress.add_task(description, total=None)
     with progress:
@@ -44,8 +49,9 @@ def byte_progress(description: str, enabled: bool | None = None) -> Iterator[tup
 
 
 @contextmanager
-def count_progress(description: str, unit: str, enabled: bool | None = None,
-                   total: int | None = None) -> Iterator[Callable]:
+def count_progress(
+    description: str, unit: str, enabled: bool | None = None, total: int | None = None
+) -> Iterator[Callable]:
     """Yield ``advance(n)`` for work counted in units (compaction: buckets; deletions: files)."""
     if enabled is None:
         enabled = stderr_is_terminal()
@@ -56,8 +62,13 @@ def count_progress(description: str, unit: str, enabled: bool | None = None,
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     progress = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
-        TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
     )
     task = progress.add_task(description, total=total)
     with progress:
@@ -75,8 +86,13 @@ def spinner(description: str, enabled: bool | None = None) -> Iterator[None]:
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                        console=Console(file=sys.stderr), transient=True)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    )
     progress.add_task(description, total=None)
     with progress:
         yield

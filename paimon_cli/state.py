@@ -51,8 +51,10 @@ class CliState:
     def table_name(self, given: str | None, what: str = "this command") -> str:
         name = given or self.settings.table
         if not name:
-            raise CliError(f"no table given for {what}: pass --table DB.TABLE, set PAIMON_TABLE, "
-                           "or run `paimon use DB.TABLE`")
+            raise CliError(
+                f"no table given for {what}: pass --table DB.TABLE, set PAIMON_TABLE, "
+                "or run `paimon use DB.TABLE`"
+            )
         return name.strip()
 
     def table(self, given: str | None) -> FileStoreTable:
@@ -73,8 +75,13 @@ class CliState:
 
         if self.settings.engine in ("spark", "auto"):
             s = self.settings.spark
-            return get_engine(self.settings.engine, master=s.master, remote=s.remote, conf=dict(s.conf),
-                              spark_threshold=s.threshold)
+            return get_engine(
+                self.settings.engine,
+                master=s.master,
+                remote=s.remote,
+                conf=dict(s.conf),
+                spark_threshold=s.threshold,
+            )
         return get_engine(self.settings.engine)
 
 

@@ -93,8 +93,17 @@ class Results:
         self.rows = rows
         self.items: list[dict] = []
 
-    def add(self, key: str, label: str, seconds: float | None = None, rows: int | None = None, *,
-            runs: list[float] | None = None, note: str = "", error: str | None = None) -> dict:
+    def add(
+        self,
+        key: str,
+        label: str,
+        seconds: float | None = None,
+        rows: int | None = None,
+        *,
+        runs: list[float] | None = None,
+        note: str = "",
+        error: str | None = None,
+    ) -> dict:
         rows = self.rows if rows is None else rows
         item = {
             "key": key,
@@ -159,13 +168,19 @@ def bench_ours(res: Results, data: pa.Table, wh: Path, input_path: Path) -> None
         return
 
     try:
+
         def read():
             return cat.get_table("bench.append").read()
 
         s, runs, out = best_of(read, 3)
         ok = out.num_rows == res.rows
-        res.add("ours_read", "ours: get_table().read()", s, runs=runs,
-                note="best of 3" + ("" if ok else f"; ROW COUNT {out.num_rows} != {res.rows}"))
+        res.add(
+            "ours_read",
+            "ours: get_table().read()",
+            s,
+            runs=runs,
+            note="best of 3" + ("" if ok else f"; ROW COUNT {out.num_rows} != {res.rows}"),
+        )
         del out
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
@@ -209,7 +224,10 @@ def bench_pypaimon(res: Results, wh: Path, input_path: Path) -> dict:
         print(f"  .. pypaimon venv ready in {time.perf_counter() - t0:.1f} s: {python}", flush=True)
         proc = subprocess.run(
             [python, str(SCRIPTS / "bench_pypaimon.py"), str(input_path), str(wh)],
-            capture_output=True, text=True, timeout=3600, env=_clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            env=_clean_env(),
         )
         if proc.returncode != 0:
             raise RuntimeError(cmd_error(proc) + "\n" + proc.stderr[-3000:])
@@ -220,11 +238,22 @@ def bench_pypaimon(res: Results, wh: Path, input_path: Path) -> dict:
         for key, label in zip(("pypaimon_write", "pypaimon_read"), labels, strict=True):
             res.add(key, label, error=msg.splitlines()[0][:200])
         return {"error": msg}
-    res.add("pypaimon_write", labels[0], info["write_s"], rows=info["rows_written"],
-            note="in-memory input (file read untimed)")
+    res.add(
+        "pypaimon_write",
+        labels[0],
+        info["write_s"],
+        rows=info["rows_written"],
+        note="in-memory input (file read untimed)",
+    )
     ok = info["rows_read"] == res.rows
-    res.add("pypaimon_read", labels[1], info["read_s"], runs=info["read_runs_s"], rows=info["rows_read"],
-            note="best of 3" + ("" if ok else f"; ROW COUNT {info['rows_read']} != {res.rows}"))
+    res.add(
+        "pypaimon_read",
+        labels[1],
+        info["read_s"],
+        runs=info["read_runs_s"],
+        rows=info["rows_read"],
+        note="best of 3" + ("" if ok else f"; ROW COUNT {info['rows_read']} != {res.rows}"),
+    )
     return info
 
 
@@ -239,10 +268,18 @@ def bench_snapshots(res: Results, wh: Path, n_snaps: int) -> None:
     for _ in range(n_snaps):
         t.write_arrow(small)
     build = time.perf_counter() - t0
-    print(f"  .. built bench.snaps: {n_snaps} commits in {build:.2f} s "
-          f"({build / n_snaps * 1000:.1f} ms/commit)", flush=True)
-    res.add("snaps_build", f"setup: {n_snaps} x t.write_arrow(10 rows)", build, rows=n_snaps,
-            note=f"{build / n_snaps * 1000:.1f} ms/commit; untargeted")
+    print(
+        f"  .. built bench.snaps: {n_snaps} commits in {build:.2f} s "
+        f"({build / n_snaps * 1000:.1f} ms/commit)",
+        flush=True,
+    )
+    res.add(
+        "snaps_build",
+        f"setup: {n_snaps} x t.write_arrow(10 rows)",
+        build,
+        rows=n_snaps,
+        note=f"{build / n_snaps * 1000:.1f} ms/commit; untargeted",
+    )
 
     label = f"paimon snapshots ({n_snaps} snaps, CLI)"
     proc = None
@@ -266,8 +303,14 @@ def bench_snapshots(res: Results, wh: Path, n_snaps: int) -> None:
         return FileSystemCatalog(str(wh)).get_table("bench.snaps").snapshots.snapshots()
 
     s, runs, snaps = best_of(core, 3)
-    res.add("snaps_core", "core: t.snapshots.snapshots()", s, rows=n_snaps, runs=runs,
-            note=f"in-process, best of 3, {len(snaps)} listed")
+    res.add(
+        "snaps_core",
+        "core: t.snapshots.snapshots()",
+        s,
+        rows=n_snaps,
+        runs=runs,
+        note=f"in-process, best of 3, {len(snaps)} listed",
+    )
 
     # the same in a fresh interpreter: the floor any CLI pays (start-up + import + list)
     code = (
@@ -280,8 +323,14 @@ def bench_snapshots(res: Results, wh: Path, n_snaps: int) -> None:
         p = run_cmd([PYTHON, "-c", code, wh], timeout=120)
         runs.append(time.perf_counter() - t0)
     if p.returncode == 0:
-        res.add("snaps_core_proc", "core in fresh python (subprocess)", min(runs), rows=n_snaps, runs=runs,
-                note="best of 3, wall, start-up + import + list")
+        res.add(
+            "snaps_core_proc",
+            "core in fresh python (subprocess)",
+            min(runs),
+            rows=n_snaps,
+            runs=runs,
+            note="best of 3, wall, start-up + import + list",
+        )
     else:
         res.add("snaps_core_proc", "core in fresh python (subprocess)", rows=n_snaps, error=cmd_error(p))
 
@@ -313,20 +362,40 @@ def ratios(res: Results) -> list[dict]:
     cmp("cli_ingest", "floor_write", TARGET_RATIO_FLOOR, "<= 1.5x floor (info)")
     for key in ("snaps_cli", "snaps_core", "snaps_core_proc"):
         it = res.get(key)
-        out.append({"step": key, "vs": "absolute", "ratio": it["seconds"] if it else None,
-                    "target": f"< {TARGET_SNAPSHOTS_S} s" if key != "snaps_core_proc" else f"< {TARGET_SNAPSHOTS_S} s (info)",
-                    "ok": (it["seconds"] < TARGET_SNAPSHOTS_S) if it else None})
+        out.append(
+            {
+                "step": key,
+                "vs": "absolute",
+                "ratio": it["seconds"] if it else None,
+                "target": f"< {TARGET_SNAPSHOTS_S} s"
+                if key != "snaps_core_proc"
+                else f"< {TARGET_SNAPSHOTS_S} s (info)",
+                "ok": (it["seconds"] < TARGET_SNAPSHOTS_S) if it else None,
+            }
+        )
     return out
 
 
 def print_report(res: Results, checks: list[dict], meta: dict) -> None:
-    floor = {"ours_ingest": "floor_copy", "ours_write_arrow": "floor_write", "cli_ingest": "floor_write",
-             "pypaimon_write": "floor_write", "ours_read": "floor_read", "pypaimon_read": "floor_read"}
-    pyp = {"ours_ingest": "pypaimon_write", "ours_write_arrow": "pypaimon_write", "cli_ingest": "pypaimon_write",
-           "ours_read": "pypaimon_read"}
+    floor = {
+        "ours_ingest": "floor_copy",
+        "ours_write_arrow": "floor_write",
+        "cli_ingest": "floor_write",
+        "pypaimon_write": "floor_write",
+        "ours_read": "floor_read",
+        "pypaimon_read": "floor_read",
+    }
+    pyp = {
+        "ours_ingest": "pypaimon_write",
+        "ours_write_arrow": "pypaimon_write",
+        "cli_ingest": "pypaimon_write",
+        "ours_read": "pypaimon_read",
+    }
     print()
-    print(f"rows={res.rows:,}  python {meta['python']}  pyarrow {meta['pyarrow']}  "
-          f"cpus={meta['cpus']}  (warm OS caches, no cache drop)")
+    print(
+        f"rows={res.rows:,}  python {meta['python']}  pyarrow {meta['pyarrow']}  "
+        f"cpus={meta['cpus']}  (warm OS caches, no cache drop)"
+    )
     hdr = f"{'step':<40} {'seconds':>9} {'rows/s':>13} {'vs floor':>9} {'vs pypaimon':>12}  note"
     print(hdr)
     print("-" * len(hdr))
@@ -367,8 +436,10 @@ def profile_ours(data_path: Path, tmp: Path, top: int = 25) -> None:
     wh = tmp / "wh_profile"
     cat = FileSystemCatalog(str(wh))
     t = cat.create_table("bench.p", Schema(Schema.parse_columns(COLUMNS)))
-    for name, fn in (("ingest", lambda: ingest_files(t, [str(data_path)])),
-                     ("read", lambda: cat.get_table("bench.p").read())):
+    for name, fn in (
+        ("ingest", lambda: ingest_files(t, [str(data_path)])),
+        ("read", lambda: cat.get_table("bench.p").read()),
+    ):
         prof = cProfile.Profile()
         prof.enable()
         fn()
@@ -388,7 +459,9 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     ap.add_argument("--snapshots", type=int, default=200, help="snapshots in the `paimon snapshots` table")
     ap.add_argument("--skip-pypaimon", action="store_true")
-    ap.add_argument("--profile", action="store_true", help="after the timed runs, cProfile our ingest and read")
+    ap.add_argument(
+        "--profile", action="store_true", help="after the timed runs, cProfile our ingest and read"
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="paimon-bench-"))
@@ -412,9 +485,11 @@ def main() -> int:
         pq.write_table(data, input_path, compression="zstd", compression_level=1)
         meta["input_bytes"] = input_path.stat().st_size
         meta["arrow_bytes"] = data.nbytes
-        print(f"  .. data: {args.rows:,} rows, {data.nbytes / 1e6:.1f} MB in Arrow, "
-              f"{meta['input_bytes'] / 1e6:.1f} MB Parquet input ({time.perf_counter() - t0:.1f} s, untimed)",
-              flush=True)
+        print(
+            f"  .. data: {args.rows:,} rows, {data.nbytes / 1e6:.1f} MB in Arrow, "
+            f"{meta['input_bytes'] / 1e6:.1f} MB Parquet input ({time.perf_counter() - t0:.1f} s, untimed)",
+            flush=True,
+        )
 
         bench_floor(res, data, tmp, input_path)
         bench_ours(res, data, tmp / "wh_ours", input_path)
@@ -428,8 +503,9 @@ def main() -> int:
         checks = ratios(res)
         print_report(res, checks, meta)
         if args.json:
-            Path(args.json).write_text(json.dumps({"meta": meta, "results": res.items, "checks": checks},
-                                                  indent=2, default=str))
+            Path(args.json).write_text(
+                json.dumps({"meta": meta, "results": res.items, "checks": checks}, indent=2, default=str)
+            )
             print(f"\nJSON written to {args.json}")
         if args.profile:
             profile_ours(input_path, tmp)

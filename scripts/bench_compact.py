@@ -59,7 +59,8 @@ def build_runs_table(wh: Path, base: pa.Table, ups: list[pa.Table]) -> None:
     from paimon_core.metadata.schema import Schema
 
     t = FileSystemCatalog(str(wh)).create_table(
-        TABLE, Schema(Schema.parse_columns(PK_COLUMNS), (), ("id",), {**PK_OPTIONS, "write-only": "true"}))
+        TABLE, Schema(Schema.parse_columns(PK_COLUMNS), (), ("id",), {**PK_OPTIONS, "write-only": "true"})
+    )
     for d in [base, *ups]:
         t.write_arrow(d)
 
@@ -81,8 +82,14 @@ def bench_floor(res: Results, wh: Path, out: Path) -> None:
 
     out.mkdir(exist_ok=True)
     s, runs, rows = best_of(run, 2)
-    res.add("floor_compact", "floor: read runs, sort, dedupe, write", s, rows, runs=runs,
-            note="best of 2; per bucket; pyarrow+numpy")
+    res.add(
+        "floor_compact",
+        "floor: read runs, sort, dedupe, write",
+        s,
+        rows,
+        runs=runs,
+        note="best of 2; per bucket; pyarrow+numpy",
+    )
 
 
 def bench_ours(res: Results, whs: list[Path], want: np.ndarray) -> None:
@@ -98,11 +105,22 @@ def bench_ours(res: Results, whs: list[Path], want: np.ndarray) -> None:
             runs.append(time.perf_counter() - t0)
             info = f"{r.files_before} files -> {r.files_after}"
         chk = check_state(FileSystemCatalog(str(whs[0])).get_table(TABLE).read(), want)
-        res.add("ours_compact", "ours: compact(t, full=True)", min(runs), len(want), runs=runs,
-                note=f"best of {len(runs)}; {info}; {chk or 'read back OK'}")
+        res.add(
+            "ours_compact",
+            "ours: compact(t, full=True)",
+            min(runs),
+            len(want),
+            runs=runs,
+            note=f"best of {len(runs)}; {info}; {chk or 'read back OK'}",
+        )
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
-        res.add("ours_compact", "ours: compact(t, full=True)", rows=len(want), error=f"{type(e).__name__}: {e}"[:200])
+        res.add(
+            "ours_compact",
+            "ours: compact(t, full=True)",
+            rows=len(want),
+            error=f"{type(e).__name__}: {e}"[:200],
+        )
 
 
 def bench_java(res: Results, wh: Path, want: np.ndarray, tag: str, java_opts: str | None) -> None:
@@ -121,17 +139,35 @@ def bench_java(res: Results, wh: Path, want: np.ndarray, tag: str, java_opts: st
         java.command()  # fetch/compile/CDS once, untimed
         snap = {"op": "snapshots", "warehouse": str(wh), "table": TABLE}
         s_start, start_runs, _ = best_of(lambda: java.run([snap]), 2)
-        res.add(f"java_start{tag}", f"java: JVM start + snapshots{tag}", s_start, 0, runs=start_runs,
-                note="best of 2; subtracted below")
-        req = {"op": "compact", "warehouse": str(wh), "table": TABLE, "full": True,
-               "options": {"write-only": "false"}}
+        res.add(
+            f"java_start{tag}",
+            f"java: JVM start + snapshots{tag}",
+            s_start,
+            0,
+            runs=start_runs,
+            note="best of 2; subtracted below",
+        )
+        req = {
+            "op": "compact",
+            "warehouse": str(wh),
+            "table": TABLE,
+            "full": True,
+            "options": {"write-only": "false"},
+        }
         s, _, out = best_of(lambda: java.run([req]), 1)
         chk = check_state(FileSystemCatalog(str(wh)).get_table(TABLE).read(), want)
         files = list(bucket_files(wh, TABLE).values())
-        res.add(f"java_compact_total{tag}", f"{label} (total, 1 JVM)", s, len(want),
-                note=f"units {out[0].get('compacted_units')}; data files/bucket incl. old {files}; "
-                     f"ours reads it: {chk or 'OK'}")
-        res.add(f"java_compact{tag}", f"{label} (minus JVM start)", s - s_start, len(want), note="total - start")
+        res.add(
+            f"java_compact_total{tag}",
+            f"{label} (total, 1 JVM)",
+            s,
+            len(want),
+            note=f"units {out[0].get('compacted_units')}; data files/bucket incl. old {files}; "
+            f"ours reads it: {chk or 'OK'}",
+        )
+        res.add(
+            f"java_compact{tag}", f"{label} (minus JVM start)", s - s_start, len(want), note="total - start"
+        )
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
         res.add(f"java_compact{tag}", label, rows=len(want), error=f"{type(e).__name__}: {e}"[:200])
@@ -148,16 +184,25 @@ def build_diff_table(wh: Path, n: int, commits: int, per: int):
 
     base, _ = pk_data(n, 0, 0)
     rng = np.random.default_rng(7)
-    t = FileSystemCatalog(str(wh)).create_table("b.cl", Schema(
-        Schema.parse_columns(PK_COLUMNS), (), ("id",),
-        {**PK_OPTIONS, "changelog-producer": "input", "write-only": "true"}))
+    t = FileSystemCatalog(str(wh)).create_table(
+        "b.cl",
+        Schema(
+            Schema.parse_columns(PK_COLUMNS),
+            (),
+            ("id",),
+            {**PK_OPTIONS, "changelog-producer": "input", "write-only": "true"},
+        ),
+    )
     t.write_arrow(base)
     t0 = time.perf_counter()
     for _ in range(commits):
         ids = np.sort(rng.choice(n, size=min(per, n), replace=False).astype(np.int64))
         t.write_arrow(base.take(pa.array(ids)).set_column(2, "value", pa.array(rng.normal(0, 1, len(ids)))))
-    print(f"  .. built b.cl: {n:,} rows + {commits} commits x {per:,} upserts in "
-          f"{time.perf_counter() - t0:.2f} s (untimed)", flush=True)
+    print(
+        f"  .. built b.cl: {n:,} rows + {commits} commits x {per:,} upserts in "
+        f"{time.perf_counter() - t0:.2f} s (untimed)",
+        flush=True,
+    )
     return t
 
 
@@ -171,21 +216,38 @@ def bench_diff(res: Results, wh: Path, n: int, commits: int, per: int) -> None:
         label = f"diff --mode {mode} --per-snapshot ({commits} snaps)"
         try:
             s, runs, out = best_of(lambda: diff(t, start, end, mode=mode, per_snapshot=True), 2)  # noqa: B023
-            res.add(f"diff_{mode}", label, s, out.num_rows, runs=runs,
-                    note=f"best of 2; rows/s = output rows ({out.num_rows:,}) / s")
+            res.add(
+                f"diff_{mode}",
+                label,
+                s,
+                out.num_rows,
+                runs=runs,
+                note=f"best of 2; rows/s = output rows ({out.num_rows:,}) / s",
+            )
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             res.add(f"diff_{mode}", label, error=f"{type(e).__name__}: {e}"[:200])
     try:
         s, runs, out = best_of(lambda: diff(t, start, end, mode="diff"), 2)
-        res.add("diff_range", "diff --mode diff (whole range, ctx)", s, out.num_rows, runs=runs,
-                note="best of 2; one state-vs-state diff")
+        res.add(
+            "diff_range",
+            "diff --mode diff (whole range, ctx)",
+            s,
+            out.num_rows,
+            runs=runs,
+            note="best of 2; one state-vs-state diff",
+        )
     except Exception as e:  # noqa: BLE001
         res.add("diff_range", "diff --mode diff (whole range, ctx)", error=f"{type(e).__name__}: {e}"[:200])
 
 
-FLOOR = {"ours_compact": "floor_compact", "java_compact": "floor_compact", "java_compact_c2": "floor_compact",
-         "java_compact_total": "floor_compact", "java_compact_total_c2": "floor_compact"}
+FLOOR = {
+    "ours_compact": "floor_compact",
+    "java_compact": "floor_compact",
+    "java_compact_c2": "floor_compact",
+    "java_compact_total": "floor_compact",
+    "java_compact_total_c2": "floor_compact",
+}
 
 
 def checks(res: Results) -> list[dict]:
@@ -194,8 +256,15 @@ def checks(res: Results) -> list[dict]:
     def ratio(key, ref, max_x, target, info=False):
         a, b = res.get(key), res.get(ref)
         v = a["seconds"] / b["seconds"] if a and b else None
-        out.append({"check": f"{key} time vs {ref}", "value": v, "fmt": f"{v:.2f}x" if v else "-",
-                    "target": target + (" (info)" if info else ""), "ok": v <= max_x if v else None})
+        out.append(
+            {
+                "check": f"{key} time vs {ref}",
+                "value": v,
+                "fmt": f"{v:.2f}x" if v else "-",
+                "target": target + (" (info)" if info else ""),
+                "ok": v <= max_x if v else None,
+            }
+        )
 
     ratio("ours_compact", "floor_compact", 2, "<= 2x")
     ratio("ours_compact", "java_compact", 1, "< 1x (faster)")
@@ -204,8 +273,15 @@ def checks(res: Results) -> list[dict]:
     for mode in ("diff", "delta", "changelog"):
         it = res.get(f"diff_{mode}")
         v = it["rows_per_s"] if it else None
-        out.append({"check": f"diff_{mode} rows/s", "value": v, "fmt": f"{v:,.0f}" if v else "-",
-                    "target": "report only", "ok": None})
+        out.append(
+            {
+                "check": f"diff_{mode} rows/s",
+                "value": v,
+                "fmt": f"{v:,.0f}" if v else "-",
+                "target": "report only",
+                "ok": None,
+            }
+        )
     return out
 
 
@@ -219,7 +295,9 @@ def main() -> int:
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--skip-java", action="store_true")
-    ap.add_argument("--profile", action="store_true", help="afterwards, cProfile our compaction and diff modes")
+    ap.add_argument(
+        "--profile", action="store_true", help="afterwards, cProfile our compaction and diff modes"
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="paimon-bench-compact-"))
@@ -236,8 +314,11 @@ def main() -> int:
         copies = {k: tmp / f"wh_{k}" for k in ("ours1", "ours2", "java", "java_c2", "prof")}
         for d in copies.values():
             shutil.copytree(src, d)
-        print(f"  .. built {TABLE} ({list(bucket_files(src, TABLE).values())} files/bucket) + copies in "
-              f"{time.perf_counter() - t0:.1f} s (untimed)", flush=True)
+        print(
+            f"  .. built {TABLE} ({list(bucket_files(src, TABLE).values())} files/bucket) + copies in "
+            f"{time.perf_counter() - t0:.1f} s (untimed)",
+            flush=True,
+        )
 
         bench_floor(res, src, tmp / "floor_out")
         bench_ours(res, [copies["ours1"], copies["ours2"]], want)
@@ -251,20 +332,32 @@ def main() -> int:
         chk = checks(res)
         print_report(res, chk, meta, FLOOR, {}, "issue 4 compaction/diff benchmark")
         if args.json:
-            Path(args.json).write_text(json.dumps({"meta": meta, "results": res.items, "checks": chk},
-                                                  indent=2, default=str))
+            Path(args.json).write_text(
+                json.dumps({"meta": meta, "results": res.items, "checks": chk}, indent=2, default=str)
+            )
             print(f"\nJSON written to {args.json}")
         if args.profile:
             from paimon_core.catalog import FileSystemCatalog
             from paimon_core.mergetree.compaction import compact
             from paimon_core.read.diff import diff
 
-            profile("compact full", lambda: compact(FileSystemCatalog(str(copies["prof"])).get_table(TABLE), full=True))
+            profile(
+                "compact full",
+                lambda: compact(FileSystemCatalog(str(copies["prof"])).get_table(TABLE), full=True),
+            )
             t = FileSystemCatalog(str(tmp / "wh_diff")).get_table("b.cl")
             end = t.snapshots.latest().id
             for mode in ("diff", "delta", "changelog"):
-                profile(f"diff {mode}", lambda: diff(t, end - args.diff_commits, end, mode=mode,  # noqa: B023
-                                                     per_snapshot=True))
+                profile(
+                    f"diff {mode}",
+                    lambda: diff(
+                        t,
+                        end - args.diff_commits,
+                        end,
+                        mode=mode,  # noqa: B023
+                        per_snapshot=True,
+                    ),
+                )
     finally:
         if args.keep:
             print(f"kept {tmp}")

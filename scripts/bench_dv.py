@@ -59,7 +59,9 @@ def main() -> int:
     # contiguous range: delete every 20th key instead (scattered positions, as updates leave)
     gone = pa.array(np.arange(0, n, 20, dtype=np.int64)[:cut])
     for name, buckets in (("pk", "1"), ("pk4", "4")):
-        pk = cat.create_table(f"b.{name}", Schema(cols, (), ("id",), {"bucket": buckets, "deletion-vectors.enabled": "true"}))
+        pk = cat.create_table(
+            f"b.{name}", Schema(cols, (), ("id",), {"bucket": buckets, "deletion-vectors.enabled": "true"})
+        )
         pk.write_arrow(data)
         dels = data.filter(pa.compute.is_in(data.column("id"), gone))
         pk.write_arrow(dels.append_column("op", pa.array(["-D"] * dels.num_rows)), row_kind_column="op")
@@ -77,9 +79,14 @@ def main() -> int:
     pq.write_table(survivors, floors["append"], compression="zstd", compression_level=1)
     tables = {"pk": cat.get_table("b.pk"), "append": cat.get_table("b.ap")}
     before_delete = cat.get_table("b.ap")  # context: the same append file read whole, no vector
-    steps = {"pk": tables["pk"].read, "floor_pk": lambda: pq.read_table(floors["pk"]),
-             "append": tables["append"].read, "floor_append": lambda: pq.read_table(floors["append"]),
-             "append_no_dv": lambda: before_delete.read(snapshot_id=1), "pk4": cat.get_table("b.pk4").read}
+    steps = {
+        "pk": tables["pk"].read,
+        "floor_pk": lambda: pq.read_table(floors["pk"]),
+        "append": tables["append"].read,
+        "floor_append": lambda: pq.read_table(floors["append"]),
+        "append_no_dv": lambda: before_delete.read(snapshot_id=1),
+        "pk4": cat.get_table("b.pk4").read,
+    }
     # floors and ours alternate, best of ROUNDS each: other load on the machine hits both alike
     best = {k: float("inf") for k in steps}
     out = {}
@@ -94,18 +101,29 @@ def main() -> int:
         assert got.num_rows == out[f"floor_{name}"].num_rows == n - cut, (name, got.num_rows)
         ratio = s / floor_s
         ok &= ratio <= TARGET_RATIO
-        results.update({f"{name}_read_s": round(s, 4), f"{name}_floor_s": round(floor_s, 4),
-                        f"{name}_ratio": round(ratio, 2)})
-        print(f"{name:7s} read {got.num_rows} rows: {s:.3f}s vs floor {floor_s:.3f}s = {ratio:.2f}x "
-              f"(target <= {TARGET_RATIO}x) {'OK' if ratio <= TARGET_RATIO else 'MISSED'}")
+        results.update(
+            {
+                f"{name}_read_s": round(s, 4),
+                f"{name}_floor_s": round(floor_s, 4),
+                f"{name}_ratio": round(ratio, 2),
+            }
+        )
+        print(
+            f"{name:7s} read {got.num_rows} rows: {s:.3f}s vs floor {floor_s:.3f}s = {ratio:.2f}x "
+            f"(target <= {TARGET_RATIO}x) {'OK' if ratio <= TARGET_RATIO else 'MISSED'}"
+        )
     s = best["append_no_dv"]
     results["append_no_dv_read_s"] = round(s, 4)
-    print(f"context: the append table before the delete (1M rows, no vector): {s:.3f}s = "
-          f"{s / best['floor_append']:.2f}x its floor")
+    print(
+        f"context: the append table before the delete (1M rows, no vector): {s:.3f}s = "
+        f"{s / best['floor_append']:.2f}x its floor"
+    )
     s = best["pk4"]
     results["pk4_read_s"] = round(s, 4)
-    print(f"context: the primary-key table in 4 buckets (4 files of 250k rows): {s:.3f}s = "
-          f"{s / best['floor_pk']:.2f}x the one-file floor")
+    print(
+        f"context: the primary-key table in 4 buckets (4 files of 250k rows): {s:.3f}s = "
+        f"{s / best['floor_pk']:.2f}x the one-file floor"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     if not args.keep:

@@ -55,9 +55,17 @@ def pk_data(n: int, n_up: int, batches: int) -> tuple[pa.Table, list[pa.Table]]:
         ids = rng.choice(n, size=min(n_up, n), replace=False).astype(np.int64)
         name = pc.binary_join_element_wise(f"upd{b}_", pa.array(ids).cast(pa.string()), "")
         ts = pa.array(1_706_745_600_000_000 + ids, pa.timestamp("us"))
-        ups.append(pa.table({"id": pa.array(ids), "name": name,
-                             "value": pa.array(rng.normal(500.0, 25.0, len(ids))), "ts": ts},
-                            schema=base.schema))
+        ups.append(
+            pa.table(
+                {
+                    "id": pa.array(ids),
+                    "name": name,
+                    "value": pa.array(rng.normal(500.0, 25.0, len(ids))),
+                    "ts": ts,
+                },
+                schema=base.schema,
+            )
+        )
     return base, ups
 
 
@@ -98,9 +106,13 @@ def bucket_files(wh: Path, table: str) -> dict[str, int]:
 def bench_floor(res: Results, base: pa.Table, up: pa.Table, tmp: Path) -> None:
     out = tmp / "floor_sorted.parquet"
     s, runs, _ = best_of(lambda: write_parquet(base.sort_by("id"), out), 2)
-    res.add("floor_pk_write", "floor: sort by id + write (base)", s, base.num_rows, runs=runs, note="best of 2")
+    res.add(
+        "floor_pk_write", "floor: sort by id + write (base)", s, base.num_rows, runs=runs, note="best of 2"
+    )
     s, runs, _ = best_of(lambda: write_parquet(up.sort_by("id"), tmp / "floor_up.parquet"), 2)
-    res.add("floor_pk_upsert", "floor: sort by id + write (upsert)", s, up.num_rows, runs=runs, note="best of 2")
+    res.add(
+        "floor_pk_upsert", "floor: sort by id + write (upsert)", s, up.num_rows, runs=runs, note="best of 2"
+    )
     s, runs, t = best_of(lambda: pq.read_table(out), 3)
     res.add("floor_pk_read", "floor: pq.read_table (sorted 1M)", s, t.num_rows, runs=runs, note="best of 3")
 
@@ -113,12 +125,25 @@ def bench_floor(res: Results, base: pa.Table, up: pa.Table, tmp: Path) -> None:
         return t.take(pa.array(order[last]))
 
     s, runs, t = best_of(merge2, 3)
-    res.add("floor_pk_merge2", "floor ctx: read 2 runs + numpy merge", s, t.num_rows, runs=runs,
-            note="best of 3; context only")
+    res.add(
+        "floor_pk_merge2",
+        "floor ctx: read 2 runs + numpy merge",
+        s,
+        t.num_rows,
+        runs=runs,
+        note="best of 3; context only",
+    )
 
 
-def bench_ours(res: Results, wh: Path, base: pa.Table, ups: list[pa.Table], base_path: Path,
-               want2: np.ndarray, want5: np.ndarray) -> None:
+def bench_ours(
+    res: Results,
+    wh: Path,
+    base: pa.Table,
+    ups: list[pa.Table],
+    base_path: Path,
+    want2: np.ndarray,
+    want5: np.ndarray,
+) -> None:
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.metadata.schema import Schema
     from paimon_core.write.ingest import ingest_files
@@ -130,46 +155,84 @@ def bench_ours(res: Results, wh: Path, base: pa.Table, ups: list[pa.Table], base
         try:
             s, runs, out = best_of(fn, n)
             extra = check(out) if check else ""
-            res.add(key, label, s, rows, runs=runs if n > 1 else None,
-                    note="; ".join(x for x in (note, extra) if x))
+            res.add(
+                key,
+                label,
+                s,
+                rows,
+                runs=runs if n > 1 else None,
+                note="; ".join(x for x in (note, extra) if x),
+            )
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             res.add(key, label, rows=rows, error=f"{type(e).__name__}: {e}"[:200])
 
     t = cat.create_table("b.pk", Schema(cols, (), ("id",), dict(PK_OPTIONS)))
-    step("ours_pk_write", "ours: t.write_arrow(base) PK", lambda: t.write_arrow(base), base.num_rows,
-         note="in-memory, like pypaimon")
+    step(
+        "ours_pk_write",
+        "ours: t.write_arrow(base) PK",
+        lambda: t.write_arrow(base),
+        base.num_rows,
+        note="in-memory, like pypaimon",
+    )
     step("ours_pk_upsert", "ours: t.write_arrow(upsert) PK", lambda: t.write_arrow(ups[0]), ups[0].num_rows)
-    step("ours_pk_read2", "ours: read, 2 runs (merge)", lambda: cat.get_table("b.pk").read(), len(want2), 3,
-         note=f"best of 3; files/bucket {list(bucket_files(wh, 'b.pk').values())}",
-         check=lambda out: check_state(out, want2))
+    step(
+        "ours_pk_read2",
+        "ours: read, 2 runs (merge)",
+        lambda: cat.get_table("b.pk").read(),
+        len(want2),
+        3,
+        note=f"best of 3; files/bucket {list(bucket_files(wh, 'b.pk').values())}",
+        check=lambda out: check_state(out, want2),
+    )
 
     tf = cat.create_table("b.pk_file", Schema(cols, (), ("id",), dict(PK_OPTIONS)))
-    step("ours_pk_ingest", "ours: ingest_files(base.parquet) PK", lambda: ingest_files(tf, [str(base_path)]),
-         base.num_rows, note="file input (read timed)")
+    step(
+        "ours_pk_ingest",
+        "ours: ingest_files(base.parquet) PK",
+        lambda: ingest_files(tf, [str(base_path)]),
+        base.num_rows,
+        note="file input (read timed)",
+    )
 
     t5 = cat.create_table("b.pk5", Schema(cols, (), ("id",), {**PK_OPTIONS, "write-only": "true"}))
     t0 = time.perf_counter()
     for d in [base, *ups]:
         t5.write_arrow(d)
-    print(f"  .. built b.pk5: {1 + len(ups)} commits in {time.perf_counter() - t0:.2f} s (untimed)", flush=True)
-    step("ours_pk_read5", f"ours: read, {1 + len(ups)} runs (merge)", lambda: cat.get_table("b.pk5").read(),
-         len(want5), 3, note=f"best of 3; files/bucket {list(bucket_files(wh, 'b.pk5').values())}",
-         check=lambda out: check_state(out, want5))
+    print(
+        f"  .. built b.pk5: {1 + len(ups)} commits in {time.perf_counter() - t0:.2f} s (untimed)", flush=True
+    )
+    step(
+        "ours_pk_read5",
+        f"ours: read, {1 + len(ups)} runs (merge)",
+        lambda: cat.get_table("b.pk5").read(),
+        len(want5),
+        3,
+        note=f"best of 3; files/bucket {list(bucket_files(wh, 'b.pk5').values())}",
+        check=lambda out: check_state(out, want5),
+    )
 
 
 def bench_pypaimon(res: Results, wh: Path, base_path: Path, up_paths: list[Path], n: int, n_up: int) -> dict:
     keys = ("pypaimon_pk_write", "pypaimon_pk_upsert", "pypaimon_pk_read2", "pypaimon_pk_read5")
-    labels = ("pypaimon: write_arrow(base) PK", "pypaimon: write_arrow(upsert) PK",
-              "pypaimon: read, 2 runs (merge)", f"pypaimon: read, {1 + len(up_paths)} runs (merge)")
+    labels = (
+        "pypaimon: write_arrow(base) PK",
+        "pypaimon: write_arrow(upsert) PK",
+        "pypaimon: read, 2 runs (merge)",
+        f"pypaimon: read, {1 + len(up_paths)} runs (merge)",
+    )
     try:
         sys.path.insert(0, str(ROOT))
         from tests.interop.harness.pypaimon_env import _clean_env, ensure_pypaimon_python
 
         python = ensure_pypaimon_python()
-        proc = subprocess.run([python, str(SCRIPTS / "bench_pypaimon_pk.py"), str(wh), str(base_path),
-                               *map(str, up_paths)], capture_output=True, text=True, timeout=7200,
-                              env=_clean_env())
+        proc = subprocess.run(
+            [python, str(SCRIPTS / "bench_pypaimon_pk.py"), str(wh), str(base_path), *map(str, up_paths)],
+            capture_output=True,
+            text=True,
+            timeout=7200,
+            env=_clean_env(),
+        )
         if proc.returncode != 0:
             raise RuntimeError(cmd_error(proc) + "\n" + proc.stderr[-3000:])
         info = json.loads(proc.stdout)
@@ -183,8 +246,14 @@ def bench_pypaimon(res: Results, wh: Path, base_path: Path, up_paths: list[Path]
     res.add(keys[1], labels[1], info["upsert_s"], n_up)
     for k, lab, r in ((keys[2], labels[2], "read2"), (keys[3], labels[3], "read5")):
         ok = info[f"{r}_rows"] == n
-        res.add(k, lab, info[f"{r}_s"], info[f"{r}_rows"], runs=info[f"{r}_runs_s"],
-                note="best of 3" + ("" if ok else f"; ROW COUNT {info[f'{r}_rows']} != {n}"))
+        res.add(
+            k,
+            lab,
+            info[f"{r}_s"],
+            info[f"{r}_rows"],
+            runs=info[f"{r}_runs_s"],
+            note="best of 3" + ("" if ok else f"; ROW COUNT {info[f'{r}_rows']} != {n}"),
+        )
     return info
 
 
@@ -212,8 +281,13 @@ def bench_memory(res: Results, tmp: Path, rows: int) -> None:
     path = write_parquet(data, tmp / "mem_input.parquet")
     del data
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([str(PYTHON), "-c", MEM_CHILD, str(tmp / "wh_mem"), str(path), PK_COLUMNS],
-                          capture_output=True, text=True, timeout=3600, env=env)
+    proc = subprocess.run(
+        [str(PYTHON), "-c", MEM_CHILD, str(tmp / "wh_mem"), str(path), PK_COLUMNS],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        env=env,
+    )
     if proc.returncode != 0:
         res.add("mem_ingest", label, rows=rows, error=cmd_error(proc))
         print(proc.stderr[-3000:], file=sys.stderr)
@@ -222,23 +296,40 @@ def bench_memory(res: Results, tmp: Path, rows: int) -> None:
     # Linux keeps ru_maxrss across execve, so a child forked from this (big) process reports at least
     # the parent's RSS at fork; VmHWM belongs to the child's own address space: checked when available.
     peak_kb = info["vmhwm_kb"] or info["maxrss_kb"]
-    it = res.add("mem_ingest", label, info["seconds"], rows,
-                 note=f"peak RSS {peak_kb / 1024:.0f} MiB (VmHWM; ru_maxrss {info['maxrss_kb'] / 1024:.0f} "
-                      f"MiB, before ingest {info['rss_before_kb'] / 1024:.0f}); {info['files']} files; "
-                      f"input {path.stat().st_size / 1e6:.0f} MB")
+    it = res.add(
+        "mem_ingest",
+        label,
+        info["seconds"],
+        rows,
+        note=f"peak RSS {peak_kb / 1024:.0f} MiB (VmHWM; ru_maxrss {info['maxrss_kb'] / 1024:.0f} "
+        f"MiB, before ingest {info['rss_before_kb'] / 1024:.0f}); {info['files']} files; "
+        f"input {path.stat().st_size / 1e6:.0f} MB",
+    )
     it["maxrss_bytes"] = peak_kb * 1024
     path.unlink()
 
 
 # ------------------------------------------------------------------ report
 
-FLOOR = {"ours_pk_write": "floor_pk_write", "ours_pk_ingest": "floor_pk_write", "pypaimon_pk_write": "floor_pk_write",
-         "ours_pk_upsert": "floor_pk_upsert", "pypaimon_pk_upsert": "floor_pk_upsert",
-         "ours_pk_read2": "floor_pk_read", "ours_pk_read5": "floor_pk_read", "pypaimon_pk_read2": "floor_pk_read",
-         "pypaimon_pk_read5": "floor_pk_read", "floor_pk_merge2": "floor_pk_read"}
-PYP = {"ours_pk_write": "pypaimon_pk_write", "ours_pk_ingest": "pypaimon_pk_write",
-       "ours_pk_upsert": "pypaimon_pk_upsert", "ours_pk_read2": "pypaimon_pk_read2",
-       "ours_pk_read5": "pypaimon_pk_read5"}
+FLOOR = {
+    "ours_pk_write": "floor_pk_write",
+    "ours_pk_ingest": "floor_pk_write",
+    "pypaimon_pk_write": "floor_pk_write",
+    "ours_pk_upsert": "floor_pk_upsert",
+    "pypaimon_pk_upsert": "floor_pk_upsert",
+    "ours_pk_read2": "floor_pk_read",
+    "ours_pk_read5": "floor_pk_read",
+    "pypaimon_pk_read2": "floor_pk_read",
+    "pypaimon_pk_read5": "floor_pk_read",
+    "floor_pk_merge2": "floor_pk_read",
+}
+PYP = {
+    "ours_pk_write": "pypaimon_pk_write",
+    "ours_pk_ingest": "pypaimon_pk_write",
+    "ours_pk_upsert": "pypaimon_pk_upsert",
+    "ours_pk_read2": "pypaimon_pk_read2",
+    "ours_pk_read5": "pypaimon_pk_read5",
+}
 
 
 def checks(res: Results) -> list[dict]:
@@ -247,14 +338,28 @@ def checks(res: Results) -> list[dict]:
     def speedup(key, ref, min_x, info=False):  # rows/s ratio ours / pypaimon
         a, b = res.get(key), res.get(ref)
         v = a["rows_per_s"] / b["rows_per_s"] if a and b else None
-        out.append({"check": f"{key} rows/s vs {ref}", "value": v, "fmt": f"{v:.1f}x" if v else "-",
-                    "target": f">= {min_x}x" + (" (info)" if info else ""), "ok": v >= min_x if v else None})
+        out.append(
+            {
+                "check": f"{key} rows/s vs {ref}",
+                "value": v,
+                "fmt": f"{v:.1f}x" if v else "-",
+                "target": f">= {min_x}x" + (" (info)" if info else ""),
+                "ok": v >= min_x if v else None,
+            }
+        )
 
     def vs_floor(key, ref, max_x):
         a, b = res.get(key), res.get(ref)
         v = a["seconds"] / b["seconds"] if a and b else None
-        out.append({"check": f"{key} time vs {ref}", "value": v, "fmt": f"{v:.2f}x" if v else "-",
-                    "target": f"<= {max_x}x", "ok": v <= max_x if v else None})
+        out.append(
+            {
+                "check": f"{key} time vs {ref}",
+                "value": v,
+                "fmt": f"{v:.2f}x" if v else "-",
+                "target": f"<= {max_x}x",
+                "ok": v <= max_x if v else None,
+            }
+        )
 
     speedup("ours_pk_write", "pypaimon_pk_write", 20)
     vs_floor("ours_pk_write", "floor_pk_write", 3)
@@ -267,15 +372,24 @@ def checks(res: Results) -> list[dict]:
         vs_floor(f"ours_pk_{r}", "floor_pk_read", 3)
     m = res.get("mem_ingest")
     v = m["maxrss_bytes"] if m else None
-    out.append({"check": "mem_ingest peak RSS (child)", "value": v, "fmt": f"{v / 2**20:.0f} MiB" if v else "-",
-                "target": "< 1024 MiB", "ok": v < GIB if v else None})
+    out.append(
+        {
+            "check": "mem_ingest peak RSS (child)",
+            "value": v,
+            "fmt": f"{v / 2**20:.0f} MiB" if v else "-",
+            "target": "< 1024 MiB",
+            "ok": v < GIB if v else None,
+        }
+    )
     return out
 
 
 def print_report(res: Results, chk: list[dict], meta: dict, floor: dict, pyp: dict, title: str) -> None:
     print()
-    print(f"{title}: rows={res.rows:,}  python {meta['python']}  pyarrow {meta['pyarrow']}  cpus={meta['cpus']}  "
-          "(warm OS caches)")
+    print(
+        f"{title}: rows={res.rows:,}  python {meta['python']}  pyarrow {meta['pyarrow']}  cpus={meta['cpus']}  "
+        "(warm OS caches)"
+    )
     hdr = f"{'step':<42} {'seconds':>9} {'rows/s':>13} {'vs floor':>9} {'pypaimon/ours':>14}  note"
     print(hdr)
     print("-" * len(hdr))
@@ -318,8 +432,11 @@ def profile(name: str, fn, top: int = 18) -> None:
         rd.READ_THREADS, pkw.FLUSH_THREADS = saved
     st = pstats.Stats(prof)
     print(f"\n===== cProfile {name} (single-threaded): paimon_core by cumulative seconds")
-    rows = [(v[3], v[2], f"{Path(k[0]).name}:{k[2]}", v[1])
-            for k, v in st.stats.items() if f"{os.sep}core{os.sep}" in k[0]]
+    rows = [
+        (v[3], v[2], f"{Path(k[0]).name}:{k[2]}", v[1])
+        for k, v in st.stats.items()
+        if f"{os.sep}core{os.sep}" in k[0]
+    ]
     for cum, own, where, ncalls in sorted(rows, reverse=True)[:top]:
         print(f"  {cum:8.3f} cum {own:8.3f} own {ncalls:>9} calls  {where}")
     print(f"===== cProfile {name}: all by own time")
@@ -327,8 +444,15 @@ def profile(name: str, fn, top: int = 18) -> None:
 
 
 def meta_info(args) -> dict:
-    return {"args": vars(args), "seed": SEED, "python": platform.python_version(), "pyarrow": pa.__version__,
-            "platform": platform.platform(), "cpus": os.cpu_count(), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    return {
+        "args": vars(args),
+        "seed": SEED,
+        "python": platform.python_version(),
+        "pyarrow": pa.__version__,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
 
 
 def main() -> int:
@@ -358,22 +482,27 @@ def main() -> int:
         if args.skip_pypaimon:
             res.add("pypaimon_pk_write", "pypaimon 2.1.0", error="--skip-pypaimon")
         else:
-            meta["pypaimon"] = bench_pypaimon(res, tmp / "wh_pypaimon", base_path, up_paths, args.rows, args.upserts)
+            meta["pypaimon"] = bench_pypaimon(
+                res, tmp / "wh_pypaimon", base_path, up_paths, args.rows, args.upserts
+            )
         if args.mem_rows:
             bench_memory(res, tmp, args.mem_rows)
 
         chk = checks(res)
         print_report(res, chk, meta, FLOOR, PYP, "issue 3 PK benchmark")
         if args.json:
-            Path(args.json).write_text(json.dumps({"meta": meta, "results": res.items, "checks": chk},
-                                                  indent=2, default=str))
+            Path(args.json).write_text(
+                json.dumps({"meta": meta, "results": res.items, "checks": chk}, indent=2, default=str)
+            )
             print(f"\nJSON written to {args.json}")
         if args.profile:
             from paimon_core.catalog import FileSystemCatalog
             from paimon_core.metadata.schema import Schema
 
             cat = FileSystemCatalog(str(tmp / "wh_prof"))
-            t = cat.create_table("b.p", Schema(Schema.parse_columns(PK_COLUMNS), (), ("id",), dict(PK_OPTIONS)))
+            t = cat.create_table(
+                "b.p", Schema(Schema.parse_columns(PK_COLUMNS), (), ("id",), dict(PK_OPTIONS))
+            )
             profile("PK write_arrow(base)", lambda: t.write_arrow(base))
             profile("PK write_arrow(upsert)", lambda: t.write_arrow(ups[0]))
             profile("read 2 runs", lambda: cat.get_table("b.p").read())

@@ -39,8 +39,16 @@ def main() -> None:
         tw.close()
         tc.close()
     secs = time.perf_counter() - t0
-    out.write(json.dumps({"ingest_s": secs, "rows": sum(t.num_rows for t in tables),
-                          "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}) + "\n")
+    out.write(
+        json.dumps(
+            {
+                "ingest_s": secs,
+                "rows": sum(t.num_rows for t in tables),
+                "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -82,8 +82,13 @@ def child(args) -> None:
     if args.child == "spark":
         from paimon_core.engines.spark import SparkEngine
 
-        eng = SparkEngine(master=args.spark_master, conf={
-            "spark.sql.shuffle.partitions": str(args.buckets), "spark.driver.memory": args.driver_memory})
+        eng = SparkEngine(
+            master=args.spark_master,
+            conf={
+                "spark.sql.shuffle.partitions": str(args.buckets),
+                "spark.driver.memory": args.driver_memory,
+            },
+        )
         from paimon_core.engines.spark import ship_core
 
         # start-up = the JVM + the Python worker pool (Spark reuses the workers for later tasks)
@@ -96,9 +101,15 @@ def child(args) -> None:
         eng = LocalEngine()
     out["startup_s"] = time.perf_counter() - t0
     rss_start = peak_rss_mb()
-    t = FileSystemCatalog(args.wh).create_table("b.pk", Schema(
-        Schema.parse_columns(PK_COLUMNS), (), ("id",),
-        {"bucket": str(args.buckets), "file.format": "parquet", "write-only": "true"}))
+    t = FileSystemCatalog(args.wh).create_table(
+        "b.pk",
+        Schema(
+            Schema.parse_columns(PK_COLUMNS),
+            (),
+            ("id",),
+            {"bucket": str(args.buckets), "file.format": "parquet", "write-only": "true"},
+        ),
+    )
     t1 = time.perf_counter()
     res = ingest_files(t, args.inputs, engine=eng)
     out["ingest_s"] = time.perf_counter() - t1
@@ -123,22 +134,43 @@ def child(args) -> None:
 
     t = FileSystemCatalog(args.wh).get_table("b.pk")
     ids = t.read(columns=["id"]).column("id")
-    out["check"] = bool(len(ids) == args.rows and pc.count_distinct(ids).as_py() == args.rows
-                        and pc.min(ids).as_py() == 0 and pc.max(ids).as_py() == args.rows - 1)
+    out["check"] = bool(
+        len(ids) == args.rows
+        and pc.count_distinct(ids).as_py() == args.rows
+        and pc.min(ids).as_py() == 0
+        and pc.max(ids).as_py() == args.rows - 1
+    )
     print("RESULT " + json.dumps(out), flush=True)
 
 
 def run_child(engine: str, rows: int, inputs: list[str], wh: Path, args) -> dict:
-    cmd = [sys.executable, __file__, "--child", engine, "--rows", str(rows), "--wh", str(wh),
-           "--buckets", str(args.buckets), "--spark-master", args.spark_master,
-           "--driver-memory", args.driver_memory, "--inputs", *inputs]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        engine,
+        "--rows",
+        str(rows),
+        "--wh",
+        str(wh),
+        "--buckets",
+        str(args.buckets),
+        "--spark-master",
+        args.spark_master,
+        "--driver-memory",
+        args.driver_memory,
+        "--inputs",
+        *inputs,
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=7200)
     wall = time.perf_counter() - t0
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if proc.returncode != 0 or line is None:
-        raise SystemExit(f"{engine} run failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
-    r = json.loads(line[len("RESULT "):])
+        raise SystemExit(
+            f"{engine} run failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+        )
+    r = json.loads(line[len("RESULT ") :])
     r["process_wall_s"] = wall
     return r
 
@@ -152,7 +184,9 @@ def main() -> None:
     ap.add_argument("--driver-memory", default="2g")
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--skip-pypaimon", action="store_true", help="leave out pypaimon 2.1.0 (slow: ~50k rows/s)")
+    ap.add_argument(
+        "--skip-pypaimon", action="store_true", help="leave out pypaimon 2.1.0 (slow: ~50k rows/s)"
+    )
     ap.add_argument("--child", choices=["local", "spark"], help=argparse.SUPPRESS)
     ap.add_argument("--wh", help=argparse.SUPPRESS)
     ap.add_argument("--inputs", nargs="*", help=argparse.SUPPRESS)
@@ -167,8 +201,11 @@ def main() -> None:
         big_in = make_inputs(n, args.files, root / "in_big")
         small_in = make_inputs(small, args.files, root / "in_small")
         runs = []
-        for label, eng, rows, inputs in (("local", "local", n, big_in), (f"spark {args.spark_master} N/10", "spark", small, small_in),
-                                         (f"spark {args.spark_master}", "spark", n, big_in)):
+        for label, eng, rows, inputs in (
+            ("local", "local", n, big_in),
+            (f"spark {args.spark_master} N/10", "spark", small, small_in),
+            (f"spark {args.spark_master}", "spark", n, big_in),
+        ):
             print(f"running {label} ({rows:,} rows) ...", flush=True)
             r = run_child(eng, rows, inputs, root / f"wh_{len(runs)}", args)
             r["label"] = label
@@ -196,8 +233,12 @@ def run_pypaimon(inputs: list[str], wh: Path, buckets: int) -> dict | None:
 
         py = ensure_pypaimon_python()
         print(f"running pypaimon 2.1.0 ({len(inputs)} files) ...", flush=True)
-        p = subprocess.run([py, str(Path(__file__).with_name("bench_pypaimon_ingest.py")), str(wh), str(buckets),
-                            *inputs], capture_output=True, text=True, timeout=3600)
+        p = subprocess.run(
+            [py, str(Path(__file__).with_name("bench_pypaimon_ingest.py")), str(wh), str(buckets), *inputs],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
         if p.returncode != 0:
             print(f"  pypaimon failed: {p.stderr.strip().splitlines()[-1:]}")
             return None
@@ -209,35 +250,49 @@ def run_pypaimon(inputs: list[str], wh: Path, buckets: int) -> dict | None:
 
 def report(runs: list[dict], args, n: int, pyp: dict | None = None) -> None:
     print()
-    print(f"bench_spark: PK ingest + full compaction, bucket {args.buckets}, {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.1f}")
-    hdr = (f"{'run':<24}{'rows':>12}{'startup s':>11}{'ingest s':>10}{'compact s':>11}{'work s':>9}"
-           f"{'rows/s':>11}{'w/ startup s':>14}{'py RSS MB':>11}{'JVM RSS MB':>12}{'check':>7}")
+    print(
+        f"bench_spark: PK ingest + full compaction, bucket {args.buckets}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    hdr = (
+        f"{'run':<24}{'rows':>12}{'startup s':>11}{'ingest s':>10}{'compact s':>11}{'work s':>9}"
+        f"{'rows/s':>11}{'w/ startup s':>14}{'py RSS MB':>11}{'JVM RSS MB':>12}{'check':>7}"
+    )
     print(hdr)
     print("-" * len(hdr))
     for r in runs:
         work = r["ingest_s"] + r["compact_s"]
         jvm = r.get("driver_jvm_maxrss_mb")
-        print(f"{r['label']:<24}{r['rows']:>12,}{r['startup_s']:>11.1f}{r['ingest_s']:>10.1f}{r['compact_s']:>11.1f}"
-              f"{work:>9.1f}{r['rows'] / work:>11,.0f}{work + r['startup_s']:>14.1f}{r['driver_py_maxrss_mb']:>11.0f}"
-              f"{(f'{jvm:.0f}' if jvm else '-'):>12}{'ok' if r['check'] else 'FAIL':>7}")
+        print(
+            f"{r['label']:<24}{r['rows']:>12,}{r['startup_s']:>11.1f}{r['ingest_s']:>10.1f}{r['compact_s']:>11.1f}"
+            f"{work:>9.1f}{r['rows'] / work:>11,.0f}{work + r['startup_s']:>14.1f}{r['driver_py_maxrss_mb']:>11.0f}"
+            f"{(f'{jvm:.0f}' if jvm else '-'):>12}{'ok' if r['check'] else 'FAIL':>7}"
+        )
     local, s_small, s_big = runs
     lw = local["ingest_s"] + local["compact_s"]
     sw = s_big["ingest_s"] + s_big["compact_s"]
     ratio = sw / lw
     flat = s_big["driver_py_maxrss_mb"] / s_small["driver_py_maxrss_mb"]
     if pyp:
-        print(f"{'pypaimon 2.1.0 (ingest)':<24}{pyp['rows']:>12,}{'-':>11}{pyp['ingest_s']:>10.1f}{'n/a':>11}"
-              f"{pyp['ingest_s']:>9.1f}{pyp['rows'] / pyp['ingest_s']:>11,.0f}{'-':>14}{pyp['maxrss_mb']:>11.0f}"
-              f"{'-':>12}{'-':>7}")
-        print(f"\ningest rows/s: local {n / local['ingest_s']:,.0f}, spark {n / s_big['ingest_s']:,.0f}, "
-              f"pypaimon {pyp['rows'] / pyp['ingest_s']:,.0f} (local = {pyp['ingest_s'] / local['ingest_s']:.1f}x "
-              f"pypaimon, spark = {pyp['ingest_s'] / s_big['ingest_s']:.1f}x pypaimon; pypaimon cannot compact)")
+        print(
+            f"{'pypaimon 2.1.0 (ingest)':<24}{pyp['rows']:>12,}{'-':>11}{pyp['ingest_s']:>10.1f}{'n/a':>11}"
+            f"{pyp['ingest_s']:>9.1f}{pyp['rows'] / pyp['ingest_s']:>11,.0f}{'-':>14}{pyp['maxrss_mb']:>11.0f}"
+            f"{'-':>12}{'-':>7}"
+        )
+        print(
+            f"\ningest rows/s: local {n / local['ingest_s']:,.0f}, spark {n / s_big['ingest_s']:,.0f}, "
+            f"pypaimon {pyp['rows'] / pyp['ingest_s']:,.0f} (local = {pyp['ingest_s'] / local['ingest_s']:.1f}x "
+            f"pypaimon, spark = {pyp['ingest_s'] / s_big['ingest_s']:.1f}x pypaimon; pypaimon cannot compact)"
+        )
     print()
-    print(f"spark / local work time (start-up apart): {ratio:.2f}x  (target <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'})")
-    print(f"spark driver (Python) peak RSS, N vs N/10: {s_big['driver_py_maxrss_mb']:.0f} MB vs "
-          f"{s_small['driver_py_maxrss_mb']:.0f} MB = {flat:.2f}x  (flat target <= 1.25x: "
-          f"{'met' if flat <= 1.25 else 'NOT met'}); local engine at N: {local['driver_py_maxrss_mb']:.0f} MB")
+    print(
+        f"spark / local work time (start-up apart): {ratio:.2f}x  (target <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'})"
+    )
+    print(
+        f"spark driver (Python) peak RSS, N vs N/10: {s_big['driver_py_maxrss_mb']:.0f} MB vs "
+        f"{s_small['driver_py_maxrss_mb']:.0f} MB = {flat:.2f}x  (flat target <= 1.25x: "
+        f"{'met' if flat <= 1.25 else 'NOT met'}); local engine at N: {local['driver_py_maxrss_mb']:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -38,9 +38,14 @@ def bench_latency(wh: str, commits: int) -> dict:
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.metadata.schema import Schema
 
-    t = FileSystemCatalog(wh).create_table("db.lat", Schema(Schema.parse_columns("id BIGINT, v STRING"), (), (), {}))
-    proc = subprocess.Popen(paimon(wh, "stream", "db.lat", "--mode", "latest", "--poll", "100ms", "--snapshot-column"),
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    t = FileSystemCatalog(wh).create_table(
+        "db.lat", Schema(Schema.parse_columns("id BIGINT, v STRING"), (), (), {})
+    )
+    proc = subprocess.Popen(
+        paimon(wh, "stream", "db.lat", "--mode", "latest", "--poll", "100ms", "--snapshot-column"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     arrivals: dict[int, float] = {}
 
     def read():
@@ -55,7 +60,9 @@ def bench_latency(wh: str, commits: int) -> dict:
     rng = random.Random(1)
     ids = []
     for i in range(commits):
-        snap = t.write_arrow(pa.table({"id": pa.array(range(i * 10, i * 10 + 10), pa.int64()), "v": ["x"] * 10}))
+        snap = t.write_arrow(
+            pa.table({"id": pa.array(range(i * 10, i * 10 + 10), pa.int64()), "v": ["x"] * 10})
+        )
         ids.append((snap.id, snap.time_millis))
         time.sleep(rng.uniform(0.05, 0.25))
     deadline = time.time() + 30
@@ -70,8 +77,13 @@ def bench_latency(wh: str, commits: int) -> dict:
     def pct(p):
         return lat[min(len(lat) - 1, int(round(p / 100 * (len(lat) - 1))))]
 
-    return {"snapshots": len(lat), "missing": len(ids) - len(lat), "p50_ms": round(pct(50), 1),
-            "p99_ms": round(pct(99), 1), "max_ms": round(lat[-1], 1)}
+    return {
+        "snapshots": len(lat),
+        "missing": len(ids) - len(lat),
+        "p50_ms": round(pct(50), 1),
+        "p99_ms": round(pct(99), 1),
+        "max_ms": round(lat[-1], 1),
+    }
 
 
 def bench_ingest(wh: str, rows: int, tmp: str) -> dict:
@@ -79,13 +91,18 @@ def bench_ingest(wh: str, rows: int, tmp: str) -> dict:
     from paimon_core.metadata.schema import Schema
 
     t = FileSystemCatalog(wh).create_table(
-        "db.ing", Schema(Schema.parse_columns("id BIGINT, name STRING, v DOUBLE"), (), (), {}))
+        "db.ing", Schema(Schema.parse_columns("id BIGINT, name STRING, v DOUBLE"), (), (), {})
+    )
     path = os.path.join(tmp, "rows.jsonl")
     with open(path, "w") as f:
         chunk = 100_000
         for start in range(0, rows, chunk):
-            f.write("".join(f'{{"id": {i}, "name": "n{i % 1000}", "v": {i % 97}.5}}\n'
-                            for i in range(start, min(rows, start + chunk))))
+            f.write(
+                "".join(
+                    f'{{"id": {i}, "name": "n{i % 1000}", "v": {i % 97}.5}}\n'
+                    for i in range(start, min(rows, start + chunk))
+                )
+            )
     size = os.path.getsize(path)
     t0 = time.time()
     cmd = f"cat {path} | {' '.join(paimon(wh, '-o', 'json', 'ingest', '-', '-t', 'db.ing', '--commit-interval', '2s', '--commit-rows', '250000'))}"
@@ -95,8 +112,13 @@ def bench_ingest(wh: str, rows: int, tmp: str) -> dict:
     snaps = [t.snapshots.snapshot(c["snapshot"]) for c in commits if c["snapshot"]]
     total = sum(c["rows"] for c in commits)
     assert total == rows and t.snapshots.latest().total_record_count == rows, (total, rows)
-    res = {"rows": rows, "input_mb": round(size / 1e6, 1), "commits": len(snaps), "wall_s": round(wall, 2),
-           "wall_rows_per_s": int(rows / wall)}
+    res = {
+        "rows": rows,
+        "input_mb": round(size / 1e6, 1),
+        "commits": len(snaps),
+        "wall_s": round(wall, 2),
+        "wall_rows_per_s": int(rows / wall),
+    }
     if len(snaps) >= 2:
         span = (snaps[-1].time_millis - snaps[0].time_millis) / 1000
         res["sustained_rows_per_s"] = int(sum(c["rows"] for c in commits[1:]) / span) if span > 0 else None

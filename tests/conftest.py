@@ -61,7 +61,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("slow")
 
 
-settings.register_profile("ci", derandomize=True, max_examples=50, deadline=None, print_blob=True, database=None)
+settings.register_profile(
+    "ci", derandomize=True, max_examples=50, deadline=None, print_blob=True, database=None
+)
 settings.register_profile("dev", deadline=None, print_blob=True)
 _SEED: int | None = None
 
@@ -89,4 +91,6 @@ def pytest_report_header(config):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if terminalreporter.stats.get("failed") and not in_ci():
-        terminalreporter.write_line(f"hypothesis seed of this run: {_SEED} (replay: --hypothesis-seed={_SEED})")
+        terminalreporter.write_line(
+            f"hypothesis seed of this run: {_SEED} (replay: --hypothesis-seed={_SEED})"
+        )

@@ -93,5 +93,9 @@ def test_only_the_spark_engine_imports_pyspark():
 
 def test_the_cli_uses_engines_through_their_package_api():
     for path in (ROOT / "paimon_cli").rglob("*.py"):
-        bad = {i for i in _imports(path) if i.startswith(("paimon_core.engines.spark", "paimon_core.engines.base"))}
+        bad = {
+            i
+            for i in _imports(path)
+            if i.startswith(("paimon_core.engines.spark", "paimon_core.engines.base"))
+        }
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"

@@ -22,7 +22,9 @@ def _package_folders(folder: Path, name: str) -> set[str]:
 def test_every_package_folder_is_listed():
     conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(conf["packages"])
-    on_disk = _package_folders(ROOT / "core", "paimon_core") | _package_folders(ROOT / "paimon_cli", "paimon_cli")
+    on_disk = _package_folders(ROOT / "core", "paimon_core") | _package_folders(
+        ROOT / "paimon_cli", "paimon_cli"
+    )
     assert on_disk == listed
 
 

@@ -9,7 +9,7 @@ from paimon_core.data.binary_row import deserialize_row, serialize_row
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.data.values import internal_to_python, java_double_string, java_local_datetime_string
 
-_ESCAPE = set('"#%\'*/:=?\\{}[]^')
+_ESCAPE = set("\"#%'*/:=?\\{}[]^")
 
 
 def escape_path_name(s: str) -> str:
@@ -25,7 +25,11 @@ def escape_path_name(s: str) -> str:
 def unescape_path_name(s: str) -> str:
     out, i = [], 0
     while i < len(s):
-        if s[i] == "%" and i + 2 < len(s) + 0 and all(c in "0123456789abcdefABCDEF" for c in s[i + 1 : i + 3]):
+        if (
+            s[i] == "%"
+            and i + 2 < len(s) + 0
+            and all(c in "0123456789abcdefABCDEF" for c in s[i + 1 : i + 3])
+        ):
             out.append(chr(int(s[i + 1 : i + 3], 16)))
             i += 3
         else:
@@ -76,7 +80,9 @@ class PartitionCodec:
         parts = []
         for k, v, t in zip(self.keys, values, self.types):
             s = value_to_path_string(v, t)
-            parts.append(f"{escape_path_name(k)}={escape_path_name(s) if s is not None else self.default_name}")
+            parts.append(
+                f"{escape_path_name(k)}={escape_path_name(s) if s is not None else self.default_name}"
+            )
         return "/".join(parts)
 
     def spec(self, values) -> dict:

@@ -23,7 +23,8 @@ def parse_time_millis(text: str) -> int:
     except ValueError:
         raise InvalidInput(
             f"'{text}' is not a time: use an ISO date or datetime (2024-05-01, 2024-05-01T12:00:00,"
-            " 2024-05-01T12:00:00+02:00) or epoch milliseconds") from None
+            " 2024-05-01T12:00:00+02:00) or epoch milliseconds"
+        ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
     return (when - EPOCH_UTC) // dt.timedelta(milliseconds=1)

@@ -20,8 +20,22 @@ MAX_LENGTH = 2147483647
 
 # Root names of atomic types, in the spelling Paimon prints.
 ATOMIC_ROOTS = {
-    "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL",
-    "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ",
+    "BOOLEAN",
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL",
+    "CHAR",
+    "VARCHAR",
+    "BINARY",
+    "VARBINARY",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "TIMESTAMP_LTZ",
 }
 INTEGER_ROOTS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 STRING_ROOTS = ("CHAR", "VARCHAR")
@@ -139,8 +153,13 @@ class DataField:
 
     @staticmethod
     def from_json(obj: dict) -> DataField:
-        return DataField(int(obj["id"]), obj["name"], type_from_json(obj["type"]), obj.get("description"),
-                         obj.get("defaultValue"))
+        return DataField(
+            int(obj["id"]),
+            obj["name"],
+            type_from_json(obj["type"]),
+            obj.get("description"),
+            obj.get("defaultValue"),
+        )
 
 
 @dataclass(frozen=True)
@@ -281,7 +300,9 @@ def _parse(toks: _Tokens) -> DataType:
         p = args[0] if args else 10
         s = args[1] if len(args) > 1 else 0
         if not (1 <= p <= 38) or not (0 <= s <= p) or len(args) > 2:
-            raise TypeStringError(f"cannot parse type '{toks.text}': DECIMAL precision must be 1..38 and scale 0..precision")
+            raise TypeStringError(
+                f"cannot parse type '{toks.text}': DECIMAL precision must be 1..38 and scale 0..precision"
+            )
         t = AtomicType(root="DECIMAL", precision=p, scale=s)
     elif word == "TIME":
         args = _opt_args(toks)
@@ -417,16 +438,27 @@ def to_arrow_type(t: DataType) -> pa.DataType:
             pa.field("value", to_arrow_type(t.value), nullable=t.value.nullable),
         )
     if isinstance(t, MultisetType):
-        return pa.map_(pa.field("key", to_arrow_type(t.element), nullable=False),
-                       pa.field("value", pa.int32(), nullable=False))
+        return pa.map_(
+            pa.field("key", to_arrow_type(t.element), nullable=False),
+            pa.field("value", pa.int32(), nullable=False),
+        )
     if isinstance(t, RowType):
         return pa.struct([to_arrow_field(f) for f in t.fields])
     assert isinstance(t, AtomicType)
     r = t.root
     simple = {
-        "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(),
-        "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(), "DATE": pa.date32(),
-        "CHAR": pa.string(), "VARCHAR": pa.string(), "BINARY": pa.binary(), "VARBINARY": pa.binary(),
+        "BOOLEAN": pa.bool_(),
+        "TINYINT": pa.int8(),
+        "SMALLINT": pa.int16(),
+        "INT": pa.int32(),
+        "BIGINT": pa.int64(),
+        "FLOAT": pa.float32(),
+        "DOUBLE": pa.float64(),
+        "DATE": pa.date32(),
+        "CHAR": pa.string(),
+        "VARCHAR": pa.string(),
+        "BINARY": pa.binary(),
+        "VARBINARY": pa.binary(),
     }
     if r in simple:
         return simple[r]
@@ -454,10 +486,17 @@ def from_arrow_type(t: pa.DataType, nullable: bool = True) -> DataType:
     if pa.types.is_boolean(t):
         return AtomicType(nullable, "BOOLEAN")
     for arrow_pred, root in (
-        (pa.types.is_int8, "TINYINT"), (pa.types.is_int16, "SMALLINT"), (pa.types.is_int32, "INT"),
-        (pa.types.is_int64, "BIGINT"), (pa.types.is_uint8, "SMALLINT"), (pa.types.is_uint16, "INT"),
-        (pa.types.is_uint32, "BIGINT"), (pa.types.is_float16, "FLOAT"), (pa.types.is_float32, "FLOAT"),
-        (pa.types.is_float64, "DOUBLE"), (pa.types.is_date, "DATE"),
+        (pa.types.is_int8, "TINYINT"),
+        (pa.types.is_int16, "SMALLINT"),
+        (pa.types.is_int32, "INT"),
+        (pa.types.is_int64, "BIGINT"),
+        (pa.types.is_uint8, "SMALLINT"),
+        (pa.types.is_uint16, "INT"),
+        (pa.types.is_uint32, "BIGINT"),
+        (pa.types.is_float16, "FLOAT"),
+        (pa.types.is_float32, "FLOAT"),
+        (pa.types.is_float64, "DOUBLE"),
+        (pa.types.is_date, "DATE"),
     ):
         if arrow_pred(t):
             return AtomicType(nullable, root)
@@ -483,12 +522,17 @@ def from_arrow_type(t: pa.DataType, nullable: bool = True) -> DataType:
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return ArrayType(nullable, from_arrow_type(t.value_type, t.value_field.nullable))
     if pa.types.is_map(t):
-        return MapType(nullable, from_arrow_type(t.key_type), from_arrow_type(t.item_type, t.item_field.nullable))
+        return MapType(
+            nullable, from_arrow_type(t.key_type), from_arrow_type(t.item_type, t.item_field.nullable)
+        )
     if pa.types.is_struct(t):
-        return RowType(nullable, tuple(
-            DataField(-1, t.field(i).name, from_arrow_type(t.field(i).type, t.field(i).nullable))
-            for i in range(t.num_fields)
-        ))
+        return RowType(
+            nullable,
+            tuple(
+                DataField(-1, t.field(i).name, from_arrow_type(t.field(i).type, t.field(i).nullable))
+                for i in range(t.num_fields)
+            ),
+        )
     if pa.types.is_null(t):
         return string_type(True)
     raise TypeStringError(f"Arrow type {t} has no Paimon equivalent")
@@ -503,8 +547,9 @@ _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 
 def implicitly_castable(src: DataType, dst: DataType) -> bool:
     """True when every value of ``src`` fits ``dst`` without loss (Paimon's implicit widening)."""
-    if isinstance(src, (ArrayType, MapType, RowType, MultisetType)) or \
-            isinstance(dst, (ArrayType, MapType, RowType, MultisetType)):
+    if isinstance(src, (ArrayType, MapType, RowType, MultisetType)) or isinstance(
+        dst, (ArrayType, MapType, RowType, MultisetType)
+    ):
         if type(src) is not type(dst):
             return False
         if isinstance(src, (ArrayType, MultisetType)):

@@ -31,7 +31,9 @@ def _fixed_bytes(values: np.ndarray) -> pa.Array:
     """Each element of a 1-d numpy array as a binary value of its raw bytes."""
     width = values.dtype.itemsize
     raw = np.ascontiguousarray(values).view(np.uint8)
-    fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(values), [None, pa.py_buffer(raw.tobytes())])
+    fixed = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(width), len(values), [None, pa.py_buffer(raw.tobytes())]
+    )
     return fixed.cast(pa.binary())
 
 
@@ -58,8 +60,9 @@ def _payload(arr: pa.Array) -> pa.Array:
     if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
         return arr.cast(pa.binary())
     if pa.types.is_map(t):
-        entries = pa.list_(pa.struct([pa.field("key", t.key_type, nullable=False),
-                                      pa.field("value", t.item_type)]))
+        entries = pa.list_(
+            pa.struct([pa.field("key", t.key_type, nullable=False), pa.field("value", t.item_type)])
+        )
         return _payload(arr.cast(entries))
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         child = _length_prefixed(equality_keys(arr.flatten()))

@@ -27,10 +27,14 @@ def internal_values(arr: pa.Array | pa.ChunkedArray, t: DataType) -> list:
         tz = "UTC" if root == "TIMESTAMP_LTZ" else None
         if not pa.types.is_timestamp(arr.type):
             arr = arr.cast(to_arrow_type(t))
-        return arr.cast(pa.timestamp(arr.type.unit, tz)).cast(pa.int64()).to_pylist() if arr.type.unit == "ns" else [
-            None if v is None else v * {"s": 10**9, "ms": 10**6, "us": 10**3}[arr.type.unit]
-            for v in arr.cast(pa.int64()).to_pylist()
-        ]
+        return (
+            arr.cast(pa.timestamp(arr.type.unit, tz)).cast(pa.int64()).to_pylist()
+            if arr.type.unit == "ns"
+            else [
+                None if v is None else v * {"s": 10**9, "ms": 10**6, "us": 10**3}[arr.type.unit]
+                for v in arr.cast(pa.int64()).to_pylist()
+            ]
+        )
     return arr.to_pylist()
 
 

@@ -15,8 +15,14 @@ DEFAULT_SPARK_THRESHOLD = 1 << 30  # engine.spark-threshold: inputs above 1 GiB 
 class Engine(Protocol):
     name: str
 
-    def write(self, table, inputs: list, progress: Progress | None = None, row_kind_column: str | None = None,
-              on_rows: Callable[[int], None] | None = None) -> list:
+    def write(
+        self,
+        table,
+        inputs: list,
+        progress: Progress | None = None,
+        row_kind_column: str | None = None,
+        on_rows: Callable[[int], None] | None = None,
+    ) -> list:
         """Write the rows of ``inputs`` (InputFile list) into new files; return CommitMessages.
         ``on_rows(n)``: input rows read, called when the engine knows them (it may not).
         Must leave no files behind if it raises."""
@@ -26,17 +32,40 @@ class Engine(Protocol):
         """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
         ...
 
-    def export_rows(self, table, splits, columns=None, predicate=None, limit: int | None = None,
-                    out_path=None, fmt: str = "parquet", *, render=None, on_plan=None,
-                    progress: Progress | None = None):
+    def export_rows(
+        self,
+        table,
+        splits,
+        columns=None,
+        predicate=None,
+        limit: int | None = None,
+        out_path=None,
+        fmt: str = "parquet",
+        *,
+        render=None,
+        on_plan=None,
+        progress: Progress | None = None,
+    ):
         """Save the rows of ``splits`` (``columns`` projected, ``predicate`` applied, at most
         ``limit``) at ``out_path`` in ``fmt`` (parquet | csv | json; see ``engines.export``);
         returns an ``ExportResult``. ``on_plan(total_bytes)`` then ``progress(bytes)``."""
         ...
 
-    def export_changes(self, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None,
-                       out_path=None, fmt: str = "parquet", *, render=None, on_plan=None,
-                       progress: Progress | None = None):
+    def export_changes(
+        self,
+        table,
+        start,
+        end,
+        mode: str = "auto",
+        per_snapshot: bool = False,
+        columns=None,
+        out_path=None,
+        fmt: str = "parquet",
+        *,
+        render=None,
+        on_plan=None,
+        progress: Progress | None = None,
+    ):
         """Save the changes in (start, end] (``paimon_core.read.diff.diff``) like ``export_rows``."""
         ...
 
@@ -95,8 +124,15 @@ def _threshold(value) -> int:
     return parse_size(str(value))
 
 
-def get_engine(name: str = "local", *, master: str | None = None, remote: str | None = None,
-               conf: dict | None = None, spark_threshold=None, session=None) -> Engine:
+def get_engine(
+    name: str = "local",
+    *,
+    master: str | None = None,
+    remote: str | None = None,
+    conf: dict | None = None,
+    spark_threshold=None,
+    session=None,
+) -> Engine:
     """``local``, ``spark`` (``master`` local[N] / spark://host:port, or ``remote`` sc://host:port,
     plus ``conf``) or ``auto`` (Spark above ``spark_threshold`` bytes or a size like '1gb',
     default 1 GiB; the Spark options are used only then)."""
@@ -109,5 +145,7 @@ def get_engine(name: str = "local", *, master: str | None = None, remote: str | 
 
         return SparkEngine(master=master, remote=remote, conf=conf, session=session)
     if name == "auto":
-        return AutoEngine(_threshold(spark_threshold), master=master, remote=remote, conf=conf, session=session)
+        return AutoEngine(
+            _threshold(spark_threshold), master=master, remote=remote, conf=conf, session=session
+        )
     raise InvalidInput(f"unknown engine '{name}' (use local, spark or auto)")

@@ -56,8 +56,10 @@ def check_format(fmt: str, render: TextRenderer | None = None) -> None:
 def refuse_text_formats(path, fmt: str) -> None:
     """Engines that write folders of Parquet part files (Spark) refuse the text formats."""
     if fmt != "parquet":
-        raise UnsupportedFeature(f"{path}: the Spark engine writes a folder of Parquet part files, not "
-                                 f"{fmt.upper()}; use the local engine for a CSV or JSON file")
+        raise UnsupportedFeature(
+            f"{path}: the Spark engine writes a folder of Parquet part files, not "
+            f"{fmt.upper()}; use the local engine for a CSV or JSON file"
+        )
 
 
 def split_bytes(splits) -> int:
@@ -75,14 +77,15 @@ def point_bytes(table, point) -> int:
     return split_bytes(table.plan(snap))
 
 
-def read_batches(reader, splits, limit: int | None, advance: Advance | None = None,
-                 window: int = 16) -> Iterable:
+def read_batches(
+    reader, splits, limit: int | None, advance: Advance | None = None, window: int = 16
+) -> Iterable:
     """``reader.to_batches`` over ``splits`` a window at a time, calling ``advance`` with the bytes
     of each window once its rows are out (the windows keep the reader's parallelism)."""
     splits = list(splits)
     remaining = limit
     for i in range(0, len(splits), window):
-        chunk = splits[i:i + window]
+        chunk = splits[i : i + window]
         for t in reader.to_batches(chunk, remaining):
             if remaining is not None:
                 remaining -= t.num_rows

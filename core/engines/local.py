@@ -23,8 +23,9 @@ class LocalEngine:
                         batch, kinds = split_row_kinds(batch, row_kind_column)
                         data = conform_table(batch, table.schema)
                     except InputRowError as e:  # say where in the file, not where in the batch
-                        raise SchemaMismatch(f"{f.path}: {row_position(f.path, f.format, offset + e.row)}: "
-                                             f"{e.what}") from None
+                        raise SchemaMismatch(
+                            f"{f.path}: {row_position(f.path, f.format, offset + e.row)}: {e.what}"
+                        ) from None
                     offset += batch.num_rows
                     writer.write(data, kinds)
                     if progress and f.size:
@@ -55,8 +56,20 @@ class LocalEngine:
 
         return compact_messages(table, splits, full, progress)
 
-    def export_rows(self, table, splits, columns=None, predicate=None, limit=None, out_path=None,
-                    fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+    def export_rows(
+        self,
+        table,
+        splits,
+        columns=None,
+        predicate=None,
+        limit=None,
+        out_path=None,
+        fmt: str = "parquet",
+        *,
+        render=None,
+        on_plan=None,
+        progress=None,
+    ):
         """The rows of ``splits`` (projected, filtered, at most ``limit``) as one file."""
         from paimon_core.engines.export import (
             ExportResult,
@@ -74,8 +87,21 @@ class LocalEngine:
         rows = write_file(read_batches(reader, splits, limit, progress), empty, out_path, fmt, render)
         return ExportResult(str(out_path), rows, "file")
 
-    def export_changes(self, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None,
-                       out_path=None, fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+    def export_changes(
+        self,
+        table,
+        start,
+        end,
+        mode: str = "auto",
+        per_snapshot: bool = False,
+        columns=None,
+        out_path=None,
+        fmt: str = "parquet",
+        *,
+        render=None,
+        on_plan=None,
+        progress=None,
+    ):
         """``paimon_core.read.diff.diff`` of (start, end] as one file."""
         from paimon_core.engines.export import ExportResult, check_format, write_file
         from paimon_core.read.diff import diff

@@ -86,7 +86,9 @@ DEFAULT_CONF = {
 
 def log4j2_config_path() -> str:
     """A quiet log4j2 config (WARN to stderr, Spark/Hadoop chatter at ERROR) in a temp file."""
-    path = os.path.join(tempfile.gettempdir(), f"paimon-log4j2-{hashlib.sha1(_LOG4J2.encode()).hexdigest()[:10]}.properties")
+    path = os.path.join(
+        tempfile.gettempdir(), f"paimon-log4j2-{hashlib.sha1(_LOG4J2.encode()).hexdigest()[:10]}.properties"
+    )
     if not os.path.exists(path):
         tmp = f"{path}.{uuid.uuid4().hex}"
         with open(tmp, "w") as f:
@@ -111,7 +113,9 @@ def create_session(master: str | None = None, remote: str | None = None, conf: d
         for k, v in conf.items():
             builder = builder.config(k, v)
         return builder.getOrCreate()
-    os.environ["PYSPARK_PYTHON"] = conf.get("spark.pyspark.python", os.environ.get("PYSPARK_PYTHON") or sys.executable)
+    os.environ["PYSPARK_PYTHON"] = conf.get(
+        "spark.pyspark.python", os.environ.get("PYSPARK_PYTHON") or sys.executable
+    )
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
     log = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}"
@@ -176,8 +180,9 @@ def write_parquet_dir(df, path: str) -> str:
     mode = "errorifexists"
     if fs.exists(fpath):
         if not fs.isdir(fpath):
-            raise PaimonError(f"{path} exists and is a file: the Spark engine writes a folder of Parquet "
-                              "part files")
+            raise PaimonError(
+                f"{path} exists and is a file: the Spark engine writes a folder of Parquet part files"
+            )
         names = [n.rstrip("/").rsplit("/", 1)[-1] for n in fs.ls(fpath, detail=False)]
         if names and "_SUCCESS" not in names:
             raise PaimonError(f"{path} is a folder Spark did not write (no _SUCCESS): not replacing it")
@@ -226,7 +231,9 @@ class _Progress:
 
     def _fraction(self) -> float:
         tracker = self.spark.sparkContext.statusTracker()
-        stages = set()  # a stage shared by several jobs (AQE runs shuffle stages as jobs of their own) counts once
+        stages = (
+            set()
+        )  # a stage shared by several jobs (AQE runs shuffle stages as jobs of their own) counts once
         for jid in tracker.getJobIdsForGroup(self.group):
             job = tracker.getJobInfo(jid)
             stages.update(job.stageIds if job else ())
@@ -271,8 +278,9 @@ class SparkEngine:
 
     name = "spark"
 
-    def __init__(self, master: str | None = None, remote: str | None = None, conf: dict | None = None,
-                 session=None):
+    def __init__(
+        self, master: str | None = None, remote: str | None = None, conf: dict | None = None, session=None
+    ):
         if master and remote:
             raise PaimonError("give a Spark master or a Spark Connect remote, not both")
         self.master, self.remote, self.conf = master, remote, dict(conf or {})
@@ -325,8 +333,9 @@ class SparkEngine:
         if table.schema.core_options.bucket == -2:
             from paimon_core.errors import UnsupportedFeature
 
-            raise UnsupportedFeature("postpone-bucket tables (bucket = -2) are written by the local engine "
-                                     "only").with_hint("local_engine")
+            raise UnsupportedFeature(
+                "postpone-bucket tables (bucket = -2) are written by the local engine only"
+            ).with_hint("local_engine")
         from pyspark.sql import functions as F
 
         spark = self.spark
@@ -346,22 +355,26 @@ class SparkEngine:
         if self._direct_write(table, pieces):
             if all(p.rows is not None for p in pieces):
                 pieces = with_offsets(pieces)
-            df = ids.mapInArrow(partial(T.ingest_direct_task, spec, pieces, max_seq, row_kind_column,
-                                        self.fault), msg_schema)
+            df = ids.mapInArrow(
+                partial(T.ingest_direct_task, spec, pieces, max_seq, row_kind_column, self.fault), msg_schema
+            )
             return self._run(table, df, prefix, progress, total)
         import pyarrow as pa
 
         # Spark timestamps hold microseconds: TIMESTAMP(7..9) columns cross the shuffle as their
         # int64 nanoseconds (the write task turns them back)
-        fields = [pa.field(f.name, pa.int64(), f.nullable) if T.carried_as_nanos(f.type) else f
-                  for f in schema.arrow_schema()]
+        fields = [
+            pa.field(f.name, pa.int64(), f.nullable) if T.carried_as_nanos(f.type) else f
+            for f in schema.arrow_schema()
+        ]
         fields += [pa.field(T.BUCKET, pa.int32()), pa.field(T.ORDER, pa.int64())]
         if row_kind_column is not None:
             fields.append(pa.field(T.KIND_COL, pa.int8()))
         sschema, target = spark_schema(pa.schema(fields))
         mode = "fixed" if n_buckets > 0 else "dynamic"
-        rows = ids.mapInArrow(partial(T.ingest_read_task, spec, pieces, row_kind_column, mode, target,
-                                      self.fault), sschema)
+        rows = ids.mapInArrow(
+            partial(T.ingest_read_task, spec, pieces, row_kind_column, mode, target, self.fault), sschema
+        )
         keys = [F.col(k) for k in schema.partition_keys]
         parts = self._shuffle_partitions()
         if mode == "fixed":
@@ -403,7 +416,8 @@ class SparkEngine:
         prefix = job_prefix(table)
         spec = T.TableSpec.of(table, prefix)
         df = self.spark.range(0, len(splits), 1, len(splits)).mapInArrow(
-            partial(T.compact_task, spec, splits, full, self.fault), "msg binary, retried boolean")
+            partial(T.compact_task, spec, splits, full, self.fault), "msg binary, retried boolean"
+        )
         dirs = {table.bucket_path(s.partition, s.bucket) for s in splits}
         return self._run(table, df, prefix, progress, len(splits), swept_dirs=dirs)
 
@@ -436,8 +450,20 @@ class SparkEngine:
             path = write_parquet_dir(df, str(out_path))
         return ExportResult(path, self.spark.read.parquet(path).count(), "folder")
 
-    def export_rows(self, table, splits, columns=None, predicate=None, limit=None, out_path=None,
-                    fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+    def export_rows(
+        self,
+        table,
+        splits,
+        columns=None,
+        predicate=None,
+        limit=None,
+        out_path=None,
+        fmt: str = "parquet",
+        *,
+        render=None,
+        on_plan=None,
+        progress=None,
+    ):
         from paimon_core.engines.export import refuse_text_formats, split_bytes
 
         refuse_text_formats(out_path, fmt)
@@ -447,8 +473,21 @@ class SparkEngine:
             df = df.limit(limit)
         return self.export_dataframe(df, out_path, on_plan, progress, split_bytes(splits))
 
-    def export_changes(self, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None,
-                       out_path=None, fmt: str = "parquet", *, render=None, on_plan=None, progress=None):
+    def export_changes(
+        self,
+        table,
+        start,
+        end,
+        mode: str = "auto",
+        per_snapshot: bool = False,
+        columns=None,
+        out_path=None,
+        fmt: str = "parquet",
+        *,
+        render=None,
+        on_plan=None,
+        progress=None,
+    ):
         from paimon_core.engines.export import point_bytes, refuse_text_formats
         from paimon_core.engines.spark_sql import diff_dataframe
 
@@ -469,8 +508,9 @@ def plan_pieces(inputs, piece_bytes: int = PIECE_BYTES) -> list:
             continue
         md = pq.ParquetFile(f.path).metadata
         if md.num_row_groups <= 1:
-            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size, tuple(range(md.num_row_groups)),
-                                  md.num_rows))
+            pieces.append(
+                T.Piece(len(pieces), f.path, f.format, f.size, tuple(range(md.num_row_groups)), md.num_rows)
+            )
             continue
         total = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups)) or 1
         run, acc, nrows = [], 0, 0
@@ -479,7 +519,9 @@ def plan_pieces(inputs, piece_bytes: int = PIECE_BYTES) -> list:
             acc += md.row_group(i).total_byte_size
             nrows += md.row_group(i).num_rows
             if acc >= piece_bytes:
-                pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run), nrows))
+                pieces.append(
+                    T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run), nrows)
+                )
                 run, acc, nrows = [], 0, 0
         if run:
             pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run), nrows))
@@ -543,8 +585,18 @@ def sweep_job_files(table, prefix: str, keep: set, dirs=None) -> int:
     return removed
 
 
-__all__ = ["SparkEngine", "create_session", "write_parquet_dir", "core_zip", "ship_core", "to_dataframe", "splits_dataframe",
-           "plan_pieces", "max_sequence_numbers", "sweep_job_files"]
+__all__ = [
+    "SparkEngine",
+    "create_session",
+    "write_parquet_dir",
+    "core_zip",
+    "ship_core",
+    "to_dataframe",
+    "splits_dataframe",
+    "plan_pieces",
+    "max_sequence_numbers",
+    "sweep_job_files",
+]
 
 
 def register(spark, warehouse: str | None = None) -> None:

@@ -78,7 +78,8 @@ def splits_dataframe(spark, table, splits, columns=None, predicate=None):
     ship_core(spark)
     spec = T.TableSpec.of(table)
     return spark.range(0, len(splits), 1, len(splits)).mapInArrow(
-        partial(T.read_task, spec, splits, reader.columns, predicate, target), sschema)
+        partial(T.read_task, spec, splits, reader.columns, predicate, target), sschema
+    )
 
 
 def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, where: str | None = None):

@@ -65,7 +65,9 @@ def _load(options, default_warehouse: str | None = None):
     wh = options.get("warehouse") or default_warehouse
     name = options.get("path") or options.get("table")
     if not wh:
-        raise InvalidInput("the paimon data source needs option 'warehouse' (or register(spark, warehouse=...))")
+        raise InvalidInput(
+            "the paimon data source needs option 'warehouse' (or register(spark, warehouse=...))"
+        )
     if not name:
         raise InvalidInput("the paimon data source needs a table: load('db.t') / save('db.t')")
     return FileSystemCatalog(wh).get_table(name)
@@ -99,15 +101,18 @@ def _to_spark(rows: pa.Table, target: pa.Schema):
     from paimon_core.engines.spark_tasks import to_spark_arrow
 
     rows = rows.select(target.names)
-    return to_spark_arrow(rows.cast(pa.schema([f.with_nullable(True) for f in rows.schema])), target).to_batches()
+    return to_spark_arrow(
+        rows.cast(pa.schema([f.with_nullable(True) for f in rows.schema])), target
+    ).to_batches()
 
 
 def _snapshot(table, options):
     from paimon_core.data.times import parse_time_millis
 
     sid, tag, as_of = options.get("snapshot"), options.get("tag"), options.get("as-of")
-    return table.resolve_snapshot(int(sid) if sid is not None else None,
-                                  parse_time_millis(as_of) if as_of is not None else None, tag)
+    return table.resolve_snapshot(
+        int(sid) if sid is not None else None, parse_time_millis(as_of) if as_of is not None else None, tag
+    )
 
 
 def _spec(table):
@@ -172,11 +177,15 @@ def _check_writable(table) -> None:
     from paimon_core.errors import InvalidInput
 
     if table.is_primary_key_table and table.schema.core_options.bucket == -1:
-        raise InvalidInput(f"table {table.identifier} has dynamic buckets (bucket = -1): the Spark data source "
-                           "cannot write it (tasks would assign buckets independently); use `paimon ingest`")
+        raise InvalidInput(
+            f"table {table.identifier} has dynamic buckets (bucket = -1): the Spark data source "
+            "cannot write it (tasks would assign buckets independently); use `paimon ingest`"
+        )
     if table.is_primary_key_table and table.schema.options.get("changelog-producer") == "lookup":
-        raise InvalidInput(f"table {table.identifier} has changelog-producer = lookup: the Spark data source "
-                           "cannot write it (each task would compute its changelog alone); use `paimon ingest`")
+        raise InvalidInput(
+            f"table {table.identifier} has changelog-producer = lookup: the Spark data source "
+            "cannot write it (each task would compute its changelog alone); use `paimon ingest`"
+        )
 
 
 def _write_task(spec, batches) -> PaimonCommitMessage:
@@ -207,7 +216,9 @@ def _write_task(spec, batches) -> PaimonCommitMessage:
             t, kinds = split_row_kinds(t, ROW_KIND if ROW_KIND in t.column_names else None)
             rows += t.num_rows
             if table.is_primary_key_table and rows >= SEQ_STRIDE:
-                raise InvalidInput(f"a Spark task wrote more than {SEQ_STRIDE} rows in one batch; repartition the input")
+                raise InvalidInput(
+                    f"a Spark task wrote more than {SEQ_STRIDE} rows in one batch; repartition the input"
+                )
             writer.write(conform_table(t, table.schema), kinds)
         messages = writer.prepare_commit()
     except BaseException:
@@ -267,8 +278,10 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
         if not user:
             where = options.get("checkpointLocation") or options.get("checkpointlocation")
             if not where:
-                raise InvalidInput("writeStream to paimon needs option 'checkpointLocation' (or 'commit-user'): "
-                                   "exactly-once commits are keyed by a commit user stable across restarts")
+                raise InvalidInput(
+                    "writeStream to paimon needs option 'checkpointLocation' (or 'commit-user'): "
+                    "exactly-once commits are keyed by a commit user stable across restarts"
+                )
             user = str(uuid.uuid5(uuid.NAMESPACE_URL, f"paimon-spark-stream:{table.identifier}:{where}"))
         self.commit_user = user
 
@@ -278,8 +291,11 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
     def commit(self, messages, batchId):
         from paimon_core.commit import CommitOptions
 
-        _commit(self.spec.table(), _messages(messages),
-                CommitOptions(commit_user=self.commit_user, commit_identifier=batchId + 1))
+        _commit(
+            self.spec.table(),
+            _messages(messages),
+            CommitOptions(commit_user=self.commit_user, commit_identifier=batchId + 1),
+        )
 
     def abort(self, messages, batchId):
         self.spec.table().discard(_messages(messages))
@@ -308,9 +324,14 @@ class PaimonStreamReader(DataSourceStreamReader):
         self.consumer_id = options.get("consumer-id")
         self.max_snapshots = int(options.get("max-snapshots-per-trigger") or 0)
         self.recorded = None
-        self.stream = StreamRead(table, mode=options.get("scan.mode"), start=int(start) if start else None,
-                                 consumer_id=self.consumer_id, columns=columns,
-                                 ignore_progress=_flag(options, "consumer.ignore-progress", False))
+        self.stream = StreamRead(
+            table,
+            mode=options.get("scan.mode"),
+            start=int(start) if start else None,
+            consumer_id=self.consumer_id,
+            columns=columns,
+            ignore_progress=_flag(options, "consumer.ignore-progress", False),
+        )
 
     def initialOffset(self):
         first = self.stream.start_batch()  # decides the start; its rows are read by a task later
@@ -424,7 +445,9 @@ class PaimonDataSource(DataSource):
         t = self._table()
         cols, with_kind = self._chosen(t, schema)
         if not with_kind:
-            raise InvalidInput("readStream from paimon needs the _row_kind column (do not set row-kind = false)")
+            raise InvalidInput(
+                "readStream from paimon needs the _row_kind column (do not set row-kind = false)"
+            )
         return PaimonStreamReader(t, self.options, cols)
 
 

@@ -84,8 +84,10 @@ def _suffix_ref(db: str, name: str) -> TableRef:
     key, eq, value = suffix.partition("=")
     key = key.strip().lower()
     if key not in ("snapshot", "tag", "as_of", "diff") or not eq or not value.strip():
-        raise InvalidInput(f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
-                           "$as_of=TIME or $diff=A..B")
+        raise InvalidInput(
+            f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
+            "$as_of=TIME or $diff=A..B"
+        )
     return TableRef(db, table, key, value.strip())
 
 
@@ -119,7 +121,7 @@ def find_refs(query: str, exists) -> list[tuple[int, int, TableRef]]:
         if len(parts) > 2:  # db.t.column: keep the column, qualified by the view
             tail = m.group("name")
             for _ in range(2):  # skip the two parts of the table name
-                tail = tail[_PART.search(tail).end():].lstrip()
+                tail = tail[_PART.search(tail).end() :].lstrip()
                 tail = tail[1:].lstrip() if tail.startswith(".") else tail
             out.append((start, end - len(tail) - 1, ref))  # replaces "db.t" (the "." stays)
             continue
@@ -188,11 +190,13 @@ def sql(spark, catalog, query: str, exists=None):
     """Run ``query`` on ``spark`` with the Paimon tables it names (see the module doc) registered
     as temporary views; returns the DataFrame (lazy). ``catalog``: a FileSystemCatalog."""
     if exists is None:
+
         def exists(identifier: str) -> bool:
             try:
                 return catalog.table_exists(identifier)
             except PaimonError:  # not a valid table name: not ours
                 return False
+
     refs = find_refs(query, exists)
     done = set()
     for _, _, ref in refs:
@@ -329,4 +333,5 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     ship_core(spark)
     spec = T.TableSpec.of(table)
     return spark.range(0, len(jobs), 1, len(jobs)).mapInArrow(
-        partial(_diff_task, spec, jobs, mode, per_snapshot, columns, target), sschema)
+        partial(_diff_task, spec, jobs, mode, per_snapshot, columns, target), sschema
+    )

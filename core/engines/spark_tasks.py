@@ -58,7 +58,9 @@ class Piece:
     size: int
     row_groups: tuple[int, ...] | None = None
     rows: int | None = None  # row count (Parquet metadata); None for CSV/JSON
-    offset: int | None = None  # rows of all earlier pieces (the piece's global row offset), if all are counted
+    offset: int | None = (
+        None  # rows of all earlier pieces (the piece's global row offset), if all are counted
+    )
 
 
 def _retried() -> bool:
@@ -120,8 +122,10 @@ def read_piece(piece: Piece, schema, row_kind_column: str | None):
 
         try:
             pf = pq.ParquetFile(piece.path)
-            batches = (pa.Table.from_batches([b]) for b in
-                       pf.iter_batches(batch_size=BATCH_ROWS, row_groups=list(piece.row_groups)))
+            batches = (
+                pa.Table.from_batches([b])
+                for b in pf.iter_batches(batch_size=BATCH_ROWS, row_groups=list(piece.row_groups))
+            )
         except (pa.ArrowInvalid, OSError) as e:
             raise InvalidInput(f"{piece.path}: cannot read as PARQUET: {str(e).splitlines()[0]}") from None
     else:
@@ -133,8 +137,15 @@ def read_piece(piece: Piece, schema, row_kind_column: str | None):
         offset += batch.num_rows
 
 
-def ingest_read_task(spec: TableSpec, pieces: list, row_kind_column: str | None, bucket_mode: str,
-                     target: pa.Schema, fault: str | None, batches):
+def ingest_read_task(
+    spec: TableSpec,
+    pieces: list,
+    row_kind_column: str | None,
+    bucket_mode: str,
+    target: pa.Schema,
+    fault: str | None,
+    batches,
+):
     """Stage 1 of a shuffled ingest: input rows + bucket + input order (+ row kind)."""
     from paimon_core.write.bucket import assign_buckets
 
@@ -150,7 +161,9 @@ def ingest_read_task(spec: TableSpec, pieces: list, row_kind_column: str | None,
                     buckets = assign_buckets(data, schema.bucket_keys, schema.types_of(schema.bucket_keys), n)
                 else:
                     buckets = np.zeros(m, np.int32)
-                order = (np.int64(piece.index) << np.int64(PIECE_SHIFT)) + np.arange(offset, offset + m, dtype=np.int64)
+                order = (np.int64(piece.index) << np.int64(PIECE_SHIFT)) + np.arange(
+                    offset, offset + m, dtype=np.int64
+                )
                 out = data.append_column(BUCKET, pa.array(buckets, pa.int32()))
                 out = out.append_column(ORDER, pa.array(order, pa.int64()))
                 if row_kind_column is not None:
@@ -189,7 +202,9 @@ def ingest_write_task(spec: TableSpec, max_seq: dict, fault: str | None, batches
             for f in table.schema.arrow_schema():
                 if carried_as_nanos(f.type) and pa.types.is_integer(t.schema.field(f.name).type):
                     t = t.set_column(t.column_names.index(f.name), f.name, t.column(f.name).cast(f.type))
-            writer.write(conform_table(t, table.schema), kinds.combine_chunks() if kinds is not None else None)
+            writer.write(
+                conform_table(t, table.schema), kinds.combine_chunks() if kinds is not None else None
+            )
         _fault(fault, "write")
         messages = writer.prepare_commit()
         _fault(fault, "commit")
@@ -199,8 +214,9 @@ def ingest_write_task(spec: TableSpec, max_seq: dict, fault: str | None, batches
     yield _messages_batch(messages)
 
 
-def ingest_direct_task(spec: TableSpec, pieces: list, max_seq: dict, row_kind_column: str | None,
-                       fault: str | None, batches):
+def ingest_direct_task(
+    spec: TableSpec, pieces: list, max_seq: dict, row_kind_column: str | None, fault: str | None, batches
+):
     """The no-shuffle ingest: each task reads its pieces and runs the core writer over each one
     (the writer assigns buckets and splits by partition and bucket), writing level-0 files for
     every bucket the piece touches. With a known global row offset a piece's sequence numbers in

@@ -39,8 +39,15 @@ RECORD_NAME = "org.apache.paimon.avro.generated.record"
 # file.compression -> Avro codec. Java: zstd is zstandard at file.compression.zstd-level; other
 # names go to Avro's CodecFactory.fromString (1.x; 0.9 wrote snappy for every other value).
 # formats.CODECS lists the ones written here (those the Java 0.9 jar reads).
-CODECS = {"zstd": "zstandard", "null": "null", "deflate": "deflate", "snappy": "snappy",
-          "bzip2": "bzip2", "xz": "xz", "zstandard": "zstandard"}
+CODECS = {
+    "zstd": "zstandard",
+    "null": "null",
+    "deflate": "deflate",
+    "snappy": "snappy",
+    "bzip2": "bzip2",
+    "xz": "xz",
+    "zstandard": "zstandard",
+}
 
 
 # ------------------------------------------------------------------ snappy blocks (pyarrow's codec)
@@ -89,10 +96,13 @@ _register_snappy()
 
 def check_types(schema: pa.Schema) -> None:
     """Refuse the types Java Paimon cannot store in Avro (and so neither do we)."""
+
     def walk(name: str, t: pa.DataType) -> None:
         if pa.types.is_timestamp(t) and t.unit == "ns":
-            raise InvalidInput(f"column '{name}': Avro files hold TIMESTAMP precision up to 6 (Java Paimon refuses"
-                               " TIMESTAMP(7..9) in Avro); use file.format parquet or orc")
+            raise InvalidInput(
+                f"column '{name}': Avro files hold TIMESTAMP precision up to 6 (Java Paimon refuses"
+                " TIMESTAMP(7..9) in Avro); use file.format parquet or orc"
+            )
         if pa.types.is_list(t):
             walk(name, t.value_type)
         elif pa.types.is_map(t):
@@ -154,8 +164,11 @@ def _avro_type(t: pa.DataType, nullable: bool, row_name: str):
             kv = {"name": "value", "type": _avro_type(value.type, value.nullable, row_name + "_value")}
             if value.nullable:
                 kv["default"] = None
-            entry = {"type": "record", "name": row_name, "fields": [
-                {"name": "key", "type": _avro_type(t.key_type, False, row_name + "_key")}, kv]}
+            entry = {
+                "type": "record",
+                "name": row_name,
+                "fields": [{"name": "key", "type": _avro_type(t.key_type, False, row_name + "_key")}, kv],
+            }
             s = {"type": "array", "items": entry, "logicalType": "map"}
     else:
         raise InvalidInput(f"no Avro encoding for Arrow type {t}")
@@ -176,7 +189,9 @@ def _physical(t: pa.DataType) -> pa.DataType:
     if pa.types.is_list(t):
         return pa.list_(t.value_field.with_type(_physical(t.value_type)))
     if pa.types.is_map(t):
-        return pa.map_(t.key_field.with_type(_physical(t.key_type)), t.item_field.with_type(_physical(t.item_type)))
+        return pa.map_(
+            t.key_field.with_type(_physical(t.key_type)), t.item_field.with_type(_physical(t.item_type))
+        )
     if pa.types.is_struct(t):
         return pa.struct([t.field(i).with_type(_physical(t.field(i).type)) for i in range(t.num_fields)])
     return t
@@ -199,14 +214,18 @@ def _fixer(t: pa.DataType):
         fixers = {k: f for k, f in fixers.items() if f is not None}
         if not fixers:
             return None
-        return lambda v: None if v is None else {k: (fixers[k](x) if k in fixers else x) for k, x in v.items()}
+        return lambda v: (
+            None if v is None else {k: (fixers[k](x) if k in fixers else x) for k, x in v.items()}
+        )
     return None
 
 
 class AvroFileWriter:
     """Streams batches into one Avro file (one Avro block per batch)."""
 
-    def __init__(self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1):
+    def __init__(
+        self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1
+    ):
         check_types(schema)
         self.path = path
         fileio.mkdirs(path.rsplit("/", 1)[0])
@@ -215,8 +234,12 @@ class AvroFileWriter:
         self._fixers = [_fixer(f.type) for f in self._physical]
         codec = CODECS[compression.lower()]
         self._sink = fileio.arrow_fs.open_output_stream(path)
-        self._writer = fastavro.write.Writer(self._sink, fastavro.parse_schema(file_schema(schema)), codec=codec,
-                                             compression_level=level if codec == "zstandard" else None)
+        self._writer = fastavro.write.Writer(
+            self._sink,
+            fastavro.parse_schema(file_schema(schema)),
+            codec=codec,
+            compression_level=level if codec == "zstandard" else None,
+        )
         self.row_count = 0
 
     def write(self, table: pa.Table | pa.RecordBatch) -> None:
@@ -250,10 +273,15 @@ def _raw_type(t: pa.DataType) -> pa.DataType:
     if pa.types.is_list(t):
         return pa.list_(t.value_field.with_type(_raw_type(t.value_type)))
     if pa.types.is_map(t):
-        key, item = t.key_field.with_type(_raw_type(t.key_type)), t.item_field.with_type(_raw_type(t.item_type))
+        key, item = (
+            t.key_field.with_type(_raw_type(t.key_type)),
+            t.item_field.with_type(_raw_type(t.item_type)),
+        )
         if pa.types.is_string(t.key_type):
             return pa.map_(key, item)
-        return pa.list_(pa.field("entry", pa.struct([key.with_name("key"), item.with_name("value")]), nullable=False))
+        return pa.list_(
+            pa.field("entry", pa.struct([key.with_name("key"), item.with_name("value")]), nullable=False)
+        )
     if pa.types.is_struct(t):
         return pa.struct([t.field(i).with_type(_raw_type(t.field(i).type)) for i in range(t.num_fields)])
     return t
@@ -267,17 +295,25 @@ def _to_target(arr: pa.Array, t: pa.DataType) -> pa.Array:
         entries = arr.values
         keys = _to_target(entries.field("key"), t.key_type)
         items = _to_target(entries.field("value"), t.item_type)
-        return pa.MapArray.from_arrays(arr.offsets, keys, items, type=t, mask=arr.is_null() if arr.null_count else None)
+        return pa.MapArray.from_arrays(
+            arr.offsets, keys, items, type=t, mask=arr.is_null() if arr.null_count else None
+        )
     if pa.types.is_map(t):
         keys = _to_target(arr.keys, t.key_type)
         items = _to_target(arr.items, t.item_type)
-        return pa.MapArray.from_arrays(arr.offsets, keys, items, type=t, mask=arr.is_null() if arr.null_count else None)
+        return pa.MapArray.from_arrays(
+            arr.offsets, keys, items, type=t, mask=arr.is_null() if arr.null_count else None
+        )
     if pa.types.is_list(t):
         values = _to_target(arr.values, t.value_type)
-        return pa.ListArray.from_arrays(arr.offsets, values, type=t, mask=arr.is_null() if arr.null_count else None)
+        return pa.ListArray.from_arrays(
+            arr.offsets, values, type=t, mask=arr.is_null() if arr.null_count else None
+        )
     if pa.types.is_struct(t):
         children = [_to_target(arr.field(i), t.field(i).type) for i in range(t.num_fields)]
-        return pa.StructArray.from_arrays(children, fields=list(t), mask=arr.is_null() if arr.null_count else None)
+        return pa.StructArray.from_arrays(
+            children, fields=list(t), mask=arr.is_null() if arr.null_count else None
+        )
     return arr.cast(t)
 
 

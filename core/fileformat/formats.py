@@ -42,8 +42,10 @@ def format_of(file_name: str) -> str:
         raise CorruptMetadata(f"data file {file_name} has no format extension")
     ext = base.rsplit(".", 1)[1].lower()
     if ext not in FORMATS:
-        raise CorruptMetadata(f"data file {file_name} is in format '{ext}', which this tool does not read"
-                              f" ({', '.join(FORMATS)})")
+        raise CorruptMetadata(
+            f"data file {file_name} is in format '{ext}', which this tool does not read"
+            f" ({', '.join(FORMATS)})"
+        )
     return ext
 
 
@@ -63,7 +65,9 @@ def _level_map(options: dict[str, str], key: str) -> dict[int, str]:
         except ValueError:
             level = -1
         if not sep or level < 0 or not val.strip():
-            raise InvalidInput(f"option '{key}' has a bad entry '{part.strip()}' (expected LEVEL:VALUE, e.g. 0:avro,3:parquet)")
+            raise InvalidInput(
+                f"option '{key}' has a bad entry '{part.strip()}' (expected LEVEL:VALUE, e.g. 0:avro,3:parquet)"
+            )
         out[level] = val.strip().lower()
     return out
 
@@ -90,8 +94,15 @@ def file_compression(options: dict[str, str], level: int, changelog: bool = Fals
 
 # file.suffix.include.compression: the codec's file extension goes before the format's (Paimon 1.x
 # HadoopCompressionType: none adds nothing, unknown names are used as they are)
-_CODEC_EXTENSIONS = {"none": None, "gzip": "gz", "bzip2": "bz2", "deflate": "deflate", "snappy": "snappy",
-                     "lz4": "lz4", "zstd": "zst"}
+_CODEC_EXTENSIONS = {
+    "none": None,
+    "gzip": "gz",
+    "bzip2": "bz2",
+    "deflate": "deflate",
+    "snappy": "snappy",
+    "lz4": "lz4",
+    "zstd": "zst",
+}
 
 
 def file_extension(options: dict[str, str], fmt: str) -> str:
@@ -112,8 +123,10 @@ def _check_format(key: str, fmt: str) -> None:
 
 def _check_codec(key: str, fmt: str, codec: str) -> None:
     if codec not in CODECS[fmt]:
-        raise InvalidInput(f"option '{key}': compression '{codec}' is not supported for {fmt} files"
-                           f" (use {', '.join(CODECS[fmt])})")
+        raise InvalidInput(
+            f"option '{key}': compression '{codec}' is not supported for {fmt} files"
+            f" (use {', '.join(CODECS[fmt])})"
+        )
 
 
 def check_options(options: dict[str, str], schema: pa.Schema) -> None:
@@ -146,8 +159,15 @@ def check_options(options: dict[str, str], schema: pa.Schema) -> None:
 
 
 # ------------------------------------------------------------------ read / write
-def open_writer(fmt: str, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd",
-                level: int | None = 1, types: dict[str, DataType] | None = None):
+def open_writer(
+    fmt: str,
+    fileio: FileIO,
+    path: str,
+    schema: pa.Schema,
+    compression: str = "zstd",
+    level: int | None = 1,
+    types: dict[str, DataType] | None = None,
+):
     """A streaming writer (``write(table)``, ``bytes_written``, ``row_count``, ``close() -> size``)
     of one data file in format ``fmt``; ``types``: the Paimon types of the columns (ORC checks
     CHAR/VARCHAR lengths with them)."""
@@ -158,8 +178,9 @@ def open_writer(fmt: str, fileio: FileIO, path: str, schema: pa.Schema, compress
     return _WRITERS[fmt](fileio, path, schema, compression, level)
 
 
-def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType],
-                   legacy_ltz: bool = True) -> pa.Table:
+def read_data_file(
+    fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType], legacy_ltz: bool = True
+) -> pa.Table:
     """The named columns of a data file (format by extension), with the Paimon ``types`` the
     file was written with: ORC and Avro columns come as those types' Arrow arrays, read as Java
     reads them; Parquet columns come as stored (the caller's casts apply as before).
@@ -175,20 +196,42 @@ def read_data_file(fileio: FileIO, path: str, columns: list[str], types: dict[st
                 zone = _zone(orc.writer_timezone(fileio, path), path)
             if not columns:
                 return data
-            return pa.Table.from_arrays([_orc_column(data.column(c), types[c], zone) for c in columns], names=columns)
+            return pa.Table.from_arrays(
+                [_orc_column(data.column(c), types[c], zone) for c in columns], names=columns
+            )
         return avro.read(fileio, path, columns, {c: to_arrow_type(types[c]) for c in columns})
     except FileNotFoundError:
         raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
     except (pa.ArrowException, ValueError, KeyError, EOFError, OSError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         if "out of range for nanosecond resolution" in msg:
-            raise InvalidInput(f"data file {path} holds a timestamp outside 1677..2262, which the ORC reader"
-                               f" used here cannot read ({msg})") from None
+            raise InvalidInput(
+                f"data file {path} holds a timestamp outside 1677..2262, which the ORC reader"
+                f" used here cannot read ({msg})"
+            ) from None
         raise CorruptMetadata(f"data file {path} is unreadable: {msg}") from None
 
 
-_UTC_ZONES = {"", "UTC", "GMT", "Z", "UCT", "Universal", "Zulu", "GMT0", "Etc/UTC", "Etc/GMT", "Etc/UCT",
-              "Etc/Universal", "Etc/Zulu", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "GMT+0", "GMT-0"}
+_UTC_ZONES = {
+    "",
+    "UTC",
+    "GMT",
+    "Z",
+    "UCT",
+    "Universal",
+    "Zulu",
+    "GMT0",
+    "Etc/UTC",
+    "Etc/GMT",
+    "Etc/UCT",
+    "Etc/Universal",
+    "Etc/Zulu",
+    "Etc/GMT0",
+    "Etc/GMT+0",
+    "Etc/GMT-0",
+    "GMT+0",
+    "GMT-0",
+}
 
 
 def _zone(name: str | None, path: str) -> str | None:
@@ -201,8 +244,10 @@ def _zone(name: str | None, path: str) -> str | None:
         pa.array([0], pa.timestamp("ns", tz=zone)).cast(pa.timestamp("ns", tz="UTC"))
         pc.local_timestamp(pa.array([0], pa.timestamp("ns", tz=zone)))
     except (pa.ArrowException, ValueError):
-        raise InvalidInput(f"data file {path} was written in time zone '{name}', which is needed to read its"
-                           " TIMESTAMP WITH LOCAL TIME ZONE values and is unknown here") from None
+        raise InvalidInput(
+            f"data file {path} was written in time zone '{name}', which is needed to read its"
+            " TIMESTAMP WITH LOCAL TIME ZONE values and is unknown here"
+        ) from None
     return zone
 
 
@@ -212,14 +257,16 @@ def _orc_column(col: pa.ChunkedArray, t: DataType, zone: str | None = None) -> p
     CHAR values without their trailing spaces (ORC pads CHAR; Java's ORC reader trims it).
     ``zone``: the writer's zone of a legacy LTZ file, whose instants go back to its wall clock."""
     if zone is not None and _has_root(t, "TIMESTAMP_LTZ"):
-        col = pa.chunked_array([_map_leaves(c, t, "TIMESTAMP_LTZ", lambda a: _wall_clock(a, zone))
-                                for c in col.chunks])
+        col = pa.chunked_array(
+            [_map_leaves(c, t, "TIMESTAMP_LTZ", lambda a: _wall_clock(a, zone)) for c in col.chunks]
+        )
     target = to_arrow_type(t)
     if col.type != target:
         col = col.cast(target)
     if _has_root(t, "CHAR"):
-        col = pa.chunked_array([_map_leaves(c, t, "CHAR", lambda a: pc.utf8_rtrim(a, characters=" "))
-                                for c in col.chunks]).cast(target)
+        col = pa.chunked_array(
+            [_map_leaves(c, t, "CHAR", lambda a: pc.utf8_rtrim(a, characters=" ")) for c in col.chunks]
+        ).cast(target)
     return col
 
 

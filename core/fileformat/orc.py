@@ -52,8 +52,10 @@ def physical_type(t: pa.DataType) -> pa.DataType:
         f = t.value_field
         return pa.list_(f.with_type(physical_type(f.type)))
     if pa.types.is_map(t):
-        return pa.map_(t.key_field.with_type(physical_type(t.key_type)),
-                       t.item_field.with_type(physical_type(t.item_type)))
+        return pa.map_(
+            t.key_field.with_type(physical_type(t.key_type)),
+            t.item_field.with_type(physical_type(t.item_type)),
+        )
     if pa.types.is_struct(t):
         return pa.struct([t.field(i).with_type(physical_type(t.field(i).type)) for i in range(t.num_fields)])
     return t
@@ -87,11 +89,15 @@ def check_timestamps(table: pa.Table) -> None:
                 if per_ms == 1 or len(arr) == 0:
                     continue
                 v = arr.cast(pa.int64())
-                bad = pc.and_(pc.less(v, 0), pc.not_equal(pc.subtract(v, pc.multiply(pc.divide(v, per_ms), per_ms)), 0))
+                bad = pc.and_(
+                    pc.less(v, 0), pc.not_equal(pc.subtract(v, pc.multiply(pc.divide(v, per_ms), per_ms)), 0)
+                )
                 if pc.any(bad).as_py():
-                    raise InvalidInput(f"column '{path}': ORC files here cannot hold timestamps before 1970 with"
-                                       " sub-millisecond digits (Java Paimon cannot read them as pyarrow writes"
-                                       " them); use file.format parquet")
+                    raise InvalidInput(
+                        f"column '{path}': ORC files here cannot hold timestamps before 1970 with"
+                        " sub-millisecond digits (Java Paimon cannot read them as pyarrow writes"
+                        " them); use file.format parquet"
+                    )
 
 
 def _string_leaves(name: str, arr: pa.Array, t: DataType):
@@ -117,23 +123,34 @@ def check_lengths(table: pa.Table, types: dict[str, DataType]) -> None:
         for chunk in table.column(name).chunks:
             for path, arr, n in _string_leaves(name, chunk, t):
                 if len(arr) and (pc.max(pc.utf8_length(arr)).as_py() or 0) > n:
-                    raise InvalidInput(f"column '{path}': a value is longer than its type's {n} characters, which"
-                                       " an ORC file cannot hold as Java Paimon reads it (it would be cut);"
-                                       " widen the column or use file.format parquet")
+                    raise InvalidInput(
+                        f"column '{path}': a value is longer than its type's {n} characters, which"
+                        " an ORC file cannot hold as Java Paimon reads it (it would be cut);"
+                        " widen the column or use file.format parquet"
+                    )
 
 
 class OrcFileWriter:
     """Streams batches into one ORC file; ``bytes_written`` grows as stripes are flushed."""
 
-    def __init__(self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1,
-                 types: dict[str, DataType] | None = None):
+    def __init__(
+        self,
+        fileio: FileIO,
+        path: str,
+        schema: pa.Schema,
+        compression: str = "zstd",
+        level: int | None = 1,
+        types: dict[str, DataType] | None = None,
+    ):
         self.path = path
         self._types = types or {}
         fileio.mkdirs(path.rsplit("/", 1)[0])
         self._sink = fileio.arrow_fs.open_output_stream(path)
         self._schema = physical_schema(schema)
         # liborc through pyarrow takes no zstd level; Java's default level (1) is ORC's speed setting
-        self._writer = orc.ORCWriter(self._sink, compression=CODECS[compression.lower()], compression_strategy="speed")
+        self._writer = orc.ORCWriter(
+            self._sink, compression=CODECS[compression.lower()], compression_strategy="speed"
+        )
         self.row_count = 0
 
     def write(self, table: pa.Table | pa.RecordBatch) -> None:
@@ -191,10 +208,10 @@ def _pb_fields(buf: bytes):
             v, i = _varint(buf, i)
         elif wire == 2:
             n, i = _varint(buf, i)
-            v, i = buf[i:i + n], i + n
+            v, i = buf[i : i + n], i + n
         elif wire in (1, 5):
             n = 8 if wire == 1 else 4
-            v, i = buf[i:i + n], i + n
+            v, i = buf[i : i + n], i + n
         else:
             return
         yield num, v
@@ -215,7 +232,7 @@ def _decompress(raw: bytes, kind: str, block_size: int) -> bytes:
     out, i = bytearray(), 0
     while i + 3 <= len(raw):
         header = raw[i] | raw[i + 1] << 8 | raw[i + 2] << 16
-        n, chunk = header >> 1, raw[i + 3:i + 3 + (header >> 1)]
+        n, chunk = header >> 1, raw[i + 3 : i + 3 + (header >> 1)]
         i += 3 + n
         if header & 1:
             out += chunk
@@ -226,7 +243,9 @@ def _decompress(raw: bytes, kind: str, block_size: int) -> bytes:
         elif kind == "SNAPPY":
             size, _ = _varint(chunk, 0)
             out += pa.decompress(chunk, decompressed_size=size, codec="snappy", asbytes=True)
-        elif kind == "LZ4":  # a raw LZ4 block: the size is not stored; bytes past the message are never parsed
+        elif (
+            kind == "LZ4"
+        ):  # a raw LZ4 block: the size is not stored; bytes past the message are never parsed
             out += pa.decompress(chunk, decompressed_size=block_size, codec="lz4_raw", asbytes=True)
         else:
             raise InvalidInput(f"cannot read the stripe footer of an ORC file compressed with {kind}")

@@ -61,16 +61,22 @@ def raw_int64_columns(schema: pa.Schema) -> list[str]:
 
 
 def to_file_layout(table: pa.Table, raw_int64: list[str]) -> pa.Table:
-    cols = [table.column(n).cast(pa.int64()) if n in raw_int64 else table.column(n) for n in table.column_names]
-    fields = [pa.field(n, pa.int64(), table.schema.field(n).nullable) if n in raw_int64 else table.schema.field(n)
-              for n in table.column_names]
+    cols = [
+        table.column(n).cast(pa.int64()) if n in raw_int64 else table.column(n) for n in table.column_names
+    ]
+    fields = [
+        pa.field(n, pa.int64(), table.schema.field(n).nullable) if n in raw_int64 else table.schema.field(n)
+        for n in table.column_names
+    ]
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))
 
 
 class ParquetFileWriter:
     """Streams batches into one Parquet file; ``bytes_written`` grows as row groups are flushed."""
 
-    def __init__(self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1):
+    def __init__(
+        self, fileio: FileIO, path: str, schema: pa.Schema, compression: str = "zstd", level: int | None = 1
+    ):
         self.path = path
         fileio.mkdirs(path.rsplit("/", 1)[0])
         self._sink = fileio.arrow_fs.open_output_stream(path)

@@ -61,9 +61,17 @@ class ExpireRange:
         return self.end > self.begin
 
 
-def decide_expire_range(ids: Sequence[int], times: Mapping[int, int], *, retain_min: int, retain_max: int,
-                        time_retained_ms: int, max_deletes: int, now_ms: int,
-                        consumer_next: int | None = None) -> ExpireRange:
+def decide_expire_range(
+    ids: Sequence[int],
+    times: Mapping[int, int],
+    *,
+    retain_min: int,
+    retain_max: int,
+    time_retained_ms: int,
+    max_deletes: int,
+    now_ms: int,
+    consumer_next: int | None = None,
+) -> ExpireRange:
     """Which snapshots to expire, as Java Paimon 0.9 decides it.
 
     ``ids``: the existing snapshot ids (sorted); ``times``: their commit times (timeMillis).
@@ -221,9 +229,14 @@ def _doomed_files(table, reader: RefReader, snaps: dict, rng: ExpireRange, prote
     return col.files
 
 
-def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None = None,
-                retain_max: int | None = None, max_deletes: int | None = None,
-                now_ms: int | None = None) -> ExpirePlan:
+def plan_expire(
+    table,
+    older_than_ms: int | None = None,
+    retain_min: int | None = None,
+    retain_max: int | None = None,
+    max_deletes: int | None = None,
+    now_ms: int | None = None,
+) -> ExpirePlan:
     """What :func:`expire_snapshots` would delete, without deleting anything.
 
     ``older_than_ms`` is a duration (keep snapshots younger than this), overriding the table's
@@ -246,22 +259,47 @@ def plan_expire(table, older_than_ms: int | None = None, retain_min: int | None 
     earliest, latest, snaps = _listed_snapshots(table.snapshots)
     rng = ExpireRange(0, 0, "nothing")
     if snaps:
-        rng = decide_expire_range(sorted(snaps), {i: s.time_millis for i, s in snaps.items()},
-                                  retain_min=retain_min, retain_max=retain_max, time_retained_ms=time_retained,
-                                  max_deletes=max_deletes, now_ms=now_ms, consumer_next=_consumer_next(table))
+        rng = decide_expire_range(
+            sorted(snaps),
+            {i: s.time_millis for i, s in snaps.items()},
+            retain_min=retain_min,
+            retain_max=retain_max,
+            time_retained_ms=time_retained,
+            max_deletes=max_deletes,
+            now_ms=now_ms,
+            consumer_next=_consumer_next(table),
+        )
     files: tuple = ()
     if snaps and rng:
         reader = RefReader(table)
         files = tuple(_doomed_files(table, reader, snaps, rng, _protected(reader, snaps, rng, tagged)))
-        return ExpirePlan(earliest, latest, rng, files, tags, retain_min, retain_max, time_retained,
-                          max_deletes, now_ms)
-    return ExpirePlan(ids[0] if ids else None, ids[-1] if ids else None, rng, files, tags, retain_min, retain_max,
-                      time_retained, max_deletes, now_ms)
+        return ExpirePlan(
+            earliest, latest, rng, files, tags, retain_min, retain_max, time_retained, max_deletes, now_ms
+        )
+    return ExpirePlan(
+        ids[0] if ids else None,
+        ids[-1] if ids else None,
+        rng,
+        files,
+        tags,
+        retain_min,
+        retain_max,
+        time_retained,
+        max_deletes,
+        now_ms,
+    )
 
 
-def expire_snapshots(table, older_than_ms: int | None = None, retain_min: int | None = None,
-                     retain_max: int | None = None, max_deletes: int | None = None, dry_run: bool = False,
-                     now_ms: int | None = None, progress=None) -> ExpireResult:
+def expire_snapshots(
+    table,
+    older_than_ms: int | None = None,
+    retain_min: int | None = None,
+    retain_max: int | None = None,
+    max_deletes: int | None = None,
+    dry_run: bool = False,
+    now_ms: int | None = None,
+    progress=None,
+) -> ExpireResult:
     """Expire old snapshots and delete the files only they used; see the module doc for the
     order. ``progress(PlannedFile)`` is called after each deletion."""
     plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms)
@@ -270,8 +308,11 @@ def expire_snapshots(table, older_than_ms: int | None = None, retain_min: int | 
     if not plan.range:
         # a run interrupted after its deletions but before the hint: finish it (only expiry
         # removes snapshot 1, so an earliest above 1 means one ran)
-        if plan.earliest is not None and plan.earliest > 1 and \
-                table.snapshots.read_hint("EARLIEST") != plan.earliest:
+        if (
+            plan.earliest is not None
+            and plan.earliest > 1
+            and table.snapshots.read_hint("EARLIEST") != plan.earliest
+        ):
             table.snapshots.write_hint("EARLIEST", plan.earliest)
         return ExpireResult(plan, dry_run, 0)
     n = execute_plan_files(table, plan.files, progress)
@@ -297,5 +338,12 @@ def expire_after_commit(table, now_ms: int | None = None) -> ExpireResult | None
         return None
 
 
-__all__ = ["ExpirePlan", "ExpireRange", "ExpireResult", "decide_expire_range", "expire_after_commit",
-           "expire_snapshots", "plan_expire"]
+__all__ = [
+    "ExpirePlan",
+    "ExpireRange",
+    "ExpireResult",
+    "decide_expire_range",
+    "expire_after_commit",
+    "expire_snapshots",
+    "plan_expire",
+]

@@ -117,5 +117,16 @@ def is_temp_name(name: str) -> bool:
     return name.startswith(".") and name.endswith(".tmp")
 
 
-__all__ = ["FileInfo", "PlannedFile", "delete_file", "entry_path", "extra_paths", "index_path",
-           "is_temp_name", "manifest_path", "safe_size", "statistics_path", "walk_files"]
+__all__ = [
+    "FileInfo",
+    "PlannedFile",
+    "delete_file",
+    "entry_path",
+    "extra_paths",
+    "index_path",
+    "is_temp_name",
+    "manifest_path",
+    "safe_size",
+    "statistics_path",
+    "walk_files",
+]

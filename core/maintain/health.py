@@ -162,8 +162,11 @@ def _deletion_vectors(table, snapshot, rows: int) -> tuple[int | None, float | N
     none = (0, 0.0) if enabled and snapshot is not None else (None, None)
     if snapshot is None or not snapshot.index_manifest:
         return none
-    entries = [e for e in IndexStore(table.io, table.path).read_manifest(snapshot.index_manifest)
-               if e.index_type == DELETION_VECTORS_INDEX]
+    entries = [
+        e
+        for e in IndexStore(table.io, table.path).read_manifest(snapshot.index_manifest)
+        if e.index_type == DELETION_VECTORS_INDEX
+    ]
     if not entries:
         return none
     deleted = 0
@@ -182,13 +185,28 @@ def _snapshot_stats(table, snaps: dict, tags: int, now_ms: int) -> SnapshotStats
     ids = sorted(snaps)
     if not ids:
         return SnapshotStats(0, None, None, None, None, tags, 0, retain_min, time_retained)
-    rng = decide_expire_range(ids, {i: s.time_millis for i, s in snaps.items()}, retain_min=retain_min,
-                              retain_max=opts.get("snapshot.num-retained.max"), time_retained_ms=time_retained,
-                              max_deletes=opts.get("snapshot.expire.limit"), now_ms=now_ms,
-                              consumer_next=_consumer_next(table))
+    rng = decide_expire_range(
+        ids,
+        {i: s.time_millis for i, s in snaps.items()},
+        retain_min=retain_min,
+        retain_max=opts.get("snapshot.num-retained.max"),
+        time_retained_ms=time_retained,
+        max_deletes=opts.get("snapshot.expire.limit"),
+        now_ms=now_ms,
+        consumer_next=_consumer_next(table),
+    )
     first, last = snaps[ids[0]], snaps[ids[-1]]
-    return SnapshotStats(len(ids), ids[0], ids[-1], now_ms - first.time_millis, now_ms - last.time_millis, tags,
-                         len([i for i in rng.ids if i in snaps]), retain_min, time_retained)
+    return SnapshotStats(
+        len(ids),
+        ids[0],
+        ids[-1],
+        now_ms - first.time_millis,
+        now_ms - last.time_millis,
+        tags,
+        len([i for i in rng.ids if i in snaps]),
+        retain_min,
+        time_retained,
+    )
 
 
 def _held(reader: RefReader, latest, older) -> tuple[int, int]:
@@ -233,48 +251,111 @@ def _findings(h: TableHealth) -> tuple[Finding, ...]:
         rule = f"sorted runs >= {t.runs_trigger} in a bucket (num-sorted-run.compaction-trigger)"
         if crowded:
             worst = max(b.sorted_runs for b in crowded)
-            out.append(Finding("sorted runs", "warn", f"{len(crowded)} bucket(s) with up to {worst} sorted runs: "
-                               "every read merges them", rule, "paimon compact"))
+            out.append(
+                Finding(
+                    "sorted runs",
+                    "warn",
+                    f"{len(crowded)} bucket(s) with up to {worst} sorted runs: every read merges them",
+                    rule,
+                    "paimon compact",
+                )
+            )
         else:
             most = max((b.sorted_runs or 0 for b in h.buckets), default=0)
             out.append(Finding("sorted runs", "ok", f"at most {most} sorted run(s) per bucket", rule))
         if h.level0_rows:
-            out.append(Finding("level 0", "ok", f"{h.level0_rows} row(s) in level 0 (merged on read until "
-                               "compacted)", "informational: compaction moves them up"))
+            out.append(
+                Finding(
+                    "level 0",
+                    "ok",
+                    f"{h.level0_rows} row(s) in level 0 (merged on read until compacted)",
+                    "informational: compaction moves them up",
+                )
+            )
     many = [b for b in h.buckets if b.small_files >= t.small_files_per_bucket]
-    rule = (f">= {t.small_files_per_bucket} files under {_mb(t.small_file_bytes)} in a bucket "
-            "(a quarter of target-file-size)")
+    rule = (
+        f">= {t.small_files_per_bucket} files under {_mb(t.small_file_bytes)} in a bucket "
+        "(a quarter of target-file-size)"
+    )
     if many:
-        out.append(Finding("small files", "warn", f"{sum(b.small_files for b in many)} small file(s) in "
-                           f"{len(many)} bucket(s)", rule, "paimon compact --level-max"))
+        out.append(
+            Finding(
+                "small files",
+                "warn",
+                f"{sum(b.small_files for b in many)} small file(s) in {len(many)} bucket(s)",
+                rule,
+                "paimon compact --level-max",
+            )
+        )
     else:
-        out.append(Finding("small files", "ok", f"{h.small_files} small file(s), no bucket over the limit", rule))
+        out.append(
+            Finding("small files", "ok", f"{h.small_files} small file(s), no bucket over the limit", rule)
+        )
     if h.postpone_rows:
-        out.append(Finding("postpone", "warn", f"{h.postpone_rows} row(s) wait in bucket-postpone: reads do not "
-                           "see them", "any row waiting", "paimon compact"))
+        out.append(
+            Finding(
+                "postpone",
+                "warn",
+                f"{h.postpone_rows} row(s) wait in bucket-postpone: reads do not see them",
+                "any row waiting",
+                "paimon compact",
+            )
+        )
     if h.dv_ratio is not None:
         rule = f"deleted rows >= {t.dv_ratio:.0%} of rows (deletion vectors)"
         if h.dv_ratio >= t.dv_ratio:
-            out.append(Finding("deletion vectors", "warn", f"{h.dv_ratio:.0%} of rows are marked deleted",
-                               rule, "paimon compact --level-max"))
+            out.append(
+                Finding(
+                    "deletion vectors",
+                    "warn",
+                    f"{h.dv_ratio:.0%} of rows are marked deleted",
+                    rule,
+                    "paimon compact --level-max",
+                )
+            )
         else:
-            out.append(Finding("deletion vectors", "ok", f"{h.dv_ratio:.0%} of rows are marked deleted", rule))
+            out.append(
+                Finding("deletion vectors", "ok", f"{h.dv_ratio:.0%} of rows are marked deleted", rule)
+            )
     s = h.snapshots
-    rule = (f"snapshots beyond the newest {s.retain_min} older than {_duration(s.time_retained_ms)} "
-            "(snapshot.num-retained.min, snapshot.time-retained)")
+    rule = (
+        f"snapshots beyond the newest {s.retain_min} older than {_duration(s.time_retained_ms)} "
+        "(snapshot.num-retained.min, snapshot.time-retained)"
+    )
     if s.expirable:
-        out.append(Finding("snapshots", "warn", f"{s.expirable} of {s.count} snapshot(s) can expire; "
-                           f"{h.held_files} file(s), {_mb(h.held_bytes)} only older snapshots or tags use",
-                           rule, "paimon expire"))
+        out.append(
+            Finding(
+                "snapshots",
+                "warn",
+                f"{s.expirable} of {s.count} snapshot(s) can expire; "
+                f"{h.held_files} file(s), {_mb(h.held_bytes)} only older snapshots or tags use",
+                rule,
+                "paimon expire",
+            )
+        )
     else:
-        out.append(Finding("snapshots", "ok", f"{s.count} snapshot(s), none to expire; {h.held_files} file(s), "
-                           f"{_mb(h.held_bytes)} only older snapshots or tags use", rule))
+        out.append(
+            Finding(
+                "snapshots",
+                "ok",
+                f"{s.count} snapshot(s), none to expire; {h.held_files} file(s), "
+                f"{_mb(h.held_bytes)} only older snapshots or tags use",
+                rule,
+            )
+        )
     rule = f"unreferenced files older than {_duration(t.orphan_age_ms)}"
     if h.orphan_files is None:
         out.append(Finding("orphans", "ok", f"not checked: {h.orphans_note}", rule))
     elif h.orphan_files:
-        out.append(Finding("orphans", "warn", f"{h.orphan_files} orphan file(s), {_mb(h.orphan_bytes or 0)}",
-                           rule, "paimon remove-orphans"))
+        out.append(
+            Finding(
+                "orphans",
+                "warn",
+                f"{h.orphan_files} orphan file(s), {_mb(h.orphan_bytes or 0)}",
+                rule,
+                "paimon remove-orphans",
+            )
+        )
     else:
         out.append(Finding("orphans", "ok", "no orphan files", rule))
     return tuple(out)
@@ -286,8 +367,10 @@ def table_health(table, now_ms: int | None = None, thresholds: Thresholds | None
     opts = table.schema.core_options
     pk = table.is_primary_key_table
     if thresholds is None:
-        thresholds = Thresholds(runs_trigger=opts.get("num-sorted-run.compaction-trigger"),
-                                small_file_bytes=opts.target_file_size // 4)
+        thresholds = Thresholds(
+            runs_trigger=opts.get("num-sorted-run.compaction-trigger"),
+            small_file_bytes=opts.target_file_size // 4,
+        )
     sm = table.snapshots
     snaps = {}
     for i in sm.list_ids():
@@ -302,10 +385,14 @@ def table_health(table, now_ms: int | None = None, thresholds: Thresholds | None
     for e in entries:
         groups.setdefault((e.partition, e.bucket), []).append(e)
     codec = table.partition_codec
-    keyed = [(codec.path(codec.from_bytes(p)) if table.schema.partition_keys else "", b, es)
-             for (p, b), es in groups.items()]
-    buckets = tuple(_bucket_health(table, part, b, es, pk, thresholds.small_file_bytes)
-                    for part, b, es in sorted(keyed, key=lambda x: (x[0], x[1] == POSTPONE_BUCKET, x[1])))
+    keyed = [
+        (codec.path(codec.from_bytes(p)) if table.schema.partition_keys else "", b, es)
+        for (p, b), es in groups.items()
+    ]
+    buckets = tuple(
+        _bucket_health(table, part, b, es, pk, thresholds.small_file_bytes)
+        for part, b, es in sorted(keyed, key=lambda x: (x[0], x[1] == POSTPONE_BUCKET, x[1]))
+    )
     real = [b for b in buckets if b.bucket != POSTPONE_BUCKET]
     rows = sum(b.rows for b in real)
     dv_deleted, dv_ratio = _deletion_vectors(table, latest, rows)
@@ -321,16 +408,37 @@ def table_health(table, now_ms: int | None = None, thresholds: Thresholds | None
         orphans, orphan_bytes, note = None, None, str(e)
 
     h = TableHealth(
-        table=table.identifier, primary_key=pk, bucket_mode=opts.bucket, num_levels=opts.num_levels if pk else None,
-        thresholds=thresholds, snapshot_id=latest.id if latest else None, buckets=buckets,
-        files=sum(b.files for b in buckets), bytes=sum(b.bytes for b in buckets), rows=rows,
-        small_files=sum(b.small_files for b in buckets), level0_rows=sum(b.level0_rows for b in buckets),
+        table=table.identifier,
+        primary_key=pk,
+        bucket_mode=opts.bucket,
+        num_levels=opts.num_levels if pk else None,
+        thresholds=thresholds,
+        snapshot_id=latest.id if latest else None,
+        buckets=buckets,
+        files=sum(b.files for b in buckets),
+        bytes=sum(b.bytes for b in buckets),
+        rows=rows,
+        small_files=sum(b.small_files for b in buckets),
+        level0_rows=sum(b.level0_rows for b in buckets),
         postpone_rows=sum(b.rows for b in buckets if b.bucket == POSTPONE_BUCKET),
-        dv_deleted_rows=dv_deleted, dv_ratio=dv_ratio,
+        dv_deleted_rows=dv_deleted,
+        dv_ratio=dv_ratio,
         snapshots=_snapshot_stats(table, snaps, len(tagged), now_ms),
-        held_files=held_files, held_bytes=held_bytes, orphan_files=orphans, orphan_bytes=orphan_bytes,
-        orphans_note=note)
+        held_files=held_files,
+        held_bytes=held_bytes,
+        orphan_files=orphans,
+        orphan_bytes=orphan_bytes,
+        orphans_note=note,
+    )
     return replace(h, findings=_findings(h))
 
 
-__all__ = ["BucketHealth", "Finding", "LevelStats", "SnapshotStats", "TableHealth", "Thresholds", "table_health"]
+__all__ = [
+    "BucketHealth",
+    "Finding",
+    "LevelStats",
+    "SnapshotStats",
+    "TableHealth",
+    "Thresholds",
+    "table_health",
+]

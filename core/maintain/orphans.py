@@ -63,7 +63,7 @@ def referenced_files(table, reader: RefReader | None = None) -> Refs:
 
 def _rel(table, path: str) -> str:
     root = table.path.rstrip("/") + "/"
-    return path[len(root):] if path.startswith(root) else path
+    return path[len(root) :] if path.startswith(root) else path
 
 
 def _kind(rel: str) -> str:
@@ -72,15 +72,19 @@ def _kind(rel: str) -> str:
     if is_temp_name(name):
         return "temp"
     if top == "manifest":
-        return "manifest-list" if name.startswith("manifest-list") else (
-            "index-manifest" if name.startswith("index-manifest") else "manifest")
+        return (
+            "manifest-list"
+            if name.startswith("manifest-list")
+            else ("index-manifest" if name.startswith("index-manifest") else "manifest")
+        )
     if top == "index":
         return "index"
     return "changelog" if name.startswith("changelog-") else "data"
 
 
-def plan_orphans(table, older_than_ms: int = DAY_MS, now_ms: int | None = None,
-                 reader: RefReader | None = None) -> OrphanPlan:
+def plan_orphans(
+    table, older_than_ms: int = DAY_MS, now_ms: int | None = None, reader: RefReader | None = None
+) -> OrphanPlan:
     if older_than_ms < 0:
         raise PaimonError(f"older-than must not be negative, got {older_than_ms} ms")
     io = table.io
@@ -111,8 +115,9 @@ def plan_orphans(table, older_than_ms: int = DAY_MS, now_ms: int | None = None,
     return OrphanPlan(tuple(out), n_ref, young, cutoff)
 
 
-def remove_orphans(table, older_than_ms: int = DAY_MS, dry_run: bool = False, now_ms: int | None = None,
-                   progress=None) -> OrphanResult:
+def remove_orphans(
+    table, older_than_ms: int = DAY_MS, dry_run: bool = False, now_ms: int | None = None, progress=None
+) -> OrphanResult:
     """Delete unreferenced files older than ``older_than_ms`` (a duration, default one day)."""
     plan = plan_orphans(table, older_than_ms, now_ms)
     if dry_run:

@@ -37,8 +37,13 @@ class Refs:
         return set(self.data) | set(self.changelog) | set(self.manifests) | set(self.index) | set(self.other)
 
     def __contains__(self, path: str) -> bool:
-        return (path in self.data or path in self.changelog or path in self.manifests
-                or path in self.index or path in self.other)
+        return (
+            path in self.data
+            or path in self.changelog
+            or path in self.manifests
+            or path in self.index
+            or path in self.other
+        )
 
 
 class RefReader:
@@ -59,20 +64,29 @@ class RefReader:
             t = self.table
             hit = self._paths[key] = (
                 entry_path(t, e.partition, e.bucket, e.file.file_name, e.file.external_path),
-                extra_paths(t, e.partition, e.bucket, e.file.extra_files) if e.file.extra_files else [])
+                extra_paths(t, e.partition, e.bucket, e.file.extra_files) if e.file.extra_files else [],
+            )
         return hit
 
     def _key(self, s: Snapshot) -> tuple:
-        return (s.id, s.base_manifest_list, s.delta_manifest_list, s.changelog_manifest_list, s.index_manifest)
+        return (
+            s.id,
+            s.base_manifest_list,
+            s.delta_manifest_list,
+            s.changelog_manifest_list,
+            s.index_manifest,
+        )
 
     def manifest_names(self, s: Snapshot) -> Refs:
         """Only the metadata files (lists, manifests, index manifest, index files, statistics):
         cheap, no manifest content is read."""
         t, store = self.table, self.table.manifests
         r = Refs()
-        for lst, size in ((s.base_manifest_list, s.base_manifest_list_size),
-                          (s.delta_manifest_list, s.delta_manifest_list_size),
-                          (s.changelog_manifest_list, s.changelog_manifest_list_size)):
+        for lst, size in (
+            (s.base_manifest_list, s.base_manifest_list_size),
+            (s.delta_manifest_list, s.delta_manifest_list_size),
+            (s.changelog_manifest_list, s.changelog_manifest_list_size),
+        ):
             if not lst:
                 continue
             r.manifests[manifest_path(t, lst)] = -1 if size is None else size

@@ -58,8 +58,10 @@ def plan_rollback(table, to_snapshot: int | None = None, to_tag: str | None = No
     newer = sorted((i for i in ids if i > target.id), reverse=True)
     recreate = not sm.exists(target.id)
     if recreate and ids and ids[0] <= target.id:
-        raise SnapshotNotFound(f"snapshot {target.id} of tag '{to_tag}' is missing although snapshot "
-                               f"{ids[0]} exists; the table needs repair")
+        raise SnapshotNotFound(
+            f"snapshot {target.id} of tag '{to_tag}' is missing although snapshot "
+            f"{ids[0]} exists; the table needs repair"
+        )
     newer_tags = tuple(sorted(n for n, s in tagged.items() if s.id > target.id))
     kept_tags = [s for n, s in tagged.items() if s.id <= target.id]
 
@@ -83,8 +85,9 @@ def plan_rollback(table, to_snapshot: int | None = None, to_tag: str | None = No
     return RollbackPlan(target, to_tag, recreate, tuple(newer), newer_tags, tuple(col.files))
 
 
-def rollback(table, to_snapshot: int | None = None, to_tag: str | None = None,
-             dry_run: bool = False, progress=None) -> RollbackResult:
+def rollback(
+    table, to_snapshot: int | None = None, to_tag: str | None = None, dry_run: bool = False, progress=None
+) -> RollbackResult:
     """Make the target snapshot the latest again, deleting everything newer."""
     plan = plan_rollback(table, to_snapshot, to_tag)
     if dry_run:

@@ -87,17 +87,24 @@ def added_files(table, manifest_list: str | None) -> list[tuple[str, int, list[s
     for m in try_list(table, manifest_list):
         for e in try_manifest(table, m.file_name):
             if e.kind == ADD:
-                out.append((entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path),
-                            e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files)))
+                out.append(
+                    (
+                        entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path),
+                        e.file.file_size,
+                        extra_paths(table, e.partition, e.bucket, e.file.extra_files),
+                    )
+                )
     return out
 
 
 def metadata_files(reader: RefReader, snap, col: FileCollector) -> None:
     """Manifest lists, manifests, index manifest and index files of ``snap`` that nobody kept."""
     t = reader.table
-    for lst, size in ((snap.base_manifest_list, snap.base_manifest_list_size),
-                      (snap.delta_manifest_list, snap.delta_manifest_list_size),
-                      (snap.changelog_manifest_list, snap.changelog_manifest_list_size)):
+    for lst, size in (
+        (snap.base_manifest_list, snap.base_manifest_list_size),
+        (snap.delta_manifest_list, snap.delta_manifest_list_size),
+        (snap.changelog_manifest_list, snap.changelog_manifest_list_size),
+    ):
         if not lst:
             continue
         for m in try_list(t, lst):

@@ -65,8 +65,11 @@ class TagManager:
         return self.io.exists(self.path(name))
 
     def names(self) -> list[str]:
-        return sorted(n[len(TAG_PREFIX):] for n in self.io.list_names(self.dir)
-                      if n.startswith(TAG_PREFIX) and len(n) > len(TAG_PREFIX))
+        return sorted(
+            n[len(TAG_PREFIX) :]
+            for n in self.io.list_names(self.dir)
+            if n.startswith(TAG_PREFIX) and len(n) > len(TAG_PREFIX)
+        )
 
     def snapshot(self, name: str) -> Snapshot:
         path = self.path(name)
@@ -131,7 +134,10 @@ def create_tag(table, name: str, snapshot_id: int | None = None) -> TagInfo:
 
 def list_tags(table) -> list[TagInfo]:
     """Tags ordered by snapshot id, then name."""
-    out = [TagInfo(n, s.id, s.time_millis, s.total_record_count, s) for n, s in tag_manager(table).tagged().items()]
+    out = [
+        TagInfo(n, s.id, s.time_millis, s.total_record_count, s)
+        for n, s in tag_manager(table).tagged().items()
+    ]
     return sorted(out, key=lambda t: (t.snapshot_id, t.name))
 
 
@@ -189,5 +195,18 @@ def delete_tag(table, name: str, dry_run: bool = False, progress=None) -> TagDel
     return TagDeletion(info, files, dry_run)
 
 
-__all__ = ["TagAlreadyExists", "TagDeletion", "TagInfo", "TagManager", "TagNotFound", "create_tag", "delete_tag", "get_tag",
-           "list_tags", "plan_delete_tag", "snapshot_from_tag", "tag_manager", "validate_tag_name"]
+__all__ = [
+    "TagAlreadyExists",
+    "TagDeletion",
+    "TagInfo",
+    "TagManager",
+    "TagNotFound",
+    "create_tag",
+    "delete_tag",
+    "get_tag",
+    "list_tags",
+    "plan_delete_tag",
+    "snapshot_from_tag",
+    "tag_manager",
+    "validate_tag_name",
+]

@@ -33,7 +33,16 @@ from paimon_core.errors import PaimonError
 from paimon_core.mergetree.merge_kernels import Groups, fold_groups, take_rows
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
-_COMPARABLE = _NUMERIC + ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "CHAR", "VARCHAR", "BINARY", "VARBINARY")
+_COMPARABLE = _NUMERIC + (
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "TIMESTAMP_LTZ",
+    "CHAR",
+    "VARCHAR",
+    "BINARY",
+    "VARBINARY",
+)
 
 # function -> (accepted atomic roots or a nested-type test, what the error says it takes)
 _RULES: dict[str, tuple[object, str]] = {
@@ -80,11 +89,15 @@ def _fits(rule, t: DataType) -> bool:
 def name_error(column: str, func: str) -> str | None:
     """None when ``func`` names an aggregate function we implement, else the one-line reason."""
     if func == "count":  # refused by name: a table using it is unreadable by every engine
-        return (f"aggregate function 'count' of column '{column}' is not supported: Java Paimon 0.9 has no "
-                "'count' and later Paimon versions removed it, so no other engine could read the table")
+        return (
+            f"aggregate function 'count' of column '{column}' is not supported: Java Paimon 0.9 has no "
+            "'count' and later Paimon versions removed it, so no other engine could read the table"
+        )
     if func in NOT_SUPPORTED:
-        return (f"aggregate function '{func}' of column '{column}' is not supported by paimon-cli "
-                "(it merges Java DataSketches/RoaringBitmap binaries)")
+        return (
+            f"aggregate function '{func}' of column '{column}' is not supported by paimon-cli "
+            "(it merges Java DataSketches/RoaringBitmap binaries)"
+        )
     if canonical_name(func) not in _RULES:
         return f"unknown aggregate function '{func}' for column '{column}' (one of {', '.join(FUNCTIONS)})"
     return None
@@ -99,8 +112,10 @@ def type_error(column: str, func: str, t: DataType) -> str | None:
     func = canonical_name(func)
     rule, takes = _RULES[func]
     if not _fits(rule, t):
-        return (f"aggregate function '{func}' cannot aggregate column '{column}' of type "
-                f"{t.with_nullable(True)}: it takes {takes}")
+        return (
+            f"aggregate function '{func}' cannot aggregate column '{column}' of type "
+            f"{t.with_nullable(True)}: it takes {takes}"
+        )
     return None
 
 
@@ -115,8 +130,10 @@ def options_error(column: str, func: str, t: DataType, options: dict) -> str | N
         names = [f.name for f in t.element.fields]
         for k in nested:
             if k not in names:
-                return (f"fields.{column}.nested-key names '{k}', which is not a field of "
-                        f"{t.element} (fields: {', '.join(names)})")
+                return (
+                    f"fields.{column}.nested-key names '{k}', which is not a field of "
+                    f"{t.element} (fields: {', '.join(names)})"
+                )
     return None
 
 
@@ -155,8 +172,10 @@ def aggregate(func: str, inp: AggInput) -> pa.Array:
     """The merged value of each key group (length ``groups.count``, the column's type)."""
     func = canonical_name(func)
     if inp.retract.any() and func not in RETRACTABLE:
-        raise PaimonError(f"aggregate function '{func}' of column '{inp.column}' does not support retraction "
-                          f"(-U/-D records); set fields.{inp.column}.ignore-retract=true to ignore them")
+        raise PaimonError(
+            f"aggregate function '{func}' of column '{inp.column}' does not support retraction "
+            f"(-U/-D records); set fields.{inp.column}.ignore-retract=true to ignore them"
+        )
     return _IMPL[func](inp)
 
 
@@ -272,10 +291,12 @@ def _decimal_sum(inp: AggInput, rows: np.ndarray, g: np.ndarray) -> pa.Array:
     if t.precision > 18:  # Java checks the precision at every step: an intermediate overflow counts
         over = pc.or_(over, pc.greater_equal(spread, limit))
     else:  # compact decimals add as 64-bit integers: fine until the unscaled sum passes 2^63
-        over = pc.or_(over, pc.greater_equal(spread, pa.scalar(2 ** 63 // 10 ** t.scale, wide)))
+        over = pc.or_(over, pc.greater_equal(spread, pa.scalar(2**63 // 10**t.scale, wide)))
     if pc.any(over).as_py():
-        raise PaimonError(f"the sum of column '{inp.column}' leaves its type DECIMAL({t.precision}, {t.scale}) "
-                          "for some key: widen the column (alter-table alter-column) to merge it")
+        raise PaimonError(
+            f"the sum of column '{inp.column}' leaves its type DECIMAL({t.precision}, {t.scale}) "
+            "for some key: widen the column (alter-table alter-column) to merge it"
+        )
     where = np.full(inp.groups.count, -1, dtype=np.int64)
     where[agg.column("g").to_numpy()] = np.arange(agg.num_rows)
     return take_rows(total.cast(t), where)
@@ -283,7 +304,7 @@ def _decimal_sum(inp: AggInput, rows: np.ndarray, g: np.ndarray) -> pa.Array:
 
 def _unscaled(arr: pa.Array) -> np.ndarray:
     """Unscaled integers of a decimal128 array (object array of Python ints; nulls as 0)."""
-    raw = np.frombuffer(arr.buffers()[1], dtype=np.uint64)[2 * arr.offset: 2 * (arr.offset + len(arr))]
+    raw = np.frombuffer(arr.buffers()[1], dtype=np.uint64)[2 * arr.offset : 2 * (arr.offset + len(arr))]
     low = raw[0::2].astype(object)
     high = raw[1::2].view(np.int64).astype(object)
     return high * (1 << 64) + low
@@ -294,7 +315,7 @@ def _from_unscaled(values: np.ndarray, has: np.ndarray, t: pa.DataType) -> pa.Ar
     low = np.array([0], dtype=np.uint64) if len(v) == 0 else (v & ((1 << 64) - 1)).astype(np.uint64)
     high = np.zeros(0, np.int64) if len(v) == 0 else (v >> 64).astype(np.int64)
     words = np.empty(2 * len(v), dtype=np.uint64)
-    words[0::2], words[1::2] = low[:len(v)], high.view(np.uint64)
+    words[0::2], words[1::2] = low[: len(v)], high.view(np.uint64)
     fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(16), len(v), [None, pa.py_buffer(words.tobytes())])
     out = fixed.view(t)
     return pc.if_else(pa.array(has), out, pa.scalar(None, t)) if not has.all() else out
@@ -305,9 +326,11 @@ def _decimal_product(inp: AggInput, rows: np.ndarray, g: np.ndarray) -> pa.Array
     when the result has more than p digits (the next value then starts afresh)."""
     t = inp.values.type
     if pa.types.is_decimal256(t):
-        raise PaimonError(f"product of column '{inp.column}': DECIMAL with more than 38 digits is not supported")
+        raise PaimonError(
+            f"product of column '{inp.column}': DECIMAL with more than 38 digits is not supported"
+        )
     x = _unscaled(take_rows(inp.values, rows))
-    scale, limit = 10 ** t.scale, 10 ** t.precision
+    scale, limit = 10**t.scale, 10**t.precision
 
     def step(a, b):
         prod = a * b
@@ -334,7 +357,9 @@ def _bool(inp: AggInput, all_: bool) -> pa.Array:
     return _with_mask(out, n_valid > 0, pa.bool_())
 
 
-def _group_offsets(inp: AggInput, rows: np.ndarray, elem_group: np.ndarray) -> tuple[pa.Array, pa.Array | None]:
+def _group_offsets(
+    inp: AggInput, rows: np.ndarray, elem_group: np.ndarray
+) -> tuple[pa.Array, pa.Array | None]:
     """List offsets and null mask for one list per group built from elements (in group order)
     whose groups are ``elem_group``; a group is NULL when none of ``rows`` is in it."""
     count = inp.groups.count
@@ -371,7 +396,9 @@ def _elements(inp: AggInput) -> tuple[np.ndarray, pa.Array, np.ndarray]:
     return rows, lists.flatten(), np.repeat(inp.groups.gid[rows], lengths)
 
 
-def _keep_first_or_last(keys: pa.Array, groups: np.ndarray, last: bool, raw: np.ndarray | None = None) -> np.ndarray:
+def _keep_first_or_last(
+    keys: pa.Array, groups: np.ndarray, last: bool, raw: np.ndarray | None = None
+) -> np.ndarray:
     """Indices (ascending) of the first (last) occurrence of each (group, key); elements whose
     group is in ``raw`` (bool per group) are all kept."""
     t = pa.table({"g": pa.array(groups, pa.int64()), "k": keys, "i": pa.array(np.arange(len(groups)))})
@@ -405,8 +432,9 @@ def _merge_map(inp: AggInput) -> pa.Array:
     t = inp.values.type
     rows = np.flatnonzero(inp.part())
     maps = take_rows(inp.values, rows)
-    entries = maps.cast(pa.list_(pa.struct([pa.field("key", t.key_type, nullable=False),
-                                            pa.field("value", t.item_type)])))
+    entries = maps.cast(
+        pa.list_(pa.struct([pa.field("key", t.key_type, nullable=False), pa.field("value", t.item_type)]))
+    )
     lengths = pc.fill_null(pc.list_value_length(entries), 0).to_numpy(zero_copy_only=False).astype(np.int64)
     flat = entries.flatten()
     eg = np.repeat(inp.groups.gid[rows], lengths)

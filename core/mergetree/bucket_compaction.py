@@ -80,8 +80,15 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
     return t.filter(pc.invert(is_retract(t.column(KIND))))
 
 
-def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_delete: bool,
-                     changelog: bool = False, lookup_changelog: bool = False) -> CommitMessage:
+def compact_pk_files(
+    table,
+    split: DataSplit,
+    files,
+    output_level: int,
+    drop_delete: bool,
+    changelog: bool = False,
+    lookup_changelog: bool = False,
+) -> CommitMessage:
     from paimon_core.metadata.deletion_vectors import dv_enabled
     from paimon_core.write.kv_writer import KeyValueFileWriter
 
@@ -106,7 +113,11 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
         merged = _drop_keys_in_other_files(table, split, files, merged)
     writer = KeyValueFileWriter(table, split.partition, split.bucket)
     try:
-        after = writer.write_run(merged, level=output_level, file_source=FILE_SOURCE_COMPACT) if merged.num_rows else []
+        after = (
+            writer.write_run(merged, level=output_level, file_source=FILE_SOURCE_COMPACT)
+            if merged.num_rows
+            else []
+        )
         log_files = []
         if changelog:
             log_files = _full_compaction_changelog(table, split, writer, merged, output_level)
@@ -116,9 +127,16 @@ def compact_pk_files(table, split: DataSplit, files, output_level: int, drop_del
     except BaseException:
         writer.abort()
         raise
-    return CommitMessage(split.partition, split.bucket, split.total_buckets, compact_before=tuple(files),
-                         compact_after=tuple(after), changelog_files=tuple(log_files),
-                         new_index=added, deleted_index=deleted)
+    return CommitMessage(
+        split.partition,
+        split.bucket,
+        split.total_buckets,
+        compact_before=tuple(files),
+        compact_after=tuple(after),
+        changelog_files=tuple(log_files),
+        new_index=added,
+        deleted_index=deleted,
+    )
 
 
 def drop_vectors(table, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
@@ -178,11 +196,17 @@ def _lookup_changelog(table, split: DataSplit, writer, files, output_level: int)
     # only the records of the keys written: the merge is per key
     upper_parts = [rows_with_keys(reader.read_file(split, f, True), written, keys) for f in upper]
     engine = MergeEngine.for_schema(table.schema)
-    new = _drop_retracts(engine.merge(pa.concat_tables(upper_parts + fresh_parts),
-                                      levels=file_levels(upper + fresh, upper_parts + fresh_parts),
-                                      merge_singles=True))
+    new = _drop_retracts(
+        engine.merge(
+            pa.concat_tables(upper_parts + fresh_parts),
+            levels=file_levels(upper + fresh, upper_parts + fresh_parts),
+            merge_singles=True,
+        )
+    )
     if upper:
-        old = _drop_retracts(engine.merge(pa.concat_tables(upper_parts), levels=file_levels(upper, upper_parts)))
+        old = _drop_retracts(
+            engine.merge(pa.concat_tables(upper_parts), levels=file_levels(upper, upper_parts))
+        )
     else:
         old = new.slice(0, 0)
     dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
@@ -201,8 +225,13 @@ def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
 
     reader = TableRead(table)
     files = sorted(files, key=lambda f: f.min_sequence_number)
-    writer = RollingFileWriter(table, split.partition, split.bucket, files[0].min_sequence_number,
-                               table.schema.core_options.get("data-file.prefix"))
+    writer = RollingFileWriter(
+        table,
+        split.partition,
+        split.bucket,
+        files[0].min_sequence_number,
+        table.schema.core_options.get("data-file.prefix"),
+    )
     try:
         for f in files:
             writer.write(reader.read_file(split, f, False))
@@ -212,9 +241,15 @@ def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
     except BaseException:
         writer.abort()
         raise
-    return CommitMessage(split.partition, split.bucket, split.total_buckets,
-                         compact_before=tuple(files), compact_after=tuple(after),
-                         new_index=added, deleted_index=deleted)
+    return CommitMessage(
+        split.partition,
+        split.bucket,
+        split.total_buckets,
+        compact_before=tuple(files),
+        compact_after=tuple(after),
+        new_index=added,
+        deleted_index=deleted,
+    )
 
 
 def pick_bucketed_append(files, target: int, min_files: int, max_files: int) -> list | None:
@@ -240,8 +275,12 @@ def plan_bucket(table, split: DataSplit, full: bool):
     if not table.is_primary_key_table:
         target = opts.target_file_size
         if not full and opts.bucket > 0:
-            picked = pick_bucketed_append(split.files, target, opts.get("compaction.min.file-num"),
-                                          opts.get("compaction.max.file-num") or 5)
+            picked = pick_bucketed_append(
+                split.files,
+                target,
+                opts.get("compaction.min.file-num"),
+                opts.get("compaction.max.file-num") or 5,
+            )
             return None if picked is None else (picked, 0, False)
         small = [f for f in split.files if f.file_size < target * 0.7]
         min_files = table.schema.core_options.get("compaction.min.file-num")
@@ -251,8 +290,12 @@ def plan_bucket(table, split: DataSplit, full: bool):
     top = max_level(table)
     runs = sorted_runs(split.files)
     if full:
-        if len(split.files) == 1 and split.files[0].level == top and split.files[0].delete_row_count == 0 \
-                and not split.deletion_files:
+        if (
+            len(split.files) == 1
+            and split.files[0].level == top
+            and split.files[0].delete_row_count == 0
+            and not split.deletion_files
+        ):
             return None
         return list(split.files), top, True
     sized = [Run(level, sum(f.file_size for f in fs)) for level, fs in runs]
@@ -260,18 +303,23 @@ def plan_bucket(table, split: DataSplit, full: bool):
         unit = force_pick_level0(top + 1, sized)
     else:
         unit = None
-    unit = unit or pick(top + 1, sized,
-                trigger=opts.get("num-sorted-run.compaction-trigger"),
-                max_size_amp=table.schema.core_options.get("compaction.max-size-amplification-percent"),
-                size_ratio=table.schema.core_options.get("compaction.size-ratio"))
+    unit = unit or pick(
+        top + 1,
+        sized,
+        trigger=opts.get("num-sorted-run.compaction-trigger"),
+        max_size_amp=table.schema.core_options.get("compaction.max-size-amplification-percent"),
+        size_ratio=table.schema.core_options.get("compaction.size-ratio"),
+    )
     if unit is None:
         return None
     chosen = [f for _, fs in runs[: unit.run_count] for f in fs]
-    rest_levels = [level for level, _ in runs[unit.run_count:]]
+    rest_levels = [level for level, _ in runs[unit.run_count :]]
     from paimon_core.metadata.deletion_vectors import dv_enabled
 
     # with deletion vectors, older rows are masked by vectors: retractions go at any level > 0
-    drop_delete = unit.output_level != 0 and (unit.output_level >= max(rest_levels, default=0) or dv_enabled(table))
+    drop_delete = unit.output_level != 0 and (
+        unit.output_level >= max(rest_levels, default=0) or dv_enabled(table)
+    )
     return chosen, unit.output_level, drop_delete
 
 
@@ -286,10 +334,17 @@ def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMes
             if planned is not None:
                 files, level, drop = planned
                 if table.is_primary_key_table:
-                    messages.append(compact_pk_files(
-                        table, s, files, level, drop,
-                        changelog=changelog_full and level == top and len(files) == len(s.files),
-                        lookup_changelog=producer == "lookup"))
+                    messages.append(
+                        compact_pk_files(
+                            table,
+                            s,
+                            files,
+                            level,
+                            drop,
+                            changelog=changelog_full and level == top and len(files) == len(s.files),
+                            lookup_changelog=producer == "lookup",
+                        )
+                    )
                 else:
                     messages.append(compact_append_files(table, s, files))
             if progress:

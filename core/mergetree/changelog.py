@@ -30,8 +30,11 @@ def changes(old: pa.Table, new: pa.Table, keys: list[str], drop_unchanged: bool 
     old = _nullable(old.select(columns))
     new = _nullable(new.select(columns))
     if keys:
-        joined = _tag(old, _OLD).select(keys + [_OLD]).join(
-            _tag(new, _NEW).select(keys + [_NEW]), keys=keys, join_type="full outer")
+        joined = (
+            _tag(old, _OLD)
+            .select(keys + [_OLD])
+            .join(_tag(new, _NEW).select(keys + [_NEW]), keys=keys, join_type="full outer")
+        )
         o = joined.column(_OLD)
         n = joined.column(_NEW)
     else:  # append table: multiset difference, rows matched by value
@@ -107,8 +110,11 @@ def _row_key(t: pa.Table) -> pa.Array:
     included: Arrow joins never match null keys, so nulls get a marker of their own)."""
     parts = []
     for col in t.columns:
-        text = pc.cast(col, pa.string()) if not pa.types.is_binary(col.type) else pc.binary_join_element_wise(
-            pc.cast(col, pa.binary()), pa.scalar(b""), pa.scalar(b""))
+        text = (
+            pc.cast(col, pa.string())
+            if not pa.types.is_binary(col.type)
+            else pc.binary_join_element_wise(pc.cast(col, pa.binary()), pa.scalar(b""), pa.scalar(b""))
+        )
         marked = pc.binary_join_element_wise(pa.scalar("\x01"), pc.cast(text, pa.string()), pa.scalar(""))
         parts.append(pc.fill_null(marked, "\x00"))
     return pc.binary_join_element_wise(*parts, pa.scalar("\x1f")) if parts else pa.array([""] * t.num_rows)
@@ -125,8 +131,11 @@ def _multiset_changes(old: pa.Table, new: pa.Table) -> pa.Table:
 
     def counted(keys, name):
         t = pa.table({"__k": keys, "__pos": pa.array(np.arange(len(keys), dtype=np.int64))})
-        return t.group_by("__k", use_threads=False).aggregate([("__pos", "count"), ("__pos", "min")]).rename_columns(
-            ["__k", name, name + "_pos"])
+        return (
+            t.group_by("__k", use_threads=False)
+            .aggregate([("__pos", "count"), ("__pos", "min")])
+            .rename_columns(["__k", name, name + "_pos"])
+        )
 
     j = counted(ko, "__a").join(counted(kn, "__b"), keys="__k", join_type="full outer")
     diff = pc.subtract(pc.fill_null(j.column("__b"), 0), pc.fill_null(j.column("__a"), 0)).to_numpy()

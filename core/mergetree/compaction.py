@@ -15,12 +15,20 @@ from paimon_core.mergetree.bucket_compaction import CompactResult, compact_messa
 from paimon_core.mergetree.levels import forces_level0_compaction, max_level
 from paimon_core.read.scan import check_not_expired
 
-__all__ = ["CompactResult", "auto_compact", "compact", "compact_messages", "forces_level0_compaction",
-           "full_compact", "max_level"]
+__all__ = [
+    "CompactResult",
+    "auto_compact",
+    "compact",
+    "compact_messages",
+    "forces_level0_compaction",
+    "full_compact",
+    "max_level",
+]
 
 
-def compact(table, full: bool = False, partition_filter=None, progress=None, buckets=None,
-            engine=None) -> CompactResult:
+def compact(
+    table, full: bool = False, partition_filter=None, progress=None, buckets=None, engine=None
+) -> CompactResult:
     """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
     (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by
     default) computes the new files; the commit happens here."""
@@ -34,12 +42,18 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
     snap = table.snapshots.latest()
     if snap is None:
         return CompactResult(None, 0, 0, 0)
-    splits = [s for s in table.plan(snap, all_levels=True)
-              if (partition_filter is None or partition_filter(s.partition))
-              and (buckets is None or (s.partition, s.bucket) in buckets)]
+    splits = [
+        s
+        for s in table.plan(snap, all_levels=True)
+        if (partition_filter is None or partition_filter(s.partition))
+        and (buckets is None or (s.partition, s.bucket) in buckets)
+    ]
     try:
-        messages = (engine.compact(table, splits, full, progress) if engine is not None
-                    else compact_messages(table, splits, full, progress))
+        messages = (
+            engine.compact(table, splits, full, progress)
+            if engine is not None
+            else compact_messages(table, splits, full, progress)
+        )
     except CorruptMetadata as e:  # an input file went missing: if expiry removed `snap`, a lost race
         check_not_expired(table.manifests, snap, e)
         raise
@@ -50,8 +64,12 @@ def compact(table, full: bool = False, partition_filter=None, progress=None, buc
     except BaseException:
         table.discard(messages)
         raise
-    return CompactResult(result, len(messages), sum(len(m.compact_before) for m in messages),
-                         sum(len(m.compact_after) for m in messages))
+    return CompactResult(
+        result,
+        len(messages),
+        sum(len(m.compact_before) for m in messages),
+        sum(len(m.compact_after) for m in messages),
+    )
 
 
 def full_compact(table, partition_filter=None, progress=None, engine=None) -> CompactResult:

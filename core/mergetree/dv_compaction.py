@@ -30,9 +30,13 @@ def bucket_vectors(table, split: DataSplit) -> dict[str, np.ndarray]:
     return {name: reader.positions(df) for name, df in split.deletion_files}
 
 
-def index_changes(table, split: DataSplit, vectors: dict[str, np.ndarray], written: list) -> tuple[tuple, tuple]:
+def index_changes(
+    table, split: DataSplit, vectors: dict[str, np.ndarray], written: list
+) -> tuple[tuple, tuple]:
     """The bucket's index replaced by one file holding ``vectors`` (of files still live)."""
-    added, deleted, path = write_bucket_index(table, split.partition_bytes, split.bucket, vectors, list(split.dv_index))
+    added, deleted, path = write_bucket_index(
+        table, split.partition_bytes, split.bucket, vectors, list(split.dv_index)
+    )
     if path:
         written.append(path)
     return added, deleted
@@ -43,7 +47,9 @@ def _needs_old_values(table) -> bool:
     return opts.get("merge-engine", "deduplicate") != "deduplicate" or bool(opts.get("sequence.field"))
 
 
-def compact_pk_files_dv(table, split: DataSplit, files, output_level: int, drop_delete: bool) -> CommitMessage:
+def compact_pk_files_dv(
+    table, split: DataSplit, files, output_level: int, drop_delete: bool
+) -> CommitMessage:
     from paimon_core.write.kv_writer import KeyValueFileWriter
 
     keys = table.schema.trimmed_primary_keys
@@ -65,7 +71,9 @@ def compact_pk_files_dv(table, split: DataSplit, files, output_level: int, drop_
             changed = True
             if _needs_old_values(table):
                 full = reader.read_file(split, f, True, with_position=True)
-                old_parts.append(full.filter(pc.is_in(full.column(ROW_POS), pa.array(pos))).drop_columns([ROW_POS]))
+                old_parts.append(
+                    full.filter(pc.is_in(full.column(ROW_POS), pa.array(pos))).drop_columns([ROW_POS])
+                )
         if old_parts:  # older rows first: the merge orders by sequence number anyway
             data = pa.concat_tables(old_parts + [data])
     engine = MergeEngine(table.schema.options, keys, table.schema.field_names)
@@ -75,12 +83,23 @@ def compact_pk_files_dv(table, split: DataSplit, files, output_level: int, drop_
     writer = KeyValueFileWriter(table, split.partition, split.bucket)
     written: list = []
     try:
-        after = writer.write_run(merged, level=output_level, file_source=FILE_SOURCE_COMPACT) if merged.num_rows else []
+        after = (
+            writer.write_run(merged, level=output_level, file_source=FILE_SOURCE_COMPACT)
+            if merged.num_rows
+            else []
+        )
         added, deleted = index_changes(table, split, vectors, written) if changed else ((), ())
     except BaseException:
         writer.abort()
         for p in written:
             table.io.delete(p)
         raise
-    return CommitMessage(split.partition, split.bucket, split.total_buckets, compact_before=tuple(files),
-                         compact_after=tuple(after), new_index=added, deleted_index=deleted)
+    return CommitMessage(
+        split.partition,
+        split.bucket,
+        split.total_buckets,
+        compact_before=tuple(files),
+        compact_after=tuple(after),
+        new_index=added,
+        deleted_index=deleted,
+    )

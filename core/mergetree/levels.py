@@ -11,7 +11,8 @@ def forces_level0_compaction(table) -> bool:
 
     opts = table.schema.core_options
     return table.is_primary_key_table and (
-        opts.merge_engine == "first-row" or opts.changelog_producer == "lookup" or dv_enabled(table))
+        opts.merge_engine == "first-row" or opts.changelog_producer == "lookup" or dv_enabled(table)
+    )
 
 
 def max_level(table) -> int:

@@ -37,10 +37,14 @@ INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
 KIND_NAMES = {"+I": INSERT, "-U": UPDATE_BEFORE, "+U": UPDATE_AFTER, "-D": DELETE}
 
 
-def sort_by_key_and_sequence(data: pa.Table, keys: list[str], sequence_fields=(), descending=False) -> pa.Table:
+def sort_by_key_and_sequence(
+    data: pa.Table, keys: list[str], sequence_fields=(), descending=False
+) -> pa.Table:
     """Sort by key, then by the user sequence fields (``sequence.field``), then by arrival."""
     seq_order = "descending" if descending else "ascending"
-    order = [(k, "ascending", "at_start") for k in keys] + [(f, seq_order, "at_start") for f in sequence_fields]
+    order = [(k, "ascending", "at_start") for k in keys] + [
+        (f, seq_order, "at_start") for f in sequence_fields
+    ]
     order += [(SEQ, "ascending", "at_start")]
     return data.take(pc.sort_indices(data, sort_keys=order))
 
@@ -119,8 +123,9 @@ class MergeEngine:
         if types is not None:  # the columns that order records must be sortable
             for f in self.sequence_fields + [s for seqs, _ in self.sequence_groups for s in seqs]:
                 if f in types and not isinstance(types[f], AtomicType):
-                    raise InvalidInput(f"sequence field '{f}' must have an atomic type to order records, "
-                                       f"not {types[f]}")
+                    raise InvalidInput(
+                        f"sequence field '{f}' must have an atomic type to order records, not {types[f]}"
+                    )
         self.funcs: dict[str, str] = {}
         if self.engine in ("aggregation", "partial-update"):
             for c in self.values:
@@ -142,10 +147,17 @@ class MergeEngine:
     def for_schema(cls, schema, columns: list[str] | None = None) -> MergeEngine:
         """The engine of a table schema over ``columns`` (default: all), types checked."""
         names = list(columns) if columns is not None else list(schema.field_names)
-        return cls(schema.options, schema.trimmed_primary_keys, names, {f.name: f.type for f in schema.fields})
+        return cls(
+            schema.options, schema.trimmed_primary_keys, names, {f.name: f.type for f in schema.fields}
+        )
 
-    def merge(self, data: pa.Table, drop_retracts: bool = False, levels: np.ndarray | None = None,
-              merge_singles: bool = False) -> pa.Table:
+    def merge(
+        self,
+        data: pa.Table,
+        drop_retracts: bool = False,
+        levels: np.ndarray | None = None,
+        merge_singles: bool = False,
+    ) -> pa.Table:
         """``data``: records of one bucket in any order. Returns one record per key, sorted by key;
         with ``drop_retracts`` keys whose result is a retraction are left out (what readers want).
 
@@ -177,7 +189,10 @@ class MergeEngine:
         for k in self.keys:
             col = data.column(k)
             t = col.type
-            if not (pa.types.is_integer(t) or pa.types.is_date(t) or pa.types.is_timestamp(t)) or col.null_count:
+            if (
+                not (pa.types.is_integer(t) or pa.types.is_date(t) or pa.types.is_timestamp(t))
+                or col.null_count
+            ):
                 return None
             cols.append(col.cast(pa.int64()).to_numpy() if not pa.types.is_integer(t) else col.to_numpy())
         seq = data.column(SEQ).to_numpy()
@@ -229,8 +244,9 @@ class MergeEngine:
         return self._aggregate(data, groups, merged)
 
     # ---- assembling one record per key
-    def _assemble(self, data: pa.Table, groups: Groups, multi: np.ndarray, merged: dict,
-                  kinds: np.ndarray) -> pa.Table:
+    def _assemble(
+        self, data: pa.Table, groups: Groups, multi: np.ndarray, merged: dict, kinds: np.ndarray
+    ) -> pa.Table:
         """One row per group: ``merged`` values (arrays per group) for the groups ``multi``
         marks; the others (keys with one record) keep their stored row, kind and sequence."""
         starts = groups.starts
@@ -283,7 +299,8 @@ class MergeEngine:
             if not self.remove_on_delete:
                 raise PaimonError(
                     "partial-update got a delete (-U/-D) record: set ignore-delete=true, "
-                    "partial-update.remove-record-on-delete=true, or use sequence groups")
+                    "partial-update.remove-record-on-delete=true, or use sequence groups"
+                )
             # -U records are ignored; a -D clears everything before it (and, when it is the
             # key's last record, stays a -D so that it still deletes older data in other runs)
             deletes = (kind == DELETE) & multi_rows
@@ -307,8 +324,16 @@ class MergeEngine:
             self._sequence_group(data, groups, retract & multi_rows, multi_rows, seqs, fields, merged)
         return self._assemble(data, groups, multi, merged, kinds)
 
-    def _sequence_group(self, data: pa.Table, groups: Groups, retract: np.ndarray, multi_rows: np.ndarray,
-                        seqs: list[str], fields: list[str], merged: dict) -> None:
+    def _sequence_group(
+        self,
+        data: pa.Table,
+        groups: Groups,
+        retract: np.ndarray,
+        multi_rows: np.ndarray,
+        seqs: list[str],
+        fields: list[str],
+        merged: dict,
+    ) -> None:
         """Java 0.9's sequence groups, record by record in sequence order: a record whose
         sequence fields are all NULL leaves the group alone; otherwise, if its sequence tuple is
         >= the group's current one (NULLs first), it is "forward": it sets the sequence fields,
@@ -371,12 +396,23 @@ def _dense_rank(data: pa.Table, columns: list[str], rows: np.ndarray) -> np.ndar
         col = take_rows(sub.column(c), order)
         a, b = col.slice(1), col.slice(0, m - 1)
         eq = pc.fill_null(pc.equal(a, b), False).to_numpy(zero_copy_only=False)
-        both_null = (pc.is_null(a).to_numpy(zero_copy_only=False) & pc.is_null(b).to_numpy(zero_copy_only=False))
+        both_null = pc.is_null(a).to_numpy(zero_copy_only=False) & pc.is_null(b).to_numpy(
+            zero_copy_only=False
+        )
         differs |= ~(eq | both_null)
     rank = np.empty(m, dtype=np.int64)
     rank[order] = np.r_[0, np.cumsum(differs)]
     return rank
 
 
-__all__ = ["MergeEngine", "ENGINES", "sequence_fields", "sequence_groups", "sort_by_key_and_sequence",
-           "key_boundaries", "is_retract", "SEQ", "KIND"]
+__all__ = [
+    "MergeEngine",
+    "ENGINES",
+    "sequence_fields",
+    "sequence_groups",
+    "sort_by_key_and_sequence",
+    "key_boundaries",
+    "is_retract",
+    "SEQ",
+    "KIND",
+]

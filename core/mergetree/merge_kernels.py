@@ -70,7 +70,9 @@ class Groups:
 
 def take_rows(col, idx: np.ndarray) -> pa.Array:
     """``col[idx]`` for a column of any type; NULL where ``idx`` is negative."""
-    indices = pa.array(idx, type=pa.int64(), mask=idx < 0) if (idx < 0).any() else pa.array(idx, type=pa.int64())
+    indices = (
+        pa.array(idx, type=pa.int64(), mask=idx < 0) if (idx < 0).any() else pa.array(idx, type=pa.int64())
+    )
     out = pc.take(col, indices)
     return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
 
@@ -93,7 +95,9 @@ def runs_of(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.arange(len(g)) - starts[run]
 
 
-def fold_groups(g: np.ndarray, x: np.ndarray, n_groups: int, step, accumulate=None) -> tuple[np.ndarray, np.ndarray]:
+def fold_groups(
+    g: np.ndarray, x: np.ndarray, n_groups: int, step, accumulate=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Left fold per group: acc = x0, then ``acc, ok = step(acc, x_k)`` for the group's next
     values in order. ``ok`` False makes the accumulator NULL (an overflow, say); the next value
     then starts it afresh (Java's ``acc == null ? input : ...``). ``g`` is non-decreasing (the
@@ -110,7 +114,7 @@ def fold_groups(g: np.ndarray, x: np.ndarray, n_groups: int, step, accumulate=No
     big_limit = 64
     if accumulate is not None and sizes.max() > big_limit:
         for s, size in zip(starts[sizes > big_limit], sizes[sizes > big_limit]):
-            acc[g[s]] = accumulate.accumulate(x[s:s + size])[-1]
+            acc[g[s]] = accumulate.accumulate(x[s : s + size])[-1]
             valid[g[s]] = True
         small = np.repeat(sizes <= big_limit, sizes)
         g, x, pos = g[small], x[small], pos[small]
@@ -119,7 +123,7 @@ def fold_groups(g: np.ndarray, x: np.ndarray, n_groups: int, step, accumulate=No
     order = np.argsort(pos, kind="stable")
     bounds = np.searchsorted(pos[order], np.arange(pos.max() + 2))
     for k in range(len(bounds) - 1):
-        rows = order[bounds[k]:bounds[k + 1]]
+        rows = order[bounds[k] : bounds[k + 1]]
         gk, xk = g[rows], x[rows]
         if k == 0:
             acc[gk], valid[gk] = xk, True

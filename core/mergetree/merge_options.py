@@ -19,8 +19,17 @@ ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")
 # aggregate functions a partial-update sequence group can apply: their result does not depend
 # on the order Java 0.9 applies them in (it folds records older than the group's current
 # sequence "reversed"), or that order is reproduced (last_value, last_non_null_value)
-GROUP_FUNCTIONS = ("sum", "product", "max", "min", "bool_and", "bool_or", "count", "last_value",
-                   "last_non_null_value")
+GROUP_FUNCTIONS = (
+    "sum",
+    "product",
+    "max",
+    "min",
+    "bool_and",
+    "bool_or",
+    "count",
+    "last_value",
+    "last_non_null_value",
+)
 
 
 def sequence_groups(options: dict) -> list[tuple[list[str], list[str]]]:
@@ -28,7 +37,7 @@ def sequence_groups(options: dict) -> list[tuple[list[str], list[str]]]:
     out = []
     for k, v in options.items():
         if k.startswith("fields.") and k.endswith(".sequence-group"):
-            seqs = [s.strip() for s in k[len("fields."):-len(".sequence-group")].split(",") if s.strip()]
+            seqs = [s.strip() for s in k[len("fields.") : -len(".sequence-group")].split(",") if s.strip()]
             out.append((seqs, [f.strip() for f in str(v).split(",") if f.strip()]))
     return out
 
@@ -62,7 +71,7 @@ class MergeOptions:
         explicit = {}
         for k, v in options.items():
             if k.startswith("fields.") and k.endswith(".aggregate-function"):
-                explicit[k[len("fields."):-len(".aggregate-function")]] = str(v).strip()
+                explicit[k[len("fields.") : -len(".aggregate-function")]] = str(v).strip()
         return MergeOptions(
             engine=engine,
             sequence_fields=sequence_fields(options),
@@ -143,14 +152,18 @@ def validate_merge_options(options: dict, types: dict[str, DataType], primary_ke
         func = mo.function(c)
         if func is None:
             continue
-        problem = aggregators.type_error(c, func, types[c]) or aggregators.options_error(c, func, types[c], options)
+        problem = aggregators.type_error(c, func, types[c]) or aggregators.options_error(
+            c, func, types[c], options
+        )
         if problem:
             raise InvalidInput(problem)
         if mo.engine != "partial-update":
             continue
         if not mo.groups:
-            raise InvalidInput(f"aggregate function '{func}' of column '{c}' needs a sequence group in a "
-                               "partial-update table (fields.<seq>.sequence-group)")
+            raise InvalidInput(
+                f"aggregate function '{func}' of column '{c}' needs a sequence group in a "
+                "partial-update table (fields.<seq>.sequence-group)"
+            )
         group = group_of.get(c)
         if group is None:
             continue
@@ -158,11 +171,15 @@ def validate_merge_options(options: dict, types: dict[str, DataType], primary_ke
         if c in seqs:  # only the default function can get here
             if func == "last_value" or (func == "last_non_null_value" and len(seqs) == 1):
                 continue
-            raise InvalidInput(f"fields.default-aggregate-function '{func}' would apply to sequence-group "
-                               f"field '{c}': set it only with last_value, or give the fields their functions")
+            raise InvalidInput(
+                f"fields.default-aggregate-function '{func}' would apply to sequence-group "
+                f"field '{c}': set it only with last_value, or give the fields their functions"
+            )
         if func not in GROUP_FUNCTIONS:
-            raise InvalidInput(f"aggregate function '{func}' of column '{c}' inside a partial-update sequence "
-                               f"group is not supported (supported there: {', '.join(GROUP_FUNCTIONS)})")
+            raise InvalidInput(
+                f"aggregate function '{func}' of column '{c}' inside a partial-update sequence "
+                f"group is not supported (supported there: {', '.join(GROUP_FUNCTIONS)})"
+            )
 
 
 def _check_sortable(column: str, t: DataType, what: str) -> None:

@@ -74,8 +74,13 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     split = DataSplit(message.partition, pbytes, message.bucket, message.total_buckets, tuple(old + new))
     planned = plan_bucket(view, split, full)
     if planned is None:
-        return CommitMessage(message.partition, message.bucket, message.total_buckets, compact_after=tuple(new),
-                             changelog_files=message.changelog_files)
+        return CommitMessage(
+            message.partition,
+            message.bucket,
+            message.total_buckets,
+            compact_after=tuple(new),
+            changelog_files=message.changelog_files,
+        )
     files, level, drop = planned
     done = compact_pk_files(view, split, files, level, drop)
     consumed = {f.file_name for f in done.compact_before}
@@ -83,11 +88,14 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     for f in new:
         if f.file_name in consumed:
             view.io.delete(view.io.join(d, f.file_name))
-    return CommitMessage(message.partition, message.bucket, message.total_buckets,
-                         compact_before=tuple(f for f in done.compact_before if f.file_name not in
-                                              {x.file_name for x in new}),
-                         compact_after=tuple(done.compact_after) + tuple(f for f in new if f.file_name not in consumed),
-                         changelog_files=message.changelog_files + done.changelog_files)
+    return CommitMessage(
+        message.partition,
+        message.bucket,
+        message.total_buckets,
+        compact_before=tuple(f for f in done.compact_before if f.file_name not in {x.file_name for x in new}),
+        compact_after=tuple(done.compact_after) + tuple(f for f in new if f.file_name not in consumed),
+        changelog_files=message.changelog_files + done.changelog_files,
+    )
 
 
 def compact_postpone(table, full: bool = False, partition_filter=None, progress=None):
@@ -118,15 +126,21 @@ def compact_postpone(table, full: bool = False, partition_filter=None, progress=
                 continue
             n = counts.get(pbytes) or new_partition_buckets(table, waiting.get(pbytes, 0))
             view = with_buckets(table, n)
-            messages.append(CommitMessage(partition, POSTPONE_BUCKET, POSTPONE_BUCKET, compact_before=tuple(files)))
+            messages.append(
+                CommitMessage(partition, POSTPONE_BUCKET, POSTPONE_BUCKET, compact_before=tuple(files))
+            )
             for m in _assign(view, partition, pbytes, n, files):
                 touched.add((pbytes, m.bucket))
                 messages.append(_compact_bucket(view, splits.get((pbytes, m.bucket)), m, full))
             if progress:
                 progress(1)
         if full:  # the other real buckets, as `compact --level-max` does for any table
-            rest = [s for s in splits.values() if (s.partition_bytes, s.bucket) not in touched
-                    and (partition_filter is None or partition_filter(s.partition))]
+            rest = [
+                s
+                for s in splits.values()
+                if (s.partition_bytes, s.bucket) not in touched
+                and (partition_filter is None or partition_filter(s.partition))
+            ]
             for s in rest:
                 messages.extend(compact_messages(with_buckets(table, s.total_buckets), [s], True))
     except CorruptMetadata as e:
@@ -143,6 +157,9 @@ def compact_postpone(table, full: bool = False, partition_filter=None, progress=
     except BaseException:
         table.discard([m for m in messages if m.bucket != POSTPONE_BUCKET])
         raise
-    return CompactResult(result, len({(m.partition, m.bucket) for m in messages}),
-                         sum(len(m.compact_before) for m in messages),
-                         sum(len(m.compact_after) for m in messages))
+    return CompactResult(
+        result,
+        len({(m.partition, m.bucket) for m in messages}),
+        sum(len(m.compact_before) for m in messages),
+        sum(len(m.compact_after) for m in messages),
+    )

@@ -32,8 +32,9 @@ class CompactUnit:
     output_level: int
 
 
-def pick(num_levels: int, runs: list[Run], trigger: int = 5, max_size_amp: int = 200,
-         size_ratio: int = 1) -> CompactUnit | None:
+def pick(
+    num_levels: int, runs: list[Run], trigger: int = 5, max_size_amp: int = 200, size_ratio: int = 1
+) -> CompactUnit | None:
     max_level = num_levels - 1
     if len(runs) >= trigger:
         newer = sum(r.size for r in runs[:-1])

@@ -67,8 +67,11 @@ class ConsumerManager:
         self.io.delete(path)
 
     def ids(self) -> list[str]:
-        return sorted(n[len(PREFIX):] for n in self.io.list_names(self.dir)
-                      if n.startswith(PREFIX) and not n.startswith("."))
+        return sorted(
+            n[len(PREFIX) :]
+            for n in self.io.list_names(self.dir)
+            if n.startswith(PREFIX) and not n.startswith(".")
+        )
 
     def consumers(self) -> dict[str, int]:
         """id -> nextSnapshot of every readable consumer (a file removed meanwhile is skipped)."""

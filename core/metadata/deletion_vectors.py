@@ -73,10 +73,12 @@ def encode_vector(positions: np.ndarray, bitmap64: bool = False) -> tuple[bytes,
 def decode_vector(data: bytes, offset: int, length: int, where: str = "") -> np.ndarray:
     """The deleted positions (sorted int64) of the vector at ``offset`` in an index file's bytes."""
     if offset < 1 or offset + 8 > len(data):
-        raise CorruptMetadata(f"deletion vector{where}: offset {offset} is outside the index file ({len(data)} bytes)")
-    bitmap_len, = struct.unpack_from(">i", data, offset)
-    magic_be, = struct.unpack_from(">i", data, offset + 4)
-    magic_le, = struct.unpack_from("<i", data, offset + 4)
+        raise CorruptMetadata(
+            f"deletion vector{where}: offset {offset} is outside the index file ({len(data)} bytes)"
+        )
+    (bitmap_len,) = struct.unpack_from(">i", data, offset)
+    (magic_be,) = struct.unpack_from(">i", data, offset + 4)
+    (magic_le,) = struct.unpack_from("<i", data, offset + 4)
     if magic_be == MAGIC_V1:
         v2, expected = False, length
     elif magic_le == MAGIC_V2:
@@ -84,9 +86,11 @@ def decode_vector(data: bytes, offset: int, length: int, where: str = "") -> np.
     else:
         raise CorruptMetadata(f"deletion vector{where}: bad magic number {magic_be}")
     if bitmap_len != expected or offset + 8 + bitmap_len > len(data):
-        raise CorruptMetadata(f"deletion vector{where}: length {bitmap_len} does not match the index manifest ({length})")
-    payload = data[offset + 4: offset + 4 + bitmap_len]
-    crc, = struct.unpack_from(">I", data, offset + 4 + bitmap_len)
+        raise CorruptMetadata(
+            f"deletion vector{where}: length {bitmap_len} does not match the index manifest ({length})"
+        )
+    payload = data[offset + 4 : offset + 4 + bitmap_len]
+    (crc,) = struct.unpack_from(">I", data, offset + 4 + bitmap_len)
     if crc != zlib.crc32(payload):
         raise CorruptMetadata(f"deletion vector{where}: checksum mismatch")
     try:
@@ -131,7 +135,9 @@ def check_dv_options(options: dict, has_primary_key: bool) -> None:
         raise InvalidInput("deletion vectors are not supported with merge-engine=first-row (as in Paimon)")
     producer = options.get("changelog-producer", "none")
     if producer == "full-compaction":
-        raise InvalidInput("deletion vectors are not supported with changelog-producer=full-compaction (as in Paimon)")
+        raise InvalidInput(
+            "deletion vectors are not supported with changelog-producer=full-compaction (as in Paimon)"
+        )
 
 
 def dv_enabled(table) -> bool:
@@ -150,8 +156,11 @@ def dv_entries(table, snapshot) -> list:
         return []
     from paimon_core.metadata.index_manifest import IndexStore
 
-    return [e for e in IndexStore(table.io, table.path).read_manifest(snapshot.index_manifest)
-            if e.index_type == DELETION_VECTORS_INDEX]
+    return [
+        e
+        for e in IndexStore(table.io, table.path).read_manifest(snapshot.index_manifest)
+        if e.index_type == DELETION_VECTORS_INDEX
+    ]
 
 
 def deletion_files(by_bucket: dict[tuple, list]) -> dict[tuple, dict[str, DeletionFile]]:
@@ -162,8 +171,9 @@ def deletion_files(by_bucket: dict[tuple, list]) -> dict[tuple, dict[str, Deleti
         files = out.setdefault((e.partition, e.bucket), {})
         for r in e.dv_ranges or ():
             if r[0] in files:
-                raise CorruptMetadata(f"data file {r[0]} has two deletion vectors ({files[r[0]].index_file}, "
-                                      f"{e.file_name})")
+                raise CorruptMetadata(
+                    f"data file {r[0]} has two deletion vectors ({files[r[0]].index_file}, {e.file_name})"
+                )
             files[r[0]] = DeletionFile(e.file_name, r[1], r[2], r[3] if len(r) > 3 else None, e.external_path)
     return out
 
@@ -173,7 +183,9 @@ class DeletionVectorReader:
 
     def __init__(self, table):
         if str(table.schema.options.get("index-file-in-data-file-dir", "false")).lower() == "true":
-            raise PaimonError("index-file-in-data-file-dir=true (index files in bucket directories) is not supported")
+            raise PaimonError(
+                "index-file-in-data-file-dir=true (index files in bucket directories) is not supported"
+            )
         self.table = table
         self._cache: dict[str, bytes] = {}
 
@@ -186,8 +198,9 @@ class DeletionVectorReader:
             except FileNotFoundError:
                 raise CorruptMetadata(f"deletion vector index file {path} is missing") from None
             if not data or data[0] != VERSION:
-                raise CorruptMetadata(f"deletion vector index file {path}: unknown version "
-                                      f"{data[0] if data else None}")
+                raise CorruptMetadata(
+                    f"deletion vector index file {path}: unknown version {data[0] if data else None}"
+                )
             self._cache[df.index_file] = data
         return decode_vector(data, df.offset, df.length, f" in {df.index_file}")
 
@@ -221,8 +234,9 @@ def drop_deleted(table, positions: np.ndarray):
     return table.take(pa.array(np.flatnonzero(keep_mask(p, n))))
 
 
-def write_bucket_index(table, partition_bytes: bytes, bucket: int, vectors: dict[str, np.ndarray],
-                       old_entries: list) -> tuple[tuple, tuple, str | None]:
+def write_bucket_index(
+    table, partition_bytes: bytes, bucket: int, vectors: dict[str, np.ndarray], old_entries: list
+) -> tuple[tuple, tuple, str | None]:
     """Replace a bucket's deletion vector index files by one holding ``vectors`` (possibly none).
     Returns (new index entries, deleted index entries, path written or None)."""
     from paimon_core.metadata.index_manifest import IndexEntry
@@ -235,6 +249,7 @@ def write_bucket_index(table, partition_bytes: bytes, bucket: int, vectors: dict
     name = f"index-{uuid.uuid4()}-0"
     path = table.io.join(table.path, "index", name)
     table.io.write_bytes(path, data)
-    entry = IndexEntry(ADD, partition_bytes, bucket, DELETION_VECTORS_INDEX, name, len(data), len(ranges),
-                       tuple(ranges))
+    entry = IndexEntry(
+        ADD, partition_bytes, bucket, DELETION_VECTORS_INDEX, name, len(data), len(ranges), tuple(ranges)
+    )
     return (entry,), deleted, path

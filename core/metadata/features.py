@@ -37,18 +37,26 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
     compaction inside a bucket does not, unless it moves postpone rows)."""
     kind = str(options.get("type", "table")).strip().lower()
     if kind != "table":
-        raise UnsupportedFeature(f"{what} has type = {kind} (only Paimon tables with snapshots are supported)")
+        raise UnsupportedFeature(
+            f"{what} has type = {kind} (only Paimon tables with snapshots are supported)"
+        )
     if _true(options, "data-evolution.enabled"):
-        raise UnsupportedFeature(f"{what} uses data evolution (data-evolution.enabled = true), which is not supported")
+        raise UnsupportedFeature(
+            f"{what} uses data evolution (data-evolution.enabled = true), which is not supported"
+        )
     if not writing:
         return
     if _true(options, "row-tracking.enabled"):
-        raise UnsupportedFeature(f"{what} uses row tracking (row-tracking.enabled = true): writing it is not "
-                                 "supported (reading is)")
+        raise UnsupportedFeature(
+            f"{what} uses row tracking (row-tracking.enabled = true): writing it is not "
+            "supported (reading is)"
+        )
     func = str(options.get("bucket-function.type", "default")).strip().lower()
     if func != "default" and (assigns_buckets or str(options.get("bucket")).strip() == "-2"):
-        raise UnsupportedFeature(f"{what} sets bucket-function.type = {func}: only the default bucket function "
-                                 "is supported for writing")
+        raise UnsupportedFeature(
+            f"{what} sets bucket-function.type = {func}: only the default bucket function "
+            "is supported for writing"
+        )
 
 
 def check_readable(schema, what: str = "table") -> None:
@@ -59,15 +67,18 @@ def check_writable(schema, what: str = "table", compaction: bool = False) -> Non
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     defaults = [f.name for f in schema.fields if getattr(f, "default_value", None) is not None]
     if defaults and not compaction:  # a compaction rewrites stored rows, it fills in nothing
-        raise UnsupportedFeature(f"{what} has column default values ({', '.join(defaults)}): writing it is not "
-                                 "supported")
+        raise UnsupportedFeature(
+            f"{what} has column default values ({', '.join(defaults)}): writing it is not supported"
+        )
 
 
 def check_file(f, where: str = "") -> None:
     """A data file we must not read as a whole row set."""
     if f.write_cols is not None:
-        raise UnsupportedFeature(f"{where}data file {f.file_name} holds only some columns (_WRITE_COLS, data "
-                                 "evolution), which is not supported")
+        raise UnsupportedFeature(
+            f"{where}data file {f.file_name} holds only some columns (_WRITE_COLS, data "
+            "evolution), which is not supported"
+        )
 
 
 def external_path(table, uri: str) -> str:
@@ -77,6 +88,8 @@ def external_path(table, uri: str) -> str:
 
     scheme, path = split_scheme(uri)
     if scheme != table.io.scheme:
-        raise UnsupportedFeature(f"data file {uri} is on another file system ({scheme}://) than the table "
-                                 f"({table.io.scheme}://): external paths there are not supported")
+        raise UnsupportedFeature(
+            f"data file {uri} is on another file system ({scheme}://) than the table "
+            f"({table.io.scheme}://): external paths there are not supported"
+        )
     return path

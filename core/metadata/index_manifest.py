@@ -18,30 +18,42 @@ from paimon_core.storage.file_io import FileIO
 
 HASH_INDEX = "HASH"
 
-INDEX_ENTRY_SCHEMA = java_record_schema([
-    {"name": "_VERSION", "type": "int"},
-    {"name": "_KIND", "type": "int"},
-    {"name": "_PARTITION", "type": "bytes"},
-    {"name": "_BUCKET", "type": "int"},
-    {"name": "_INDEX_TYPE", "type": "string"},
-    {"name": "_FILE_NAME", "type": "string"},
-    {"name": "_FILE_SIZE", "type": "long"},
-    {"name": "_ROW_COUNT", "type": "long"},
-    {"name": "_DELETIONS_VECTORS_RANGES", "default": None, "type": ["null", {
-        "type": "array",
-        "items": ["null", {
-            "type": "record",
-            "name": "record__DELETIONS_VECTORS_RANGES",
-            "fields": [
-                {"name": "f0", "type": "string"},
-                {"name": "f1", "type": "int"},
-                {"name": "f2", "type": "int"},
-                {"name": "_CARDINALITY", "type": ["null", "long"], "default": None},
+INDEX_ENTRY_SCHEMA = java_record_schema(
+    [
+        {"name": "_VERSION", "type": "int"},
+        {"name": "_KIND", "type": "int"},
+        {"name": "_PARTITION", "type": "bytes"},
+        {"name": "_BUCKET", "type": "int"},
+        {"name": "_INDEX_TYPE", "type": "string"},
+        {"name": "_FILE_NAME", "type": "string"},
+        {"name": "_FILE_SIZE", "type": "long"},
+        {"name": "_ROW_COUNT", "type": "long"},
+        {
+            "name": "_DELETIONS_VECTORS_RANGES",
+            "default": None,
+            "type": [
+                "null",
+                {
+                    "type": "array",
+                    "items": [
+                        "null",
+                        {
+                            "type": "record",
+                            "name": "record__DELETIONS_VECTORS_RANGES",
+                            "fields": [
+                                {"name": "f0", "type": "string"},
+                                {"name": "f1", "type": "int"},
+                                {"name": "f2", "type": "int"},
+                                {"name": "_CARDINALITY", "type": ["null", "long"], "default": None},
+                            ],
+                        },
+                    ],
+                },
             ],
-        }],
-    }]},
-    {"name": "_EXTERNAL_PATH", "type": ["null", "string"], "default": None},
-])
+        },
+        {"name": "_EXTERNAL_PATH", "type": ["null", "string"], "default": None},
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -61,24 +73,58 @@ class IndexEntry:
         return (self.partition, self.bucket, self.index_type, self.file_name)
 
     def to_avro(self) -> dict:
-        ranges = None if self.dv_ranges is None else [
-            {"f0": r[0], "f1": r[1], "f2": r[2], "_CARDINALITY": r[3] if len(r) > 3 else None} for r in self.dv_ranges]
-        return {"_VERSION": 1, "_KIND": self.kind, "_PARTITION": self.partition, "_BUCKET": self.bucket,
-                "_INDEX_TYPE": self.index_type, "_FILE_NAME": self.file_name, "_FILE_SIZE": self.file_size,
-                "_ROW_COUNT": self.row_count, "_DELETIONS_VECTORS_RANGES": ranges,
-                "_EXTERNAL_PATH": self.external_path}
+        ranges = (
+            None
+            if self.dv_ranges is None
+            else [
+                {"f0": r[0], "f1": r[1], "f2": r[2], "_CARDINALITY": r[3] if len(r) > 3 else None}
+                for r in self.dv_ranges
+            ]
+        )
+        return {
+            "_VERSION": 1,
+            "_KIND": self.kind,
+            "_PARTITION": self.partition,
+            "_BUCKET": self.bucket,
+            "_INDEX_TYPE": self.index_type,
+            "_FILE_NAME": self.file_name,
+            "_FILE_SIZE": self.file_size,
+            "_ROW_COUNT": self.row_count,
+            "_DELETIONS_VECTORS_RANGES": ranges,
+            "_EXTERNAL_PATH": self.external_path,
+        }
 
     @staticmethod
     def from_avro(d: dict) -> IndexEntry:
         ranges = d.get("_DELETIONS_VECTORS_RANGES")
         if ranges is not None:
-            ranges = tuple((r["f0"], r["f1"], r["f2"], r.get("_CARDINALITY")) for r in ranges if r is not None)
-        return IndexEntry(d["_KIND"], d["_PARTITION"], d["_BUCKET"], d["_INDEX_TYPE"], d["_FILE_NAME"],
-                          d["_FILE_SIZE"], d["_ROW_COUNT"], ranges, d.get("_EXTERNAL_PATH"))
+            ranges = tuple(
+                (r["f0"], r["f1"], r["f2"], r.get("_CARDINALITY")) for r in ranges if r is not None
+            )
+        return IndexEntry(
+            d["_KIND"],
+            d["_PARTITION"],
+            d["_BUCKET"],
+            d["_INDEX_TYPE"],
+            d["_FILE_NAME"],
+            d["_FILE_SIZE"],
+            d["_ROW_COUNT"],
+            ranges,
+            d.get("_EXTERNAL_PATH"),
+        )
 
     def as_delete(self) -> IndexEntry:
-        return IndexEntry(DELETE, self.partition, self.bucket, self.index_type, self.file_name,
-                          self.file_size, self.row_count, self.dv_ranges, self.external_path)
+        return IndexEntry(
+            DELETE,
+            self.partition,
+            self.bucket,
+            self.index_type,
+            self.file_name,
+            self.file_size,
+            self.row_count,
+            self.dv_ranges,
+            self.external_path,
+        )
 
 
 class IndexStore:
@@ -112,8 +158,10 @@ class IndexStore:
 
     def write_manifest(self, entries: list[IndexEntry]) -> str:
         name = self._name("index-manifest")
-        self.io.write_bytes(self.io.join(self.manifest_dir, name),
-                            avro_bytes(INDEX_ENTRY_SCHEMA, [e.to_avro() for e in entries]))
+        self.io.write_bytes(
+            self.io.join(self.manifest_dir, name),
+            avro_bytes(INDEX_ENTRY_SCHEMA, [e.to_avro() for e in entries]),
+        )
         return name
 
     def read_hashes(self, entry: IndexEntry) -> np.ndarray:

@@ -11,7 +11,9 @@ def dumps(obj, indent: int = 0) -> str:
     if isinstance(obj, dict):
         if not obj:
             return "{ }"
-        items = [f'{pad}  {json.dumps(k, ensure_ascii=False)} : {dumps(v, indent + 1)}' for k, v in obj.items()]
+        items = [
+            f"{pad}  {json.dumps(k, ensure_ascii=False)} : {dumps(v, indent + 1)}" for k, v in obj.items()
+        ]
         return "{\n" + ",\n".join(items) + f"\n{pad}}}"
     if isinstance(obj, list):
         if not obj:

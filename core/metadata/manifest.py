@@ -30,7 +30,11 @@ def _stats_schema(name: str) -> dict:
         "fields": [
             {"name": "_MIN_VALUES", "type": "bytes"},
             {"name": "_MAX_VALUES", "type": "bytes"},
-            {"name": "_NULL_COUNTS", "type": ["null", {"type": "array", "items": ["null", "long"]}], "default": None},
+            {
+                "name": "_NULL_COUNTS",
+                "type": ["null", {"type": "array", "items": ["null", "long"]}],
+                "default": None,
+            },
         ],
     }
 
@@ -69,38 +73,45 @@ _FILE_SCHEMA = {
     ],
 }
 
+
 def java_record_schema(fields: list[dict]):
     """A top-level Avro schema as Java Paimon writes it: ``["null", record]``, the record named
     ``org.apache.paimon.avro.generated.record``."""
-    return fastavro.parse_schema(["null", {"type": "record", "name": "record", "namespace": NS, "fields": fields}])
+    return fastavro.parse_schema(
+        ["null", {"type": "record", "name": "record", "namespace": NS, "fields": fields}]
+    )
 
 
-ENTRY_SCHEMA = java_record_schema([
-    _f("_VERSION", "int"),
-    _f("_KIND", "int"),
-    _f("_PARTITION", "bytes"),
-    _f("_BUCKET", "int"),
-    _f("_TOTAL_BUCKETS", "int"),
-    _f("_FILE", _FILE_SCHEMA),
-])
+ENTRY_SCHEMA = java_record_schema(
+    [
+        _f("_VERSION", "int"),
+        _f("_KIND", "int"),
+        _f("_PARTITION", "bytes"),
+        _f("_BUCKET", "int"),
+        _f("_TOTAL_BUCKETS", "int"),
+        _f("_FILE", _FILE_SCHEMA),
+    ]
+)
 
-LIST_SCHEMA = java_record_schema([
-    _f("_VERSION", "int"),
-    _f("_FILE_NAME", "string"),
-    _f("_FILE_SIZE", "long"),
-    _f("_NUM_ADDED_FILES", "long"),
-    _f("_NUM_DELETED_FILES", "long"),
-    _f("_PARTITION_STATS", _stats_schema("record__PARTITION_STATS")),
-    _f("_SCHEMA_ID", "long"),
-    _f("_MIN_BUCKET", "int", True),
-    _f("_MAX_BUCKET", "int", True),
-    _f("_MIN_LEVEL", "int", True),
-    _f("_MAX_LEVEL", "int", True),
-    _f("_MIN_ROW_ID", "long", True),
-    _f("_MAX_ROW_ID", "long", True),
-    _f("_TOTAL_BUCKETS", "int", True),
-    _f("_EXTRA_FILES", {"type": "array", "items": "string"}, True),
-])
+LIST_SCHEMA = java_record_schema(
+    [
+        _f("_VERSION", "int"),
+        _f("_FILE_NAME", "string"),
+        _f("_FILE_SIZE", "long"),
+        _f("_NUM_ADDED_FILES", "long"),
+        _f("_NUM_DELETED_FILES", "long"),
+        _f("_PARTITION_STATS", _stats_schema("record__PARTITION_STATS")),
+        _f("_SCHEMA_ID", "long"),
+        _f("_MIN_BUCKET", "int", True),
+        _f("_MAX_BUCKET", "int", True),
+        _f("_MIN_LEVEL", "int", True),
+        _f("_MAX_LEVEL", "int", True),
+        _f("_MIN_ROW_ID", "long", True),
+        _f("_MAX_ROW_ID", "long", True),
+        _f("_TOTAL_BUCKETS", "int", True),
+        _f("_EXTRA_FILES", {"type": "array", "items": "string"}, True),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -219,8 +230,14 @@ class ManifestEntry:
     @property
     def identifier(self) -> tuple:
         """What makes a file unique in a table: an ADD and a later DELETE with it cancel."""
-        return (self.partition, self.bucket, self.file.level, self.file.file_name,
-                self.file.extra_files, self.file.external_path)
+        return (
+            self.partition,
+            self.bucket,
+            self.file.level,
+            self.file.file_name,
+            self.file.extra_files,
+            self.file.external_path,
+        )
 
     def to_avro(self) -> dict:
         return {
@@ -234,8 +251,13 @@ class ManifestEntry:
 
     @staticmethod
     def from_avro(d: dict) -> ManifestEntry:
-        return ManifestEntry(d["_KIND"], d["_PARTITION"], d["_BUCKET"], d.get("_TOTAL_BUCKETS", -1),
-                             DataFileMeta.from_avro(d["_FILE"]))
+        return ManifestEntry(
+            d["_KIND"],
+            d["_PARTITION"],
+            d["_BUCKET"],
+            d.get("_TOTAL_BUCKETS", -1),
+            DataFileMeta.from_avro(d["_FILE"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -274,9 +296,16 @@ class ManifestFileMeta:
     @staticmethod
     def from_avro(d: dict) -> ManifestFileMeta:
         return ManifestFileMeta(
-            d["_FILE_NAME"], d["_FILE_SIZE"], d["_NUM_ADDED_FILES"], d["_NUM_DELETED_FILES"],
-            SimpleStats.from_avro(d["_PARTITION_STATS"]), d["_SCHEMA_ID"],
-            d.get("_MIN_BUCKET"), d.get("_MAX_BUCKET"), d.get("_MIN_LEVEL"), d.get("_MAX_LEVEL"),
+            d["_FILE_NAME"],
+            d["_FILE_SIZE"],
+            d["_NUM_ADDED_FILES"],
+            d["_NUM_DELETED_FILES"],
+            SimpleStats.from_avro(d["_PARTITION_STATS"]),
+            d["_SCHEMA_ID"],
+            d.get("_MIN_BUCKET"),
+            d.get("_MAX_BUCKET"),
+            d.get("_MIN_LEVEL"),
+            d.get("_MAX_LEVEL"),
             d.get("_TOTAL_BUCKETS"),
         )
 
@@ -332,7 +361,9 @@ class ManifestStore:
     def path(self, name: str) -> str:
         return self.io.join(self.dir, name)
 
-    def write_manifest(self, entries: list[ManifestEntry], schema_id: int, partition_stats: SimpleStats) -> ManifestFileMeta:
+    def write_manifest(
+        self, entries: list[ManifestEntry], schema_id: int, partition_stats: SimpleStats
+    ) -> ManifestFileMeta:
         name = self._next_name("manifest")
         data = avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries], manifest_codec(self.compression))
         self.io.write_bytes(self.path(name), data)
@@ -371,5 +402,13 @@ class ManifestStore:
         return self._cache[key]
 
 
-__all__ = ["ADD", "DELETE", "DataFileMeta", "ManifestEntry", "ManifestFileMeta", "ManifestStore", "SimpleStats",
-           "field"]
+__all__ = [
+    "ADD",
+    "DELETE",
+    "DataFileMeta",
+    "ManifestEntry",
+    "ManifestFileMeta",
+    "ManifestStore",
+    "SimpleStats",
+    "field",
+]

@@ -131,7 +131,7 @@ class Schema:
     def parse_columns(text: str) -> tuple[tuple[str, DataType, str | None], ...]:
         """Parse ``"id BIGINT NOT NULL, name STRING"`` (commas inside <> or () belong to the type)."""
         if not text or not text.strip():
-            raise InvalidInput("the schema is empty: give columns like \"id BIGINT NOT NULL, name STRING\"")
+            raise InvalidInput('the schema is empty: give columns like "id BIGINT NOT NULL, name STRING"')
         parts, depth, cur = [], 0, []
         for ch in text:
             if ch in "<(":
@@ -225,8 +225,9 @@ class Schema:
             missing = [p for p in self.partition_keys if p not in self.primary_keys]
             if missing:
                 columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
-                raise InvalidInput(f"the primary key must include the partition keys ({', '.join(missing)} missing)"
-                                   ).with_hint("primary_key_columns", columns=columns)
+                raise InvalidInput(
+                    f"the primary key must include the partition keys ({', '.join(missing)} missing)"
+                ).with_hint("primary_key_columns", columns=columns)
             if not [k for k in self.primary_keys if k not in self.partition_keys]:
                 raise InvalidInput("the primary key must have a column that is not a partition key")
 
@@ -237,7 +238,9 @@ class Schema:
         opts = CoreOptions(options, self.primary_keys)
         bucket = opts.bucket
         if bucket == 0 or bucket < -2:
-            raise InvalidInput(f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}")
+            raise InvalidInput(
+                f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}"
+            )
         from paimon_core.fileformat.formats import check_options as check_format_options
 
         check_format_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
@@ -269,10 +272,13 @@ class Schema:
             if not isinstance(types[k], AtomicType):
                 raise InvalidInput(f"bucket-key column '{k}' must have an atomic type")
         if bucket_key and bucket <= 0:
-            raise InvalidInput("bucket-key needs a fixed number of buckets (bucket option > 0)").with_hint("bucket")
+            raise InvalidInput("bucket-key needs a fixed number of buckets (bucket option > 0)").with_hint(
+                "bucket"
+            )
         if not self.primary_keys and bucket > 0 and not bucket_key:
-            raise InvalidInput("an append table with fixed buckets needs a bucket key (option bucket-key)").with_hint(
-                "bucket_key")
+            raise InvalidInput(
+                "an append table with fixed buckets needs a bucket key (option bucket-key)"
+            ).with_hint("bucket_key")
 
     def _fields_with_ids(self) -> tuple[list[DataField], int]:
         """The columns as DataFields with ids 0, 1, ... (nested fields numbered after their

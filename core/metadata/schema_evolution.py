@@ -81,14 +81,26 @@ class UpdateComment:
     comment: str | None
 
 
-SchemaChange = AddColumn | DropColumn | RenameColumn | UpdateColumnType | SetOption | RemoveOption | UpdateComment
+SchemaChange = (
+    AddColumn | DropColumn | RenameColumn | UpdateColumnType | SetOption | RemoveOption | UpdateComment
+)
 
 # Java 0.9 ``CoreOptions.IMMUTABLE_OPTIONS`` (read from the 0.9 jar), plus ``bucket``, which this
 # implementation does not rescale: all of them change only while the table has no snapshot.
-IMMUTABLE_OPTIONS = frozenset({
-    "partition", "merge-engine", "ignore-delete", "sequence.field", "partial-update.remove-record-on-delete",
-    "bucket-key", "rowkind.field", "force-lookup", "primary-key", "bucket",
-})
+IMMUTABLE_OPTIONS = frozenset(
+    {
+        "partition",
+        "merge-engine",
+        "ignore-delete",
+        "sequence.field",
+        "partial-update.remove-record-on-delete",
+        "bucket-key",
+        "rowkind.field",
+        "force-lookup",
+        "primary-key",
+        "bucket",
+    }
+)
 # Options that shape how stored rows merge: partial-update settings and sequence groups.
 IMMUTABLE_PREFIXES = ("partial-update.",)
 IMMUTABLE_SUFFIXES = (".sequence-group",)
@@ -114,10 +126,12 @@ _EXPLICIT: dict[str, frozenset[str]] = {
     "FLOAT": frozenset(_NUMERIC + _TEXT),
     "DOUBLE": frozenset(_NUMERIC + _TEXT),
     "DECIMAL": frozenset(_NUMERIC + _TEXT),
-    "CHAR": frozenset(_NUMERIC + _TEXT + ("BOOLEAN", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP",
-                                          "TIMESTAMP_LTZ")),
-    "VARCHAR": frozenset(_NUMERIC + _TEXT + ("BOOLEAN", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP",
-                                             "TIMESTAMP_LTZ")),
+    "CHAR": frozenset(
+        _NUMERIC + _TEXT + ("BOOLEAN", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
+    ),
+    "VARCHAR": frozenset(
+        _NUMERIC + _TEXT + ("BOOLEAN", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
+    ),
     "BINARY": frozenset(("BINARY", "VARBINARY") + _TEXT),
     "VARBINARY": frozenset(("BINARY", "VARBINARY") + _TEXT),
     "DATE": frozenset(("DATE", "TIMESTAMP", "TIMESTAMP_LTZ", "VARCHAR")),
@@ -179,7 +193,9 @@ def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: 
 
         check_options({key: new}, writing=True, what="the table")
     if key in STRUCTURAL_KEYS:
-        raise InvalidInput(f"option '{key}' cannot be changed: the {key.replace('-', ' ')} is fixed at create-table")
+        raise InvalidInput(
+            f"option '{key}' cannot be changed: the {key.replace('-', ' ')} is fixed at create-table"
+        )
     if key == "bucket":
         if new is None:
             raise InvalidInput("option 'bucket' cannot be removed")
@@ -189,15 +205,24 @@ def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: 
         except ValueError:
             raise InvalidInput(f"option 'bucket' has a bad value '{new}' (expected int)") from None
         if old_b != new_b and (old_b == -1 or new_b == -1):
-            raise InvalidInput(f"cannot change bucket from {old_b} to {new_b}: bucket -1 (dynamic/unaware) "
-                               "cannot be switched to or from fixed buckets")
+            raise InvalidInput(
+                f"cannot change bucket from {old_b} to {new_b}: bucket -1 (dynamic/unaware) "
+                "cannot be switched to or from fixed buckets"
+            )
     if is_immutable_option(key) and has_snapshot and old != new:
-        raise InvalidInput(f"option '{key}' cannot be changed on a table with data (it is immutable once "
-                           "a snapshot exists)")
-    if key == "deletion-vectors.enabled" and schema.primary_keys and has_snapshot and \
-            (old or "false").lower() != (new or "false").lower():
+        raise InvalidInput(
+            f"option '{key}' cannot be changed on a table with data (it is immutable once a snapshot exists)"
+        )
+    if (
+        key == "deletion-vectors.enabled"
+        and schema.primary_keys
+        and has_snapshot
+        and (old or "false").lower() != (new or "false").lower()
+    ):
         # its level-0 files would vanish from reads and older levels would show stale rows
-        raise InvalidInput("option 'deletion-vectors.enabled' cannot be changed on a primary-key table with data")
+        raise InvalidInput(
+            "option 'deletion-vectors.enabled' cannot be changed on a primary-key table with data"
+        )
 
 
 def _validate(schema: TableSchema) -> None:
@@ -232,8 +257,9 @@ def _add_column(d: _Draft, ch: AddColumn) -> None:
     if any(f.name.lower() == ch.name.lower() for f in d.fields):
         raise InvalidInput(f"column '{ch.name}' already exists")
     if not ch.type.nullable:
-        raise InvalidInput(f"cannot add column '{ch.name}' as NOT NULL: existing rows would have no "
-                           "value (add it nullable)")
+        raise InvalidInput(
+            f"cannot add column '{ch.name}' as NOT NULL: existing rows would have no value (add it nullable)"
+        )
     fid = d.highest + 1
     t, last = assign_field_ids(ch.type, fid)
     d.highest = max(fid, last, highest_field_id(t))
@@ -271,10 +297,13 @@ def _update_column_type(d: _Draft, ch: UpdateColumnType) -> None:
         raise InvalidInput(f"cannot make column '{ch.name}' NOT NULL: it is nullable and may hold nulls")
     if not column_cast_allowed(old.with_nullable(True), ch.type.with_nullable(True), d.allow_explicit):
         explicit_only = not d.allow_explicit and column_cast_allowed(
-            old.with_nullable(True), ch.type.with_nullable(True), True)
+            old.with_nullable(True), ch.type.with_nullable(True), True
+        )
         why = f" (only widening: the table sets {DISABLE_EXPLICIT_CASTING}=true)" if explicit_only else ""
-        raise InvalidInput(f"cannot change column '{ch.name}' from {old.with_nullable(True)} to "
-                           f"{ch.type.with_nullable(True)}{why}")
+        raise InvalidInput(
+            f"cannot change column '{ch.name}' from {old.with_nullable(True)} to "
+            f"{ch.type.with_nullable(True)}{why}"
+        )
     new_t = ch.type
     if isinstance(new_t, RowType):  # unreachable today (ROW is never retyped); keep ids sane
         new_t, last = assign_field_ids(new_t, d.highest)
@@ -298,23 +327,42 @@ def _update_comment(d: _Draft, ch: UpdateComment) -> None:
     d.comment = ch.comment
 
 
-_APPLY = {AddColumn: _add_column, DropColumn: _drop_column, RenameColumn: _rename_column,
-          UpdateColumnType: _update_column_type, SetOption: _set_option, RemoveOption: _remove_option,
-          UpdateComment: _update_comment}
+_APPLY = {
+    AddColumn: _add_column,
+    DropColumn: _drop_column,
+    RenameColumn: _rename_column,
+    UpdateColumnType: _update_column_type,
+    SetOption: _set_option,
+    RemoveOption: _remove_option,
+    UpdateComment: _update_comment,
+}
 
 
 def apply_changes(schema: TableSchema, changes, has_snapshot: bool) -> TableSchema:
     """``schema`` with ``changes`` applied in order, as ``schema-(id+1)``; raises InvalidInput
     for anything Paimon forbids. ``has_snapshot``: whether the table holds any snapshot."""
-    d = _Draft(schema, list(schema.fields), schema.highest_field_id, dict(schema.options), schema.comment,
-               has_snapshot)
+    d = _Draft(
+        schema,
+        list(schema.fields),
+        schema.highest_field_id,
+        dict(schema.options),
+        schema.comment,
+        has_snapshot,
+    )
     for ch in changes:
         apply = _APPLY.get(type(ch))
         if apply is None:
             raise InvalidInput(f"unknown schema change {ch!r}")
         apply(d, ch)
-    out = replace(schema, id=schema.id + 1, fields=tuple(d.fields), highest_field_id=d.highest, options=d.options,
-                  comment=d.comment, time_millis=int(time.time() * 1000))
+    out = replace(
+        schema,
+        id=schema.id + 1,
+        fields=tuple(d.fields),
+        highest_field_id=d.highest,
+        options=d.options,
+        comment=d.comment,
+        time_millis=int(time.time() * 1000),
+    )
     _validate(out)
     return out
 
@@ -333,7 +381,12 @@ def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[Sche
             continue
         f = known[af.name]
         dst = f.type
-        if af.name in schema.partition_keys or af.name in schema.primary_keys or is_nested(dst) or is_nested(src):
+        if (
+            af.name in schema.partition_keys
+            or af.name in schema.primary_keys
+            or is_nested(dst)
+            or is_nested(src)
+        ):
             continue
         if not implicitly_castable(src, dst.with_nullable(True)) and implicitly_castable(dst, src):
             out.append(UpdateColumnType(af.name, src.with_nullable(dst.nullable)))
@@ -355,12 +408,18 @@ def cast_for_read(arr, name: str, src: DataType, dst: DataType):
             s, d = src.root, dst.root
             if s in ("INT", "BIGINT") and d in ("TIMESTAMP", "TIMESTAMP_LTZ"):
                 secs = arr.cast(pa.int64())
-                return pc.multiply(secs, pa.scalar(1_000_000, pa.int64())).cast(
-                    pa.timestamp("us", tz=target.tz)).cast(target)
+                return (
+                    pc.multiply(secs, pa.scalar(1_000_000, pa.int64()))
+                    .cast(pa.timestamp("us", tz=target.tz))
+                    .cast(target)
+                )
             if s in ("TIMESTAMP", "TIMESTAMP_LTZ") and d in ("INT", "BIGINT"):
                 micros = arr.cast(pa.timestamp("us", tz=arr.type.tz)).cast(pa.int64())
-                return pc.floor(pc.divide(micros.cast(pa.float64()), 1_000_000.0)).cast(pa.int64()).cast(
-                    target, safe=False)
+                return (
+                    pc.floor(pc.divide(micros.cast(pa.float64()), 1_000_000.0))
+                    .cast(pa.int64())
+                    .cast(target, safe=False)
+                )
             if s == "BOOLEAN" and d in ("CHAR", "VARCHAR"):
                 return pc.if_else(arr, pa.scalar("true"), pa.scalar("false")).cast(target)
             if s in _NUMERIC and d in _NUMERIC and not implicitly_castable(src, dst) and d != "DECIMAL":
@@ -369,8 +428,10 @@ def cast_for_read(arr, name: str, src: DataType, dst: DataType):
                 return arr.cast(pa.int8()).cast(target)
         return arr.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-        raise SchemaMismatch(f"column '{name}': values written as {src.with_nullable(True)} cannot be read as "
-                             f"{dst.with_nullable(True)}: {str(e).splitlines()[0]}") from None
+        raise SchemaMismatch(
+            f"column '{name}': values written as {src.with_nullable(True)} cannot be read as "
+            f"{dst.with_nullable(True)}: {str(e).splitlines()[0]}"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,9 +456,10 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
         if manager.commit(new):
             record_commit(table_path, new.id, "schema")
             return new
-        time.sleep(min(0.01 * (2 ** attempt), 0.5))
-    raise CommitConflict(f"gave up changing the schema after {max_retries + 1} attempts: other writers kept "
-                         "changing it")
+        time.sleep(min(0.01 * (2**attempt), 0.5))
+    raise CommitConflict(
+        f"gave up changing the schema after {max_retries + 1} attempts: other writers kept changing it"
+    )
 
 
 def alter_table(table, changes):

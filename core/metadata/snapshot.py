@@ -51,17 +51,29 @@ class Snapshot:
     extra: dict = field(default_factory=dict)  # tag fields and other keys we carry but do not use
 
     _JSON = [  # (attribute, JSON key), in Java's order
-        ("version", "version"), ("uuid", "uuid"), ("id", "id"), ("schema_id", "schemaId"),
-        ("base_manifest_list", "baseManifestList"), ("base_manifest_list_size", "baseManifestListSize"),
-        ("delta_manifest_list", "deltaManifestList"), ("delta_manifest_list_size", "deltaManifestListSize"),
+        ("version", "version"),
+        ("uuid", "uuid"),
+        ("id", "id"),
+        ("schema_id", "schemaId"),
+        ("base_manifest_list", "baseManifestList"),
+        ("base_manifest_list_size", "baseManifestListSize"),
+        ("delta_manifest_list", "deltaManifestList"),
+        ("delta_manifest_list_size", "deltaManifestListSize"),
         ("changelog_manifest_list", "changelogManifestList"),
         ("changelog_manifest_list_size", "changelogManifestListSize"),
-        ("index_manifest", "indexManifest"), ("commit_user", "commitUser"),
-        ("writer_version", "writerVersion"), ("commit_identifier", "commitIdentifier"),
-        ("commit_kind", "commitKind"), ("time_millis", "timeMillis"),
-        ("total_record_count", "totalRecordCount"), ("delta_record_count", "deltaRecordCount"),
-        ("changelog_record_count", "changelogRecordCount"), ("watermark", "watermark"),
-        ("statistics", "statistics"), ("properties", "properties"), ("next_row_id", "nextRowId"),
+        ("index_manifest", "indexManifest"),
+        ("commit_user", "commitUser"),
+        ("writer_version", "writerVersion"),
+        ("commit_identifier", "commitIdentifier"),
+        ("commit_kind", "commitKind"),
+        ("time_millis", "timeMillis"),
+        ("total_record_count", "totalRecordCount"),
+        ("delta_record_count", "deltaRecordCount"),
+        ("changelog_record_count", "changelogRecordCount"),
+        ("watermark", "watermark"),
+        ("statistics", "statistics"),
+        ("properties", "properties"),
+        ("next_row_id", "nextRowId"),
     ]
 
     def to_json(self) -> str:
@@ -162,7 +174,9 @@ class SnapshotManager:
             from paimon_core.data.values import EPOCH
 
             when = (EPOCH + dt.timedelta(milliseconds=first.time_millis)).isoformat(timespec="milliseconds")
-            raise SnapshotNotFound(f"no snapshot at or before that time: the earliest is {first.id}, committed {when} UTC")
+            raise SnapshotNotFound(
+                f"no snapshot at or before that time: the earliest is {first.id}, committed {when} UTC"
+            )
         return found
 
     def try_commit(self, snapshot: Snapshot) -> bool:

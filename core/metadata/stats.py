@@ -93,14 +93,21 @@ class ColumnStats:
 class StatsCollector:
     """Stats over a fixed list of columns; ``to_simple_stats`` gives the manifest record."""
 
-    def __init__(self, names: list[str], types: list[DataType], mode: str = "truncate(16)",
-                 per_column: dict[str, str] | None = None):
+    def __init__(
+        self,
+        names: list[str],
+        types: list[DataType],
+        mode: str = "truncate(16)",
+        per_column: dict[str, str] | None = None,
+    ):
         """``mode`` applies to every column but those ``per_column`` names (a table's
         ``fields.<column>.stats-mode`` options)."""
         per_column = per_column or {}
         self.names = list(names)
         self.types = list(types)
-        self.cols = [ColumnStats(t, *parse_mode(per_column.get(n, mode))) for n, t in zip(self.names, self.types)]
+        self.cols = [
+            ColumnStats(t, *parse_mode(per_column.get(n, mode))) for n, t in zip(self.names, self.types)
+        ]
 
     def update(self, batch: pa.Table | pa.RecordBatch) -> None:
         for name, col in zip(self.names, self.cols):

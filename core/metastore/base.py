@@ -30,10 +30,28 @@ from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.table import CatalogEnvironment, FileStoreTable
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$")
-_UNITS = {"": 1, "ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "secs": 1000, "second": 1000,
-          "seconds": 1000, "m": 60_000, "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
-          "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000, "d": 86_400_000, "day": 86_400_000,
-          "days": 86_400_000}
+_UNITS = {
+    "": 1,
+    "ms": 1,
+    "milli": 1,
+    "millis": 1,
+    "s": 1000,
+    "sec": 1000,
+    "secs": 1000,
+    "second": 1000,
+    "seconds": 1000,
+    "m": 60_000,
+    "min": 60_000,
+    "mins": 60_000,
+    "minute": 60_000,
+    "minutes": 60_000,
+    "h": 3_600_000,
+    "hour": 3_600_000,
+    "hours": 3_600_000,
+    "d": 86_400_000,
+    "day": 86_400_000,
+    "days": 86_400_000,
+}
 COMMON_OPTIONS = ("uri", "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
 
 
@@ -78,8 +96,10 @@ class MetastoreCatalog(Catalog):
         super().__init__(warehouse, storage_options)
         unknown = sorted(set(options) - set(COMMON_OPTIONS) - set(self.extra_options))
         if unknown:
-            raise InvalidInput(f"unknown {self.kind} catalog option(s): {', '.join(unknown)} "
-                               f"(known: {', '.join(COMMON_OPTIONS + self.extra_options)})")
+            raise InvalidInput(
+                f"unknown {self.kind} catalog option(s): {', '.join(unknown)} "
+                f"(known: {', '.join(COMMON_OPTIONS + self.extra_options)})"
+            )
         self.options = dict(options)
         if not self.options.get("uri"):
             raise InvalidInput(f"the {self.kind} catalog needs a uri (catalog option uri=...)")
@@ -87,9 +107,11 @@ class MetastoreCatalog(Catalog):
         given = self.options.get("lock.enabled")
         self.lock_enabled = parse_bool("lock.enabled", given) if given is not None else not self.io.is_local
         self.lock_acquire_timeout_ms = parse_duration_ms(
-            "lock-acquire-timeout", self.options.get("lock-acquire-timeout", "8 min"))
+            "lock-acquire-timeout", self.options.get("lock-acquire-timeout", "8 min")
+        )
         self.lock_check_max_sleep_ms = parse_duration_ms(
-            "lock-check-max-sleep", self.options.get("lock-check-max-sleep", "8 s"))
+            "lock-check-max-sleep", self.options.get("lock-check-max-sleep", "8 s")
+        )
 
     # ---- primitives (subclasses)
     def _db_names(self) -> list[str]:
@@ -138,8 +160,10 @@ class MetastoreCatalog(Catalog):
 
     def _check_name(self, what: str, name: str) -> None:
         if name != name.lower():
-            raise InvalidInput(f"{what} '{name}': the {self.kind} catalog does not allow upper-case names "
-                               "(as in Java Paimon); use lower case")
+            raise InvalidInput(
+                f"{what} '{name}': the {self.kind} catalog does not allow upper-case names "
+                "(as in Java Paimon); use lower case"
+            )
 
     def list_databases(self) -> list[str]:
         return sorted(set(self._db_names()))
@@ -202,16 +226,20 @@ class MetastoreCatalog(Catalog):
         table_schema = schema.to_table_schema(0)  # validate before touching anything
         upper = [f.name for f in table_schema.fields if f.name != f.name.lower()]
         if upper:
-            raise InvalidInput(f"column '{upper[0]}': the {self.kind} catalog does not allow upper-case "
-                               "column names (as in Java Paimon); use lower case")
+            raise InvalidInput(
+                f"column '{upper[0]}': the {self.kind} catalog does not allow upper-case "
+                "column names (as in Java Paimon); use lower case"
+            )
         if self._table_registered(db, name):
             if ignore_if_exists:
                 return self._load(db, name)
             raise TableAlreadyExists(f"{db}.{name}")
         path = self.table_path(db, name)
         if self._on_storage(db, name):
-            raise AlreadyExists(f"cannot create table '{db}.{name}': a Paimon table's files already exist at "
-                                f"{self.io.uri(path)} but it is not registered; drop or move them first")
+            raise AlreadyExists(
+                f"cannot create table '{db}.{name}': a Paimon table's files already exist at "
+                f"{self.io.uri(path)} but it is not registered; drop or move them first"
+            )
         new_db = not self._db_registered(db)
         if new_db:
             self._db_register(db)
@@ -260,7 +288,9 @@ class MetastoreCatalog(Catalog):
             raise DatabaseNotFound(db2)
         src, dst = self.table_path(db, name), self.table_path(db2, name2)
         if self.io.exists(dst):
-            raise AlreadyExists(f"cannot rename to '{db2}.{name2}': {self.io.uri(dst)} already exists on storage")
+            raise AlreadyExists(
+                f"cannot rename to '{db2}.{name2}': {self.io.uri(dst)} already exists on storage"
+            )
         self._table_rename(db, name, db2, name2)
         try:
             self._rename_dir(src, dst)

@@ -40,7 +40,9 @@ def _thrift():
         from thrift.Thrift import TException
         from thrift.transport import TSocket, TTransport
     except ImportError as e:
-        raise InvalidInput(f"the hive catalog needs the pymetastore package (pip install pymetastore): {e}") from None
+        raise InvalidInput(
+            f"the hive catalog needs the pymetastore package (pip install pymetastore): {e}"
+        ) from None
 
     return ThriftHiveMetastore, ttypes, TBinaryProtocol, TSocket, TTransport, TException
 
@@ -121,7 +123,9 @@ class HiveCatalog(MetastoreCatalog):
         except self.T.AlreadyExistsException:
             pass  # created by another process meanwhile
         except self.TException as e:
-            raise CatalogUnavailable(f"hive metastore {self.uri} refused create_database: {_reason(e)}") from None
+            raise CatalogUnavailable(
+                f"hive metastore {self.uri} refused create_database: {_reason(e)}"
+            ) from None
 
     def _db_unregister(self, db: str) -> None:
         self._call("drop_database", db, True, True, missing=lambda: None)
@@ -145,12 +149,24 @@ class HiveCatalog(MetastoreCatalog):
         cols, part_cols = H.hive_columns(schema)
         now = int(time.time())
         sd = T.StorageDescriptor(
-            cols=[T.FieldSchema(n, t, c) for n, t, c in cols], location=location,
-            inputFormat=H.INPUT_FORMAT, outputFormat=H.OUTPUT_FORMAT,
-            serdeInfo=T.SerDeInfo(serializationLib=H.SERDE, parameters={}))
-        return T.Table(tableName=name, dbName=db, owner=getpass.getuser(), createTime=now, lastAccessTime=now,
-                       retention=2147483647, sd=sd, partitionKeys=[T.FieldSchema(n, t, c) for n, t, c in part_cols],
-                       parameters=H.table_parameters(schema), tableType="MANAGED_TABLE")
+            cols=[T.FieldSchema(n, t, c) for n, t, c in cols],
+            location=location,
+            inputFormat=H.INPUT_FORMAT,
+            outputFormat=H.OUTPUT_FORMAT,
+            serdeInfo=T.SerDeInfo(serializationLib=H.SERDE, parameters={}),
+        )
+        return T.Table(
+            tableName=name,
+            dbName=db,
+            owner=getpass.getuser(),
+            createTime=now,
+            lastAccessTime=now,
+            retention=2147483647,
+            sd=sd,
+            partitionKeys=[T.FieldSchema(n, t, c) for n, t, c in part_cols],
+            parameters=H.table_parameters(schema),
+            tableType="MANAGED_TABLE",
+        )
 
     def _table_register(self, db: str, table: str, schema) -> None:
         location = self.io.uri(self.table_path(db, table))
@@ -159,7 +175,9 @@ class HiveCatalog(MetastoreCatalog):
         except self.T.AlreadyExistsException:
             raise TableAlreadyExists(f"{db}.{table}") from None
         except self.TException as e:
-            raise CatalogUnavailable(f"hive metastore {self.uri} refused create_table: {_reason(e)}") from None
+            raise CatalogUnavailable(
+                f"hive metastore {self.uri} refused create_table: {_reason(e)}"
+            ) from None
 
     def _table_unregister(self, db: str, table: str) -> None:
         self._call("drop_table", db, table, True, missing=lambda: None)
@@ -222,15 +240,18 @@ class HiveCatalog(MetastoreCatalog):
             sd = copy.deepcopy(hms.sd)
             sd.location = hms.sd.location.rstrip("/") + "/" + rel
             now = int(time.time())
-            part = self.T.Partition(values=values, dbName=db, tableName=name, createTime=now, lastAccessTime=now,
-                                    sd=sd)
+            part = self.T.Partition(
+                values=values, dbName=db, tableName=name, createTime=now, lastAccessTime=now, sd=sd
+            )
             try:
                 self.client.add_partition(part)
             except self.T.AlreadyExistsException:
                 pass  # added by a concurrent writer
             except self.TException as e:
-                raise CatalogUnavailable(f"hive metastore {self.uri}: snapshot {snapshot.id} is committed, but "
-                                         f"adding partition {rel} failed: {_reason(e)}") from None
+                raise CatalogUnavailable(
+                    f"hive metastore {self.uri}: snapshot {snapshot.id} is committed, but "
+                    f"adding partition {rel} failed: {_reason(e)}"
+                ) from None
 
     def after_schema_change(self, db: str, name: str, table, schema) -> None:
         try:
@@ -256,11 +277,18 @@ class HiveCatalog(MetastoreCatalog):
         T = self.T
         # Java unsets operationType; a metastore in test mode refuses that, and NO_TXN says the same
         # (a lock outside any transaction)
-        comp = T.LockComponent(type=T.LockType.EXCLUSIVE, level=T.LockLevel.TABLE, dbname=db, tablename=table,
-                               operationType=T.DataOperationType.NO_TXN, isTransactional=None,
-                               isDynamicPartitionWrite=None)
-        req = T.LockRequest(component=[comp], user=getpass.getuser(), hostname=socket.gethostname(),
-                            agentInfo=None)
+        comp = T.LockComponent(
+            type=T.LockType.EXCLUSIVE,
+            level=T.LockLevel.TABLE,
+            dbname=db,
+            tablename=table,
+            operationType=T.DataOperationType.NO_TXN,
+            isTransactional=None,
+            isDynamicPartitionWrite=None,
+        )
+        req = T.LockRequest(
+            component=[comp], user=getpass.getuser(), hostname=socket.gethostname(), agentInfo=None
+        )
         resp = self._call("lock", req)
         start, sleep = time.monotonic(), 0.05
         while resp.state == T.LockState.WAITING:
@@ -272,8 +300,10 @@ class HiveCatalog(MetastoreCatalog):
         if resp.state != T.LockState.ACQUIRED:
             if resp.state == T.LockState.WAITING:
                 self._call("unlock", T.UnlockRequest(lockid=resp.lockid))
-            raise CatalogUnavailable(f"could not take the hive metastore lock on {db}.{table} within "
-                                     f"{self.lock_acquire_timeout_ms} ms (lock-acquire-timeout)")
+            raise CatalogUnavailable(
+                f"could not take the hive metastore lock on {db}.{table} within "
+                f"{self.lock_acquire_timeout_ms} ms (lock-acquire-timeout)"
+            )
         try:
             yield
         finally:

@@ -22,11 +22,25 @@ HIVE_PREFIX = "hive."
 MAX_CHAR = 255  # HiveChar.MAX_CHAR_LENGTH
 MAX_VARCHAR = 65535  # HiveVarchar.MAX_VARCHAR_LENGTH
 
-_SIMPLE = {"BOOLEAN": "boolean", "TINYINT": "tinyint", "SMALLINT": "smallint", "INT": "int", "INTEGER": "int",
-           "BIGINT": "bigint", "FLOAT": "float", "DOUBLE": "double", "DATE": "date", "BINARY": "binary",
-           "VARBINARY": "binary", "BYTES": "binary", "TIME": "string", "TIMESTAMP": "timestamp",
-           # Hive 2.3 has no "timestamp with local time zone"; Java 0.9 maps LTZ to timestamp there
-           "TIMESTAMP_LTZ": "timestamp", "TIMESTAMP WITH LOCAL TIME ZONE": "timestamp"}
+_SIMPLE = {
+    "BOOLEAN": "boolean",
+    "TINYINT": "tinyint",
+    "SMALLINT": "smallint",
+    "INT": "int",
+    "INTEGER": "int",
+    "BIGINT": "bigint",
+    "FLOAT": "float",
+    "DOUBLE": "double",
+    "DATE": "date",
+    "BINARY": "binary",
+    "VARBINARY": "binary",
+    "BYTES": "binary",
+    "TIME": "string",
+    "TIMESTAMP": "timestamp",
+    # Hive 2.3 has no "timestamp with local time zone"; Java 0.9 maps LTZ to timestamp there
+    "TIMESTAMP_LTZ": "timestamp",
+    "TIMESTAMP WITH LOCAL TIME ZONE": "timestamp",
+}
 
 
 def hive_type(t: DataType) -> str:
@@ -52,8 +66,9 @@ def hive_type(t: DataType) -> str:
 
 
 def partitioned_in_metastore(schema) -> bool:
-    return (str(schema.options.get("metastore.partitioned-table", "false")).lower() == "true"
-            and bool(schema.partition_keys))
+    return str(schema.options.get("metastore.partitioned-table", "false")).lower() == "true" and bool(
+        schema.partition_keys
+    )
 
 
 def hive_columns(schema) -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str, str | None]]]:
@@ -72,7 +87,7 @@ def hive_columns(schema) -> tuple[list[tuple[str, str, str | None]], list[tuple[
 def table_parameters(schema) -> dict[str, str]:
     """The table parameters Java 0.9 sets (``sync-all-properties`` false): options named
     ``hive.*`` without the prefix, the Paimon markers, and the comment."""
-    params = {k[len(HIVE_PREFIX):]: v for k, v in schema.options.items() if k.startswith(HIVE_PREFIX)}
+    params = {k[len(HIVE_PREFIX) :]: v for k, v in schema.options.items() if k.startswith(HIVE_PREFIX)}
     params[TABLE_TYPE_PROP] = PAIMON_TABLE_TYPE
     params[META_TABLE_STORAGE] = STORAGE_HANDLER
     if schema.comment is not None:

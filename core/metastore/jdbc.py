@@ -34,29 +34,35 @@ class JdbcConnection:
     def __init__(self, uri: str, user: str | None, password: str | None, display: str):
         self.display = display
         if uri.startswith("jdbc:"):
-            uri = uri[len("jdbc:"):]
+            uri = uri[len("jdbc:") :]
         scheme = uri.split(":", 1)[0].lower()
         if scheme == "sqlite":
             self.dialect = "sqlite"
-            path = uri[len("sqlite:"):]
+            path = uri[len("sqlite:") :]
             if path.startswith("//"):
                 path = path[2:]
             if not path:
-                raise InvalidInput("jdbc catalog uri: no SQLite file given (use sqlite:///path/to/catalog.db)")
+                raise InvalidInput(
+                    "jdbc catalog uri: no SQLite file given (use sqlite:///path/to/catalog.db)"
+                )
             self._open_sqlite(path)
         elif scheme in ("postgresql", "postgres"):
             self.dialect = "postgresql"
             self._open_postgres(uri, user, password)
         else:
-            raise InvalidInput(f"jdbc catalog uri '{display}': use sqlite:///PATH.db or postgresql://HOST:PORT/DB")
+            raise InvalidInput(
+                f"jdbc catalog uri '{display}': use sqlite:///PATH.db or postgresql://HOST:PORT/DB"
+            )
 
     def _open_sqlite(self, path: str) -> None:
         import sqlite3
 
         self._errors = (sqlite3.Error,)
         if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise CatalogUnavailable(f"cannot open the jdbc catalog {self.display}: folder "
-                                     f"{os.path.dirname(os.path.abspath(path))} does not exist")
+            raise CatalogUnavailable(
+                f"cannot open the jdbc catalog {self.display}: folder "
+                f"{os.path.dirname(os.path.abspath(path))} does not exist"
+            )
         try:
             self.conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
             self.conn.execute("SELECT 1")
@@ -68,28 +74,41 @@ class JdbcConnection:
         try:
             import pg8000.dbapi
         except ImportError:
-            raise InvalidInput("the jdbc catalog on PostgreSQL needs the pg8000 package (pip install pg8000)") from None
+            raise InvalidInput(
+                "the jdbc catalog on PostgreSQL needs the pg8000 package (pip install pg8000)"
+            ) from None
 
         self._errors = (pg8000.dbapi.Error,)
         self._integrity = pg8000.dbapi.IntegrityError
         parts = urllib.parse.urlsplit(uri)
         query = dict(urllib.parse.parse_qsl(parts.query))
         user = user or (urllib.parse.unquote(parts.username) if parts.username else None) or query.get("user")
-        password = password or (urllib.parse.unquote(parts.password) if parts.password else None) \
+        password = (
+            password
+            or (urllib.parse.unquote(parts.password) if parts.password else None)
             or query.get("password")
+        )
         database = parts.path.lstrip("/") or None
         try:
             port = parts.port or 5432
         except ValueError:
             raise InvalidInput(f"jdbc catalog uri '{self.display}': bad port") from None
         try:
-            self.conn = pg8000.dbapi.connect(user=user or "postgres", password=password, host=parts.hostname or
-                                             "localhost", port=port, database=database, timeout=30)
+            self.conn = pg8000.dbapi.connect(
+                user=user or "postgres",
+                password=password,
+                host=parts.hostname or "localhost",
+                port=port,
+                database=database,
+                timeout=30,
+            )
         except pg8000.dbapi.InterfaceError as e:
             reason = _first_line(e).split(" (timeout is")[0]
             raise CatalogUnavailable(f"cannot reach the jdbc catalog {self.display}: {reason}") from None
         except pg8000.dbapi.DatabaseError as e:
-            raise CatalogUnavailable(f"cannot use the jdbc catalog {self.display}: {_pg_message(e)}") from None
+            raise CatalogUnavailable(
+                f"cannot use the jdbc catalog {self.display}: {_pg_message(e)}"
+            ) from None
         self.conn.autocommit = True
 
     def _sql(self, sql: str) -> str:
@@ -120,8 +139,13 @@ class JdbcConnection:
     def table_exists(self, name: str) -> bool:
         if self.dialect == "sqlite":
             return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
-        return bool(self.query("SELECT 1 FROM information_schema.tables WHERE table_name = ? AND "
-                               "table_schema = ANY(current_schemas(false))", (name,)))
+        return bool(
+            self.query(
+                "SELECT 1 FROM information_schema.tables WHERE table_name = ? AND "
+                "table_schema = ANY(current_schemas(false))",
+                (name,),
+            )
+        )
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -151,8 +175,9 @@ class JdbcCatalog(MetastoreCatalog):
             self.lock_key_max_length = int(self.options.get("lock-key-max-length", LOCK_KEY_MAX_LENGTH))
         except ValueError:
             raise InvalidInput("catalog option lock-key-max-length must be an integer") from None
-        self.db = JdbcConnection(self.uri, self.options.get("jdbc.user"), self.options.get("jdbc.password"),
-                                 self._display_uri())
+        self.db = JdbcConnection(
+            self.uri, self.options.get("jdbc.user"), self.options.get("jdbc.password"), self._display_uri()
+        )
         self._create_tables()
 
     def _create_tables(self) -> None:
@@ -176,12 +201,17 @@ class JdbcCatalog(MetastoreCatalog):
 
     # ---- databases
     def _db_names(self) -> list[str]:
-        return [r[0] for sql in (Q.LIST_TABLE_DATABASES, Q.LIST_PROPERTY_DATABASES)
-                for r in self.db.query(sql, (self.catalog_key,))]
+        return [
+            r[0]
+            for sql in (Q.LIST_TABLE_DATABASES, Q.LIST_PROPERTY_DATABASES)
+            for r in self.db.query(sql, (self.catalog_key,))
+        ]
 
     def _db_registered(self, db: str) -> bool:
-        return bool(self.db.query(Q.GET_DATABASE, (self.catalog_key, db))
-                    or self.db.query(Q.GET_DATABASE_PROPERTIES, (self.catalog_key, db)))
+        return bool(
+            self.db.query(Q.GET_DATABASE, (self.catalog_key, db))
+            or self.db.query(Q.GET_DATABASE_PROPERTIES, (self.catalog_key, db))
+        )
 
     def _db_register(self, db: str) -> None:
         # Java's createDatabaseImpl: an "exists" marker and the location
@@ -230,14 +260,17 @@ class JdbcCatalog(MetastoreCatalog):
             return
         lock_id = f"{self.catalog_key}.{db}.{table}"
         if len(lock_id) > self.lock_key_max_length:
-            raise InvalidInput(f"lock key '{lock_id}' is longer than lock-key-max-length "
-                               f"({self.lock_key_max_length})")
+            raise InvalidInput(
+                f"lock key '{lock_id}' is longer than lock-key-max-length ({self.lock_key_max_length})"
+            )
         start = time.monotonic()
         sleep = 0.05
         while not self._try_acquire(lock_id):
             if (time.monotonic() - start) * 1000 > self.lock_acquire_timeout_ms:
-                raise CatalogUnavailable(f"could not take the jdbc catalog lock {lock_id} within "
-                                         f"{self.lock_acquire_timeout_ms} ms (lock-acquire-timeout)")
+                raise CatalogUnavailable(
+                    f"could not take the jdbc catalog lock {lock_id} within "
+                    f"{self.lock_acquire_timeout_ms} ms (lock-acquire-timeout)"
+                )
             sleep = min(sleep * 2, self.lock_check_max_sleep_ms / 1000)
             time.sleep(sleep * (0.5 + random.random() / 2))
         try:

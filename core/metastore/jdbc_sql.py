@@ -31,32 +31,46 @@ CREATE_LOCKS = (  # same text in the MySQL, SQLite and PostgreSQL dialects; %d: 
 GET_TABLE = "SELECT * FROM paimon_tables WHERE catalog_key = ? AND database_name = ? AND table_name = ? "
 LIST_TABLES = "SELECT * FROM paimon_tables WHERE catalog_key = ? AND database_name = ?"
 DELETE_TABLES = "DELETE FROM  paimon_tables WHERE catalog_key = ? AND database_name = ?"
-RENAME_TABLE = ("UPDATE paimon_tables SET database_name = ? , table_name = ?  WHERE catalog_key = ? AND "
-                "database_name = ? AND table_name = ? ")
+RENAME_TABLE = (
+    "UPDATE paimon_tables SET database_name = ? , table_name = ?  WHERE catalog_key = ? AND "
+    "database_name = ? AND table_name = ? "
+)
 DROP_TABLE = "DELETE FROM paimon_tables WHERE catalog_key = ? AND database_name = ? AND table_name = ? "
 GET_DATABASE = "SELECT database_name FROM paimon_tables WHERE catalog_key = ? AND database_name = ? LIMIT 1"
 LIST_TABLE_DATABASES = "SELECT DISTINCT database_name FROM paimon_tables WHERE catalog_key = ?"
 INSERT_TABLE = "INSERT INTO paimon_tables (catalog_key, database_name, table_name)  VALUES (?,?,?)"
 
-GET_DATABASE_PROPERTIES = ("SELECT database_name FROM paimon_database_properties WHERE catalog_key = ? AND "
-                           "database_name = ? ")
-ALL_DATABASE_PROPERTIES = ("SELECT *  FROM paimon_database_properties WHERE catalog_key = ? AND "
-                           "database_name = ? ")
-DELETE_DATABASE_PROPERTIES = "DELETE FROM paimon_database_properties WHERE catalog_key = ? AND database_name = ?"
-LIST_PROPERTY_DATABASES = "SELECT DISTINCT database_name FROM paimon_database_properties WHERE catalog_key = ?"
+GET_DATABASE_PROPERTIES = (
+    "SELECT database_name FROM paimon_database_properties WHERE catalog_key = ? AND database_name = ? "
+)
+ALL_DATABASE_PROPERTIES = (
+    "SELECT *  FROM paimon_database_properties WHERE catalog_key = ? AND database_name = ? "
+)
+DELETE_DATABASE_PROPERTIES = (
+    "DELETE FROM paimon_database_properties WHERE catalog_key = ? AND database_name = ?"
+)
+LIST_PROPERTY_DATABASES = (
+    "SELECT DISTINCT database_name FROM paimon_database_properties WHERE catalog_key = ?"
+)
 
 
 def insert_properties(count: int) -> str:
-    return ("INSERT INTO paimon_database_properties (catalog_key, database_name, property_key, property_value) "
-            "VALUES " + ", ".join(["(?,?,?,?)"] * count))
+    return (
+        "INSERT INTO paimon_database_properties (catalog_key, database_name, property_key, property_value) "
+        "VALUES " + ", ".join(["(?,?,?,?)"] * count)
+    )
 
 
 LOCK_ACQUIRE = "INSERT INTO paimon_distributed_locks (lock_id,expire_time_seconds) VALUES (?,?)"
 LOCK_RELEASE = "DELETE FROM paimon_distributed_locks WHERE lock_id = ?"
 # a lock older than its expire_time_seconds is taken to be left by a dead holder
 LOCK_CLEAR_EXPIRED = {
-    "sqlite": ("DELETE FROM paimon_distributed_locks WHERE  strftime('%s', 'now') - strftime('%s', acquired_at) > "
-               "expire_time_seconds and lock_id = ?"),
-    "postgresql": ("DELETE FROM paimon_distributed_locks WHERE EXTRACT(EPOCH FROM AGE(NOW(), acquired_at)) >"
-                   "expire_time_seconds and lock_id = ?"),
+    "sqlite": (
+        "DELETE FROM paimon_distributed_locks WHERE  strftime('%s', 'now') - strftime('%s', acquired_at) > "
+        "expire_time_seconds and lock_id = ?"
+    ),
+    "postgresql": (
+        "DELETE FROM paimon_distributed_locks WHERE EXTRACT(EPOCH FROM AGE(NOW(), acquired_at)) >"
+        "expire_time_seconds and lock_id = ?"
+    ),
 }

@@ -31,7 +31,8 @@ MODES = ("auto", "changelog", "delta", "diff")
 def range_error(start: int, end: int) -> InvalidInput:
     """The error for a range whose start snapshot comes after its end (hint "range")."""
     return InvalidInput(f"the start snapshot {start} is after the end snapshot {end}").with_hint(
-        "range", start=start, end=end)
+        "range", start=start, end=end
+    )
 
 
 def check_range(table, start: int, end: int, need_all: bool) -> None:
@@ -44,11 +45,14 @@ def check_range(table, start: int, end: int, need_all: bool) -> None:
     if end not in ids:
         raise SnapshotNotFound(f"snapshot {end} does not exist (snapshots {ids[0]}..{ids[-1]} exist)")
     if start != 0 and start not in ids and (not need_all or start < ids[0] - 1):
-        raise SnapshotNotFound(f"snapshot {start} does not exist or has expired (snapshots {ids[0]}..{ids[-1]} exist)")
+        raise SnapshotNotFound(
+            f"snapshot {start} does not exist or has expired (snapshots {ids[0]}..{ids[-1]} exist)"
+        )
     if need_all and start + 1 < ids[0]:
         raise SnapshotNotFound(
             f"snapshots {start + 1}..{ids[0] - 1} have expired; the changes since {start} are gone "
-            f"(earliest is {ids[0]})").with_hint("mode_diff")
+            f"(earliest is {ids[0]})"
+        ).with_hint("mode_diff")
 
 
 def with_row_kind(t: pa.Table, kinds) -> pa.Table:
@@ -87,7 +91,9 @@ def snapshot_changelog(table, snap, columns) -> pa.Table:
     if not snap.changelog_manifest_list:
         return empty_changes(table, columns)
     store = table.manifests
-    entries = [e for m in store.read_list(snap.changelog_manifest_list) for e in store.read_manifest(m.file_name)]
+    entries = [
+        e for m in store.read_list(snap.changelog_manifest_list) for e in store.read_manifest(m.file_name)
+    ]
     return _read_entries(table, entries, columns)
 
 
@@ -98,8 +104,6 @@ def snapshot_delta(table, snap, columns) -> pa.Table:
     store = table.manifests
     entries = [e for m in store.read_list(snap.delta_manifest_list) for e in store.read_manifest(m.file_name)]
     return _read_entries(table, merge_entries(entries), columns)
-
-
 
 
 def _state(table, point, columns) -> pa.Table:
@@ -120,8 +124,9 @@ def _state_diff(table, start, end, columns, before: pa.Table | None = None) -> t
     return with_row_kind(log.select(columns), log.column(KIND)), new
 
 
-def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
-         columns: list[str] | None = None) -> pa.Table:
+def diff(
+    table, start, end, mode: str = "auto", per_snapshot: bool = False, columns: list[str] | None = None
+) -> pa.Table:
     """Changes in (start, end]; start may be 0 (the empty table before snapshot 1). ``start`` and
     ``end`` are snapshot ids or Snapshot objects (a tag's snapshot, which may have expired: then
     only the state comparison of ``diff`` mode can answer)."""
@@ -132,8 +137,9 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
     if mode == "auto":
         mode = "changelog" if producer != "none" and table.is_primary_key_table else "diff"
     if mode == "changelog" and producer == "none":
-        raise InvalidInput(f"table {table.identifier} has no changelog producer "
-                           "(changelog-producer=none)").with_hint("mode_diff_delta")
+        raise InvalidInput(
+            f"table {table.identifier} has no changelog producer (changelog-producer=none)"
+        ).with_hint("mode_diff_delta")
     if mode == "diff" and not per_snapshot and (isinstance(start, Snapshot) or isinstance(end, Snapshot)):
         a = start.id if isinstance(start, Snapshot) else start
         b = end.id if isinstance(end, Snapshot) else end
@@ -152,7 +158,11 @@ def diff(table, start, end, mode: str = "auto", per_snapshot: bool = False,
             t, state = _state_diff(table, sid - 1, sid, columns, state)
         else:
             snap = table.snapshots.snapshot(sid)
-            t = snapshot_changelog(table, snap, columns) if mode == "changelog" else snapshot_delta(table, snap, columns)
+            t = (
+                snapshot_changelog(table, snap, columns)
+                if mode == "changelog"
+                else snapshot_delta(table, snap, columns)
+            )
         if per_snapshot:
             t = t.add_column(1, SNAPSHOT, pa.array(np.full(t.num_rows, sid, np.int64)))
         parts.append(t)

@@ -51,8 +51,9 @@ def literal_text(value) -> str:
 
 
 def _invalid(value, column: str, t: DataType, what: str) -> FilterError:
-    return FilterError(f"{literal_text(value)} is not a valid {t.with_nullable(True)} for column '{column}'",
-                       subject=what)
+    return FilterError(
+        f"{literal_text(value)} is not a valid {t.with_nullable(True)} for column '{column}'", subject=what
+    )
 
 
 def is_exact_numeric(t: DataType) -> bool:
@@ -147,7 +148,11 @@ def to_scalar(value, column: str, t: DataType, what: str = "filter") -> pa.Scala
     try:
         if isinstance(value, str) and pa.types.is_time(arrow_type):
             return pa.scalar(dt.time.fromisoformat(value.strip()), type=arrow_type)
-        if isinstance(value, (int, Decimal)) and not isinstance(value, bool) and pa.types.is_floating(arrow_type):
+        if (
+            isinstance(value, (int, Decimal))
+            and not isinstance(value, bool)
+            and pa.types.is_floating(arrow_type)
+        ):
             return pa.scalar(float(value)).cast(arrow_type)
         if isinstance(value, str) and pa.types.is_binary(arrow_type):
             return pa.scalar(value.encode()).cast(arrow_type)

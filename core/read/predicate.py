@@ -398,4 +398,14 @@ def may_match(p: Predicate, ranges: dict) -> bool:
     return True
 
 
-__all__ = ["Always", "ColumnRange", "Predicate", "bind", "filter_table", "may_match", "parse_where", "to_expression", "_FLIP"]
+__all__ = [
+    "Always",
+    "ColumnRange",
+    "Predicate",
+    "bind",
+    "filter_table",
+    "may_match",
+    "parse_where",
+    "to_expression",
+    "_FLIP",
+]

@@ -66,7 +66,9 @@ def data_manifests(store: ManifestStore, snapshot: Snapshot) -> list[ManifestFil
     return store.read_list(snapshot.base_manifest_list) + store.read_list(snapshot.delta_manifest_list)
 
 
-def live_entries(store: ManifestStore, snapshot: Snapshot | None, manifest_filter=None, entry_filter=None) -> list[ManifestEntry]:
+def live_entries(
+    store: ManifestStore, snapshot: Snapshot | None, manifest_filter=None, entry_filter=None
+) -> list[ManifestEntry]:
     if snapshot is None:
         return []
     entries = []
@@ -97,15 +99,17 @@ def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception
         if not store.io.exists(path(snapshot.id + 1)) or time.monotonic() > deadline:
             return  # the latest snapshot is never expired: the file is really missing
         time.sleep(0.05)
-    raise SnapshotExpired(f"snapshot {snapshot.id} was expired by another process while it was being "
-                          f"read ({error}); run again") from None
+    raise SnapshotExpired(
+        f"snapshot {snapshot.id} was expired by another process while it was being read ({error}); run again"
+    ) from None
 
 
 class TableScan:
     """Plans the splits of one snapshot of a table."""
 
-    def __init__(self, table, snapshot: Snapshot | None, predicate: Predicate | None = None,
-                 all_levels: bool = False):
+    def __init__(
+        self, table, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
+    ):
         self.table = table
         self.snapshot = snapshot
         self.predicate = predicate
@@ -143,9 +147,11 @@ class TableScan:
         # (levels above 0)
         from paimon_core.metadata.deletion_vectors import deletion_files, dv_enabled, dv_entries
 
-        skip_level0 = (not self.all_levels and self.table.is_primary_key_table
-                       and (self.table.schema.core_options.merge_engine == "first-row"
-                            or dv_enabled(self.table)))
+        skip_level0 = (
+            not self.all_levels
+            and self.table.is_primary_key_table
+            and (self.table.schema.core_options.merge_engine == "first-row" or dv_enabled(self.table))
+        )
         dv_index: dict[tuple, list] = {}
         for e in dv_entries(self.table, self.snapshot):
             dv_index.setdefault((e.partition, e.bucket), []).append(e)
@@ -155,7 +161,9 @@ class TableScan:
                 continue
             partition = codec.from_bytes(pbytes)
             if self.predicate is not None and codec.keys:
-                ranges = {k: ColumnRange(v, v, 1 if v is None else 0, 1) for k, v in zip(codec.keys, partition)}
+                ranges = {
+                    k: ColumnRange(v, v, 1 if v is None else 0, 1) for k, v in zip(codec.keys, partition)
+                }
                 if not may_match(self.predicate, ranges):
                     continue
             files = [e.file for e in entries]
@@ -164,7 +172,9 @@ class TableScan:
             # the vectors of every live file of the bucket, pruned or not: writers that replace the
             # bucket's index (compaction, delete) must carry all of them over
             bucket_dvs = dvs.get((pbytes, bucket), {})
-            dfs = tuple(sorted((f.file_name, bucket_dvs[f.file_name]) for f in files if f.file_name in bucket_dvs))
+            dfs = tuple(
+                sorted((f.file_name, bucket_dvs[f.file_name]) for f in files if f.file_name in bucket_dvs)
+            )
             if skip_level0:
                 files = [f for f in files if f.level > 0]
                 if not files:
@@ -174,8 +184,17 @@ class TableScan:
                 if not files:
                     continue
             files.sort(key=lambda f: (f.level == 0, -f.level, f.min_sequence_number))
-            splits.append(DataSplit(partition, pbytes, bucket, entries[0].total_buckets, tuple(files), dfs,
-                                    tuple(dv_index.get((pbytes, bucket), ()))))
+            splits.append(
+                DataSplit(
+                    partition,
+                    pbytes,
+                    bucket,
+                    entries[0].total_buckets,
+                    tuple(files),
+                    dfs,
+                    tuple(dv_index.get((pbytes, bucket), ())),
+                )
+            )
         splits.sort(key=lambda s: (tuple((v is None, str(v)) for v in s.partition), s.bucket))
         return splits
 
@@ -226,7 +245,9 @@ class TableScan:
             for c, a, b, n in zip(cols, lo, hi, nulls):
                 fld = by_name[c]
                 name = current.get(fld.id)
-                if name is None or table.schema.field(name).type.with_nullable(True) != fld.type.with_nullable(True):
+                if name is None or table.schema.field(name).type.with_nullable(
+                    True
+                ) != fld.type.with_nullable(True):
                     continue  # renamed away, dropped or retyped: stats do not apply
                 ranges[name] = ColumnRange(a, b, n, f.row_count)
             return may_match(self.predicate, ranges)

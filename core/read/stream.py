@@ -86,13 +86,24 @@ def snapshot_changes(table, snap: Snapshot, columns: list[str] | None = None) ->
     if source is None:
         return None
     columns = columns or table.schema.field_names
-    return snapshot_changelog(table, snap, columns) if source == "changelog" else snapshot_delta(table, snap, columns)
+    return (
+        snapshot_changelog(table, snap, columns)
+        if source == "changelog"
+        else snapshot_delta(table, snap, columns)
+    )
 
 
 class StreamRead:
-    def __init__(self, table, mode: str | None = None, start: int | Snapshot | None = None,
-                 start_time_ms: int | None = None, consumer_id: str | None = None,
-                 ignore_progress: bool | None = None, columns: list[str] | None = None):
+    def __init__(
+        self,
+        table,
+        mode: str | None = None,
+        start: int | Snapshot | None = None,
+        start_time_ms: int | None = None,
+        consumer_id: str | None = None,
+        ignore_progress: bool | None = None,
+        columns: list[str] | None = None,
+    ):
         opts = table.schema.core_options
         mode = mode or opts.get("scan.mode")
         if mode == "default":
@@ -102,7 +113,9 @@ class StreamRead:
         if mode.startswith("from-snapshot") and start is None and start_time_ms is None:
             raise InvalidInput(f"scan mode {mode} needs a starting snapshot, tag or time").with_hint("start")
         if not mode.startswith("from-snapshot") and (start is not None or start_time_ms is not None):
-            raise InvalidInput(f"scan mode {mode} takes no starting point; use from-snapshot or from-snapshot-full")
+            raise InvalidInput(
+                f"scan mode {mode} takes no starting point; use from-snapshot or from-snapshot-full"
+            )
         self.table = table
         self.mode = mode
         self.start = start
@@ -111,7 +124,9 @@ class StreamRead:
         self.consumers = consumer_manager(table) if consumer_id else None
         if self.consumers is not None:
             self.consumers.path(consumer_id)  # validates the id now
-        self.ignore_progress = opts.get("consumer.ignore-progress") if ignore_progress is None else ignore_progress
+        self.ignore_progress = (
+            opts.get("consumer.ignore-progress") if ignore_progress is None else ignore_progress
+        )
         self.columns = list(columns) if columns else table.schema.field_names
         for c in self.columns:
             table.schema.field(c)
@@ -125,7 +140,9 @@ class StreamRead:
         parts = []
         for split in view.plan(snap):
             t, kinds = reader.read_split_with_kinds(split)
-            parts.append(with_row_kind(t, pa.array(np.zeros(t.num_rows, np.int8)) if kinds is None else kinds))
+            parts.append(
+                with_row_kind(t, pa.array(np.zeros(t.num_rows, np.int8)) if kinds is None else kinds)
+            )
         rows = pa.concat_tables(parts) if parts else empty_changes(self.table, self.columns)
         return StreamBatch(snap.id, "full", snap.commit_kind, snap.time_millis, rows, snap.id + 1)
 
@@ -211,8 +228,14 @@ class StreamRead:
             raise
         self.cursor = sid + 1
         if rows is None:
-            return StreamBatch(sid, "skipped", snap.commit_kind, snap.time_millis,
-                               empty_changes(self.table, self.columns), sid + 1)
+            return StreamBatch(
+                sid,
+                "skipped",
+                snap.commit_kind,
+                snap.time_millis,
+                empty_changes(self.table, self.columns),
+                sid + 1,
+            )
         return StreamBatch(sid, "changes", snap.commit_kind, snap.time_millis, rows, sid + 1)
 
     def ack(self, batch: StreamBatch) -> None:
@@ -221,10 +244,15 @@ class StreamRead:
         if self.consumers is not None:
             self.consumers.reset(self.consumer_id, batch.next_snapshot)
 
-    def follow(self, poll_interval_s: float = 1.0, until_snapshot: int | None = None,
-               until_ms: int | None = None, max_snapshots: int | None = None,
-               stop: Callable[[], bool] | None = None, idle: Callable[[], None] | None = None
-               ) -> Iterator[StreamBatch]:
+    def follow(
+        self,
+        poll_interval_s: float = 1.0,
+        until_snapshot: int | None = None,
+        until_ms: int | None = None,
+        max_snapshots: int | None = None,
+        stop: Callable[[], bool] | None = None,
+        idle: Callable[[], None] | None = None,
+    ) -> Iterator[StreamBatch]:
         """Batches as they come; the caller delivers each and then calls :meth:`ack`.
 
         Ends after snapshot ``until_snapshot``, before the first snapshot committed after

@@ -157,7 +157,9 @@ class TableRead:
             t = self._empty()
             return t.append_column(KIND, pa.array([], pa.int8())) if keep_kind else t
         engine = MergeEngine.for_schema(self.schema, self.read_columns)
-        merged = engine.merge(pa.concat_tables(parts), drop_retracts=True, levels=file_levels(split.files, parts))
+        merged = engine.merge(
+            pa.concat_tables(parts), drop_retracts=True, levels=file_levels(split.files, parts)
+        )
         return merged.drop_columns([SEQ] if keep_kind else [SEQ, KIND])
 
     def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:

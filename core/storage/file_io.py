@@ -122,8 +122,11 @@ class FileIO:
     def list_numbered(self, directory: str, prefix: str) -> list[int]:
         """Sorted N of the ``<prefix>N`` files in a directory (snapshot-N, schema-N, ...)."""
         n = len(prefix)
-        return sorted(int(name[n:]) for name in self.list_names(directory)
-                      if name.startswith(prefix) and name[n:].isdigit())
+        return sorted(
+            int(name[n:])
+            for name in self.list_names(directory)
+            if name.startswith(prefix) and name[n:].isdigit()
+        )
 
     def is_dir(self, path: str) -> bool:
         if self.is_local:
@@ -196,7 +199,9 @@ class FileIO:
                     return False
                 self.fs.pipe_file(path, data)
                 return True
-            raise PaimonError(f"{self.scheme}:// has no atomic create-if-absent; commits there are not supported")
+            raise PaimonError(
+                f"{self.scheme}:// has no atomic create-if-absent; commits there are not supported"
+            )
         if self.s3_options.unsafe_commits:
             # the user vouches for a single writer: narrow the window on stores that ignore the condition
             if self.fs.exists(path):
@@ -231,7 +236,8 @@ class FileIO:
                 f"(If-None-Match: *): {reason}. A commit there could silently overwrite another "
                 "writer's snapshot, so commits are refused. Use a store that supports conditional "
                 "writes, or set the storage option unsafe-commits = true if only one process ever "
-                "commits to this warehouse.")
+                "commits to this warehouse."
+            )
 
     def _probe_conditional_writes(self) -> str | None:
         probe = self.join(self.root, ".paimon-probe", uuid.uuid4().hex)

@@ -33,14 +33,28 @@ from urllib.parse import urlsplit
 from paimon_core.errors import InvalidInput, PaimonError
 
 _ALIASES = {
-    "endpoint": "endpoint", "endpoint_url": "endpoint", "s3.endpoint": "endpoint",
-    "key": "key", "access_key_id": "key", "aws_access_key_id": "key", "access_key": "key",
+    "endpoint": "endpoint",
+    "endpoint_url": "endpoint",
+    "s3.endpoint": "endpoint",
+    "key": "key",
+    "access_key_id": "key",
+    "aws_access_key_id": "key",
+    "access_key": "key",
     "s3.access_key": "key",
-    "secret": "secret", "secret_access_key": "secret", "aws_secret_access_key": "secret",
-    "secret_key": "secret", "s3.secret_key": "secret",
-    "token": "token", "session_token": "token", "aws_session_token": "token",
-    "region": "region", "region_name": "region", "s3.region": "region",
-    "path_style": "path_style", "s3.path.style.access": "path_style", "s3.path_style_access": "path_style",
+    "secret": "secret",
+    "secret_access_key": "secret",
+    "aws_secret_access_key": "secret",
+    "secret_key": "secret",
+    "s3.secret_key": "secret",
+    "token": "token",
+    "session_token": "token",
+    "aws_session_token": "token",
+    "region": "region",
+    "region_name": "region",
+    "s3.region": "region",
+    "path_style": "path_style",
+    "s3.path.style.access": "path_style",
+    "s3.path_style_access": "path_style",
     "anon": "anon",
     "unsafe_commits": "unsafe_commits",
 }
@@ -114,7 +128,10 @@ class S3Options:
         another process must be visible to the next list/exists."""
         kw = {k: v for k, v in self.extra.items() if k not in ("client_kwargs", "config_kwargs")}
         client = dict(self.extra.get("client_kwargs") or {})
-        config = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (self.extra.get("config_kwargs") or {}).items()}
+        config = {
+            k: (dict(v) if isinstance(v, dict) else v)
+            for k, v in (self.extra.get("config_kwargs") or {}).items()
+        }
         if self.endpoint:
             client["endpoint_url"] = self.endpoint
         if self.region:

@@ -27,12 +27,17 @@ def split_by(table: pa.Table, columns: list[str]):
     if not columns:
         yield (), table
         return
-    if (len(columns) == 1 and pa.types.is_integer(table.schema.field(columns[0]).type)
-            and table.column(columns[0]).null_count == 0):
+    if (
+        len(columns) == 1
+        and pa.types.is_integer(table.schema.field(columns[0]).type)
+        and table.column(columns[0]).null_count == 0
+    ):
         yield from _split_by_int(table, columns[0])
         return
     idx = table.append_column("__row", pa.array(range(table.num_rows), pa.int64()))
-    groups = idx.select(columns + ["__row"]).group_by(columns, use_threads=False).aggregate([("__row", "list")])
+    groups = (
+        idx.select(columns + ["__row"]).group_by(columns, use_threads=False).aggregate([("__row", "list")])
+    )
     rows = groups.column("__row_list")
     for i in range(groups.num_rows):
         key = tuple(groups.column(c).slice(i, 1) for c in columns)
@@ -103,10 +108,21 @@ class RollingFileWriter:
             self._name = f"{self.file_prefix}{uuid.uuid4()}-0{self.extension}"
             path = self.table.io.join(self.dir, self._name)
             self._written_paths.append(path)
-            self._writer = formats.open_writer(self.format, self.table.io, path, schema.arrow_schema(),
-                                               self.compression, self.level, {f.name: f.type for f in schema.fields})
-            self._stats = StatsCollector(schema.field_names, [f.type for f in schema.fields],
-                                         schema.core_options.stats_mode, schema.core_options.fields_with("stats-mode"))
+            self._writer = formats.open_writer(
+                self.format,
+                self.table.io,
+                path,
+                schema.arrow_schema(),
+                self.compression,
+                self.level,
+                {f.name: f.type for f in schema.fields},
+            )
+            self._stats = StatsCollector(
+                schema.field_names,
+                [f.type for f in schema.fields],
+                schema.core_options.stats_mode,
+                schema.core_options.fields_with("stats-mode"),
+            )
         self._writer.write(batch)
         self._stats.update(batch)
         if self._writer.bytes_written >= self.target:
@@ -117,19 +133,23 @@ class RollingFileWriter:
             return
         rows = self._writer.row_count
         size = self._writer.close()
-        self.files.append(DataFileMeta(
-            file_name=self._name,
-            file_size=size,
-            row_count=rows,
-            value_stats=self._stats.to_simple_stats(),
-            min_sequence_number=self.next_seq,
-            max_sequence_number=self.next_seq + rows - 1,
-            schema_id=self.table.schema.id,
-            level=0,
-            creation_time=dt.datetime.now().replace(microsecond=dt.datetime.now().microsecond // 1000 * 1000),
-            delete_row_count=0,
-            file_source=FILE_SOURCE_APPEND,
-        ))
+        self.files.append(
+            DataFileMeta(
+                file_name=self._name,
+                file_size=size,
+                row_count=rows,
+                value_stats=self._stats.to_simple_stats(),
+                min_sequence_number=self.next_seq,
+                max_sequence_number=self.next_seq + rows - 1,
+                schema_id=self.table.schema.id,
+                level=0,
+                creation_time=dt.datetime.now().replace(
+                    microsecond=dt.datetime.now().microsecond // 1000 * 1000
+                ),
+                delete_row_count=0,
+                file_source=FILE_SOURCE_APPEND,
+            )
+        )
         self.next_seq += rows
         self._writer = None
 
@@ -175,7 +195,9 @@ class AppendWriter:
         if kinds is not None and pc.any(pc.not_equal(kinds, 0)).as_py():
             from paimon_core.errors import InvalidInput
 
-            raise InvalidInput("an append table (no primary key) takes only +I rows; -U/+U/-D need a primary key")
+            raise InvalidInput(
+                "an append table (no primary key) takes only +I rows; -U/+U/-D need a primary key"
+            )
         for pkey, part in split_by(batch, self.partition_keys):
             partition = tuple(internal_values(s, t)[0] for s, t in zip(pkey, self.partition_types))
             if self.num_buckets > 0:
@@ -195,7 +217,9 @@ class AppendWriter:
         w = self.writers.get(key)
         if w is None:
             prefix = self.table.schema.core_options.get("data-file.prefix")
-            w = RollingFileWriter(self.table, partition, bucket, self.restore_max_seq(partition, bucket) + 1, prefix)
+            w = RollingFileWriter(
+                self.table, partition, bucket, self.restore_max_seq(partition, bucket) + 1, prefix
+            )
             self.writers[key] = w
         return w
 

@@ -94,7 +94,13 @@ def _slot_words(arr: pa.Array, t: AtomicType) -> tuple[np.ndarray, np.ndarray | 
     elif root == "BIGINT":
         slot = arr.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False).view(np.uint64)
     elif root == "FLOAT":
-        slot = arr.cast(pa.float32()).fill_null(0).to_numpy(zero_copy_only=False).view(np.uint32).astype(np.uint64)
+        slot = (
+            arr.cast(pa.float32())
+            .fill_null(0)
+            .to_numpy(zero_copy_only=False)
+            .view(np.uint32)
+            .astype(np.uint64)
+        )
     elif root == "DOUBLE":
         slot = arr.cast(pa.float64()).fill_null(0).to_numpy(zero_copy_only=False).view(np.uint64)
     elif root == "DECIMAL":
@@ -182,7 +188,9 @@ def _hash_rowwise(columns, types) -> np.ndarray:
     return out
 
 
-def assign_buckets(table: pa.Table, key_names: list[str], key_types: list[DataType], num_buckets: int) -> np.ndarray:
+def assign_buckets(
+    table: pa.Table, key_names: list[str], key_types: list[DataType], num_buckets: int
+) -> np.ndarray:
     """Bucket of each row of ``table`` for a fixed-bucket table."""
     cols = [table.column(k) for k in key_names]
     cols = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in cols]

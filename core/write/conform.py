@@ -20,9 +20,22 @@ from paimon_core.metadata.schema import TableSchema
 from paimon_core.write.input_errors import InputRowError
 
 _FAMILY = {
-    "TINYINT": "num", "SMALLINT": "num", "INT": "num", "BIGINT": "num", "FLOAT": "num", "DOUBLE": "num",
-    "DECIMAL": "num", "CHAR": "str", "VARCHAR": "str", "BINARY": "bin", "VARBINARY": "bin",
-    "BOOLEAN": "bool", "DATE": "time", "TIMESTAMP": "time", "TIMESTAMP_LTZ": "time", "TIME": "tod",
+    "TINYINT": "num",
+    "SMALLINT": "num",
+    "INT": "num",
+    "BIGINT": "num",
+    "FLOAT": "num",
+    "DOUBLE": "num",
+    "DECIMAL": "num",
+    "CHAR": "str",
+    "VARCHAR": "str",
+    "BINARY": "bin",
+    "VARBINARY": "bin",
+    "BOOLEAN": "bool",
+    "DATE": "time",
+    "TIMESTAMP": "time",
+    "TIMESTAMP_LTZ": "time",
+    "TIME": "tod",
 }
 
 
@@ -46,8 +59,13 @@ def conform_column(arr, name: str, dst: DataType):
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
         src = from_arrow_type(arr.type)
-    if isinstance(dst, MultisetType) and isinstance(src, MapType) and isinstance(src.value, AtomicType) \
-            and src.value.root in ("TINYINT", "SMALLINT", "INT", "BIGINT") and implicitly_castable(src.key, dst.element):
+    if (
+        isinstance(dst, MultisetType)
+        and isinstance(src, MapType)
+        and isinstance(src.value, AtomicType)
+        and src.value.root in ("TINYINT", "SMALLINT", "INT", "BIGINT")
+        and implicitly_castable(src.key, dst.element)
+    ):
         # Arrow has no multiset: a map from element to count is one
         chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
         if any(c.items.null_count for c in chunks):
@@ -55,21 +73,32 @@ def conform_column(arr, name: str, dst: DataType):
         try:
             return arr.cast(target, safe=True)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-            raise SchemaMismatch(f"column '{name}': cannot cast {src} to {dst.with_nullable(True)}: "
-                                 f"{str(e).splitlines()[0]}") from None
-    if isinstance(src, AtomicType) and isinstance(dst, AtomicType) and src.root == dst.root and src.root in (
-            "CHAR", "VARCHAR", "BINARY", "VARBINARY"):
+            raise SchemaMismatch(
+                f"column '{name}': cannot cast {src} to {dst.with_nullable(True)}: {str(e).splitlines()[0]}"
+            ) from None
+    if (
+        isinstance(src, AtomicType)
+        and isinstance(dst, AtomicType)
+        and src.root == dst.root
+        and src.root in ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
+    ):
         return arr.cast(target)  # length limits are not enforced (Paimon does not either on write)
     if implicitly_castable(src, dst) or _checked_cast_allowed(src, dst):
         try:
-            if pa.types.is_decimal(target) and (pa.types.is_integer(arr.type) or pa.types.is_decimal(arr.type)):
+            if pa.types.is_decimal(target) and (
+                pa.types.is_integer(arr.type) or pa.types.is_decimal(arr.type)
+            ):
                 # Arrow checks decimal precision per type, not per value: go through the widest decimal
                 arr = arr.cast(pa.decimal128(38, max(target.scale, getattr(arr.type, "scale", 0))))
             return arr.cast(target, safe=True)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
             detail = str(e).splitlines()[0]
-            raise SchemaMismatch(f"column '{name}': cannot cast {src} to {dst.with_nullable(True)}: {detail}") from None
-    raise SchemaMismatch(f"column '{name}': cannot cast {src.with_nullable(True)} to {dst.with_nullable(True)}")
+            raise SchemaMismatch(
+                f"column '{name}': cannot cast {src} to {dst.with_nullable(True)}: {detail}"
+            ) from None
+    raise SchemaMismatch(
+        f"column '{name}': cannot cast {src.with_nullable(True)} to {dst.with_nullable(True)}"
+    )
 
 
 def check_columns(input_names: list[str], schema: TableSchema) -> None:
@@ -123,6 +152,7 @@ def split_row_kinds(data: pa.Table, column: str | None):
         bad = pc.is_null(idx)
     if pc.any(bad).as_py() or codes.null_count:
         first = pc.index(pc.fill_null(bad, True), True).as_py()
-        raise InputRowError(f"row kind column '{column}' has '{raw[first].as_py()}', expected +I, -U, +U or -D",
-                            first)
+        raise InputRowError(
+            f"row kind column '{column}' has '{raw[first].as_py()}', expected +I, -U, +U or -D", first
+        )
     return data.drop_columns([column]), codes

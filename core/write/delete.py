@@ -38,7 +38,9 @@ class DeleteResult:
 
 def delete_where(table, where: str, dry_run: bool = False) -> DeleteResult:
     if not where or not where.strip():
-        raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint("delete_where")
+        raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint(
+            "delete_where"
+        )
     pred = table.parse_filter(where)
     snap = table.snapshots.latest()
     if table.is_primary_key_table:
@@ -77,8 +79,9 @@ def _dv_messages(table, hits) -> list[CommitMessage]:
             for f, pos in files:
                 vectors[f.file_name] = np.union1d(vectors.get(f.file_name, np.empty(0, np.int64)), pos)
             added, deleted = index_changes(table, s, vectors, written)
-            messages.append(CommitMessage(s.partition, s.bucket, s.total_buckets, new_index=added,
-                                          deleted_index=deleted))
+            messages.append(
+                CommitMessage(s.partition, s.bucket, s.total_buckets, new_index=added, deleted_index=deleted)
+            )
     except BaseException:
         for p in written:
             table.io.delete(p)
@@ -101,7 +104,9 @@ def _rewrite_messages(table, hits) -> list[CommitMessage]:
             before, after = [], []
             for f, pos in files:
                 data = reader.read_file(s, f, False, with_position=True)
-                keep = data.filter(pc.invert(pc.is_in(data.column(ROW_POS), pa.array(pos)))).drop_columns([ROW_POS])
+                keep = data.filter(pc.invert(pc.is_in(data.column(ROW_POS), pa.array(pos)))).drop_columns(
+                    [ROW_POS]
+                )
                 before.append(f)
                 if keep.num_rows:
                     w = RollingFileWriter(table, s.partition, s.bucket, f.min_sequence_number, prefix)
@@ -113,8 +118,17 @@ def _rewrite_messages(table, hits) -> list[CommitMessage]:
                         raise
             index_written: list = []
             added, deleted = drop_vectors(table, s, before, index_written)
-            messages.append(CommitMessage(s.partition, s.bucket, s.total_buckets, compact_before=tuple(before),
-                                          compact_after=tuple(after), new_index=added, deleted_index=deleted))
+            messages.append(
+                CommitMessage(
+                    s.partition,
+                    s.bucket,
+                    s.total_buckets,
+                    compact_before=tuple(before),
+                    compact_after=tuple(after),
+                    new_index=added,
+                    deleted_index=deleted,
+                )
+            )
     except BaseException:
         table.discard(messages)
         raise
@@ -125,10 +139,13 @@ def _delete_pk(table, snap, pred, where: str, dry_run: bool) -> DeleteResult:
     opts = table.schema.options
     engine = opts.get("merge-engine", "deduplicate")
     removes = engine == "deduplicate" or (
-        engine == "partial-update" and opts.get("partial-update.remove-record-on-delete") == "true")
+        engine == "partial-update" and opts.get("partial-update.remove-record-on-delete") == "true"
+    )
     if not removes:
-        raise InvalidInput(f"delete on a primary-key table with merge-engine={engine} is not supported "
-                           "(a -D record does not remove the row there)")
+        raise InvalidInput(
+            f"delete on a primary-key table with merge-engine={engine} is not supported "
+            "(a -D record does not remove the row there)"
+        )
     if opts.get("ignore-delete") == "true":
         raise InvalidInput("delete on a table with ignore-delete=true would be ignored")
     rows = table.read(where=where) if snap is not None else None

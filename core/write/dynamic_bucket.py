@@ -25,7 +25,11 @@ class _PartitionIndex:
     def lookup(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         idx = np.searchsorted(self.hashes, hashes)
         idx_c = np.minimum(idx, max(len(self.hashes) - 1, 0))
-        found = (idx < len(self.hashes)) & (self.hashes[idx_c] == hashes) if len(self.hashes) else np.zeros(len(hashes), bool)
+        found = (
+            (idx < len(self.hashes)) & (self.hashes[idx_c] == hashes)
+            if len(self.hashes)
+            else np.zeros(len(hashes), bool)
+        )
         out = np.full(len(hashes), -1, dtype=np.int32)
         out[found] = self.buckets[idx_c[found]]
         return out, found
@@ -45,7 +49,8 @@ class DynamicBucketAssigner:
         self.target = max(1, target_rows)
         entries = self.store.read_manifest(snapshot.index_manifest if snapshot else None)
         self.base: dict[tuple, IndexEntry] = {
-            (e.partition, e.bucket): e for e in entries if e.index_type == HASH_INDEX}
+            (e.partition, e.bucket): e for e in entries if e.index_type == HASH_INDEX
+        }
         self.partitions: dict[bytes, _PartitionIndex] = {}
 
     def _partition(self, pbytes: bytes) -> _PartitionIndex:
@@ -77,7 +82,7 @@ class DynamicBucketAssigner:
             room = self.target - counts.get(bucket, 0)
             if room > 0:
                 take = min(room, len(uniq) - pos)
-                assigned[pos:pos + take] = bucket
+                assigned[pos : pos + take] = bucket
                 counts[bucket] = counts.get(bucket, 0) + take
                 pos += take
             bucket += 1

@@ -28,8 +28,9 @@ class BucketAssignmentConflict(CommitConflict):
     committed, and the write must be redone against the new index."""
 
 
-def rebase_hash_index(store: IndexStore, live: list[IndexEntry], added: list[IndexEntry],
-                      new_files: list[IndexEntry]) -> tuple[list[IndexEntry], list[IndexEntry]]:
+def rebase_hash_index(
+    store: IndexStore, live: list[IndexEntry], added: list[IndexEntry], new_files: list[IndexEntry]
+) -> tuple[list[IndexEntry], list[IndexEntry]]:
     """This commit's HASH index files ``added`` re-applied on ``live`` (the newest snapshot's
     index entries). Returns (entries to add, live entries to delete); the files written are also
     appended to ``new_files`` (so a failed attempt can delete them)."""
@@ -41,8 +42,10 @@ def rebase_hash_index(store: IndexStore, live: list[IndexEntry], added: list[Ind
     by_partition = defaultdict(list)
     for a in added:
         if a.index_type != HASH_INDEX:
-            raise CommitConflict("another writer changed the index of the same bucket at the same time; "
-                                 "nothing was committed, run the write again")
+            raise CommitConflict(
+                "another writer changed the index of the same bucket at the same time; "
+                "nothing was committed, run the write again"
+            )
         by_partition[a.partition].append(a)
     for partition, mine in by_partition.items():
         buckets = live_hash.get(partition, {})
@@ -58,7 +61,8 @@ def rebase_hash_index(store: IndexStore, live: list[IndexEntry], added: list[Ind
             if len(elsewhere):
                 raise BucketAssignmentConflict(
                     f"another writer added {len(elsewhere)} of the same new key(s) to the same partition at the "
-                    "same time and put them in another bucket; nothing was committed")
+                    "same time and put them in another bucket; nothing was committed"
+                )
             merged = np.union1d(live_sets.get(a.bucket, np.zeros(0, np.int32)), hashes).astype(np.int32)
             entry = store.write_hashes(partition, a.bucket, merged)
             new_files.append(entry)

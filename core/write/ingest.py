@@ -52,8 +52,11 @@ def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
         if k not in keys:
             raise InvalidInput(f"'{k}' is not a partition key (partition keys: {', '.join(keys)})")
         t = table.schema.field(k).type
-        out[k] = None if v is None or v == table.schema.core_options.partition_default_name else \
-            internal_from_scalar(to_scalar(v, k, t, what=f"partition '{k}={v}'"), t)
+        out[k] = (
+            None
+            if v is None or v == table.schema.core_options.partition_default_name
+            else internal_from_scalar(to_scalar(v, k, t, what=f"partition '{k}={v}'"), t)
+        )
     return out
 
 
@@ -68,9 +71,12 @@ def _overwrite_filter(table, messages: list[CommitMessage], overwrite: bool, spe
         stray = [m.partition for m in messages if not match(m.partition)]
         if stray:
             codec = table.partition_codec
-            raise SchemaMismatch(f"overwrite of partition {codec.display(spec)}: the input has rows of "
-                                 f"partition {codec.display(codec.spec(stray[0]))}; nothing was written").with_hint(
-                "overwrite_partition", spec=codec.display(spec), stray=codec.display(codec.spec(stray[0])))
+            raise SchemaMismatch(
+                f"overwrite of partition {codec.display(spec)}: the input has rows of "
+                f"partition {codec.display(codec.spec(stray[0]))}; nothing was written"
+            ).with_hint(
+                "overwrite_partition", spec=codec.display(spec), stray=codec.display(codec.spec(stray[0]))
+            )
         return match
     if overwrite and table.schema.partition_keys:
         written = {m.partition for m in messages}
@@ -82,7 +88,9 @@ def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | 
     """Commit ``messages``; on any failure before the commit is made (a refused overwrite, a
     conflict, Ctrl-C) every file they name is deleted, so a failed write leaves nothing."""
     try:
-        opts = CommitOptions(overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec))
+        opts = CommitOptions(
+            overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec)
+        )
         snap = table.commit(messages, opts)
     except InterruptedAfterCommit:
         raise  # the snapshot stands: its files stay
@@ -114,7 +122,8 @@ def _write_and_commit(table, write, overwrite: bool, spec: dict | None):
                 raise BucketAssignmentConflict(
                     f"{table.identifier}: other writers kept adding the same new keys at the same time and put "
                     f"them in other buckets ({REWRITES + 1} attempts); nothing was committed. Run the write "
-                    "again, or write those keys from one writer at a time") from None
+                    "again, or write those keys from one writer at a time"
+                ) from None
     raise AssertionError("unreachable")
 
 
@@ -179,9 +188,17 @@ def _without_kind(s: pa.Schema, row_kind_column: str | None, where: str) -> pa.S
     return s.remove(s.get_field_index(row_kind_column))
 
 
-def ingest_files(table, paths: list[str], overwrite: bool = False, partition=None, engine=None,
-                 progress=None, on_plan=None, row_kind_column: str | None = None,
-                 evolve: bool = False) -> IngestResult:
+def ingest_files(
+    table,
+    paths: list[str],
+    overwrite: bool = False,
+    partition=None,
+    engine=None,
+    progress=None,
+    on_plan=None,
+    row_kind_column: str | None = None,
+    evolve: bool = False,
+) -> IngestResult:
     """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved.
     ``evolve``: input columns the table lacks are added (nullable) and narrower table types
     widened, in a new schema committed before the data."""
@@ -190,11 +207,14 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
         raise InvalidInput("a partition spec needs overwrite (it names the partition to replace)").with_hint(
-            "partition_needs_overwrite")
+            "partition_needs_overwrite"
+        )
     found = find_inputs(paths)
     inputs = found.files
-    named = [(f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
-             for f in inputs]
+    named = [
+        (f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
+        for f in inputs
+    ]
     table, evolved = _check_inputs(table, named, evolve)
     if on_plan:
         on_plan(sum(f.size for f in inputs))
@@ -204,13 +224,24 @@ def ingest_files(table, paths: list[str], overwrite: bool = False, partition=Non
         return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
 
     messages, snap, read = _write_and_commit(table, write, overwrite, spec)
-    return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages), evolved,
-                        input_rows=sum(read) if read else None, skipped=found.skipped)
+    return IngestResult(
+        snap,
+        sum(f.row_count for m in messages for f in m.new_files),
+        sum(len(m.new_files) for m in messages),
+        evolved,
+        input_rows=sum(read) if read else None,
+        skipped=found.skipped,
+    )
 
 
-def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partition=None,
-                 row_kind_column: str | None = None, evolve: bool = False) -> IngestResult:
+def write_tables(
+    table,
+    tables: list[pa.Table],
+    overwrite: bool = False,
+    partition=None,
+    row_kind_column: str | None = None,
+    evolve: bool = False,
+) -> IngestResult:
     from paimon_core.engines.local import LocalEngine
 
     spec = parse_partition_spec(table, partition)
@@ -219,7 +250,12 @@ def write_tables(table, tables: list[pa.Table], overwrite: bool = False, partiti
         named = [("", _without_kind(t.schema, row_kind_column, "")) for t in tables]
         table, evolved = _check_inputs(table, named, evolve)
     messages, snap, _ = _write_and_commit(
-        table, lambda read: LocalEngine().write_tables(table, tables, row_kind_column), overwrite, spec)
-    return IngestResult(snap, sum(f.row_count for m in messages for f in m.new_files),
-                        sum(len(m.new_files) for m in messages), evolved,
-                        input_rows=sum(t.num_rows for t in tables))
+        table, lambda read: LocalEngine().write_tables(table, tables, row_kind_column), overwrite, spec
+    )
+    return IngestResult(
+        snap,
+        sum(f.row_count for m in messages for f in m.new_files),
+        sum(len(m.new_files) for m in messages),
+        evolved,
+        input_rows=sum(t.num_rows for t in tables),
+    )

@@ -93,8 +93,12 @@ def _conversion_error(path: str, index: int, types: dict) -> str | None:
         if table_type is None:
             return None
         target = to_arrow_type(table_type)
-        col = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(
-            include_columns=[name], column_types={name: pa.string()}, strings_can_be_null=True)).column(0)
+        col = pcsv.read_csv(
+            path,
+            convert_options=pcsv.ConvertOptions(
+                include_columns=[name], column_types={name: pa.string()}, strings_can_be_null=True
+            ),
+        ).column(0)
     except (OSError, pa.ArrowInvalid, StopIteration, IndexError, csv.Error):
         return None
     col = col.combine_chunks()

@@ -12,8 +12,15 @@ from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.schema import TableSchema
 
-FORMATS = {".parquet": "parquet", ".pq": "parquet", ".parq": "parquet", ".csv": "csv",
-           ".json": "json", ".jsonl": "json", ".ndjson": "json"}
+FORMATS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".parq": "parquet",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+}
 BATCH_ROWS = 128 * 1024
 
 
@@ -122,7 +129,9 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
             reader = pcsv.open_csv(
                 f.path,
                 read_options=pcsv.ReadOptions(block_size=16 << 20),
-                convert_options=pcsv.ConvertOptions(column_types=_csv_types(schema), strings_can_be_null=True),
+                convert_options=pcsv.ConvertOptions(
+                    column_types=_csv_types(schema), strings_can_be_null=True
+                ),
             )
             for batch in reader:
                 yield pa.Table.from_batches([batch])

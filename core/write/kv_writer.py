@@ -42,8 +42,10 @@ FLUSH_THREADS = min(4, os.cpu_count() or 1)
 
 
 def kv_arrow_schema(schema) -> pa.Schema:
-    fields = [pa.field(KEY_PREFIX + k, to_arrow_type(schema.field(k).type), nullable=False)
-              for k in schema.trimmed_primary_keys]
+    fields = [
+        pa.field(KEY_PREFIX + k, to_arrow_type(schema.field(k).type), nullable=False)
+        for k in schema.trimmed_primary_keys
+    ]
     fields += [pa.field(SEQ, pa.int64(), nullable=False), pa.field(KIND, pa.int8(), nullable=False)]
     return pa.schema(fields + list(schema.arrow_schema()))
 
@@ -73,8 +75,14 @@ class KeyValueFileWriter:
         self.changelog_prefix = opts.get("changelog-file.prefix")
         self.written: list[str] = []
 
-    def write_run(self, records: pa.Table, level: int = 0, file_source: int = FILE_SOURCE_APPEND,
-                  changelog: bool = False, format_level: int | None = None) -> list[DataFileMeta]:
+    def write_run(
+        self,
+        records: pa.Table,
+        level: int = 0,
+        file_source: int = FILE_SOURCE_APPEND,
+        changelog: bool = False,
+        format_level: int | None = None,
+    ) -> list[DataFileMeta]:
         """``records`` sorted by key (one per key for data files; changelog files may repeat keys).
         ``format_level``: the LSM level whose format/codec the files get, if not ``level`` (Java
         writes a compaction's changelog in its output level's format)."""
@@ -91,37 +99,55 @@ class KeyValueFileWriter:
             name = f"{prefix}{uuid.uuid4()}-0{formats.file_extension(self.options, fmt)}"
             path = self.table.io.join(self.dir, name)
             self.written.append(path)
-            writer = formats.open_writer(fmt, self.table.io, path, kv_arrow_schema(schema),
-                                         formats.file_compression(self.options, fmt_level, changelog), self.level,
-                                         {f.name: f.type for f in schema.fields})
+            writer = formats.open_writer(
+                fmt,
+                self.table.io,
+                path,
+                kv_arrow_schema(schema),
+                formats.file_compression(self.options, fmt_level, changelog),
+                self.level,
+                {f.name: f.type for f in schema.fields},
+            )
             writer.write(to_kv_layout(chunk, schema))
             size = writer.close()
             key_stats = StatsCollector(self.keys, self.key_types, "full")
             key_stats.update(chunk)
-            value_stats = StatsCollector(schema.field_names, [f.type for f in schema.fields], schema.core_options.stats_mode,
-                                         schema.core_options.fields_with("stats-mode"))
+            value_stats = StatsCollector(
+                schema.field_names,
+                [f.type for f in schema.fields],
+                schema.core_options.stats_mode,
+                schema.core_options.fields_with("stats-mode"),
+            )
             value_stats.update(chunk)
-            first = [internal_values(chunk.column(k).slice(0, 1), t)[0] for k, t in zip(self.keys, self.key_types)]
-            last = [internal_values(chunk.column(k).slice(chunk.num_rows - 1, 1), t)[0]
-                    for k, t in zip(self.keys, self.key_types)]
+            first = [
+                internal_values(chunk.column(k).slice(0, 1), t)[0] for k, t in zip(self.keys, self.key_types)
+            ]
+            last = [
+                internal_values(chunk.column(k).slice(chunk.num_rows - 1, 1), t)[0]
+                for k, t in zip(self.keys, self.key_types)
+            ]
             seq = chunk.column(SEQ)
             mm = pc.min_max(seq)
-            files.append(DataFileMeta(
-                file_name=name,
-                file_size=size,
-                row_count=chunk.num_rows,
-                min_key=serialize_row(first, self.key_types),
-                max_key=serialize_row(last, self.key_types),
-                key_stats=key_stats.to_simple_stats(),
-                value_stats=value_stats.to_simple_stats(),
-                min_sequence_number=mm["min"].as_py(),
-                max_sequence_number=mm["max"].as_py(),
-                schema_id=schema.id,
-                level=level,
-                creation_time=dt.datetime.now().replace(microsecond=dt.datetime.now().microsecond // 1000 * 1000),
-                delete_row_count=pc.sum(is_retract(chunk.column(KIND))).as_py() or 0,
-                file_source=file_source,
-            ))
+            files.append(
+                DataFileMeta(
+                    file_name=name,
+                    file_size=size,
+                    row_count=chunk.num_rows,
+                    min_key=serialize_row(first, self.key_types),
+                    max_key=serialize_row(last, self.key_types),
+                    key_stats=key_stats.to_simple_stats(),
+                    value_stats=value_stats.to_simple_stats(),
+                    min_sequence_number=mm["min"].as_py(),
+                    max_sequence_number=mm["max"].as_py(),
+                    schema_id=schema.id,
+                    level=level,
+                    creation_time=dt.datetime.now().replace(
+                        microsecond=dt.datetime.now().microsecond // 1000 * 1000
+                    ),
+                    delete_row_count=pc.sum(is_retract(chunk.column(KIND))).as_py() or 0,
+                    file_source=file_source,
+                )
+            )
         return files
 
     def abort(self) -> None:
@@ -157,8 +183,9 @@ class KeyValueWriter:
         if self.num_buckets == -1:
             from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
-            self.assigner = DynamicBucketAssigner(table, table.snapshots.latest(),
-                                                  opts.get("dynamic-bucket.target-row-num"))
+            self.assigner = DynamicBucketAssigner(
+                table, table.snapshots.latest(), opts.get("dynamic-bucket.target-row-num")
+            )
             from paimon_core.data.partition import PartitionCodec
 
             self._codec: PartitionCodec = table.partition_codec
@@ -223,8 +250,9 @@ class KeyValueWriter:
         key = (partition, bucket)
         buf = self.buffers.get(key)
         if buf is None:
-            buf = _BucketBuffer(self.restore_max_seq(partition, bucket) + 1,
-                                KeyValueFileWriter(self.table, partition, bucket))
+            buf = _BucketBuffer(
+                self.restore_max_seq(partition, bucket) + 1, KeyValueFileWriter(self.table, partition, bucket)
+            )
             self.buffers[key] = buf
         return buf
 
@@ -260,8 +288,15 @@ class KeyValueWriter:
         out = []
         for (partition, bucket), buf in self.buffers.items():
             if buf.files or buf.changelog:
-                out.append(CommitMessage(partition, bucket, self.num_buckets, new_files=tuple(buf.files),
-                                         changelog_files=tuple(buf.changelog)))
+                out.append(
+                    CommitMessage(
+                        partition,
+                        bucket,
+                        self.num_buckets,
+                        new_files=tuple(buf.files),
+                        changelog_files=tuple(buf.changelog),
+                    )
+                )
         self.buffers = {}
         if self.assigner is not None and out:
             added, deleted = self.assigner.index_changes()

@@ -48,17 +48,20 @@ def check_supported(table) -> None:
     """Changelog producers that look at bucket contents are not implemented for these tables."""
     producer = table.schema.options.get("changelog-producer", "none")
     if producer in ("lookup", "full-compaction"):
-        raise UnsupportedFeature(f"changelog-producer = {producer} on a postpone-bucket table (bucket = -2) "
-                                 "is not supported")
+        raise UnsupportedFeature(
+            f"changelog-producer = {producer} on a postpone-bucket table (bucket = -2) is not supported"
+        )
 
 
 def check_merge_on_read(waiting: int) -> None:
     """``postpone.merge-on-read`` (2.0, honoured by Flink's reads only) asks readers to merge the
     waiting rows into their buckets; we do not, so such reads are refused while rows wait."""
     if waiting:
-        raise UnsupportedFeature(f"the table sets postpone.merge-on-read = true and {waiting} row(s) wait in "
-                                 "bucket-postpone: merging them on read is not supported; run `paimon compact` "
-                                 "first")
+        raise UnsupportedFeature(
+            f"the table sets postpone.merge-on-read = true and {waiting} row(s) wait in "
+            "bucket-postpone: merging them on read is not supported; run `paimon compact` "
+            "first"
+        )
 
 
 def known_bucket_counts(entries) -> dict[bytes, int]:
@@ -132,7 +135,9 @@ class PostponeWriter:
         if self._counts is None:
             from paimon_core.read.scan import live_entries
 
-            self._counts = known_bucket_counts(live_entries(self.table.manifests, self.table.snapshots.latest()))
+            self._counts = known_bucket_counts(
+                live_entries(self.table.manifests, self.table.snapshots.latest())
+            )
         pb = self.table.partition_codec.to_bytes(partition)
         if pb not in self._counts:
             self._counts[pb] = new_partition_buckets(self.table, 0)
@@ -157,7 +162,9 @@ class PostponeWriter:
         for key, part in split_by(batch, self.partition_keys):
             partition = tuple(internal_values(s, t)[0] for s, t in zip(key, self.partition_types))
             if self.fixed:
-                self._fixed_writer(self._bucket_count(partition)).write(part.drop_columns([KIND]), part.column(KIND))
+                self._fixed_writer(self._bucket_count(partition)).write(
+                    part.drop_columns([KIND]), part.column(KIND)
+                )
             else:
                 seq0 = self._next_seq.get(partition, 0)
                 seq = pa.array(np.arange(seq0, seq0 + part.num_rows, dtype=np.int64))
@@ -190,12 +197,21 @@ class PostponeWriter:
             value_stats, stats_cols = SimpleStats(null_counts=()), ()
         else:  # a schema Avro cannot hold: the table's format, as Java falls back
             opts = schema.core_options
-            w = ParquetFileWriter(io, path, kv_arrow_schema(schema), opts.get("file.compression"),
-                                  opts.get("file.compression.zstd-level"))
+            w = ParquetFileWriter(
+                io,
+                path,
+                kv_arrow_schema(schema),
+                opts.get("file.compression"),
+                opts.get("file.compression.zstd-level"),
+            )
             w.write(to_kv_layout(records, schema))
             size = w.close()
-            vs = StatsCollector(schema.field_names, [f.type for f in schema.fields], opts.stats_mode,
-                                opts.fields_with("stats-mode"))
+            vs = StatsCollector(
+                schema.field_names,
+                [f.type for f in schema.fields],
+                opts.stats_mode,
+                opts.fields_with("stats-mode"),
+            )
             vs.update(records)
             value_stats, stats_cols = vs.to_simple_stats(), None
         keys = schema.trimmed_primary_keys
@@ -203,21 +219,30 @@ class PostponeWriter:
         ks = StatsCollector(keys, key_types, "full")
         ks.update(records)
         first = [internal_values(records.column(k).slice(0, 1), t)[0] for k, t in zip(keys, key_types)]
-        last = [internal_values(records.column(k).slice(records.num_rows - 1, 1), t)[0]
-                for k, t in zip(keys, key_types)]
+        last = [
+            internal_values(records.column(k).slice(records.num_rows - 1, 1), t)[0]
+            for k, t in zip(keys, key_types)
+        ]
         seq = pc.min_max(records.column(SEQ))
         now = dt.datetime.now()
         from paimon_core.mergetree.merge_engines import is_retract
 
         return DataFileMeta(
-            file_name=name, file_size=size, row_count=records.num_rows,
-            min_key=serialize_row(first, key_types), max_key=serialize_row(last, key_types),
-            key_stats=ks.to_simple_stats(), value_stats=value_stats,
-            min_sequence_number=seq["min"].as_py(), max_sequence_number=seq["max"].as_py(),
-            schema_id=schema.id, level=0,
+            file_name=name,
+            file_size=size,
+            row_count=records.num_rows,
+            min_key=serialize_row(first, key_types),
+            max_key=serialize_row(last, key_types),
+            key_stats=ks.to_simple_stats(),
+            value_stats=value_stats,
+            min_sequence_number=seq["min"].as_py(),
+            max_sequence_number=seq["max"].as_py(),
+            schema_id=schema.id,
+            level=0,
             creation_time=now.replace(microsecond=now.microsecond // 1000 * 1000),
             delete_row_count=pc.sum(is_retract(records.column(KIND))).as_py() or 0,
-            file_source=FILE_SOURCE_APPEND, value_stats_cols=stats_cols,
+            file_source=FILE_SOURCE_APPEND,
+            value_stats_cols=stats_cols,
         )
 
     def prepare_commit(self) -> list[CommitMessage]:

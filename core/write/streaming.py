@@ -64,8 +64,9 @@ class StreamingCommitter:
         self.last = latest_commit_of(table, commit_user)
         self.next_identifier = self.last.commit_identifier + 1 if self.last is not None else 1
 
-    def write(self, tables: list[pa.Table], properties: dict | None = None,
-              row_kind_column: str | None = None) -> CommitResult:
+    def write(
+        self, tables: list[pa.Table], properties: dict | None = None, row_kind_column: str | None = None
+    ) -> CommitResult:
         from paimon_core.engines.local import LocalEngine
         from paimon_core.write.ingest import _compact_after_write
 
@@ -88,8 +89,9 @@ class StreamingCommitter:
 
 
 # ---------------------------------------------------------------- watch a folder
-def _ready_files(directory: str, pattern: str, after: str | None, seen: dict, settle_s: float,
-                 after_ms: int = 0):
+def _ready_files(
+    directory: str, pattern: str, after: str | None, seen: dict, settle_s: float, after_ms: int = 0
+):
     """(ready names > ``after`` in name order, late names: <= ``after`` but modified after
     ``after_ms``, the commit of ``after``). A file is ready once its size and mtime did not change
     between two looks, or it is older than ``settle_s``."""
@@ -144,10 +146,19 @@ def _write_state(path: str, last: str, identifier: int) -> None:
         pass
 
 
-def watch_dir(table, directory: str, pattern: str = "*.parquet", commit_interval_s: float | None = None,
-              poll_s: float = 1.0, commit_user: str | None = None, settle_s: float = 2.0,
-              stop: Callable[[], bool] | None = None, on_commit=None, on_skip=None,
-              row_kind_column: str | None = None) -> StreamingCommitter:
+def watch_dir(
+    table,
+    directory: str,
+    pattern: str = "*.parquet",
+    commit_interval_s: float | None = None,
+    poll_s: float = 1.0,
+    commit_user: str | None = None,
+    settle_s: float = 2.0,
+    stop: Callable[[], bool] | None = None,
+    on_commit=None,
+    on_skip=None,
+    row_kind_column: str | None = None,
+) -> StreamingCommitter:
     """Ingest the files of ``directory`` matching ``pattern`` as they appear, in name order, each
     exactly once (see the module doc). One commit per file, or with ``commit_interval_s`` one
     commit of all files ready when the interval is up. Runs until ``stop()`` is true."""
@@ -219,21 +230,36 @@ def parse_lines(data: bytes, fmt: str, schema, header: list[str] | None) -> pa.T
         if fmt == "json":
             import pyarrow.json as pjson
 
-            return pjson.read_json(io.BytesIO(data), read_options=pjson.ReadOptions(block_size=max(1 << 20, len(data))),
-                                   parse_options=pjson.ParseOptions(
-                                       explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
-                                       unexpected_field_behavior="infer"))
+            return pjson.read_json(
+                io.BytesIO(data),
+                read_options=pjson.ReadOptions(block_size=max(1 << 20, len(data))),
+                parse_options=pjson.ParseOptions(
+                    explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
+                    unexpected_field_behavior="infer",
+                ),
+            )
         import pyarrow.csv as pcsv
 
-        return pcsv.read_csv(io.BytesIO(data), read_options=pcsv.ReadOptions(column_names=header),
-                             convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=True))
+        return pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=pcsv.ReadOptions(column_names=header),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=True),
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as e:
         raise InvalidInput(f"stdin: cannot read as {fmt.upper()}: {str(e).splitlines()[0]}") from None
 
 
-def ingest_stream(table, stream, fmt: str = "auto", commit_interval_s: float = 5.0, commit_rows: int | None = None,
-                  commit_user: str | None = None, stop: Callable[[], bool] | None = None, on_commit=None,
-                  row_kind_column: str | None = None) -> StreamingCommitter:
+def ingest_stream(
+    table,
+    stream,
+    fmt: str = "auto",
+    commit_interval_s: float = 5.0,
+    commit_rows: int | None = None,
+    commit_user: str | None = None,
+    stop: Callable[[], bool] | None = None,
+    on_commit=None,
+    row_kind_column: str | None = None,
+) -> StreamingCommitter:
     """Read JSON lines or CSV (with a header) from ``stream`` until EOF or ``stop()``, committing
     whole lines every ``commit_interval_s`` seconds, and every ``commit_rows`` lines exactly."""
     if fmt not in ("auto", "json", "csv"):
@@ -300,5 +326,12 @@ def ingest_stream(table, stream, fmt: str = "auto", commit_interval_s: float = 5
     return committer
 
 
-__all__ = ["LAST_FILE", "CommitResult", "StreamingCommitter", "ingest_stream", "parse_lines", "watch_commit_user",
-           "watch_dir"]
+__all__ = [
+    "LAST_FILE",
+    "CommitResult",
+    "StreamingCommitter",
+    "ingest_stream",
+    "parse_lines",
+    "watch_commit_user",
+    "watch_dir",
+]

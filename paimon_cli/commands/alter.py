@@ -28,12 +28,15 @@ class AlterGroup(TyperGroup):
             i += 2 if args[i] in ("-t", "--table") else 1
         if i < len(args) and args[i] not in self.commands and args[i] != "--" and i + 1 < len(args):
             ctx.meta[TABLE_KEY] = args[i]
-            args = args[:i] + args[i + 1:]
+            args = args[:i] + args[i + 1 :]
         return super().parse_args(ctx, args)
 
 
-alter = typer.Typer(cls=AlterGroup, no_args_is_help=True, subcommand_metavar="[DB.TABLE] COMMAND [ARGS]...",
-                    help="""Change a table's schema: columns, options, comment.
+alter = typer.Typer(
+    cls=AlterGroup,
+    no_args_is_help=True,
+    subcommand_metavar="[DB.TABLE] COMMAND [ARGS]...",
+    help="""Change a table's schema: columns, options, comment.
 
 Each change writes a new schema version (schema-N+1); files written before keep their data and are read by field id: renamed columns keep their values, dropped ones vanish, added ones read as null, retyped ones are cast. Partition and primary-key columns cannot be changed.
 
@@ -43,7 +46,8 @@ Examples:
   paimon alter-table demo.events rename-column value amount
   paimon alter-table demo.events alter-column amount DECIMAL(12, 2)
   paimon alter-table demo.events set-option snapshot.num-retained.min=20
-""")
+""",
+)
 app = typer.Typer()
 app.add_typer(alter, name="alter-table")
 
@@ -52,8 +56,12 @@ app.add_typer(alter, name="alter-table")
 def alter_table(
     ctx: typer.Context,
     table: TableOpt = None,
-    dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Check the change and show the resulting columns without writing anything.")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Check the change and show the resulting columns without writing anything."
+        ),
+    ] = False,
 ) -> None:
     if table:
         if ctx.meta.get(TABLE_KEY) and ctx.meta[TABLE_KEY] != table:
@@ -62,8 +70,14 @@ def alter_table(
     ctx.meta[DRY_RUN_KEY] = dry_run
 
 
-_PAST = {"add": "added", "drop": "dropped", "rename": "renamed", "change": "changed", "set": "set",
-         "remove": "removed"}
+_PAST = {
+    "add": "added",
+    "drop": "dropped",
+    "rename": "renamed",
+    "change": "changed",
+    "set": "set",
+    "remove": "removed",
+}
 
 
 def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> None:
@@ -79,16 +93,20 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
 
         new = apply_changes(tbl.schema, changes, has_snapshot=tbl.snapshots.latest() is not None)
         cols = ", ".join(f"{f.name} {f.type}" for f in new.fields)
-        state.out.record({"table": tbl.identifier, "schema_id": new.id, "written": False, "columns": cols},
-                         f"would {text} on {tbl.identifier} (schema {new.id}, not written): {cols}")
+        state.out.record(
+            {"table": tbl.identifier, "schema_id": new.id, "written": False, "columns": cols},
+            f"would {text} on {tbl.identifier} (schema {new.id}, not written): {cols}",
+        )
         return
     verb, _, rest = text.partition(" ")
     done = f"{_PAST[verb]} {rest}"
     from paimon_core.metadata.schema_evolution import alter_table as do_alter
 
     new = do_alter(tbl, changes).schema
-    state.out.record({"table": tbl.identifier, "schema_id": new.id, "written": True},
-                     f"{done} on {tbl.identifier}: schema {new.id}")
+    state.out.record(
+        {"table": tbl.identifier, "schema_id": new.id, "written": True},
+        f"{done} on {tbl.identifier}: schema {new.id}",
+    )
 
 
 def _type(text: str):
@@ -101,7 +119,9 @@ def _type(text: str):
 def add_column(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="New column.")],
-    type_: Annotated[str, typer.Argument(metavar="TYPE", help="Its type, e.g. STRING, BIGINT, DECIMAL(10, 2).")],
+    type_: Annotated[
+        str, typer.Argument(metavar="TYPE", help="Its type, e.g. STRING, BIGINT, DECIMAL(10, 2).")
+    ],
     first: Annotated[bool, typer.Option("--first", help="Make it the first column.")] = False,
     after: Annotated[str | None, typer.Option("--after", metavar="COL", help="Put it after COL.")] = None,
     comment: Annotated[str | None, typer.Option("--comment", metavar="TEXT", help="Column comment.")] = None,
@@ -198,8 +218,12 @@ def set_option(
     kv = parse_kv(items, "option")
     if not kv:
         raise CliError("give at least one KEY=VALUE")
-    _apply(ctx, table, [SetOption(k, v) for k, v in kv.items()],
-           "set " + ", ".join(f"{k}={v}" for k, v in kv.items()))
+    _apply(
+        ctx,
+        table,
+        [SetOption(k, v) for k, v in kv.items()],
+        "set " + ", ".join(f"{k}={v}" for k, v in kv.items()),
+    )
 
 
 @alter.command("remove-option")

@@ -18,10 +18,15 @@ app = typer.Typer()
 def compact(
     ctx: typer.Context,
     table: TableOpt = None,
-    level_max: Annotated[bool, typer.Option(
-        "--level-max", "--full", help="Full compaction: every bucket into the top level, deletes dropped.")] = False,
-    partition: Annotated[str | None, typer.Option(
-        "--partition", "-p", metavar="K=V,...", help="Only this partition.")] = None,
+    level_max: Annotated[
+        bool,
+        typer.Option(
+            "--level-max", "--full", help="Full compaction: every bucket into the top level, deletes dropped."
+        ),
+    ] = False,
+    partition: Annotated[
+        str | None, typer.Option("--partition", "-p", metavar="K=V,...", help="Only this partition.")
+    ] = None,
 ) -> None:
     """Compact a table in one COMPACT snapshot (reads return the same rows before and after).
 
@@ -46,10 +51,23 @@ def compact(
         idx = {k: i for i, k in enumerate(tbl.schema.partition_keys)}
         filt = lambda values: all(values[idx[k]] == v for k, v in spec.items())  # noqa: E731
     with count_progress(f"compact {tbl.identifier}", "buckets") as advance:
-        result = run_compact(tbl, full=level_max, partition_filter=filt, engine=state.engine(), progress=advance)
+        result = run_compact(
+            tbl, full=level_max, partition_filter=filt, engine=state.engine(), progress=advance
+        )
     sid = result.snapshot.id if result.snapshot is not None else None
-    text = (f"compacted {result.buckets} bucket(s) of {tbl.identifier}: {result.files_before} file(s) -> "
-            f"{result.files_after}, snapshot {sid}" if sid is not None
-            else f"nothing to compact in {tbl.identifier}")
-    state.out.record({"table": tbl.identifier, "snapshot": sid, "buckets": result.buckets,
-                      "files_before": result.files_before, "files_after": result.files_after}, text)
+    text = (
+        f"compacted {result.buckets} bucket(s) of {tbl.identifier}: {result.files_before} file(s) -> "
+        f"{result.files_after}, snapshot {sid}"
+        if sid is not None
+        else f"nothing to compact in {tbl.identifier}"
+    )
+    state.out.record(
+        {
+            "table": tbl.identifier,
+            "snapshot": sid,
+            "buckets": result.buckets,
+            "files_before": result.files_before,
+            "files_after": result.files_after,
+        },
+        text,
+    )

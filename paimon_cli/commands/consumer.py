@@ -47,8 +47,12 @@ def list_consumers(ctx: typer.Context, table: TableOpt = None) -> None:
 def reset(
     ctx: typer.Context,
     consumer_id: Annotated[str, typer.Argument(metavar="NAME", show_default=False)],
-    next_snapshot: Annotated[int, typer.Option(
-        "--next", metavar="N", min=1, help="The next snapshot the consumer reads (earliest..latest+1).")],
+    next_snapshot: Annotated[
+        int,
+        typer.Option(
+            "--next", metavar="N", min=1, help="The next snapshot the consumer reads (earliest..latest+1)."
+        ),
+    ],
     table: TableOpt = None,
 ) -> None:
     """Set (or create) a consumer's next snapshot."""
@@ -63,8 +67,10 @@ def reset(
     if not lo <= next_snapshot <= hi:
         raise InvalidInput(f"--next {next_snapshot} is outside {lo}..{hi} (earliest snapshot .. latest + 1)")
     consumer_manager(tbl).reset(consumer_id, next_snapshot)
-    state.out.record({"consumer": consumer_id, "next_snapshot": next_snapshot},
-                     f"consumer {consumer_id} of {tbl.identifier} reads snapshot {next_snapshot} next")
+    state.out.record(
+        {"consumer": consumer_id, "next_snapshot": next_snapshot},
+        f"consumer {consumer_id} of {tbl.identifier} reads snapshot {next_snapshot} next",
+    )
 
 
 @consumer_app.command("delete")
@@ -79,4 +85,6 @@ def delete(
     state = get_state(ctx)
     tbl = state.table(table)
     consumer_manager(tbl).delete(consumer_id)
-    state.out.record({"consumer": consumer_id, "deleted": True}, f"deleted consumer {consumer_id} of {tbl.identifier}")
+    state.out.record(
+        {"consumer": consumer_id, "deleted": True}, f"deleted consumer {consumer_id} of {tbl.identifier}"
+    )

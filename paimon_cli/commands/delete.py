@@ -18,8 +18,12 @@ def delete(
     ctx: typer.Context,
     name: Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", help="Table (or -t).")] = None,
     table: TableOpt = None,
-    where: Annotated[str, typer.Option("--where", metavar="EXPR", help="Rows to delete (as in read --where).")] = "",
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count the rows and files; change nothing.")] = False,
+    where: Annotated[
+        str, typer.Option("--where", metavar="EXPR", help="Rows to delete (as in read --where).")
+    ] = "",
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Count the rows and files; change nothing.")
+    ] = False,
 ) -> None:
     """Delete the rows matching --where, in one snapshot.
 
@@ -50,11 +54,27 @@ def delete(
             text = f"no rows of {tbl.identifier} match; nothing changed"
         else:
             text = f"deleted {result.rows} row(s) of {tbl.identifier} ({result.mode}), snapshot {sid}"
-        return ({"table": tbl.identifier, "rows": result.rows, "files": result.files, "mode": result.mode,
-                 "dry_run": dry_run, "snapshot": sid}, text)
+        return (
+            {
+                "table": tbl.identifier,
+                "rows": result.rows,
+                "files": result.files,
+                "mode": result.mode,
+                "dry_run": dry_run,
+                "snapshot": sid,
+            },
+            text,
+        )
 
     # the core counts and deletes in one pass: the dry run's count is the plan, and nothing is printed before
-    run_destructive(state, Destructive(
-        label=f"delete from {tbl.identifier}", plan=lambda: None, record=record,
-        preview=lambda _plan: delete_where(tbl, where, dry_run=True),
-        run=lambda _plan, _done: delete_where(tbl, where, dry_run=False)), dry_run)
+    run_destructive(
+        state,
+        Destructive(
+            label=f"delete from {tbl.identifier}",
+            plan=lambda: None,
+            record=record,
+            preview=lambda _plan: delete_where(tbl, where, dry_run=True),
+            run=lambda _plan, _done: delete_where(tbl, where, dry_run=False),
+        ),
+        dry_run,
+    )

@@ -50,13 +50,15 @@ def make_events(path: Path, rows: int, seed: int = 7) -> None:
     ts_s = np.datetime64(DAYS[0], "s").astype(np.int64) + ids * span_s // rows
     ts = pa.array(ts_s * 10**6, pa.timestamp("us"))
     names = pc.binary_join_element_wise("user-", pc.cast(pa.array(ids % 1000), pa.string()), "")
-    table = pa.table({
-        "id": ids,
-        "name": names,
-        "value": rng.random(rows),
-        "ts": ts,
-        "dt": pc.strftime(ts, format="%Y-%m-%d"),
-    })
+    table = pa.table(
+        {
+            "id": ids,
+            "name": names,
+            "value": rng.random(rows),
+            "ts": ts,
+            "dt": pc.strftime(ts, format="%Y-%m-%d"),
+        }
+    )
     pq.write_table(table, path)
 
 
@@ -68,7 +70,9 @@ def _orders(ids, status: str, op: str | None = None):
     ids = pa.array(np.asarray(ids, dtype=np.int64))
     cols = {
         "id": ids,
-        "customer": pc.binary_join_element_wise("customer-", pc.cast(pc.bit_wise_and(ids, 31), pa.string()), ""),
+        "customer": pc.binary_join_element_wise(
+            "customer-", pc.cast(pc.bit_wise_and(ids, 31), pa.string()), ""
+        ),
         "amount": pc.divide(pc.cast(pc.add(pc.multiply(ids, 37), 500), pa.float64()), 100.0),
         "status": pa.array([status] * len(ids)),
     }
@@ -85,10 +89,18 @@ def make_orders(folder: Path) -> tuple[Path, Path, Path]:
 
     first, second, cdc = folder / "orders.parquet", folder / "upserts.parquet", folder / "cdc.parquet"
     pq.write_table(_orders(np.arange(ORDERS), "new"), first)
-    pq.write_table(pa.concat_tables([_orders(np.arange(UPDATES), "paid"),
-                                     _orders(np.arange(ORDERS, ORDERS + INSERTS), "new")]), second)
-    pq.write_table(pa.concat_tables([_orders(DELETED, "new", "-D"), _orders(SHIPPED, "paid", "-U"),
-                                     _orders(SHIPPED, "shipped", "+U")]), cdc)
+    pq.write_table(
+        pa.concat_tables(
+            [_orders(np.arange(UPDATES), "paid"), _orders(np.arange(ORDERS, ORDERS + INSERTS), "new")]
+        ),
+        second,
+    )
+    pq.write_table(
+        pa.concat_tables(
+            [_orders(DELETED, "new", "-D"), _orders(SHIPPED, "paid", "-U"), _orders(SHIPPED, "shipped", "+U")]
+        ),
+        cdc,
+    )
     return first, second, cdc
 
 
@@ -135,7 +147,10 @@ def demo(
 
     with tempfile.TemporaryDirectory(prefix="paimon-demo-") as tmp:
         data = Path(tmp) / "events.parquet"
-        typer.secho(f"# generating {rows} events into {data}, and three batches of orders", fg=typer.colors.BRIGHT_BLACK)
+        typer.secho(
+            f"# generating {rows} events into {data}, and three batches of orders",
+            fg=typer.colors.BRIGHT_BLACK,
+        )
         make_events(data, rows)
         first, second, cdc = make_orders(Path(tmp))
 
@@ -143,8 +158,10 @@ def demo(
         step("start from scratch", ["drop-table", DEMO_TABLE, "--if-exists"])
         drop_table(ctx, name=DEMO_TABLE, if_exists=True)
 
-        step("create a table partitioned by day",
-             ["create-table", DEMO_TABLE, "--schema", DEMO_SCHEMA, "--partition", "dt"])
+        step(
+            "create a table partitioned by day",
+            ["create-table", DEMO_TABLE, "--schema", DEMO_SCHEMA, "--partition", "dt"],
+        )
         create_table(ctx, name=DEMO_TABLE, schema=DEMO_SCHEMA, partition="dt")
 
         step("ingest the file (one atomic commit: snapshot 1)", ["ingest", str(data), "-t", DEMO_TABLE])
@@ -153,38 +170,49 @@ def demo(
         step("read a few rows", ["read", "-t", DEMO_TABLE, "--limit", "5"])
         read(ctx, table=DEMO_TABLE, limit=5)
 
-        step("filter one partition (the others are skipped)",
-             ["read", "-t", DEMO_TABLE, "--where", f"dt = '{DAYS[1]}'", "--count"])
+        step(
+            "filter one partition (the others are skipped)",
+            ["read", "-t", DEMO_TABLE, "--where", f"dt = '{DAYS[1]}'", "--count"],
+        )
         read(ctx, table=DEMO_TABLE, where=f"dt = '{DAYS[1]}'", count=True)
 
         typer.secho("\n## 2. a primary-key table: upserts, deletes, the LSM tree", bold=True)
         step("start from scratch", ["drop-table", ORDERS_TABLE, "--if-exists"])
         drop_table(ctx, name=ORDERS_TABLE, if_exists=True)
 
-        step("create a table keyed by id, in 2 buckets",
-             ["create-table", ORDERS_TABLE, "--schema", ORDERS_SCHEMA, "-k", "id", "--bucket", "2"])
+        step(
+            "create a table keyed by id, in 2 buckets",
+            ["create-table", ORDERS_TABLE, "--schema", ORDERS_SCHEMA, "-k", "id", "--bucket", "2"],
+        )
         create_table(ctx, name=ORDERS_TABLE, schema=ORDERS_SCHEMA, primary_key="id", bucket=2)
 
         step(f"insert {ORDERS} orders (snapshot 1)", ["ingest", str(first), "-t", ORDERS_TABLE])
         ingest(ctx, files=[str(first)], table=ORDERS_TABLE)
 
-        step(f"upsert: {UPDATES} orders paid (same ids: updates), {INSERTS} new ones (snapshot 2)",
-             ["ingest", str(second), "-t", ORDERS_TABLE])
+        step(
+            f"upsert: {UPDATES} orders paid (same ids: updates), {INSERTS} new ones (snapshot 2)",
+            ["ingest", str(second), "-t", ORDERS_TABLE],
+        )
         ingest(ctx, files=[str(second)], table=ORDERS_TABLE)
 
-        step("CDC batch, column op = +I/-U/+U/-D: 3 orders deleted, 2 shipped (snapshot 3)",
-             ["ingest", str(cdc), "-t", ORDERS_TABLE, "--row-kind-column", "op"])
+        step(
+            "CDC batch, column op = +I/-U/+U/-D: 3 orders deleted, 2 shipped (snapshot 3)",
+            ["ingest", str(cdc), "-t", ORDERS_TABLE, "--row-kind-column", "op"],
+        )
         ingest(ctx, files=[str(cdc)], table=ORDERS_TABLE, row_kind_column="op")
 
         step("the rows now: one per key, the latest version", ["read", "-t", ORDERS_TABLE, "--count"])
         read(ctx, table=ORDERS_TABLE, count=True)
 
-    step("each commit added a sorted run in level 0 of its buckets: reads merge them",
-         ["doctor", ORDERS_TABLE])
+    step(
+        "each commit added a sorted run in level 0 of its buckets: reads merge them", ["doctor", ORDERS_TABLE]
+    )
     doctor(ctx, name=ORDERS_TABLE)
 
-    step("full compaction: one sorted run per bucket, at the top level (snapshot 4)",
-         ["compact", "-t", ORDERS_TABLE, "--level-max"])
+    step(
+        "full compaction: one sorted run per bucket, at the top level (snapshot 4)",
+        ["compact", "-t", ORDERS_TABLE, "--level-max"],
+    )
     compact(ctx, table=ORDERS_TABLE, level_max=True)
 
     step("what snapshot 3 changed, with row kinds", ["diff", "-t", ORDERS_TABLE, "--from", "2", "--to", "3"])
@@ -193,15 +221,23 @@ def demo(
     step("time travel: the rows of snapshot 1", ["read", "-t", ORDERS_TABLE, "--snapshot", "1", "--count"])
     read(ctx, table=ORDERS_TABLE, snapshot=1, count=True)
 
-    step("time travel: orders 0 and 1 back then", ["read", "-t", ORDERS_TABLE, "--snapshot", "1", "--where", "id < 2"])
+    step(
+        "time travel: orders 0 and 1 back then",
+        ["read", "-t", ORDERS_TABLE, "--snapshot", "1", "--where", "id < 2"],
+    )
     read(ctx, table=ORDERS_TABLE, snapshot=1, where="id < 2")
 
     step("the commits so far", ["snapshots", "-t", ORDERS_TABLE])
     snapshots(ctx, table=ORDERS_TABLE)
 
-    step("what expiring all but the latest snapshot would delete (nothing is deleted)",
-         ["expire", "-t", ORDERS_TABLE, "--retain-min", "1", "--older-than", "0s", "--dry-run"])
+    step(
+        "what expiring all but the latest snapshot would delete (nothing is deleted)",
+        ["expire", "-t", ORDERS_TABLE, "--retain-min", "1", "--older-than", "0s", "--dry-run"],
+    )
     expire(ctx, table=ORDERS_TABLE, retain_min=1, older_than="0s", dry_run=True)
 
-    typer.secho(f"\n# next: `{prefix} use {ORDERS_TABLE}` makes it the default table, then try "
-                f"`{prefix} schema`, `{prefix} files` and `{prefix} doctor`", fg=typer.colors.BRIGHT_BLACK)
+    typer.secho(
+        f"\n# next: `{prefix} use {ORDERS_TABLE}` makes it the default table, then try "
+        f"`{prefix} schema`, `{prefix} files` and `{prefix} doctor`",
+        fg=typer.colors.BRIGHT_BLACK,
+    )

@@ -43,17 +43,33 @@ def resolve_point(tbl, text: str, flag: str):
 @app.command("diff")
 def diff(
     ctx: typer.Context,
-    start: Annotated[str, typer.Option("--from", metavar="A", help="Snapshot id, tag or time (exclusive; 0 = empty).")],
-    end: Annotated[str | None, typer.Option("--to", metavar="B", help="Snapshot id, tag or time (inclusive; default latest).")] = None,
+    start: Annotated[
+        str, typer.Option("--from", metavar="A", help="Snapshot id, tag or time (exclusive; 0 = empty).")
+    ],
+    end: Annotated[
+        str | None,
+        typer.Option("--to", metavar="B", help="Snapshot id, tag or time (inclusive; default latest)."),
+    ] = None,
     table: TableOpt = None,
-    mode: Annotated[Mode, typer.Option("--mode", case_sensitive=False, help="auto | changelog | delta | diff")] = Mode.auto,
-    per_snapshot: Annotated[bool, typer.Option("--per-snapshot", help="Tag each change with its snapshot id.")] = False,
-    select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE",
-        help="Write the changes to a file: .parquet, .csv, .json or .jsonl (JSON lines). With the Spark "
-             "engine (--engine spark, or auto above engine.spark-threshold) the executors compute and write "
-             "them, and FILE names a folder of Parquet part files.")] = None,
+    mode: Annotated[
+        Mode, typer.Option("--mode", case_sensitive=False, help="auto | changelog | delta | diff")
+    ] = Mode.auto,
+    per_snapshot: Annotated[
+        bool, typer.Option("--per-snapshot", help="Tag each change with its snapshot id.")
+    ] = False,
+    select: Annotated[
+        str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="Write the changes to a file: .parquet, .csv, .json or .jsonl (JSON lines). With the Spark "
+            "engine (--engine spark, or auto above engine.spark-threshold) the executors compute and write "
+            "them, and FILE names a folder of Parquet part files.",
+        ),
+    ] = None,
 ) -> None:
     """Changes between snapshot A (exclusive) and B (inclusive), first column _row_kind.
 
@@ -85,8 +101,19 @@ def diff(
         from paimon_cli.outfile import export_record, out_format, text_renderer
 
         with byte_progress(f"diff {tbl.identifier}") as (on_plan, advance):
-            result = state.engine().export_changes(tbl, a, b, mode.value, per_snapshot, columns, out, out_format(out),
-                                                   render=text_renderer, on_plan=on_plan, progress=advance)
+            result = state.engine().export_changes(
+                tbl,
+                a,
+                b,
+                mode.value,
+                per_snapshot,
+                columns,
+                out,
+                out_format(out),
+                render=text_renderer,
+                on_plan=on_plan,
+                progress=advance,
+            )
         export_record(state, result, "changes")
         return
     with spinner(f"diff {tbl.identifier}"):

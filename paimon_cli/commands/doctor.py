@@ -65,16 +65,31 @@ def _render(h) -> None:
     kind = "primary key" if h.primary_key else "append"
     mode = {-1: "dynamic buckets", -2: "postpone buckets"}.get(h.bucket_mode, f"{h.bucket_mode} bucket(s)")
     levels = f", {h.num_levels} levels" if h.num_levels else ""
-    head = Text.assemble((f"{h.files}", "bold"), " file" if h.files == 1 else " files", "  ",
-                         (_size(h.bytes), "bold"), "  ", (f"{h.rows}", "bold"), " rows  ",
-                         (f"{h.small_files}", "bold"), " small")
+    head = Text.assemble(
+        (f"{h.files}", "bold"),
+        " file" if h.files == 1 else " files",
+        "  ",
+        (_size(h.bytes), "bold"),
+        "  ",
+        (f"{h.rows}", "bold"),
+        " rows  ",
+        (f"{h.small_files}", "bold"),
+        " small",
+    )
     if h.primary_key:
         head.append_text(Text.assemble("  ", (f"{h.level0_rows}", "bold"), " rows in L0"))
     if h.postpone_rows:
         head.append_text(Text.assemble("  ", (f"{h.postpone_rows}", "bold red"), " waiting"))
     snap = f"snapshot {h.snapshot_id}" if h.snapshot_id is not None else "no snapshot"
-    console.print(Panel(head, title=f"[bold]{h.table}[/bold]", subtitle=f"{kind}, {mode}{levels}, {snap}",
-                        box=box.ROUNDED, expand=True))
+    console.print(
+        Panel(
+            head,
+            title=f"[bold]{h.table}[/bold]",
+            subtitle=f"{kind}, {mode}{levels}, {snap}",
+            box=box.ROUNDED,
+            expand=True,
+        )
+    )
 
     if h.buckets:
         shown = _shown(h.buckets)
@@ -99,34 +114,56 @@ def _render(h) -> None:
             for i, lv in enumerate(b.levels):
                 label = Text(where) if i == 0 else Text.assemble("  ", *note) if i == 1 else Text("")
                 style = "red" if b.bucket == -2 else LEVEL_STYLES[min(lv.level, len(LEVEL_STYLES) - 1)]
-                grid.add_row(label, "P" if b.bucket == -2 else f"L{lv.level}", _bar(lv.bytes, top, style),
-                             str(lv.files), _size(lv.bytes), str(lv.rows))
+                grid.add_row(
+                    label,
+                    "P" if b.bucket == -2 else f"L{lv.level}",
+                    _bar(lv.bytes, top, style),
+                    str(lv.files),
+                    _size(lv.bytes),
+                    str(lv.rows),
+                )
             if len(b.levels) == 1 and note:
                 grid.add_row(Text.assemble("  ", *note), "", "", "", "", "")
         parts = [grid]
         if len(shown) < len(h.buckets):
-            parts.append(Text(f"{len(h.buckets) - len(shown)} more bucket(s) not drawn (all in -o json)",
-                              style="dim"))
-        console.print(Panel(Group(*parts), title="LSM levels per partition/bucket", box=box.ROUNDED, expand=True))
+            parts.append(
+                Text(f"{len(h.buckets) - len(shown)} more bucket(s) not drawn (all in -o json)", style="dim")
+            )
+        console.print(
+            Panel(Group(*parts), title="LSM levels per partition/bucket", box=box.ROUNDED, expand=True)
+        )
 
     s = h.snapshots
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
     span = f" ({s.earliest}..{s.latest})" if s.count else ""
-    facts.add_row("snapshots", f"{s.count}{span}, oldest {_ago(s.oldest_age_ms)}, newest {_ago(s.newest_age_ms)}; "
-                  f"{s.tags} tag(s); {s.expirable} can expire")
+    facts.add_row(
+        "snapshots",
+        f"{s.count}{span}, oldest {_ago(s.oldest_age_ms)}, newest {_ago(s.newest_age_ms)}; "
+        f"{s.tags} tag(s); {s.expirable} can expire",
+    )
     live = max(h.bytes, 1)
-    held = Text.assemble(_bar(h.held_bytes, max(live, h.held_bytes), "magenta"),
-                         f" {_size(h.held_bytes)} in {h.held_files} file(s)")
+    held = Text.assemble(
+        _bar(h.held_bytes, max(live, h.held_bytes), "magenta"),
+        f" {_size(h.held_bytes)} in {h.held_files} file(s)",
+    )
     facts.add_row("held by old", held)
-    facts.add_row("orphans", "not checked: " + (h.orphans_note or "") if h.orphan_files is None
-                  else f"{h.orphan_files} file(s), {_size(h.orphan_bytes)}")
+    facts.add_row(
+        "orphans",
+        "not checked: " + (h.orphans_note or "")
+        if h.orphan_files is None
+        else f"{h.orphan_files} file(s), {_size(h.orphan_bytes)}",
+    )
     if h.dv_ratio is None:
         facts.add_row("deletion vec.", "n/a")
     else:
-        facts.add_row("deletion vec.", Text.assemble(_bar(h.dv_deleted_rows or 0, max(h.rows, 1), "red"),
-                                                      f" {h.dv_ratio:.1%} of rows deleted"))
+        facts.add_row(
+            "deletion vec.",
+            Text.assemble(
+                _bar(h.dv_deleted_rows or 0, max(h.rows, 1), "red"), f" {h.dv_ratio:.1%} of rows deleted"
+            ),
+        )
     console.print(Panel(facts, title="snapshots and files", box=box.ROUNDED, expand=True))
 
     advice = Table.grid(padding=(0, 1))
@@ -140,15 +177,22 @@ def _render(h) -> None:
         advice.add_row("", Text(f"threshold: {f.threshold}", style="dim"))
     warn = sum(f.level == "warn" for f in h.findings)
     title = f"findings: {warn} to act on" if warn else "findings: all good"
-    console.print(Panel(advice, title=title, box=box.ROUNDED, expand=True,
-                        border_style="red" if warn else "green"))
+    console.print(
+        Panel(advice, title=title, box=box.ROUNDED, expand=True, border_style="red" if warn else "green")
+    )
 
 
 @app.command("doctor")
 def doctor(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Argument(metavar="DB.TABLE", show_default=False,
-                                               help="The table (or give -t; default: the configured table).")] = None,
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="DB.TABLE",
+            show_default=False,
+            help="The table (or give -t; default: the configured table).",
+        ),
+    ] = None,
     table: TableOpt = None,
 ) -> None:
     """The health of a table at a glance, and what to run about it.
@@ -173,8 +217,13 @@ def doctor(
 
         sys.stdout.write(json.dumps(json_safe(h.to_dict()), ensure_ascii=False) + "\n")
     elif fmt == "csv":
-        rows = [[b.partition, b.bucket, lv.level, lv.files, lv.bytes, lv.rows, b.sorted_runs, b.small_files]
-                for b in h.buckets for lv in b.levels]
-        state.out.rows(["partition", "bucket", "level", "files", "bytes", "rows", "sorted_runs", "small_files"], rows)
+        rows = [
+            [b.partition, b.bucket, lv.level, lv.files, lv.bytes, lv.rows, b.sorted_runs, b.small_files]
+            for b in h.buckets
+            for lv in b.levels
+        ]
+        state.out.rows(
+            ["partition", "bucket", "level", "files", "bytes", "rows", "sorted_runs", "small_files"], rows
+        )
     else:
         _render(h)

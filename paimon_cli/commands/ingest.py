@@ -16,33 +16,82 @@ app = typer.Typer()
 @app.command("ingest")
 def ingest(
     ctx: typer.Context,
-    files: Annotated[list[str] | None, typer.Argument(
-        metavar="FILE...", show_default=False,
-        help="Parquet, CSV or JSON-lines files, folders or globs (quote globs); - reads stdin continuously.")] = None,
+    files: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="FILE...",
+            show_default=False,
+            help="Parquet, CSV or JSON-lines files, folders or globs (quote globs); - reads stdin continuously.",
+        ),
+    ] = None,
     table: TableOpt = None,
-    overwrite: Annotated[bool, typer.Option(
-        "--overwrite", help="Replace the partitions written to (the whole table if unpartitioned).")] = False,
-    partition: Annotated[str | None, typer.Option(
-        "--partition", "-p", metavar="K=V,...", help="With --overwrite: replace exactly this partition.")] = None,
-    row_kind_column: Annotated[str | None, typer.Option(
-        "--row-kind-column", metavar="COL",
-        help="Input column with the row kind of each row: +I, -U, +U or -D (CDC input; primary-key tables).")] = None,
-    evolve: Annotated[bool, typer.Option(
-        "--evolve", help="Add input columns the table lacks (nullable) and widen narrower column types first.")] = False,
-    watch: Annotated[str | None, typer.Option(
-        "--watch", metavar="DIR", help="Keep ingesting new files of DIR as they appear, in name order, each exactly once.")] = None,
-    pattern: Annotated[str, typer.Option("--pattern", metavar="GLOB", help="With --watch: file names to take.")] = "*.parquet",
-    commit_interval: Annotated[str | None, typer.Option(
-        "--commit-interval", metavar="DURATION",
-        help="Streaming: commit at most this often (stdin default 5s; --watch default: one commit per file).")] = None,
-    commit_rows: Annotated[int | None, typer.Option(
-        "--commit-rows", metavar="N", min=1, help="Stdin: also commit once N rows are pending.")] = None,
-    input_format: Annotated[str, typer.Option(
-        "--format", metavar="FMT", help="Stdin: json (JSON lines) | csv (with a header) | auto.")] = "auto",
-    poll: Annotated[str, typer.Option("--poll", metavar="DURATION", help="With --watch: wait between looks.")] = "1s",
-    commit_user: Annotated[str | None, typer.Option(
-        "--commit-user", metavar="ID",
-        help="Streaming: the commit user recorded in snapshots (--watch default: derived from table, DIR and pattern).")] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite", help="Replace the partitions written to (the whole table if unpartitioned)."
+        ),
+    ] = False,
+    partition: Annotated[
+        str | None,
+        typer.Option(
+            "--partition", "-p", metavar="K=V,...", help="With --overwrite: replace exactly this partition."
+        ),
+    ] = None,
+    row_kind_column: Annotated[
+        str | None,
+        typer.Option(
+            "--row-kind-column",
+            metavar="COL",
+            help="Input column with the row kind of each row: +I, -U, +U or -D (CDC input; primary-key tables).",
+        ),
+    ] = None,
+    evolve: Annotated[
+        bool,
+        typer.Option(
+            "--evolve",
+            help="Add input columns the table lacks (nullable) and widen narrower column types first.",
+        ),
+    ] = False,
+    watch: Annotated[
+        str | None,
+        typer.Option(
+            "--watch",
+            metavar="DIR",
+            help="Keep ingesting new files of DIR as they appear, in name order, each exactly once.",
+        ),
+    ] = None,
+    pattern: Annotated[
+        str, typer.Option("--pattern", metavar="GLOB", help="With --watch: file names to take.")
+    ] = "*.parquet",
+    commit_interval: Annotated[
+        str | None,
+        typer.Option(
+            "--commit-interval",
+            metavar="DURATION",
+            help="Streaming: commit at most this often (stdin default 5s; --watch default: one commit per file).",
+        ),
+    ] = None,
+    commit_rows: Annotated[
+        int | None,
+        typer.Option("--commit-rows", metavar="N", min=1, help="Stdin: also commit once N rows are pending."),
+    ] = None,
+    input_format: Annotated[
+        str,
+        typer.Option(
+            "--format", metavar="FMT", help="Stdin: json (JSON lines) | csv (with a header) | auto."
+        ),
+    ] = "auto",
+    poll: Annotated[
+        str, typer.Option("--poll", metavar="DURATION", help="With --watch: wait between looks.")
+    ] = "1s",
+    commit_user: Annotated[
+        str | None,
+        typer.Option(
+            "--commit-user",
+            metavar="ID",
+            help="Streaming: the commit user recorded in snapshots (--watch default: derived from table, DIR and pattern).",
+        ),
+    ] = None,
 ) -> None:
     """Add the rows of files to a table in one commit (checked and cast to the table schema).
 
@@ -67,8 +116,18 @@ def ingest(
             raise typer.BadParameter("--watch takes no FILES")
         if overwrite or partition or evolve:
             raise typer.BadParameter("--overwrite, --partition and --evolve are not supported when streaming")
-        run_streaming(state, table, watch, pattern, commit_interval, commit_rows, input_format, poll,
-                      commit_user, row_kind_column)
+        run_streaming(
+            state,
+            table,
+            watch,
+            pattern,
+            commit_interval,
+            commit_rows,
+            input_format,
+            poll,
+            commit_user,
+            row_kind_column,
+        )
         return
     if not files:
         raise typer.BadParameter("give FILES, - (stdin) or --watch DIR")
@@ -77,26 +136,47 @@ def ingest(
     tbl = state.table(table)
     engine = state.engine()
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
-        result = ingest_files(tbl, files, overwrite=overwrite, partition=partition, engine=engine,
-                              progress=advance, on_plan=on_plan, row_kind_column=row_kind_column, evolve=evolve)
+        result = ingest_files(
+            tbl,
+            files,
+            overwrite=overwrite,
+            partition=partition,
+            engine=engine,
+            progress=advance,
+            on_plan=on_plan,
+            row_kind_column=row_kind_column,
+            evolve=evolve,
+        )
     from paimon_cli.output import note
 
     if result.skipped:
-        shown = ", ".join(result.skipped[:5]) + (f" and {len(result.skipped) - 5} more" if len(result.skipped) > 5 else "")
-        note(f"skipped {_count(len(result.skipped), 'file')} that {'is' if len(result.skipped) == 1 else 'are'} "
-             f"not Parquet, CSV or JSON (by extension): {shown}")
+        shown = ", ".join(result.skipped[:5]) + (
+            f" and {len(result.skipped) - 5} more" if len(result.skipped) > 5 else ""
+        )
+        note(
+            f"skipped {_count(len(result.skipped), 'file')} that {'is' if len(result.skipped) == 1 else 'are'} "
+            f"not Parquet, CSV or JSON (by extension): {shown}"
+        )
     snap = result.snapshot
     sid = snap.id if snap is not None else None
     what = "overwrote" if overwrite else "ingested"
     rows = _count(result.rows, "row")
     if result.input_rows is not None and result.input_rows != result.rows:
         rows += f" ({_count(result.input_rows, 'input row')}; rows with the same key were merged)"
-    text = (f"{what} {rows} in {_count(result.files, 'file')} into {tbl.identifier}: snapshot {sid}"
-            if sid is not None else f"nothing to commit for {tbl.identifier} (no rows)")
+    text = (
+        f"{what} {rows} in {_count(result.files, 'file')} into {tbl.identifier}: snapshot {sid}"
+        if sid is not None
+        else f"nothing to commit for {tbl.identifier} (no rows)"
+    )
     if result.evolved:
         note(f"evolved the schema of {tbl.identifier}: " + "; ".join(_describe(c) for c in result.evolved))
-    record = {"table": tbl.identifier, "snapshot": sid, "rows": result.rows, "input_rows": result.input_rows,
-              "files": result.files}
+    record = {
+        "table": tbl.identifier,
+        "snapshot": sid,
+        "rows": result.rows,
+        "input_rows": result.input_rows,
+        "files": result.files,
+    }
     state.out.record(record, text)
 
 

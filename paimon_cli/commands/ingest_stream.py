@@ -11,8 +11,18 @@ import signal
 import sys
 
 
-def run_streaming(state, table, watch, pattern, commit_interval, commit_rows, input_format, poll,
-                  commit_user, row_kind_column) -> None:
+def run_streaming(
+    state,
+    table,
+    watch,
+    pattern,
+    commit_interval,
+    commit_rows,
+    input_format,
+    poll,
+    commit_user,
+    row_kind_column,
+) -> None:
     from paimon_core.options import parse_duration_ms
     from paimon_core.write.streaming import ingest_stream, watch_dir
 
@@ -34,9 +44,16 @@ def run_streaming(state, table, watch, pattern, commit_interval, commit_rows, in
         total["rows"] += result.rows
         total["commits"] += snap is not None
         what = f" from {', '.join(files)}" if files else ""
-        text = (f"snapshot {snap.id}: {result.rows} rows{what}" if snap is not None
-                else f"commit {result.identifier} was made before a restart: skipped{what}")
-        obj = {"snapshot": snap.id if snap else None, "commit_identifier": result.identifier, "rows": result.rows}
+        text = (
+            f"snapshot {snap.id}: {result.rows} rows{what}"
+            if snap is not None
+            else f"commit {result.identifier} was made before a restart: skipped{what}"
+        )
+        obj = {
+            "snapshot": snap.id if snap else None,
+            "commit_identifier": result.identifier,
+            "rows": result.rows,
+        }
         if files is not None:
             obj["files"] = ",".join(files)
         state.out.record(obj, text)
@@ -45,14 +62,33 @@ def run_streaming(state, table, watch, pattern, commit_interval, commit_rows, in
     try:
         if watch is not None:
             interval = parse_duration_ms(commit_interval) / 1000 if commit_interval else None
-            watch_dir(tbl, watch, pattern, interval, parse_duration_ms(poll) / 1000, commit_user,
-                      stop=lambda: bool(stopping), on_commit=record,
-                      on_skip=lambda name, last: note(f"{name} sorts before {last}, which is ingested already: skipped"),
-                      row_kind_column=row_kind_column)
+            watch_dir(
+                tbl,
+                watch,
+                pattern,
+                interval,
+                parse_duration_ms(poll) / 1000,
+                commit_user,
+                stop=lambda: bool(stopping),
+                on_commit=record,
+                on_skip=lambda name, last: note(
+                    f"{name} sorts before {last}, which is ingested already: skipped"
+                ),
+                row_kind_column=row_kind_column,
+            )
         else:
             interval = parse_duration_ms(commit_interval or "5s") / 1000
-            ingest_stream(tbl, sys.stdin.buffer, input_format, interval, commit_rows, commit_user,
-                          stop=lambda: bool(stopping), on_commit=record, row_kind_column=row_kind_column)
+            ingest_stream(
+                tbl,
+                sys.stdin.buffer,
+                input_format,
+                interval,
+                commit_rows,
+                commit_user,
+                stop=lambda: bool(stopping),
+                on_commit=record,
+                row_kind_column=row_kind_column,
+            )
     except KeyboardInterrupt:
         pass
     finally:

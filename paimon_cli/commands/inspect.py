@@ -14,7 +14,9 @@ from paimon_cli.state import get_state
 
 app = typer.Typer()
 
-_FILE_NAME = re.compile(r"^([a-z-]*?-)([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(\d+)\.\w+$")
+_FILE_NAME = re.compile(
+    r"^([a-z-]*?-)([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(\d+)\.\w+$"
+)
 
 
 @app.command("snapshots")
@@ -29,19 +31,41 @@ def snapshots(ctx: typer.Context, table: TableOpt = None) -> None:
     _, manager = state.snapshot_manager(table)  # no pyarrow: this command must start fast
     snaps = list(manager.snapshots())
     if state.out.fmt != "table":
-        rows = [[s.id, s.commit_kind, iso_millis(s.time_millis), s.total_record_count, s.delta_record_count,
-                 s.changelog_record_count or 0, s.schema_id] for s in snaps]
-        state.out.rows(["id", "kind", "time", "total_records", "delta_records", "changelog_records", "schema_id"],
-                       rows)
+        rows = [
+            [
+                s.id,
+                s.commit_kind,
+                iso_millis(s.time_millis),
+                s.total_record_count,
+                s.delta_record_count,
+                s.changelog_record_count or 0,
+                s.schema_id,
+            ]
+            for s in snaps
+        ]
+        state.out.rows(
+            ["id", "kind", "time", "total_records", "delta_records", "changelog_records", "schema_id"], rows
+        )
         return
-    rows = [[s.id, s.commit_kind, iso_millis(s.time_millis)[:19].replace("T", " "), s.total_record_count,
-             s.delta_record_count, s.schema_id] for s in snaps]  # fits 80 columns; -o json has it all
+    rows = [
+        [
+            s.id,
+            s.commit_kind,
+            iso_millis(s.time_millis)[:19].replace("T", " "),
+            s.total_record_count,
+            s.delta_record_count,
+            s.schema_id,
+        ]
+        for s in snaps
+    ]  # fits 80 columns; -o json has it all
     state.out.rows(["id", "kind", "time (UTC)", "records", "delta", "schema"], rows)
     if snaps and has_primary_key(manager):
         from paimon_cli.output import note
 
-        note("records are stored records (before merging by key, deletes included); "
-             "`paimon read --count` counts rows")
+        note(
+            "records are stored records (before merging by key, deletes included); "
+            "`paimon read --count` counts rows"
+        )
 
 
 def has_primary_key(manager) -> bool:
@@ -72,7 +96,9 @@ def schema(ctx: typer.Context, table: TableOpt = None) -> None:
         sys.stdout.write(json.dumps(json.loads(s.to_json()), ensure_ascii=False) + "\n")
         return
     if state.out.fmt == "csv":
-        state.out.rows(["id", "name", "type", "comment"], [[f.id, f.name, str(f.type), f.description] for f in s.fields])
+        state.out.rows(
+            ["id", "name", "type", "comment"], [[f.id, f.name, str(f.type), f.description] for f in s.fields]
+        )
         return
     has_comment = any(f.description for f in s.fields)
     columns = ["id", "name", "type"] + (["comment"] if has_comment else [])
@@ -103,11 +129,29 @@ def files(ctx: typer.Context, table: TableOpt = None, snapshot: SnapshotOpt = No
         part = codec.path(split.partition)
         for f in split.files:
             if full:
-                rows.append([part, split.bucket, f.level, f.file_name, f.row_count, f.file_size,
-                             f.min_sequence_number, f.max_sequence_number])
+                rows.append(
+                    [
+                        part,
+                        split.bucket,
+                        f.level,
+                        f.file_name,
+                        f.row_count,
+                        f.file_size,
+                        f.min_sequence_number,
+                        f.max_sequence_number,
+                    ]
+                )
             else:  # fits 80 columns: a short file name, a readable size; -o json has everything
-                rows.append([part, split.bucket, f.level, short_file_name(f.file_name), f.row_count,
-                             human_bytes(f.file_size)])
+                rows.append(
+                    [
+                        part,
+                        split.bucket,
+                        f.level,
+                        short_file_name(f.file_name),
+                        f.row_count,
+                        human_bytes(f.file_size),
+                    ]
+                )
     if full:
         state.out.rows(["partition", "bucket", "level", "file", "rows", "size", "min_seq", "max_seq"], rows)
     else:

@@ -50,8 +50,11 @@ def parse_duration(text: str | None, flag: str) -> int | None:
     from paimon_core.options import parse_duration_ms
 
     if re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", text):
-        raise typer.BadParameter(f"'{text}' has no unit: write e.g. {text.strip()}d, {text.strip()}h, "
-                                 f"{text.strip()}m, {text.strip()}s or {text.strip()}ms", param_hint=flag)
+        raise typer.BadParameter(
+            f"'{text}' has no unit: write e.g. {text.strip()}d, {text.strip()}h, "
+            f"{text.strip()}m, {text.strip()}s or {text.strip()}ms",
+            param_hint=flag,
+        )
     try:
         ms = parse_duration_ms(text)
     except PaimonError as e:
@@ -138,11 +141,15 @@ def _nothing_reason(plan) -> str:
     rng, n = plan.range, plan.latest - plan.earliest + 1
     reason = rng.reason
     if reason == "retain-min":
-        return (f"{n} snapshot(s) ({plan.earliest}..{plan.latest}) and retain-min keeps the newest "
-                f"{plan.retain_min}")
+        return (
+            f"{n} snapshot(s) ({plan.earliest}..{plan.latest}) and retain-min keeps the newest "
+            f"{plan.retain_min}"
+        )
     if reason.endswith("time-retained"):
-        return (f"snapshot {rng.end} is younger than {human_duration(plan.time_retained_ms)} "
-                "(--older-than / snapshot.time-retained)")
+        return (
+            f"snapshot {rng.end} is younger than {human_duration(plan.time_retained_ms)} "
+            "(--older-than / snapshot.time-retained)"
+        )
     if reason == "expire-limit":
         return f"max-deletes is {plan.max_deletes}"
     if reason == "consumer":
@@ -153,8 +160,9 @@ def _nothing_reason(plan) -> str:
 def _protection(plan) -> dict[str, str]:
     prot = plan.protection()
     if "time-retained" in prot:
-        prot["time-retained"] = (f"snapshots committed in the last {human_duration(plan.time_retained_ms)} "
-                                 "are kept")
+        prot["time-retained"] = (
+            f"snapshots committed in the last {human_duration(plan.time_retained_ms)} are kept"
+        )
     return prot
 
 
@@ -162,18 +170,41 @@ def _protection(plan) -> dict[str, str]:
 def expire(
     ctx: typer.Context,
     table: TableOpt = None,
-    older_than: Annotated[str | None, typer.Option(
-        "--older-than", metavar="DURATION",
-        help="Expire only snapshots older than this (30m, 12h, 7d). Default: snapshot.time-retained (1h).")] = None,
-    retain_min: Annotated[int | None, typer.Option(
-        "--retain-min", metavar="N", min=1,
-        help="Always keep the newest N snapshots. Default: snapshot.num-retained.min (10).")] = None,
-    retain_max: Annotated[int | None, typer.Option(
-        "--retain-max", metavar="N", min=1,
-        help="Keep at most N snapshots, whatever their age. Default: snapshot.num-retained.max (unlimited).")] = None,
-    max_deletes: Annotated[int | None, typer.Option(
-        "--max-deletes", metavar="N", min=0,
-        help="Expire at most N snapshots in this run. Default: snapshot.expire.limit (50).")] = None,
+    older_than: Annotated[
+        str | None,
+        typer.Option(
+            "--older-than",
+            metavar="DURATION",
+            help="Expire only snapshots older than this (30m, 12h, 7d). Default: snapshot.time-retained (1h).",
+        ),
+    ] = None,
+    retain_min: Annotated[
+        int | None,
+        typer.Option(
+            "--retain-min",
+            metavar="N",
+            min=1,
+            help="Always keep the newest N snapshots. Default: snapshot.num-retained.min (10).",
+        ),
+    ] = None,
+    retain_max: Annotated[
+        int | None,
+        typer.Option(
+            "--retain-max",
+            metavar="N",
+            min=1,
+            help="Keep at most N snapshots, whatever their age. Default: snapshot.num-retained.max (unlimited).",
+        ),
+    ] = None,
+    max_deletes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-deletes",
+            metavar="N",
+            min=0,
+            help="Expire at most N snapshots in this run. Default: snapshot.expire.limit (50).",
+        ),
+    ] = None,
     dry_run: DryRunOpt = False,
 ) -> None:
     """Expire old snapshots and delete the files no retained snapshot or tag uses.
@@ -194,13 +225,21 @@ def expire(
     state = get_state(ctx)
     tbl = state.table(table)
     now = now_millis()
-    kw = dict(older_than_ms=older_ms, retain_min=retain_min, retain_max=retain_max, max_deletes=max_deletes,
-              now_ms=now)
+    kw = dict(
+        older_than_ms=older_ms,
+        retain_min=retain_min,
+        retain_max=retain_max,
+        max_deletes=max_deletes,
+        now_ms=now,
+    )
     ident = tbl.identifier
 
     def render(plan) -> None:
-        plan_line(dry_run, f"expire snapshots {id_range(plan.snapshot_ids)} of {ident} "
-                           f"({len(plan.snapshot_ids)} snapshot(s)); snapshot {plan.range.end} becomes the earliest")
+        plan_line(
+            dry_run,
+            f"expire snapshots {id_range(plan.snapshot_ids)} of {ident} "
+            f"({len(plan.snapshot_ids)} snapshot(s)); snapshot {plan.range.end} becomes the earliest",
+        )
         print_files_plan(state, plan.files, None)
         if dry_run:
             _write("what protects the rest:")
@@ -212,29 +251,63 @@ def expire(
     def record(plan, result):
         if not plan.range:
             why = _nothing_reason(plan)
-            return ({"table": ident, "dry_run": dry_run, "expired": [], "earliest": plan.earliest,
-                     "file_count": 0, "bytes": 0, "reason": why, "protection": _protection(plan), "files": []},
-                    f"nothing to expire in {ident}: {why}")
+            return (
+                {
+                    "table": ident,
+                    "dry_run": dry_run,
+                    "expired": [],
+                    "earliest": plan.earliest,
+                    "file_count": 0,
+                    "bytes": 0,
+                    "reason": why,
+                    "protection": _protection(plan),
+                    "files": [],
+                },
+                f"nothing to expire in {ident}: {why}",
+            )
         result_plan, expired = (plan, plan.snapshot_ids) if result is None else (result.plan, result.expired)
         files = result_plan.files
         size = total_bytes(files)
         if dry_run:
-            text = (f"dry run: would expire snapshots {id_range(expired)} of {ident} and delete {len(files)} "
-                    f"file(s) ({kinds_text(files)}), {human_bytes(size)}; nothing was deleted")
+            text = (
+                f"dry run: would expire snapshots {id_range(expired)} of {ident} and delete {len(files)} "
+                f"file(s) ({kinds_text(files)}), {human_bytes(size)}; nothing was deleted"
+            )
         elif expired:
-            text = (f"expired snapshots {id_range(expired)} of {ident}: deleted {len(files)} file(s) "
-                    f"({kinds_text(files)}), {human_bytes(size)}; earliest is now {result_plan.range.end}")
+            text = (
+                f"expired snapshots {id_range(expired)} of {ident}: deleted {len(files)} file(s) "
+                f"({kinds_text(files)}), {human_bytes(size)}; earliest is now {result_plan.range.end}"
+            )
         else:  # the table changed between plan and run
             text = f"nothing to expire in {ident}: {_nothing_reason(result_plan)}"
-        return ({"table": ident, "dry_run": dry_run, "expired": expired,
-                 "earliest": result_plan.range.end if expired else result_plan.earliest,
-                 "file_count": len(files), "bytes": size, "by_kind": by_kind(files),
-                 "protection": _protection(result_plan), "files": file_list(files)}, text)
+        return (
+            {
+                "table": ident,
+                "dry_run": dry_run,
+                "expired": expired,
+                "earliest": result_plan.range.end if expired else result_plan.earliest,
+                "file_count": len(files),
+                "bytes": size,
+                "by_kind": by_kind(files),
+                "protection": _protection(result_plan),
+                "files": file_list(files),
+            },
+            text,
+        )
 
-    run_destructive(state, Destructive(
-        label=f"expire {ident}", plan=lambda: plan_expire(tbl, **kw), nothing=lambda plan: not plan.range,
-        render=render, work=lambda plan: len(plan.files), record=record,
-        run=lambda plan, done: expire_snapshots(tbl, dry_run=False, progress=done, **kw)), dry_run)
+    run_destructive(
+        state,
+        Destructive(
+            label=f"expire {ident}",
+            plan=lambda: plan_expire(tbl, **kw),
+            nothing=lambda plan: not plan.range,
+            render=render,
+            work=lambda plan: len(plan.files),
+            record=record,
+            run=lambda plan, done: expire_snapshots(tbl, dry_run=False, progress=done, **kw),
+        ),
+        dry_run,
+    )
 
 
 # ---------------------------------------------------------------- tags
@@ -243,8 +316,10 @@ def tag_create(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="Tag name: letters, digits, '-', '_', '.'.")],
     table: TableOpt = None,
-    snapshot: Annotated[int | None, typer.Option(
-        "--snapshot", "-s", metavar="ID", min=1, help="Snapshot to tag (default: the latest).")] = None,
+    snapshot: Annotated[
+        int | None,
+        typer.Option("--snapshot", "-s", metavar="ID", min=1, help="Snapshot to tag (default: the latest)."),
+    ] = None,
 ) -> None:
     """Tag a snapshot (the latest by default); the name must be new.
 
@@ -258,9 +333,16 @@ def tag_create(
     state = get_state(ctx)
     tbl = state.table(table)
     info = create_tag(tbl, name, snapshot)
-    state.out.record({"table": tbl.identifier, "tag": info.name, "snapshot": info.snapshot_id,
-                      "time": iso_millis(info.time_millis), "rows": info.record_count},
-                     f"created tag {info.name} on snapshot {info.snapshot_id} of {tbl.identifier}")
+    state.out.record(
+        {
+            "table": tbl.identifier,
+            "tag": info.name,
+            "snapshot": info.snapshot_id,
+            "time": iso_millis(info.time_millis),
+            "rows": info.record_count,
+        },
+        f"created tag {info.name} on snapshot {info.snapshot_id} of {tbl.identifier}",
+    )
 
 
 @tag_app.command("list")
@@ -278,8 +360,16 @@ def tag_list(ctx: typer.Context, table: TableOpt = None) -> None:
     state = get_state(ctx)
     tbl = state.table(table)
     earliest = tbl.snapshots.earliest_id()
-    rows = [[t.name, t.snapshot_id, iso_millis(t.time_millis), t.record_count,
-             earliest is None or t.snapshot_id < earliest] for t in list_tags(tbl)]
+    rows = [
+        [
+            t.name,
+            t.snapshot_id,
+            iso_millis(t.time_millis),
+            t.record_count,
+            earliest is None or t.snapshot_id < earliest,
+        ]
+        for t in list_tags(tbl)
+    ]
     state.out.rows(["tag", "snapshot", "time", "rows", "expired"], rows)
 
 
@@ -305,9 +395,13 @@ def tag_delete(
 
     def render(plan) -> None:
         info, files = plan
-        plan_line(dry_run, f"delete tag {name} (snapshot {info.snapshot_id}) of {ident} and {len(files)} file(s) "
-                           "only it keeps" if files else
-                           f"delete tag {name} (snapshot {info.snapshot_id}) of {ident}; no file is only its own")
+        plan_line(
+            dry_run,
+            f"delete tag {name} (snapshot {info.snapshot_id}) of {ident} and {len(files)} file(s) "
+            "only it keeps"
+            if files
+            else f"delete tag {name} (snapshot {info.snapshot_id}) of {ident}; no file is only its own",
+        )
         print_files_plan(state, files, None)
 
     def record(plan, result):
@@ -315,15 +409,38 @@ def tag_delete(
         if result is not None:
             files = result.files
         size = total_bytes(files)
-        text = (f"dry run: would delete tag {name} and {len(files)} file(s), {human_bytes(size)}; nothing was "
-                "deleted" if dry_run else f"deleted tag {name} of {ident} and {len(files)} file(s), {human_bytes(size)}")
-        return ({"table": ident, "dry_run": dry_run, "tag": name, "snapshot": info.snapshot_id,
-                 "file_count": len(files), "bytes": size, "by_kind": by_kind(files), "files": file_list(files)}, text)
+        text = (
+            f"dry run: would delete tag {name} and {len(files)} file(s), {human_bytes(size)}; nothing was "
+            "deleted"
+            if dry_run
+            else f"deleted tag {name} of {ident} and {len(files)} file(s), {human_bytes(size)}"
+        )
+        return (
+            {
+                "table": ident,
+                "dry_run": dry_run,
+                "tag": name,
+                "snapshot": info.snapshot_id,
+                "file_count": len(files),
+                "bytes": size,
+                "by_kind": by_kind(files),
+                "files": file_list(files),
+            },
+            text,
+        )
 
-    run_destructive(state, Destructive(
-        label=f"delete tag {name} of {ident}", plan=lambda: plan_delete_tag(tbl, name), render=render,
-        work=lambda plan: len(plan[1]), record=record,
-        run=lambda plan, done: delete_tag(tbl, name, progress=done)), dry_run)
+    run_destructive(
+        state,
+        Destructive(
+            label=f"delete tag {name} of {ident}",
+            plan=lambda: plan_delete_tag(tbl, name),
+            render=render,
+            work=lambda plan: len(plan[1]),
+            record=record,
+            run=lambda plan, done: delete_tag(tbl, name, progress=done),
+        ),
+        dry_run,
+    )
 
 
 # ---------------------------------------------------------------- rollback
@@ -331,7 +448,9 @@ def tag_delete(
 def rollback(
     ctx: typer.Context,
     table: TableOpt = None,
-    to: Annotated[int | None, typer.Option("--to", metavar="ID", min=1, help="Snapshot to roll back to.")] = None,
+    to: Annotated[
+        int | None, typer.Option("--to", metavar="ID", min=1, help="Snapshot to roll back to.")
+    ] = None,
     tag: Annotated[str | None, typer.Option("--tag", metavar="NAME", help="Tag to roll back to.")] = None,
     dry_run: DryRunOpt = False,
 ) -> None:
@@ -372,19 +491,42 @@ def rollback(
             plan = result.plan
         size = total_bytes(plan.files)
         removed = sorted(plan.snapshots)
-        what = (f"{len(removed)} snapshot(s) ({id_range(removed)}), " if removed else "no snapshot, ")
+        what = f"{len(removed)} snapshot(s) ({id_range(removed)}), " if removed else "no snapshot, "
         what += f"{len(plan.files)} file(s), {human_bytes(size)}"
-        text = (f"dry run: rolling back to {where} would delete {what}; nothing was deleted" if dry_run
-                else f"rolled {ident} back to {where}: deleted {what}")
-        return ({"table": ident, "dry_run": dry_run, "snapshot": plan.target.id, "tag": tag,
-                 "snapshots_removed": removed, "tags_deleted": list(plan.tags_deleted),
-                 "recreated_snapshot": plan.recreate_snapshot, "file_count": len(plan.files),
-                 "bytes": size, "by_kind": by_kind(plan.files), "files": file_list(plan.files)}, text)
+        text = (
+            f"dry run: rolling back to {where} would delete {what}; nothing was deleted"
+            if dry_run
+            else f"rolled {ident} back to {where}: deleted {what}"
+        )
+        return (
+            {
+                "table": ident,
+                "dry_run": dry_run,
+                "snapshot": plan.target.id,
+                "tag": tag,
+                "snapshots_removed": removed,
+                "tags_deleted": list(plan.tags_deleted),
+                "recreated_snapshot": plan.recreate_snapshot,
+                "file_count": len(plan.files),
+                "bytes": size,
+                "by_kind": by_kind(plan.files),
+                "files": file_list(plan.files),
+            },
+            text,
+        )
 
-    run_destructive(state, Destructive(
-        label=f"roll back {ident}", plan=lambda: plan_rollback(tbl, to, tag), render=render,
-        work=lambda plan: len(plan.files), record=record,
-        run=lambda plan, done: run_rollback(tbl, to, tag, progress=done)), dry_run)
+    run_destructive(
+        state,
+        Destructive(
+            label=f"roll back {ident}",
+            plan=lambda: plan_rollback(tbl, to, tag),
+            render=render,
+            work=lambda plan: len(plan.files),
+            record=record,
+            run=lambda plan, done: run_rollback(tbl, to, tag, progress=done),
+        ),
+        dry_run,
+    )
 
 
 # ---------------------------------------------------------------- orphans
@@ -392,9 +534,14 @@ def rollback(
 def remove_orphans(
     ctx: typer.Context,
     table: TableOpt = None,
-    older_than: Annotated[str, typer.Option(
-        "--older-than", metavar="DURATION",
-        help="Only files older than this (30m, 12h, 7d); younger files may belong to a commit in flight.")] = "1d",
+    older_than: Annotated[
+        str,
+        typer.Option(
+            "--older-than",
+            metavar="DURATION",
+            help="Only files older than this (30m, 12h, 7d); younger files may belong to a commit in flight.",
+        ),
+    ] = "1d",
     dry_run: DryRunOpt = False,
 ) -> None:
     """Delete files under the table that no snapshot or tag uses.
@@ -418,8 +565,11 @@ def remove_orphans(
     now = now_millis()
 
     def render(plan) -> None:
-        plan_line(dry_run, f"{len(plan.files)} orphan file(s) in {ident} older than {human_duration(older_ms)}"
-                           f" ({plan.referenced} file(s) in use, {plan.too_young} unreferenced but younger)")
+        plan_line(
+            dry_run,
+            f"{len(plan.files)} orphan file(s) in {ident} older than {human_duration(older_ms)}"
+            f" ({plan.referenced} file(s) in use, {plan.too_young} unreferenced but younger)",
+        )
         print_files_plan(state, plan.files, None, list_limit=20 if dry_run else 0)
 
     def record(plan, result):
@@ -430,15 +580,40 @@ def remove_orphans(
         if not files:
             text = f"no orphan files in {ident} older than {human_duration(older_ms)}"
         elif dry_run:
-            text = (f"dry run: would delete {len(files)} orphan file(s) ({kinds_text(files)}), {human_bytes(size)}; "
-                    "nothing was deleted")
+            text = (
+                f"dry run: would delete {len(files)} orphan file(s) ({kinds_text(files)}), {human_bytes(size)}; "
+                "nothing was deleted"
+            )
         else:
-            text = f"deleted {len(files)} orphan file(s) from {ident} ({kinds_text(files)}), {human_bytes(size)}"
-        return ({"table": ident, "dry_run": dry_run, "older_than_ms": older_ms, "cutoff": iso_millis(plan.cutoff_ms),
-                 "referenced": plan.referenced, "too_young": plan.too_young, "file_count": len(files),
-                 "bytes": size, "by_kind": by_kind(files), "files": file_list(files)}, text)
+            text = (
+                f"deleted {len(files)} orphan file(s) from {ident} ({kinds_text(files)}), {human_bytes(size)}"
+            )
+        return (
+            {
+                "table": ident,
+                "dry_run": dry_run,
+                "older_than_ms": older_ms,
+                "cutoff": iso_millis(plan.cutoff_ms),
+                "referenced": plan.referenced,
+                "too_young": plan.too_young,
+                "file_count": len(files),
+                "bytes": size,
+                "by_kind": by_kind(files),
+                "files": file_list(files),
+            },
+            text,
+        )
 
-    run_destructive(state, Destructive(
-        label=f"remove orphans of {ident}", plan=lambda: plan_orphans(tbl, older_ms, now),
-        nothing=lambda plan: not plan.files, render=render, work=lambda plan: len(plan.files), record=record,
-        run=lambda plan, done: run_remove(tbl, older_ms, now_ms=now, progress=done)), dry_run)
+    run_destructive(
+        state,
+        Destructive(
+            label=f"remove orphans of {ident}",
+            plan=lambda: plan_orphans(tbl, older_ms, now),
+            nothing=lambda plan: not plan.files,
+            render=render,
+            work=lambda plan: len(plan.files),
+            record=record,
+            run=lambda plan, done: run_remove(tbl, older_ms, now_ms=now, progress=done),
+        ),
+        dry_run,
+    )

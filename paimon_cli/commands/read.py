@@ -21,21 +21,43 @@ def read(
     ctx: typer.Context,
     table: TableOpt = None,
     snapshot: SnapshotOpt = None,
-    as_of: Annotated[str | None, typer.Option(
-        "--as-of", metavar="TIME",
-        help="Read the table as of a time: ISO date/datetime (UTC unless an offset is given) or epoch millis.")] = None,
-    tag: Annotated[str | None, typer.Option(
-        "--tag", metavar="NAME", help="Read the snapshot a tag holds (also after that snapshot expired).")] = None,
-    select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
-    where: Annotated[str | None, typer.Option(
-        "--where", metavar="FILTER", help="Row filter, e.g. \"dt = '2024-01-01' AND value > 0.5\".")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", metavar="N", min=0, help="At most N rows.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="FILE",
-        help="Write the rows to a file instead of printing, in the format its name says: .parquet, .csv, "
-             ".json or .jsonl (JSON lines). With the Spark engine (--engine spark, or auto above "
-             "engine.spark-threshold) the executors write it and FILE names a folder of Parquet part files "
-             "(readable as one dataset by pyarrow, pandas, DuckDB and Spark).")] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            metavar="TIME",
+            help="Read the table as of a time: ISO date/datetime (UTC unless an offset is given) or epoch millis.",
+        ),
+    ] = None,
+    tag: Annotated[
+        str | None,
+        typer.Option(
+            "--tag", metavar="NAME", help="Read the snapshot a tag holds (also after that snapshot expired)."
+        ),
+    ] = None,
+    select: Annotated[
+        str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")
+    ] = None,
+    where: Annotated[
+        str | None,
+        typer.Option(
+            "--where", metavar="FILTER", help="Row filter, e.g. \"dt = '2024-01-01' AND value > 0.5\"."
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", metavar="N", min=0, help="At most N rows.")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="Write the rows to a file instead of printing, in the format its name says: .parquet, .csv, "
+            ".json or .jsonl (JSON lines). With the Spark engine (--engine spark, or auto above "
+            "engine.spark-threshold) the executors write it and FILE names a folder of Parquet part files "
+            "(readable as one dataset by pyarrow, pandas, DuckDB and Spark).",
+        ),
+    ] = None,
     count: Annotated[bool, typer.Option("--count", help="Print only the number of rows.")] = False,
 ) -> None:
     """Read rows of a table, at the latest snapshot or an older one.
@@ -60,8 +82,10 @@ def read(
 
         out_format(out)  # refuse an unknown file type before reading anything
     if sum(x is not None for x in (snapshot, as_of, tag)) > 1:
-        raise typer.BadParameter("give one of --snapshot, --as-of and --tag, not several",
-                                 param_hint="'--snapshot' / '--as-of' / '--tag'")
+        raise typer.BadParameter(
+            "give one of --snapshot, --as-of and --tag, not several",
+            param_hint="'--snapshot' / '--as-of' / '--tag'",
+        )
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
     tbl = state.table(table)
     columns = split_list(select) or None
@@ -75,8 +99,10 @@ def read(
     splits = tbl.plan(snap, predicate)
     waiting = tbl.postpone_rows(snap)
     if waiting:
-        sys.stderr.write(f"note: {waiting} row(s) wait in bucket-postpone and are not read until "
-                         f"`paimon compact` assigns them to buckets\n")
+        sys.stderr.write(
+            f"note: {waiting} row(s) wait in bucket-postpone and are not read until "
+            f"`paimon compact` assigns them to buckets\n"
+        )
 
     if count:
         n = sum(b.num_rows for b in reader.to_batches(splits, limit))
@@ -87,8 +113,18 @@ def read(
         from paimon_cli.progress import byte_progress
 
         with byte_progress(f"read {tbl.identifier}") as (on_plan, advance):
-            result = state.engine().export_rows(tbl, splits, reader.columns, predicate, limit, out, out_format(out),
-                                                render=text_renderer, on_plan=on_plan, progress=advance)
+            result = state.engine().export_rows(
+                tbl,
+                splits,
+                reader.columns,
+                predicate,
+                limit,
+                out,
+                out_format(out),
+                render=text_renderer,
+                on_plan=on_plan,
+                progress=advance,
+            )
         export_record(state, result, "rows")
         return
     _print(state, reader, splits, limit)
@@ -108,8 +144,10 @@ def _print(state, reader, splits, limit: int | None) -> None:
             batch = batch.slice(0, DISPLAY_ROWS - shown)
             sink.write(arrow_rows(batch))
             sink.close()
-            sys.stderr.write(f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, "
-                             "-o json or --out FILE for more\n")
+            sys.stderr.write(
+                f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, "
+                "-o json or --out FILE for more\n"
+            )
             return
         sink.write(arrow_rows(batch))
         shown += batch.num_rows

@@ -24,15 +24,28 @@ def spark_engine(state):
     return get_engine("spark", master=s.master, remote=s.remote, conf=dict(s.conf))
 
 
-@app.command("sql", epilog="Spark starts locally (local[*]) unless --spark-master or --spark-remote says otherwise.")
+@app.command(
+    "sql", epilog="Spark starts locally (local[*]) unless --spark-master or --spark-remote says otherwise."
+)
 def sql(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(metavar="QUERY", show_default=False,
-                                         help="A Spark SQL query naming tables as DB.TABLE.")],
-    limit: Annotated[int | None, typer.Option("--limit", "-n", metavar="N", min=0, help="At most N rows.")] = None,
-    out: Annotated[str | None, typer.Option(
-        "--out", metavar="DIR",
-        help="Write the result as a folder of Parquet part files (written by the executors) instead of printing.")] = None,
+    query: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY", show_default=False, help="A Spark SQL query naming tables as DB.TABLE."
+        ),
+    ],
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", metavar="N", min=0, help="At most N rows.")
+    ] = None,
+    out: Annotated[
+        str | None,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            help="Write the result as a folder of Parquet part files (written by the executors) instead of printing.",
+        ),
+    ] = None,
 ) -> None:
     """Run a Spark SQL query over tables of the warehouse.
 
@@ -77,8 +90,10 @@ def _run(state, engine, query: str, limit: int | None, out: str | None) -> None:
 
         with spinner(f"writing {out}"):
             result = engine.export_dataframe(df, out)
-        state.out.record({"folder": result.path, "rows": result.rows},
-                         f"wrote {result.rows} rows to {result.path}/ (Parquet part files)")
+        state.out.record(
+            {"folder": result.path, "rows": result.rows},
+            f"wrote {result.rows} rows to {result.path}/ (Parquet part files)",
+        )
         return
     capped = state.out.fmt == "table" and limit is None
     if capped:
@@ -90,8 +105,10 @@ def _run(state, engine, query: str, limit: int | None, out: str | None) -> None:
     if capped and result.num_rows > DISPLAY_ROWS:
         sink.write(arrow_rows(result.slice(0, DISPLAY_ROWS)))
         sink.close()
-        sys.stderr.write(f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, -o json or --out DIR "
-                         "for more\n")
+        sys.stderr.write(
+            f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, -o json or --out DIR "
+            "for more\n"
+        )
         return
     sink.write(arrow_rows(result))
     sink.close()

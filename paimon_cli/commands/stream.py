@@ -43,7 +43,9 @@ def _parse_from(tbl, text: str):
     try:
         return None, parse_time_millis(s)
     except Exception:
-        raise typer.BadParameter(f"'{text}' is not a snapshot id, a tag or a time", param_hint="'--from'") from None
+        raise typer.BadParameter(
+            f"'{text}' is not a snapshot id, a tag or a time", param_hint="'--from'"
+        ) from None
 
 
 def _parse_until(text: str | None):
@@ -102,7 +104,9 @@ class _LiveSink:
         from rich import box
         from rich.table import Table
 
-        caption = f"{self.count} rows, last snapshot {self.snapshot}" if self.snapshot else "waiting for snapshots"
+        caption = (
+            f"{self.count} rows, last snapshot {self.snapshot}" if self.snapshot else "waiting for snapshots"
+        )
         table = Table(title=self.title, caption=caption, box=box.ROUNDED, header_style="bold")
         for c in self.columns:
             table.add_column(c, overflow="fold")
@@ -120,11 +124,17 @@ class _LiveSink:
         self.count += len(new)
         self.snapshot = batch.snapshot_id
         if self.live is not None:
-            self.rows = (self.rows + new)[-self.KEEP:]
+            self.rows = (self.rows + new)[-self.KEEP :]
             self.live.update(self._render(), refresh=True)
         elif new:
-            sys.stdout.write(plain_table(self.columns, new, [False] * len(self.columns),
-                                         f"snapshot {batch.snapshot_id} ({batch.kind})"))
+            sys.stdout.write(
+                plain_table(
+                    self.columns,
+                    new,
+                    [False] * len(self.columns),
+                    f"snapshot {batch.snapshot_id} ({batch.kind})",
+                )
+            )
             sys.stdout.flush()
 
     def close(self) -> None:
@@ -188,31 +198,76 @@ class _ParquetDirSink:
 @app.command("stream")
 def stream(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", show_default=False,
-                                               help="Table to follow (or --table).")] = None,
+    name: Annotated[
+        str | None,
+        typer.Argument(metavar="[DB.TABLE]", show_default=False, help="Table to follow (or --table)."),
+    ] = None,
     table: Annotated[str | None, typer.Option("--table", "-t", metavar="DB.TABLE", hidden=True)] = None,
-    mode: Annotated[str | None, typer.Option(
-        "--mode", metavar="MODE",
-        help="Start: latest-full (default: all rows, then changes) | latest | from-snapshot | from-snapshot-full.")] = None,
-    start: Annotated[str | None, typer.Option(
-        "--from", metavar="N|TAG|TIME", help="Start at this snapshot (implies --mode from-snapshot).")] = None,
-    consumer_id: Annotated[str | None, typer.Option(
-        "--consumer-id", metavar="NAME", help="Record progress as consumer NAME and resume from it.")] = None,
-    ignore_progress: Annotated[bool, typer.Option(
-        "--ignore-progress", help="Start by --mode even if the consumer has progress.")] = False,
-    poll: Annotated[str, typer.Option("--poll", metavar="DURATION", help="Wait between looks for new snapshots.")] = "1s",
-    until: Annotated[str | None, typer.Option(
-        "--until", metavar="N|TIME", help="Stop after snapshot N, or before the first snapshot committed after TIME.")] = None,
-    max_snapshots: Annotated[int | None, typer.Option(
-        "--max-snapshots", metavar="N", min=1, help="Stop after N snapshots with rows to stream (the start counts).")] = None,
-    select: Annotated[str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")] = None,
-    snapshot_column: Annotated[bool, typer.Option(
-        "--snapshot-column", help="Add a _snapshot column (the snapshot each row comes from).")] = False,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="DIR", help="Write rolling Parquet files part-FIRST-LAST.parquet into DIR (exactly once).")] = None,
-    roll_rows: Annotated[int, typer.Option("--roll-rows", metavar="N", min=1, help="With --out: rows per file.")] = 100_000,
-    roll_interval: Annotated[str, typer.Option(
-        "--roll-interval", metavar="DURATION", help="With --out: close a file after this long.")] = "10s",
+    mode: Annotated[
+        str | None,
+        typer.Option(
+            "--mode",
+            metavar="MODE",
+            help="Start: latest-full (default: all rows, then changes) | latest | from-snapshot | from-snapshot-full.",
+        ),
+    ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            "--from", metavar="N|TAG|TIME", help="Start at this snapshot (implies --mode from-snapshot)."
+        ),
+    ] = None,
+    consumer_id: Annotated[
+        str | None,
+        typer.Option(
+            "--consumer-id", metavar="NAME", help="Record progress as consumer NAME and resume from it."
+        ),
+    ] = None,
+    ignore_progress: Annotated[
+        bool, typer.Option("--ignore-progress", help="Start by --mode even if the consumer has progress.")
+    ] = False,
+    poll: Annotated[
+        str, typer.Option("--poll", metavar="DURATION", help="Wait between looks for new snapshots.")
+    ] = "1s",
+    until: Annotated[
+        str | None,
+        typer.Option(
+            "--until",
+            metavar="N|TIME",
+            help="Stop after snapshot N, or before the first snapshot committed after TIME.",
+        ),
+    ] = None,
+    max_snapshots: Annotated[
+        int | None,
+        typer.Option(
+            "--max-snapshots",
+            metavar="N",
+            min=1,
+            help="Stop after N snapshots with rows to stream (the start counts).",
+        ),
+    ] = None,
+    select: Annotated[
+        str | None, typer.Option("--select", metavar="COLS", help="Columns, comma-separated.")
+    ] = None,
+    snapshot_column: Annotated[
+        bool,
+        typer.Option("--snapshot-column", help="Add a _snapshot column (the snapshot each row comes from)."),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            help="Write rolling Parquet files part-FIRST-LAST.parquet into DIR (exactly once).",
+        ),
+    ] = None,
+    roll_rows: Annotated[
+        int, typer.Option("--roll-rows", metavar="N", min=1, help="With --out: rows per file.")
+    ] = 100_000,
+    roll_interval: Annotated[
+        str,
+        typer.Option("--roll-interval", metavar="DURATION", help="With --out: close a file after this long."),
+    ] = "10s",
 ) -> None:
     """Follow a table: its rows, then each new snapshot's changes, first column _row_kind.
 
@@ -239,8 +294,15 @@ def stream(
     s, s_ms = _parse_from(tbl, start) if start is not None else (None, None)
     until_id, until_ms = _parse_until(until)
     poll_s = parse_duration_ms(poll) / 1000
-    reader = StreamRead(tbl, mode=mode, start=s, start_time_ms=s_ms, consumer_id=consumer_id,
-                        ignore_progress=ignore_progress or None, columns=split_list(select) or None)
+    reader = StreamRead(
+        tbl,
+        mode=mode,
+        start=s,
+        start_time_ms=s_ms,
+        consumer_id=consumer_id,
+        ignore_progress=ignore_progress or None,
+        columns=split_list(select) or None,
+    )
     columns = ["_row_kind"] + (["_snapshot"] if snapshot_column else []) + reader.columns
     fmt = state.flags.output or "json"
     if out is not None:
@@ -257,17 +319,22 @@ def stream(
     from paimon_cli.output import note
 
     try:
-        for batch in reader.follow(poll_s, until_id, until_ms, max_snapshots,
-                                   idle=(sink.maybe_roll if out is not None else None)):
+        for batch in reader.follow(
+            poll_s, until_id, until_ms, max_snapshots, idle=(sink.maybe_roll if out is not None else None)
+        ):
             if batch.kind == "skipped":
                 if batch.commit_kind == "OVERWRITE":
-                    note(f"snapshot {batch.snapshot_id} is an OVERWRITE: not streamed (as Paimon's streaming read)")
+                    note(
+                        f"snapshot {batch.snapshot_id} is an OVERWRITE: not streamed (as Paimon's streaming read)"
+                    )
             if out is not None and sink.already_written(batch):
                 reader.ack(batch)
                 continue
             rows = batch.rows
             if snapshot_column:
-                rows = rows.add_column(1, "_snapshot", pa.array(np.full(rows.num_rows, batch.snapshot_id, np.int64)))
+                rows = rows.add_column(
+                    1, "_snapshot", pa.array(np.full(rows.num_rows, batch.snapshot_id, np.int64))
+                )
             sink.deliver(batch, rows)
             if out is None:
                 reader.ack(batch)

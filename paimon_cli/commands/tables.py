@@ -33,26 +33,45 @@ def _like_columns(path: Path):
 @app.command("create-table")
 def create_table(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Argument(
-        metavar="DB.TABLE", show_default=False,
-        help="Table to create (or --table / the default table).")] = None,
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="DB.TABLE", show_default=False, help="Table to create (or --table / the default table)."
+        ),
+    ] = None,
     table: TableOpt = None,
-    schema: Annotated[str | None, typer.Option(
-        "--schema", metavar="COLUMNS", help='Columns, e.g. "id BIGINT NOT NULL, name STRING".')] = None,
-    like: Annotated[Path | None, typer.Option(
-        "--like", metavar="FILE.parquet", help="Take the columns from a Parquet file.")] = None,
-    primary_key: Annotated[str | None, typer.Option(
-        "--primary-key", "-k", metavar="COLS", help="Primary key columns, comma-separated.")] = None,
-    partition: Annotated[str | None, typer.Option(
-        "--partition", "-p", metavar="COLS", help="Partition columns, comma-separated.")] = None,
-    bucket: Annotated[int | None, typer.Option(
-        "--bucket", metavar="N",
-        help="Number of buckets (-1: dynamic/unaware, the default; -2: postpone, primary-key tables).")] = None,
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", "-O", metavar="KEY=VALUE", help="Table option; repeat for more.")] = None,
+    schema: Annotated[
+        str | None,
+        typer.Option("--schema", metavar="COLUMNS", help='Columns, e.g. "id BIGINT NOT NULL, name STRING".'),
+    ] = None,
+    like: Annotated[
+        Path | None,
+        typer.Option("--like", metavar="FILE.parquet", help="Take the columns from a Parquet file."),
+    ] = None,
+    primary_key: Annotated[
+        str | None,
+        typer.Option("--primary-key", "-k", metavar="COLS", help="Primary key columns, comma-separated."),
+    ] = None,
+    partition: Annotated[
+        str | None,
+        typer.Option("--partition", "-p", metavar="COLS", help="Partition columns, comma-separated."),
+    ] = None,
+    bucket: Annotated[
+        int | None,
+        typer.Option(
+            "--bucket",
+            metavar="N",
+            help="Number of buckets (-1: dynamic/unaware, the default; -2: postpone, primary-key tables).",
+        ),
+    ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-O", metavar="KEY=VALUE", help="Table option; repeat for more."),
+    ] = None,
     comment: Annotated[str | None, typer.Option("--comment", metavar="TEXT", help="Table comment.")] = None,
-    if_not_exists: Annotated[bool, typer.Option(
-        "--if-not-exists", help="Do nothing if the table exists.")] = False,
+    if_not_exists: Annotated[
+        bool, typer.Option("--if-not-exists", help="Do nothing if the table exists.")
+    ] = False,
 ) -> None:
     """Create a table (and its database).
 
@@ -71,19 +90,27 @@ def create_table(
         raise typer.BadParameter(f"two table names given: '{name}' and --table '{table}'")
     identifier = state.table_name(name or table, "create-table")
     if (schema is None) == (like is None):
-        raise typer.BadParameter("give exactly one of --schema COLUMNS or --like FILE.parquet",
-                                 param_hint="'--schema' / '--like'")
+        raise typer.BadParameter(
+            "give exactly one of --schema COLUMNS or --like FILE.parquet", param_hint="'--schema' / '--like'"
+        )
     columns = Schema.parse_columns(schema) if schema is not None else _like_columns(like)
     options = parse_kv(option, "--option")
     if bucket is not None:
         options["bucket"] = str(bucket)
-    spec = Schema(columns=columns, partition_keys=tuple(split_list(partition)),
-                  primary_keys=tuple(split_list(primary_key)), options=options, comment=comment)
+    spec = Schema(
+        columns=columns,
+        partition_keys=tuple(split_list(partition)),
+        primary_keys=tuple(split_list(primary_key)),
+        options=options,
+        comment=comment,
+    )
     catalog = state.catalog
     existed = if_not_exists and catalog.table_exists(identifier)
     created = catalog.create_table(identifier, spec, ignore_if_exists=if_not_exists)
     if existed:
-        state.out.record({"table": identifier, "created": False}, f"table {identifier} already exists; left unchanged")
+        state.out.record(
+            {"table": identifier, "created": False}, f"table {identifier} already exists; left unchanged"
+        )
         return
     s = created.schema
     parts = [f"{len(s.fields)} column" + ("" if len(s.fields) == 1 else "s")]
@@ -91,18 +118,23 @@ def create_table(
         parts.append("partitioned by " + ", ".join(s.partition_keys))
     if s.primary_keys:
         parts.append("primary key " + ", ".join(s.primary_keys))
-    state.out.record({"table": identifier, "created": True},
-                     f"created table {identifier} ({'; '.join(parts)})")
+    state.out.record(
+        {"table": identifier, "created": True}, f"created table {identifier} ({'; '.join(parts)})"
+    )
 
 
 @app.command("drop-table")
 def drop_table(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Argument(metavar="DB.TABLE", show_default=False,
-                                               help="Table to drop.")] = None,
-    table: Annotated[str | None, typer.Option("--table", "-t", metavar="DB.TABLE",
-                                              help="Same as the argument.")] = None,
-    if_exists: Annotated[bool, typer.Option("--if-exists", help="No error if the table does not exist.")] = False,
+    name: Annotated[
+        str | None, typer.Argument(metavar="DB.TABLE", show_default=False, help="Table to drop.")
+    ] = None,
+    table: Annotated[
+        str | None, typer.Option("--table", "-t", metavar="DB.TABLE", help="Same as the argument.")
+    ] = None,
+    if_exists: Annotated[
+        bool, typer.Option("--if-exists", help="No error if the table does not exist.")
+    ] = False,
 ) -> None:
     """Drop a table: its folder with all data and metadata is deleted.
 
@@ -118,7 +150,9 @@ def drop_table(
     if name and table and name != table:
         raise typer.BadParameter(f"two table names given: '{name}' and --table '{table}'")
     if not (name or table):
-        raise typer.BadParameter("name the table to drop: paimon drop-table DB.TABLE", param_hint="'DB.TABLE'")
+        raise typer.BadParameter(
+            "name the table to drop: paimon drop-table DB.TABLE", param_hint="'DB.TABLE'"
+        )
     db, tbl = parse_identifier(name or table)
     identifier = f"{db}.{tbl}"
     existed = state.catalog.table_exists(identifier)
@@ -144,8 +178,10 @@ def databases(ctx: typer.Context) -> None:
 @app.command("tables")
 def tables(
     ctx: typer.Context,
-    database: Annotated[str | None, typer.Argument(metavar="DB", show_default=False,
-                                                   help="Only this database (default: all).")] = None,
+    database: Annotated[
+        str | None,
+        typer.Argument(metavar="DB", show_default=False, help="Only this database (default: all)."),
+    ] = None,
 ) -> None:
     """List tables, of one database or of all.
 

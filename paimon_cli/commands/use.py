@@ -16,8 +16,12 @@ app = typer.Typer()
 @app.command("use")
 def use(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(metavar="DB.TABLE", show_default=False,
-                                        help="Table that commands use when --table is not given.")],
+    name: Annotated[
+        str,
+        typer.Argument(
+            metavar="DB.TABLE", show_default=False, help="Table that commands use when --table is not given."
+        ),
+    ],
 ) -> None:
     """Set the default table in ./paimon.toml (other keys are kept).
 

@@ -35,10 +35,27 @@ def every_command(tmp_path, monkeypatch, kind: str, options: dict) -> None:
 
     info = js("catalog", "info")[0]
     assert info["catalog"] == kind and info["lock.enabled"] is True
-    run("create-table", "shop.pk", "--schema", "id BIGINT NOT NULL, v STRING, n BIGINT", "-k", "id", "--bucket", "2")
+    run(
+        "create-table",
+        "shop.pk",
+        "--schema",
+        "id BIGINT NOT NULL, v STRING, n BIGINT",
+        "-k",
+        "id",
+        "--bucket",
+        "2",
+    )
     for i in range(3):
-        pq.write_table(pa.table({"id": pa.array([1, 2, i + 10], pa.int64()), "v": [f"a{i}", f"b{i}", "c"],
-                                 "n": pa.array([i, i, i], pa.int64())}), tmp_path / f"in{i}.parquet")
+        pq.write_table(
+            pa.table(
+                {
+                    "id": pa.array([1, 2, i + 10], pa.int64()),
+                    "v": [f"a{i}", f"b{i}", "c"],
+                    "n": pa.array([i, i, i], pa.int64()),
+                }
+            ),
+            tmp_path / f"in{i}.parquet",
+        )
         run("ingest", "-t", "shop.pk", str(tmp_path / f"in{i}.parquet"))
     assert sorted(r["id"] for r in js("read", "-t", "shop.pk")) == [1, 2, 10, 11, 12]
     run("tag", "create", "t2", "-t", "shop.pk", "--snapshot", "2")

@@ -40,8 +40,11 @@ class JdbcBackend:
             name = f"cat{os.getpid()}_{next(_ids)}"
             pg.create_database(name)
             self.pg, self.name = pg, name
-            self.options = {"uri": f"jdbc:postgresql://127.0.0.1:{pg.port}/{name}",
-                            "jdbc.user": postgres.USER, "jdbc.password": postgres.PASSWORD}
+            self.options = {
+                "uri": f"jdbc:postgresql://127.0.0.1:{pg.port}/{name}",
+                "jdbc.user": postgres.USER,
+                "jdbc.password": postgres.PASSWORD,
+            }
 
     def connect(self):
         if self.kind == "sqlite":
@@ -50,8 +53,13 @@ class JdbcBackend:
             return sqlite3.connect(self.path, isolation_level=None)
         import pg8000.dbapi
 
-        conn = pg8000.dbapi.connect(user=postgres.USER, password=postgres.PASSWORD, host="127.0.0.1",
-                                    port=self.pg.port, database=self.name)
+        conn = pg8000.dbapi.connect(
+            user=postgres.USER,
+            password=postgres.PASSWORD,
+            host="127.0.0.1",
+            port=self.pg.port,
+            database=self.name,
+        )
         conn.autocommit = True
         return conn
 
@@ -82,8 +90,10 @@ def jdbc(request, tmp_path) -> JdbcBackend:
 def java_jdbc(java):  # noqa: F811
     missing = [j for j in JDBC_JARS if not os.path.exists(j)]
     if missing:
-        pytest.skip(f"no JDBC driver jars {missing} (apt-get install libpostgresql-jdbc-java "
-                    "libxerial-sqlite-jdbc-java; .ci/run does)")
+        pytest.skip(
+            f"no JDBC driver jars {missing} (apt-get install libpostgresql-jdbc-java "
+            "libxerial-sqlite-jdbc-java; .ci/run does)"
+        )
     return java.with_classpath(*JDBC_JARS)
 
 

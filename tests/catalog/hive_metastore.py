@@ -91,8 +91,20 @@ def start(timeout: float = 240.0) -> Metastore:
     port = _free_port()
     log = open(os.path.join(folder, "log"), "w")
     java = shutil.which("java") or "java"
-    proc = subprocess.Popen([java, "-Xmx1g", "-cp", f"{jars}/*:{conf}", "org.apache.hadoop.hive.metastore.HiveMetaStore",
-                             "-p", str(port)], stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+    proc = subprocess.Popen(
+        [
+            java,
+            "-Xmx1g",
+            "-cp",
+            f"{jars}/*:{conf}",
+            "org.apache.hadoop.hive.metastore.HiveMetaStore",
+            "-p",
+            str(port),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=folder,
+    )
     ms = Metastore(proc, folder, port)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -43,8 +43,9 @@ class PgServer:
     def create_database(self, name: str) -> str:
         import pg8000.dbapi
 
-        conn = pg8000.dbapi.connect(user=USER, password=PASSWORD, host="127.0.0.1", port=self.port,
-                                    database="postgres")
+        conn = pg8000.dbapi.connect(
+            user=USER, password=PASSWORD, host="127.0.0.1", port=self.port, database="postgres"
+        )
         conn.autocommit = True
         conn.cursor().execute(f'CREATE DATABASE "{name}"')
         conn.close()
@@ -76,13 +77,35 @@ def start() -> PgServer:
     if as_user:
         os.chown(pwfile, as_user["user"], -1)
     db = os.path.join(data, "db")
-    subprocess.run([f"{bindir}/initdb", "-D", db, "-U", USER, "--pwfile", pwfile, "-A", "scram-sha-256",
-                    "-E", "UTF8", "--no-sync"], check=True, capture_output=True, cwd=data, **as_user)
+    subprocess.run(
+        [
+            f"{bindir}/initdb",
+            "-D",
+            db,
+            "-U",
+            USER,
+            "--pwfile",
+            pwfile,
+            "-A",
+            "scram-sha-256",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=data,
+        **as_user,
+    )
     port = _free_port()
     log = open(os.path.join(data, "log"), "w")
-    proc = subprocess.Popen([f"{bindir}/postgres", "-D", db, "-k", data, "-h", "127.0.0.1",
-                             "-p", str(port), "-c", "fsync=off"], stdout=log, stderr=subprocess.STDOUT,
-                            cwd=data, **as_user)
+    proc = subprocess.Popen(
+        [f"{bindir}/postgres", "-D", db, "-k", data, "-h", "127.0.0.1", "-p", str(port), "-c", "fsync=off"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=data,
+        **as_user,
+    )
     server = PgServer(proc, data, port)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -93,8 +116,9 @@ def start() -> PgServer:
                 pass
             import pg8000.dbapi
 
-            pg8000.dbapi.connect(user=USER, password=PASSWORD, host="127.0.0.1", port=port,
-                                 database="postgres").close()
+            pg8000.dbapi.connect(
+                user=USER, password=PASSWORD, host="127.0.0.1", port=port, database="postgres"
+            ).close()
             return server
         except Exception:
             time.sleep(0.2)

@@ -30,8 +30,7 @@ def test_precedence(tmp_path):
     s = _resolve(tmp_path, toml)
     assert s.catalog == "jdbc"
     assert s.catalog_options == {"uri": "sqlite:///a.db", "lock.enabled": "true", "catalog-key": "k1"}
-    s = _resolve(tmp_path, toml, {"PAIMON_CATALOG_URI": "sqlite:///b.db"},
-                 catalog_option=("catalog-key=k2",))
+    s = _resolve(tmp_path, toml, {"PAIMON_CATALOG_URI": "sqlite:///b.db"}, catalog_option=("catalog-key=k2",))
     assert s.catalog_options == {"uri": "sqlite:///b.db", "lock.enabled": "true", "catalog-key": "k2"}
     s = _resolve(tmp_path, toml, {"PAIMON_CATALOG": "filesystem"})
     assert (s.catalog, s.catalog_options) == ("filesystem", {})  # jdbc's options stay with jdbc
@@ -48,4 +47,3 @@ def test_unknown_catalogs_and_options_are_refused(tmp_path):
         create_catalog("jdbc", str(tmp_path), {})
     with pytest.raises(InvalidInput, match="takes no catalog options"):
         create_catalog("filesystem", str(tmp_path), {"uri": "x"})
-

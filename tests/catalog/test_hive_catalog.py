@@ -52,36 +52,58 @@ def test_registration_partitions_and_schema_changes(hive_ms, tmp_path):
     db = fresh_db()
     wh = tmp_path / "wh"
     cat = create_catalog("hive", str(wh), {"uri": hive_ms.uri})
-    schema = Schema(columns=Schema.parse_columns(
-        "id BIGINT NOT NULL, name VARCHAR(20), tags ARRAY<STRING>, attrs MAP<STRING, INT>, "
-        "amount DECIMAL(10, 2), ts TIMESTAMP(6), dt STRING, hr INT"),
-        partition_keys=("dt", "hr"), comment="events",
-        options={"metastore.partitioned-table": "true", "hive.custom.prop": "x"})
+    schema = Schema(
+        columns=Schema.parse_columns(
+            "id BIGINT NOT NULL, name VARCHAR(20), tags ARRAY<STRING>, attrs MAP<STRING, INT>, "
+            "amount DECIMAL(10, 2), ts TIMESTAMP(6), dt STRING, hr INT"
+        ),
+        partition_keys=("dt", "hr"),
+        comment="events",
+        options={"metastore.partitioned-table": "true", "hive.custom.prop": "x"},
+    )
     t = cat.create_table(f"{db}.events", schema)
-    t.write_arrow(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", "c"],
-                            "tags": [["x"], [], None],
-                            "attrs": pa.array([[("k", 1)], None, []], pa.map_(pa.string(), pa.int32())),
-                            "amount": pa.array([None] * 3, pa.decimal128(10, 2)),
-                            "ts": pa.array([None] * 3, pa.timestamp("us")), "dt": ["d1", "d1", "d 2"],
-                            "hr": pa.array([1, 2, 1], pa.int32())}))
+    t.write_arrow(
+        pa.table(
+            {
+                "id": pa.array([1, 2, 3], pa.int64()),
+                "name": ["a", "b", "c"],
+                "tags": [["x"], [], None],
+                "attrs": pa.array([[("k", 1)], None, []], pa.map_(pa.string(), pa.int32())),
+                "amount": pa.array([None] * 3, pa.decimal128(10, 2)),
+                "ts": pa.array([None] * 3, pa.timestamp("us")),
+                "dt": ["d1", "d1", "d 2"],
+                "hr": pa.array([1, 2, 1], pa.int32()),
+            }
+        )
+    )
     hms = raw_client(hive_ms)
     h = hms.get_table(db, "events")
     assert h.tableType == "MANAGED_TABLE"
     assert {k: v for k, v in h.parameters.items() if k != "transient_lastDdlTime"} == {
-        "table_type": "PAIMON", "storage_handler": "org.apache.paimon.hive.PaimonStorageHandler",
-        "comment": "events", "custom.prop": "x"}
+        "table_type": "PAIMON",
+        "storage_handler": "org.apache.paimon.hive.PaimonStorageHandler",
+        "comment": "events",
+        "custom.prop": "x",
+    }
     assert h.sd.inputFormat == "org.apache.paimon.hive.mapred.PaimonInputFormat"
     assert h.sd.outputFormat == "org.apache.paimon.hive.mapred.PaimonOutputFormat"
     assert h.sd.serdeInfo.serializationLib == "org.apache.paimon.hive.PaimonSerDe"
     assert h.sd.location == f"file:{wh}/{db}.db/events"
     assert [(c.name, c.type) for c in h.sd.cols] == [
-        ("id", "bigint"), ("name", "varchar(20)"), ("tags", "array<string>"), ("attrs", "map<string,int>"),
-        ("amount", "decimal(10,2)"), ("ts", "timestamp")]
+        ("id", "bigint"),
+        ("name", "varchar(20)"),
+        ("tags", "array<string>"),
+        ("attrs", "map<string,int>"),
+        ("amount", "decimal(10,2)"),
+        ("ts", "timestamp"),
+    ]
     assert [(c.name, c.type) for c in h.partitionKeys] == [("dt", "string"), ("hr", "int")]
     parts = sorted((p.values, p.sd.location) for p in hms.get_partitions(db, "events", -1))
-    assert parts == [(["d 2", "1"], f"file:{wh}/{db}.db/events/dt=d 2/hr=1"),
-                     (["d1", "1"], f"file:{wh}/{db}.db/events/dt=d1/hr=1"),
-                     (["d1", "2"], f"file:{wh}/{db}.db/events/dt=d1/hr=2")]
+    assert parts == [
+        (["d 2", "1"], f"file:{wh}/{db}.db/events/dt=d 2/hr=1"),
+        (["d1", "1"], f"file:{wh}/{db}.db/events/dt=d1/hr=1"),
+        (["d1", "2"], f"file:{wh}/{db}.db/events/dt=d1/hr=2"),
+    ]
     assert (hms.get_database(db).locationUri) == f"file:{wh}/{db}.db"
     # a schema change is mirrored
     alter_table(cat.get_table(f"{db}.events"), [AddColumn("extra", parse_type("DOUBLE"))])
@@ -105,13 +127,20 @@ def test_errors_and_refused_create_leave_nothing(hive_ms, tmp_path):
 
     hms = raw_client(hive_ms)
     hms.create_database(T.Database(name=db, locationUri=f"file:{tmp_path}/other/{db}.db", parameters={}))
-    sd = T.StorageDescriptor(cols=[T.FieldSchema("a", "int", None)], location=f"file:{tmp_path}/other/plain",
-                             inputFormat="org.apache.hadoop.mapred.TextInputFormat",
-                             outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
-                             serdeInfo=T.SerDeInfo(serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
-                                                   parameters={}))
-    hms.create_table(T.Table(tableName="plain", dbName=db, sd=sd, partitionKeys=[], parameters={},
-                             tableType="MANAGED_TABLE"))
+    sd = T.StorageDescriptor(
+        cols=[T.FieldSchema("a", "int", None)],
+        location=f"file:{tmp_path}/other/plain",
+        inputFormat="org.apache.hadoop.mapred.TextInputFormat",
+        outputFormat="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        serdeInfo=T.SerDeInfo(
+            serializationLib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", parameters={}
+        ),
+    )
+    hms.create_table(
+        T.Table(
+            tableName="plain", dbName=db, sd=sd, partitionKeys=[], parameters={}, tableType="MANAGED_TABLE"
+        )
+    )
     assert cat.list_tables(db) == []  # not a Paimon table: not listed
     with pytest.raises(TableAlreadyExists):
         cat.create_table(f"{db}.plain", schema)
@@ -127,32 +156,53 @@ def test_errors_and_refused_create_leave_nothing(hive_ms, tmp_path):
     with pytest.raises(TableNotRegistered, match=f"'{db}.fs_only' is not registered in the hive catalog"):
         cat.get_table(f"{db}.fs_only")
     # an unreachable metastore is one line
-    res = CliRunner().invoke(app, ["-w", str(wh), "--catalog", "hive", "--catalog-option",
-                                   "uri=thrift://127.0.0.1:1", "tables"])
+    res = CliRunner().invoke(
+        app, ["-w", str(wh), "--catalog", "hive", "--catalog-option", "uri=thrift://127.0.0.1:1", "tables"]
+    )
     assert res.exit_code == 1
     lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the hive metastore thrift://127.0.0.1:1")
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: cannot reach the hive metastore thrift://127.0.0.1:1"
+    )
 
 
 def test_lock_blocks_commits(hive_ms, tmp_path):
     from pymetastore.hive_metastore import ttypes as T
 
     db = fresh_db()
-    opts = {"uri": hive_ms.uri, "lock.enabled": "true", "lock-acquire-timeout": "2 s",
-            "lock-check-max-sleep": "100 ms"}
+    opts = {
+        "uri": hive_ms.uri,
+        "lock.enabled": "true",
+        "lock-acquire-timeout": "2 s",
+        "lock-check-max-sleep": "100 ms",
+    }
     cat = create_catalog("hive", str(tmp_path / "wh"), opts)
     t = cat.create_table(f"{db}.t", Schema(columns=Schema.parse_columns("id INT")))
     hms = raw_client(hive_ms)
-    held = hms.lock(T.LockRequest(component=[T.LockComponent(
-        type=T.LockType.EXCLUSIVE, level=T.LockLevel.TABLE, dbname=db, tablename="t",
-        operationType=T.DataOperationType.NO_TXN)], user="other", hostname="elsewhere"))
+    held = hms.lock(
+        T.LockRequest(
+            component=[
+                T.LockComponent(
+                    type=T.LockType.EXCLUSIVE,
+                    level=T.LockLevel.TABLE,
+                    dbname=db,
+                    tablename="t",
+                    operationType=T.DataOperationType.NO_TXN,
+                )
+            ],
+            user="other",
+            hostname="elsewhere",
+        )
+    )
     assert held.state == T.LockState.ACQUIRED
     with pytest.raises(CatalogUnavailable, match=f"could not take the hive metastore lock on {db}.t"):
         t.write_arrow(pa.table({"id": pa.array([1], pa.int32())}))
     assert t.snapshots.latest() is None
     releaser = threading.Timer(0.5, lambda: raw_client(hive_ms).unlock(T.UnlockRequest(lockid=held.lockid)))
     releaser.start()
-    t2 = create_catalog("hive", str(tmp_path / "wh"), {**opts, "lock-acquire-timeout": "60 s"}).get_table(f"{db}.t")
+    t2 = create_catalog("hive", str(tmp_path / "wh"), {**opts, "lock-acquire-timeout": "60 s"}).get_table(
+        f"{db}.t"
+    )
     t2.write_arrow(pa.table({"id": pa.array([2], pa.int32())}))
     releaser.join()
     assert t2.snapshots.latest().id == 1
@@ -175,16 +225,25 @@ def test_four_writers_lose_nothing(hive_ms, tmp_path):
     wh = str(tmp_path / "wh")
     opts = {"uri": hive_ms.uri, "lock.enabled": "true", "lock-check-max-sleep": "200 ms"}
     cat = create_catalog("hive", wh, opts)
-    cat.create_table(f"{db}.t", Schema(columns=Schema.parse_columns("id BIGINT NOT NULL, dt STRING"),
-                                       partition_keys=("dt",), options={"metastore.partitioned-table": "true"}))
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, wh, json.dumps(opts), f"{db}.t", str(w)])
-             for w in range(4)]
+    cat.create_table(
+        f"{db}.t",
+        Schema(
+            columns=Schema.parse_columns("id BIGINT NOT NULL, dt STRING"),
+            partition_keys=("dt",),
+            options={"metastore.partitioned-table": "true"},
+        ),
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, wh, json.dumps(opts), f"{db}.t", str(w)])
+        for w in range(4)
+    ]
     deadline = time.monotonic() + 300
     for p in procs:
         assert p.wait(max(1, deadline - time.monotonic())) == 0
     t = cat.get_table(f"{db}.t")
     assert sorted(t.read().column("id").to_pylist()) == sorted(
-        w * 1000 + k * 10 + j for w in range(4) for k in range(3) for j in range(10))
+        w * 1000 + k * 10 + j for w in range(4) for k in range(3) for j in range(10)
+    )
     assert len(t.snapshots.snapshots()) == 12
     assert sorted(p.values for p in raw_client(hive_ms).get_partitions(db, "t", -1)) == [["p0"], ["p1"]]
 

@@ -27,7 +27,9 @@ from typer.testing import CliRunner
 from paimon_cli.app import app
 from tests.catalog.cli_flow import every_command
 
-SCHEMA = Schema(columns=Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING"), partition_keys=("dt",))
+SCHEMA = Schema(
+    columns=Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING"), partition_keys=("dt",)
+)
 
 
 def rows(ids, dt="2024-01-01"):
@@ -38,17 +40,25 @@ def columns(jdbc, table: str) -> list[tuple]:
     """(name, type, not null) of a SQL table, read from the database's own catalog."""
     if jdbc.kind == "sqlite":
         return [(r[1], r[2], bool(r[3])) for r in jdbc.rows(f"PRAGMA table_info({table})")]
-    return [(r[0], f"{r[1]}({r[2]})" if r[2] else r[1], r[3] == "NO") for r in jdbc.rows(
-        "SELECT column_name, data_type, character_maximum_length, is_nullable FROM information_schema.columns "
-        f"WHERE table_name = '{table}' ORDER BY ordinal_position")]
+    return [
+        (r[0], f"{r[1]}({r[2]})" if r[2] else r[1], r[3] == "NO")
+        for r in jdbc.rows(
+            "SELECT column_name, data_type, character_maximum_length, is_nullable FROM information_schema.columns "
+            f"WHERE table_name = '{table}' ORDER BY ordinal_position"
+        )
+    ]
 
 
 def primary_key(jdbc, table: str) -> list[str]:
     if jdbc.kind == "sqlite":
         return [r[1] for r in sorted(jdbc.rows(f"PRAGMA table_info({table})"), key=lambda r: r[5]) if r[5]]
-    return [r[0] for r in jdbc.rows(
-        "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
-        f"WHERE i.indrelid = '{table}'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)")]
+    return [
+        r[0]
+        for r in jdbc.rows(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
+            f"WHERE i.indrelid = '{table}'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)"
+        )
+    ]
 
 
 def test_sql_tables_are_java_paimons(jdbc, tmp_path):
@@ -57,23 +67,41 @@ def test_sql_tables_are_java_paimons(jdbc, tmp_path):
     if jdbc.kind == "sqlite":
         str255, str1000, ts, big = "VARCHAR(255)", "VARCHAR(1000)", "TIMESTAMP", "BIGINT"
     else:
-        str255, str1000, ts, big = ("character varying(255)", "character varying(1000)",
-                                    "timestamp without time zone", "bigint")
+        str255, str1000, ts, big = (
+            "character varying(255)",
+            "character varying(1000)",
+            "timestamp without time zone",
+            "bigint",
+        )
     assert columns(jdbc, "paimon_tables") == [
-        ("catalog_key", str255, True), ("database_name", str255, True), ("table_name", str255, True)]
+        ("catalog_key", str255, True),
+        ("database_name", str255, True),
+        ("table_name", str255, True),
+    ]
     assert primary_key(jdbc, "paimon_tables") == ["catalog_key", "database_name", "table_name"]
     props = columns(jdbc, "paimon_database_properties")
-    assert [c[:2] for c in props] == [("catalog_key", str255), ("database_name", str255),
-                                       ("property_key", str255), ("property_value", str1000)]
+    assert [c[:2] for c in props] == [
+        ("catalog_key", str255),
+        ("database_name", str255),
+        ("property_key", str255),
+        ("property_value", str1000),
+    ]
     assert primary_key(jdbc, "paimon_database_properties") == ["catalog_key", "database_name", "property_key"]
     assert columns(jdbc, "paimon_distributed_locks") == [
-        ("lock_id", str255, True), ("acquired_at", ts, True), ("expire_time_seconds", big, True)]
+        ("lock_id", str255, True),
+        ("acquired_at", ts, True),
+        ("expire_time_seconds", big, True),
+    ]
     assert primary_key(jdbc, "paimon_distributed_locks") == ["lock_id"]
     assert jdbc.rows("SELECT catalog_key, database_name, table_name FROM paimon_tables") == [
-        ("jdbc", "shop", "orders")]
-    assert dict((r[0], r[1]) for r in jdbc.rows(
-        "SELECT property_key, property_value FROM paimon_database_properties WHERE database_name = 'shop'")) == {
-        "exists": "true", "location": str(tmp_path / "wh" / "shop.db")}
+        ("jdbc", "shop", "orders")
+    ]
+    assert dict(
+        (r[0], r[1])
+        for r in jdbc.rows(
+            "SELECT property_key, property_value FROM paimon_database_properties WHERE database_name = 'shop'"
+        )
+    ) == {"exists": "true", "location": str(tmp_path / "wh" / "shop.db")}
     assert jdbc.rows("SELECT count(*) FROM paimon_distributed_locks") == [(0,)]  # released after create
 
 
@@ -120,7 +148,9 @@ def test_unregistered_and_missing_tables(jdbc, tmp_path):
     import shutil
 
     shutil.rmtree(wh / "db.db" / "gone")
-    with pytest.raises(TableFilesMissing, match=r"'db.gone' is registered in the jdbc catalog but has no files"):
+    with pytest.raises(
+        TableFilesMissing, match=r"'db.gone' is registered in the jdbc catalog but has no files"
+    ):
         cat.get_table("db.gone")
 
 
@@ -130,11 +160,17 @@ def test_failed_registration_leaves_nothing(jdbc, tmp_path):
     wh = tmp_path / "wh"
     cat = create_catalog("jdbc", str(wh), jdbc.options)
     if jdbc.kind == "sqlite":
-        jdbc.execute("CREATE TRIGGER refuse BEFORE INSERT ON paimon_tables BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        jdbc.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON paimon_tables BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
     else:
-        jdbc.execute("CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ "
-                     "LANGUAGE plpgsql")
-        jdbc.execute("CREATE TRIGGER refuse BEFORE INSERT ON paimon_tables FOR EACH ROW EXECUTE FUNCTION refuse()")
+        jdbc.execute(
+            "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ "
+            "LANGUAGE plpgsql"
+        )
+        jdbc.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON paimon_tables FOR EACH ROW EXECUTE FUNCTION refuse()"
+        )
     with pytest.raises(CatalogUnavailable, match="refused"):
         cat.create_table("newdb.t", SCHEMA)
     assert not (wh / "newdb.db" / "t").exists()
@@ -147,12 +183,16 @@ def test_connection_errors_are_one_line(pg_server, tmp_path):
     cases = [
         (pg_server.uri("postgres", password="wrong"), 'password authentication failed for user "paimon"'),
         (pg_server.uri("no_such_db"), 'database "no_such_db" does not exist'),
-        ("postgresql://paimon:x@127.0.0.1:1/db", "cannot reach the jdbc catalog postgresql://paimon:***@127.0.0.1:1/db"),
+        (
+            "postgresql://paimon:x@127.0.0.1:1/db",
+            "cannot reach the jdbc catalog postgresql://paimon:***@127.0.0.1:1/db",
+        ),
         (f"sqlite://{tmp_path}/missing/dir/c.db", "folder"),
     ]
     for uri, expected in cases:
-        res = runner.invoke(app, ["-w", str(tmp_path / "wh"), "--catalog", "jdbc", "--catalog-option",
-                                  f"uri={uri}", "tables"])
+        res = runner.invoke(
+            app, ["-w", str(tmp_path / "wh"), "--catalog", "jdbc", "--catalog-option", f"uri={uri}", "tables"]
+        )
         assert res.exit_code == 1, res.stdout
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], res.stderr
@@ -160,11 +200,18 @@ def test_connection_errors_are_one_line(pg_server, tmp_path):
 
 
 def test_lock_blocks_commits_and_expired_locks_are_cleared(jdbc, tmp_path):
-    opts = {**jdbc.options, "lock.enabled": "true", "lock-acquire-timeout": "1 s", "lock-check-max-sleep": "100 ms"}
+    opts = {
+        **jdbc.options,
+        "lock.enabled": "true",
+        "lock-acquire-timeout": "1 s",
+        "lock-check-max-sleep": "100 ms",
+    }
     cat = create_catalog("jdbc", str(tmp_path / "wh"), opts)
     t = cat.create_table("db.t", SCHEMA)
     # another holder (as Java's JdbcCatalogLock writes it) with a long expiry
-    jdbc.execute("INSERT INTO paimon_distributed_locks (lock_id, expire_time_seconds) VALUES ('jdbc.db.t', 3600)")
+    jdbc.execute(
+        "INSERT INTO paimon_distributed_locks (lock_id, expire_time_seconds) VALUES ('jdbc.db.t', 3600)"
+    )
     with pytest.raises(CatalogUnavailable, match="could not take the jdbc catalog lock jdbc.db.t"):
         t.write_arrow(rows([1]))
     assert t.snapshots.latest() is None
@@ -173,13 +220,17 @@ def test_lock_blocks_commits_and_expired_locks_are_cleared(jdbc, tmp_path):
     jdbc.execute("UPDATE paimon_distributed_locks SET expire_time_seconds = 3600")
     releaser = threading.Timer(0.3, lambda: jdbc.execute("DELETE FROM paimon_distributed_locks"))
     releaser.start()
-    t2 = create_catalog("jdbc", str(tmp_path / "wh"), {**opts, "lock-acquire-timeout": "20 s"}).get_table("db.t")
+    t2 = create_catalog("jdbc", str(tmp_path / "wh"), {**opts, "lock-acquire-timeout": "20 s"}).get_table(
+        "db.t"
+    )
     t2.write_arrow(rows([2]))
     releaser.join()
     assert t2.snapshots.latest().id == 1
     # a lock row older than its expiry is a dead holder's: cleared, then taken
-    jdbc.execute("INSERT INTO paimon_distributed_locks (lock_id, acquired_at, expire_time_seconds) "
-                 "VALUES ('jdbc.db.t', '2000-01-01 00:00:00', 10)")
+    jdbc.execute(
+        "INSERT INTO paimon_distributed_locks (lock_id, acquired_at, expire_time_seconds) "
+        "VALUES ('jdbc.db.t', '2000-01-01 00:00:00', 10)"
+    )
     t2.write_arrow(rows([3]))
     assert t2.snapshots.latest().id == 2
     assert jdbc.rows("SELECT count(*) FROM paimon_distributed_locks") == [(0,)]
@@ -209,8 +260,12 @@ def test_four_writers_lose_nothing(jdbc, tmp_path):
     wh = str(tmp_path / "wh")
     opts = {**jdbc.options, "lock.enabled": "true", "lock-check-max-sleep": "200 ms"}
     cat = create_catalog("jdbc", wh, opts)
-    cat.create_table("db.t", Schema(columns=SCHEMA.columns, partition_keys=("dt",), primary_keys=("dt", "id"),
-                                    options={"bucket": "2"}))
+    cat.create_table(
+        "db.t",
+        Schema(
+            columns=SCHEMA.columns, partition_keys=("dt",), primary_keys=("dt", "id"), options={"bucket": "2"}
+        ),
+    )
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, wh, json.dumps(opts), str(w)]) for w in range(4)]
     deadline = time.monotonic() + 300
     for p in procs:

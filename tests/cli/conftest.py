@@ -46,7 +46,8 @@ class Cli:
         if code is not None:
             assert result.exit_code == code, (
                 f"paimon {' '.join(argv)} -> {result.exit_code}\nstdout: {result.stdout}\n"
-                f"stderr: {result.stderr}\nexception: {result.exception!r}")
+                f"stderr: {result.stderr}\nexception: {result.exception!r}"
+            )
         return result
 
     def json(self, *args: str, **kw) -> list[dict]:
@@ -69,12 +70,14 @@ def cli(wh) -> Cli:
 
 def events(n: int = 10, start: int = 0, days=("2024-01-01", "2024-01-02")) -> pa.Table:
     ids = list(range(start, start + n))
-    return pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "name": [f"n{i}" for i in ids],
-        "value": [i / 2 for i in ids],
-        "dt": [days[i % len(days)] for i in ids],
-    })
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "name": [f"n{i}" for i in ids],
+            "value": [i / 2 for i in ids],
+            "dt": [days[i % len(days)] for i in ids],
+        }
+    )
 
 
 def write_parquet(path: Path, table: pa.Table) -> Path:
@@ -97,5 +100,11 @@ def run_paimon(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Com
 
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "paimon_cli", *map(str, args)], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "paimon_cli", *map(str, args)],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )

@@ -25,20 +25,46 @@ def read_json(cli, table: str, *args) -> list[dict]:
 
 @pytest.fixture
 def pk_table(cli) -> str:
-    cli("create-table", "db.pk", "--schema", "id BIGINT NOT NULL, v STRING, n INT", "-k", "id", "--bucket", "2")
-    cli("ingest", write_parquet(Path("in/pk1.parquet"), pa.table({
-        "id": pa.array([1, 2], pa.int64()), "v": ["a", "b"], "n": pa.array([1, 2], pa.int32())})), "-t", "db.pk")
+    cli(
+        "create-table",
+        "db.pk",
+        "--schema",
+        "id BIGINT NOT NULL, v STRING, n INT",
+        "-k",
+        "id",
+        "--bucket",
+        "2",
+    )
+    cli(
+        "ingest",
+        write_parquet(
+            Path("in/pk1.parquet"),
+            pa.table(
+                {"id": pa.array([1, 2], pa.int64()), "v": ["a", "b"], "n": pa.array([1, 2], pa.int32())}
+            ),
+        ),
+        "-t",
+        "db.pk",
+    )
     return "db.pk"
 
 
 def test_add_column_positions_and_comment(cli, events_table):
-    r = cli("alter-table", events_table, "add-column", "country", "STRING", "--after", "name", "--comment", "ISO")
+    r = cli(
+        "alter-table", events_table, "add-column", "country", "STRING", "--after", "name", "--comment", "ISO"
+    )
     assert r.stdout.strip() == "added column country STRING on demo.events: schema 1"
     cli("alter-table", "-t", events_table, "add-column", "first_col", "INT", "--first")
     cli("alter-table", "add-column", "last_col", "DECIMAL(10, 2)", "-t", events_table)
     assert columns(cli, events_table) == [
-        (5, "first_col", "INT"), (0, "id", "BIGINT NOT NULL"), (1, "name", "STRING"), (4, "country", "STRING"),
-        (2, "value", "DOUBLE"), (3, "dt", "STRING"), (6, "last_col", "DECIMAL(10, 2)")]
+        (5, "first_col", "INT"),
+        (0, "id", "BIGINT NOT NULL"),
+        (1, "name", "STRING"),
+        (4, "country", "STRING"),
+        (2, "value", "DOUBLE"),
+        (3, "dt", "STRING"),
+        (6, "last_col", "DECIMAL(10, 2)"),
+    ]
     s = schema_json(cli, events_table)
     assert s["id"] == 3 and s["highestFieldId"] == 6
     assert s["fields"][3]["description"] == "ISO"
@@ -56,10 +82,17 @@ def test_drop_rename_alter_column_and_read(cli, events_table):
     cli("alter-table", events_table, "rename-column", "value", "amount")
     cli("alter-table", events_table, "alter-column", "amount", "DECIMAL(12, 2)")
     cli("alter-table", events_table, "drop-column", "name")
-    assert columns(cli, events_table) == [(0, "id", "BIGINT NOT NULL"), (2, "amount", "DECIMAL(12, 2)"),
-                                          (3, "dt", "STRING")]
+    assert columns(cli, events_table) == [
+        (0, "id", "BIGINT NOT NULL"),
+        (2, "amount", "DECIMAL(12, 2)"),
+        (3, "dt", "STRING"),
+    ]
     rows = read_json(cli, events_table)
-    assert rows[3] == {"id": 3, "amount": "1.50", "dt": "2024-01-02"}  # DECIMAL: an exact string, never a float
+    assert rows[3] == {
+        "id": 3,
+        "amount": "1.50",
+        "dt": "2024-01-02",
+    }  # DECIMAL: an exact string, never a float
     # time travel: snapshot 1 was written under schema 0 and reads with its columns
     old = read_json(cli, events_table, "--snapshot", "1")
     assert set(old[0]) == {"id", "name", "value", "dt"} and old[3]["value"] == 1.5
@@ -84,16 +117,29 @@ def test_dry_run_writes_nothing(cli, events_table):
     assert schema_json(cli, events_table)["id"] == 0
 
 
-@pytest.mark.parametrize("args, plan, done", [
-    (["drop-column", "name"], "would drop column name", "dropped column name"),
-    (["alter-column", "value", "DECIMAL(12, 2)"], "would change column value to DECIMAL(12, 2)",
-     "changed column value to DECIMAL(12, 2)"),
-    (["add-column", "x", "INT"], "would add column x INT", "added column x INT"),
-    (["rename-column", "name", "label"], "would rename column name to label", "renamed column name to label"),
-    (["set-option", "snapshot.num-retained.min=20"], "would set snapshot.num-retained.min=20",
-     "set snapshot.num-retained.min=20"),
-    (["comment", ""], "would remove the comment", "removed the comment"),
-])
+@pytest.mark.parametrize(
+    "args, plan, done",
+    [
+        (["drop-column", "name"], "would drop column name", "dropped column name"),
+        (
+            ["alter-column", "value", "DECIMAL(12, 2)"],
+            "would change column value to DECIMAL(12, 2)",
+            "changed column value to DECIMAL(12, 2)",
+        ),
+        (["add-column", "x", "INT"], "would add column x INT", "added column x INT"),
+        (
+            ["rename-column", "name", "label"],
+            "would rename column name to label",
+            "renamed column name to label",
+        ),
+        (
+            ["set-option", "snapshot.num-retained.min=20"],
+            "would set snapshot.num-retained.min=20",
+            "set snapshot.num-retained.min=20",
+        ),
+        (["comment", ""], "would remove the comment", "removed the comment"),
+    ],
+)
 def test_dry_run_and_done_messages_read_well(cli, events_table, args, plan, done):
     r = cli("alter-table", "--dry-run", events_table, *args)
     assert r.stdout.startswith(f"{plan} on demo.events (schema 1, not written): ")
@@ -105,25 +151,31 @@ def test_create_table_counts_one_column(cli):
     assert cli("create-table", "db.one", "--schema", "id INT").stdout == "created table db.one (1 column)\n"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["drop-column", "dt"], "cannot drop partition column 'dt'"),
-    (["rename-column", "dt", "day"], "cannot rename partition column 'dt'"),
-    (["alter-column", "dt", "VARCHAR(20)"], "cannot change the type of partition column 'dt'"),
-    (["alter-column", "name", "STRING NOT NULL"], "cannot make column 'name' NOT NULL"),
-    (["alter-column", "dt", "DATE"], "partition column"),
-    (["alter-column", "value", "DATE"], "cannot change column 'value' from DOUBLE to DATE"),
-    (["alter-column", "value", "ARRAY<DOUBLE>"], "cannot change column 'value' from DOUBLE to ARRAY<DOUBLE>"),
-    (["add-column", "x", "INT NOT NULL"], "cannot add column 'x' as NOT NULL"),
-    (["add-column", "name", "INT"], "column 'name' already exists"),
-    (["add-column", "x", "NOPE"], "unknown type 'NOPE'"),
-    (["add-column", "x", "INT", "--after", "zz"], "unknown column 'zz'"),
-    (["drop-column", "zz"], "unknown column 'zz'"),
-    (["set-option", "bucket=4"], "cannot change bucket from -1 to 4"),
-    (["set-option", "bucket-key=id"], "option 'bucket-key' cannot be changed on a table with data"),
-    (["set-option", "merge-engine=first-row"], "merge-engine"),
-    (["set-option", "nonsense"], "bad option 'nonsense': use KEY=VALUE"),
-    (["remove-option", "nope"], "option 'nope' is not set"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["drop-column", "dt"], "cannot drop partition column 'dt'"),
+        (["rename-column", "dt", "day"], "cannot rename partition column 'dt'"),
+        (["alter-column", "dt", "VARCHAR(20)"], "cannot change the type of partition column 'dt'"),
+        (["alter-column", "name", "STRING NOT NULL"], "cannot make column 'name' NOT NULL"),
+        (["alter-column", "dt", "DATE"], "partition column"),
+        (["alter-column", "value", "DATE"], "cannot change column 'value' from DOUBLE to DATE"),
+        (
+            ["alter-column", "value", "ARRAY<DOUBLE>"],
+            "cannot change column 'value' from DOUBLE to ARRAY<DOUBLE>",
+        ),
+        (["add-column", "x", "INT NOT NULL"], "cannot add column 'x' as NOT NULL"),
+        (["add-column", "name", "INT"], "column 'name' already exists"),
+        (["add-column", "x", "NOPE"], "unknown type 'NOPE'"),
+        (["add-column", "x", "INT", "--after", "zz"], "unknown column 'zz'"),
+        (["drop-column", "zz"], "unknown column 'zz'"),
+        (["set-option", "bucket=4"], "cannot change bucket from -1 to 4"),
+        (["set-option", "bucket-key=id"], "option 'bucket-key' cannot be changed on a table with data"),
+        (["set-option", "merge-engine=first-row"], "merge-engine"),
+        (["set-option", "nonsense"], "bad option 'nonsense': use KEY=VALUE"),
+        (["remove-option", "nope"], "option 'nope' is not set"),
+    ],
+)
 def test_errors_are_one_line_and_write_nothing(cli, events_table, args, message):
     r = cli("alter-table", events_table, *args, code=1)
     assert r.stderr.startswith("error: ") and message in r.stderr, r.stderr
@@ -137,22 +189,36 @@ def test_add_first_and_after_together_is_a_usage_error(cli, events_table):
 
 
 def test_pk_table_rules(cli, pk_table):
-    for args, msg in [(["drop-column", "id"], "cannot drop primary-key column 'id'"),
-                      (["rename-column", "id", "k"], "cannot rename primary-key column 'id'"),
-                      (["alter-column", "id", "INT"], "primary-key column 'id'"),
-                      (["set-option", "bucket=4"], "option 'bucket' cannot be changed on a table with data"),
-                      (["set-option", "merge-engine=partial-update"], "merge-engine"),
-                      (["set-option", "sequence.field=n"], "sequence.field"),
-                      (["set-option", "partial-update.remove-record-on-delete=true"], "cannot be changed")]:
+    for args, msg in [
+        (["drop-column", "id"], "cannot drop primary-key column 'id'"),
+        (["rename-column", "id", "k"], "cannot rename primary-key column 'id'"),
+        (["alter-column", "id", "INT"], "primary-key column 'id'"),
+        (["set-option", "bucket=4"], "option 'bucket' cannot be changed on a table with data"),
+        (["set-option", "merge-engine=partial-update"], "merge-engine"),
+        (["set-option", "sequence.field=n"], "sequence.field"),
+        (["set-option", "partial-update.remove-record-on-delete=true"], "cannot be changed"),
+    ]:
         r = cli("alter-table", pk_table, *args, code=1)
         assert msg in r.stderr, (args, r.stderr)
     cli("alter-table", pk_table, "alter-column", "n", "BIGINT")
     cli("alter-table", pk_table, "rename-column", "v", "w")
-    cli("ingest", write_parquet(Path("in/pk2.parquet"), pa.table({
-        "id": pa.array([2, 3], pa.int64()), "w": ["B", "c"], "n": pa.array([2**40, 3], pa.int64())})), "-t", pk_table)
+    cli(
+        "ingest",
+        write_parquet(
+            Path("in/pk2.parquet"),
+            pa.table(
+                {"id": pa.array([2, 3], pa.int64()), "w": ["B", "c"], "n": pa.array([2**40, 3], pa.int64())}
+            ),
+        ),
+        "-t",
+        pk_table,
+    )
     cli("compact", "-t", pk_table, "--full")
-    assert read_json(cli, pk_table) == [{"id": 1, "w": "a", "n": 1}, {"id": 2, "w": "B", "n": 2**40},
-                                        {"id": 3, "w": "c", "n": 3}]
+    assert read_json(cli, pk_table) == [
+        {"id": 1, "w": "a", "n": 1},
+        {"id": 2, "w": "B", "n": 2**40},
+        {"id": 3, "w": "c", "n": 3},
+    ]
 
 
 def test_immutable_option_on_an_empty_table(cli):

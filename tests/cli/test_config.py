@@ -17,17 +17,23 @@ def test_resolve_precedence(tmp_path):
     cwd = tmp_path / "proj"
     cwd.mkdir()
     assert resolve(Flags(), {}, cwd, home).warehouse == "/user/wh"  # user config
-    (cwd / "paimon.toml").write_text('warehouse = "wh"\ntable = "p.t"\nengine = "local"\n'
-                                     '[spark]\nmaster = "local[2]"\nconf = { "spark.a" = "1" }\n'
-                                     '[storage]\nendpoint_url = "http://x"\n')
+    (cwd / "paimon.toml").write_text(
+        'warehouse = "wh"\ntable = "p.t"\nengine = "local"\n'
+        '[spark]\nmaster = "local[2]"\nconf = { "spark.a" = "1" }\n'
+        '[storage]\nendpoint_url = "http://x"\n'
+    )
     s = resolve(Flags(), {}, cwd, home)
     assert (s.warehouse, s.warehouse_source, s.table, s.engine) == (str(cwd / "wh"), "config", "p.t", "local")
     assert s.spark.master == "local[2]" and s.spark.conf == {"spark.a": "1"}
     assert s.storage == {"endpoint_url": "http://x"}
     s = resolve(Flags(), {"PAIMON_WAREHOUSE": "/env/wh", "PAIMON_TABLE": "e.t"}, cwd, home)
     assert (s.warehouse, s.warehouse_source, s.table) == ("/env/wh", "env", "e.t")
-    s = resolve(Flags(warehouse="/flag/wh", engine="auto", spark_conf=("spark.a=2", "spark.b=3")),
-                {"PAIMON_WAREHOUSE": "/env/wh"}, cwd, home)
+    s = resolve(
+        Flags(warehouse="/flag/wh", engine="auto", spark_conf=("spark.a=2", "spark.b=3")),
+        {"PAIMON_WAREHOUSE": "/env/wh"},
+        cwd,
+        home,
+    )
     assert (s.warehouse, s.warehouse_source, s.engine) == ("/flag/wh", "flag", "auto")
     assert s.spark.conf == {"spark.a": "2", "spark.b": "3"}
     other = tmp_path / "other.toml"
@@ -38,15 +44,23 @@ def test_resolve_precedence(tmp_path):
 
 def test_resolve_default(tmp_path):
     s = resolve(Flags(), {}, tmp_path, tmp_path / "nohome")
-    assert (s.warehouse, s.warehouse_source, s.output, s.engine) == ("./warehouse", "default", "table", "auto")
+    assert (s.warehouse, s.warehouse_source, s.output, s.engine) == (
+        "./warehouse",
+        "default",
+        "table",
+        "auto",
+    )
 
 
-@pytest.mark.parametrize("text, msg", [
-    ("warehouse = 3", "'warehouse' must be a string"),
-    ('engine = "flink"', "engine must be one of"),
-    ("warehouse = [", "config file"),
-    ('spark = "x"', "[spark] must be a table"),
-])
+@pytest.mark.parametrize(
+    "text, msg",
+    [
+        ("warehouse = 3", "'warehouse' must be a string"),
+        ('engine = "flink"', "engine must be one of"),
+        ("warehouse = [", "config file"),
+        ('spark = "x"', "[spark] must be a table"),
+    ],
+)
 def test_bad_config(tmp_path, text, msg):
     (tmp_path / "paimon.toml").write_text(text)
     with pytest.raises(CliError, match=msg.replace("[", r"\[")):
@@ -64,8 +78,12 @@ def test_set_top_level_keys_keeps_the_rest(tmp_path):
     set_top_level_keys(p, {"table": "new.t", "warehouse": "s3://b/w"})
     text = p.read_text()
     assert text.startswith("# my settings\n")
-    assert tomllib.loads(text) == {"engine": "local", "table": "new.t", "warehouse": "s3://b/w",
-                                   "storage": {"key": "k"}}
+    assert tomllib.loads(text) == {
+        "engine": "local",
+        "table": "new.t",
+        "warehouse": "s3://b/w",
+        "storage": {"key": "k"},
+    }
 
 
 # ---- through the CLI
@@ -115,7 +133,11 @@ def test_use_writes_paimon_toml(cli, tmp_path):
     Path("paimon.toml").write_text('engine = "local"\ntable = "x.y"\n[spark]\nmaster = "local[1]"\n')
     cli("use", "demo.events")  # -w given explicitly: saved too
     assert tomllib.loads(Path("paimon.toml").read_text()) == {
-        "engine": "local", "table": "demo.events", "warehouse": str(cli.wh), "spark": {"master": "local[1]"}}
+        "engine": "local",
+        "table": "demo.events",
+        "warehouse": str(cli.wh),
+        "spark": {"master": "local[1]"},
+    }
     assert cli("read", "--count", warehouse=False).stdout.strip() == "0"  # both defaults now work
 
 
@@ -138,23 +160,35 @@ def test_use_refuses_a_table_that_does_not_exist(cli):
 def test_a_mistyped_warehouse_is_an_error_not_an_empty_list(cli, tmp_path):
     cli("create-table", "a.b", "--schema", "id INT")
     typo = tmp_path / "whh"
-    for args in (["tables"], ["databases"], ["tables", "a"], ["read", "-t", "a.b"], ["snapshots", "-t", "a.b"],
-                 ["use", "a.b"]):
+    for args in (
+        ["tables"],
+        ["databases"],
+        ["tables", "a"],
+        ["read", "-t", "a.b"],
+        ["snapshots", "-t", "a.b"],
+        ["use", "a.b"],
+    ):
         r = cli("-w", typo, *args, warehouse=False, code=1)
         assert r.stderr == f"error: warehouse '{typo}' does not exist (nothing at that path)\n", args
     assert cli.json("tables") == [{"database": "a", "table": "b"}]
 
 
-@pytest.mark.parametrize("text, message", [
-    ('warehose = "wh"\n', "unknown key 'warehose'; did you mean 'warehouse'?"),
-    ('tabel = "a.b"\n', "unknown key 'tabel'; did you mean 'table'?"),
-    ('color = "red"\n', "unknown key 'color' (known: warehouse, table, engine, engine.spark-threshold, "
-                         "[spark], [storage], [catalog])"),
-    ('[spark]\nmastr = "local[1]"\n', "unknown key 'mastr' in [spark]; did you mean 'master'?"),
-    ('[sprak]\nmaster = "local[1]"\n', "unknown key 'sprak'; did you mean 'spark'?"),
-    ('[storage]\nendpont = "http://x"\n', "unknown key 'endpont' in [storage]; did you mean 'endpoint'?"),
-    ('[storage]\nsecrte = "s"\n', "unknown key 'secrte' in [storage]; did you mean 'secret'?"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('warehose = "wh"\n', "unknown key 'warehose'; did you mean 'warehouse'?"),
+        ('tabel = "a.b"\n', "unknown key 'tabel'; did you mean 'table'?"),
+        (
+            'color = "red"\n',
+            "unknown key 'color' (known: warehouse, table, engine, engine.spark-threshold, "
+            "[spark], [storage], [catalog])",
+        ),
+        ('[spark]\nmastr = "local[1]"\n', "unknown key 'mastr' in [spark]; did you mean 'master'?"),
+        ('[sprak]\nmaster = "local[1]"\n', "unknown key 'sprak'; did you mean 'spark'?"),
+        ('[storage]\nendpont = "http://x"\n', "unknown key 'endpont' in [storage]; did you mean 'endpoint'?"),
+        ('[storage]\nsecrte = "s"\n', "unknown key 'secrte' in [storage]; did you mean 'secret'?"),
+    ],
+)
 def test_unknown_config_keys_are_refused(cli, text, message):
     Path("paimon.toml").write_text(text)
     r = cli("tables", code=1)
@@ -162,8 +196,10 @@ def test_unknown_config_keys_are_refused(cli, text, message):
 
 
 def test_storage_passes_other_filesystem_options(cli):
-    Path("paimon.toml").write_text('[storage]\nendpoint = "http://x"\nAWS_ACCESS_KEY_ID = "k"\nuse_ssl = false\n'
-                                   'client_kwargs = { verify = false }\n')
+    Path("paimon.toml").write_text(
+        '[storage]\nendpoint = "http://x"\nAWS_ACCESS_KEY_ID = "k"\nuse_ssl = false\n'
+        "client_kwargs = { verify = false }\n"
+    )
     cli("create-table", "a.b", "--schema", "id INT")
     assert cli.json("tables") == [{"database": "a", "table": "b"}]
 
@@ -192,8 +228,18 @@ def test_engine_settings_reach_the_engine(cli, events_table, monkeypatch):
         return LocalEngine()
 
     monkeypatch.setattr(engines, "get_engine", fake_get_engine)
-    cli("--engine", "spark", "--spark-master", "local[2]", "--spark-conf", "spark.x=1",
-        "ingest", "in/e1.parquet", "-t", "demo.events")
+    cli(
+        "--engine",
+        "spark",
+        "--spark-master",
+        "local[2]",
+        "--spark-conf",
+        "spark.x=1",
+        "ingest",
+        "in/e1.parquet",
+        "-t",
+        "demo.events",
+    )
     assert seen["name"] == "spark" and seen["master"] == "local[2]" and seen["conf"] == {"spark.x": "1"}
     cli("--spark-conf", "novalue", "databases", code=1)
 
@@ -201,9 +247,22 @@ def test_engine_settings_reach_the_engine(cli, events_table, monkeypatch):
 def test_global_output_and_verbose_after_the_command(cli):
     from paimon_cli.app import hoist_global_options
 
-    assert hoist_global_options(["-w", "x", "read", "-t", "a.b", "-o", "json", "-v"]) == \
-        ["-w", "x", "-o", "json", "-v", "read", "-t", "a.b"]
-    assert hoist_global_options(["tables", "--output=csv", "--", "-o"]) == ["--output=csv", "tables", "--", "-o"]
+    assert hoist_global_options(["-w", "x", "read", "-t", "a.b", "-o", "json", "-v"]) == [
+        "-w",
+        "x",
+        "-o",
+        "json",
+        "-v",
+        "read",
+        "-t",
+        "a.b",
+    ]
+    assert hoist_global_options(["tables", "--output=csv", "--", "-o"]) == [
+        "--output=csv",
+        "tables",
+        "--",
+        "-o",
+    ]
     assert hoist_global_options(["-o", "csv", "-v"]) == ["-o", "csv", "-v"]
     cli("create-table", "a.t", "--schema", "id INT")
     assert cli("tables", "-o", "csv").stdout == "database,table\na,t\n"
@@ -214,11 +273,36 @@ def test_global_output_and_verbose_after_the_command(cli):
 def test_engine_options_after_the_command():
     from paimon_cli.app import hoist_global_options
 
-    assert hoist_global_options(["ingest", "--engine", "spark", "--spark-master", "local[2]", "f.parquet",
-                                 "--spark-conf", "a=b", "-t", "d.t"]) == \
-        ["--engine", "spark", "--spark-master", "local[2]", "--spark-conf", "a=b", "ingest", "f.parquet", "-t", "d.t"]
-    assert hoist_global_options(["compact", "--engine=spark", "--level-max"]) == ["--engine=spark", "compact",
-                                                                                   "--level-max"]
+    assert hoist_global_options(
+        [
+            "ingest",
+            "--engine",
+            "spark",
+            "--spark-master",
+            "local[2]",
+            "f.parquet",
+            "--spark-conf",
+            "a=b",
+            "-t",
+            "d.t",
+        ]
+    ) == [
+        "--engine",
+        "spark",
+        "--spark-master",
+        "local[2]",
+        "--spark-conf",
+        "a=b",
+        "ingest",
+        "f.parquet",
+        "-t",
+        "d.t",
+    ]
+    assert hoist_global_options(["compact", "--engine=spark", "--level-max"]) == [
+        "--engine=spark",
+        "compact",
+        "--level-max",
+    ]
 
 
 def test_storage_help_keeps_its_brackets(cli):

@@ -16,12 +16,29 @@ def _files(wh: Path) -> dict:
 
 
 def test_delete_on_dv_append_table(cli, wh):
-    cli("create-table", "demo.e", "--schema", SCHEMA, "--partition", "dt", "-O", "deletion-vectors.enabled=true")
+    cli(
+        "create-table",
+        "demo.e",
+        "--schema",
+        SCHEMA,
+        "--partition",
+        "dt",
+        "-O",
+        "deletion-vectors.enabled=true",
+    )
     cli("ingest", write_parquet(Path("in/e.parquet"), events(20)), "-t", "demo.e")
     before = _files(wh)
     dry = cli.json("delete", "demo.e", "--where", "id < 5 OR id = 17", "--dry-run")
-    assert dry == [{"table": "demo.e", "rows": 6, "files": 2, "mode": "deletion vectors", "dry_run": True,
-                    "snapshot": None}]
+    assert dry == [
+        {
+            "table": "demo.e",
+            "rows": 6,
+            "files": 2,
+            "mode": "deletion vectors",
+            "dry_run": True,
+            "snapshot": None,
+        }
+    ]
     assert _files(wh) == before
     out = cli("delete", "demo.e", "--where", "id < 5 OR id = 17").stdout
     assert "deleted 6 row(s) of demo.e (deletion vectors), snapshot 2" in out
@@ -42,11 +59,35 @@ def test_delete_rewrites_plain_append_and_writes_deletes_on_pk(cli):
 
 
 def test_delete_refusals(cli):
-    cli("create-table", "demo.g", "--schema", SCHEMA, "-k", "id", "--bucket", "1", "-O", "merge-engine=aggregation")
+    cli(
+        "create-table",
+        "demo.g",
+        "--schema",
+        SCHEMA,
+        "-k",
+        "id",
+        "--bucket",
+        "1",
+        "-O",
+        "merge-engine=aggregation",
+    )
     r = cli("delete", "-t", "demo.g", "--where", "id = 1", code=1)
     assert "merge-engine=aggregation is not supported" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli("delete", "-t", "demo.g", code=1)
     assert "needs --where" in r.stderr
-    r = cli("create-table", "demo.f", "--schema", SCHEMA, "-k", "id", "--bucket", "1", "-O", "merge-engine=first-row",
-            "-O", "deletion-vectors.enabled=true", code=1)
+    r = cli(
+        "create-table",
+        "demo.f",
+        "--schema",
+        SCHEMA,
+        "-k",
+        "id",
+        "--bucket",
+        "1",
+        "-O",
+        "merge-engine=first-row",
+        "-O",
+        "deletion-vectors.enabled=true",
+        code=1,
+    )
     assert "deletion vectors are not supported with merge-engine=first-row" in r.stderr

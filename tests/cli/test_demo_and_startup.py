@@ -15,7 +15,7 @@ def _after(lines: list[str], command_tail: str) -> list[str]:
     blank line before the next step)."""
     i = next(i for i, ln in enumerate(lines) if ln.startswith("$ ") and ln.endswith(command_tail))
     out = []
-    for ln in lines[i + 1:]:
+    for ln in lines[i + 1 :]:
         if not ln.strip():
             break
         out.append(ln)
@@ -48,12 +48,21 @@ def test_demo(cli):
     # diff 2..3 with row kinds: the CDC batch as the table saw it
     diff = _after(lines, "diff -t demo.orders --from 2 --to 3")
     kinds = Counter((ln.split()[0], int(ln.split()[1])) for ln in diff[2:])
-    assert kinds == Counter({("-U", 0): 1, ("+U", 0): 1, ("-U", 1): 1, ("+U", 1): 1,
-                             ("-D", 100): 1, ("-D", 101): 1, ("-D", 102): 1}), diff
+    assert kinds == Counter(
+        {
+            ("-U", 0): 1,
+            ("+U", 0): 1,
+            ("-U", 1): 1,
+            ("+U", 1): 1,
+            ("-D", 100): 1,
+            ("-D", 101): 1,
+            ("-D", 102): 1,
+        }
+    ), diff
     assert [ln.split()[-1] for ln in diff[2:] if ln.startswith("+U")] == ["shipped", "shipped"]
     # time travel
     assert _after(lines, "read -t demo.orders --snapshot 1 --count") == ["1000"]
-    back_then = _after(lines, "--snapshot 1 --where \"id < 2\"")[2:]
+    back_then = _after(lines, '--snapshot 1 --where "id < 2"')[2:]
     assert sorted(ln.split()[-1] for ln in back_then) == ["new", "new"]
     assert "would expire snapshots 1..3 of demo.orders" in out and "nothing was deleted" in out
 
@@ -87,24 +96,38 @@ def test_root_help_examples_work(cli, tmp_path):
 
     def check_demo(r):
         assert "ingested 100 rows" in r.stdout
-        assert cli.snapshot_ids("demo.events") == [1] and cli("read", "-t", "demo.events", "--count").stdout == "100\n"
+        assert (
+            cli.snapshot_ids("demo.events") == [1]
+            and cli("read", "-t", "demo.events", "--count").stdout == "100\n"
+        )
         assert cli("read", "-t", "demo.orders", "--count").stdout == "1097\n"
 
     def check_create(r):
         schema = json.loads(cli("-o", "json", "schema", "-t", "demo.t").stdout)
-        assert [(f["name"], f["type"]) for f in schema["fields"]] == [("id", "BIGINT NOT NULL"), ("dt", "STRING")]
+        assert [(f["name"], f["type"]) for f in schema["fields"]] == [
+            ("id", "BIGINT NOT NULL"),
+            ("dt", "STRING"),
+        ]
         assert schema["partitionKeys"] == ["dt"] and schema["primaryKeys"] == []
 
     def check_use(r):
         assert Path("paimon.toml").read_text().strip() == 'table = "demo.t"'
         # one row into the default table (no -t), so the next example has a snapshot to list
-        cli("ingest", write_parquet(Path("one.parquet"), pa.table({"id": pa.array([7], pa.int64()), "dt": ["d"]})))
+        cli(
+            "ingest",
+            write_parquet(Path("one.parquet"), pa.table({"id": pa.array([7], pa.int64()), "dt": ["d"]})),
+        )
 
     def check_snapshots(r):
         rows = [json.loads(ln) for ln in r.stdout.splitlines()]
         assert [(s["id"], s["kind"], s["total_records"]) for s in rows] == [(1, "APPEND", 1)], r.stdout
 
-    checks = {"demo": check_demo, "create-table": check_create, "use": check_use, "snapshots": check_snapshots}
+    checks = {
+        "demo": check_demo,
+        "create-table": check_create,
+        "use": check_use,
+        "snapshots": check_snapshots,
+    }
     examples = [ln.strip() for ln in HELP.splitlines() if ln.strip().startswith("paimon ")]
     assert len(examples) >= 3
     cli.wh = wh

@@ -12,8 +12,20 @@ from .conftest import SCHEMA, events, run_paimon, write_parquet
 
 def _pk_table_with_runs(cli, writes: int = 4) -> str:
     """demo.pk: one bucket, compaction trigger 3, write-only (so level-0 runs pile up)."""
-    cli("create-table", "demo.pk", "--schema", SCHEMA, "-k", "id", "--bucket", "1",
-        "-O", "num-sorted-run.compaction-trigger=3", "-O", "write-only=true")
+    cli(
+        "create-table",
+        "demo.pk",
+        "--schema",
+        SCHEMA,
+        "-k",
+        "id",
+        "--bucket",
+        "1",
+        "-O",
+        "num-sorted-run.compaction-trigger=3",
+        "-O",
+        "write-only=true",
+    )
     for i in range(writes):
         cli("ingest", write_parquet(Path(f"in/p{i}.parquet"), events(5, start=i * 5)), "-t", "demo.pk")
     return "demo.pk"
@@ -21,8 +33,12 @@ def _pk_table_with_runs(cli, writes: int = 4) -> str:
 
 def _data_bytes(cli, table: str) -> int:
     root = cli.wh / (table.split(".")[0] + ".db") / table.split(".")[1]
-    return sum(os.path.getsize(os.path.join(d, n)) for d, _, names in os.walk(root)
-               for n in names if n.startswith("data-"))
+    return sum(
+        os.path.getsize(os.path.join(d, n))
+        for d, _, names in os.walk(root)
+        for n in names
+        if n.startswith("data-")
+    )
 
 
 def test_table_output_names_findings_and_advice(cli, tmp_path):
@@ -58,9 +74,25 @@ def test_json_facts(cli, tmp_path):
     lines = r.stdout.splitlines()
     assert len(lines) == 1
     d = json.loads(lines[0])
-    assert {"table", "primary_key", "buckets", "files", "bytes", "rows", "small_files", "level0_rows",
-            "postpone_rows", "dv_ratio", "snapshots", "held_bytes", "held_files", "orphan_files", "orphan_bytes",
-            "thresholds", "findings"} <= set(d)
+    assert {
+        "table",
+        "primary_key",
+        "buckets",
+        "files",
+        "bytes",
+        "rows",
+        "small_files",
+        "level0_rows",
+        "postpone_rows",
+        "dv_ratio",
+        "snapshots",
+        "held_bytes",
+        "held_files",
+        "orphan_files",
+        "orphan_bytes",
+        "thresholds",
+        "findings",
+    } <= set(d)
     assert d["table"] == "demo.pk" and d["primary_key"] is True and d["snapshot_id"] == 4
     assert d["files"] == 4 and d["rows"] == 20 and d["level0_rows"] == 20 and d["postpone_rows"] == 0
     assert d["bytes"] == _data_bytes(cli, "demo.pk")
@@ -78,7 +110,9 @@ def test_append_table_partitions(cli, events_table):
     d = json.loads(cli("-o", "json", "doctor", events_table).stdout)
     assert not d["primary_key"] and d["rows"] == 10
     assert sorted((b["partition"], b["sorted_runs"]) for b in d["buckets"]) == [
-        ("dt=2024-01-01", None), ("dt=2024-01-02", None)]
+        ("dt=2024-01-01", None),
+        ("dt=2024-01-02", None),
+    ]
     out = cli("doctor", events_table).stdout
     assert "dt=2024-01-01" in out and "append" in out
 

@@ -15,19 +15,28 @@ from .conftest import events, write_parquet
 def _one_line_error(r) -> str:
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     assert "Traceback" not in r.stderr
-    return r.stderr[len("error: "):-1]
+    return r.stderr[len("error: ") : -1]
 
 
 CREATE_CASES = [
-    (["-k", "id", "-p", "dt"],
-     "the primary key must include the partition keys (dt missing); use --primary-key dt,id"),
-    (["-O", "bucket-key=id"], "bucket-key needs a fixed number of buckets (bucket option > 0); use --bucket N"),
-    (["--bucket", "2"],
-     "an append table with fixed buckets needs a bucket key (option bucket-key); use --option bucket-key=COL"),
+    (
+        ["-k", "id", "-p", "dt"],
+        "the primary key must include the partition keys (dt missing); use --primary-key dt,id",
+    ),
+    (
+        ["-O", "bucket-key=id"],
+        "bucket-key needs a fixed number of buckets (bucket option > 0); use --bucket N",
+    ),
+    (
+        ["--bucket", "2"],
+        "an append table with fixed buckets needs a bucket key (option bucket-key); use --option bucket-key=COL",
+    ),
     (["-O", "merge-engine=first-row"], "merge-engine and sequence.field need a primary key (--primary-key)"),
-    (["-k", "id", "-O", "rowkind.field=name"],
-     "the table cannot be written here: it uses row kinds from a column (rowkind.field=name), which this "
-     "project does not implement (use --row-kind-column)"),
+    (
+        ["-k", "id", "-O", "rowkind.field=name"],
+        "the table cannot be written here: it uses row kinds from a column (rowkind.field=name), which this "
+        "project does not implement (use --row-kind-column)",
+    ),
 ]
 
 
@@ -52,8 +61,10 @@ def test_diff_changelog_mode_without_producer_names_modes(cli, events_table):
 def test_ingest_unknown_column_names_evolve(cli, events_table):
     extra = events(2).append_column("country", pa.array(["x", "y"]))
     r = cli("ingest", write_parquet(Path("in/extra.parquet"), extra), "-t", events_table, code=1)
-    assert _one_line_error(r) == ("in/extra.parquet: unknown column 'country' in the input (table columns: id, name, "
-                                  "value, dt); --evolve adds new columns")
+    assert _one_line_error(r) == (
+        "in/extra.parquet: unknown column 'country' in the input (table columns: id, name, "
+        "value, dt); --evolve adds new columns"
+    )
 
 
 def test_delete_without_where_names_flags(cli, events_table):
@@ -63,8 +74,10 @@ def test_delete_without_where_names_flags(cli, events_table):
 
 def test_overwrite_partition_with_stray_rows_names_flags(cli, events_table):
     r = cli("ingest", "in/e1.parquet", "-t", events_table, "--overwrite", "-p", "dt=2024-01-01", code=1)
-    assert _one_line_error(r) == ("--overwrite --partition dt=2024-01-01: the input has rows of partition "
-                                  "dt=2024-01-02; nothing was written")
+    assert _one_line_error(r) == (
+        "--overwrite --partition dt=2024-01-01: the input has rows of partition "
+        "dt=2024-01-02; nothing was written"
+    )
 
 
 def test_the_core_says_it_without_flags(wh, events_table):

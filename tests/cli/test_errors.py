@@ -20,8 +20,7 @@ def inputs():
     """Input files for the ingest error cases (written in the test's cwd)."""
     write_parquet(Path("extra_col.parquet"), events(3).append_column("zzz", pa.array([1, 2, 3])))
     write_parquet(Path("bad_cast.parquet"), events(3).set_column(2, "value", pa.array(["a", "b", "c"])))
-    write_parquet(Path("struct.parquet"),
-                  events(2).set_column(1, "name", pa.array([{"a": 1}, {"a": 2}])))
+    write_parquet(Path("struct.parquet"), events(2).set_column(1, "name", pa.array([{"a": 1}, {"a": 2}])))
     nulls = events(3).set_column(0, "id", pa.array([1, None, 3], pa.int64()))
     write_parquet(Path("null_id.parquet"), nulls)
     write_parquet(Path("no_id.parquet"), events(3).drop_columns(["id"]))
@@ -42,15 +41,33 @@ CASES = [
     (["read", "-t", "no_dots"], "bad table name 'no_dots'"),
     (["create-table", T, "--schema", "id INT"], "table 'demo.events' already exists"),
     (["create-table", "demo.x", "--schema", "id BIGINTT"], "unknown type 'BIGINTT'"),
-    (["create-table", "demo.x", "--schema", "id DECIMAL(50, 2)"], "cannot parse type 'DECIMAL(50, 2)': DECIMAL precision must be 1..38"),
+    (
+        ["create-table", "demo.x", "--schema", "id DECIMAL(50, 2)"],
+        "cannot parse type 'DECIMAL(50, 2)': DECIMAL precision must be 1..38",
+    ),
     (["create-table", "demo.x", "--schema", "id INT, id STRING"], "column 'id' is defined twice"),
     (["create-table", "demo.x", "--schema", "id INT", "-p", "dt"], "partition key 'dt' is not a column"),
     (["create-table", "demo.x", "--schema", "id"], "bad schema"),
     (["create-table", "demo.x", "--schema", ""], "the schema is empty"),
-    (["create-table", "demo.x", "--schema", "id INT", "-O", "bucket=zero"], "option 'bucket' has a bad value 'zero' (expected an integer)"),
-    (["create-table", "demo.x", "--schema", "id INT NOT NULL, c BIGINT", "-k", "id", "-O", "merge-engine=aggregation",
-      "-O", "fields.c.aggregate-function=count"],
-     "aggregate function 'count' of column 'c' is not supported: Java Paimon 0.9 has no 'count'"),
+    (
+        ["create-table", "demo.x", "--schema", "id INT", "-O", "bucket=zero"],
+        "option 'bucket' has a bad value 'zero' (expected an integer)",
+    ),
+    (
+        [
+            "create-table",
+            "demo.x",
+            "--schema",
+            "id INT NOT NULL, c BIGINT",
+            "-k",
+            "id",
+            "-O",
+            "merge-engine=aggregation",
+            "-O",
+            "fields.c.aggregate-function=count",
+        ],
+        "aggregate function 'count' of column 'c' is not supported: Java Paimon 0.9 has no 'count'",
+    ),
     (["create-table", "demo.x", "--like", "missing.parquet"], "file not found: missing.parquet"),
     (["create-table", "demo.x", "--like", "fake.parquet"], "fake.parquet: not a readable Parquet file"),
     (["ingest", "missing.parquet", "-t", T], "file not found: missing.parquet"),
@@ -58,13 +75,20 @@ CASES = [
     (["ingest", "nothing*.parquet", "-t", T], "no files match"),
     (["ingest", "notes.txt", "-t", T], "notes.txt: not a Parquet, CSV or JSON file"),
     (["ingest", "good.parquet", "fake.parquet", "-t", T], "fake.parquet: not a readable Parquet file"),
-    (["ingest", "bad.csv", "-t", T],
-     "bad.csv: cannot read as CSV: line 2: column 'id' has 'not-a-number', not a valid BIGINT"),
-    (["ingest", "good.parquet", "bad_cast.parquet", "-t", T], "bad_cast.parquet: column 'value': cannot cast"),
+    (
+        ["ingest", "bad.csv", "-t", T],
+        "bad.csv: cannot read as CSV: line 2: column 'id' has 'not-a-number', not a valid BIGINT",
+    ),
+    (
+        ["ingest", "good.parquet", "bad_cast.parquet", "-t", T],
+        "bad_cast.parquet: column 'value': cannot cast",
+    ),
     (["ingest", "struct.parquet", "-t", T], "struct.parquet: column 'name': cannot cast"),
     (["ingest", "extra_col.parquet", "-t", T], "extra_col.parquet: unknown column 'zzz'"),
-    (["ingest", "good.parquet", "null_id.parquet", "-t", T],
-     "null_id.parquet: row 2: column 'id' is NOT NULL but the value is null"),
+    (
+        ["ingest", "good.parquet", "null_id.parquet", "-t", T],
+        "null_id.parquet: row 2: column 'id' is NOT NULL but the value is null",
+    ),
     (["ingest", "no_id.parquet", "-t", T], "no_id.parquet: column 'id' is NOT NULL but missing"),
     (["ingest", "good.parquet", "-t", T, "-p", "dt=2024-01-01"], "--partition needs --overwrite"),
     (["ingest", "good.parquet", "-t", T, "--overwrite", "-p", "nope=1"], "'nope' is not a partition key"),
@@ -113,8 +137,9 @@ def test_internal_error_line(cli, events_table, monkeypatch):
 
     monkeypatch.setattr("paimon_core.table.FileStoreTable.plan", boom)
     r = cli("read", "-t", T, code=1)
-    assert r.stderr == ("error: internal error: ValueError: boom second line "
-                        "(run with --verbose for the traceback)\n")
+    assert r.stderr == (
+        "error: internal error: ValueError: boom second line (run with --verbose for the traceback)\n"
+    )
     r = cli("-v", "read", "-t", T, code=1)
     assert "Traceback (most recent call last)" in r.stderr
     assert r.stderr.splitlines()[-1] == "error: internal error: ValueError: boom second line"
@@ -147,13 +172,16 @@ def proc_table(tmp_path):
     return wh
 
 
-@pytest.mark.parametrize("args, message", [
-    (["read", "-t", "demo.nope"], "error: table 'demo.nope' does not exist"),
-    (["read", "-t", T, "--snapshot", "7"], "error: snapshot 7 does not exist (snapshots 1..1 exist)"),
-    (["ingest", "missing.parquet", "-t", T], "error: file not found: missing.parquet"),
-    (["create-table", T, "--schema", "id INT"], "error: table 'demo.events' already exists"),
-    (["read", "-t", T, "--where", "id >"], "error: bad --where 'id >': it ends too early"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["read", "-t", "demo.nope"], "error: table 'demo.nope' does not exist"),
+        (["read", "-t", T, "--snapshot", "7"], "error: snapshot 7 does not exist (snapshots 1..1 exist)"),
+        (["ingest", "missing.parquet", "-t", T], "error: file not found: missing.parquet"),
+        (["create-table", T, "--schema", "id INT"], "error: table 'demo.events' already exists"),
+        (["read", "-t", T, "--where", "id >"], "error: bad --where 'id >': it ends too early"),
+    ],
+)
 def test_subprocess_errors(tmp_path, proc_table, args, message):
     r = run_paimon("-w", proc_table, *args, cwd=tmp_path)
     assert r.returncode == 1
@@ -177,6 +205,10 @@ def test_subprocess_success_and_console_script(tmp_path, proc_table):
     assert (r.returncode, r.stdout, r.stderr) == (0, "4\n", "")
     script = shutil.which("paimon", path=str(Path(sys.executable).parent))
     assert script, "the paimon console script is installed next to the interpreter"
-    r = subprocess.run([script, "-w", str(proc_table), "snapshots", "-t", "nodb.x"], capture_output=True,
-                       text=True, cwd=tmp_path)
+    r = subprocess.run(
+        [script, "-w", str(proc_table), "snapshots", "-t", "nodb.x"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert (r.returncode, r.stderr) == (1, "error: database 'nodb' does not exist\n")

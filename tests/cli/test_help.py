@@ -42,7 +42,9 @@ def test_usage_line_of_a_command_with_files():
     from typer.testing import CliRunner
 
     out = CliRunner().invoke(app, ["ingest", "--help"], env={"COLUMNS": "100"}).stdout
-    assert re.search(r"Usage: paimon ingest \[OPTIONS\] \[FILE\.\.\.\]\s*$", out, re.M)  # FILE is optional: - reads stdin
+    assert re.search(
+        r"Usage: paimon ingest \[OPTIONS\] \[FILE\.\.\.\]\s*$", out, re.M
+    )  # FILE is optional: - reads stdin
 
 
 def test_version(tmp_path):
@@ -75,6 +77,12 @@ def test_shell_completion(tmp_path):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
     env.update({"_PAIMON_COMPLETE": "complete_bash", "COMP_WORDS": "paimon ing", "COMP_CWORD": "1"})
-    done = subprocess.run([sys.executable, "-c", "from paimon_cli.app import main; main()"], env=env,
-                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", "from paimon_cli.app import main; main()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert done.stdout.split() == ["ingest"], done

@@ -61,17 +61,25 @@ def test_ingest_folder_and_glob(cli):
 
 def test_ingest_casts_to_the_table_types(cli):
     cli("create-table", "db.c", "--schema", "a BIGINT, b DOUBLE, c DECIMAL(10, 2)")
-    data = pa.table({"a": pa.array([1], pa.int8()), "b": pa.array([2], pa.int32()),
-                     "c": pa.array([3], pa.int16())})
+    data = pa.table(
+        {"a": pa.array([1], pa.int8()), "b": pa.array([2], pa.int32()), "c": pa.array([3], pa.int16())}
+    )
     cli("ingest", write_parquet(Path("c.parquet"), data), "-t", "db.c")
     assert cli.json("read", "-t", "db.c") == [{"a": 1, "b": 2.0, "c": "3.00"}]
 
 
 def test_overwrite_whole_unpartitioned_table(cli):
     cli("create-table", "db.u", "--schema", "id BIGINT, name STRING")
-    cli("ingest", write_parquet(Path("a.parquet"), pa.table({"id": [1, 2], "name": ["a", "b"]})), "-t", "db.u")
-    r = cli("ingest", write_parquet(Path("b.parquet"), pa.table({"id": [9], "name": ["z"]})), "-t", "db.u",
-            "--overwrite")
+    cli(
+        "ingest", write_parquet(Path("a.parquet"), pa.table({"id": [1, 2], "name": ["a", "b"]})), "-t", "db.u"
+    )
+    r = cli(
+        "ingest",
+        write_parquet(Path("b.parquet"), pa.table({"id": [9], "name": ["z"]})),
+        "-t",
+        "db.u",
+        "--overwrite",
+    )
     assert r.stdout.startswith("overwrote 1 row in 1 file into db.u: snapshot 2")
     assert cli.json("read", "-t", "db.u") == [{"id": 9, "name": "z"}]
     kinds = [s["kind"] for s in cli.json("snapshots", "-t", "db.u")]
@@ -91,7 +99,15 @@ def test_overwrite_one_partition(cli):
     make_table(cli)
     cli("ingest", write_parquet(Path("a.parquet"), events(10)), "-t", T)
     day1 = events(3, 200, days=("2024-01-01",))
-    cli("ingest", write_parquet(Path("b.parquet"), day1), "-t", T, "--overwrite", "--partition", "dt=2024-01-01")
+    cli(
+        "ingest",
+        write_parquet(Path("b.parquet"), day1),
+        "-t",
+        T,
+        "--overwrite",
+        "--partition",
+        "dt=2024-01-01",
+    )
     assert ids(cli) == [1, 3, 5, 7, 9, 200, 201, 202]
 
 
@@ -104,10 +120,20 @@ def test_overwrite_partition_rejects_rows_of_other_partitions(cli, wh):
     make_table(cli)
     cli("ingest", write_parquet(Path("a.parquet"), events(10)), "-t", T)
     before = all_files(wh)
-    r = cli("ingest", write_parquet(Path("b.parquet"), events(4, 50)), "-t", T, "--overwrite",
-            "-p", "dt=2024-01-01", code=1)
-    assert r.stderr == ("error: --overwrite --partition dt=2024-01-01: the input has rows of partition "
-                        "dt=2024-01-02; nothing was written\n")
+    r = cli(
+        "ingest",
+        write_parquet(Path("b.parquet"), events(4, 50)),
+        "-t",
+        T,
+        "--overwrite",
+        "-p",
+        "dt=2024-01-01",
+        code=1,
+    )
+    assert r.stderr == (
+        "error: --overwrite --partition dt=2024-01-01: the input has rows of partition "
+        "dt=2024-01-02; nothing was written\n"
+    )
     assert cli.snapshot_ids(T) == [1]
     assert ids(cli) == list(range(10))
     assert all_files(wh) == before
@@ -174,8 +200,10 @@ def test_folder_ingest_lists_what_it_skipped(cli):
     Path("in/.hidden.txt").write_text("x")
     Path("in/_SUCCESS").write_text("")
     r = cli("ingest", "in", "-t", T)
-    assert r.stderr == ("note: skipped 6 files that are not Parquet, CSV or JSON (by extension): in/b.txt, "
-                        "in/c.log, in/d.xlsx, in/e.tsv, in/f.avro and 1 more\n")
+    assert r.stderr == (
+        "note: skipped 6 files that are not Parquet, CSV or JSON (by extension): in/b.txt, "
+        "in/c.log, in/d.xlsx, in/e.tsv, in/f.avro and 1 more\n"
+    )
     assert ids(cli) == [0, 1]
 
 
@@ -183,23 +211,36 @@ def test_ingest_says_when_rows_merged_by_key(cli):
     cli("create-table", "db.pk", "--schema", "id BIGINT NOT NULL, v STRING", "-k", "id", "--bucket", "1")
     Path("dup.csv").write_text("id,v\n1,a\n1,b\n1,c\n2,x\n")
     r = cli("ingest", "dup.csv", "-t", "db.pk")
-    assert r.stdout == ("ingested 2 rows (4 input rows; rows with the same key were merged) in 1 file into db.pk: "
-                        "snapshot 1\n")
+    assert r.stdout == (
+        "ingested 2 rows (4 input rows; rows with the same key were merged) in 1 file into db.pk: "
+        "snapshot 1\n"
+    )
     assert cli.json("read", "-t", "db.pk") == [{"id": 1, "v": "c"}, {"id": 2, "v": "x"}]
     [rec] = cli.json("ingest", "dup.csv", "-t", "db.pk")
     assert rec["rows"] == 2 and rec["input_rows"] == 4
-    r = cli("ingest", write_parquet(Path("one.parquet"), pa.table({"id": pa.array([3], pa.int64()), "v": ["y"]})),
-            "-t", "db.pk")
+    r = cli(
+        "ingest",
+        write_parquet(Path("one.parquet"), pa.table({"id": pa.array([3], pa.int64()), "v": ["y"]})),
+        "-t",
+        "db.pk",
+    )
     assert r.stdout == "ingested 1 row in 1 file into db.pk: snapshot 3\n"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("id,name,value,dt\n1,a,0.5,d\n\n2,b,1.5,d\nzz,c,2.5,d\n",
-     "line 5: column 'id' has 'zz', not a valid BIGINT"),           # a blank line counts
-    ('id,name,value,dt\n1,"two\nlines",0.5,d\n2,b,x,d\n',
-     "line 4: column 'value' has 'x', not a valid DOUBLE"),         # so does a value over two lines
-    ("id,name,value,dt\n1,a,0.5,d\n2,b,1.5\n", "line 3 has 3 fields, the header has 4"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "id,name,value,dt\n1,a,0.5,d\n\n2,b,1.5,d\nzz,c,2.5,d\n",
+            "line 5: column 'id' has 'zz', not a valid BIGINT",
+        ),  # a blank line counts
+        (
+            'id,name,value,dt\n1,"two\nlines",0.5,d\n2,b,x,d\n',
+            "line 4: column 'value' has 'x', not a valid DOUBLE",
+        ),  # so does a value over two lines
+        ("id,name,value,dt\n1,a,0.5,d\n2,b,1.5\n", "line 3 has 3 fields, the header has 4"),
+    ],
+)
 def test_csv_errors_name_the_line(cli, text, message):
     make_table(cli)
     Path("bad.csv").write_text(text)

@@ -16,7 +16,13 @@ T = "demo.events"
 def test_snapshots(cli, events_table):
     cli("ingest", write_parquet(Path("b.parquet"), events(4, 10)), "-t", T)
     s1, s2 = cli.json("snapshots", "-t", T)
-    assert (s1["id"], s1["kind"], s1["total_records"], s1["delta_records"], s1["schema_id"]) == (1, "APPEND", 10, 10, 0)
+    assert (s1["id"], s1["kind"], s1["total_records"], s1["delta_records"], s1["schema_id"]) == (
+        1,
+        "APPEND",
+        10,
+        10,
+        0,
+    )
     assert (s2["id"], s2["total_records"], s2["delta_records"], s2["changelog_records"]) == (2, 14, 4, 0)
     when = dt.datetime.fromisoformat(s1["time"].replace("Z", "+00:00"))
     assert abs((dt.datetime.now(dt.timezone.utc) - when).total_seconds()) < 600
@@ -35,11 +41,13 @@ def test_snapshots_of_a_primary_key_table_say_records_are_not_rows(cli):
     cli("ingest", "a.csv", "-t", "db.pk")
     cli("ingest", "b.csv", "-t", "db.pk")
     assert cli.json("snapshots", "-t", "db.pk")[-1]["total_records"] == 5  # stored records
-    assert cli("read", "-t", "db.pk", "--count").stdout == "3\n"          # rows
+    assert cli("read", "-t", "db.pk", "--count").stdout == "3\n"  # rows
     r = cli("snapshots", "-t", "db.pk")
     assert r.stdout.splitlines()[0].split()[4] == "records"
-    assert r.stderr == ("note: records are stored records (before merging by key, deletes included); "
-                        "`paimon read --count` counts rows\n")
+    assert r.stderr == (
+        "note: records are stored records (before merging by key, deletes included); "
+        "`paimon read --count` counts rows\n"
+    )
 
 
 def test_snapshots_of_an_empty_table(cli):
@@ -48,8 +56,20 @@ def test_snapshots_of_an_empty_table(cli):
 
 
 def test_schema(cli):
-    cli("create-table", "db.s", "--schema", "dt STRING, id BIGINT COMMENT 'the id', v DECIMAL(10, 2)",
-        "-k", "dt,id", "-p", "dt", "--bucket", "2", "--comment", "a table")
+    cli(
+        "create-table",
+        "db.s",
+        "--schema",
+        "dt STRING, id BIGINT COMMENT 'the id', v DECIMAL(10, 2)",
+        "-k",
+        "dt,id",
+        "-p",
+        "dt",
+        "--bucket",
+        "2",
+        "--comment",
+        "a table",
+    )
     text = cli("schema", "-t", "db.s").stdout
     assert "db.s (schema 0)" in text
     assert "DECIMAL(10, 2)" in text and "the id" in text

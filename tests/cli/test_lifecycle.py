@@ -22,8 +22,11 @@ def table_dir(wh: Path) -> Path:
 def listing(wh: Path) -> dict[str, tuple[int, int]]:
     """Every file under the table: relative path -> (size, mtime_ns)."""
     root = table_dir(wh)
-    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def ids(cli, *args) -> list[int]:
@@ -62,8 +65,19 @@ def unchanged(cli, args, code, message=None):
 
 
 # ---------------------------------------------------------------- help
-@pytest.mark.parametrize("args", [["expire"], ["tag"], ["tag", "create"], ["tag", "list"], ["tag", "delete"],
-                                  ["rollback"], ["remove-orphans"], ["read"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["expire"],
+        ["tag"],
+        ["tag", "create"],
+        ["tag", "list"],
+        ["tag", "delete"],
+        ["rollback"],
+        ["remove-orphans"],
+        ["read"],
+    ],
+)
 def test_help_has_examples(cli, args):
     out = cli(*args, "--help").stdout
     assert "Example" in out
@@ -168,16 +182,29 @@ def test_expire_max_deletes_and_retain_max(cli, history):
     assert ids(cli) == list(range(50))
 
 
-@pytest.mark.parametrize("args, code, message", [
-    (["--older-than", "soon"], 2, "bad duration 'soon'"),
-    (["--older-than", "7 weeks"], 2, "bad duration"),
-    (["--retain-min", "0"], 2, None),
-    (["--max-deletes", "-1"], 2, None),
-    (["--retain-min", "5", "--retain-max", "2"], 1, "retain-max (2) must not be smaller than retain-min (5)"),
-])
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["--older-than", "soon"], 2, "bad duration 'soon'"),
+        (["--older-than", "7 weeks"], 2, "bad duration"),
+        (["--retain-min", "0"], 2, None),
+        (["--max-deletes", "-1"], 2, None),
+        (
+            ["--retain-min", "5", "--retain-max", "2"],
+            1,
+            "retain-max (2) must not be smaller than retain-min (5)",
+        ),
+    ],
+)
 def test_expire_bad_arguments(cli, history, args, code, message):
-    unchanged(cli, ["expire", "-t", T, "--older-than", "0s", *args] if "--older-than" not in args
-              else ["expire", "-t", T, *args], code, message)
+    unchanged(
+        cli,
+        ["expire", "-t", T, "--older-than", "0s", *args]
+        if "--older-than" not in args
+        else ["expire", "-t", T, *args],
+        code,
+        message,
+    )
     assert cli.snapshot_ids(T) == [1, 2, 3, 4, 5, 6]
 
 
@@ -189,7 +216,9 @@ def test_tag_create_list_delete(cli, history):
     assert rec["tag"] == "head" and rec["snapshot"] == 6 and rec["rows"] == 50
     tags = cli.json("tag", "list", "-t", T)
     assert [(t["tag"], t["snapshot"], t["rows"], t["expired"]) for t in tags] == [
-        ("v1", 1, 10, False), ("head", 6, 50, False)]
+        ("v1", 1, 10, False),
+        ("head", 6, 50, False),
+    ]
     text = cli("tag", "list", "-t", T).stdout
     assert "v1" in text and "head" in text and "expired" in text
 
@@ -207,15 +236,18 @@ def test_tag_list_empty(cli, history):
     assert cli.json("tag", "list", "-t", T) == []
 
 
-@pytest.mark.parametrize("args, message", [
-    (["tag", "create", "v1", "-t", T], "error: tag 'v1' already exists"),
-    (["tag", "create", "v9", "-t", T, "--snapshot", "99"], "error: snapshot 99 does not exist"),
-    (["tag", "create", "123", "-t", T], "error: bad tag name '123'"),
-    (["tag", "create", "a/b", "-t", T], "error: bad tag name 'a/b'"),
-    (["tag", "delete", "nope", "-t", T], "error: tag 'nope' does not exist"),
-    (["tag", "delete", "nope", "-t", T, "--dry-run"], "error: tag 'nope' does not exist"),
-    (["tag", "list", "-t", "demo.nope"], "error: table 'demo.nope' does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["tag", "create", "v1", "-t", T], "error: tag 'v1' already exists"),
+        (["tag", "create", "v9", "-t", T, "--snapshot", "99"], "error: snapshot 99 does not exist"),
+        (["tag", "create", "123", "-t", T], "error: bad tag name '123'"),
+        (["tag", "create", "a/b", "-t", T], "error: bad tag name 'a/b'"),
+        (["tag", "delete", "nope", "-t", T], "error: tag 'nope' does not exist"),
+        (["tag", "delete", "nope", "-t", T, "--dry-run"], "error: tag 'nope' does not exist"),
+        (["tag", "list", "-t", "demo.nope"], "error: table 'demo.nope' does not exist"),
+    ],
+)
 def test_tag_errors(cli, history, args, message):
     cli("tag", "create", "v1", "-t", T, "--snapshot", "1")
     unchanged(cli, args, 1, message)
@@ -314,7 +346,9 @@ def test_rollback_to_snapshot(cli, history):
     assert plan["recreated_snapshot"] is False and plan["file_count"] == len(plan["files"]) > 0
 
     r = cli("rollback", "-t", T, "--to", "3")
-    assert r.stdout.index("plan: roll demo.events back") < r.stdout.index("rolled demo.events back to snapshot 3")
+    assert r.stdout.index("plan: roll demo.events back") < r.stdout.index(
+        "rolled demo.events back to snapshot 3"
+    )
     assert cli.snapshot_ids(T) == [1, 2, 3]
     assert ids(cli) == list(range(30))
     assert [t["tag"] for t in cli.json("tag", "list", "-t", T)] == ["v2"]
@@ -350,14 +384,17 @@ def test_rollback_to_latest_is_a_no_op(cli, history):
     assert listing(cli.wh).keys() == before.keys()
 
 
-@pytest.mark.parametrize("args, code, message", [
-    (["--to", "2", "--tag", "v1"], 2, "give exactly one of --to ID or --tag NAME"),
-    ([], 2, "give exactly one of --to ID or --tag NAME"),
-    (["--to", "0"], 2, None),
-    (["--to", "99"], 1, "error: snapshot 99 does not exist"),
-    (["--tag", "nope"], 1, "error: tag 'nope' does not exist"),
-    (["--tag", "nope", "--dry-run"], 1, "error: tag 'nope' does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["--to", "2", "--tag", "v1"], 2, "give exactly one of --to ID or --tag NAME"),
+        ([], 2, "give exactly one of --to ID or --tag NAME"),
+        (["--to", "0"], 2, None),
+        (["--to", "99"], 1, "error: snapshot 99 does not exist"),
+        (["--tag", "nope"], 1, "error: tag 'nope' does not exist"),
+        (["--tag", "nope", "--dry-run"], 1, "error: tag 'nope' does not exist"),
+    ],
+)
 def test_rollback_errors(cli, history, args, code, message):
     cli("tag", "create", "v1", "-t", T, "--snapshot", "1")
     unchanged(cli, ["rollback", "-t", T, *args], code, message)
@@ -434,5 +471,7 @@ def test_destructive_durations_need_a_unit(cli, history, command, bare):
     before = listing(cli.wh)
     r = cli(command[0], "-t", T, *command[1:], "--older-than", bare, code=2)
     n = bare.strip()
-    assert f"'{bare}' has no unit: write e.g. {n}d, {n}h, {n}m, {n}s or {n}ms" in " ".join(r.stderr.replace("│", " ").split())
+    assert f"'{bare}' has no unit: write e.g. {n}d, {n}h, {n}m, {n}s or {n}ms" in " ".join(
+        r.stderr.replace("│", " ").split()
+    )
     assert listing(cli.wh) == before

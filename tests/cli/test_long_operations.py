@@ -93,8 +93,17 @@ def test_local_export_rows_matches_the_input(cli, history, tmp_path):
     tbl = _table(cli, history)
     splits = tbl.plan(tbl.snapshots.latest())
     on_plan, done = [], []
-    res = get_engine("local").export_rows(tbl, splits, ["id", "name"], None, None, tmp_path / "x.parquet", "parquet",
-                                          on_plan=on_plan.append, progress=done.append)
+    res = get_engine("local").export_rows(
+        tbl,
+        splits,
+        ["id", "name"],
+        None,
+        None,
+        tmp_path / "x.parquet",
+        "parquet",
+        on_plan=on_plan.append,
+        progress=done.append,
+    )
     assert res == ExportResult(str(tmp_path / "x.parquet"), 30, "file")
     got = pq.read_table(tmp_path / "x.parquet").sort_by("id")
     expected = pa.concat_tables([events(10), events(10, 10), events(10, 20)]).select(["id", "name"])
@@ -106,7 +115,9 @@ def test_local_export_rows_matches_the_input(cli, history, tmp_path):
 def test_local_export_limit_and_changes(cli, history, tmp_path):
     tbl = _table(cli, history)
     eng = get_engine("local")
-    res = eng.export_rows(tbl, tbl.plan(tbl.snapshots.latest()), None, None, 7, tmp_path / "l.parquet", "parquet")
+    res = eng.export_rows(
+        tbl, tbl.plan(tbl.snapshots.latest()), None, None, 7, tmp_path / "l.parquet", "parquet"
+    )
     assert res.rows == 7 == pq.read_table(tmp_path / "l.parquet").num_rows
     res = eng.export_changes(tbl, 1, 3, "delta", False, ["id"], tmp_path / "c.parquet", "parquet")
     got = pq.read_table(tmp_path / "c.parquet")
@@ -117,7 +128,9 @@ def test_local_export_limit_and_changes(cli, history, tmp_path):
 def test_text_export_needs_a_renderer_and_leaves_no_file(cli, history, tmp_path):
     tbl = _table(cli, history)
     with pytest.raises(UnsupportedFeature, match="text renderer"):
-        get_engine("local").export_rows(tbl, tbl.plan(tbl.snapshots.latest()), out_path=tmp_path / "x.csv", fmt="csv")
+        get_engine("local").export_rows(
+            tbl, tbl.plan(tbl.snapshots.latest()), out_path=tmp_path / "x.csv", fmt="csv"
+        )
     assert list(tmp_path.glob("x.csv*")) == [] and list(tmp_path.glob(".x.csv*")) == []
 
 
@@ -145,6 +158,8 @@ def test_auto_export_picks_the_engine_by_size(cli, history, tmp_path):
         big.export_rows(tbl, splits, out_path=tmp_path / "x.csv", fmt="csv", render=text_renderer)
     assert big.chosen == "spark"
     small = get_engine("auto", spark_threshold="1gb")
-    res = small.export_changes(tbl, 0, 3, "diff", False, None, tmp_path / "x.csv", "csv", render=text_renderer)
+    res = small.export_changes(
+        tbl, 0, 3, "diff", False, None, tmp_path / "x.csv", "csv", render=text_renderer
+    )
     assert small.chosen == "local" and res.rows == 30
     assert (tmp_path / "x.csv").read_text().splitlines()[0] == "_row_kind,id,name,value,dt"

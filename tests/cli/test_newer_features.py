@@ -19,16 +19,33 @@ def _one_line(result, *words):
 
 
 def _pk_input(tmp_path, name, ids, gen, dts=("a", "b")):
-    t = pa.table({"id": pa.array(ids, pa.int64()), "dt": [dts[i % len(dts)] for i in ids],
-                  "v": [f"v{i}-{gen}" for i in ids]})
+    t = pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "dt": [dts[i % len(dts)] for i in ids],
+            "v": [f"v{i}-{gen}" for i in ids],
+        }
+    )
     return write_parquet(tmp_path / name, t)
 
 
 def test_postpone_table_end_to_end(cli, tmp_path):
     """Fixed-bucket writes are read at once; bucket-postpone writes wait (with a note) until
     compact; the model is last-write-wins per key in replay order."""
-    cli("create-table", "db.pb", "--schema", "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING",
-        "--primary-key", "dt,id", "--partition", "dt", "--bucket", "-2", "-O", "postpone.default-bucket-num=3")
+    cli(
+        "create-table",
+        "db.pb",
+        "--schema",
+        "id BIGINT NOT NULL, dt STRING NOT NULL, v STRING",
+        "--primary-key",
+        "dt,id",
+        "--partition",
+        "dt",
+        "--bucket",
+        "-2",
+        "-O",
+        "postpone.default-bucket-num=3",
+    )
     cli("ingest", "-t", "db.pb", _pk_input(tmp_path, "1.parquet", range(10), 1))
     assert cli("read", "-t", "db.pb", "--count").stdout.strip() == "10"
     files = cli.json("files", "-t", "db.pb")
@@ -50,17 +67,40 @@ def test_postpone_table_end_to_end(cli, tmp_path):
     assert cli.json("snapshots", "-t", "db.pb")[-1]["kind"] == "COMPACT"
 
 
-@pytest.mark.parametrize("option,feature", [
-    ("bucket-function.type=mod", "bucket-function.type = mod"),
-    ("row-tracking.enabled=true", "row tracking"),
-    ("data-evolution.enabled=true", "data evolution"),
-    ("type=format-table", "type = format-table"),
-])
+@pytest.mark.parametrize(
+    "option,feature",
+    [
+        ("bucket-function.type=mod", "bucket-function.type = mod"),
+        ("row-tracking.enabled=true", "row tracking"),
+        ("data-evolution.enabled=true", "data evolution"),
+        ("type=format-table", "type = format-table"),
+    ],
+)
 def test_refused_options(cli, option, feature):
-    r = cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING", "--primary-key", "id",
-            "--bucket", "2", "-O", option, code=1)
+    r = cli(
+        "create-table",
+        "db.t",
+        "--schema",
+        "id BIGINT NOT NULL, v STRING",
+        "--primary-key",
+        "id",
+        "--bucket",
+        "2",
+        "-O",
+        option,
+        code=1,
+    )
     _one_line(r, feature)
-    cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING", "--primary-key", "id", "--bucket", "2")
+    cli(
+        "create-table",
+        "db.t",
+        "--schema",
+        "id BIGINT NOT NULL, v STRING",
+        "--primary-key",
+        "id",
+        "--bucket",
+        "2",
+    )
     r = cli("alter-table", "db.t", "set-option", option, code=1)
     _one_line(r, feature)
 
@@ -73,8 +113,12 @@ def test_refused_types(cli):
 
 def test_refused_on_read_of_existing_table(cli, tmp_path):
     cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING")
-    cli("ingest", "-t", "db.t", write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int64()),
-                                                                               "v": ["a"]})))
+    cli(
+        "ingest",
+        "-t",
+        "db.t",
+        write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int64()), "v": ["a"]})),
+    )
     schema_file = cli.wh / "db.db" / "t" / "schema" / "schema-0"
     obj = json.loads(schema_file.read_text())
     obj["fields"].append({"id": 5, "name": "x", "type": "VARIANT"})
@@ -100,8 +144,12 @@ def _manifest_rewrite(wh, name, fn):
 
 def _small_table(cli, tmp_path):
     cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING")
-    cli("ingest", "-t", "db.t", write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int64()),
-                                                                               "v": ["a"]})))
+    cli(
+        "ingest",
+        "-t",
+        "db.t",
+        write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int64()), "v": ["a"]})),
+    )
 
 
 def test_refused_files_and_writes(cli, tmp_path):
@@ -115,9 +163,12 @@ def test_refused_files_and_writes(cli, tmp_path):
     schema_file.write_text(json.dumps(obj))
     _one_line(cli("ingest", "-t", "db.t", src, code=1), "column default values (v)")
     assert cli("read", "-t", "db.t", "--count").stdout.strip() == "1"
-    _manifest_rewrite(cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path="s3://other/x.parquet")))
+    _manifest_rewrite(
+        cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path="s3://other/x.parquet"))
+    )
     _one_line(cli("read", "-t", "db.t", code=1), "another file system")
     _one_line(cli("remove-orphans", "-t", "db.t", "--dry-run", code=1), "another file system")
-    _manifest_rewrite(cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path=None,
-                                                                         write_cols=("v",))))
+    _manifest_rewrite(
+        cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path=None, write_cols=("v",)))
+    )
     _one_line(cli("read", "-t", "db.t", code=1), "_WRITE_COLS")

@@ -15,36 +15,50 @@ from paimon_cli.progress import byte_progress
 
 from .conftest import write_parquet
 
-SCHEMA = ("d DATE, t TIME(3), ts TIMESTAMP(6), ns TIMESTAMP(9), ltz TIMESTAMP(3) WITH LOCAL TIME ZONE, "
-          "dec DECIMAL(20, 4), b BYTES, ok BOOLEAN, f DOUBLE, arr ARRAY<INT>, m MAP<STRING, INT>, "
-          "r ROW<x INT, y STRING>")
+SCHEMA = (
+    "d DATE, t TIME(3), ts TIMESTAMP(6), ns TIMESTAMP(9), ltz TIMESTAMP(3) WITH LOCAL TIME ZONE, "
+    "dec DECIMAL(20, 4), b BYTES, ok BOOLEAN, f DOUBLE, arr ARRAY<INT>, m MAP<STRING, INT>, "
+    "r ROW<x INT, y STRING>"
+)
 
 
 def make(cli):
     cli("create-table", "db.types", "--schema", SCHEMA)
-    data = pa.table({
-        "d": pa.array([dt.date(2024, 2, 29), None], pa.date32()),
-        "t": pa.array([dt.time(12, 30, 1, 500000), None], pa.time32("ms")),
-        "ts": pa.array([dt.datetime(2024, 1, 2, 3, 4, 5, 123456), None], pa.timestamp("us")),
-        "ns": pa.array([1_700_000_000_123_456_789, None], pa.timestamp("ns")),
-        "ltz": pa.array([dt.datetime(2024, 1, 2, 3, 4, 5, 7000, tzinfo=dt.timezone.utc), None],
-                        pa.timestamp("ms", tz="UTC")),
-        "dec": pa.array([Decimal("12345678901234.5600"), None], pa.decimal128(20, 4)),
-        "b": pa.array([b"\x00\xffab", None], pa.binary()),
-        "ok": [True, None],
-        "f": [float("nan"), 1.25],
-        "arr": pa.array([[1, None, 3], None], pa.list_(pa.int32())),
-        "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int32())),
-        "r": pa.array([{"x": 1, "y": "a,b"}, None], pa.struct([("x", pa.int32()), ("y", pa.string())])),
-    })
+    data = pa.table(
+        {
+            "d": pa.array([dt.date(2024, 2, 29), None], pa.date32()),
+            "t": pa.array([dt.time(12, 30, 1, 500000), None], pa.time32("ms")),
+            "ts": pa.array([dt.datetime(2024, 1, 2, 3, 4, 5, 123456), None], pa.timestamp("us")),
+            "ns": pa.array([1_700_000_000_123_456_789, None], pa.timestamp("ns")),
+            "ltz": pa.array(
+                [dt.datetime(2024, 1, 2, 3, 4, 5, 7000, tzinfo=dt.timezone.utc), None],
+                pa.timestamp("ms", tz="UTC"),
+            ),
+            "dec": pa.array([Decimal("12345678901234.5600"), None], pa.decimal128(20, 4)),
+            "b": pa.array([b"\x00\xffab", None], pa.binary()),
+            "ok": [True, None],
+            "f": [float("nan"), 1.25],
+            "arr": pa.array([[1, None, 3], None], pa.list_(pa.int32())),
+            "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int32())),
+            "r": pa.array([{"x": 1, "y": "a,b"}, None], pa.struct([("x", pa.int32()), ("y", pa.string())])),
+        }
+    )
     cli("ingest", write_parquet(Path("types.parquet"), data), "-t", "db.types")
 
 
 EXPECTED = {
-    "d": "2024-02-29", "t": "12:30:01.500000", "ts": "2024-01-02T03:04:05.123456",
-    "ns": "2023-11-14T22:13:20.123456789", "ltz": "2024-01-02T03:04:05.007000+00:00",
-    "dec": "12345678901234.5600", "b": "00ff6162", "ok": True, "f": "NaN",
-    "arr": [1, None, 3], "m": {"k": 1}, "r": {"x": 1, "y": "a,b"},
+    "d": "2024-02-29",
+    "t": "12:30:01.500000",
+    "ts": "2024-01-02T03:04:05.123456",
+    "ns": "2023-11-14T22:13:20.123456789",
+    "ltz": "2024-01-02T03:04:05.007000+00:00",
+    "dec": "12345678901234.5600",
+    "b": "00ff6162",
+    "ok": True,
+    "f": "NaN",
+    "arr": [1, None, 3],
+    "m": {"k": 1},
+    "r": {"x": 1, "y": "a,b"},
 }
 
 

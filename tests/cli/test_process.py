@@ -36,9 +36,26 @@ def big_table(cli, tmp_path) -> str:
 @pytest.mark.parametrize("fmt", ["json", "csv", "table"])
 def test_a_reader_that_stops_early_is_normal(tmp_path, wh, big_table, fmt):
     """`paimon -o json read | head -1`: exit 0, nothing on stderr."""
-    proc = subprocess.Popen([sys.executable, "-m", "paimon_cli", "-w", str(wh), "-o", fmt, "read", "-t", big_table,
-                             "--limit", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
-                            env=paimon_env())
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "paimon_cli",
+            "-w",
+            str(wh),
+            "-o",
+            fmt,
+            "read",
+            "-t",
+            big_table,
+            "--limit",
+            "100000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=paimon_env(),
+    )
     first = proc.stdout.readline()
     proc.stdout.close()  # what `head -1` does after its line
     err = proc.stderr.read().decode()
@@ -82,8 +99,14 @@ def interrupt_at(tmp_path: Path, where: str, after_call: bool, argv: list[str]) 
         code = code.replace("_m.__dict__", "_m")
     script = tmp_path / "paused.py"
     script.write_text(textwrap.dedent(code))
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=tmp_path, env=paimon_env(), text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=paimon_env(),
+        text=True,
+    )
     line = proc.stderr.readline()
     assert line == "PAUSED\n", line + proc.stderr.read()
     proc.send_signal(signal.SIGINT)
@@ -107,8 +130,12 @@ def table_with_one_snapshot(cli, wh, tmp_path) -> Cli:
 def test_ctrl_c_before_the_commit(tmp_path, wh, table_with_one_snapshot):
     cli = table_with_one_snapshot
     before = all_files(wh)
-    code, err = interrupt_at(tmp_path, "paimon_core.commit:FileStoreCommit.commit", False,
-                             ["-w", str(wh), "ingest", "b.parquet", "-t", T])
+    code, err = interrupt_at(
+        tmp_path,
+        "paimon_core.commit:FileStoreCommit.commit",
+        False,
+        ["-w", str(wh), "ingest", "b.parquet", "-t", T],
+    )
     assert (code, err) == (130, "interrupted: nothing committed\n")
     assert all_files(wh) == before  # the data files written before the commit are gone
     assert cli.snapshot_ids(T) == [1]
@@ -118,8 +145,12 @@ def test_ctrl_c_inside_the_commit_after_the_snapshot_exists(tmp_path, wh, table_
     """The snapshot file is created, the LATEST hint not yet written: the commit stands, and
     neither its manifests nor its data files may be cleaned up."""
     cli = table_with_one_snapshot
-    code, err = interrupt_at(tmp_path, "paimon_core.metadata.snapshot:SnapshotManager.write_hint", False,
-                             ["-w", str(wh), "ingest", "b.parquet", "-t", T])
+    code, err = interrupt_at(
+        tmp_path,
+        "paimon_core.metadata.snapshot:SnapshotManager.write_hint",
+        False,
+        ["-w", str(wh), "ingest", "b.parquet", "-t", T],
+    )
     assert (code, err) == (130, f"interrupted after commit: snapshot 2 of {T}\n")
     assert cli.snapshot_ids(T) == [1, 2]
     assert sorted(r["id"] for r in cli.json("read", "-t", T)) == list(range(10)) + list(range(100, 105))
@@ -127,14 +158,25 @@ def test_ctrl_c_inside_the_commit_after_the_snapshot_exists(tmp_path, wh, table_
 
 def test_ctrl_c_after_the_commit(tmp_path, wh, table_with_one_snapshot):
     cli = table_with_one_snapshot
-    code, err = interrupt_at(tmp_path, "paimon_core.maintain.expire:expire_after_commit", False,
-                             ["-w", str(wh), "ingest", "b.parquet", "-t", T])
+    code, err = interrupt_at(
+        tmp_path,
+        "paimon_core.maintain.expire:expire_after_commit",
+        False,
+        ["-w", str(wh), "ingest", "b.parquet", "-t", T],
+    )
     assert (code, err) == (130, f"interrupted after commit: snapshot 2 of {T}\n")
     assert len(cli.json("read", "-t", T)) == 15
 
 
 def test_ctrl_c_in_a_deleting_command(tmp_path, wh, table_with_one_snapshot):
-    code, err = interrupt_at(tmp_path, "paimon_core.maintain:plan_orphans", True,
-                             ["-w", str(wh), "remove-orphans", "-t", T, "--older-than", "0s"])
-    assert (code, err) == (130, "interrupted: remove-orphans may have stopped part-way; run it again to finish\n")
+    code, err = interrupt_at(
+        tmp_path,
+        "paimon_core.maintain:plan_orphans",
+        True,
+        ["-w", str(wh), "remove-orphans", "-t", T, "--older-than", "0s"],
+    )
+    assert (code, err) == (
+        130,
+        "interrupted: remove-orphans may have stopped part-way; run it again to finish\n",
+    )
     assert run_paimon("-w", wh, "read", "-t", T, "--count", cwd=tmp_path).stdout == "10\n"

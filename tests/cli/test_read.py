@@ -65,18 +65,21 @@ def test_select(cli, events_table):
     assert [list(r) for r in rows] == [["value", "id"], ["value", "id"]]
 
 
-@pytest.mark.parametrize("where, expected", [
-    ("id = 3", [3]),
-    ("id >= 7", [7, 8, 9]),
-    ("id < 2 OR id > 8", [0, 1, 9]),
-    ("id > 2 AND id <= 5", [3, 4, 5]),
-    ("id != 0 AND (id < 3 OR name = 'n9')", [1, 2, 9]),
-    ("id IN (1, 4, 42)", [1, 4]),
-    ("id NOT IN (0, 1, 2, 3, 4, 5, 6)", [7, 8, 9]),
-    ("value BETWEEN 1 AND 2", [2, 3, 4]),
-    ("NOT id > 1", [0, 1]),
-    ("dt = '2024-01-02' AND id < 5", [1, 3]),
-])
+@pytest.mark.parametrize(
+    "where, expected",
+    [
+        ("id = 3", [3]),
+        ("id >= 7", [7, 8, 9]),
+        ("id < 2 OR id > 8", [0, 1, 9]),
+        ("id > 2 AND id <= 5", [3, 4, 5]),
+        ("id != 0 AND (id < 3 OR name = 'n9')", [1, 2, 9]),
+        ("id IN (1, 4, 42)", [1, 4]),
+        ("id NOT IN (0, 1, 2, 3, 4, 5, 6)", [7, 8, 9]),
+        ("value BETWEEN 1 AND 2", [2, 3, 4]),
+        ("NOT id > 1", [0, 1]),
+        ("dt = '2024-01-02' AND id < 5", [1, 3]),
+    ],
+)
 def test_where(cli, events_table, where, expected):
     assert ids(cli, "--where", where) == expected
 
@@ -170,28 +173,41 @@ def orders(cli):
 
     import pyarrow as pa
 
-    cli("create-table", "shop.orders", "--schema", "id BIGINT NOT NULL, amount DECIMAL(10, 2), dt STRING",
-        "--partition", "dt")
+    cli(
+        "create-table",
+        "shop.orders",
+        "--schema",
+        "id BIGINT NOT NULL, amount DECIMAL(10, 2), dt STRING",
+        "--partition",
+        "dt",
+    )
     batches = [{"id": [100], "amount": ["100.00"]}, {"id": [7, 8, 9], "amount": ["0.00", "37.01", "150.25"]}]
     for i, b in enumerate(batches):
-        data = pa.table({"id": pa.array(b["id"], pa.int64()),
-                         "amount": pa.array([Decimal(a) for a in b["amount"]], pa.decimal128(10, 2)),
-                         "dt": ["2024-01-02"] * len(b["id"])})
+        data = pa.table(
+            {
+                "id": pa.array(b["id"], pa.int64()),
+                "amount": pa.array([Decimal(a) for a in b["amount"]], pa.decimal128(10, 2)),
+                "dt": ["2024-01-02"] * len(b["id"]),
+            }
+        )
         cli("ingest", write_parquet(Path(f"in/o{i}.parquet"), data), "-t", "shop.orders")
     return "shop.orders"
 
 
-@pytest.mark.parametrize("where, expected", [
-    ("dt = '2024-01-02' AND amount > 100", [9]),
-    ("amount = 0", [7]),
-    ("amount BETWEEN 10 AND 20", []),
-    ("amount BETWEEN 10 AND 100", [8, 100]),
-    ("amount IN (0, 37.01)", [7, 8]),
-    ("id > 100.5", []),
-    ("id < 100.5", [7, 8, 9, 100]),  # the file holding only id 100 must not be pruned
-    ("amount > 99.995", [9, 100]),   # nor the file holding only 100.00
-    ("id >= 8.5 AND id != 8.5", [9, 100]),
-])
+@pytest.mark.parametrize(
+    "where, expected",
+    [
+        ("dt = '2024-01-02' AND amount > 100", [9]),
+        ("amount = 0", [7]),
+        ("amount BETWEEN 10 AND 20", []),
+        ("amount BETWEEN 10 AND 100", [8, 100]),
+        ("amount IN (0, 37.01)", [7, 8]),
+        ("id > 100.5", []),
+        ("id < 100.5", [7, 8, 9, 100]),  # the file holding only id 100 must not be pruned
+        ("amount > 99.995", [9, 100]),  # nor the file holding only 100.00
+        ("id >= 8.5 AND id != 8.5", [9, 100]),
+    ],
+)
 def test_where_compares_numbers_as_sql_does(cli, orders, where, expected):
     assert sorted(r["id"] for r in cli.json("read", "-t", orders, "--where", where)) == expected
     assert cli.json("read", "-t", orders, "--count", "--where", where) == [{"rows": len(expected)}]
@@ -222,8 +238,9 @@ def test_out_writes_the_format_its_name_says(cli, events_table, tmp_path, name, 
 def test_out_refuses_other_file_types(cli, events_table, tmp_path, name):
     r = cli("read", "-t", T, "--out", name, code=1)
     suffix = Path(name).suffix
-    assert r.stderr == (f"error: --out {name}: cannot write '{suffix}' files; name a .parquet, .csv, .json "
-                        "or .jsonl file\n")
+    assert r.stderr == (
+        f"error: --out {name}: cannot write '{suffix}' files; name a .parquet, .csv, .json or .jsonl file\n"
+    )
     r = cli("diff", "-t", T, "--from", "0", "--out", name, code=1)
     assert "cannot write" in r.stderr
     assert not (tmp_path / name).exists()

@@ -12,12 +12,16 @@ from tests.cli.conftest import write_parquet
 
 def make(cli, producer=None):
     opts = ["-O", f"changelog-producer={producer}"] if producer else []
-    cli("create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING", "-k", "id", "--bucket", "1", *opts)
+    cli(
+        "create-table", "db.t", "--schema", "id BIGINT NOT NULL, v STRING", "-k", "id", "--bucket", "1", *opts
+    )
 
 
 def put(cli, name, rows):
-    p = write_parquet(Path(f"in/{name}.parquet"), pa.table({"id": pa.array([r[0] for r in rows], pa.int64()),
-                                                            "v": [r[1] for r in rows]}))
+    p = write_parquet(
+        Path(f"in/{name}.parquet"),
+        pa.table({"id": pa.array([r[0] for r in rows], pa.int64()), "v": [r[1] for r in rows]}),
+    )
     cli("ingest", p, "-t", "db.t")
 
 
@@ -30,9 +34,11 @@ def test_stream_json_default_then_changes_until(cli):
     put(cli, "a", [(1, "a"), (2, "b")])
     put(cli, "b", [(1, "a2")])
     got = lines(cli("stream", "db.t", "--from", "1", "--until", "2", "--snapshot-column"))
-    assert got == [{"_row_kind": "+I", "_snapshot": 1, "id": 1, "v": "a"},
-                   {"_row_kind": "+I", "_snapshot": 1, "id": 2, "v": "b"},
-                   {"_row_kind": "+I", "_snapshot": 2, "id": 1, "v": "a2"}]
+    assert got == [
+        {"_row_kind": "+I", "_snapshot": 1, "id": 1, "v": "a"},
+        {"_row_kind": "+I", "_snapshot": 1, "id": 2, "v": "b"},
+        {"_row_kind": "+I", "_snapshot": 2, "id": 1, "v": "a2"},
+    ]
     full = lines(cli("stream", "db.t", "--max-snapshots", "1"))
     assert full == [{"_row_kind": "+I", "id": 1, "v": "a2"}, {"_row_kind": "+I", "id": 2, "v": "b"}]
     csv = cli("-o", "csv", "stream", "-t", "db.t", "--from", "2", "--until", "2", "--select", "id").stdout
@@ -42,14 +48,20 @@ def test_stream_json_default_then_changes_until(cli):
 def test_consumer_resume_list_reset_delete(cli, wh):
     make(cli)
     put(cli, "a", [(1, "a")])
-    assert lines(cli("stream", "db.t", "--consumer-id", "c1", "--until", "1")) == [{"_row_kind": "+I", "id": 1, "v": "a"}]
+    assert lines(cli("stream", "db.t", "--consumer-id", "c1", "--until", "1")) == [
+        {"_row_kind": "+I", "id": 1, "v": "a"}
+    ]
     put(cli, "b", [(2, "b")])
-    assert lines(cli("stream", "db.t", "--consumer-id", "c1", "--until", "2")) == [{"_row_kind": "+I", "id": 2, "v": "b"}]
+    assert lines(cli("stream", "db.t", "--consumer-id", "c1", "--until", "2")) == [
+        {"_row_kind": "+I", "id": 2, "v": "b"}
+    ]
     assert (wh / "db.db/t/consumer/consumer-c1").read_text() == '{\n  "nextSnapshot" : 3\n}'
     listed = cli.json("consumer", "list", "-t", "db.t")
     assert [(r["consumer"], r["next_snapshot"]) for r in listed] == [("c1", 3)]
     cli("consumer", "reset", "c1", "--next", "2", "-t", "db.t")
-    assert lines(cli("stream", "db.t", "--consumer-id", "c1", "--until", "2")) == [{"_row_kind": "+I", "id": 2, "v": "b"}]
+    assert lines(cli("stream", "db.t", "--consumer-id", "c1", "--until", "2")) == [
+        {"_row_kind": "+I", "id": 2, "v": "b"}
+    ]
     bad = cli("consumer", "reset", "c1", "--next", "9", "-t", "db.t", code=1)
     assert "outside 1..3" in bad.stderr
     cli("consumer", "delete", "c1", "-t", "db.t")
@@ -81,8 +93,24 @@ def test_out_dir_writes_parquet_parts(cli, tmp_path):
 def test_ingest_stdin(cli):
     make(cli)
     data = "".join(json.dumps({"id": i, "v": str(i)}) + "\n" for i in range(7))
-    r = cli.runner.invoke(app, ["-w", str(cli.wh), "-o", "json", "ingest", "-", "-t", "db.t", "--commit-rows", "3",
-                                "--commit-interval", "1h"], input=data)
+    r = cli.runner.invoke(
+        app,
+        [
+            "-w",
+            str(cli.wh),
+            "-o",
+            "json",
+            "ingest",
+            "-",
+            "-t",
+            "db.t",
+            "--commit-rows",
+            "3",
+            "--commit-interval",
+            "1h",
+        ],
+        input=data,
+    )
     assert r.exit_code == 0, r.stderr
     out = lines(r)
     assert [x["rows"] for x in out] == [3, 3, 1]  # by --commit-rows, not the interval

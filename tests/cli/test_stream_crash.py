@@ -56,13 +56,17 @@ def kill9_after(p: subprocess.Popen, seconds: float) -> None:
 def table(tmp_path):
     cat = FileSystemCatalog(str(tmp_path / "wh"))
     opts = {"snapshot.num-retained.min": "2", "snapshot.time-retained": "0ms"}  # expiry races the stream
-    return cat.create_table("db.t", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), (), opts))
+    return cat.create_table(
+        "db.t", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), (), opts)
+    )
 
 
 def writer(t, commits: int, per: int, pause: float) -> threading.Thread:
     def run():
         for i in range(commits):
-            t.write_arrow(pa.table({"id": pa.array(range(i * per, (i + 1) * per), pa.int64()), "v": [f"c{i}"] * per}))
+            t.write_arrow(
+                pa.table({"id": pa.array(range(i * per, (i + 1) * per), pa.int64()), "v": [f"c{i}"] * per})
+            )
             time.sleep(pause)
 
     th = threading.Thread(target=run)
@@ -117,7 +121,9 @@ def test_stream_stdout_repeats_at_most_the_snapshot_in_flight(table, tmp_path):
         for s in snaps:
             if s in by_snapshot:
                 j = by_snapshot[s][0]
-                assert last_of_run.get(j) == s, f"snapshot {s} of run {j} (not its last) delivered again in run {k}"
+                assert last_of_run.get(j) == s, (
+                    f"snapshot {s} of run {j} (not its last) delivered again in run {k}"
+                )
             by_snapshot[s] = (k, [r["id"] for r in rows if r["_snapshot"] == s])
         if snaps:
             last_of_run[k] = snaps[-1]
@@ -135,7 +141,9 @@ def test_watch_ingests_every_file_exactly_once_under_kill9(table, tmp_path):
     def produce():
         for i in range(files):
             tmp = land / f".f{i:04d}.tmp"
-            pq.write_table(pa.table({"id": pa.array(range(i * 10, i * 10 + 10), pa.int64()), "v": [f"f{i}"] * 10}), tmp)
+            pq.write_table(
+                pa.table({"id": pa.array(range(i * 10, i * 10 + 10), pa.int64()), "v": [f"f{i}"] * 10}), tmp
+            )
             os.replace(tmp, land / f"f{i:04d}.parquet")
             time.sleep(0.15)
 
@@ -165,7 +173,9 @@ def feed(p: subprocess.Popen, base: int) -> None:
     """JSON lines with ids base, base+1, ... in small pieces until the process dies."""
     try:
         for j in range(0, 100_000, 50):
-            p.stdin.write("".join(json.dumps({"id": base + i, "v": "x"}) + "\n" for i in range(j, j + 50)).encode())
+            p.stdin.write(
+                "".join(json.dumps({"id": base + i, "v": "x"}) + "\n" for i in range(j, j + 50)).encode()
+            )
             p.stdin.flush()
             time.sleep(0.005)
     except (BrokenPipeError, ValueError, OSError):
@@ -176,8 +186,19 @@ def test_ingest_stdin_commits_whole_prefixes_under_kill9(table, tmp_path):
     rng = random.Random(5)
     wh = tmp_path / "wh"
     for k in range(ROUNDS):
-        p = paimon(wh, "ingest", "-", "-t", "db.t", "--commit-rows", "100", "--commit-interval", "1h",
-                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        p = paimon(
+            wh,
+            "ingest",
+            "-",
+            "-t",
+            "db.t",
+            "--commit-rows",
+            "100",
+            "--commit-interval",
+            "1h",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+        )
         base = (k + 1) * 1_000_000
         th = threading.Thread(target=feed, args=(p, base))
         th.start()

@@ -42,8 +42,22 @@ def test_create_table_needs_a_name_without_default(cli):
 
 
 def test_create_table_primary_key_bucket_options(cli):
-    cli("create-table", "db.pk", "--schema", "dt STRING, id BIGINT, v STRING", "-k", "dt,id", "-p", "dt",
-        "--bucket", "4", "-O", "file.compression=zstd", "-O", "snapshot.num-retained.min=5")
+    cli(
+        "create-table",
+        "db.pk",
+        "--schema",
+        "dt STRING, id BIGINT, v STRING",
+        "-k",
+        "dt,id",
+        "-p",
+        "dt",
+        "--bucket",
+        "4",
+        "-O",
+        "file.compression=zstd",
+        "-O",
+        "snapshot.num-retained.min=5",
+    )
     s = schema_json(cli, "db.pk")
     assert s["primaryKeys"] == ["dt", "id"]
     assert s["partitionKeys"] == ["dt"]
@@ -54,8 +68,10 @@ def test_create_table_primary_key_bucket_options(cli):
 
 
 def test_create_table_like_parquet(cli):
-    f = write_parquet(Path("like.parquet"), pa.table({"a": pa.array([1], pa.int32()), "b": ["x"],
-                                                       "c": pa.array([1.5], pa.float32())}))
+    f = write_parquet(
+        Path("like.parquet"),
+        pa.table({"a": pa.array([1], pa.int32()), "b": ["x"], "c": pa.array([1.5], pa.float32())}),
+    )
     cli("create-table", "db.like", "--like", f)
     s = schema_json(cli, "db.like")
     assert [(x["name"], x["type"]) for x in s["fields"]] == [("a", "INT"), ("b", "STRING"), ("c", "FLOAT")]
@@ -83,8 +99,11 @@ def test_databases_and_tables(cli):
     cli("create-table", "a.t2", "--schema", "id INT")
     cli("create-table", "b.t1", "--schema", "id INT")
     assert cli.json("databases") == [{"database": "a", "tables": 2}, {"database": "b", "tables": 1}]
-    assert cli.json("tables") == [{"database": "a", "table": "t1"}, {"database": "a", "table": "t2"},
-                                  {"database": "b", "table": "t1"}]
+    assert cli.json("tables") == [
+        {"database": "a", "table": "t1"},
+        {"database": "a", "table": "t2"},
+        {"database": "b", "table": "t1"},
+    ]
     assert cli.json("tables", "b") == [{"database": "b", "table": "t1"}]
     text = cli("tables").stdout
     assert "database" in text and "t2" in text
@@ -115,8 +134,14 @@ def run_locked(wh: Path, locked: list[Path], *args: str) -> subprocess.Completed
     for d in locked:
         d.chmod(0o555)
     try:
-        return subprocess.run([*prefix, sys.executable, "-m", "paimon_cli", "-w", str(wh), *args],
-                              cwd=wh.parent, env=env, capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [*prefix, sys.executable, "-m", "paimon_cli", "-w", str(wh), *args],
+            cwd=wh.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         for d in locked:
             d.chmod(0o755)
@@ -174,12 +199,25 @@ def _help(cli, *args) -> str:
 
 def test_help_shows_examples(cli):
     assert 'paimon create-table demo.t --schema "id BIGINT NOT NULL, dt STRING" -p dt' in _help(cli)
-    for cmd in ("create-table", "drop-table", "databases", "tables", "ingest", "read", "snapshots",
-                "schema", "files", "use", "demo"):
+    for cmd in (
+        "create-table",
+        "drop-table",
+        "databases",
+        "tables",
+        "ingest",
+        "read",
+        "snapshots",
+        "schema",
+        "files",
+        "use",
+        "demo",
+    ):
         out = _help(cli, cmd)
         assert "Example" in out and ("paimon " + cmd in out or f"paimon -w ./warehouse {cmd}" in out), cmd
-    assert ('paimon create-table demo.events --schema "id BIGINT NOT NULL, name STRING, ts TIMESTAMP(6), '
-            'dt STRING" --partition dt') in _help(cli, "create-table")
+    assert (
+        'paimon create-table demo.events --schema "id BIGINT NOT NULL, name STRING, ts TIMESTAMP(6), '
+        'dt STRING" --partition dt'
+    ) in _help(cli, "create-table")
 
 
 def test_events_fixture_sanity(cli, events_table):

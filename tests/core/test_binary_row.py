@@ -17,12 +17,12 @@ INT, BIGINT, STRING = parse_type("INT"), parse_type("BIGINT"), parse_type("STRIN
 
 
 def test_partition_row_from_a_java_manifest():
-    expected = "00000001" "0000000000000000" "0a00000010000000" "323032342d30312d3031000000000000"
+    expected = "0000000100000000000000000a00000010000000323032342d30312d3031000000000000"
     assert serialize_row(["2024-01-01"], [STRING]).hex() == expected
 
 
 def test_trimmed_key_row():
-    assert serialize_row([1], [BIGINT]).hex() == "00000001" "0000000000000000" "0100000000000000"
+    assert serialize_row([1], [BIGINT]).hex() == "0000000100000000000000000100000000000000"
 
 
 def test_inline_strings_and_null_bits():
@@ -52,9 +52,24 @@ def test_bucket_examples_from_format_md():
     assert hash_row([-1], [INT]) != hash_row([-1], [BIGINT])
 
 
-TYPES = ["BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)",
-         "DECIMAL(30, 5)", "STRING", "BYTES", "DATE", "TIMESTAMP(3)", "TIMESTAMP(6)",
-         "TIMESTAMP(9) WITH LOCAL TIME ZONE", "TIME"]
+TYPES = [
+    "BOOLEAN",
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL(10, 2)",
+    "DECIMAL(30, 5)",
+    "STRING",
+    "BYTES",
+    "DATE",
+    "TIMESTAMP(3)",
+    "TIMESTAMP(6)",
+    "TIMESTAMP(9) WITH LOCAL TIME ZONE",
+    "TIME",
+]
 
 
 def _values():
@@ -98,19 +113,50 @@ def test_binary_row_round_trip(data):
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_vectorised_hash_equals_row_by_row(data):
-    names = data.draw(st.lists(st.sampled_from(
-        ["INT", "BIGINT", "SMALLINT", "DATE", "DECIMAL(10, 2)", "TIMESTAMP(3)", "TIMESTAMP(6)", "DOUBLE", "BOOLEAN"]),
-        min_size=1, max_size=3))
+    names = data.draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "INT",
+                    "BIGINT",
+                    "SMALLINT",
+                    "DATE",
+                    "DECIMAL(10, 2)",
+                    "TIMESTAMP(3)",
+                    "TIMESTAMP(6)",
+                    "DOUBLE",
+                    "BOOLEAN",
+                ]
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
     types = [parse_type(n) for n in names]
-    arrow = {"INT": pa.int32(), "BIGINT": pa.int64(), "SMALLINT": pa.int16(), "DATE": pa.date32(),
-             "DECIMAL(10, 2)": pa.decimal128(10, 2), "TIMESTAMP(3)": pa.timestamp("ms"),
-             "TIMESTAMP(6)": pa.timestamp("us"), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_()}
-    gens = {"INT": st.integers(-(2**31), 2**31 - 1), "BIGINT": st.integers(-(2**63), 2**63 - 1),
-            "SMALLINT": st.integers(-(2**15), 2**15 - 1), "DATE": st.dates(),
-            "DECIMAL(10, 2)": st.decimals(min_value=-(10**7), max_value=10**7, places=2),
-            "TIMESTAMP(3)": st.datetimes(min_value=dt.datetime(1900, 1, 1)).map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)),
-            "TIMESTAMP(6)": st.datetimes(min_value=dt.datetime(1900, 1, 1)), "DOUBLE": st.floats(allow_nan=False),
-            "BOOLEAN": st.booleans()}
+    arrow = {
+        "INT": pa.int32(),
+        "BIGINT": pa.int64(),
+        "SMALLINT": pa.int16(),
+        "DATE": pa.date32(),
+        "DECIMAL(10, 2)": pa.decimal128(10, 2),
+        "TIMESTAMP(3)": pa.timestamp("ms"),
+        "TIMESTAMP(6)": pa.timestamp("us"),
+        "DOUBLE": pa.float64(),
+        "BOOLEAN": pa.bool_(),
+    }
+    gens = {
+        "INT": st.integers(-(2**31), 2**31 - 1),
+        "BIGINT": st.integers(-(2**63), 2**63 - 1),
+        "SMALLINT": st.integers(-(2**15), 2**15 - 1),
+        "DATE": st.dates(),
+        "DECIMAL(10, 2)": st.decimals(min_value=-(10**7), max_value=10**7, places=2),
+        "TIMESTAMP(3)": st.datetimes(min_value=dt.datetime(1900, 1, 1)).map(
+            lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)
+        ),
+        "TIMESTAMP(6)": st.datetimes(min_value=dt.datetime(1900, 1, 1)),
+        "DOUBLE": st.floats(allow_nan=False),
+        "BOOLEAN": st.booleans(),
+    }
     n = data.draw(st.integers(1, 20))
     cols = [pa.array([data.draw(st.none() | gens[name]) for _ in range(n)], arrow[name]) for name in names]
     fast = hash_columns(cols, types)

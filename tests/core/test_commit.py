@@ -24,7 +24,9 @@ def _writer(warehouse, worker, commits, barrier):
 def test_concurrent_processes_lose_nothing(tmp_path):
     wh = str(tmp_path / "wh")
     cat = FileSystemCatalog(wh)
-    cat.create_table("db.t", Schema(Schema.parse_columns("id BIGINT, w INT"), options={"commit.max-retries": "100"}))
+    cat.create_table(
+        "db.t", Schema(Schema.parse_columns("id BIGINT, w INT"), options={"commit.max-retries": "100"})
+    )
     workers, commits = 4, 5
     ctx = mp.get_context("spawn")
     barrier = ctx.Barrier(workers)
@@ -87,7 +89,9 @@ def test_deleting_a_file_that_is_gone_is_a_conflict(tmp_path):
 
 def test_manifests_are_merged_and_reads_stay_equal(tmp_path):
     cat = FileSystemCatalog(str(tmp_path / "wh"))
-    t = cat.create_table("db.t", Schema(Schema.parse_columns("id BIGINT"), options={"manifest.merge-min-count": "5"}))
+    t = cat.create_table(
+        "db.t", Schema(Schema.parse_columns("id BIGINT"), options={"manifest.merge-min-count": "5"})
+    )
     for i in range(12):
         t.write_arrow(pa.table({"id": pa.array([i], pa.int64())}))
     latest = t.snapshots.latest()

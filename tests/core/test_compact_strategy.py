@@ -46,11 +46,17 @@ def test_force_level0_moves_every_level0_run_up():
 
 
 def _f(name, level, max_seq, min_key=b""):
-    return DataFileMeta(file_name=name, file_size=1, row_count=1, min_key=min_key, level=level,
-                        max_sequence_number=max_seq)
+    return DataFileMeta(
+        file_name=name, file_size=1, row_count=1, min_key=min_key, level=level, max_sequence_number=max_seq
+    )
 
 
 def test_sorted_runs_newest_level0_first_then_levels():
     files = [_f("a", 0, 5), _f("b", 0, 9), _f("c", 3, 2, b"\x02"), _f("d", 3, 3, b"\x01"), _f("e", 5, 1)]
     runs = sorted_runs(files)
-    assert [(lv, [f.file_name for f in fs]) for lv, fs in runs] == [(0, ["b"]), (0, ["a"]), (3, ["d", "c"]), (5, ["e"])]
+    assert [(lv, [f.file_name for f in fs]) for lv, fs in runs] == [
+        (0, ["b"]),
+        (0, ["a"]),
+        (3, ["d", "c"]),
+        (5, ["e"]),
+    ]

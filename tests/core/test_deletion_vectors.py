@@ -110,7 +110,9 @@ def test_corrupt_vectors_are_refused():
 
 
 def test_index_file_layout():
-    data, ranges = build_index_file({"b.parquet": np.array([7]), "a.parquet": np.array([0, 1]), "c": np.array([])})
+    data, ranges = build_index_file(
+        {"b.parquet": np.array([7]), "a.parquet": np.array([0, 1]), "c": np.array([])}
+    )
     assert data[0] == 1
     assert [r[0] for r in ranges] == ["a.parquet", "b.parquet"]  # empty vectors are not written
     (_, off_a, len_a, card_a), (_, off_b, len_b, card_b) = ranges
@@ -123,12 +125,18 @@ def test_index_file_layout():
 ENGINES = {
     "deduplicate": {},
     "partial-update": {"merge-engine": "partial-update"},
-    "aggregation": {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum",
-                    "fields.name.aggregate-function": "last_non_null_value"},
+    "aggregation": {
+        "merge-engine": "aggregation",
+        "fields.v.aggregate-function": "sum",
+        "fields.name.aggregate-function": "last_non_null_value",
+    },
 }
-op = st.tuples(st.sampled_from(["+I", "+U", "-D"]), st.integers(0, 15),
-               st.one_of(st.none(), st.text(alphabet="abc", min_size=1, max_size=3)),
-               st.one_of(st.none(), st.integers(-5, 5)))
+op = st.tuples(
+    st.sampled_from(["+I", "+U", "-D"]),
+    st.integers(0, 15),
+    st.one_of(st.none(), st.text(alphabet="abc", min_size=1, max_size=3)),
+    st.one_of(st.none(), st.integers(-5, 5)),
+)
 
 
 def _apply(model: dict, engine: str, ops) -> None:
@@ -143,8 +151,10 @@ def _apply(model: dict, engine: str, ops) -> None:
             model[k] = (name if name is not None else old[0], v if v is not None else old[1])
         else:
             old = model.get(k, (None, None))
-            model[k] = (name if name is not None else old[0],
-                        old[1] if v is None else (v if old[1] is None else old[1] + v))
+            model[k] = (
+                name if name is not None else old[0],
+                old[1] if v is None else (v if old[1] is None else old[1] + v),
+            )
 
 
 def _raw_rows_above_level0(t) -> pa.Table:
@@ -156,27 +166,50 @@ def _raw_rows_above_level0(t) -> pa.Table:
 
 @pytest.mark.parametrize("engine", list(ENGINES))
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(history=st.lists(st.lists(op, min_size=1, max_size=25), min_size=1, max_size=5),
-       buckets=st.integers(1, 2), partitioned=st.booleans(), bitmap64=st.booleans())
+@given(
+    history=st.lists(st.lists(op, min_size=1, max_size=25), min_size=1, max_size=5),
+    buckets=st.integers(1, 2),
+    partitioned=st.booleans(),
+    bitmap64=st.booleans(),
+)
 def test_dv_pk_table_matches_model(tmp_path_factory, engine, history, buckets, partitioned, bitmap64):
     """Each write is compacted out of level 0 in its own COMPACT snapshot; above level 0 every
     key has one live row (reads need no merge); a full compaction keeps the rows."""
     if engine != "deduplicate":
         history = [[o for o in ops if o[0] != "-D"] or [("+I", 0, "a", 1)] for ops in history]
-    options = {"bucket": str(buckets), "write-buffer-size": "2kb", "deletion-vectors.enabled": "true",
-               "deletion-vectors.bitmap64": str(bitmap64).lower(), **ENGINES[engine]}
-    t = FileSystemCatalog(str(tmp_path_factory.mktemp("wh"))).create_table("db.t", Schema(
-        Schema.parse_columns("k INT NOT NULL, name STRING, v BIGINT, p STRING"),
-        ("p",) if partitioned else (), ("k", "p") if partitioned else ("k",), options))
+    options = {
+        "bucket": str(buckets),
+        "write-buffer-size": "2kb",
+        "deletion-vectors.enabled": "true",
+        "deletion-vectors.bitmap64": str(bitmap64).lower(),
+        **ENGINES[engine],
+    }
+    t = FileSystemCatalog(str(tmp_path_factory.mktemp("wh"))).create_table(
+        "db.t",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, name STRING, v BIGINT, p STRING"),
+            ("p",) if partitioned else (),
+            ("k", "p") if partitioned else ("k",),
+            options,
+        ),
+    )
     model: dict = {}
     seen_vectors = False
     # a big first run: later small writes compact alone into a level above it and mask the rows
     # they supersede there with vectors
     for ops in [[("+I", k, f"n{k}", k) for k in range(300)]] + history:
-        t.write_arrow(pa.table({
-            "k": pa.array([o[1] for o in ops], pa.int32()), "name": pa.array([o[2] for o in ops], pa.string()),
-            "v": pa.array([o[3] for o in ops], pa.int64()), "p": [f"p{o[1] % 2}" for o in ops],
-            "kind": [o[0] for o in ops]}), row_kind_column="kind")
+        t.write_arrow(
+            pa.table(
+                {
+                    "k": pa.array([o[1] for o in ops], pa.int32()),
+                    "name": pa.array([o[2] for o in ops], pa.string()),
+                    "v": pa.array([o[3] for o in ops], pa.int64()),
+                    "p": [f"p{o[1] % 2}" for o in ops],
+                    "kind": [o[0] for o in ops],
+                }
+            ),
+            row_kind_column="kind",
+        )
         _apply(model, engine, ops)
         live = [e.file for e in t.new_scan(t.snapshots.latest(), all_levels=True).entries()]
         assert all(f.level > 0 for f in live), "a write left level-0 files"
@@ -195,19 +228,32 @@ def test_dv_options_refused(catalog):
     cols = Schema.parse_columns("k INT NOT NULL, v STRING")
     for bad in ({"merge-engine": "first-row"}, {"changelog-producer": "full-compaction"}):
         with pytest.raises(InvalidInput, match="deletion vectors"):
-            catalog.create_table("db.x", Schema(cols, (), ("k",), {"bucket": "1", "deletion-vectors.enabled": "true",
-                                                                    **bad}))
+            catalog.create_table(
+                "db.x", Schema(cols, (), ("k",), {"bucket": "1", "deletion-vectors.enabled": "true", **bad})
+            )
 
 
 def test_time_travel_sees_the_vectors_of_its_snapshot(catalog):
-    t = catalog.create_table("db.t", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",),
-                                            {"bucket": "1", "deletion-vectors.enabled": "true"}))
+    t = catalog.create_table(
+        "db.t",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, v STRING"),
+            (),
+            ("k",),
+            {"bucket": "1", "deletion-vectors.enabled": "true"},
+        ),
+    )
     t.write_arrow(pa.table({"k": pa.array(range(10), pa.int32()), "v": ["a"] * 10}))
     first = t.snapshots.latest_id()
-    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()), "v": ["b", "b"], "op": ["+U", "-D"]}),
-                  row_kind_column="op")
+    t.write_arrow(
+        pa.table({"k": pa.array([1, 2], pa.int32()), "v": ["b", "b"], "op": ["+U", "-D"]}),
+        row_kind_column="op",
+    )
     assert sorted(t.read().to_pylist(), key=lambda r: r["k"])[:3] == [
-        {"k": 0, "v": "a"}, {"k": 1, "v": "b"}, {"k": 3, "v": "a"}]
+        {"k": 0, "v": "a"},
+        {"k": 1, "v": "b"},
+        {"k": 3, "v": "a"},
+    ]
     assert t.read(snapshot_id=first).num_rows == 10
     assert deletion_files({(e.partition, e.bucket): [e] for e in dv_entries(t, t.snapshots.latest())})
 
@@ -215,12 +261,26 @@ def test_time_travel_sees_the_vectors_of_its_snapshot(catalog):
 # ---------------------------------------------------------------- append tables: delete_where
 @pytest.mark.parametrize("dv", [True, False])
 def test_delete_where_on_append_tables(catalog, dv):
-    t = catalog.create_table("db.a", Schema(Schema.parse_columns("id BIGINT, v STRING, p STRING"), ("p",), (),
-                                            {"deletion-vectors.enabled": str(dv).lower()}))
+    t = catalog.create_table(
+        "db.a",
+        Schema(
+            Schema.parse_columns("id BIGINT, v STRING, p STRING"),
+            ("p",),
+            (),
+            {"deletion-vectors.enabled": str(dv).lower()},
+        ),
+    )
     ids = np.arange(300)
     for lo in (0, 100, 200):
-        t.write_arrow(pa.table({"id": ids[lo:lo + 100], "v": [f"v{i}" for i in ids[lo:lo + 100]],
-                                "p": [f"p{i % 3}" for i in ids[lo:lo + 100]]}))
+        t.write_arrow(
+            pa.table(
+                {
+                    "id": ids[lo : lo + 100],
+                    "v": [f"v{i}" for i in ids[lo : lo + 100]],
+                    "p": [f"p{i % 3}" for i in ids[lo : lo + 100]],
+                }
+            )
+        )
     model = set(ids.tolist())
     dry = delete_where(t, "id < 40 OR id IN (150, 151, 299)", dry_run=True)
     assert dry.rows == 43 and dry.snapshot is None and t.read().num_rows == 300
@@ -239,14 +299,28 @@ def test_delete_where_on_append_tables(catalog, dv):
 
 
 def test_delete_where_on_pk_tables(catalog):
-    t = catalog.create_table("db.k", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",),
-                                            {"bucket": "2", "deletion-vectors.enabled": "true"}))
+    t = catalog.create_table(
+        "db.k",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, v STRING"),
+            (),
+            ("k",),
+            {"bucket": "2", "deletion-vectors.enabled": "true"},
+        ),
+    )
     t.write_arrow(pa.table({"k": pa.array(range(50), pa.int32()), "v": ["a"] * 50}))
     assert delete_where(t, "k >= 45", dry_run=True).rows == 5
     assert delete_where(t, "k >= 45").rows == 5
     assert sorted(r["k"] for r in t.read().to_pylist()) == list(range(45))
-    agg = catalog.create_table("db.g", Schema(Schema.parse_columns("k INT NOT NULL, v BIGINT"), (), ("k",),
-                                              {"bucket": "1", "merge-engine": "aggregation"}))
+    agg = catalog.create_table(
+        "db.g",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, v BIGINT"),
+            (),
+            ("k",),
+            {"bucket": "1", "merge-engine": "aggregation"},
+        ),
+    )
     with pytest.raises(InvalidInput, match="merge-engine=aggregation"):
         delete_where(agg, "k = 1")
 
@@ -254,16 +328,24 @@ def test_delete_where_on_pk_tables(catalog):
 def test_dv_mode_of_a_pk_table_with_data_cannot_change(catalog):
     from paimon_core.metadata.schema_evolution import SetOption, alter_table
 
-    t = catalog.create_table("db.t", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",),
-                                            {"bucket": "1"}))
+    t = catalog.create_table(
+        "db.t", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",), {"bucket": "1"})
+    )
     t.write_arrow(pa.table({"k": pa.array([1], pa.int32()), "v": ["a"]}))
     with pytest.raises(InvalidInput, match="deletion-vectors.enabled"):
         alter_table(t, [SetOption("deletion-vectors.enabled", "true")])
 
 
 def test_dynamic_bucket_pk_table_with_dvs(catalog):
-    t = catalog.create_table("db.d", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",),
-                                            {"deletion-vectors.enabled": "true", "dynamic-bucket.target-row-num": "30"}))
+    t = catalog.create_table(
+        "db.d",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, v STRING"),
+            (),
+            ("k",),
+            {"deletion-vectors.enabled": "true", "dynamic-bucket.target-row-num": "30"},
+        ),
+    )
     model = {}
     for r in range(4):
         ks = list(range(r * 20, r * 20 + 50))
@@ -276,12 +358,16 @@ def test_dynamic_bucket_pk_table_with_dvs(catalog):
 
 
 def test_overwrite_drops_the_vectors_of_overwritten_partitions(catalog):
-    t = catalog.create_table("db.o", Schema(Schema.parse_columns("id BIGINT, p STRING"), ("p",), (),
-                                            {"deletion-vectors.enabled": "true"}))
+    t = catalog.create_table(
+        "db.o",
+        Schema(Schema.parse_columns("id BIGINT, p STRING"), ("p",), (), {"deletion-vectors.enabled": "true"}),
+    )
     t.write_arrow(pa.table({"id": pa.array(range(20), pa.int64()), "p": [f"p{i % 2}" for i in range(20)]}))
     delete_where(t, "id < 6")
     assert {e.partition for e in dv_entries(t, t.snapshots.latest())} == {
-        t.partition_codec.to_bytes(("p0",)), t.partition_codec.to_bytes(("p1",))}
+        t.partition_codec.to_bytes(("p0",)),
+        t.partition_codec.to_bytes(("p1",)),
+    }
     t.write_arrow(pa.table({"id": pa.array([100], pa.int64()), "p": ["p0"]}), overwrite=True)
     assert [e.partition for e in dv_entries(t, t.snapshots.latest())] == [t.partition_codec.to_bytes(("p1",))]
     assert sorted(t.read().column("id").to_pylist()) == [7, 9, 11, 13, 15, 17, 19, 100]
@@ -293,8 +379,10 @@ def test_concurrent_index_change_is_a_conflict(catalog):
     from paimon_core.errors import CommitConflict
     from paimon_core.mergetree.bucket_compaction import compact_messages
 
-    t = catalog.create_table("db.c", Schema(Schema.parse_columns("id BIGINT, v STRING"), (), (),
-                                            {"deletion-vectors.enabled": "true"}))
+    t = catalog.create_table(
+        "db.c",
+        Schema(Schema.parse_columns("id BIGINT, v STRING"), (), (), {"deletion-vectors.enabled": "true"}),
+    )
     for lo in (0, 10):
         t.write_arrow(pa.table({"id": pa.array(range(lo, lo + 10), pa.int64()), "v": ["a"] * 10}))
     delete_where(t, "id = 0")
@@ -315,26 +403,53 @@ def test_lookup_changelog_with_dvs_equals_without(tmp_path_factory, history):
     from paimon_core.read.diff import diff
 
     cat = FileSystemCatalog(str(tmp_path_factory.mktemp("wh")))
-    tables = [cat.create_table(f"db.t{dv}", Schema(Schema.parse_columns("k INT NOT NULL, name STRING, v BIGINT"),
-                                                    (), ("k",), {"bucket": "2", "changelog-producer": "lookup",
-                                                                 "deletion-vectors.enabled": dv}))
-              for dv in ("true", "false")]
+    tables = [
+        cat.create_table(
+            f"db.t{dv}",
+            Schema(
+                Schema.parse_columns("k INT NOT NULL, name STRING, v BIGINT"),
+                (),
+                ("k",),
+                {"bucket": "2", "changelog-producer": "lookup", "deletion-vectors.enabled": dv},
+            ),
+        )
+        for dv in ("true", "false")
+    ]
     # a big first run: later small writes are compacted alone into a level above it, so the
     # rows they supersede there are masked by vectors, not rewritten
     base = [("+I", k, f"n{k}", k) for k in range(400)]
     for ops in [base] + history:
-        data = pa.table({"k": pa.array([o[1] for o in ops], pa.int32()),
-                         "name": pa.array([o[2] for o in ops], pa.string()),
-                         "v": pa.array([o[3] for o in ops], pa.int64()), "kind": [o[0] for o in ops]})
+        data = pa.table(
+            {
+                "k": pa.array([o[1] for o in ops], pa.int32()),
+                "name": pa.array([o[2] for o in ops], pa.string()),
+                "v": pa.array([o[3] for o in ops], pa.int64()),
+                "kind": [o[0] for o in ops],
+            }
+        )
         for t in tables:
             t.write_arrow(data, row_kind_column="kind")
-    logs = [sorted(diff(t, 0, t.snapshots.latest_id(), mode="changelog").to_pylist(), key=repr) for t in tables]
+    logs = [
+        sorted(diff(t, 0, t.snapshots.latest_id(), mode="changelog").to_pylist(), key=repr) for t in tables
+    ]
     assert logs[0] == logs[1]
     assert sorted(tables[0].read().to_pylist(), key=repr) == sorted(tables[1].read().to_pylist(), key=repr)
 
 
-@pytest.mark.parametrize("positions", [[], [0], [9], [0, 1, 2], [3, 4, 8], list(range(10)), list(range(0, 10, 2)),
-                                       [5, 50], list(range(0, 200, 2))])
+@pytest.mark.parametrize(
+    "positions",
+    [
+        [],
+        [0],
+        [9],
+        [0, 1, 2],
+        [3, 4, 8],
+        list(range(10)),
+        list(range(0, 10, 2)),
+        [5, 50],
+        list(range(0, 200, 2)),
+    ],
+)
 def test_drop_deleted_keeps_the_other_rows_in_order(positions):
     from paimon_core.metadata.deletion_vectors import drop_deleted
 

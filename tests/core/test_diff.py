@@ -8,14 +8,23 @@ from paimon_core.read.diff import diff
 
 
 def pk(catalog, producer="none", name="db.pk"):
-    return catalog.create_table(name, Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), (), ("id",),
-                                             {"bucket": "1", "changelog-producer": producer}))
+    return catalog.create_table(
+        name,
+        Schema(
+            Schema.parse_columns("id INT NOT NULL, v STRING"),
+            (),
+            ("id",),
+            {"bucket": "1", "changelog-producer": producer},
+        ),
+    )
 
 
 def history(t):
     t.write_arrow(pa.table({"id": pa.array([1, 2, 3], pa.int32()), "v": ["a", "b", "c"]}))
-    t.write_arrow(pa.table({"id": pa.array([2, 3, 4], pa.int32()), "v": ["b2", "c", "d"], "k": ["+U", "-D", "+I"]}),
-                  row_kind_column="k")
+    t.write_arrow(
+        pa.table({"id": pa.array([2, 3, 4], pa.int32()), "v": ["b2", "c", "d"], "k": ["+U", "-D", "+I"]}),
+        row_kind_column="k",
+    )
     t.write_arrow(pa.table({"id": pa.array([1], pa.int32()), "v": ["a3"]}))
 
 
@@ -23,7 +32,14 @@ def rows(t, **kw):
     return [tuple(r.values()) for r in diff(t, **kw).to_pylist()]
 
 
-EXPECTED_STATE_DIFF = [("-U", 1, "a"), ("+U", 1, "a3"), ("-U", 2, "b"), ("+U", 2, "b2"), ("-D", 3, "c"), ("+I", 4, "d")]
+EXPECTED_STATE_DIFF = [
+    ("-U", 1, "a"),
+    ("+U", 1, "a3"),
+    ("-U", 2, "b"),
+    ("+U", 2, "b2"),
+    ("-D", 3, "c"),
+    ("+I", 4, "d"),
+]
 
 
 @pytest.mark.parametrize("producer", ["none", "input", "lookup", "full-compaction"])
@@ -32,16 +48,25 @@ def test_state_diff_is_the_same_for_every_producer(catalog, producer):
     history(t)
     last = t.snapshots.latest_id()
     first_append = 2 if producer == "full-compaction" else 1  # full-compaction adds a COMPACT per write
-    assert sorted(rows(t, start=first_append, end=last, mode="diff"), key=lambda r: (r[1], r[0] != "-U")) \
+    assert (
+        sorted(rows(t, start=first_append, end=last, mode="diff"), key=lambda r: (r[1], r[0] != "-U"))
         == EXPECTED_STATE_DIFF
+    )
 
 
 def test_changelog_per_snapshot_keeps_every_change(catalog):
     t = pk(catalog, "input")
     history(t)
     got = rows(t, start=0, end=3, mode="changelog", per_snapshot=True)
-    assert got == [("+I", 1, 1, "a"), ("+I", 1, 2, "b"), ("+I", 1, 3, "c"),
-                   ("+U", 2, 2, "b2"), ("-D", 2, 3, "c"), ("+I", 2, 4, "d"), ("+I", 3, 1, "a3")]
+    assert got == [
+        ("+I", 1, 1, "a"),
+        ("+I", 1, 2, "b"),
+        ("+I", 1, 3, "c"),
+        ("+U", 2, 2, "b2"),
+        ("-D", 2, 3, "c"),
+        ("+I", 2, 4, "d"),
+        ("+I", 3, 1, "a3"),
+    ]
     assert len(rows(t, start=0, end=3, mode="changelog")) == 7  # a range loses nothing either
 
 
@@ -67,7 +92,8 @@ def test_append_table_diff_with_nulls(catalog):
     assert rows(t, start=1, end=2, mode="diff") == [("+I", 5, None)]
     t.write_arrow(pa.table({"id": pa.array([1], pa.int32()), "v": [None]}), overwrite=True)
     assert sorted(rows(t, start=2, end=3, mode="diff"), key=str) == sorted(
-        [("-D", None, "x"), ("-D", 1, None), ("-D", 5, None)], key=str)
+        [("-D", None, "x"), ("-D", 1, None), ("-D", 5, None)], key=str
+    )
 
 
 def test_errors(catalog):
@@ -119,10 +145,16 @@ def test_diff_of_nested_values(catalog):
         {"id": 7, "tags": ["a"], "attrs": [("k", 1)], "pos": {"x": 1.0, "y": [1]}, "n": 7},
     ]
     after = [dict(r) for r in before]
-    after[4]["tags"] = ["a", None]                      # a longer list
-    after[5]["attrs"] = [("k", 2)]                      # a map value
-    after[6]["pos"] = {"x": 1.0, "y": [2]}              # a list inside a struct
+    after[4]["tags"] = ["a", None]  # a longer list
+    after[5]["attrs"] = [("k", 2)]  # a map value
+    after[6]["pos"] = {"x": 1.0, "y": [2]}  # a list inside a struct
     t.write_arrow(pa.Table.from_pylist(before, schema=schema))
     t.write_arrow(pa.Table.from_pylist(after, schema=schema))
     assert [r[:2] for r in rows(t, start=1, end=2, mode="diff", columns=["id"])] == [
-        ("-U", 5), ("+U", 5), ("-U", 6), ("+U", 6), ("-U", 7), ("+U", 7)]
+        ("-U", 5),
+        ("+U", 5),
+        ("-U", 6),
+        ("+U", 6),
+        ("-U", 7),
+        ("+U", 7),
+    ]

@@ -20,8 +20,12 @@ from paimon_core.write.ingest import _write_and_commit
 
 @pytest.fixture
 def table(catalog):
-    schema = Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING NOT NULL"), ("dt",),
-                    ("id", "dt"), {"bucket": "-1", "dynamic-bucket.target-row-num": "4"})
+    schema = Schema(
+        Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING NOT NULL"),
+        ("dt",),
+        ("id", "dt"),
+        {"bucket": "-1", "dynamic-bucket.target-row-num": "4"},
+    )
     return catalog.create_table("db.dyn", schema)
 
 
@@ -61,22 +65,28 @@ def check_buckets_and_index(table) -> None:
     for (dt, i), (b,) in buckets.items():
         h = int(hash_columns([pa.array([i], pa.int64())], table.schema.types_of(["id"]))[0])
         assert index[codec.to_bytes((dt,))].get(h) == b, f"key {i} of {dt} not indexed in bucket {b}"
-    referenced = {e.file_name for s in table.snapshots.list_ids()
-                  for e in store.read_manifest(table.snapshots.snapshot(s).index_manifest)}
+    referenced = {
+        e.file_name
+        for s in table.snapshots.list_ids()
+        for e in store.read_manifest(table.snapshots.snapshot(s).index_manifest)
+    }
     on_disk = set(table.io.list_names(store.index_dir))
     assert on_disk == referenced, f"unreferenced index files: {on_disk - referenced}"
 
 
 def test_a_loser_with_other_keys_rebases_its_index(table):
     table.write_arrow(batch(range(0, 6), "base"))
-    a = written(table, batch(range(100, 107), "a"))   # both start from snapshot 1 and fill
-    b = written(table, batch(range(200, 209), "b"))   # bucket 1, then open buckets 2, 3...
+    a = written(table, batch(range(100, 107), "a"))  # both start from snapshot 1 and fill
+    b = written(table, batch(range(200, 209), "b"))  # bucket 1, then open buckets 2, 3...
     assert table.commit(a).id == 2
-    assert table.commit(b).id == 3                   # no conflict: the index was rebased
+    assert table.commit(b).id == 3  # no conflict: the index was rebased
     check_buckets_and_index(table)
     got = {r["id"]: r["v"] for r in table.read().to_pylist()}
-    assert got == {**{i: f"base{i}" for i in range(6)}, **{i: f"a{i}" for i in range(100, 107)},
-                   **{i: f"b{i}" for i in range(200, 209)}}
+    assert got == {
+        **{i: f"base{i}" for i in range(6)},
+        **{i: f"a{i}" for i in range(100, 107)},
+        **{i: f"b{i}" for i in range(200, 209)},
+    }
 
 
 def test_a_loser_that_updates_old_keys_and_adds_new_ones(table):
@@ -135,8 +145,10 @@ def test_ingest_gives_up_with_a_precise_message(table, monkeypatch):
 
     with pytest.raises(BucketAssignmentConflict) as e:
         _write_and_commit(table, write, False, None)
-    assert str(e.value) == ("db.dyn: other writers kept adding the same new keys at the same time and put them "
-                            "in other buckets (2 attempts); nothing was committed. Run the write again, or write "
-                            "those keys from one writer at a time")
+    assert str(e.value) == (
+        "db.dyn: other writers kept adding the same new keys at the same time and put them "
+        "in other buckets (2 attempts); nothing was committed. Run the write again, or write "
+        "those keys from one writer at a time"
+    )
     check_buckets_and_index(table)
     assert {r["v"][0] for r in table.read().to_pylist()} == {"a"}  # none of the given-up write

@@ -35,8 +35,12 @@ def _core_files():
 
 
 def test_no_core_error_names_a_cli_flag():
-    found = [f"{p.relative_to(CORE)}:{line}: {text!r}"
-             for p in _core_files() for line, text in _raised_strings(p) if FLAG.search(text)]
+    found = [
+        f"{p.relative_to(CORE)}:{line}: {text!r}"
+        for p in _core_files()
+        for line, text in _raised_strings(p)
+        if FLAG.search(text)
+    ]
     assert not found, "core error messages naming CLI flags:\n" + "\n".join(found)
 
 
@@ -53,8 +57,13 @@ def test_hint_keys_raised_in_core_are_mapped_by_the_cli():
     keys = set()
     for p in _core_files():
         for node in ast.walk(ast.parse(p.read_text())):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "with_hint"
-                    and node.args and isinstance(node.args[0], ast.Constant)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "with_hint"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 keys.add(node.args[0].value)
     assert {"primary_key", "range", "evolve"} <= keys
     assert keys - {"filter", "unsupported_option"} <= set(_HINTS), keys - set(_HINTS)
@@ -67,12 +76,22 @@ def test_with_hint_keeps_the_message_and_returns_the_error():
     assert PaimonError("x").hint_key is None
 
 
-@pytest.mark.parametrize("text, message, detail", [
-    ("id >", "bad filter 'id >': it ends too early", "it ends too early"),
-    ("nope = 3", "bad filter: unknown column 'nope' (columns: id)", "unknown column 'nope' (columns: id)"),
-    ("id = 'abc'", "bad filter: 'abc' is not a valid BIGINT for column 'id'",
-     "'abc' is not a valid BIGINT for column 'id'"),
-])
+@pytest.mark.parametrize(
+    "text, message, detail",
+    [
+        ("id >", "bad filter 'id >': it ends too early", "it ends too early"),
+        (
+            "nope = 3",
+            "bad filter: unknown column 'nope' (columns: id)",
+            "unknown column 'nope' (columns: id)",
+        ),
+        (
+            "id = 'abc'",
+            "bad filter: 'abc' is not a valid BIGINT for column 'id'",
+            "'abc' is not a valid BIGINT for column 'id'",
+        ),
+    ],
+)
 def test_filter_errors_name_the_filter_and_carry_their_parts(text, message, detail):
     with pytest.raises(FilterError) as info:
         bind(parse_where(text), {"id": parse_type("BIGINT")})
@@ -85,20 +104,31 @@ def test_errors_keep_message_and_hint_through_pickle():
 
     for e in (FilterError("it ends too early", "id >"), InvalidInput("m").with_hint("range", start=5, end=3)):
         back = pickle.loads(pickle.dumps(e))
-        assert (type(back), str(back), back.hint_key, back.hint_values) == (type(e), str(e), e.hint_key, e.hint_values)
+        assert (type(back), str(back), back.hint_key, back.hint_values) == (
+            type(e),
+            str(e),
+            e.hint_key,
+            e.hint_values,
+        )
 
 
 def test_cli_renders_hints_with_flags():
     from paimon_cli.errors import message_for
 
     e = InvalidInput("the primary key must include the partition keys (dt missing)").with_hint(
-        "primary_key_columns", columns="dt,id")
-    assert message_for(e) == "the primary key must include the partition keys (dt missing); use --primary-key dt,id"
+        "primary_key_columns", columns="dt,id"
+    )
+    assert (
+        message_for(e)
+        == "the primary key must include the partition keys (dt missing); use --primary-key dt,id"
+    )
     e = InvalidInput("the start snapshot 5 is after the end snapshot 3").with_hint("range", start=5, end=3)
     assert message_for(e) == "--from 5 is after --to 3"
     assert message_for(FilterError("it ends too early", "id >")) == "bad --where 'id >': it ends too early"
     # a literal of a partition spec is not a --where: no hint, the core's words
-    assert message_for(FilterError("'x' is not a valid DATE", subject="partition 'dt=x'")) == \
-        "bad partition 'dt=x': 'x' is not a valid DATE"
+    assert (
+        message_for(FilterError("'x' is not a valid DATE", subject="partition 'dt=x'"))
+        == "bad partition 'dt=x': 'x' is not a valid DATE"
+    )
     assert message_for(InvalidInput("m").with_hint("no-such-key")) == "m"
     assert message_for(InvalidInput("m").with_hint("primary_key_columns")) == "m"  # values missing

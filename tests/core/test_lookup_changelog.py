@@ -12,8 +12,15 @@ from paimon_core.read.stream import StreamRead
 
 
 def pk(catalog: FileSystemCatalog, producer="lookup", **opts):
-    return catalog.create_table("db.t", Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), (), ("id",),
-                                               {"bucket": "2", "changelog-producer": producer, **opts}))
+    return catalog.create_table(
+        "db.t",
+        Schema(
+            Schema.parse_columns("id INT NOT NULL, v STRING"),
+            (),
+            ("id",),
+            {"bucket": "2", "changelog-producer": producer, **opts},
+        ),
+    )
 
 
 def write(t, ids, vs, kinds=None):
@@ -25,12 +32,16 @@ def write(t, ids, vs, kinds=None):
 
 def changelog_kinds(t):
     sm = t.snapshots
-    return [(sm.snapshot(i).commit_kind, sm.snapshot(i).changelog_manifest_list is not None)
-            for i in sm.list_ids()]
+    return [
+        (sm.snapshot(i).commit_kind, sm.snapshot(i).changelog_manifest_list is not None)
+        for i in sm.list_ids()
+    ]
 
 
 def log(t, start=0):
-    return sorted(tuple(r.values()) for r in diff(t, start, t.snapshots.latest_id(), mode="changelog").to_pylist())
+    return sorted(
+        tuple(r.values()) for r in diff(t, start, t.snapshots.latest_id(), mode="changelog").to_pylist()
+    )
 
 
 def streamed(t):
@@ -49,9 +60,21 @@ def test_each_write_is_an_append_without_changelog_then_a_compact_with_it(catalo
     write(t, [1, 4], ["a3", "d"], ["+U", "+U"])
     # every commit: the level-0 files (APPEND, no changelog), then the lookup compaction with it
     assert changelog_kinds(t) == [("APPEND", False), ("COMPACT", True)] * 3
-    expected = sorted([("+I", 1, "a"), ("+I", 2, "b"), ("+I", 3, "c"),
-                       ("-U", 2, "b"), ("+U", 2, "b2"), ("-D", 3, "c"), ("+I", 4, "d"),
-                       ("-U", 1, "a"), ("+U", 1, "a3"), ("-U", 4, "d"), ("+U", 4, "d")])
+    expected = sorted(
+        [
+            ("+I", 1, "a"),
+            ("+I", 2, "b"),
+            ("+I", 3, "c"),
+            ("-U", 2, "b"),
+            ("+U", 2, "b2"),
+            ("-D", 3, "c"),
+            ("+I", 4, "d"),
+            ("-U", 1, "a"),
+            ("+U", 1, "a3"),
+            ("-U", 4, "d"),
+            ("+U", 4, "d"),
+        ]
+    )
     assert log(t) == expected
     assert streamed(t) == expected
 
@@ -102,9 +125,20 @@ def test_lookup_tables_keep_whole_values_above_level_0(catalog):
     from paimon_core.read.scan import DataSplit
     from paimon_core.read.table_read import TableRead
 
-    t = catalog.create_table("db.agg", Schema(Schema.parse_columns("id INT NOT NULL, n BIGINT"), (), ("id",),
-                                              {"bucket": "1", "changelog-producer": "lookup",
-                                               "merge-engine": "aggregation", "fields.n.aggregate-function": "sum"}))
+    t = catalog.create_table(
+        "db.agg",
+        Schema(
+            Schema.parse_columns("id INT NOT NULL, n BIGINT"),
+            (),
+            ("id",),
+            {
+                "bucket": "1",
+                "changelog-producer": "lookup",
+                "merge-engine": "aggregation",
+                "fields.n.aggregate-function": "sum",
+            },
+        ),
+    )
     big = 3000
     t.write_arrow(pa.table({"id": pa.array(range(big), pa.int32()), "n": pa.array([1] * big, pa.int64())}))
     model = dict.fromkeys(range(big), 1)
@@ -136,13 +170,19 @@ def changelog_files(t):
     for i in sm.list_ids():
         s = sm.snapshot(i)
         if s.changelog_manifest_list is not None:
-            out += [(s.commit_kind, e.file.level, e.file.file_source)
-                    for m in store.read_list(s.changelog_manifest_list) for e in store.read_manifest(m.file_name)]
+            out += [
+                (s.commit_kind, e.file.level, e.file.file_source)
+                for m in store.read_list(s.changelog_manifest_list)
+                for e in store.read_manifest(m.file_name)
+            ]
     return out
 
 
-@pytest.mark.parametrize("opts", [{}, {"deletion-vectors.enabled": "true"}, {"merge-engine": "first-row"}],
-                         ids=["plain", "deletion-vectors", "first-row"])
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"deletion-vectors.enabled": "true"}, {"merge-engine": "first-row"}],
+    ids=["plain", "deletion-vectors", "first-row"],
+)
 def test_changelog_files_are_in_compact_snapshots_at_the_output_level(catalog, opts):
     """Deletion-vector and first-row tables too: the compaction that moves level 0 up writes
     the changelog, at its output level (above 0, where Java's scans of these tables look), with
@@ -151,9 +191,13 @@ def test_changelog_files_are_in_compact_snapshots_at_the_output_level(catalog, o
     write(t, [1, 2], ["a", "b"])
     write(t, [2, 3], ["b2", "c"])
     files = changelog_files(t)
-    assert files and all(kind == "COMPACT" and level > 0 and source == 0 for kind, level, source in files), files
+    assert files and all(kind == "COMPACT" and level > 0 and source == 0 for kind, level, source in files), (
+        files
+    )
     if opts.get("merge-engine") == "first-row":
         assert log(t) == [("+I", 1, "a"), ("+I", 2, "b"), ("+I", 3, "c")]
     else:
-        assert log(t) == sorted([("+I", 1, "a"), ("+I", 2, "b"), ("-U", 2, "b"), ("+U", 2, "b2"), ("+I", 3, "c")])
+        assert log(t) == sorted(
+            [("+I", 1, "a"), ("+I", 2, "b"), ("-U", 2, "b"), ("+U", 2, "b2"), ("+I", 3, "c")]
+        )
     assert streamed(t) == log(t)

@@ -34,28 +34,64 @@ from paimon_core.metadata.schema_evolution import SetOption, apply_changes
 # ---------------------------------------------------------------- which function takes which type
 
 NUMERIC = ["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)", "DECIMAL(38, 4)"]
-COMPARABLE = NUMERIC + ["CHAR(3)", "VARCHAR(5)", "STRING", "BINARY(2)", "VARBINARY(4)", "BYTES", "DATE", "TIME",
-                        "TIMESTAMP(3)", "TIMESTAMP(9)", "TIMESTAMP(6) WITH LOCAL TIME ZONE"]
-OTHERS = ["BOOLEAN", "ARRAY<INT>", "ARRAY<ROW<k INT, v STRING>>", "MAP<STRING, INT>", "MULTISET<STRING>",
-          "ROW<a INT, b STRING>", "ROW<x INT, r ROW<y STRING>>"]
+COMPARABLE = NUMERIC + [
+    "CHAR(3)",
+    "VARCHAR(5)",
+    "STRING",
+    "BINARY(2)",
+    "VARBINARY(4)",
+    "BYTES",
+    "DATE",
+    "TIME",
+    "TIMESTAMP(3)",
+    "TIMESTAMP(9)",
+    "TIMESTAMP(6) WITH LOCAL TIME ZONE",
+]
+OTHERS = [
+    "BOOLEAN",
+    "ARRAY<INT>",
+    "ARRAY<ROW<k INT, v STRING>>",
+    "MAP<STRING, INT>",
+    "MULTISET<STRING>",
+    "ROW<a INT, b STRING>",
+    "ROW<x INT, r ROW<y STRING>>",
+]
 ALL_TYPES = COMPARABLE + OTHERS
 # Java 0.9: sum/product switch on the numeric roots; max/min call InternalRowUtils.compare
 # (numeric, DECIMAL, CHAR/VARCHAR, BINARY/VARBINARY, DATE, TIME, TIMESTAMP[_LTZ]); bool_* on
 # BOOLEAN; listagg on VARCHAR only; collect needs an ArrayType, merge_map a MapType,
 # nested_update an ARRAY<ROW> (a MULTISET is no MapType); first_*/last_* take anything.
 ACCEPTS = {
-    "sum": NUMERIC, "product": NUMERIC, "max": COMPARABLE, "min": COMPARABLE,
-    "bool_and": ["BOOLEAN"], "bool_or": ["BOOLEAN"], "listagg": ["VARCHAR(5)", "STRING"],
-    "collect": ["ARRAY<INT>", "ARRAY<ROW<k INT, v STRING>>"], "merge_map": ["MAP<STRING, INT>"],
+    "sum": NUMERIC,
+    "product": NUMERIC,
+    "max": COMPARABLE,
+    "min": COMPARABLE,
+    "bool_and": ["BOOLEAN"],
+    "bool_or": ["BOOLEAN"],
+    "listagg": ["VARCHAR(5)", "STRING"],
+    "collect": ["ARRAY<INT>", "ARRAY<ROW<k INT, v STRING>>"],
+    "merge_map": ["MAP<STRING, INT>"],
     "nested_update": ["ARRAY<ROW<k INT, v STRING>>"],
-    **{f: ALL_TYPES for f in ("first_value", "first_non_null_value", "first_not_null_value", "last_value",
-                              "last_non_null_value")},
+    **{
+        f: ALL_TYPES
+        for f in (
+            "first_value",
+            "first_non_null_value",
+            "first_not_null_value",
+            "last_value",
+            "last_non_null_value",
+        )
+    },
 }
 
 
 def _schema(col_type: str, options: dict) -> Schema:
-    return Schema(Schema.parse_columns(f"k INT NOT NULL, c {col_type}"), (), ("k",),
-                  {"bucket": "1", "merge-engine": "aggregation", **options})
+    return Schema(
+        Schema.parse_columns(f"k INT NOT NULL, c {col_type}"),
+        (),
+        ("k",),
+        {"bucket": "1", "merge-engine": "aggregation", **options},
+    )
 
 
 @pytest.mark.parametrize("func", list(ACCEPTS))
@@ -80,8 +116,10 @@ def test_default_function_is_checked_on_every_column_and_sketches_are_refused_by
     with pytest.raises(InvalidInput, match="unknown aggregate function 'avg'"):
         _schema("INT", {"fields.c.aggregate-function": "avg"}).to_table_schema()
     with pytest.raises(InvalidInput, match="nested-key names 'z'"):
-        _schema("ARRAY<ROW<k INT, v STRING>>", {"fields.c.aggregate-function": "nested_update",
-                                                "fields.c.nested-key": "z"}).to_table_schema()
+        _schema(
+            "ARRAY<ROW<k INT, v STRING>>",
+            {"fields.c.aggregate-function": "nested_update", "fields.c.nested-key": "z"},
+        ).to_table_schema()
 
 
 def test_alter_table_refuses_a_function_or_type_that_does_not_fit():
@@ -96,8 +134,12 @@ def test_alter_table_refuses_a_function_or_type_that_does_not_fit():
 
 def test_partial_update_rules():
     def pu(**options):
-        return Schema(Schema.parse_columns("k INT NOT NULL, g INT, a STRING, b ARRAY<INT>, n BIGINT"), (), ("k",),
-                      {"merge-engine": "partial-update", **options}).to_table_schema()
+        return Schema(
+            Schema.parse_columns("k INT NOT NULL, g INT, a STRING, b ARRAY<INT>, n BIGINT"),
+            (),
+            ("k",),
+            {"merge-engine": "partial-update", **options},
+        ).to_table_schema()
 
     pu(**{"fields.g.sequence-group": "a,n", "fields.n.aggregate-function": "sum"})
     with pytest.raises(InvalidInput, match="needs a sequence group"):
@@ -114,51 +156,89 @@ def test_partial_update_rules():
 
 # ---------------------------------------------------------------- values per type
 
+
 def _ints(bits):
     return st.integers(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
 VALUES = {
-    "TINYINT": _ints(8), "SMALLINT": _ints(16), "INT": _ints(32), "BIGINT": _ints(64),
-    "FLOAT": st.floats(width=32), "DOUBLE": st.floats(),
+    "TINYINT": _ints(8),
+    "SMALLINT": _ints(16),
+    "INT": _ints(32),
+    "BIGINT": _ints(64),
+    "FLOAT": st.floats(width=32),
+    "DOUBLE": st.floats(),
     "DECIMAL(6, 2)": st.decimals(places=2, min_value="-99.99", max_value="99.99", allow_nan=False),
-    "DECIMAL(30, 3)": st.decimals(places=3, min_value=-10 ** 20, max_value=10 ** 20, allow_nan=False),
+    "DECIMAL(30, 3)": st.decimals(places=3, min_value=-(10**20), max_value=10**20, allow_nan=False),
     "DECIMAL(4, 1)": st.decimals(places=1, min_value=-20, max_value=20, allow_nan=False),
     "BOOLEAN": st.booleans(),
-    "CHAR(3)": st.text("ab€", max_size=3), "STRING": st.text("abé😀", max_size=4),
-    "BYTES": st.binary(max_size=3), "BINARY(2)": st.binary(min_size=2, max_size=2),
+    "CHAR(3)": st.text("ab€", max_size=3),
+    "STRING": st.text("abé😀", max_size=4),
+    "BYTES": st.binary(max_size=3),
+    "BINARY(2)": st.binary(min_size=2, max_size=2),
     "DATE": st.dates(dt.date(1900, 1, 1), dt.date(2200, 1, 1)),
-    "TIME": st.integers(0, 86_399_999).map(lambda ms: (dt.datetime(2000, 1, 1) + dt.timedelta(milliseconds=ms)).time()),
-    "TIMESTAMP(9)": st.integers(-(10 ** 18), 10 ** 18),
-    "TIMESTAMP(3) WITH LOCAL TIME ZONE": st.integers(-(10 ** 13), 10 ** 13),
+    "TIME": st.integers(0, 86_399_999).map(
+        lambda ms: (dt.datetime(2000, 1, 1) + dt.timedelta(milliseconds=ms)).time()
+    ),
+    "TIMESTAMP(9)": st.integers(-(10**18), 10**18),
+    "TIMESTAMP(3) WITH LOCAL TIME ZONE": st.integers(-(10**13), 10**13),
     "ARRAY<INT>": st.lists(st.one_of(st.none(), st.integers(-3, 3)), max_size=3),
-    "ARRAY<ROW<k INT, v STRING>>": st.lists(st.fixed_dictionaries({"k": st.integers(0, 2), "v": st.sampled_from(
-        [None, "x", "y"])}), max_size=3),
-    "MAP<STRING, INT>": st.dictionaries(st.sampled_from("abc"), st.one_of(st.none(), st.integers(-3, 3)),
-                                        max_size=3).map(lambda d: list(d.items())),
-    "ROW<a INT, b STRING>": st.fixed_dictionaries({"a": st.one_of(st.none(), st.integers(-3, 3)),
-                                                   "b": st.one_of(st.none(), st.just("s"))}),
+    "ARRAY<ROW<k INT, v STRING>>": st.lists(
+        st.fixed_dictionaries({"k": st.integers(0, 2), "v": st.sampled_from([None, "x", "y"])}), max_size=3
+    ),
+    "MAP<STRING, INT>": st.dictionaries(
+        st.sampled_from("abc"), st.one_of(st.none(), st.integers(-3, 3)), max_size=3
+    ).map(lambda d: list(d.items())),
+    "ROW<a INT, b STRING>": st.fixed_dictionaries(
+        {"a": st.one_of(st.none(), st.integers(-3, 3)), "b": st.one_of(st.none(), st.just("s"))}
+    ),
 }
 FUNC_TYPES = [
-    ("sum", "TINYINT"), ("sum", "INT"), ("sum", "BIGINT"), ("sum", "FLOAT"), ("sum", "DOUBLE"),
-    ("sum", "DECIMAL(6, 2)"), ("sum", "DECIMAL(30, 3)"),
-    ("product", "SMALLINT"), ("product", "BIGINT"), ("product", "FLOAT"), ("product", "DECIMAL(4, 1)"),
+    ("sum", "TINYINT"),
+    ("sum", "INT"),
+    ("sum", "BIGINT"),
+    ("sum", "FLOAT"),
+    ("sum", "DOUBLE"),
+    ("sum", "DECIMAL(6, 2)"),
+    ("sum", "DECIMAL(30, 3)"),
+    ("product", "SMALLINT"),
+    ("product", "BIGINT"),
+    ("product", "FLOAT"),
+    ("product", "DECIMAL(4, 1)"),
     ("product", "DECIMAL(30, 3)"),
-    ("max", "FLOAT"), ("max", "STRING"), ("max", "BYTES"), ("max", "TIMESTAMP(9)"), ("max", "DECIMAL(30, 3)"),
-    ("min", "DOUBLE"), ("min", "CHAR(3)"), ("min", "BINARY(2)"), ("min", "DATE"), ("min", "TIME"),
+    ("max", "FLOAT"),
+    ("max", "STRING"),
+    ("max", "BYTES"),
+    ("max", "TIMESTAMP(9)"),
+    ("max", "DECIMAL(30, 3)"),
+    ("min", "DOUBLE"),
+    ("min", "CHAR(3)"),
+    ("min", "BINARY(2)"),
+    ("min", "DATE"),
+    ("min", "TIME"),
     ("min", "TIMESTAMP(3) WITH LOCAL TIME ZONE"),
-    ("bool_and", "BOOLEAN"), ("bool_or", "BOOLEAN"), ("listagg", "STRING"),
-    ("last_value", "ARRAY<INT>"), ("last_value", "DECIMAL(6, 2)"), ("last_non_null_value", "MAP<STRING, INT>"),
-    ("last_non_null_value", "ROW<a INT, b STRING>"), ("last_non_null_value", "TIMESTAMP(9)"),
-    ("first_value", "ARRAY<ROW<k INT, v STRING>>"), ("first_value", "BYTES"),
-    ("first_non_null_value", "ROW<a INT, b STRING>"), ("first_non_null_value", "DATE"),
-    ("collect", "ARRAY<INT>"), ("collect", "ARRAY<ROW<k INT, v STRING>>"), ("merge_map", "MAP<STRING, INT>"),
+    ("bool_and", "BOOLEAN"),
+    ("bool_or", "BOOLEAN"),
+    ("listagg", "STRING"),
+    ("last_value", "ARRAY<INT>"),
+    ("last_value", "DECIMAL(6, 2)"),
+    ("last_non_null_value", "MAP<STRING, INT>"),
+    ("last_non_null_value", "ROW<a INT, b STRING>"),
+    ("last_non_null_value", "TIMESTAMP(9)"),
+    ("first_value", "ARRAY<ROW<k INT, v STRING>>"),
+    ("first_value", "BYTES"),
+    ("first_non_null_value", "ROW<a INT, b STRING>"),
+    ("first_non_null_value", "DATE"),
+    ("collect", "ARRAY<INT>"),
+    ("collect", "ARRAY<ROW<k INT, v STRING>>"),
+    ("merge_map", "MAP<STRING, INT>"),
     ("nested_update", "ARRAY<ROW<k INT, v STRING>>"),
 ]
 RETRACTING = {"sum", "last_value", "last_non_null_value"}
 
 
 # ---------------------------------------------------------------- the model: Java's Field*Agg
+
 
 def _wrap(v: int, bits: int) -> int:
     return (v + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
@@ -176,7 +256,7 @@ def _cmp_key(t: str, x):
 
 
 def _scale(t: str) -> tuple[int, int]:
-    p, s = t[len("DECIMAL("):-1].split(",")
+    p, s = t[len("DECIMAL(") : -1].split(",")
     return int(p), int(s)
 
 
@@ -228,8 +308,11 @@ class JavaAgg:
                     return float(np.float32(acc) * np.float32(x))
             if t.startswith("DECIMAL"):
                 p, s = _scale(t)
-                r = (acc * x).quantize(decimal.Decimal(1).scaleb(-s), rounding=decimal.ROUND_HALF_UP,
-                                       context=decimal.Context(prec=100))
+                r = (acc * x).quantize(
+                    decimal.Decimal(1).scaleb(-s),
+                    rounding=decimal.ROUND_HALF_UP,
+                    context=decimal.Context(prec=100),
+                )
                 return None if len(r.as_tuple().digits) > p and r != 0 else r
             return acc * x
         if f in ("max", "min"):
@@ -295,11 +378,14 @@ def _same_value(t, func, options, got, want) -> bool:
     if got is None or want is None:
         return got is None and want is None
     if t in ("FLOAT", "DOUBLE"):
-        return (math.isnan(got) and math.isnan(want)) or (got == want and math.copysign(1, got) == math.copysign(1, want))
+        return (math.isnan(got) and math.isnan(want)) or (
+            got == want and math.copysign(1, got) == math.copysign(1, want)
+        )
     if t.startswith("MAP"):
         return dict(got) == dict(want)
     if (func == "collect" and options.get("fields.c.distinct") == "true") or (
-            func == "nested_update" and "fields.c.nested-key" in options):  # Java: hash order
+        func == "nested_update" and "fields.c.nested-key" in options
+    ):  # Java: hash order
         return sorted(map(_canon, got)) == sorted(map(_canon, want))
     return got == want
 
@@ -327,8 +413,13 @@ def cases(draw):
     if func == "listagg":
         options["fields.c.list-agg-delimiter"] = draw(st.sampled_from([",", "|", ""]))
     kinds = [INSERT, DELETE, UPDATE_BEFORE] if func in RETRACTING else [INSERT]
-    recs = draw(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(kinds), st.one_of(st.none(), VALUES[t])),
-                         min_size=1, max_size=25))
+    recs = draw(
+        st.lists(
+            st.tuples(st.integers(0, 4), st.sampled_from(kinds), st.one_of(st.none(), VALUES[t])),
+            min_size=1,
+            max_size=25,
+        )
+    )
     return func, t, options, recs
 
 
@@ -341,14 +432,20 @@ def test_every_function_on_its_types_matches_javas_fold(case):
         total = sum(abs(v) for _, _, v in recs if v is not None)
         if total >= decimal.Decimal(10) ** (p - s):
             return
-    data = pa.table({
-        "k": pa.array([r[0] for r in recs], pa.int32()),
-        "c": _arrow(t, [r[2] for r in recs]),
-        SEQ: pa.array(range(len(recs)), pa.int64()),
-        KIND: pa.array([r[1] for r in recs], pa.int8()),
-    })
-    engine = MergeEngine({"merge-engine": "aggregation", "fields.c.aggregate-function": func, **options}, ["k"],
-                         ["k", "c"], {"k": parse_type("INT NOT NULL"), "c": parse_type(t)})
+    data = pa.table(
+        {
+            "k": pa.array([r[0] for r in recs], pa.int32()),
+            "c": _arrow(t, [r[2] for r in recs]),
+            SEQ: pa.array(range(len(recs)), pa.int64()),
+            KIND: pa.array([r[1] for r in recs], pa.int8()),
+        }
+    )
+    engine = MergeEngine(
+        {"merge-engine": "aggregation", "fields.c.aggregate-function": func, **options},
+        ["k"],
+        ["k", "c"],
+        {"k": parse_type("INT NOT NULL"), "c": parse_type(t)},
+    )
     out = engine.merge(data)
     got = dict(zip(out.column("k").to_pylist(), zip(out.column(KIND).to_pylist(), _py(out.column("c"), t))))
     by_key: dict = {}
@@ -364,16 +461,36 @@ def test_every_function_on_its_types_matches_javas_fold(case):
 
 def test_decimal_sum_overflow_is_refused_and_float_sum_rounds_in_float32():
     t = "DECIMAL(4, 1)"
-    data = pa.table({"k": pa.array([1, 1], pa.int32()), "c": _arrow(t, [decimal.Decimal("999.9")] * 2),
-                     SEQ: pa.array([0, 1], pa.int64()), KIND: pa.array([0, 0], pa.int8())})
-    engine = MergeEngine({"merge-engine": "aggregation", "fields.c.aggregate-function": "sum"}, ["k"], ["k", "c"],
-                         {"c": parse_type(t)})
+    data = pa.table(
+        {
+            "k": pa.array([1, 1], pa.int32()),
+            "c": _arrow(t, [decimal.Decimal("999.9")] * 2),
+            SEQ: pa.array([0, 1], pa.int64()),
+            KIND: pa.array([0, 0], pa.int8()),
+        }
+    )
+    engine = MergeEngine(
+        {"merge-engine": "aggregation", "fields.c.aggregate-function": "sum"},
+        ["k"],
+        ["k", "c"],
+        {"c": parse_type(t)},
+    )
     with pytest.raises(PaimonError, match="sum of column 'c' leaves its type DECIMAL"):
         engine.merge(data)
-    f = pa.table({"k": pa.array([1, 1, 1], pa.int32()), "c": pa.array([16777216.0, 1.0, 1.0], pa.float32()),
-                  SEQ: pa.array([0, 1, 2], pa.int64()), KIND: pa.array([0, 0, 0], pa.int8())})
-    out = MergeEngine({"merge-engine": "aggregation", "fields.c.aggregate-function": "sum"}, ["k"], ["k", "c"],
-                      {"c": parse_type("FLOAT")}).merge(f)
+    f = pa.table(
+        {
+            "k": pa.array([1, 1, 1], pa.int32()),
+            "c": pa.array([16777216.0, 1.0, 1.0], pa.float32()),
+            SEQ: pa.array([0, 1, 2], pa.int64()),
+            KIND: pa.array([0, 0, 0], pa.int8()),
+        }
+    )
+    out = MergeEngine(
+        {"merge-engine": "aggregation", "fields.c.aggregate-function": "sum"},
+        ["k"],
+        ["k", "c"],
+        {"c": parse_type("FLOAT")},
+    ).merge(f)
     assert out.column("c").to_pylist() == [16777216.0]  # float32 steps; a double sum would give ...218
 
 
@@ -382,9 +499,15 @@ def test_large_groups_fold_in_order():
     rng = np.random.default_rng(7)
     x = (rng.standard_normal(5000) * 1e4).astype(np.float32)
     keys = np.r_[np.zeros(4000, np.int32), np.arange(1, 1001, dtype=np.int32)]
-    data = pa.table({"k": keys, "c": pa.array(x), SEQ: pa.array(np.arange(5000)), KIND: pa.array(np.zeros(5000, np.int8))})
-    out = MergeEngine({"merge-engine": "aggregation", "fields.c.aggregate-function": "sum"}, ["k"], ["k", "c"],
-                      {"c": parse_type("FLOAT")}).merge(data)
+    data = pa.table(
+        {"k": keys, "c": pa.array(x), SEQ: pa.array(np.arange(5000)), KIND: pa.array(np.zeros(5000, np.int8))}
+    )
+    out = MergeEngine(
+        {"merge-engine": "aggregation", "fields.c.aggregate-function": "sum"},
+        ["k"],
+        ["k", "c"],
+        {"c": parse_type("FLOAT")},
+    ).merge(data)
     acc = np.float32(0)
     for v in x[:4000]:
         acc = np.float32(acc + v)
@@ -394,12 +517,24 @@ def test_large_groups_fold_in_order():
 
 # ---------------------------------------------------------------- partial-update sequence groups
 
-PU_TYPES = {"g": "INT", "a": "STRING", "s": "BIGINT", "m": "INT", "l": "STRING", "lv": "STRING", "x": "STRING",
-            "y": "INT"}
+PU_TYPES = {
+    "g": "INT",
+    "a": "STRING",
+    "s": "BIGINT",
+    "m": "INT",
+    "l": "STRING",
+    "lv": "STRING",
+    "x": "STRING",
+    "y": "INT",
+}
 PU_OPTIONS = {
-    "merge-engine": "partial-update", "fields.g.sequence-group": "a,s,m,l,lv",
-    "fields.s.aggregate-function": "sum", "fields.m.aggregate-function": "max", "fields.m.ignore-retract": "true",
-    "fields.l.aggregate-function": "last_non_null_value", "fields.lv.aggregate-function": "last_value",
+    "merge-engine": "partial-update",
+    "fields.g.sequence-group": "a,s,m,l,lv",
+    "fields.s.aggregate-function": "sum",
+    "fields.m.aggregate-function": "max",
+    "fields.m.ignore-retract": "true",
+    "fields.l.aggregate-function": "last_non_null_value",
+    "fields.lv.aggregate-function": "last_value",
     "fields.y.aggregate-function": "sum",
 }
 
@@ -409,8 +544,10 @@ def java_partial_update(records):
     if len(records) == 1:
         return records[0]
     row = dict.fromkeys(PU_TYPES)
-    aggs = {c: JavaAgg(PU_OPTIONS[f"fields.{c}.aggregate-function"], PU_TYPES[c], {})
-            for c in ("s", "m", "l", "lv", "y")}
+    aggs = {
+        c: JavaAgg(PU_OPTIONS[f"fields.{c}.aggregate-function"], PU_TYPES[c], {})
+        for c in ("s", "m", "l", "lv", "y")
+    }
     group = ["g", "a", "s", "m", "l", "lv"]
 
     def newer(v):  # compare the sequence field, NULLs first
@@ -458,20 +595,39 @@ def java_partial_update(records):
 
 
 pu_value = {
-    "g": st.one_of(st.none(), st.integers(0, 3)), "a": st.one_of(st.none(), st.sampled_from("pq")),
-    "s": st.one_of(st.none(), st.integers(-5, 5)), "m": st.one_of(st.none(), st.integers(-5, 5)),
-    "l": st.one_of(st.none(), st.sampled_from("uv")), "lv": st.one_of(st.none(), st.sampled_from("uv")),
-    "x": st.one_of(st.none(), st.sampled_from("xy")), "y": st.one_of(st.none(), st.integers(-5, 5)),
+    "g": st.one_of(st.none(), st.integers(0, 3)),
+    "a": st.one_of(st.none(), st.sampled_from("pq")),
+    "s": st.one_of(st.none(), st.integers(-5, 5)),
+    "m": st.one_of(st.none(), st.integers(-5, 5)),
+    "l": st.one_of(st.none(), st.sampled_from("uv")),
+    "lv": st.one_of(st.none(), st.sampled_from("uv")),
+    "x": st.one_of(st.none(), st.sampled_from("xy")),
+    "y": st.one_of(st.none(), st.integers(-5, 5)),
 }
 
 
 @settings(max_examples=300, deadline=None)
-@given(recs=st.lists(st.tuples(st.integers(0, 3), st.sampled_from([INSERT, INSERT, INSERT, UPDATE_BEFORE, DELETE]),
-                               st.fixed_dictionaries(pu_value)), min_size=1, max_size=20))
+@given(
+    recs=st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from([INSERT, INSERT, INSERT, UPDATE_BEFORE, DELETE]),
+            st.fixed_dictionaries(pu_value),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
 def test_partial_update_sequence_groups_match_javas_merge_function(recs):
     cols = {c: pa.array([r[2][c] for r in recs], to_arrow_type(parse_type(t))) for c, t in PU_TYPES.items()}
-    data = pa.table({"k": pa.array([r[0] for r in recs], pa.int32()), **cols,
-                     SEQ: pa.array(range(len(recs)), pa.int64()), KIND: pa.array([r[1] for r in recs], pa.int8())})
+    data = pa.table(
+        {
+            "k": pa.array([r[0] for r in recs], pa.int32()),
+            **cols,
+            SEQ: pa.array(range(len(recs)), pa.int64()),
+            KIND: pa.array([r[1] for r in recs], pa.int8()),
+        }
+    )
     types = {c: parse_type(t) for c, t in PU_TYPES.items()}
     out = MergeEngine(PU_OPTIONS, ["k"], ["k", *PU_TYPES], types).merge(data).to_pylist()
     by_key: dict = {}
@@ -486,12 +642,21 @@ def test_partial_update_sequence_groups_match_javas_merge_function(recs):
 
 # ---------------------------------------------------------------- equality keys
 
-nested = st.recursive(st.one_of(st.none(), st.integers(-2, 2)), lambda inner: st.lists(inner, max_size=3), max_leaves=8)
+nested = st.recursive(
+    st.one_of(st.none(), st.integers(-2, 2)), lambda inner: st.lists(inner, max_size=3), max_leaves=8
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(values=st.lists(st.lists(st.one_of(st.none(), st.lists(st.one_of(st.none(), st.integers(-2, 2)), max_size=3)),
-                                max_size=3), min_size=1, max_size=8))
+@given(
+    values=st.lists(
+        st.lists(
+            st.one_of(st.none(), st.lists(st.one_of(st.none(), st.integers(-2, 2)), max_size=3)), max_size=3
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_equality_keys_equal_exactly_when_values_are(values):
     arr = pa.array(values, pa.list_(pa.list_(pa.int8())))
     keys = equality_keys(arr).to_pylist()
@@ -512,14 +677,38 @@ def test_multiset_columns_take_maps_of_counts(tmp_path):
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.errors import SchemaMismatch
 
-    t = FileSystemCatalog(str(tmp_path)).create_table("db.m", Schema(
-        Schema.parse_columns("k INT NOT NULL, m MULTISET<STRING>"), (), ("k",),
-        {"bucket": "1", "merge-engine": "partial-update"}))
-    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()),
-                            "m": pa.array([[("a", 2)], None], pa.map_(pa.string(), pa.int64()))}))
-    t.write_arrow(pa.table({"k": pa.array([1, 2], pa.int32()),
-                            "m": pa.array([None, [("b", 1)]], pa.map_(pa.string(), pa.int8()))}))
+    t = FileSystemCatalog(str(tmp_path)).create_table(
+        "db.m",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, m MULTISET<STRING>"),
+            (),
+            ("k",),
+            {"bucket": "1", "merge-engine": "partial-update"},
+        ),
+    )
+    t.write_arrow(
+        pa.table(
+            {
+                "k": pa.array([1, 2], pa.int32()),
+                "m": pa.array([[("a", 2)], None], pa.map_(pa.string(), pa.int64())),
+            }
+        )
+    )
+    t.write_arrow(
+        pa.table(
+            {
+                "k": pa.array([1, 2], pa.int32()),
+                "m": pa.array([None, [("b", 1)]], pa.map_(pa.string(), pa.int8())),
+            }
+        )
+    )
     assert t.read().to_pylist() == [{"k": 1, "m": [("a", 2)]}, {"k": 2, "m": [("b", 1)]}]
     with pytest.raises(SchemaMismatch, match="column 'm': a MULTISET count is NULL"):
-        t.write_arrow(pa.table({"k": pa.array([3], pa.int32()),
-                                "m": pa.array([[("c", None)]], pa.map_(pa.string(), pa.int32()))}))
+        t.write_arrow(
+            pa.table(
+                {
+                    "k": pa.array([3], pa.int32()),
+                    "m": pa.array([[("c", None)]], pa.map_(pa.string(), pa.int32())),
+                }
+            )
+        )

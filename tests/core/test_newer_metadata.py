@@ -28,13 +28,21 @@ def rewrite_entries(table, fn) -> None:
     store = table.manifests
     for meta in data_manifests(store, snap):
         entries = [fn(e) for e in store.read_manifest(meta.file_name)]
-        table.io.write_bytes(store.path(meta.file_name), avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries]))
+        table.io.write_bytes(
+            store.path(meta.file_name), avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries])
+        )
     store._cache.clear()
 
 
 def _rows(ids, a, b):
-    return pa.table({"id": pa.array(ids, pa.int64()), "a": pa.array(a, pa.int64()),
-                     "b": pa.array(b, pa.int64()), "s": [f"s{i}" for i in ids]})
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "a": pa.array(a, pa.int64()),
+            "b": pa.array(b, pa.int64()),
+            "s": [f"s{i}" for i in ids],
+        }
+    )
 
 
 def test_value_stats_cols_prune_only_by_the_listed_columns(catalog):
@@ -56,8 +64,12 @@ def test_value_stats_cols_prune_only_by_the_listed_columns(catalog):
     assert t.read(where="b = 20").num_rows == 0  # b's own range does prune
     assert t.read(where="b = 200").column("id").to_pylist() == [2]
     # an empty list means: no stats at all, nothing may be pruned
-    rewrite_entries(t, lambda e: replace(e, file=replace(e.file, value_stats=SimpleStats(null_counts=()),
-                                                         value_stats_cols=())))
+    rewrite_entries(
+        t,
+        lambda e: replace(
+            e, file=replace(e.file, value_stats=SimpleStats(null_counts=()), value_stats_cols=())
+        ),
+    )
     t = catalog.get_table("db.t")
     assert t.read(where="a = 20").column("id").to_pylist() == [2]
 
@@ -114,8 +126,9 @@ def _edit_schema(table, fn) -> None:
     table.io.write_bytes(path, json.dumps(obj).encode())
 
 
-@pytest.mark.parametrize("typ,feature", [("VARIANT", "VARIANT"), ("BLOB", "BLOB"),
-                                         ("VECTOR<FLOAT, 4>", "VECTOR")])
+@pytest.mark.parametrize(
+    "typ,feature", [("VARIANT", "VARIANT"), ("BLOB", "BLOB"), ("VECTOR<FLOAT, 4>", "VECTOR")]
+)
 def test_newer_column_types_are_refused(catalog, typ, feature):
     t = _append_table(catalog)
     _edit_schema(t, lambda o: o["fields"].append({"id": 9, "name": "x", "type": typ}))
@@ -146,8 +159,10 @@ def test_bucket_function_other_than_default_is_refused_on_write(catalog):
     with pytest.raises(UnsupportedFeature, match="bucket-function.type = mod"):
         t.write_arrow(pa.table({"id": pa.array([3], pa.int64()), "v": ["c"]}))
     with pytest.raises(UnsupportedFeature, match="bucket-function.type"):
-        catalog.create_table("db.pk2", Schema(cols, primary_keys=("id",),
-                                              options={"bucket": "2", "bucket-function.type": "mod"}))
+        catalog.create_table(
+            "db.pk2",
+            Schema(cols, primary_keys=("id",), options={"bucket": "2", "bucket-function.type": "mod"}),
+        )
 
 
 def test_column_default_values_are_kept_and_refused_on_write(catalog):

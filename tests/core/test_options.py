@@ -17,12 +17,19 @@ from paimon_core.options import (
 )
 
 
-@pytest.mark.parametrize("key,raw,value", [
-    ("bucket", "4", 4), ("write-only", "TRUE", True), ("write-only", "false", False),
-    ("target-file-size", "128 mb", 128 * 1024**2), ("snapshot.time-retained", "7d", 7 * 86_400_000),
-    ("merge-engine", "Partial-Update", "partial-update"), ("ignore-delete", "true", True),
-    ("dynamic-bucket.target-row-num", "3000000000", 3_000_000_000),
-])
+@pytest.mark.parametrize(
+    "key,raw,value",
+    [
+        ("bucket", "4", 4),
+        ("write-only", "TRUE", True),
+        ("write-only", "false", False),
+        ("target-file-size", "128 mb", 128 * 1024**2),
+        ("snapshot.time-retained", "7d", 7 * 86_400_000),
+        ("merge-engine", "Partial-Update", "partial-update"),
+        ("ignore-delete", "true", True),
+        ("dynamic-bucket.target-row-num", "3000000000", 3_000_000_000),
+    ],
+)
 def test_values_parse_typed(key, raw, value):
     assert CoreOptions({key: raw}).get(key) == value
 
@@ -38,26 +45,34 @@ def test_alias_keys_are_read():
     assert CoreOptions({"first-row.ignore-delete": "true"}).get("ignore-delete") is True
 
 
-@pytest.mark.parametrize("options,message", [
-    ({"bucket": "2147483648"}, "out of range [-2147483648, 2147483647]"),
-    ({"bucket": "four"}, "expected an integer"),
-    ({"write-only": "yes"}, "expected true or false"),
-    ({"merge-engine": "dedup"}, "expected deduplicate | partial-update | aggregation | first-row"),
-    ({"snapshot.num-retained.min": "0"}, "out of range [1,"),
-    ({"target-file-size": "-5mb"}, "bad value"),
-    ({"commit.max-retries": "-1"}, "out of range [0,"),
-    ({"fields.x.ignore-retract": "maybe"}, "expected true or false"),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"bucket": "2147483648"}, "out of range [-2147483648, 2147483647]"),
+        ({"bucket": "four"}, "expected an integer"),
+        ({"write-only": "yes"}, "expected true or false"),
+        ({"merge-engine": "dedup"}, "expected deduplicate | partial-update | aggregation | first-row"),
+        ({"snapshot.num-retained.min": "0"}, "out of range [1,"),
+        ({"target-file-size": "-5mb"}, "bad value"),
+        ({"commit.max-retries": "-1"}, "out of range [0,"),
+        ({"fields.x.ignore-retract": "maybe"}, "expected true or false"),
+    ],
+)
 def test_bad_values_are_refused_with_the_key(options, message):
     with pytest.raises(InvalidInput) as e:
         validate_options(options, ["x"])
     assert list(options)[0] in str(e.value) and message in str(e.value)
 
 
-@pytest.mark.parametrize("typo,meant", [
-    ("merge-engin", "merge-engine"), ("snapshot.num-retained-min", "snapshot.num-retained.min"),
-    ("changelog-producers", "changelog-producer"), ("deletion-vector.enabled", "deletion-vectors.enabled"),
-])
+@pytest.mark.parametrize(
+    "typo,meant",
+    [
+        ("merge-engin", "merge-engine"),
+        ("snapshot.num-retained-min", "snapshot.num-retained.min"),
+        ("changelog-producers", "changelog-producer"),
+        ("deletion-vector.enabled", "deletion-vectors.enabled"),
+    ],
+)
 def test_typos_of_known_keys_say_did_you_mean(typo, meant):
     with pytest.raises(InvalidInput, match=f"unknown table option '{typo}': did you mean '{meant}'"):
         validate_options({typo: "x"})
@@ -68,8 +83,14 @@ def test_unknown_keys_far_from_any_known_key_are_kept():
 
 
 def test_harmless_paimon_keys_are_accepted():
-    validate_options({"lookup.cache-rows": "1000", "sink.watermark-time-zone": "UTC", "parquet.enable.dictionary": "true",
-                      "file-index.bloom-filter.columns": "id"})
+    validate_options(
+        {
+            "lookup.cache-rows": "1000",
+            "sink.watermark-time-zone": "UTC",
+            "parquet.enable.dictionary": "true",
+            "file-index.bloom-filter.columns": "id",
+        }
+    )
 
 
 def test_field_options_must_name_a_column():
@@ -82,30 +103,49 @@ def test_structural_keys_are_not_options():
         validate_options({"primary-key": "id"})
 
 
-@pytest.mark.parametrize("options", [
-    {"deletion-vectors.merge-on-read": "true"}, {"manifest.format": "orc"}, {"partition.legacy-name": "false"},
-    {"scan.snapshot-id": "3"}, {"fields.v.default-value": "0"}, {"chain-table.enabled": "true"},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"deletion-vectors.merge-on-read": "true"},
+        {"manifest.format": "orc"},
+        {"partition.legacy-name": "false"},
+        {"scan.snapshot-id": "3"},
+        {"fields.v.default-value": "0"},
+        {"chain-table.enabled": "true"},
+    ],
+)
 def test_unsupported_features_refused_on_read_and_write(options):
     for writing in (False, True):
         with pytest.raises(UnsupportedFeature, match=list(options)[0]):
             check_supported(options, writing=writing)
 
 
-@pytest.mark.parametrize("options", [
-    {"rowkind.field": "op"}, {"data-file.external-paths": "s3://x/y"}, {"changelog.num-retained.max": "5"},
-    {"tag.automatic-creation": "process-time"}, {"partition.expiration-time": "7d"},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rowkind.field": "op"},
+        {"data-file.external-paths": "s3://x/y"},
+        {"changelog.num-retained.max": "5"},
+        {"tag.automatic-creation": "process-time"},
+        {"partition.expiration-time": "7d"},
+    ],
+)
 def test_write_only_features_refused_on_write_but_readable(options):
     check_supported(options, writing=False)
     with pytest.raises(UnsupportedFeature, match=list(options)[0]):
         check_supported(options, writing=True)
 
 
-@pytest.mark.parametrize("options", [
-    {"deletion-vectors.enabled": "false"}, {"file.format": "parquet"}, {"bucket": "-2"},
-    {"partition.legacy-name": "true"}, {"tag.automatic-creation": "none"},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"deletion-vectors.enabled": "false"},
+        {"file.format": "parquet"},
+        {"bucket": "-2"},
+        {"partition.legacy-name": "true"},
+        {"tag.automatic-creation": "none"},
+    ],
+)
 def test_default_values_of_unsupported_options_are_harmless(options):
     check_supported(options, writing=True)
 

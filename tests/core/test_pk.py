@@ -10,13 +10,23 @@ from paimon_core.metadata.schema import Schema
 
 
 def pk_table(catalog, options=None, cols="id INT NOT NULL, name STRING, v BIGINT, ver INT", name="db.pk"):
-    return catalog.create_table(name, Schema(Schema.parse_columns(cols), (), ("id",), {"bucket": "2", **(options or {})}))
+    return catalog.create_table(
+        name, Schema(Schema.parse_columns(cols), (), ("id",), {"bucket": "2", **(options or {})})
+    )
 
 
 def test_sequence_field_decides_instead_of_arrival(catalog):
     t = pk_table(catalog, {"sequence.field": "ver"})
-    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "name": ["new", "b"], "ver": pa.array([5, 1], pa.int32())}))
-    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "name": ["old", "b2"], "ver": pa.array([3, 2], pa.int32())}))
+    t.write_arrow(
+        pa.table(
+            {"id": pa.array([1, 2], pa.int32()), "name": ["new", "b"], "ver": pa.array([5, 1], pa.int32())}
+        )
+    )
+    t.write_arrow(
+        pa.table(
+            {"id": pa.array([1, 2], pa.int32()), "name": ["old", "b2"], "ver": pa.array([3, 2], pa.int32())}
+        )
+    )
     got = {r["id"]: r["name"] for r in t.read(columns=["id", "name"]).to_pylist()}
     assert got == {1: "new", 2: "b2"}
     with pytest.raises(InvalidInput):
@@ -26,7 +36,9 @@ def test_sequence_field_decides_instead_of_arrival(catalog):
 def test_key_filter_prunes_files_but_not_rows(catalog):
     t = pk_table(catalog, {"bucket": "1"})
     t.write_arrow(pa.table({"id": pa.array(range(0, 10), pa.int32()), "v": pa.array(range(10), pa.int64())}))
-    t.write_arrow(pa.table({"id": pa.array(range(100, 110), pa.int32()), "v": pa.array(range(10), pa.int64())}))
+    t.write_arrow(
+        pa.table({"id": pa.array(range(100, 110), pa.int32()), "v": pa.array(range(10), pa.int64())})
+    )
     t.write_arrow(pa.table({"id": pa.array([5], pa.int32()), "v": pa.array([500], pa.int64())}))
     pred = t.parse_filter("id >= 100")
     assert sum(len(s.files) for s in t.plan(t.snapshots.latest(), pred)) == 1
@@ -50,7 +62,9 @@ def test_bad_row_kinds_and_null_keys_commit_nothing(catalog):
 def test_full_compaction_keeps_reads_and_drops_deletes(catalog):
     t = pk_table(catalog)
     t.write_arrow(pa.table({"id": pa.array(range(20), pa.int32()), "v": pa.array(range(20), pa.int64())}))
-    t.write_arrow(pa.table({"id": pa.array(range(0, 20, 2), pa.int32()), "k": ["-D"] * 10}), row_kind_column="k")
+    t.write_arrow(
+        pa.table({"id": pa.array(range(0, 20, 2), pa.int32()), "k": ["-D"] * 10}), row_kind_column="k"
+    )
     before = sorted(t.read().to_pylist(), key=lambda r: r["id"])
     files_before = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
     res = full_compact(t)
@@ -65,7 +79,7 @@ def test_full_compaction_keeps_reads_and_drops_deletes(catalog):
     assert {f.level for f in files} == {max_level(t)} and all(f.delete_row_count == 0 for f in files)
     assert sum(f.row_count for f in files) == 10
     assert full_compact(t).snapshot is None  # nothing left to do
-    assert t.read(snapshot_id=2) .num_rows == 10
+    assert t.read(snapshot_id=2).num_rows == 10
 
 
 def test_append_compaction_merges_small_files(catalog):
@@ -78,10 +92,19 @@ def test_append_compaction_merges_small_files(catalog):
 
 
 def test_dynamic_bucket_mode_keeps_keys_in_their_bucket(catalog):
-    t = catalog.create_table("db.dyn", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING"),
-                                              ("dt",), ("dt", "id"), {"dynamic-bucket.target-row-num": "3"}))
+    t = catalog.create_table(
+        "db.dyn",
+        Schema(
+            Schema.parse_columns("id BIGINT NOT NULL, v STRING, dt STRING"),
+            ("dt",),
+            ("dt", "id"),
+            {"dynamic-bucket.target-row-num": "3"},
+        ),
+    )
     assert t.schema.options["bucket"] == "-1"
-    t.write_arrow(pa.table({"id": pa.array(range(10), pa.int64()), "v": ["a"] * 10, "dt": ["x"] * 7 + ["y"] * 3}))
+    t.write_arrow(
+        pa.table({"id": pa.array(range(10), pa.int64()), "v": ["a"] * 10, "dt": ["x"] * 7 + ["y"] * 3})
+    )
     first = {(s.partition, s.bucket): s for s in t.plan(t.snapshots.latest())}
     assert sorted(b for p, b in first if p == ("x",)) == [0, 1, 2]  # 7 keys, 3 per bucket
     assert all(s.total_buckets == -1 for s in first.values())
@@ -92,7 +115,9 @@ def test_dynamic_bucket_mode_keeps_keys_in_their_bucket(catalog):
     from paimon_core.metadata.index_manifest import IndexStore
 
     entries = IndexStore(t.io, t.path).read_manifest(t.snapshots.latest().index_manifest)
-    counts = sorted((e.partition == t.partition_codec.to_bytes(("x",)), e.bucket, e.row_count) for e in entries)
+    counts = sorted(
+        (e.partition == t.partition_codec.to_bytes(("x",)), e.bucket, e.row_count) for e in entries
+    )
     assert counts == [(False, 0, 3), (True, 0, 3), (True, 1, 3), (True, 2, 2)]
     # key 1 updated in place: still a single row, in its first bucket
     per_bucket = {}
@@ -103,14 +128,31 @@ def test_dynamic_bucket_mode_keeps_keys_in_their_bucket(catalog):
 
 
 def test_partial_update_sequence_groups(catalog):
-    t = catalog.create_table("db.pu", Schema(
-        Schema.parse_columns("k INT NOT NULL, a STRING, b STRING, g1 INT, c STRING, d STRING, g2 INT"), (), ("k",),
-        {"bucket": "1", "merge-engine": "partial-update", "fields.g1.sequence-group": "a,b",
-         "fields.g2.sequence-group": "c,d"}))
+    t = catalog.create_table(
+        "db.pu",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, a STRING, b STRING, g1 INT, c STRING, d STRING, g2 INT"),
+            (),
+            ("k",),
+            {
+                "bucket": "1",
+                "merge-engine": "partial-update",
+                "fields.g1.sequence-group": "a,b",
+                "fields.g2.sequence-group": "c,d",
+            },
+        ),
+    )
 
     def put(**row):
-        cols = {"k": pa.int32(), "a": pa.string(), "b": pa.string(), "g1": pa.int32(), "c": pa.string(),
-                "d": pa.string(), "g2": pa.int32()}
+        cols = {
+            "k": pa.int32(),
+            "a": pa.string(),
+            "b": pa.string(),
+            "g1": pa.int32(),
+            "c": pa.string(),
+            "d": pa.string(),
+            "g2": pa.int32(),
+        }
         t.write_arrow(pa.table({k: pa.array([row.get(k)], cols[k]) for k in cols}))
 
     put(k=1, a="a1", b="b1", g1=1, c="c1", d="d1", g2=1)
@@ -119,8 +161,15 @@ def test_partial_update_sequence_groups(catalog):
     put(k=1, a="a3", g1=None, c="c3", g2=1)  # null sequence: group 1 untouched; equal sequence wins
     assert t.read().to_pylist() == [{"k": 1, "a": "a2", "b": None, "g1": 2, "c": "c3", "d": None, "g2": 1}]
     with pytest.raises(InvalidInput):
-        catalog.create_table("db.bad", Schema(Schema.parse_columns("k INT NOT NULL, a STRING, g INT"), (), ("k",),
-                                              {"bucket": "1", "fields.g.sequence-group": "a"}))
+        catalog.create_table(
+            "db.bad",
+            Schema(
+                Schema.parse_columns("k INT NOT NULL, a STRING, g INT"),
+                (),
+                ("k",),
+                {"bucket": "1", "fields.g.sequence-group": "a"},
+            ),
+        )
 
 
 def test_aggregation_count_is_refused(catalog, tmp_path):
@@ -130,8 +179,12 @@ def test_aggregation_count_is_refused(catalog, tmp_path):
     from paimon_core.metadata.schema_evolution import SetOption, alter_table
 
     def schema(opts):
-        return Schema(Schema.parse_columns("k INT NOT NULL, c BIGINT"), (), ("k",),
-                      {"bucket": "1", "merge-engine": "aggregation", **opts})
+        return Schema(
+            Schema.parse_columns("k INT NOT NULL, c BIGINT"),
+            (),
+            ("k",),
+            {"bucket": "1", "merge-engine": "aggregation", **opts},
+        )
 
     for opts in ({"fields.c.aggregate-function": "count"}, {"fields.default-aggregate-function": "count"}):
         with pytest.raises(InvalidInput, match="'count' .* not supported: Java Paimon 0.9 has no 'count'"):
@@ -150,19 +203,33 @@ def test_aggregation_count_is_refused(catalog, tmp_path):
     with pytest.raises(InvalidInput, match="'count'"):
         catalog.get_table("db.cnt").read()
     with pytest.raises(InvalidInput, match="'count'"):
-        catalog.get_table("db.cnt").write_arrow(pa.table({"k": pa.array([2], pa.int32()), "c": pa.array([1], pa.int64())}))
+        catalog.get_table("db.cnt").write_arrow(
+            pa.table({"k": pa.array([2], pa.int32()), "c": pa.array([1], pa.int64())})
+        )
 
 
 def test_partial_update_remove_record_on_delete_ignores_update_before(catalog):
     """With partial-update.remove-record-on-delete a -D removes the key and a -U changes nothing
     (Java 0.9's PartialUpdateMergeFunction), whether the -U is alone in its commit or not."""
-    t = catalog.create_table("db.pud", Schema(Schema.parse_columns("k INT NOT NULL, a STRING, b BIGINT"), (), ("k",),
-                                              {"bucket": "1", "merge-engine": "partial-update",
-                                               "partial-update.remove-record-on-delete": "true"}))
+    t = catalog.create_table(
+        "db.pud",
+        Schema(
+            Schema.parse_columns("k INT NOT NULL, a STRING, b BIGINT"),
+            (),
+            ("k",),
+            {
+                "bucket": "1",
+                "merge-engine": "partial-update",
+                "partial-update.remove-record-on-delete": "true",
+            },
+        ),
+    )
 
     def put(ks, a, b, kinds):
-        t.write_arrow(pa.table({"k": pa.array(ks, pa.int32()), "a": a, "b": pa.array(b, pa.int64()), "kind": kinds}),
-                      row_kind_column="kind")
+        t.write_arrow(
+            pa.table({"k": pa.array(ks, pa.int32()), "a": a, "b": pa.array(b, pa.int64()), "kind": kinds}),
+            row_kind_column="kind",
+        )
 
     put([1, 2, 3], ["x", "y", "z"], [None, 1, 2], ["+I"] * 3)
     put([1], ["U"], [5], ["-U"])

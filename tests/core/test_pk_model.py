@@ -29,54 +29,80 @@ def _ints(bits: int):
 
 def _decimal(p: int, s: int):
     # small enough that 125 of them never sum out of the precision
-    return st.integers(-(10 ** (p - 3)), 10 ** (p - 3)).map(lambda u: f"{u / 10 ** s:.{s}f}" if s else str(u))
+    return st.integers(-(10 ** (p - 3)), 10 ** (p - 3)).map(lambda u: f"{u / 10**s:.{s}f}" if s else str(u))
 
 
 def _timestamp(p: int, ltz: bool):
     def text(n: int) -> str:
-        secs, frac = divmod(n, 10 ** 9)
+        secs, frac = divmod(n, 10**9)
         base = (dt.datetime(1970, 1, 1) + dt.timedelta(seconds=secs)).strftime("%Y-%m-%dT%H:%M:%S")
         return base + (f".{frac:09d}"[: p + 1] if p else "") + ("Z" if ltz else "")
 
-    lo = int((dt.datetime(1900, 1, 1) - dt.datetime(1970, 1, 1)).total_seconds()) * 10 ** 9
-    hi = int((dt.datetime(2200, 1, 1) - dt.datetime(1970, 1, 1)).total_seconds()) * 10 ** 9
+    lo = int((dt.datetime(1900, 1, 1) - dt.datetime(1970, 1, 1)).total_seconds()) * 10**9
+    hi = int((dt.datetime(2200, 1, 1) - dt.datetime(1970, 1, 1)).total_seconds()) * 10**9
     return st.integers(lo, hi).map(lambda n: n - n % 10 ** (9 - p)).map(text)
 
 
-_ROW = st.fixed_dictionaries({"a": st.one_of(st.none(), st.integers(-3, 3)),
-                              "b": st.one_of(st.none(), st.text("xy", max_size=2))})
+_ROW = st.fixed_dictionaries(
+    {"a": st.one_of(st.none(), st.integers(-3, 3)), "b": st.one_of(st.none(), st.text("xy", max_size=2))}
+)
 
 # type -> (canonical values, aggregate function the model implements for it)
 TYPES = {
-    "TINYINT": (_ints(8), "sum"), "SMALLINT": (_ints(16), "sum"), "INT": (_ints(32), "sum"),
+    "TINYINT": (_ints(8), "sum"),
+    "SMALLINT": (_ints(16), "sum"),
+    "INT": (_ints(32), "sum"),
     "BIGINT": (_ints(64), "sum"),
     "FLOAT": (st.integers(-2000, 2000).map(lambda i: i / 4), "sum"),
     "DOUBLE": (st.integers(-2000, 2000).map(lambda i: i / 8), "sum"),
-    "DECIMAL(9, 2)": (_decimal(9, 2), "sum"), "DECIMAL(18, 3)": (_decimal(18, 3), "sum"),
+    "DECIMAL(9, 2)": (_decimal(9, 2), "sum"),
+    "DECIMAL(18, 3)": (_decimal(18, 3), "sum"),
     "DECIMAL(38, 6)": (_decimal(38, 6), "sum"),
     "BOOLEAN": (st.booleans(), "bool_or"),
-    "CHAR(4)": (st.text("abé", max_size=4), "max"), "VARCHAR(8)": (st.text("abé€", max_size=8), "max"),
+    "CHAR(4)": (st.text("abé", max_size=4), "max"),
+    "VARCHAR(8)": (st.text("abé€", max_size=8), "max"),
     "STRING": (st.text("ab😀", max_size=5), "max"),
     "BINARY(3)": (st.binary(min_size=3, max_size=3).map(bytes.hex), "min"),
-    "VARBINARY(6)": (st.binary(max_size=6).map(bytes.hex), "max"), "BYTES": (st.binary(max_size=4).map(bytes.hex), "min"),
+    "VARBINARY(6)": (st.binary(max_size=6).map(bytes.hex), "max"),
+    "BYTES": (st.binary(max_size=4).map(bytes.hex), "min"),
     "DATE": (st.dates(dt.date(1900, 1, 1), dt.date(2200, 1, 1)).map(dt.date.isoformat), "max"),
-    "TIME": (st.integers(0, 86_399_999).map(
-        lambda ms: f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"), "min"),
+    "TIME": (
+        st.integers(0, 86_399_999).map(
+            lambda ms: f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+        ),
+        "min",
+    ),
     **{f"TIMESTAMP({p})": (_timestamp(p, False), "max") for p in range(10)},
     **{f"TIMESTAMP({p}) WITH LOCAL TIME ZONE": (_timestamp(p, True), "min") for p in range(10)},
     "ARRAY<INT>": (st.lists(st.one_of(st.none(), st.integers(-3, 3)), max_size=3), "collect"),
     "ARRAY<STRING>": (st.lists(st.one_of(st.none(), st.text("pq", max_size=2)), max_size=3), "collect"),
-    "MAP<STRING, INT>": (st.dictionaries(st.sampled_from("abc"), st.one_of(st.none(), st.integers(-3, 3)),
-                                         max_size=3), "merge_map"),
-    "MAP<INT, ARRAY<STRING>>": (st.dictionaries(st.integers(0, 3).map(str), st.one_of(
-        st.none(), st.lists(st.sampled_from("xy"), max_size=2)), max_size=2), "merge_map"),
-    "MULTISET<STRING>": (st.dictionaries(st.sampled_from(["a", "b", "é"]), st.integers(1, 3), max_size=3),
-                         "last_non_null_value"),
-    "MULTISET<INT>": (st.dictionaries(st.integers(-2, 2).map(str), st.integers(1, 3), max_size=2), "first_non_null_value"),
+    "MAP<STRING, INT>": (
+        st.dictionaries(st.sampled_from("abc"), st.one_of(st.none(), st.integers(-3, 3)), max_size=3),
+        "merge_map",
+    ),
+    "MAP<INT, ARRAY<STRING>>": (
+        st.dictionaries(
+            st.integers(0, 3).map(str),
+            st.one_of(st.none(), st.lists(st.sampled_from("xy"), max_size=2)),
+            max_size=2,
+        ),
+        "merge_map",
+    ),
+    "MULTISET<STRING>": (
+        st.dictionaries(st.sampled_from(["a", "b", "é"]), st.integers(1, 3), max_size=3),
+        "last_non_null_value",
+    ),
+    "MULTISET<INT>": (
+        st.dictionaries(st.integers(-2, 2).map(str), st.integers(1, 3), max_size=2),
+        "first_non_null_value",
+    ),
     "ROW<a INT, b STRING>": (_ROW, "last_non_null_value"),
-    "ROW<x INT, r ROW<a INT, b STRING>>": (st.fixed_dictionaries({"x": st.one_of(st.none(), st.integers(0, 9)),
-                                                                  "r": st.one_of(st.none(), _ROW)}),
-                                           "first_non_null_value"),
+    "ROW<x INT, r ROW<a INT, b STRING>>": (
+        st.fixed_dictionaries(
+            {"x": st.one_of(st.none(), st.integers(0, 9)), "r": st.one_of(st.none(), _ROW)}
+        ),
+        "first_non_null_value",
+    ),
     "ARRAY<ROW<a INT, b STRING>>": (st.lists(_ROW, max_size=2), "nested_update"),
 }
 SORT_KEY = {"BINARY(3)": bytes.fromhex, "VARBINARY(6)": bytes.fromhex, "BYTES": bytes.fromhex}
@@ -136,17 +162,32 @@ def _canon(v):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
-@given(data=st.data(), types=st.tuples(st.sampled_from(list(TYPES)), st.sampled_from(list(TYPES))),
-       second=st.sampled_from(["first_non_null_value", "last_non_null_value"]),
-       buckets=st.integers(1, 3), partitioned=st.booleans(),
-       after=st.lists(st.sampled_from([None, "minor", "full"]), min_size=5, max_size=5))
-def test_pk_table_matches_dict_model(tmp_path_factory, engine, data, types, second, buckets, partitioned, after):
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    data=st.data(),
+    types=st.tuples(st.sampled_from(list(TYPES)), st.sampled_from(list(TYPES))),
+    second=st.sampled_from(["first_non_null_value", "last_non_null_value"]),
+    buckets=st.integers(1, 3),
+    partitioned=st.booleans(),
+    after=st.lists(st.sampled_from([None, "minor", "full"]), min_size=5, max_size=5),
+)
+def test_pk_table_matches_dict_model(
+    tmp_path_factory, engine, data, types, second, buckets, partitioned, after
+):
     """... and compaction (minor or full, at random points) never changes what a read returns."""
-    op = st.tuples(st.sampled_from(["+I", "+U", "-D"]), st.integers(0, 12),
-                   st.one_of(st.none(), TYPES[types[0]][0]), st.one_of(st.none(), TYPES[types[1]][0]))
-    history = data.draw(st.lists(st.lists(op, min_size=1, max_size=25), min_size=1, max_size=5), label="history")
+    op = st.tuples(
+        st.sampled_from(["+I", "+U", "-D"]),
+        st.integers(0, 12),
+        st.one_of(st.none(), TYPES[types[0]][0]),
+        st.one_of(st.none(), TYPES[types[1]][0]),
+    )
+    history = data.draw(
+        st.lists(st.lists(op, min_size=1, max_size=25), min_size=1, max_size=5), label="history"
+    )
     if engine in ("partial-update", "aggregation"):  # these engines reject deletes by default
         history = [[o for o in ops if o[0] != "-D"] or [("+I", 0, None, None)] for ops in history]
     funcs = (TYPES[types[0]][1], second)
@@ -156,10 +197,17 @@ def test_pk_table_matches_dict_model(tmp_path_factory, engine, data, types, seco
         options.update({"fields.v1.aggregate-function": funcs[0], "fields.v2.aggregate-function": funcs[1]})
     cols = [("k", "INT NOT NULL"), ("v1", types[0]), ("v2", types[1]), ("p", "STRING")]
     t = FileSystemCatalog(str(wh)).create_table(
-        "db.t", Schema(Schema.parse_columns(", ".join(f"{n} {ty}" for n, ty in cols)),
-                       ("p",) if partitioned else (), ("k", "p") if partitioned else ("k",), options))
-    arrow_schema = pa.schema([pa.field(n, to_arrow_type(parse_type(ty)), nullable="NOT NULL" not in ty)
-                              for n, ty in cols])
+        "db.t",
+        Schema(
+            Schema.parse_columns(", ".join(f"{n} {ty}" for n, ty in cols)),
+            ("p",) if partitioned else (),
+            ("k", "p") if partitioned else ("k",),
+            options,
+        ),
+    )
+    arrow_schema = pa.schema(
+        [pa.field(n, to_arrow_type(parse_type(ty)), nullable="NOT NULL" not in ty) for n, ty in cols]
+    )
     paimon_types = dict(cols)
     model: dict = {}
     expected_at = {}
@@ -184,7 +232,9 @@ def test_pk_table_matches_dict_model(tmp_path_factory, engine, data, types, seco
                 assert res.snapshot.commit_kind == "COMPACT"
                 expected_at[res.snapshot.id] = dict(model)
     for sid, exp in expected_at.items():
-        got = {r["k"]: (_canon(r["v1"]), _canon(r["v2"]))
-               for r in rows_from_arrow(t.read(snapshot_id=sid), paimon_types)}
+        got = {
+            r["k"]: (_canon(r["v1"]), _canon(r["v2"]))
+            for r in rows_from_arrow(t.read(snapshot_id=sid), paimon_types)
+        }
         want = {k: (_canon(v[0]), _canon(v[1])) for k, v in exp.items()}
         assert got == want, f"snapshot {sid} ({types})"

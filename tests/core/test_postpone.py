@@ -14,14 +14,27 @@ COLS = "dt STRING NOT NULL, id BIGINT NOT NULL, n BIGINT, s STRING"
 
 def _create(catalog, partitioned=True, **options):
     opts = {"bucket": "-2", "postpone.batch-write-fixed-bucket": "false", **options}
-    return catalog.create_table("db.t", Schema(Schema.parse_columns(COLS), partition_keys=("dt",) if partitioned else (),
-                                               primary_keys=("dt", "id"), options=opts))
+    return catalog.create_table(
+        "db.t",
+        Schema(
+            Schema.parse_columns(COLS),
+            partition_keys=("dt",) if partitioned else (),
+            primary_keys=("dt", "id"),
+            options=opts,
+        ),
+    )
 
 
 def _batch(rows):
     """rows: (kind, dt, id, n, s) -> (Arrow table, kinds)"""
-    t = pa.table({"dt": [r[1] for r in rows], "id": pa.array([r[2] for r in rows], pa.int64()),
-                  "n": pa.array([r[3] for r in rows], pa.int64()), "s": [r[4] for r in rows]})
+    t = pa.table(
+        {
+            "dt": [r[1] for r in rows],
+            "id": pa.array([r[2] for r in rows], pa.int64()),
+            "n": pa.array([r[3] for r in rows], pa.int64()),
+            "s": [r[4] for r in rows],
+        }
+    )
     kinds = pa.array([{"+I": 0, "-U": 1, "+U": 2, "-D": 3}[r[0]] for r in rows], pa.int8())
     return t, kinds
 
@@ -72,14 +85,24 @@ def sum_model(commits):
     return sorted(state.values())
 
 
-@pytest.mark.parametrize("engine,model,options", [
-    ("deduplicate", dedup_model, {}),
-    # unpartitioned: retractions on aggregation tables whose key holds a partition column null that
-    # column, a merge-engine defect outside postpone tables (reported, not fixed here)
-    ("aggregation", sum_model, {"partitioned": False, "merge-engine": "aggregation",
-                                "fields.n.aggregate-function": "sum",
-                                "fields.s.aggregate-function": "last_non_null_value"}),
-])
+@pytest.mark.parametrize(
+    "engine,model,options",
+    [
+        ("deduplicate", dedup_model, {}),
+        # unpartitioned: retractions on aggregation tables whose key holds a partition column null that
+        # column, a merge-engine defect outside postpone tables (reported, not fixed here)
+        (
+            "aggregation",
+            sum_model,
+            {
+                "partitioned": False,
+                "merge-engine": "aggregation",
+                "fields.n.aggregate-function": "sum",
+                "fields.s.aggregate-function": "last_non_null_value",
+            },
+        ),
+    ],
+)
 def test_replay_merges_with_the_merge_engine(catalog, engine, model, options):
     from paimon_core.mergetree.compaction import compact
 

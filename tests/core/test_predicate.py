@@ -19,12 +19,32 @@ D = Decimal
 COLUMNS = {  # column -> (type, arrow type, values including the type's extremes and a null)
     "big": ("BIGINT", pa.int64(), [-(2**63), -1, 0, 100, 101, 2**63 - 1, None]),
     "tiny": ("TINYINT", pa.int8(), [-128, -1, 0, 127, None]),
-    "amount": ("DECIMAL(5, 2)", pa.decimal128(5, 2),
-               [D("-999.99"), D("0.00"), D("37.01"), D("99.99"), D("100.00"), D("999.99"), None]),
+    "amount": (
+        "DECIMAL(5, 2)",
+        pa.decimal128(5, 2),
+        [D("-999.99"), D("0.00"), D("37.01"), D("99.99"), D("100.00"), D("999.99"), None],
+    ),
 }
-LITERALS = ["0", "100", "100.5", "-0.5", "99.995", "37.01", "37.015", "127", "128", "-129",
-            "999.99", "1000", "-1000", "1e3", "9223372036854775807", "9223372036854775808",
-            "-9223372036854775809", "1e30"]
+LITERALS = [
+    "0",
+    "100",
+    "100.5",
+    "-0.5",
+    "99.995",
+    "37.01",
+    "37.015",
+    "127",
+    "128",
+    "-129",
+    "999.99",
+    "1000",
+    "-1000",
+    "1e3",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "1e30",
+]
 OPS = ["=", "!=", "<", "<=", ">", ">="]
 
 
@@ -84,14 +104,21 @@ def test_between_and_in_match_the_sql_model(column):
     for items in (["0", "37.01"], ["100.5", "127"], ["128", "1e30"], ["0", "NULL"], ["2.5", "NULL"]):
         lits = [None if i == "NULL" else D(i) for i in items]
         where = f"{column} IN ({', '.join(items)})"
-        assert selected(table, column, where, fields) == expected(values, lambda x, lits=lits: model_in(x, lits))
+        assert selected(table, column, where, fields) == expected(
+            values, lambda x, lits=lits: model_in(x, lits)
+        )
         want_not = expected(values, lambda x, lits=lits: sql_not(model_in(x, lits)))
         assert selected(table, column, f"{column} NOT IN ({', '.join(items)})", fields) == want_not
 
 
 def test_the_readme_examples_on_a_decimal_column():
-    table = pa.table({"amount": pa.array([D("0.00"), D("37.01"), D("100.00"), D("150.25"), D("15.00")],
-                                         pa.decimal128(10, 2))})
+    table = pa.table(
+        {
+            "amount": pa.array(
+                [D("0.00"), D("37.01"), D("100.00"), D("150.25"), D("15.00")], pa.decimal128(10, 2)
+            )
+        }
+    )
     fields = {"amount": parse_type("DECIMAL(10, 2)")}
     assert selected(table, "amount", "amount > 100", fields) == [D("150.25")]
     assert selected(table, "amount", "amount = 0", fields) == [D("0.00")]
@@ -120,8 +147,12 @@ def test_pruning_never_drops_a_file_with_a_matching_row(column):
         pred = bind(parse_where(f"{column} {op} {lit}"), fields)
         for rows in files:
             non_null = [v for v in rows if v is not None]
-            stats = ColumnRange(min(non_null) if non_null else None, max(non_null) if non_null else None,
-                                len(rows) - len(non_null), len(rows))
+            stats = ColumnRange(
+                min(non_null) if non_null else None,
+                max(non_null) if non_null else None,
+                len(rows) - len(non_null),
+                len(rows),
+            )
             matches = any(model_compare(x, op, D(lit)) for x in rows)
             verdict = may_match(pred, {column: stats})
             assert verdict or not matches, f"{column} {op} {lit} pruned a file holding {rows}"
@@ -143,12 +174,15 @@ def test_pruning_with_a_literal_between_two_integers():
     assert may_match(bind(parse_where("amount > 99.995"), decimal), stats)
 
 
-@pytest.mark.parametrize("where, message", [
-    ("id = 'abc'", "bad filter: 'abc' is not a valid BIGINT for column 'id'"),
-    ("id = TRUE", "bad filter: TRUE is not a valid BIGINT for column 'id'"),
-    ("d = 5.5", "bad filter: 5.5 is not a valid DATE for column 'd'"),
-    ("d IN ('2024-01-01', 'x')", "bad filter: 'x' is not a valid DATE for column 'd'"),
-])
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("id = 'abc'", "bad filter: 'abc' is not a valid BIGINT for column 'id'"),
+        ("id = TRUE", "bad filter: TRUE is not a valid BIGINT for column 'id'"),
+        ("d = 5.5", "bad filter: 5.5 is not a valid DATE for column 'd'"),
+        ("d IN ('2024-01-01', 'x')", "bad filter: 'x' is not a valid DATE for column 'd'"),
+    ],
+)
 def test_errors_quote_literals_as_sql_does(where, message):
     fields = {"id": parse_type("BIGINT"), "d": parse_type("DATE")}
     with pytest.raises(FilterError) as e:

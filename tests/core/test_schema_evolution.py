@@ -29,7 +29,10 @@ from paimon_core.metadata.schema_evolution import (
 from paimon_core.read.diff import diff
 from paimon_core.write.ingest import ingest_files
 
-PK = ("pk", lambda: Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",), {"bucket": "2"}))
+PK = (
+    "pk",
+    lambda: Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",), {"bucket": "2"}),
+)
 APPEND = ("append", lambda: Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING")))
 KINDS = [PK, APPEND]
 
@@ -53,15 +56,23 @@ def write(t, **cols):
 # rules (pure)
 
 
-def base_schema(options=None, cols="id BIGINT NOT NULL, v STRING, n INT, f FLOAT, p STRING", pk=("id", "p"),
-                part=("p",)):
+def base_schema(
+    options=None, cols="id BIGINT NOT NULL, v STRING, n INT, f FLOAT, p STRING", pk=("id", "p"), part=("p",)
+):
     return Schema(Schema.parse_columns(cols), part, pk, options or {"bucket": "2"}).to_table_schema(0)
 
 
 def test_add_column_ids_positions_and_highest_field_id():
     s = base_schema()
-    s1 = apply_changes(s, [AddColumn("a", T("INT")), AddColumn("b", T("STRING"), "cmt", first=True),
-                           AddColumn("c", T("ROW<x INT, y STRING>"), after="id")], has_snapshot=True)
+    s1 = apply_changes(
+        s,
+        [
+            AddColumn("a", T("INT")),
+            AddColumn("b", T("STRING"), "cmt", first=True),
+            AddColumn("c", T("ROW<x INT, y STRING>"), after="id"),
+        ],
+        has_snapshot=True,
+    )
     assert s1.id == 1
     assert s1.field_names == ["b", "id", "c", "v", "n", "f", "p", "a"]
     ids = {f.name: f.id for f in s1.fields}
@@ -84,31 +95,40 @@ def test_rename_keeps_id():
     assert s1.field("w").id == 1
 
 
-@pytest.mark.parametrize("change, message", [
-    (DropColumn("id"), "cannot drop primary-key column 'id'"),
-    (DropColumn("p"), "cannot drop partition column 'p'"),
-    (RenameColumn("id", "k"), "cannot rename primary-key column 'id'"),
-    (RenameColumn("p", "q"), "cannot rename partition column 'p'"),
-    (UpdateColumnType("id", T("DECIMAL(20, 0)")), "cannot change the type of primary-key column 'id'"),
-    (UpdateColumnType("p", T("VARCHAR(10)")), "cannot change the type of partition column 'p'"),
-    (UpdateColumnType("v", T("STRING NOT NULL")), "cannot make column 'v' NOT NULL"),
-    (AddColumn("z", T("INT NOT NULL")), "cannot add column 'z' as NOT NULL"),
-    (AddColumn("v", T("INT")), "column 'v' already exists"),
-    (AddColumn("z", T("INT"), after="nope"), "unknown column 'nope'"),
-    (AddColumn("_KEY_x", T("INT")), "reserved"),
-    (RenameColumn("v", "n"), "that column already exists"),
-    (DropColumn("nope"), "unknown column 'nope'"),
-    (UpdateColumnType("v", T("ARRAY<INT>")), "cannot change column 'v' from STRING to ARRAY<INT>"),
-    (SetOption("merge-engine", "first-row"), "option 'merge-engine' cannot be changed on a table with data"),
-    (SetOption("bucket", "4"), "option 'bucket' cannot be changed on a table with data"),
-    (SetOption("bucket-key", "id"), "option 'bucket-key' cannot be changed"),
-    (SetOption("sequence.field", "n"), "option 'sequence.field' cannot be changed"),
-    (SetOption("partial-update.remove-record-on-delete", "true"), "cannot be changed on a table with data"),
-    (SetOption("primary-key", "id"), "option 'primary-key' cannot be changed"),
-    (SetOption("bucket", "-1"), "cannot change bucket from 2 to -1"),
-    (RemoveOption("bucket"), "option 'bucket' cannot be removed"),
-    (RemoveOption("nope"), "option 'nope' is not set"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (DropColumn("id"), "cannot drop primary-key column 'id'"),
+        (DropColumn("p"), "cannot drop partition column 'p'"),
+        (RenameColumn("id", "k"), "cannot rename primary-key column 'id'"),
+        (RenameColumn("p", "q"), "cannot rename partition column 'p'"),
+        (UpdateColumnType("id", T("DECIMAL(20, 0)")), "cannot change the type of primary-key column 'id'"),
+        (UpdateColumnType("p", T("VARCHAR(10)")), "cannot change the type of partition column 'p'"),
+        (UpdateColumnType("v", T("STRING NOT NULL")), "cannot make column 'v' NOT NULL"),
+        (AddColumn("z", T("INT NOT NULL")), "cannot add column 'z' as NOT NULL"),
+        (AddColumn("v", T("INT")), "column 'v' already exists"),
+        (AddColumn("z", T("INT"), after="nope"), "unknown column 'nope'"),
+        (AddColumn("_KEY_x", T("INT")), "reserved"),
+        (RenameColumn("v", "n"), "that column already exists"),
+        (DropColumn("nope"), "unknown column 'nope'"),
+        (UpdateColumnType("v", T("ARRAY<INT>")), "cannot change column 'v' from STRING to ARRAY<INT>"),
+        (
+            SetOption("merge-engine", "first-row"),
+            "option 'merge-engine' cannot be changed on a table with data",
+        ),
+        (SetOption("bucket", "4"), "option 'bucket' cannot be changed on a table with data"),
+        (SetOption("bucket-key", "id"), "option 'bucket-key' cannot be changed"),
+        (SetOption("sequence.field", "n"), "option 'sequence.field' cannot be changed"),
+        (
+            SetOption("partial-update.remove-record-on-delete", "true"),
+            "cannot be changed on a table with data",
+        ),
+        (SetOption("primary-key", "id"), "option 'primary-key' cannot be changed"),
+        (SetOption("bucket", "-1"), "cannot change bucket from 2 to -1"),
+        (RemoveOption("bucket"), "option 'bucket' cannot be removed"),
+        (RemoveOption("nope"), "option 'nope' is not set"),
+    ],
+)
 def test_forbidden_changes(change, message):
     with pytest.raises(InvalidInput, match=message.replace("(", r"\(").replace(")", r"\)")):
         apply_changes(base_schema(), [change], has_snapshot=True)
@@ -122,15 +142,24 @@ def test_drop_last_column():
 
 
 def test_immutable_options_change_on_an_empty_table():
-    s1 = apply_changes(base_schema(), [SetOption("bucket", "4"), SetOption("merge-engine", "first-row")], False)
+    s1 = apply_changes(
+        base_schema(), [SetOption("bucket", "4"), SetOption("merge-engine", "first-row")], False
+    )
     assert s1.options["bucket"] == "4" and s1.options["merge-engine"] == "first-row"
     with pytest.raises(InvalidInput, match="unknown merge engine|merge"):
         apply_changes(base_schema(), [SetOption("merge-engine", "nope")], False)
 
 
 def test_mutable_options_and_comment():
-    s1 = apply_changes(base_schema(), [SetOption("snapshot.num-retained.min", "3"), SetOption("changelog-producer", "input"),
-                                       UpdateComment("hi")], True)
+    s1 = apply_changes(
+        base_schema(),
+        [
+            SetOption("snapshot.num-retained.min", "3"),
+            SetOption("changelog-producer", "input"),
+            UpdateComment("hi"),
+        ],
+        True,
+    )
     assert s1.options["snapshot.num-retained.min"] == "3" and s1.comment == "hi"
     s2 = apply_changes(s1, [RemoveOption("snapshot.num-retained.min"), UpdateComment(None)], True)
     assert "snapshot.num-retained.min" not in s2.options and s2.comment is None
@@ -139,34 +168,39 @@ def test_mutable_options_and_comment():
 
 
 def test_bucket_key_column_cannot_be_dropped():
-    s = Schema(Schema.parse_columns("id INT, v STRING"), options={"bucket": "2", "bucket-key": "id"}).to_table_schema(0)
+    s = Schema(
+        Schema.parse_columns("id INT, v STRING"), options={"bucket": "2", "bucket-key": "id"}
+    ).to_table_schema(0)
     with pytest.raises(InvalidInput, match="bucket-key column 'id'"):
         apply_changes(s, [DropColumn("id")], True)
 
 
-@pytest.mark.parametrize("src, dst, explicit_ok, implicit_ok", [
-    ("INT", "BIGINT", True, True),
-    ("FLOAT", "DOUBLE", True, True),
-    ("INT", "DOUBLE", True, True),
-    ("DECIMAL(10, 2)", "DECIMAL(12, 2)", True, True),
-    ("VARCHAR(5)", "STRING", True, True),
-    ("DATE", "TIMESTAMP(3)", True, True),
-    ("BIGINT", "INT", True, False),
-    ("STRING", "INT", True, False),
-    ("DOUBLE", "DECIMAL(10, 2)", True, False),
-    ("DOUBLE", "FLOAT", True, False),
-    ("INT", "STRING", True, False),
-    ("BOOLEAN", "DATE", False, False),
-    ("DATE", "BOOLEAN", False, False),
-    ("DATE", "INT", False, False),
-    ("BYTES", "INT", False, False),
-    ("ARRAY<INT>", "ARRAY<BIGINT>", True, True),
-    ("ARRAY<BIGINT>", "ARRAY<INT>", False, False),
-    ("MAP<STRING, INT>", "MAP<STRING, BIGINT>", False, False),
-    ("ROW<a INT>", "ROW<a BIGINT>", False, False),
-    ("INT", "ARRAY<INT>", False, False),
-    ("STRING", "ROW<a INT>", False, False),
-])
+@pytest.mark.parametrize(
+    "src, dst, explicit_ok, implicit_ok",
+    [
+        ("INT", "BIGINT", True, True),
+        ("FLOAT", "DOUBLE", True, True),
+        ("INT", "DOUBLE", True, True),
+        ("DECIMAL(10, 2)", "DECIMAL(12, 2)", True, True),
+        ("VARCHAR(5)", "STRING", True, True),
+        ("DATE", "TIMESTAMP(3)", True, True),
+        ("BIGINT", "INT", True, False),
+        ("STRING", "INT", True, False),
+        ("DOUBLE", "DECIMAL(10, 2)", True, False),
+        ("DOUBLE", "FLOAT", True, False),
+        ("INT", "STRING", True, False),
+        ("BOOLEAN", "DATE", False, False),
+        ("DATE", "BOOLEAN", False, False),
+        ("DATE", "INT", False, False),
+        ("BYTES", "INT", False, False),
+        ("ARRAY<INT>", "ARRAY<BIGINT>", True, True),
+        ("ARRAY<BIGINT>", "ARRAY<INT>", False, False),
+        ("MAP<STRING, INT>", "MAP<STRING, BIGINT>", False, False),
+        ("ROW<a INT>", "ROW<a BIGINT>", False, False),
+        ("INT", "ARRAY<INT>", False, False),
+        ("STRING", "ROW<a INT>", False, False),
+    ],
+)
 def test_cast_rules(src, dst, explicit_ok, implicit_ok):
     assert column_cast_allowed(T(src), T(dst), True) is explicit_ok
     assert column_cast_allowed(T(src), T(dst), False) is implicit_ok
@@ -235,12 +269,25 @@ def test_conflicting_concurrent_change_is_rejected(table, monkeypatch):
 
 def test_read_across_add_drop_rename_widen(table, catalog):
     t = alter_table(table, [AddColumn("n", T("INT")), AddColumn("f", T("FLOAT"))])
-    t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int64()), "v": ["a", "b"], "n": pa.array([1, 2], pa.int32()),
-                            "f": pa.array([0.5, 1.5], pa.float32())}))
-    t = alter_table(t, [RenameColumn("v", "w"), UpdateColumnType("n", T("BIGINT")), UpdateColumnType("f", T("DOUBLE"))])
+    t.write_arrow(
+        pa.table(
+            {
+                "id": pa.array([1, 2], pa.int64()),
+                "v": ["a", "b"],
+                "n": pa.array([1, 2], pa.int32()),
+                "f": pa.array([0.5, 1.5], pa.float32()),
+            }
+        )
+    )
+    t = alter_table(
+        t, [RenameColumn("v", "w"), UpdateColumnType("n", T("BIGINT")), UpdateColumnType("f", T("DOUBLE"))]
+    )
     t = alter_table(t, [AddColumn("x", T("STRING"), first=True)])
-    t.write_arrow(pa.table({"id": pa.array([3], pa.int64()), "w": ["c"], "n": pa.array([2**40], pa.int64()),
-                            "x": ["new"]}))
+    t.write_arrow(
+        pa.table(
+            {"id": pa.array([3], pa.int64()), "w": ["c"], "n": pa.array([2**40], pa.int64()), "x": ["new"]}
+        )
+    )
     t = alter_table(t, [DropColumn("f")])
     t = catalog.get_table("db.t")
     out = t.read()
@@ -306,8 +353,12 @@ def test_compaction_after_a_change(table, catalog):
     live = [f for s in t.plan(t.snapshots.latest()) for f in s.files]
     assert live and all(f.schema_id == 1 for f in live)
     if t.is_primary_key_table:
-        assert before == [{"id": 1, "w": "a", "n": None}, {"id": 2, "w": "B", "n": 20},
-                          {"id": 3, "w": "c", "n": None}, {"id": 4, "w": "d", "n": 40}]
+        assert before == [
+            {"id": 1, "w": "a", "n": None},
+            {"id": 2, "w": "B", "n": 20},
+            {"id": 3, "w": "c", "n": None},
+            {"id": 4, "w": "d", "n": 40},
+        ]
 
 
 def test_pk_merge_across_schemas_keeps_latest_value(catalog):
@@ -319,10 +370,20 @@ def test_pk_merge_across_schemas_keeps_latest_value(catalog):
 
 
 def test_explicit_cast_of_stored_values(catalog):
-    t = catalog.create_table("db.c", Schema(Schema.parse_columns("id BIGINT NOT NULL, s STRING, d DOUBLE, b BIGINT")))
-    t.write_arrow(pa.table({"id": pa.array([1], pa.int64()), "s": ["42"], "d": [2.75], "b": pa.array([7], pa.int64())}))
-    t = alter_table(t, [UpdateColumnType("s", T("INT")), UpdateColumnType("d", T("DECIMAL(10, 2)")),
-                        UpdateColumnType("b", T("INT"))])
+    t = catalog.create_table(
+        "db.c", Schema(Schema.parse_columns("id BIGINT NOT NULL, s STRING, d DOUBLE, b BIGINT"))
+    )
+    t.write_arrow(
+        pa.table({"id": pa.array([1], pa.int64()), "s": ["42"], "d": [2.75], "b": pa.array([7], pa.int64())})
+    )
+    t = alter_table(
+        t,
+        [
+            UpdateColumnType("s", T("INT")),
+            UpdateColumnType("d", T("DECIMAL(10, 2)")),
+            UpdateColumnType("b", T("INT")),
+        ],
+    )
     out = t.read().to_pylist()
     assert out[0]["s"] == 42 and str(out[0]["d"]) == "2.75" and out[0]["b"] == 7
     t.write_arrow(pa.table({"id": pa.array([2], pa.int64()), "s": pa.array([5], pa.int32())}))
@@ -362,7 +423,10 @@ def test_write_arrow_evolve_adds_and_widens(table, catalog):
     assert latest.field("n").type == T("BIGINT") and latest.field("extra").type == T("DOUBLE")
     assert latest.field("extra").id == 3
     assert t.schema.id == 2  # the table object follows
-    assert rows(t) == [{"id": 1, "v": "a", "n": 1, "extra": None}, {"id": 2, "v": None, "n": 2**40, "extra": 1.5}]
+    assert rows(t) == [
+        {"id": 1, "v": "a", "n": 1, "extra": None},
+        {"id": 2, "v": None, "n": 2**40, "extra": 1.5},
+    ]
 
 
 def test_evolve_without_changes_writes_no_schema(table):
@@ -372,8 +436,9 @@ def test_evolve_without_changes_writes_no_schema(table):
 
 
 def test_evolve_does_not_narrow_or_change_keys(catalog):
-    t = catalog.create_table("db.k", Schema(Schema.parse_columns("id INT NOT NULL, v BIGINT"), (), ("id",),
-                                            {"bucket": "1"}))
+    t = catalog.create_table(
+        "db.k", Schema(Schema.parse_columns("id INT NOT NULL, v BIGINT"), (), ("id",), {"bucket": "1"})
+    )
     with pytest.raises(SchemaMismatch):  # a key is never widened by evolve
         t.write_arrow(pa.table({"id": pa.array([2**40], pa.int64())}), evolve=True)
     with pytest.raises(SchemaMismatch, match="cannot cast STRING to BIGINT"):
@@ -384,8 +449,12 @@ def test_evolve_does_not_narrow_or_change_keys(catalog):
 def test_ingest_files_evolve(table, catalog, tmp_path):
     a = tmp_path / "a.parquet"
     b = tmp_path / "b.parquet"
-    pq.write_table(pa.table({"id": pa.array([1], pa.int64()), "v": ["a"], "c1": pa.array([1], pa.int32())}), a)
-    pq.write_table(pa.table({"id": pa.array([2], pa.int64()), "c2": ["z"], "c1": pa.array([5], pa.int64())}), b)
+    pq.write_table(
+        pa.table({"id": pa.array([1], pa.int64()), "v": ["a"], "c1": pa.array([1], pa.int32())}), a
+    )
+    pq.write_table(
+        pa.table({"id": pa.array([2], pa.int64()), "c2": ["z"], "c1": pa.array([5], pa.int64())}), b
+    )
     with pytest.raises(SchemaMismatch, match="a.parquet: unknown column 'c1'"):
         ingest_files(table, [str(a), str(b)])
     assert SchemaManager(table.io, table.path).list_ids() == [0]
@@ -394,5 +463,7 @@ def test_ingest_files_evolve(table, catalog, tmp_path):
     assert res.snapshot.schema_id == latest.id == 1  # one schema change for all inputs
     assert latest.field_names == ["id", "v", "c1", "c2"] and latest.field("c1").type == T("BIGINT")
     assert [type(c).__name__ for c in res.evolved] == ["AddColumn", "AddColumn", "UpdateColumnType"]
-    assert rows(catalog.get_table("db.t")) == [{"id": 1, "v": "a", "c1": 1, "c2": None},
-                                               {"id": 2, "v": None, "c1": 5, "c2": "z"}]
+    assert rows(catalog.get_table("db.t")) == [
+        {"id": 1, "v": "a", "c1": 1, "c2": None},
+        {"id": 2, "v": None, "c1": 5, "c2": "z"},
+    ]

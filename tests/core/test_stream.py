@@ -16,7 +16,9 @@ from paimon_core.read.stream import StreamGap, StreamRead
 
 def pk(catalog, producer="none", name="db.pk", **opts):
     options = {"bucket": "2", "changelog-producer": producer, **opts}
-    return catalog.create_table(name, Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), (), ("id",), options))
+    return catalog.create_table(
+        name, Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), (), ("id",), options)
+    )
 
 
 def append(catalog, name="db.ap", **opts):
@@ -75,7 +77,9 @@ def drain(reader: StreamRead) -> list:
 @pytest.mark.parametrize("producer", ["none", "input", "lookup", "full-compaction"])
 def test_stream_reproduces_the_model_for_every_producer(catalog, producer):
     rng = random.Random(hash(producer) & 0xFFFF)
-    t = pk(catalog, producer, **({"full-compaction.delta-commits": "1"} if producer == "full-compaction" else {}))
+    t = pk(
+        catalog, producer, **({"full-compaction.delta-commits": "1"} if producer == "full-compaction" else {})
+    )
     model: dict = {}
     random_writes(t, model, rng, 3)
     reader = StreamRead(t)  # latest-full
@@ -101,7 +105,9 @@ def test_input_changelog_is_exactly_the_input(catalog):
     assert drain(r) == []
     write(t, [2, 1], ["b2", "a"], ["+U", "-D"])
     write(t, [3], ["c"])
-    got = [(b.snapshot_id, row["_row_kind"], row["id"], row["v"]) for b in drain(r) for row in b.rows.to_pylist()]
+    got = [
+        (b.snapshot_id, row["_row_kind"], row["id"], row["v"]) for b in drain(r) for row in b.rows.to_pylist()
+    ]
     assert sorted(got) == [(2, "+U", 2, "b2"), (2, "-D", 1, "a"), (3, "+I", 3, "c")]
 
 
@@ -126,8 +132,11 @@ def test_start_modes(catalog):
     assert ids(drain(StreamRead(t))) == [("full", 4, [0, 1, 2, 3])]
     assert ids(drain(StreamRead(t, mode="latest"))) == []
     assert ids(drain(StreamRead(t, start=3))) == [("changes", 3, [2]), ("changes", 4, [3])]
-    assert ids(drain(StreamRead(t, mode="from-snapshot-full", start=2))) == \
-        [("full", 2, [0, 1]), ("changes", 3, [2]), ("changes", 4, [3])]
+    assert ids(drain(StreamRead(t, mode="from-snapshot-full", start=2))) == [
+        ("full", 2, [0, 1]),
+        ("changes", 3, [2]),
+        ("changes", 4, [3]),
+    ]
     t3 = t.snapshots.snapshot(3).time_millis
     assert [b.snapshot_id for b in drain(StreamRead(t, start_time_ms=t3))][0] == 3
     with pytest.raises(InvalidInput, match="needs a starting"):
@@ -182,8 +191,9 @@ def test_we_read_a_consumer_file_written_as_java_writes_it(catalog):
 
 
 def test_expire_keeps_what_a_consumer_needs_and_gap_is_named(catalog):
-    t = append(catalog, **{"snapshot.num-retained.min": "1", "snapshot.time-retained": "0ms",
-                           "write-only": "true"})
+    t = append(
+        catalog, **{"snapshot.num-retained.min": "1", "snapshot.time-retained": "0ms", "write-only": "true"}
+    )
     for i in range(3):
         write(t, [i], [str(i)])
     consumer_manager(t).reset("slow", 2)
@@ -203,8 +213,14 @@ def test_expire_keeps_what_a_consumer_needs_and_gap_is_named(catalog):
 
 
 def test_consumer_expiration_time_releases_snapshots_after_a_commit(catalog):
-    t = append(catalog, **{"snapshot.num-retained.min": "1", "snapshot.time-retained": "0ms",
-                           "consumer.expiration-time": "1h"})
+    t = append(
+        catalog,
+        **{
+            "snapshot.num-retained.min": "1",
+            "snapshot.time-retained": "0ms",
+            "consumer.expiration-time": "1h",
+        },
+    )
     write(t, [0], ["0"])
     cm = consumer_manager(t)
     cm.reset("old", 1)

@@ -57,17 +57,29 @@ def test_watch_ingests_each_file_once_in_name_order_and_resumes(catalog, tmp_pat
     for i in range(3):
         write_file(land, f"f{i:03d}.parquet", [i])
     commits, skipped = [], []
-    watch_dir(t, str(land), poll_s=0.05, settle_s=0.0, stop=lambda: len(commits) >= 3,
-              on_commit=lambda r, files: commits.append((r.snapshot.id, files)))
+    watch_dir(
+        t,
+        str(land),
+        poll_s=0.05,
+        settle_s=0.0,
+        stop=lambda: len(commits) >= 3,
+        on_commit=lambda r, files: commits.append((r.snapshot.id, files)),
+    )
     assert commits == [(1, ["f000.parquet"]), (2, ["f001.parquet"]), (3, ["f002.parquet"])]
     assert t.snapshots.snapshot(3).properties == {LAST_FILE: "f002.parquet"}
     write_file(land, "f003.parquet", [3])
     write_file(land, "a-late.parquet", [99])
     write_file(land, "f004.parquet", [4])
     # a restart: the same folder and pattern give the same commit user, so it resumes after f002
-    watch_dir(t, str(land), poll_s=0.05, settle_s=0.0, stop=lambda: commits[-1][1] == ["f004.parquet"],
-              on_commit=lambda r, files: commits.append((r.snapshot.id, files)),
-              on_skip=lambda name, last: skipped.append((name, last)))
+    watch_dir(
+        t,
+        str(land),
+        poll_s=0.05,
+        settle_s=0.0,
+        stop=lambda: commits[-1][1] == ["f004.parquet"],
+        on_commit=lambda r, files: commits.append((r.snapshot.id, files)),
+        on_skip=lambda name, last: skipped.append((name, last)),
+    )
     assert commits[3:] == [(4, ["f003.parquet"]), (5, ["f004.parquet"])]
     assert skipped == [("a-late.parquet", "f002.parquet")]  # ingested files are not "late"
     assert sorted(x["id"] for x in t.read().to_pylist()) == [0, 1, 2, 3, 4]
@@ -80,8 +92,15 @@ def test_watch_with_commit_interval_groups_files(catalog, tmp_path):
     for i in range(4):
         write_file(land, f"f{i}.parquet", [i])
     commits = []
-    watch_dir(t, str(land), commit_interval_s=0.0, poll_s=0.05, settle_s=0.0, stop=lambda: bool(commits),
-              on_commit=lambda r, files: commits.append(files))
+    watch_dir(
+        t,
+        str(land),
+        commit_interval_s=0.0,
+        poll_s=0.05,
+        settle_s=0.0,
+        stop=lambda: bool(commits),
+        on_commit=lambda r, files: commits.append(files),
+    )
     assert commits == [[f"f{i}.parquet" for i in range(4)]]
     assert t.snapshots.latest().delta_record_count == 4
 
@@ -90,8 +109,13 @@ def test_stdin_json_commits_by_rows_and_at_eof(catalog):
     t = append(catalog)
     lines = b"".join(json.dumps({"id": i, "v": f"v{i}"}).encode() + b"\n" for i in range(25))
     commits = []
-    ingest_stream(t, io.BytesIO(lines[:-1]), commit_interval_s=60, commit_rows=10,  # last line unterminated
-                  on_commit=lambda r: commits.append(r.rows))
+    ingest_stream(
+        t,
+        io.BytesIO(lines[:-1]),
+        commit_interval_s=60,
+        commit_rows=10,  # last line unterminated
+        on_commit=lambda r: commits.append(r.rows),
+    )
     assert commits == [10, 10, 5]
     assert sorted(x["id"] for x in t.read().to_pylist()) == list(range(25))
 
@@ -102,8 +126,16 @@ def test_stdin_csv_commits_on_interval_while_the_pipe_stays_open(catalog):
     reader = os.fdopen(r, "rb", buffering=0)
     commits = []
     stop = threading.Event()
-    th = threading.Thread(target=lambda: ingest_stream(
-        t, reader, "auto", commit_interval_s=0.2, stop=stop.is_set, on_commit=lambda res: commits.append(res.rows)))
+    th = threading.Thread(
+        target=lambda: ingest_stream(
+            t,
+            reader,
+            "auto",
+            commit_interval_s=0.2,
+            stop=stop.is_set,
+            on_commit=lambda res: commits.append(res.rows),
+        )
+    )
     th.start()
     os.write(w, b"id,v\n1,a\n2,b\n")
     deadline = time.time() + 10

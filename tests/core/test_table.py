@@ -22,11 +22,13 @@ def make(catalog, cols="id BIGINT NOT NULL, name STRING, dt STRING", partition=(
 
 
 def rows(n, start=0, dt_values=("2024-01-01", "2024-01-02")):
-    return pa.table({
-        "id": pa.array(range(start, start + n), pa.int64()),
-        "name": [f"n{i}" for i in range(start, start + n)],
-        "dt": [dt_values[i % len(dt_values)] for i in range(n)],
-    })
+    return pa.table(
+        {
+            "id": pa.array(range(start, start + n), pa.int64()),
+            "name": [f"n{i}" for i in range(start, start + n)],
+            "dt": [dt_values[i % len(dt_values)] for i in range(n)],
+        }
+    )
 
 
 def test_write_read_time_travel(catalog):
@@ -103,8 +105,13 @@ def test_unpartitioned_overwrite_replaces_everything(catalog):
 
 def test_files_roll_at_target_size(catalog):
     t = make(catalog, options={"target-file-size": "64kb"})
-    big = pa.table({"id": pa.array(range(200_000), pa.int64()), "name": [f"name-{i:08d}" for i in range(200_000)],
-                    "dt": ["x"] * 200_000})
+    big = pa.table(
+        {
+            "id": pa.array(range(200_000), pa.int64()),
+            "name": [f"name-{i:08d}" for i in range(200_000)],
+            "dt": ["x"] * 200_000,
+        }
+    )
     from paimon_core.write.input_files import BATCH_ROWS
 
     assert BATCH_ROWS < 200_000
@@ -130,10 +137,21 @@ def test_fixed_buckets_need_bucket_key_and_split_rows(catalog):
 
 
 def test_parquet_encodings_java_can_read(catalog):
-    t = make(catalog, cols="d1 DECIMAL(9, 2), d2 DECIMAL(18, 2), d3 DECIMAL(30, 2), t6 TIMESTAMP(6), t9 TIMESTAMP(9)")
-    t.write_arrow(pa.table({"d1": pa.array([1], pa.int64()), "d2": pa.array([2], pa.int64()),
-                            "d3": pa.array([3], pa.int64()), "t6": [dt.datetime(2024, 1, 1)],
-                            "t9": pa.array([1], pa.timestamp("ns"))}))
+    t = make(
+        catalog,
+        cols="d1 DECIMAL(9, 2), d2 DECIMAL(18, 2), d3 DECIMAL(30, 2), t6 TIMESTAMP(6), t9 TIMESTAMP(9)",
+    )
+    t.write_arrow(
+        pa.table(
+            {
+                "d1": pa.array([1], pa.int64()),
+                "d2": pa.array([2], pa.int64()),
+                "d3": pa.array([3], pa.int64()),
+                "t6": [dt.datetime(2024, 1, 1)],
+                "t9": pa.array([1], pa.timestamp("ns")),
+            }
+        )
+    )
     f = t.plan(t.snapshots.latest())[0].files[0]
     meta = pq.ParquetFile(os.path.join(t.bucket_path((), 0), f.file_name)).metadata
     phys = {meta.schema.column(i).name: meta.schema.column(i).physical_type for i in range(meta.num_columns)}

@@ -18,8 +18,14 @@ import copy
 import json
 from typing import Any
 
-_TS = ["2024-01-01T00:00:00.123456789", "1969-12-31T23:59:59.987654321", "2000-02-29T12:34:56.5",
-       None, "2200-06-30T01:02:03.000000001", "1970-01-01T00:00:00"]
+_TS = [
+    "2024-01-01T00:00:00.123456789",
+    "1969-12-31T23:59:59.987654321",
+    "2000-02-29T12:34:56.5",
+    None,
+    "2200-06-30T01:02:03.000000001",
+    "1970-01-01T00:00:00",
+]
 
 
 def _ts(p: int, ltz: bool) -> list[Any]:
@@ -38,19 +44,36 @@ def _ts(p: int, ltz: bool) -> list[Any]:
 
 COLUMNS: list[tuple[str, str]] = [
     ("id", "INT NOT NULL"),
-    ("g1", "INT"), ("g2", "BIGINT"), ("g3", "DATE"),  # sequence-group fields of `partial_groups`
-    ("ti", "TINYINT"), ("si", "SMALLINT"), ("i", "INT"), ("bi", "BIGINT"),
-    ("f", "FLOAT"), ("d", "DOUBLE"),
-    ("dec10", "DECIMAL(10, 2)"), ("dec18", "DECIMAL(18, 4)"), ("dec38", "DECIMAL(38, 10)"),
+    ("g1", "INT"),
+    ("g2", "BIGINT"),
+    ("g3", "DATE"),  # sequence-group fields of `partial_groups`
+    ("ti", "TINYINT"),
+    ("si", "SMALLINT"),
+    ("i", "INT"),
+    ("bi", "BIGINT"),
+    ("f", "FLOAT"),
+    ("d", "DOUBLE"),
+    ("dec10", "DECIMAL(10, 2)"),
+    ("dec18", "DECIMAL(18, 4)"),
+    ("dec38", "DECIMAL(38, 10)"),
     ("b", "BOOLEAN"),
-    ("c", "CHAR(5)"), ("vc", "VARCHAR(20)"), ("s", "STRING"),
-    ("bin", "BINARY(4)"), ("vbin", "VARBINARY(10)"), ("byt", "BYTES"),
-    ("dt", "DATE"), ("tm", "TIME"), ("tm3", "TIME(3)"),
+    ("c", "CHAR(5)"),
+    ("vc", "VARCHAR(20)"),
+    ("s", "STRING"),
+    ("bin", "BINARY(4)"),
+    ("vbin", "VARBINARY(10)"),
+    ("byt", "BYTES"),
+    ("dt", "DATE"),
+    ("tm", "TIME"),
+    ("tm3", "TIME(3)"),
     *[(f"ts{p}", f"TIMESTAMP({p})") for p in range(10)],
     *[(f"ltz{p}", f"TIMESTAMP({p}) WITH LOCAL TIME ZONE") for p in range(10)],
-    ("arr", "ARRAY<INT>"), ("arr_s", "ARRAY<STRING>"),
-    ("mp", "MAP<STRING, INT>"), ("mp2", "MAP<INT, ARRAY<STRING>>"),
-    ("ms", "MULTISET<STRING>"), ("ms2", "MULTISET<INT>"),
+    ("arr", "ARRAY<INT>"),
+    ("arr_s", "ARRAY<STRING>"),
+    ("mp", "MAP<STRING, INT>"),
+    ("mp2", "MAP<INT, ARRAY<STRING>>"),
+    ("ms", "MULTISET<STRING>"),
+    ("ms2", "MULTISET<INT>"),
     ("rw", "ROW<a INT, b STRING>"),
     ("nrw", "ROW<x INT, inr ROW<y STRING, z ARRAY<INT>>>"),
     ("arw", "ARRAY<ROW<k INT, v STRING>>"),
@@ -72,7 +95,13 @@ EDGE: dict[str, list[Any]] = {
     "d": [0.1, 1e308, -1e308, None, 5e-324, 0.30000000000000004, 2.5, "-Infinity"],
     "dec10": ["1.25", "-0.50", "12345.67", None, "0.01", "99.99"],
     "dec18": ["1.0005", "-12345678901234.5678", None, "0.0001", "2.5000"],
-    "dec38": ["1.0000000001", "-1234567890123456789012345678.0123456789", None, "0.0000000001", "3.5000000000"],
+    "dec38": [
+        "1.0000000001",
+        "-1234567890123456789012345678.0123456789",
+        None,
+        "0.0000000001",
+        "3.5000000000",
+    ],
     "b": [True, False, None, True],
     "c": ["abcde", "ab", "", None, "ü"],
     "vc": ["hello", "", "日本語", None, "x" * 20],
@@ -93,8 +122,12 @@ EDGE: dict[str, list[Any]] = {
     "ms": [{"a": 1, "b": 2}, {"a": 5}, {"é": 3}],
     "ms2": [{"1": 1}, {"2": 2, "-3": 1}, {"0": 4}],
     "rw": [{"a": 1, "b": "x"}, {"a": None, "b": "y"}, {"a": -7, "b": None}, None],
-    "nrw": [{"x": 1, "inr": {"y": "a", "z": [1]}}, {"x": None, "inr": {"y": "b", "z": None}},
-            {"x": 2, "inr": None}, {"x": 3, "inr": {"y": None, "z": []}}],
+    "nrw": [
+        {"x": 1, "inr": {"y": "a", "z": [1]}},
+        {"x": None, "inr": {"y": "b", "z": None}},
+        {"x": 2, "inr": None},
+        {"x": 3, "inr": {"y": None, "z": []}},
+    ],
     "arw": [[{"k": 1, "v": "a"}, {"k": 2, "v": "b"}], [], None, [{"k": 1, "v": "c"}], [{"k": 3, "v": None}]],
 }
 
@@ -141,39 +174,141 @@ def _funcs(**kw) -> dict[str, str]:
 # name -> (options, retract mode of commit 3, columns whose list order Java leaves unspecified)
 TABLES: dict[str, tuple[dict, str, tuple[str, ...]]] = {
     "dedup": ({"changelog-producer": "input"}, "all", ()),
-    "first_row": ({"merge-engine": "first-row", "changelog-producer": "lookup", "first-row.ignore-delete": "true"}, "delete-ignored", ()),
-    "partial": ({"merge-engine": "partial-update", "changelog-producer": "lookup",
-                 "num-sorted-run.compaction-trigger": "2"}, "update", ()),
-    "partial_groups": ({
-        # not lookup: Java 0.9's lookup merge of a retraction in a sequence group keeps the old
-        # sequence number, so two levels tie and Java's heap picks either (nondeterministic)
-        "merge-engine": "partial-update", "changelog-producer": "full-compaction",
-        "fields.g1.sequence-group": "s,arr,mp,i,dec10,f",
-        "fields.g2,g3.sequence-group": "rw,byt,d,vc,ts9,ltz3,bi",
-        **_funcs(i="sum", dec10="max", f="sum", d="max", vc="last_non_null_value", byt="last_value", bi="min"),
-        "fields.dec10.ignore-retract": "true", "fields.d.ignore-retract": "true", "fields.bi.ignore-retract": "true",
-    }, "all", ()),
-    "agg": ({
-        "merge-engine": "aggregation", "changelog-producer": "lookup", "num-sorted-run.compaction-trigger": "2",
-        **_funcs(ti="sum", si="sum", i="sum", bi="sum", f="sum", d="sum", dec10="sum", dec18="sum", dec38="sum",
-                 b="bool_and", c="max", vc="listagg", s="listagg", bin="min", vbin="max", byt="last_non_null_value",
-                 dt="max", tm="min", tm3="max", arr="collect", arr_s="collect", mp="merge_map",
-                 ms="last_value", rw="last_value", nrw="first_not_null_value", arw="nested_update"),
-        **_TS_AGG, **_LTZ_AGG,
-        "fields.vc.list-agg-delimiter": "|", "fields.arr_s.distinct": "true", "fields.arw.nested-key": "k",
-        **{f"fields.{c}.ignore-retract": "true" for c in (
-            "b", "c", "vc", "s", "bin", "vbin", "dt", "tm", "tm3", "arr", "arr_s", "mp", "nrw", "arw", "g1", "g2",
-            "g3", *[f"ts{p}" for p in range(10)], *[f"ltz{p}" for p in range(10)])},
-    }, "all", ("arr_s", "arw")),
-    "agg2": ({
-        "merge-engine": "aggregation", "fields.default-aggregate-function": "first_non_null_value",
-        **_funcs(ti="product", si="product", i="product", bi="product", f="product", d="product",
-                 dec10="product", dec18="product", dec38="product", b="bool_or", c="min", vc="max", s="min",
-                 bin="max", vbin="min", byt="first_value", dt="min", tm="max", arr="collect", arr_s="collect",
-                 mp="last_value", mp2="merge_map", ms="first_value", rw="first_value", arw="nested_update"),
-        **{k: ("min" if v == "max" else "max") for k, v in {**_TS_AGG, **_LTZ_AGG}.items()},
-        "fields.arr.distinct": "true",
-    }, "update", ("arr",)),
+    "first_row": (
+        {"merge-engine": "first-row", "changelog-producer": "lookup", "first-row.ignore-delete": "true"},
+        "delete-ignored",
+        (),
+    ),
+    "partial": (
+        {
+            "merge-engine": "partial-update",
+            "changelog-producer": "lookup",
+            "num-sorted-run.compaction-trigger": "2",
+        },
+        "update",
+        (),
+    ),
+    "partial_groups": (
+        {
+            # not lookup: Java 0.9's lookup merge of a retraction in a sequence group keeps the old
+            # sequence number, so two levels tie and Java's heap picks either (nondeterministic)
+            "merge-engine": "partial-update",
+            "changelog-producer": "full-compaction",
+            "fields.g1.sequence-group": "s,arr,mp,i,dec10,f",
+            "fields.g2,g3.sequence-group": "rw,byt,d,vc,ts9,ltz3,bi",
+            **_funcs(
+                i="sum", dec10="max", f="sum", d="max", vc="last_non_null_value", byt="last_value", bi="min"
+            ),
+            "fields.dec10.ignore-retract": "true",
+            "fields.d.ignore-retract": "true",
+            "fields.bi.ignore-retract": "true",
+        },
+        "all",
+        (),
+    ),
+    "agg": (
+        {
+            "merge-engine": "aggregation",
+            "changelog-producer": "lookup",
+            "num-sorted-run.compaction-trigger": "2",
+            **_funcs(
+                ti="sum",
+                si="sum",
+                i="sum",
+                bi="sum",
+                f="sum",
+                d="sum",
+                dec10="sum",
+                dec18="sum",
+                dec38="sum",
+                b="bool_and",
+                c="max",
+                vc="listagg",
+                s="listagg",
+                bin="min",
+                vbin="max",
+                byt="last_non_null_value",
+                dt="max",
+                tm="min",
+                tm3="max",
+                arr="collect",
+                arr_s="collect",
+                mp="merge_map",
+                ms="last_value",
+                rw="last_value",
+                nrw="first_not_null_value",
+                arw="nested_update",
+            ),
+            **_TS_AGG,
+            **_LTZ_AGG,
+            "fields.vc.list-agg-delimiter": "|",
+            "fields.arr_s.distinct": "true",
+            "fields.arw.nested-key": "k",
+            **{
+                f"fields.{c}.ignore-retract": "true"
+                for c in (
+                    "b",
+                    "c",
+                    "vc",
+                    "s",
+                    "bin",
+                    "vbin",
+                    "dt",
+                    "tm",
+                    "tm3",
+                    "arr",
+                    "arr_s",
+                    "mp",
+                    "nrw",
+                    "arw",
+                    "g1",
+                    "g2",
+                    "g3",
+                    *[f"ts{p}" for p in range(10)],
+                    *[f"ltz{p}" for p in range(10)],
+                )
+            },
+        },
+        "all",
+        ("arr_s", "arw"),
+    ),
+    "agg2": (
+        {
+            "merge-engine": "aggregation",
+            "fields.default-aggregate-function": "first_non_null_value",
+            **_funcs(
+                ti="product",
+                si="product",
+                i="product",
+                bi="product",
+                f="product",
+                d="product",
+                dec10="product",
+                dec18="product",
+                dec38="product",
+                b="bool_or",
+                c="min",
+                vc="max",
+                s="min",
+                bin="max",
+                vbin="min",
+                byt="first_value",
+                dt="min",
+                tm="max",
+                arr="collect",
+                arr_s="collect",
+                mp="last_value",
+                mp2="merge_map",
+                ms="first_value",
+                rw="first_value",
+                arw="nested_update",
+            ),
+            **{k: ("min" if v == "max" else "max") for k, v in {**_TS_AGG, **_LTZ_AGG}.items()},
+            "fields.arr.distinct": "true",
+        },
+        "update",
+        ("arr",),
+    ),
 }
 
 
@@ -201,4 +336,6 @@ def arrow_schema():
     import pyarrow as pa
     from paimon_core.data.types import parse_type, to_arrow_type
 
-    return pa.schema([pa.field(n, to_arrow_type(parse_type(t)), nullable="NOT NULL" not in t) for n, t in COLUMNS])
+    return pa.schema(
+        [pa.field(n, to_arrow_type(parse_type(t)), nullable="NOT NULL" not in t) for n, t in COLUMNS]
+    )

@@ -171,6 +171,7 @@ def test_hash_and_bucket_match_java(java_hashes, name):
 
 # ---- universal compaction: our pure strategy against Java's own UniversalCompaction.pick ----
 
+
 def _random_run_layouts(n: int = 300):
     import random
 
@@ -182,8 +183,15 @@ def _random_run_layouts(n: int = 300):
         runs = [[0, rng.choice([1, 2, 3, 5, 8, 13, 40, 100, 1000])] for _ in range(l0)]
         runs += [[lv, rng.choice([1, 5, 10, 50, 100, 500, 1000, 10000])] for lv in levels]
         if runs:
-            cases.append({"runs": runs, "trigger": rng.choice([2, 3, 4, 5]), "max_size_amp": rng.choice([100, 200, 400]),
-                          "size_ratio": rng.choice([0, 1, 10]), "num_levels": 6})
+            cases.append(
+                {
+                    "runs": runs,
+                    "trigger": rng.choice([2, 3, 4, 5]),
+                    "max_size_amp": rng.choice([100, 200, 400]),
+                    "size_ratio": rng.choice([0, 1, 10]),
+                    "num_levels": 6,
+                }
+            )
     return cases
 
 
@@ -194,8 +202,13 @@ def test_universal_compaction_picks_what_java_picks(java):
     cases = _random_run_layouts()
     results = java.run([{"op": "universal_pick", **c} for c in cases])
     for c, res in zip(cases, results):
-        ours = pick(c["num_levels"], [Run(lv, size) for lv, size in c["runs"]], trigger=c["trigger"],
-                    max_size_amp=c["max_size_amp"], size_ratio=c["size_ratio"])
+        ours = pick(
+            c["num_levels"],
+            [Run(lv, size) for lv, size in c["runs"]],
+            trigger=c["trigger"],
+            max_size_amp=c["max_size_amp"],
+            size_ratio=c["size_ratio"],
+        )
         want = None if res["output_level"] is None else (res["run_count"], res["output_level"])
         got = None if ours is None else (ours.run_count, ours.output_level)
         assert got == want, c

@@ -21,12 +21,30 @@ COLUMNS = "id INT NOT NULL, v STRING, n BIGINT"
 
 def _commits():
     return [
-        pa.table({"id": pa.array([1, 2, 3], pa.int32()), "v": ["a", "b", "c"], "n": pa.array([1, 2, 3], pa.int64()),
-                  "k": ["+I", "+I", "+I"]}),
-        pa.table({"id": pa.array([2, 3, 4], pa.int32()), "v": ["b2", "c", "d"], "n": pa.array([20, 3, 4], pa.int64()),
-                  "k": ["+U", "-D", "+I"]}),
-        pa.table({"id": pa.array([1, 4], pa.int32()), "v": ["a3", "d"], "n": pa.array([10, 4], pa.int64()),
-                  "k": ["+U", "+U"]}),
+        pa.table(
+            {
+                "id": pa.array([1, 2, 3], pa.int32()),
+                "v": ["a", "b", "c"],
+                "n": pa.array([1, 2, 3], pa.int64()),
+                "k": ["+I", "+I", "+I"],
+            }
+        ),
+        pa.table(
+            {
+                "id": pa.array([2, 3, 4], pa.int32()),
+                "v": ["b2", "c", "d"],
+                "n": pa.array([20, 3, 4], pa.int64()),
+                "k": ["+U", "-D", "+I"],
+            }
+        ),
+        pa.table(
+            {
+                "id": pa.array([1, 4], pa.int32()),
+                "v": ["a3", "d"],
+                "n": pa.array([10, 4], pa.int64()),
+                "k": ["+U", "+U"],
+            }
+        ),
     ]
 
 
@@ -39,8 +57,10 @@ def ours(tmp_path_factory):
     wh = str(tmp_path_factory.mktemp("our_changelog"))
     cat = FileSystemCatalog(wh)
     for p in PRODUCERS:
-        t = cat.create_table(f"db.{p.replace('-', '_')}", Schema(Schema.parse_columns(COLUMNS), (), ("id",),
-                                                                   {"bucket": "2", "changelog-producer": p}))
+        t = cat.create_table(
+            f"db.{p.replace('-', '_')}",
+            Schema(Schema.parse_columns(COLUMNS), (), ("id",), {"bucket": "2", "changelog-producer": p}),
+        )
         for c in _commits():
             t.write_arrow(c, row_kind_column="k")
     return wh
@@ -51,12 +71,19 @@ def test_java_audit_log_equals_our_changelog(ours, java, producer):
     name = f"db.{producer.replace('-', '_')}"
     t = FileSystemCatalog(ours).get_table(name)
     last = t.snapshots.latest_id()
-    reqs = [{"op": "audit", "warehouse": ours, "table": name, "from": s - 1, "to": s, "mode": "changelog"}
-            for s in range(1, last + 1)]
+    reqs = [
+        {"op": "audit", "warehouse": ours, "table": name, "from": s - 1, "to": s, "mode": "changelog"}
+        for s in range(1, last + 1)
+    ]
     for s, res in zip(range(1, last + 1), java.run(reqs)):
         mine = diff(t, s - 1, s, mode="changelog")
-        assert_same_rows(rows_from_arrow(mine), res["rows"], ignore_kind=False,
-                         label_a=f"paimon-cli changelog of snapshot {s}", label_b=f"java audit log of snapshot {s}")
+        assert_same_rows(
+            rows_from_arrow(mine),
+            res["rows"],
+            ignore_kind=False,
+            label_a=f"paimon-cli changelog of snapshot {s}",
+            label_b=f"java audit log of snapshot {s}",
+        )
 
 
 @pytest.fixture(scope="module")
@@ -65,11 +92,20 @@ def javas(tmp_path_factory, java):
     reqs = []
     for p in PRODUCERS:
         name = f"j.{p.replace('-', '_')}"
-        reqs.append({"op": "create_table", "warehouse": wh, "table": name,
-                     "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"},
-                                {"name": "n", "type": "BIGINT"}],
-                     "primary_keys": ["id"], "options": {"bucket": "2", "changelog-producer": p,
-                                                         "file.format": "parquet"}})
+        reqs.append(
+            {
+                "op": "create_table",
+                "warehouse": wh,
+                "table": name,
+                "schema": [
+                    {"name": "id", "type": "INT NOT NULL"},
+                    {"name": "v", "type": "STRING"},
+                    {"name": "n", "type": "BIGINT"},
+                ],
+                "primary_keys": ["id"],
+                "options": {"bucket": "2", "changelog-producer": p, "file.format": "parquet"},
+            }
+        )
         for c in _commits():
             rows = [{"id": r["id"], "v": r["v"], "n": r["n"], "_row_kind": r["k"]} for r in c.to_pylist()]
             reqs.append({"op": "write", "warehouse": wh, "table": name, "rows": rows})
@@ -84,11 +120,18 @@ def test_we_read_javas_changelog(javas, java, producer):
     name = f"j.{producer.replace('-', '_')}"
     t = FileSystemCatalog(javas).get_table(name)
     last = t.snapshots.latest_id()
-    reqs = [{"op": "audit", "warehouse": javas, "table": name, "from": s - 1, "to": s, "mode": "changelog"}
-            for s in range(1, last + 1)]
+    reqs = [
+        {"op": "audit", "warehouse": javas, "table": name, "from": s - 1, "to": s, "mode": "changelog"}
+        for s in range(1, last + 1)
+    ]
     for s, res in zip(range(1, last + 1), java.run(reqs)):
-        assert_same_rows(rows_from_arrow(diff(t, s - 1, s, mode="changelog")), res["rows"], ignore_kind=False,
-                         label_a=f"paimon-cli changelog of Java's snapshot {s}", label_b=f"java audit log {s}")
+        assert_same_rows(
+            rows_from_arrow(diff(t, s - 1, s, mode="changelog")),
+            res["rows"],
+            ignore_kind=False,
+            label_a=f"paimon-cli changelog of Java's snapshot {s}",
+            label_b=f"java audit log {s}",
+        )
 
 
 @pytest.mark.parametrize("producer", PRODUCERS)
@@ -97,6 +140,7 @@ def test_changelog_is_in_the_snapshots_java_puts_it(ours, javas, java, producer)
     snapshot a changelog sits; Java's streaming read of lookup and full-compaction tables only
     looks at COMPACT snapshots (input: APPEND). The same commits must put changelog in
     snapshots of the same kinds as Java's writers do."""
+
     def kinds(wh, name):
         snaps = java.call("snapshots", warehouse=wh, table=name)["snapshots"]
         return [s["commitKind"] for s in snaps if s["changelogManifestList"]]

@@ -28,13 +28,23 @@ def _files(root: str) -> set[str]:
 
 def _build(wh: str) -> None:
     cat = FileSystemCatalog(wh)
-    ap = cat.create_table("db.ap", Schema(Schema.parse_columns("id BIGINT, dt STRING"), ("dt",), (),
-                                          {"write-only": "true"}))
-    pk = cat.create_table("db.pk", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",),
-                                          {"bucket": "2", "write-only": "true", "changelog-producer": "input"}))
+    ap = cat.create_table(
+        "db.ap", Schema(Schema.parse_columns("id BIGINT, dt STRING"), ("dt",), (), {"write-only": "true"})
+    )
+    pk = cat.create_table(
+        "db.pk",
+        Schema(
+            Schema.parse_columns("id BIGINT NOT NULL, v STRING"),
+            (),
+            ("id",),
+            {"bucket": "2", "write-only": "true", "changelog-producer": "input"},
+        ),
+    )
     for i in range(6):
-        ap.write_arrow(pa.table({"id": pa.array([i, i + 10], pa.int64()), "dt": ["a", "b" if i % 2 else "a"]}),
-                       overwrite=(i == 3))
+        ap.write_arrow(
+            pa.table({"id": pa.array([i, i + 10], pa.int64()), "dt": ["a", "b" if i % 2 else "a"]}),
+            overwrite=(i == 3),
+        )
         pk.write_arrow(pa.table({"id": pa.array([i % 3, i + 100], pa.int64()), "v": [f"v{i}", "x"]}))
         if i == 3:
             compact(cat.get_table("db.pk"), full=True)
@@ -47,11 +57,17 @@ def test_expire_deletes_what_java_deletes(tmp_path, java, retain_max):
     ours, theirs = str(tmp_path / "ours"), str(tmp_path / "java")
     shutil.copytree(base, ours)
     shutil.copytree(base, theirs)
-    java.run([{"op": "expire", "warehouse": theirs, "table": t, "retain_max": retain_max, "retain_min": 1}
-              for t in ("db.ap", "db.pk")])
+    java.run(
+        [
+            {"op": "expire", "warehouse": theirs, "table": t, "retain_max": retain_max, "retain_min": 1}
+            for t in ("db.ap", "db.pk")
+        ]
+    )
     cat = FileSystemCatalog(ours)
     for t in ("db.ap", "db.pk"):
-        expire_snapshots(cat.get_table(t), retain_max=retain_max, retain_min=1, older_than_ms=0, max_deletes=10**6)
+        expire_snapshots(
+            cat.get_table(t), retain_max=retain_max, retain_min=1, older_than_ms=0, max_deletes=10**6
+        )
     assert _files(ours) == _files(theirs)
 
 
@@ -66,5 +82,9 @@ def test_java_reads_our_tags_after_expiry(tmp_path, java):
     assert 2 not in t.snapshots.list_ids()
     res = java.run([{"op": "read", "warehouse": wh, "table": "db.pk", "options": {"scan.tag-name": "t2"}}])[0]
     assert_same_rows(res["rows"], expected, label_a="java read of tag t2", label_b="paimon-cli at snapshot 2")
-    assert_same_rows(rows_from_arrow(cat.get_table("db.pk").read(tag="t2")), expected,
-                     label_a="paimon-cli read of tag t2", label_b="paimon-cli at snapshot 2")
+    assert_same_rows(
+        rows_from_arrow(cat.get_table("db.pk").read(tag="t2")),
+        expected,
+        label_a="paimon-cli read of tag t2",
+        label_b="paimon-cli at snapshot 2",
+    )

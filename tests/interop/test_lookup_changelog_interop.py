@@ -26,7 +26,11 @@ pytestmark = pytest.mark.interop
 
 PRODUCERS = ["lookup", "full-compaction"]
 COLUMNS = "id INT NOT NULL, v STRING, n BIGINT"
-JAVA_SCHEMA = [{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"}, {"name": "n", "type": "BIGINT"}]
+JAVA_SCHEMA = [
+    {"name": "id", "type": "INT NOT NULL"},
+    {"name": "v", "type": "STRING"},
+    {"name": "n", "type": "BIGINT"},
+]
 # (id, v, n, kind) per commit; no -D of an absent key, no two records of one key in a commit
 COMMITS = [
     [(1, "a", 1, "+I"), (2, "b", 2, "+I"), (3, "c", 3, "+I")],
@@ -61,7 +65,9 @@ def model_changelog(commits) -> list[dict]:
 
 def _arrow(commit) -> pa.Table:
     ids, vs, ns, ks = zip(*commit)
-    return pa.table({"id": pa.array(ids, pa.int32()), "v": list(vs), "n": pa.array(ns, pa.int64()), "k": list(ks)})
+    return pa.table(
+        {"id": pa.array(ids, pa.int32()), "v": list(vs), "n": pa.array(ns, pa.int64()), "k": list(ks)}
+    )
 
 
 def _name(producer: str) -> str:
@@ -77,12 +83,22 @@ def tables(tmp_path_factory, java):
     reqs = [{"op": "catalog", "warehouse": wh, "action": "create_database", "database": "java"}]
     for p in PRODUCERS:
         opts = {"bucket": "2", "changelog-producer": p}
-        t = cat.create_table(f"ours.{_name(p)}", Schema(Schema.parse_columns(COLUMNS), (), ("id",), dict(opts)))
+        t = cat.create_table(
+            f"ours.{_name(p)}", Schema(Schema.parse_columns(COLUMNS), (), ("id",), dict(opts))
+        )
         for c in COMMITS:
             t.write_arrow(_arrow(c), row_kind_column="k")
         name = f"java.{_name(p)}"
-        reqs.append({"op": "create_table", "warehouse": wh, "table": name, "schema": JAVA_SCHEMA,
-                     "primary_keys": ["id"], "options": {**opts, "file.format": "parquet"}})
+        reqs.append(
+            {
+                "op": "create_table",
+                "warehouse": wh,
+                "table": name,
+                "schema": JAVA_SCHEMA,
+                "primary_keys": ["id"],
+                "options": {**opts, "file.format": "parquet"},
+            }
+        )
         for c in COMMITS:
             rows = [{"id": i, "v": v, "n": n, "_row_kind": k} for i, v, n, k in c]
             reqs.append({"op": "write", "warehouse": wh, "table": name, "rows": rows})
@@ -93,8 +109,9 @@ def tables(tmp_path_factory, java):
 
 
 def _java_stream(java, wh, name):
-    res = java.call("stream", warehouse=wh, table=name,
-                    options={"scan.mode": "from-snapshot", "scan.snapshot-id": "1"})
+    res = java.call(
+        "stream", warehouse=wh, table=name, options={"scan.mode": "from-snapshot", "scan.snapshot-id": "1"}
+    )
     return [{k: v for k, v in r.items() if k != "_plan"} for r in res["rows"]]
 
 
@@ -108,7 +125,9 @@ def _changelog_kinds(java, wh, name):
 def test_java_streams_the_whole_changelog(tables, java, producer, writer):
     expected = model_changelog(COMMITS)
     got = _java_stream(java, tables, f"{writer}.{_name(producer)}")
-    assert_same_rows(got, expected, ignore_kind=False, label_a=f"java stream of {writer}'s table", label_b="model")
+    assert_same_rows(
+        got, expected, ignore_kind=False, label_a=f"java stream of {writer}'s table", label_b="model"
+    )
 
 
 def _changelog_file_levels(wh, name):
@@ -118,8 +137,11 @@ def _changelog_file_levels(wh, name):
     for sid in t.snapshots.list_ids():
         s = t.snapshots.snapshot(sid)
         if s.changelog_manifest_list:
-            out += [(e.file.level, e.file.file_source) for m in store.read_list(s.changelog_manifest_list)
-                    for e in store.read_manifest(m.file_name)]
+            out += [
+                (e.file.level, e.file.file_source)
+                for m in store.read_list(s.changelog_manifest_list)
+                for e in store.read_manifest(m.file_name)
+            ]
     return out
 
 
@@ -146,10 +168,17 @@ def test_our_stream_and_diff_read_the_whole_changelog(tables, producer, writer):
     streamed = []
     while (b := r.poll()) is not None:
         streamed += rows_from_arrow(b.rows)
-    assert_same_rows(streamed, expected, ignore_kind=False, label_a=f"our stream of {writer}'s table", label_b="model")
+    assert_same_rows(
+        streamed, expected, ignore_kind=False, label_a=f"our stream of {writer}'s table", label_b="model"
+    )
     d = diff(t, 0, t.snapshots.latest_id(), mode="changelog")
-    assert_same_rows(rows_from_arrow(d), expected, ignore_kind=False, label_a=f"our diff of {writer}'s table",
-                     label_b="model")
+    assert_same_rows(
+        rows_from_arrow(d),
+        expected,
+        ignore_kind=False,
+        label_a=f"our diff of {writer}'s table",
+        label_b="model",
+    )
 
 
 @pytest.mark.parametrize("engine", ["aggregation", "partial-update"])
@@ -162,29 +191,56 @@ def test_lookup_merge_reads_the_same_both_ways(tmp_path, java, engine):
     opts = {"bucket": "1", "changelog-producer": "lookup", "merge-engine": engine}
     if engine == "aggregation":
         opts["fields.n.aggregate-function"] = "sum"
-    t = FileSystemCatalog(wh).create_table("ours.t", Schema(
-        Schema.parse_columns("id INT NOT NULL, n BIGINT, m BIGINT"), (), ("id",), dict(opts)))
-    reqs = [{"op": "create_table", "warehouse": wh, "table": "java.t", "primary_keys": ["id"],
-             "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "n", "type": "BIGINT"},
-                        {"name": "m", "type": "BIGINT"}],
-             "options": {**opts, "file.format": "parquet"}}]
+    t = FileSystemCatalog(wh).create_table(
+        "ours.t", Schema(Schema.parse_columns("id INT NOT NULL, n BIGINT, m BIGINT"), (), ("id",), dict(opts))
+    )
+    reqs = [
+        {
+            "op": "create_table",
+            "warehouse": wh,
+            "table": "java.t",
+            "primary_keys": ["id"],
+            "schema": [
+                {"name": "id", "type": "INT NOT NULL"},
+                {"name": "n", "type": "BIGINT"},
+                {"name": "m", "type": "BIGINT"},
+            ],
+            "options": {**opts, "file.format": "parquet"},
+        }
+    ]
     big = 3000  # a big first run stays in the top level; later writes of key 1 land in a level above it
     batches = [[(i, 1, 7) for i in range(big)]] + [[(1, 1, None)]] * 4
     # model: sum of n / partial-update keeps m = 7 from the first write, n = 1
     expected = {"id": 1, "n": 5, "m": 7} if engine == "aggregation" else {"id": 1, "n": 1, "m": 7}
     for rows in batches:
         ids, ns, ms = zip(*rows)
-        t.write_arrow(pa.table({"id": pa.array(ids, pa.int32()), "n": pa.array(ns, pa.int64()),
-                                "m": pa.array(ms, pa.int64())}))
-        reqs.append({"op": "write", "warehouse": wh, "table": "java.t",
-                     "rows": [{"id": i, "n": n, "m": m} for i, n, m in rows]})
+        t.write_arrow(
+            pa.table(
+                {
+                    "id": pa.array(ids, pa.int32()),
+                    "n": pa.array(ns, pa.int64()),
+                    "m": pa.array(ms, pa.int64()),
+                }
+            )
+        )
+        reqs.append(
+            {
+                "op": "write",
+                "warehouse": wh,
+                "table": "java.t",
+                "rows": [{"id": i, "n": n, "m": m} for i, n, m in rows],
+            }
+        )
     java.run(reqs)
     levels = {f["level"] for f in java.call("files", warehouse=wh, table="ours.t")["files"]}
     assert len(levels - {0}) >= 2, levels  # the case under test: key 1 in two levels above 0
     for name in ("ours.t", "java.t"):
         ours = [r for r in FileSystemCatalog(wh).get_table(name).read().to_pylist() if r["id"] == 1]
-        theirs = [{k: v for k, v in r.items() if k != "_row_kind"}
-                  for r in java.call("read", warehouse=wh, table=name)["rows"] if r["id"] == 1]
+        theirs = [
+            {k: v for k, v in r.items() if k != "_row_kind"}
+            for r in java.call("read", warehouse=wh, table=name)["rows"]
+            if r["id"] == 1
+        ]
         assert (ours, theirs) == ([expected], [expected]), name
 
 
@@ -193,15 +249,25 @@ def test_first_row_lookup_changelog_has_only_new_keys(tmp_path, java):
     changelog; Java's stream of our table and of its twin is +I of each key's first row."""
     wh = str(tmp_path)
     opts = {"bucket": "2", "changelog-producer": "lookup", "merge-engine": "first-row"}
-    t = FileSystemCatalog(wh).create_table("ours.fr", Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), (),
-                                                              ("id",), dict(opts)))
-    reqs = [{"op": "create_table", "warehouse": wh, "table": "java.fr", "primary_keys": ["id"],
-             "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"}],
-             "options": {**opts, "file.format": "parquet"}}]
+    t = FileSystemCatalog(wh).create_table(
+        "ours.fr", Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), (), ("id",), dict(opts))
+    )
+    reqs = [
+        {
+            "op": "create_table",
+            "warehouse": wh,
+            "table": "java.fr",
+            "primary_keys": ["id"],
+            "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"}],
+            "options": {**opts, "file.format": "parquet"},
+        }
+    ]
     commits = [([1, 2], "a"), ([2, 3], "b"), ([1, 3, 4], "c")]
     for ids, v in commits:
         t.write_arrow(pa.table({"id": pa.array(ids, pa.int32()), "v": [v] * len(ids)}))
-        reqs.append({"op": "write", "warehouse": wh, "table": "java.fr", "rows": [{"id": i, "v": v} for i in ids]})
+        reqs.append(
+            {"op": "write", "warehouse": wh, "table": "java.fr", "rows": [{"id": i, "v": v} for i in ids]}
+        )
     java.run(reqs)
     first: dict = {}
     for ids, v in commits:
@@ -209,8 +275,18 @@ def test_first_row_lookup_changelog_has_only_new_keys(tmp_path, java):
             first.setdefault(i, v)
     expected = [{"id": i, "v": v, "_row_kind": "+I"} for i, v in first.items()]
     for name in ("ours.fr", "java.fr"):
-        assert_same_rows(_java_stream(java, wh, name), expected, ignore_kind=False, label_a=f"java stream of {name}",
-                         label_b="model")
+        assert_same_rows(
+            _java_stream(java, wh, name),
+            expected,
+            ignore_kind=False,
+            label_a=f"java stream of {name}",
+            label_b="model",
+        )
         tt = FileSystemCatalog(wh).get_table(name)
-        assert_same_rows(rows_from_arrow(diff(tt, 0, tt.snapshots.latest_id(), mode="changelog")), expected,
-                         ignore_kind=False, label_a=f"our changelog of {name}", label_b="model")
+        assert_same_rows(
+            rows_from_arrow(diff(tt, 0, tt.snapshots.latest_id(), mode="changelog")),
+            expected,
+            ignore_kind=False,
+            label_a=f"our changelog of {name}",
+            label_b="model",
+        )

@@ -97,17 +97,25 @@ def done(tmp_path_factory, java):
 
 
 # Known differences from Java 0.9, kept visible (strict: the test fails once they are gone).
-TAG_CHANGELOG = ("a tag keeps its snapshot's changelog files, changelog manifest and changelog manifest list "
-                 "in our expire; Java 0.9's expire deletes them (a tag pins no changelog)")
+TAG_CHANGELOG = (
+    "a tag keeps its snapshot's changelog files, changelog manifest and changelog manifest list "
+    "in our expire; Java 0.9's expire deletes them (a tag pins no changelog)"
+)
 KNOWN = {
     "expire_around_tags": TAG_CHANGELOG,
-    "rollback_to_expired_tag": TAG_CHANGELOG + "; and rolling back to an expired tag, Java leaves the data files "
-                               "added by the expired snapshots after the tag (it never visits them), we delete them",
+    "rollback_to_expired_tag": TAG_CHANGELOG
+    + "; and rolling back to an expired tag, Java leaves the data files "
+    "added by the expired snapshots after the tag (it never visits them), we delete them",
 }
 
 
-@pytest.mark.parametrize("scenario", [
-    pytest.param(s, marks=pytest.mark.xfail(reason=KNOWN[s], strict=True)) if s in KNOWN else s for s in SCENARIOS])
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        pytest.param(s, marks=pytest.mark.xfail(reason=KNOWN[s], strict=True)) if s in KNOWN else s
+        for s in SCENARIOS
+    ],
+)
 def test_we_leave_the_files_java_leaves(done, scenario):
     ours, theirs, _ = done[scenario]
     mine, java = _files(ours), _files(theirs)
@@ -119,5 +127,9 @@ def test_we_read_what_java_reads_afterwards(done, scenario):
     ours, _, java_reads = done[scenario]
     cat = FileSystemCatalog(ours)
     for t in TABLES:
-        assert_same_rows(rows_from_arrow(cat.get_table(t).read()), java_reads[t], label_a=f"paimon-cli {t}",
-                         label_b=f"java {t}")
+        assert_same_rows(
+            rows_from_arrow(cat.get_table(t).read()),
+            java_reads[t],
+            label_a=f"paimon-cli {t}",
+            label_b=f"java {t}",
+        )

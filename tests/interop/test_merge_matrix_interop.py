@@ -47,21 +47,37 @@ PYPAIMON_COLUMNS = [(n, t) for n, t in M.COLUMNS if n not in PYPAIMON_SKIPS]
 
 def _same(a, b, name: str, label_a: str, label_b: str, ignore_kind: bool = True) -> None:
     unordered = M.TABLES[name][2]
-    assert_same_rows(M.normalize(a, unordered), M.normalize(b, unordered), ignore_kind=ignore_kind,
-                     label_a=f"{label_a} {name}", label_b=f"{label_b} {name}")
+    assert_same_rows(
+        M.normalize(a, unordered),
+        M.normalize(b, unordered),
+        ignore_kind=ignore_kind,
+        label_a=f"{label_a} {name}",
+        label_b=f"{label_b} {name}",
+    )
 
 
 def _java_table_requests(wh: str, table: str, name: str, full_compaction: bool) -> list[dict]:
-    reqs = [{"op": "create_table", "warehouse": wh, "table": table, "schema": [{"name": n, "type": t} for n, t in
-                                                                                 M.COLUMNS],
-             "primary_keys": ["id"], "options": M.options(name)}]
+    reqs = [
+        {
+            "op": "create_table",
+            "warehouse": wh,
+            "table": table,
+            "schema": [{"name": n, "type": t} for n, t in M.COLUMNS],
+            "primary_keys": ["id"],
+            "options": M.options(name),
+        }
+    ]
     for rows in M.commits(M.TABLES[name][1]):
-        reqs += [{"op": "write", "warehouse": wh, "table": table, "rows": rows},
-                 {"op": "read", "warehouse": wh, "table": table}]
+        reqs += [
+            {"op": "write", "warehouse": wh, "table": table, "rows": rows},
+            {"op": "read", "warehouse": wh, "table": table},
+        ]
     if full_compaction:
-        reqs += [{"op": "compact", "warehouse": wh, "table": table, "full": True},
-                 {"op": "read", "warehouse": wh, "table": table},
-                 {"op": "snapshots", "warehouse": wh, "table": table}]
+        reqs += [
+            {"op": "compact", "warehouse": wh, "table": table, "full": True},
+            {"op": "read", "warehouse": wh, "table": table},
+            {"op": "snapshots", "warehouse": wh, "table": table},
+        ]
     return reqs
 
 
@@ -95,7 +111,9 @@ def _write_ours(cat, table: str, name: str, columns) -> list[int]:
     schema = pa.schema([M.arrow_schema().field(n) for n, _ in columns])
     sids = []
     for rows in M.commits(M.TABLES[name][1]):
-        data = arrow_from_rows(rows, schema).append_column("_kind", pa.array([r.get("_row_kind", "+I") for r in rows]))
+        data = arrow_from_rows(rows, schema).append_column(
+            "_kind", pa.array([r.get("_row_kind", "+I") for r in rows])
+        )
         t.write_arrow(data, row_kind_column="_kind")
         sids.append(t.snapshots.latest_id())
     res = compact(t, full=True)  # nothing to do when the writer keeps it compacted (full-compaction)
@@ -132,8 +150,13 @@ def test_we_read_java_tables_as_java(java_side, name):
     wh, java_reads, java_snaps, _ = java_side
     t = FileSystemCatalog(wh).get_table(f"j.{name}")
     for step, sid, want in zip(STEPS, java_snaps[name], java_reads[("j", name)], strict=True):
-        _same(rows_from_arrow(t.read(snapshot_id=sid), M.TYPES), want, name,
-              f"paimon-cli reading Java's snapshot {sid} ({step}):", "java reading it:")
+        _same(
+            rows_from_arrow(t.read(snapshot_id=sid), M.TYPES),
+            want,
+            name,
+            f"paimon-cli reading Java's snapshot {sid} ({step}):",
+            "java reading it:",
+        )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -142,7 +165,9 @@ def test_java_reads_our_tables(java_side, our_side, java, name):
     wh, _, snaps = our_side
     reqs = [{"op": "read", "warehouse": wh, "table": f"o.{name}", "snapshot": s} for s in snaps[name]]
     for step, res, want in zip(STEPS, java.run(reqs), java_reads[("j", name)], strict=True):
-        _same(res["rows"], want, name, f"java reading ours after {step}:", f"java reading its own after {step}:")
+        _same(
+            res["rows"], want, name, f"java reading ours after {step}:", f"java reading its own after {step}:"
+        )
 
 
 @pytest.mark.parametrize("name", PYPAIMON_TABLES)
@@ -188,11 +213,19 @@ def test_changelog_equals_javas(java_side, our_side, java, name):
     t = FileSystemCatalog(owh).get_table(f"o.{name}")
     sids = range(1, snaps[name][-1] + 1)
     per_snapshot = [rows_from_arrow(diff(t, s - 1, s, mode="changelog"), M.TYPES) for s in sids]
-    reqs = [{"op": "audit", "warehouse": owh, "table": f"o.{name}", "from": s - 1, "to": s, "mode": "changelog"}
-            for s in sids]
+    reqs = [
+        {"op": "audit", "warehouse": owh, "table": f"o.{name}", "from": s - 1, "to": s, "mode": "changelog"}
+        for s in sids
+    ]
     for s, mine, res in zip(sids, per_snapshot, java.run(reqs), strict=True):
-        _same(mine, res["rows"], name, f"paimon-cli changelog of snapshot {s} of", "java's audit log of it:",
-              ignore_kind=False)
+        _same(
+            mine,
+            res["rows"],
+            name,
+            f"paimon-cli changelog of snapshot {s} of",
+            "java's audit log of it:",
+            ignore_kind=False,
+        )
     ours = [r for rows in per_snapshot for r in rows]
     assert ours, name
     if M.options(name)["changelog-producer"] == "full-compaction":
@@ -201,10 +234,16 @@ def test_changelog_equals_javas(java_side, our_side, java, name):
             if r["_row_kind"] in ("+I", "+U"):
                 state[r["id"]] = {k: v for k, v in r.items() if k != "_row_kind"}
             else:
-                assert state.pop(r["id"], None) is not None, f"{name}: {r['_row_kind']} of an absent key {r['id']}"
-        _same(list(state.values()), java_reads[("j", name)][-1], name, "replayed changelog of", "java's read of")
+                assert state.pop(r["id"], None) is not None, (
+                    f"{name}: {r['_row_kind']} of an absent key {r['id']}"
+                )
+        _same(
+            list(state.values()), java_reads[("j", name)][-1], name, "replayed changelog of", "java's read of"
+        )
         return
-    reqs = [{"op": "audit", "warehouse": jwh, "table": f"j.{name}", "from": s - 1, "to": s, "mode": "changelog"}
-            for s in range(1, last[name] + 1)]
+    reqs = [
+        {"op": "audit", "warehouse": jwh, "table": f"j.{name}", "from": s - 1, "to": s, "mode": "changelog"}
+        for s in range(1, last[name] + 1)
+    ]
     theirs = [r for res in java.run(reqs) for r in res["rows"]]
     _same(ours, theirs, name, "paimon-cli changelog of", "java changelog of", ignore_kind=False)

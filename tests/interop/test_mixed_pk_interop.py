@@ -39,11 +39,26 @@ TABLES = {
     # the delete survives only while it is merged together with every older record of the key.
     # So Java's compactions of this table are full ones, its writers never compact on their own,
     # and a -D is alone for its key in a commit (README of the harness: reference quirks)
-    "partial": ({"bucket": "2", "merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true",
-                 "num-sorted-run.compaction-trigger": "50"}, ("+I", "+U", "-U", "-D")),
-    "agg": ({"bucket": "2", "merge-engine": "aggregation", "fields.b.aggregate-function": "sum",
-             "fields.a.aggregate-function": "last_non_null_value", "fields.g.aggregate-function": "max",
-             "fields.g.ignore-retract": "true"}, ("+I", "+U", "-U", "-D")),
+    "partial": (
+        {
+            "bucket": "2",
+            "merge-engine": "partial-update",
+            "partial-update.remove-record-on-delete": "true",
+            "num-sorted-run.compaction-trigger": "50",
+        },
+        ("+I", "+U", "-U", "-D"),
+    ),
+    "agg": (
+        {
+            "bucket": "2",
+            "merge-engine": "aggregation",
+            "fields.b.aggregate-function": "sum",
+            "fields.a.aggregate-function": "last_non_null_value",
+            "fields.g.aggregate-function": "max",
+            "fields.g.ignore-retract": "true",
+        },
+        ("+I", "+U", "-U", "-D"),
+    ),
 }
 
 
@@ -65,12 +80,20 @@ def _commit(rng: random.Random, name: str, model: PkModel, retired: set[int]) ->
         if kind in ("-U", "-D"):
             if name in ("agg", "partial") and not live:
                 continue
-            k = rng.choice(live) if name in ("agg", "partial") or rng.random() < 0.8 and live else rng.randrange(KEYS)
+            k = (
+                rng.choice(live)
+                if name in ("agg", "partial") or rng.random() < 0.8 and live
+                else rng.randrange(KEYS)
+            )
         else:
             k = rng.choice([x for x in range(KEYS) if x not in retired])
-        row = {"k": k, "a": rng.choice([None, "x", "y", f"s{rng.randrange(50)}"]),
-               "b": rng.choice([None, rng.randrange(-100, 100)]), "g": rng.choice([None, rng.randrange(10)]),
-               "_row_kind": kind}
+        row = {
+            "k": k,
+            "a": rng.choice([None, "x", "y", f"s{rng.randrange(50)}"]),
+            "b": rng.choice([None, rng.randrange(-100, 100)]),
+            "g": rng.choice([None, rng.randrange(10)]),
+            "_row_kind": kind,
+        }
         if name == "agg":
             row["a"] = row["a"] or "z"
             if k in live:
@@ -84,19 +107,30 @@ def _commit(rng: random.Random, name: str, model: PkModel, retired: set[int]) ->
                 live.remove(k)
         touched.add(k)
         out.append(row)
-    return out or [{"k": 0 if 0 not in retired else max(set(range(KEYS)) - retired), "a": "w", "b": 1, "g": 1,
-                    "_row_kind": "+I"}]
+    return out or [
+        {
+            "k": 0 if 0 not in retired else max(set(range(KEYS)) - retired),
+            "a": "w",
+            "b": 1,
+            "g": 1,
+            "_row_kind": "+I",
+        }
+    ]
 
 
 def _schema() -> pa.Schema:
     from paimon_core.data.types import parse_type, to_arrow_type
 
-    return pa.schema([pa.field(n, to_arrow_type(parse_type(t)), nullable="NOT NULL" not in t) for n, t in COLUMNS])
+    return pa.schema(
+        [pa.field(n, to_arrow_type(parse_type(t)), nullable="NOT NULL" not in t) for n, t in COLUMNS]
+    )
 
 
 def _write_ours(t, rows: list[dict]) -> None:
     data = arrow_from_rows([{k: v for k, v in r.items() if k != "_row_kind"} for r in rows], _schema())
-    t.write_arrow(data.append_column("kind", pa.array([r["_row_kind"] for r in rows])), row_kind_column="kind")
+    t.write_arrow(
+        data.append_column("kind", pa.array([r["_row_kind"] for r in rows])), row_kind_column="kind"
+    )
 
 
 def test_java_and_we_take_turns_on_pk_tables(tmp_path, java):
@@ -106,8 +140,17 @@ def test_java_and_we_take_turns_on_pk_tables(tmp_path, java):
     print(f"\nmixed writers: seed {seed} (replay: PAIMON_TEST_SEED={seed}), {TURNS} turns")
     models = {n: PkModel(NAMES, ("k",), opts) for n, (opts, _) in TABLES.items()}
     retired = {n: set() for n in TABLES}
-    create = [{"op": "create_table", "warehouse": wh, "table": f"m.{n}", "schema": [{"name": c, "type": t}
-              for c, t in COLUMNS], "primary_keys": ["k"], "options": opts} for n, (opts, _) in TABLES.items()]
+    create = [
+        {
+            "op": "create_table",
+            "warehouse": wh,
+            "table": f"m.{n}",
+            "schema": [{"name": c, "type": t} for c, t in COLUMNS],
+            "primary_keys": ["k"],
+            "options": opts,
+        }
+        for n, (opts, _) in TABLES.items()
+    ]
     java.run(create)
     cat = FileSystemCatalog(wh)
     expected_before: dict[str, list[dict]] = {n: [] for n in TABLES}  # state after the last turn
@@ -135,11 +178,19 @@ def test_java_and_we_take_turns_on_pk_tables(tmp_path, java):
             results = java.run(reqs)
             for (n, what), res in zip(slots, results, strict=True):
                 if what == "before":
-                    assert_same_rows(res["rows"], expected_before[n], label_a=f"java reading {n} after turn {turn - 1}",
-                                     label_b="model")
+                    assert_same_rows(
+                        res["rows"],
+                        expected_before[n],
+                        label_a=f"java reading {n} after turn {turn - 1}",
+                        label_b="model",
+                    )
                 elif what == "after":
-                    assert_same_rows(res["rows"], models[n].rows(), label_a=f"java reading {n} after its turn {turn}",
-                                     label_b="model")
+                    assert_same_rows(
+                        res["rows"],
+                        models[n].rows(),
+                        label_a=f"java reading {n} after its turn {turn}",
+                        label_b="model",
+                    )
             if final:
                 break
             history.append(f"turn {turn}: java writes" + (" and compacts" if turn % 4 == 2 else ""))
@@ -155,8 +206,12 @@ def test_java_and_we_take_turns_on_pk_tables(tmp_path, java):
             history.append(f"turn {turn}: we write" + (f" and compact ({how})" if how else ""))
         for n in TABLES:
             ours = rows_from_arrow(cat.get_table(f"m.{n}").read())
-            assert_same_rows(ours, models[n].rows(), label_a=f"paimon-cli reading {n} after turn {turn}",
-                             label_b=f"model ({'; '.join(history)})")
+            assert_same_rows(
+                ours,
+                models[n].rows(),
+                label_a=f"paimon-cli reading {n} after turn {turn}",
+                label_b=f"model ({'; '.join(history)})",
+            )
             expected_before[n] = models[n].rows()
     for n in TABLES:
         snaps = cat.get_table(f"m.{n}").snapshots

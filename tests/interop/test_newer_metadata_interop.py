@@ -29,7 +29,11 @@ from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop
 
-SCHEMA = [{"name": "id", "type": "BIGINT NOT NULL"}, {"name": "a", "type": "BIGINT"}, {"name": "v", "type": "STRING"}]
+SCHEMA = [
+    {"name": "id", "type": "BIGINT NOT NULL"},
+    {"name": "a", "type": "BIGINT"},
+    {"name": "v", "type": "STRING"},
+]
 TYPES = {"id": "BIGINT", "a": "BIGINT", "v": "STRING"}
 
 
@@ -47,7 +51,14 @@ def _model(*commits):
 
 C1, C2 = _rows(range(8), 0), _rows(range(4, 12), 1)
 TABLES = {  # name -> (primary keys, options)
-    "ext": (["id"], {"bucket": "2", "data-file.external-paths": "EXT", "data-file.external-paths.strategy": "round-robin"}),
+    "ext": (
+        ["id"],
+        {
+            "bucket": "2",
+            "data-file.external-paths": "EXT",
+            "data-file.external-paths.strategy": "round-robin",
+        },
+    ),
     "thin": (["id"], {"bucket": "2", "data-file.thin-mode": "true"}),
     "rt": ([], {"row-tracking.enabled": "true"}),
     "mod": (["id"], {"bucket": "3", "bucket-function.type": "mod"}),
@@ -62,8 +73,16 @@ def written(tmp_path_factory, pypaimon) -> str:
     reqs = []
     for name, (pk, opts) in TABLES.items():
         opts = {k: (f"file://{ext}" if v == "EXT" else v) for k, v in opts.items()}
-        reqs.append({"op": "create_table", "warehouse": wh, "table": f"db.{name}", "schema": SCHEMA,
-                     "primary_keys": pk, "options": opts})
+        reqs.append(
+            {
+                "op": "create_table",
+                "warehouse": wh,
+                "table": f"db.{name}",
+                "schema": SCHEMA,
+                "primary_keys": pk,
+                "options": opts,
+            }
+        )
         for rows in (C1, C2):
             reqs.append({"op": "write", "warehouse": wh, "table": f"db.{name}", "rows": rows})
         reqs.append({"op": "read", "warehouse": wh, "table": f"db.{name}"})
@@ -84,11 +103,13 @@ def test_external_paths_are_read_and_kept(written, tmp_path):
     shutil.copytree(written, wh)
     t = FileSystemCatalog(wh).get_table("db.ext")
     entries = live_entries(t.manifests, t.snapshots.latest())
-    assert entries and all(e.file.external_path and e.file.external_path.startswith("file:/") for e in entries)
+    assert entries and all(
+        e.file.external_path and e.file.external_path.startswith("file:/") for e in entries
+    )
     assert_same_rows(_ours(wh, "ext"), _model(C1, C2), label_a="ours")
     remove_orphans(t, older_than_ms=0)
     for e in entries:
-        assert os.path.exists(e.file.external_path[len("file:"):])
+        assert os.path.exists(e.file.external_path[len("file:") :])
     assert_same_rows(_ours(wh, "ext"), _model(C1, C2), label_a="ours after remove-orphans")
 
 

@@ -38,6 +38,7 @@ KIND = "_row_kind"
 
 # ---------------------------------------------------------------- twin tables
 
+
 @dataclass
 class Case:
     """A table written by us and by Java from the same commits. ``model(commits)`` returns the
@@ -55,7 +56,9 @@ class Case:
 
 
 def _arrow_schema(columns) -> pa.Schema:
-    return pa.schema([pa.field(n, to_arrow_type(parse_type(t)), nullable="NOT NULL" not in t) for n, t in columns])
+    return pa.schema(
+        [pa.field(n, to_arrow_type(parse_type(t)), nullable="NOT NULL" not in t) for n, t in columns]
+    )
 
 
 _MERGE_KEYS = ("merge-engine", "ignore-delete", "first-row.", "deduplicate.", "partial-update.", "fields.")
@@ -81,6 +84,7 @@ def _model_append(case):
 def _seq_model(order: str):
     """deduplicate with sequence.field s: the record with the greatest s wins (the least with
     descending); equal s: the later one wins."""
+
     def model(case):
         best: dict = {}
         for rows in case.commits:
@@ -89,6 +93,7 @@ def _seq_model(order: str):
                 if old is None or (r["s"] >= old["s"] if order == "ascending" else r["s"] <= old["s"]):
                     best[k] = r
         return [{c: v for c, v in r.items() if c != KIND} for r in best.values()]
+
     return model
 
 
@@ -128,8 +133,11 @@ SEQ = [
 AGG_COLS = [("k", "INT NOT NULL"), ("b", "BIGINT"), ("g", "INT"), ("t", "STRING")]
 AGG = [
     [{"k": 1, "b": 5, "g": 1, "t": "x"}, {"k": 2, "b": 7, "g": 9, "t": "y"}],
-    [{"k": 1, "b": 5, "g": 1, "t": "x", KIND: "-U"}, {"k": 1, "b": 8, "g": 4, "t": "w", KIND: "+U"},
-     {"k": 2, "b": 2, "g": 20, "t": None, KIND: "-D"}],
+    [
+        {"k": 1, "b": 5, "g": 1, "t": "x", KIND: "-U"},
+        {"k": 1, "b": 8, "g": 4, "t": "w", KIND: "+U"},
+        {"k": 2, "b": 2, "g": 20, "t": None, KIND: "-D"},
+    ],
     [{"k": 1, "b": 1, "g": 0, "t": "u"}, {"k": 2, "b": 3, "g": 2, "t": "v"}],
 ]
 GROUP_COLS = [("k", "INT NOT NULL"), ("a", "STRING"), ("b", "BIGINT"), ("g", "INT"), ("c", "STRING")]
@@ -153,55 +161,126 @@ CASES: dict[str, Case] = {
     # ignore-delete and its aliases (Java 0.9: the same option with fallback keys)
     "ignore_delete": Case(KV, ("k",), {"ignore-delete": "true"}, DELETES, _model_pk),
     "deduplicate_ignore_delete": Case(KV, ("k",), {"deduplicate.ignore-delete": "true"}, DELETES, _model_pk),
-    "first_row_ignore_delete": Case(KV, ("k",), {"merge-engine": "first-row", "first-row.ignore-delete": "true"},
-                                    FIRST_ROW, _model_pk),
-    "partial_update_ignore_delete": Case(KV, ("k",), {"merge-engine": "partial-update",
-                                                      "partial-update.ignore-delete": "true"}, PARTIAL, _model_pk),
-    "remove_record_on_delete": Case(KV, ("k",), {"merge-engine": "partial-update",
-                                                 "partial-update.remove-record-on-delete": "true"},
-                                    PARTIAL, _model_pk),
+    "first_row_ignore_delete": Case(
+        KV, ("k",), {"merge-engine": "first-row", "first-row.ignore-delete": "true"}, FIRST_ROW, _model_pk
+    ),
+    "partial_update_ignore_delete": Case(
+        KV,
+        ("k",),
+        {"merge-engine": "partial-update", "partial-update.ignore-delete": "true"},
+        PARTIAL,
+        _model_pk,
+    ),
+    "remove_record_on_delete": Case(
+        KV,
+        ("k",),
+        {"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"},
+        PARTIAL,
+        _model_pk,
+    ),
     "sequence_ascending": Case(KV, ("k",), {"sequence.field": "s"}, SEQ, _seq_model("ascending")),
     # sequence.field.sort-order is not in Java 0.9 (1.x): our table is checked against the model;
     # Java 0.9 ignores the option and reads ascending order, in our table and in its twin
-    "sequence_descending": Case(KV, ("k",), {"sequence.field": "s", "sequence.field.sort-order": "descending"},
-                                SEQ, _seq_model("descending"), java_model=_seq_model("ascending")),
-    "aggregate_ignore_retract": Case(AGG_COLS, ("k",), {
-        "merge-engine": "aggregation", "fields.b.aggregate-function": "sum",
-        "fields.g.aggregate-function": "max", "fields.g.ignore-retract": "true",
-        "fields.t.aggregate-function": "listagg", "fields.t.ignore-retract": "true"}, AGG, _model_pk),
-    "listagg_delimiter": Case(AGG_COLS, ("k",), {
-        "merge-engine": "aggregation", "fields.b.aggregate-function": "product",
-        "fields.g.aggregate-function": "min", "fields.t.aggregate-function": "listagg",
-        "fields.t.list-agg-delimiter": ";"}, [[{k: v for k, v in r.items() if k != KIND} for r in c
-                                               if r.get(KIND, "+I") in ("+I", "+U")] for c in AGG], _listagg_model),
-    "sequence_group": Case(GROUP_COLS, ("k",), {"merge-engine": "partial-update", "fields.g.sequence-group": "a,b"},
-                           GROUPS, _model_pk),
-    "bucket_key": Case(APP_COLS, (), {"bucket": "3", "bucket-key": "n"}, [_append_rows(0, 40)], _model_append),
+    "sequence_descending": Case(
+        KV,
+        ("k",),
+        {"sequence.field": "s", "sequence.field.sort-order": "descending"},
+        SEQ,
+        _seq_model("descending"),
+        java_model=_seq_model("ascending"),
+    ),
+    "aggregate_ignore_retract": Case(
+        AGG_COLS,
+        ("k",),
+        {
+            "merge-engine": "aggregation",
+            "fields.b.aggregate-function": "sum",
+            "fields.g.aggregate-function": "max",
+            "fields.g.ignore-retract": "true",
+            "fields.t.aggregate-function": "listagg",
+            "fields.t.ignore-retract": "true",
+        },
+        AGG,
+        _model_pk,
+    ),
+    "listagg_delimiter": Case(
+        AGG_COLS,
+        ("k",),
+        {
+            "merge-engine": "aggregation",
+            "fields.b.aggregate-function": "product",
+            "fields.g.aggregate-function": "min",
+            "fields.t.aggregate-function": "listagg",
+            "fields.t.list-agg-delimiter": ";",
+        },
+        [
+            [{k: v for k, v in r.items() if k != KIND} for r in c if r.get(KIND, "+I") in ("+I", "+U")]
+            for c in AGG
+        ],
+        _listagg_model,
+    ),
+    "sequence_group": Case(
+        GROUP_COLS,
+        ("k",),
+        {"merge-engine": "partial-update", "fields.g.sequence-group": "a,b"},
+        GROUPS,
+        _model_pk,
+    ),
+    "bucket_key": Case(
+        APP_COLS, (), {"bucket": "3", "bucket-key": "n"}, [_append_rows(0, 40)], _model_append
+    ),
     "pk_bucket": Case(KV, ("k",), {"bucket": "4"}, [[_kv(i, "v", i) for i in range(30)]], _model_pk),
-    "partition_default_name": Case(PART_COLS, (), {"partition.default-name": "NULL_P", "bucket": "-1"}, PART_ROWS, _model_append,
-                                   partitions=("p",)),
+    "partition_default_name": Case(
+        PART_COLS,
+        (),
+        {"partition.default-name": "NULL_P", "bucket": "-1"},
+        PART_ROWS,
+        _model_append,
+        partitions=("p",),
+    ),
     # data-file.prefix / changelog-file.prefix are not in Java 0.9 (1.x): Java's twin names its
     # files data-/changelog- (checked below); Java reads ours through the manifests' names
-    "file_prefixes": Case(KV, ("k",), {"data-file.prefix": "dat-", "changelog-file.prefix": "chg-",
-                                       "changelog-producer": "input"}, DELETES, _model_pk),
-    "target_file_size": Case(APP_COLS, (), {"target-file-size": "8 kb", "bucket": "1", "bucket-key": "id"},
-                             [_append_rows(0, 6000)], _model_append),
+    "file_prefixes": Case(
+        KV,
+        ("k",),
+        {"data-file.prefix": "dat-", "changelog-file.prefix": "chg-", "changelog-producer": "input"},
+        DELETES,
+        _model_pk,
+    ),
+    "target_file_size": Case(
+        APP_COLS,
+        (),
+        {"target-file-size": "8 kb", "bucket": "1", "bucket-key": "id"},
+        [_append_rows(0, 6000)],
+        _model_append,
+    ),
     # our writer turns a commit bigger than the buffer (given in 4 parts) into several level-0
     # runs (Java spills to disk and writes one file): rows agree, and the runs are checked below
     # (Java needs at least 3 pages of 64 kb)
-    "write_buffer": Case(KV, ("k",), {"write-buffer-size": "256 kb", "bucket": "1"},
-                         [[_kv(i % 5000, f"value-{i}", i) for i in range(20000)]], _model_pk, chunks=4),
+    "write_buffer": Case(
+        KV,
+        ("k",),
+        {"write-buffer-size": "256 kb", "bucket": "1"},
+        [[_kv(i % 5000, f"value-{i}", i) for i in range(20000)]],
+        _model_pk,
+        chunks=4,
+    ),
     # manifests merged into small ones after 2 commits: Java reads the merged manifests
-    "manifest_merge": Case(KV, ("k",), {"manifest.merge-min-count": "2", "manifest.target-file-size": "1 kb"},
-                           DELETES, _model_pk),
-    "dynamic_bucket": Case(KV, ("k",), {"bucket": "-1", "dynamic-bucket.target-row-num": "3"}, DYN, _model_pk),
+    "manifest_merge": Case(
+        KV, ("k",), {"manifest.merge-min-count": "2", "manifest.target-file-size": "1 kb"}, DELETES, _model_pk
+    ),
+    "dynamic_bucket": Case(
+        KV, ("k",), {"bucket": "-1", "dynamic-bucket.target-row-num": "3"}, DYN, _model_pk
+    ),
     # one case each; formats x codecs: tests/interop/test_file_formats_interop.py
     "file_format_orc": Case(KV, ("k",), {"file.format": "orc"}, DELETES, _model_pk),
     "file_compression_gzip": Case(KV, ("k",), {"file.compression": "gzip"}, DELETES, _model_pk),
     "zstd_level": Case(KV, ("k",), {"file.compression.zstd-level": "9"}, DELETES, _model_pk),
     # Java 0.9 writes snappy manifests for any manifest.compression but zstd, and its jar has no
     # snappy: it cannot write this twin. We write deflate manifests (as Java 1.x), Java 0.9 reads them.
-    "manifest_deflate": Case(KV, ("k",), {"manifest.compression": "deflate"}, DELETES, _model_pk, java_twin=False),
+    "manifest_deflate": Case(
+        KV, ("k",), {"manifest.compression": "deflate"}, DELETES, _model_pk, java_twin=False
+    ),
 }
 for _c in CASES.values():
     _c.options.setdefault("bucket", "2")
@@ -223,14 +302,21 @@ def _our_write(t, columns, rows, chunks: int = 1):
 
 def _create_ours(wh, name, case: Case):
     cols = ", ".join(f"{n} {t}" for n, t in case.columns)
-    return FileSystemCatalog(wh).create_table(name, Schema(Schema.parse_columns(cols), case.partitions, case.pks,
-                                                           dict(case.options)))
+    return FileSystemCatalog(wh).create_table(
+        name, Schema(Schema.parse_columns(cols), case.partitions, case.pks, dict(case.options))
+    )
 
 
 def _java_create(wh, name, case: Case) -> dict:
-    return {"op": "create_table", "warehouse": wh, "table": name,
-            "schema": [{"name": n, "type": t} for n, t in case.columns],
-            "partition_keys": list(case.partitions), "primary_keys": list(case.pks), "options": dict(case.options)}
+    return {
+        "op": "create_table",
+        "warehouse": wh,
+        "table": name,
+        "schema": [{"name": n, "type": t} for n, t in case.columns],
+        "partition_keys": list(case.partitions),
+        "primary_keys": list(case.pks),
+        "options": dict(case.options),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +332,9 @@ def twins(tmp_path_factory, java):
         reads = [("java_of_ours", owh, f"o.{name}")]
         if case.java_twin:
             reqs.append(_java_create(jwh, f"j.{name}", case))
-            reqs += [{"op": "write", "warehouse": jwh, "table": f"j.{name}", "rows": rows} for rows in case.commits]
+            reqs += [
+                {"op": "write", "warehouse": jwh, "table": f"j.{name}", "rows": rows} for rows in case.commits
+            ]
             reads.append(("java_of_java", jwh, f"j.{name}"))
         for what, wh, tname in reads:
             slots[(name, what)] = len(reqs)
@@ -273,11 +361,19 @@ def test_twin_tables_agree(twins, name):
     case = CASES[name]
     ours = rows_from_arrow(FileSystemCatalog(owh).get_table(f"o.{name}").read())
     java_sees = ours if case.java_model is None else case.java_model(case)
-    assert_same_rows(res[(name, "java_of_ours")]["rows"], java_sees, label_a="java of ours",
-                     label_b="paimon-cli of ours" if case.java_model is None else "model of Java 0.9")
+    assert_same_rows(
+        res[(name, "java_of_ours")]["rows"],
+        java_sees,
+        label_a="java of ours",
+        label_b="paimon-cli of ours" if case.java_model is None else "model of Java 0.9",
+    )
     if case.java_twin:
-        assert_same_rows(res[(name, "java_of_java")]["rows"], java_sees, label_a="java of java's twin",
-                         label_b="paimon-cli of ours" if case.java_model is None else "model of Java 0.9")
+        assert_same_rows(
+            res[(name, "java_of_java")]["rows"],
+            java_sees,
+            label_a="java of java's twin",
+            label_b="paimon-cli of ours" if case.java_model is None else "model of Java 0.9",
+        )
     if case.model is not None:
         assert_same_rows(ours, case.model(case), label_a="paimon-cli of ours", label_b="model")
 
@@ -291,8 +387,18 @@ def test_bucket_of_every_row_is_javas(twins, java):
         n = int(CASES[name].options["bucket"])
         for wh, tname in ((owh, f"o.{name}"), (jwh, f"j.{name}")):
             placed = _bucket_rows(FileSystemCatalog(wh).get_table(tname))
-            checks.append((tname, placed, {"op": "bucket_of", "types": types, "num_buckets": n,
-                                           "rows": [[r[c] for c in key] for _, r in placed]}))
+            checks.append(
+                (
+                    tname,
+                    placed,
+                    {
+                        "op": "bucket_of",
+                        "types": types,
+                        "num_buckets": n,
+                        "rows": [[r[c] for c in key] for _, r in placed],
+                    },
+                )
+            )
     for (tname, placed, _), res in zip(checks, java.run([c[2] for c in checks])):
         assert [b for b, _ in placed] == res["buckets"], tname
         assert len(set(res["buckets"])) > 1, tname
@@ -313,17 +419,35 @@ def test_file_prefixes_name_files(twins, java):
     changelog as we do."""
     owh, jwh, res = twins
     for wh, db, prefixes in ((owh, "o", ("dat-", "chg-")), (jwh, "j", ("data-", "changelog-"))):
-        names = [f for _, _, fs in os.walk(os.path.join(wh, f"{db}.db", "file_prefixes")) for f in fs
-                 if f.endswith(".parquet")]
+        names = [
+            f
+            for _, _, fs in os.walk(os.path.join(wh, f"{db}.db", "file_prefixes"))
+            for f in fs
+            if f.endswith(".parquet")
+        ]
         assert all(any(n.startswith(p) for n in names) for p in prefixes), (db, names)
         assert all(n.startswith(prefixes) for n in names), (db, names)
     t = FileSystemCatalog(owh).get_table("o.file_prefixes")
     last = t.snapshots.latest_id()
-    reqs = [{"op": "audit", "warehouse": owh, "table": "o.file_prefixes", "from": s - 1, "to": s, "mode": "changelog"}
-            for s in range(1, last + 1)]
+    reqs = [
+        {
+            "op": "audit",
+            "warehouse": owh,
+            "table": "o.file_prefixes",
+            "from": s - 1,
+            "to": s,
+            "mode": "changelog",
+        }
+        for s in range(1, last + 1)
+    ]
     for s, r in zip(range(1, last + 1), java.run(reqs)):
-        assert_same_rows(rows_from_arrow(diff(t, s - 1, s, mode="changelog")), r["rows"], ignore_kind=False,
-                         label_a=f"paimon-cli changelog {s}", label_b=f"java audit {s}")
+        assert_same_rows(
+            rows_from_arrow(diff(t, s - 1, s, mode="changelog")),
+            r["rows"],
+            ignore_kind=False,
+            label_a=f"paimon-cli changelog {s}",
+            label_b=f"java audit {s}",
+        )
 
 
 def test_target_file_size_rolls_files(twins):
@@ -349,7 +473,9 @@ def test_manifest_compression_is_the_manifests_codec(twins, tmp_path):
             assert fastavro.reader(f).metadata["avro.codec"] == "deflate", n
     from paimon_core.errors import InvalidInput
 
-    t = _create_ours(str(tmp_path), "o.bad", Case(KV, ("k",), {"bucket": "1", "manifest.compression": "lzo"}, []))
+    t = _create_ours(
+        str(tmp_path), "o.bad", Case(KV, ("k",), {"bucket": "1", "manifest.compression": "lzo"}, [])
+    )
     with pytest.raises(InvalidInput, match="manifest.compression 'lzo'"):
         _our_write(t, KV, DELETES[0])
     assert not [f for _, _, fs in os.walk(str(tmp_path)) for f in fs if f.endswith(".parquet")]
@@ -372,8 +498,11 @@ def test_orc_ltz_non_legacy_type_model(tmp_path, java, monkeypatch):
     # the TIMESTAMP column makes Java's ORC writer record its zone in the stripe footers; without
     # one it records none, and every reader (Java in UTC too) takes the instants as UTC
     cols = [("id", "INT NOT NULL"), ("ts", "TIMESTAMP(6)"), ("ltz", "TIMESTAMP(6) WITH LOCAL TIME ZONE")]
-    rows = [{"id": 1, "ts": None, "ltz": "2024-03-10T12:34:56.123456Z"},
-            {"id": 2, "ts": None, "ltz": "1995-07-01T00:00:00.000001Z"}, {"id": 3, "ts": None, "ltz": None}]
+    rows = [
+        {"id": 1, "ts": None, "ltz": "2024-03-10T12:34:56.123456Z"},
+        {"id": 2, "ts": None, "ltz": "1995-07-01T00:00:00.000001Z"},
+        {"id": 3, "ts": None, "ltz": None},
+    ]
     case = Case(cols, (), {"bucket": "-1", "file.format": "orc"}, [rows])
     java.run([_java_create(wh, "j.l", case), {"op": "write", "warehouse": wh, "table": "j.l", "rows": rows}])
     from paimon_core.metadata.schema_evolution import SetOption, alter_table
@@ -388,8 +517,13 @@ def test_orc_ltz_non_legacy_type_model(tmp_path, java, monkeypatch):
             return None
         d = datetime.strptime(v, "%Y-%m-%dT%H:%M:%S.%fZ") - timedelta(hours=8)
         return d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    assert_same_rows(rows_from_arrow(t.read(), types), [{**r, "ltz": shifted(r["ltz"])} for r in rows],
-                     label_a="paimon-cli, not legacy", label_b="model")
+
+    assert_same_rows(
+        rows_from_arrow(t.read(), types),
+        [{**r, "ltz": shifted(r["ltz"])} for r in rows],
+        label_a="paimon-cli, not legacy",
+        label_b="model",
+    )
 
 
 def test_dynamic_bucket_keys_stay_in_one_bucket(twins):
@@ -421,8 +555,11 @@ CL_COMMITS = [
 CL_CASES = {
     "lookup_dedup": {"changelog-producer": "lookup", "changelog-producer.row-deduplicate": "true"},
     "lookup_plain": {"changelog-producer": "lookup"},
-    "full_dedup": {"changelog-producer": "full-compaction", "changelog-producer.row-deduplicate": "true",
-                   "full-compaction.delta-commits": "1"},
+    "full_dedup": {
+        "changelog-producer": "full-compaction",
+        "changelog-producer.row-deduplicate": "true",
+        "full-compaction.delta-commits": "1",
+    },
     "full_every_2": {"changelog-producer": "full-compaction", "full-compaction.delta-commits": "2"},
 }
 
@@ -473,8 +610,16 @@ def changelogs(tmp_path_factory, java):
             keys.append((name, tname, "snapshots"))
             last = FileSystemCatalog(wh).get_table(tname).snapshots.latest_id()
             for s in range(1, last + 1):
-                reqs.append({"op": "audit", "warehouse": wh, "table": tname, "from": s - 1, "to": s,
-                             "mode": "changelog"})
+                reqs.append(
+                    {
+                        "op": "audit",
+                        "warehouse": wh,
+                        "table": tname,
+                        "from": s - 1,
+                        "to": s,
+                        "mode": "changelog",
+                    }
+                )
                 keys.append((name, tname, s))
     return owh, jwh, dict(zip(keys, java.run(reqs)))
 
@@ -489,24 +634,43 @@ def test_changelog_options_match_java(changelogs, name):
     and Java's twin, Java's audit of each of our snapshots equals our changelog, the whole
     changelog of Java's twin equals ours, and (lookup) the model's."""
     owh, jwh, res = changelogs
-    kinds = {tn: [s["commitKind"] for s in res[(name, tn, "snapshots")]["snapshots"]]
-             for tn in (f"o.{name}", f"j.{name}")}
+    kinds = {
+        tn: [s["commitKind"] for s in res[(name, tn, "snapshots")]["snapshots"]]
+        for tn in (f"o.{name}", f"j.{name}")
+    }
     assert kinds[f"o.{name}"] == kinds[f"j.{name}"], kinds
     t = FileSystemCatalog(owh).get_table(f"o.{name}")
     n = len(kinds[f"o.{name}"])
     mine = [rows_from_arrow(diff(t, s - 1, s, mode="changelog")) for s in range(1, n + 1)]
     for s, (a, b) in enumerate(zip(mine, _per_snapshot(res, name, f"o.{name}", n)), start=1):
-        assert_same_rows(a, b, ignore_kind=False, label_a=f"paimon-cli changelog {s}", label_b=f"java audit of ours {s}")
+        assert_same_rows(
+            a, b, ignore_kind=False, label_a=f"paimon-cli changelog {s}", label_b=f"java audit of ours {s}"
+        )
     everything = [r for rows in mine for r in rows]
     javas = _per_snapshot(res, name, f"j.{name}", n)
-    assert_same_rows(everything, [r for rows in javas for r in rows], ignore_kind=False,
-                     label_a="paimon-cli changelog", label_b="java's twin's changelog")
+    assert_same_rows(
+        everything,
+        [r for rows in javas for r in rows],
+        ignore_kind=False,
+        label_a="paimon-cli changelog",
+        label_b="java's twin's changelog",
+    )
     for s, (a, b) in enumerate(zip(mine, javas), start=1):  # lookup too: the same snapshots
-        assert_same_rows(a, b, ignore_kind=False, label_a=f"paimon-cli changelog {s}",
-                         label_b=f"java's twin's changelog {s}")
+        assert_same_rows(
+            a,
+            b,
+            ignore_kind=False,
+            label_a=f"paimon-cli changelog {s}",
+            label_b=f"java's twin's changelog {s}",
+        )
     if name.startswith("lookup"):
-        assert_same_rows(everything, _changelog_model(name.endswith("dedup")), ignore_kind=False,
-                         label_a="paimon-cli changelog", label_b="model")
+        assert_same_rows(
+            everything,
+            _changelog_model(name.endswith("dedup")),
+            ignore_kind=False,
+            label_a="paimon-cli changelog",
+            label_b="model",
+        )
 
 
 def test_lookup_changelog_lands_in_javas_snapshot(changelogs):
@@ -514,18 +678,26 @@ def test_lookup_changelog_lands_in_javas_snapshot(changelogs):
     owh, jwh, res = changelogs
     name = "lookup_plain"
     n = len(res[(name, f"o.{name}", "snapshots")]["snapshots"])
-    for s, (a, b) in enumerate(zip(_per_snapshot(res, name, f"o.{name}", n),
-                                   _per_snapshot(res, name, f"j.{name}", n)), start=1):
-        assert_same_rows(a, b, ignore_kind=False, label_a=f"changelog of our snapshot {s}",
-                         label_b=f"changelog of java's snapshot {s}")
+    for s, (a, b) in enumerate(
+        zip(_per_snapshot(res, name, f"o.{name}", n), _per_snapshot(res, name, f"j.{name}", n)), start=1
+    ):
+        assert_same_rows(
+            a,
+            b,
+            ignore_kind=False,
+            label_a=f"changelog of our snapshot {s}",
+            label_b=f"changelog of java's snapshot {s}",
+        )
 
 
 # ---------------------------------------------------------------- value stats
 
 STATS_MODES = ["none", "counts", "truncate(4)", "full", "per-column"]
 STATS_COLS = [("id", "INT NOT NULL"), ("s", "STRING"), ("d", "DOUBLE")]
-STATS_ROWS = [{"id": i, "s": None if i % 3 == 0 else f"string-{i:04d}", "d": None if i % 4 == 0 else i / 2}
-              for i in range(10, 30)]
+STATS_ROWS = [
+    {"id": i, "s": None if i % 3 == 0 else f"string-{i:04d}", "d": None if i % 4 == 0 else i / 2}
+    for i in range(10, 30)
+]
 
 
 def _value_stats(wh, tname):
@@ -536,7 +708,9 @@ def _value_stats(wh, tname):
     for e in live_entries(t.manifests, t.snapshots.latest()):
         vs, cols = e.file.value_stats, e.file.value_stats_cols
         ts = [by_name[c] for c in (by_name if cols is None else cols)]
-        lo, hi = ((deserialize_row(vs.min_values, ts), deserialize_row(vs.max_values, ts)) if ts else (None, None))
+        lo, hi = (
+            (deserialize_row(vs.min_values, ts), deserialize_row(vs.max_values, ts)) if ts else (None, None)
+        )
         out.append({"min": lo, "max": hi, "nulls": vs.null_counts, "cols": cols})
     return out
 
@@ -549,26 +723,46 @@ def test_stats_mode_writes_javas_value_stats(tmp_path, java):
     owh, jwh = str(tmp_path / "ours"), str(tmp_path / "java")
     reqs = []
     for i, mode in enumerate(STATS_MODES):
-        modes = ({"metadata.stats-mode": "none", "fields.s.stats-mode": "truncate(3)", "fields.d.stats-mode": "full"}
-                 if mode == "per-column" else {"metadata.stats-mode": mode})
-        case = Case(STATS_COLS, (), {"bucket": "1", "bucket-key": "id", "file.format": "parquet", **modes},
-                    [STATS_ROWS])
+        modes = (
+            {
+                "metadata.stats-mode": "none",
+                "fields.s.stats-mode": "truncate(3)",
+                "fields.d.stats-mode": "full",
+            }
+            if mode == "per-column"
+            else {"metadata.stats-mode": mode}
+        )
+        case = Case(
+            STATS_COLS,
+            (),
+            {"bucket": "1", "bucket-key": "id", "file.format": "parquet", **modes},
+            [STATS_ROWS],
+        )
         _our_write(_create_ours(owh, f"o.m{i}", case), STATS_COLS, STATS_ROWS)
-        reqs += [_java_create(jwh, f"j.m{i}", case), {"op": "write", "warehouse": jwh, "table": f"j.m{i}",
-                                                     "rows": STATS_ROWS}]
-    filters = [{"field": "id", "op": ">", "value": 100}, {"field": "s", "op": "=", "value": "zzz"},
-               {"field": "id", "op": "=", "value": 12}]
+        reqs += [
+            _java_create(jwh, f"j.m{i}", case),
+            {"op": "write", "warehouse": jwh, "table": f"j.m{i}", "rows": STATS_ROWS},
+        ]
+    filters = [
+        {"field": "id", "op": ">", "value": 100},
+        {"field": "s", "op": "=", "value": "zzz"},
+        {"field": "id", "op": "=", "value": 12},
+    ]
     for i in range(len(STATS_MODES)):
         for f in filters:
-            reqs += [{"op": "read", "warehouse": wh, "table": f"{db}.m{i}", "filter": f}
-                     for wh, db in ((owh, "o"), (jwh, "j"))]
-    res = java.run(reqs)[2 * len(STATS_MODES):]
+            reqs += [
+                {"op": "read", "warehouse": wh, "table": f"{db}.m{i}", "filter": f}
+                for wh, db in ((owh, "o"), (jwh, "j"))
+            ]
+    res = java.run(reqs)[2 * len(STATS_MODES) :]
     for i, mode in enumerate(STATS_MODES):
         ours, javas = _value_stats(owh, f"o.m{i}"), _value_stats(jwh, f"j.m{i}")
         assert ours == javas, (mode, ours, javas)
         for j, f in enumerate(filters):
             a, b = res[(i * len(filters) + j) * 2], res[(i * len(filters) + j) * 2 + 1]
-            assert_same_rows(a["rows"], b["rows"], label_a=f"java of ours {mode} {f}", label_b=f"java of java {mode}")
+            assert_same_rows(
+                a["rows"], b["rows"], label_a=f"java of ours {mode} {f}", label_b=f"java of java {mode}"
+            )
             # Java also skips Parquet row groups on the footer's stats, so only "every matching
             # row is there" holds whatever the manifest says
             matching = [r for r in STATS_ROWS if f["op"] == "=" and r[f["field"]] == f["value"]]
@@ -579,12 +773,22 @@ def test_stats_mode_writes_javas_value_stats(tmp_path, java):
 
 SNAP_CASES = {
     "retain_max": {"snapshot.num-retained.min": "2", "snapshot.num-retained.max": "3"},
-    "time_retained": {"snapshot.num-retained.min": "2", "snapshot.num-retained.max": "100",
-                      "snapshot.time-retained": "1 ms"},
-    "time_keeps": {"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "100",
-                   "snapshot.time-retained": "1 h"},
-    "expire_limit": {"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1",
-                     "snapshot.expire.limit": "2", "write-only": "true"},
+    "time_retained": {
+        "snapshot.num-retained.min": "2",
+        "snapshot.num-retained.max": "100",
+        "snapshot.time-retained": "1 ms",
+    },
+    "time_keeps": {
+        "snapshot.num-retained.min": "1",
+        "snapshot.num-retained.max": "100",
+        "snapshot.time-retained": "1 h",
+    },
+    "expire_limit": {
+        "snapshot.num-retained.min": "1",
+        "snapshot.num-retained.max": "1",
+        "snapshot.expire.limit": "2",
+        "write-only": "true",
+    },
 }
 
 
@@ -604,24 +808,39 @@ def test_snapshot_retention_matches_java(tmp_path, java):
         for rows in commits:
             time.sleep(0.01)
             _our_write(t, KV, rows)
-        java_reqs += [{"op": "write", "warehouse": jwh, "table": f"j.{name}", "rows": rows} for rows in commits]
+        java_reqs += [
+            {"op": "write", "warehouse": jwh, "table": f"j.{name}", "rows": rows} for rows in commits
+        ]
         if "write-only" in opts:
             t = alter_table(t, [SetOption("write-only", "false")])
             _our_write(t, KV, commits[0])
-            java_reqs += [{"op": "alter", "warehouse": jwh, "table": f"j.{name}",
-                           "changes": [{"set_option": {"key": "write-only", "value": "false"}}]},
-                          {"op": "write", "warehouse": jwh, "table": f"j.{name}", "rows": commits[0]}]
+            java_reqs += [
+                {
+                    "op": "alter",
+                    "warehouse": jwh,
+                    "table": f"j.{name}",
+                    "changes": [{"set_option": {"key": "write-only", "value": "false"}}],
+                },
+                {"op": "write", "warehouse": jwh, "table": f"j.{name}", "rows": commits[0]},
+            ]
     # Java's writes are ms apart as well: a JVM commit takes longer than 1 ms
     names = list(SNAP_CASES)
-    java_reqs += [{"op": "snapshots", "warehouse": wh, "table": f"{db}.{n}"} for n in names
-                  for wh, db in ((owh, "o"), (jwh, "j"))]
-    res = java.run(java_reqs)[-2 * len(names):]
+    java_reqs += [
+        {"op": "snapshots", "warehouse": wh, "table": f"{db}.{n}"}
+        for n in names
+        for wh, db in ((owh, "o"), (jwh, "j"))
+    ]
+    res = java.run(java_reqs)[-2 * len(names) :]
     for i, n in enumerate(names):
         ours = [s["id"] for s in res[2 * i]["snapshots"]]
         javas = [s["id"] for s in res[2 * i + 1]["snapshots"]]
         last = res[2 * i]["latest"]  # the 6th commit compacted (trigger 5): a COMPACT snapshot too
-        want = {"retain_max": [last - 2, last - 1, last], "time_retained": [last - 1, last],
-                "time_keeps": list(range(1, last + 1)), "expire_limit": list(range(3, last + 1))}[n]
+        want = {
+            "retain_max": [last - 2, last - 1, last],
+            "time_retained": [last - 1, last],
+            "time_keeps": list(range(1, last + 1)),
+            "expire_limit": list(range(3, last + 1)),
+        }[n]
         assert ours == javas == want, (n, ours, javas)
         assert FileSystemCatalog(owh).get_table(f"o.{n}").snapshots.list_ids() == want
 
@@ -637,8 +856,10 @@ PK_COMPACT_CASES = {
 
 
 def _compact_commits(n: int = 8):
-    return [[{"k": k, "v": f"c{c}" * (1 + c % 3), "n": k * c, "s": c} for k in range(c * 3, c * 3 + 12 + 4 * c)]
-            for c in range(n)]
+    return [
+        [{"k": k, "v": f"c{c}" * (1 + c % 3), "n": k * c, "s": c} for k in range(c * 3, c * 3 + 12 + 4 * c)]
+        for c in range(n)
+    ]
 
 
 def _runs(files) -> list[list]:
@@ -689,14 +910,22 @@ def test_compaction_options_pick_as_java(tmp_path, java):
                 before = [e.file for e in live_entries(t.manifests, snap)]
                 ours = None
             picks.append((name, ours))
-            reqs.append({"op": "universal_pick", "runs": _runs(before), "num_levels": num_levels,
-                         "trigger": int(opts["num-sorted-run.compaction-trigger"]),
-                         "max_size_amp": int(opts.get("compaction.max-size-amplification-percent", 200)),
-                         "size_ratio": int(opts.get("compaction.size-ratio", 1))})
+            reqs.append(
+                {
+                    "op": "universal_pick",
+                    "runs": _runs(before),
+                    "num_levels": num_levels,
+                    "trigger": int(opts["num-sorted-run.compaction-trigger"]),
+                    "max_size_amp": int(opts.get("compaction.max-size-amplification-percent", 200)),
+                    "size_ratio": int(opts.get("compaction.size-ratio", 1)),
+                }
+            )
         assert did, f"{name}: our writer never compacted"
         reqs.append(_java_create(jwh, f"j.{name}", case))
         reqs += [{"op": "write", "warehouse": jwh, "table": f"j.{name}", "rows": rows} for rows in commits]
-        reqs += [{"op": "read", "warehouse": wh, "table": f"{db}.{name}"} for wh, db in ((owh, "o"), (jwh, "j"))]
+        reqs += [
+            {"op": "read", "warehouse": wh, "table": f"{db}.{name}"} for wh, db in ((owh, "o"), (jwh, "j"))
+        ]
     res = java.run(reqs)
     pick_res = [r for q, r in zip(reqs, res) if q["op"] == "universal_pick"]
     for (name, ours), r in zip(picks, pick_res):
@@ -706,12 +935,21 @@ def test_compaction_options_pick_as_java(tmp_path, java):
     for i, name in enumerate(PK_COMPACT_CASES):
         ours = rows_from_arrow(FileSystemCatalog(owh).get_table(f"o.{name}").read())
         assert_same_rows(reads[2 * i], ours, label_a=f"java of ours {name}", label_b="paimon-cli of ours")
-        assert_same_rows(reads[2 * i + 1], ours, label_a=f"java of java's twin {name}", label_b="paimon-cli of ours")
+        assert_same_rows(
+            reads[2 * i + 1], ours, label_a=f"java of java's twin {name}", label_b="paimon-cli of ours"
+        )
 
 
-@pytest.mark.parametrize("opts", [{"compaction.min.file-num": "3"}, {"compaction.max.file-num": "3"},
-                                  {"compaction.min.file-num": "2", "target-file-size": "1 b"}, {}],
-                         ids=["min3", "max3", "min2_tiny_target", "defaults"])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"compaction.min.file-num": "3"},
+        {"compaction.max.file-num": "3"},
+        {"compaction.min.file-num": "2", "target-file-size": "1 b"},
+        {},
+    ],
+    ids=["min3", "max3", "min2_tiny_target", "defaults"],
+)
 def test_append_compaction_matches_java(tmp_path, java, opts):
     """compaction.min.file-num / compaction.max.file-num / target-file-size on a fixed-bucket
     append table: after 7 commits, our table and Java's twin took the same snapshot kinds and
@@ -724,8 +962,11 @@ def test_append_compaction_matches_java(tmp_path, java, opts):
     for rows in commits:
         _our_write(t, KV, rows)
         reqs.append({"op": "write", "warehouse": jwh, "table": "j.a", "rows": rows})
-    reqs += [{"op": op, "warehouse": wh, "table": tn} for wh, tn in ((owh, "o.a"), (jwh, "j.a"))
-             for op in ("snapshots", "files", "read")]
+    reqs += [
+        {"op": op, "warehouse": wh, "table": tn}
+        for wh, tn in ((owh, "o.a"), (jwh, "j.a"))
+        for op in ("snapshots", "files", "read")
+    ]
     res = java.run(reqs)[-6:]
     kinds = [[s["commitKind"] for s in r["snapshots"]] for r in (res[0], res[3])]
     assert kinds[0] == kinds[1], kinds
@@ -738,6 +979,7 @@ def test_append_compaction_matches_java(tmp_path, java, opts):
 
 # ---------------------------------------------------------------- streaming options stored in the table
 
+
 def test_stream_options_stored_in_the_table(tmp_path, java):
     """scan.mode = latest and consumer.ignore-progress = true as table options: our stream read
     (no mode or flag passed) starts after the latest snapshot, and starts afresh with a full
@@ -747,7 +989,9 @@ def test_stream_options_stored_in_the_table(tmp_path, java):
     wh = str(tmp_path)
     rows = [[{"k": i, "v": "x", "n": i, "s": 0}] for i in range(3)]
     latest = _create_ours(wh, "o.latest", Case(KV, (), {"bucket": "-1", "scan.mode": "latest"}, rows))
-    fresh = _create_ours(wh, "o.fresh", Case(KV, (), {"bucket": "-1", "consumer.ignore-progress": "true"}, rows))
+    fresh = _create_ours(
+        wh, "o.fresh", Case(KV, (), {"bucket": "-1", "consumer.ignore-progress": "true"}, rows)
+    )
     for r in rows[:2]:
         _our_write(latest, KV, r)
         _our_write(fresh, KV, r)
@@ -771,8 +1015,12 @@ def test_stream_options_stored_in_the_table(tmp_path, java):
     _our_write(fresh, KV, rows[2])
     again = drain(StreamRead(fresh, consumer_id="c"))
     assert [b.kind for b in again] == ["full"] and ks(again) == [0, 1, 2]
-    res = java.run([{"op": "stream", "warehouse": wh, "table": "o.latest"},
-                    {"op": "stream", "warehouse": wh, "table": "o.fresh", "options": {"consumer-id": "c"}}])
+    res = java.run(
+        [
+            {"op": "stream", "warehouse": wh, "table": "o.latest"},
+            {"op": "stream", "warehouse": wh, "table": "o.fresh", "options": {"consumer-id": "c"}},
+        ]
+    )
     assert res[0]["rows"] == []
     assert sorted(r["k"] for r in res[1]["rows"]) == [0, 1, 2]
 
@@ -780,17 +1028,51 @@ def test_stream_options_stored_in_the_table(tmp_path, java):
 # ---------------------------------------------------------------- every option accounted for
 
 COVERED_HERE = {
-    "bucket", "bucket-key", "file.format", "file.compression", "target-file-size", "partition.default-name",
-    "metadata.stats-mode", "data-file.prefix", "changelog-file.prefix", "merge-engine", "changelog-producer",
-    "changelog-producer.row-deduplicate", "sequence.field", "sequence.field.sort-order", "ignore-delete",
-    "partial-update.remove-record-on-delete", "snapshot.num-retained.min", "snapshot.num-retained.max",
-    "snapshot.time-retained", "snapshot.expire.limit", "write-only", "num-sorted-run.compaction-trigger",
-    "num-levels", "compaction.min.file-num", "compaction.max.file-num", "compaction.max-size-amplification-percent",
-    "compaction.size-ratio", "full-compaction.delta-commits", "dynamic-bucket.target-row-num",
-    "file.compression.zstd-level", "manifest.compression", "write-buffer-size", "orc.timestamp-ltz.legacy.type",
-    "manifest.merge-min-count", "manifest.target-file-size", "scan.mode", "consumer.ignore-progress",
+    "bucket",
+    "bucket-key",
+    "file.format",
+    "file.compression",
+    "target-file-size",
+    "partition.default-name",
+    "metadata.stats-mode",
+    "data-file.prefix",
+    "changelog-file.prefix",
+    "merge-engine",
+    "changelog-producer",
+    "changelog-producer.row-deduplicate",
+    "sequence.field",
+    "sequence.field.sort-order",
+    "ignore-delete",
+    "partial-update.remove-record-on-delete",
+    "snapshot.num-retained.min",
+    "snapshot.num-retained.max",
+    "snapshot.time-retained",
+    "snapshot.expire.limit",
+    "write-only",
+    "num-sorted-run.compaction-trigger",
+    "num-levels",
+    "compaction.min.file-num",
+    "compaction.max.file-num",
+    "compaction.max-size-amplification-percent",
+    "compaction.size-ratio",
+    "full-compaction.delta-commits",
+    "dynamic-bucket.target-row-num",
+    "file.compression.zstd-level",
+    "manifest.compression",
+    "write-buffer-size",
+    "orc.timestamp-ltz.legacy.type",
+    "manifest.merge-min-count",
+    "manifest.target-file-size",
+    "scan.mode",
+    "consumer.ignore-progress",
 }
-FIELD_COVERED_HERE = {"aggregate-function", "ignore-retract", "list-agg-delimiter", "sequence-group", "stats-mode"}
+FIELD_COVERED_HERE = {
+    "aggregate-function",
+    "ignore-retract",
+    "list-agg-delimiter",
+    "sequence-group",
+    "stats-mode",
+}
 COVERED_ELSEWHERE = {
     "fields.default-aggregate-function": "tests/interop/test_merge_engines_interop.py (agg_product)",
     "file.format.per.level": "tests/interop/test_file_formats_interop.py",

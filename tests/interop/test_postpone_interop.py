@@ -43,9 +43,16 @@ OPTIONS = {"bucket": "-2", "postpone.default-bucket-num": "2"}
 
 
 def _row(dt: str, i: int, gen: int) -> dict:
-    return {"dt": dt, "id": i, "v": f"v{i}-{gen}", "n": i * 10 + gen, "amount": f"{i}.{gen:02d}",
-            "day": f"2024-01-{gen + 1:02d}", "ts": f"2024-02-0{gen + 1}T10:00:00.{i:03d}",
-            "ts6": f"2024-03-0{gen + 1}T11:00:00.{i:06d}"}
+    return {
+        "dt": dt,
+        "id": i,
+        "v": f"v{i}-{gen}",
+        "n": i * 10 + gen,
+        "amount": f"{i}.{gen:02d}",
+        "day": f"2024-01-{gen + 1:02d}",
+        "ts": f"2024-02-0{gen + 1}T10:00:00.{i:03d}",
+        "ts6": f"2024-03-0{gen + 1}T11:00:00.{i:06d}",
+    }
 
 
 COMMITS = [  # (rows, fixed buckets?)
@@ -67,11 +74,21 @@ def model(commits) -> list[dict]:
 @pytest.fixture(scope="module")
 def written(tmp_path_factory, pypaimon) -> str:
     wh = str(tmp_path_factory.mktemp("postpone"))
-    reqs = [{"op": "create_table", "warehouse": wh, "table": "db.pb", "schema": SCHEMA,
-             "partition_keys": ["dt"], "primary_keys": ["dt", "id"], "options": OPTIONS}]
+    reqs = [
+        {
+            "op": "create_table",
+            "warehouse": wh,
+            "table": "db.pb",
+            "schema": SCHEMA,
+            "partition_keys": ["dt"],
+            "primary_keys": ["dt", "id"],
+            "options": OPTIONS,
+        }
+    ]
     for rows, fixed in COMMITS:
-        reqs.append({"op": "write", "warehouse": wh, "table": "db.pb", "rows": rows,
-                     "postpone_fixed_bucket": fixed})
+        reqs.append(
+            {"op": "write", "warehouse": wh, "table": "db.pb", "rows": rows, "postpone_fixed_bucket": fixed}
+        )
     reqs.append({"op": "read", "warehouse": wh, "table": "db.pb"})
     res = pypaimon.run(reqs)
     assert_same_rows(res[-1]["rows"], model(COMMITS[:1]), label_a="pypaimon before compaction")
@@ -154,13 +171,20 @@ def test_our_writes_go_where_the_option_says(written, pypaimon, tmp_path):
     t.write_arrow(_arrow(t, more))
     t = cat.get_table("db.pb")
     assert_same_rows(_ours(wh), expected, label_a="ours: postpone write invisible")
-    mine = [e for e in live_entries(t.manifests, t.snapshots.latest())
-            if e.bucket == -2 and "-u-" in e.file.file_name and e.file.schema_id == t.schema.id]
-    assert mine and all(e.total_buckets == -2 and e.file.level == 0 and e.file.min_sequence_number == 0
-                        for e in mine)
+    mine = [
+        e
+        for e in live_entries(t.manifests, t.snapshots.latest())
+        if e.bucket == -2 and "-u-" in e.file.file_name and e.file.schema_id == t.schema.id
+    ]
+    assert mine and all(
+        e.total_buckets == -2 and e.file.level == 0 and e.file.min_sequence_number == 0 for e in mine
+    )
     theirs_file = next(Path(wh).glob("db.db/pb/dt=a/bucket-postpone/*.avro"))
-    our_file = Path(wh) / "db.db/pb/dt=a/bucket-postpone" / next(
-        e.file.file_name for e in mine if t.partition_codec.from_bytes(e.partition) == ("a",))
+    our_file = (
+        Path(wh)
+        / "db.db/pb/dt=a/bucket-postpone"
+        / next(e.file.file_name for e in mine if t.partition_codec.from_bytes(e.partition) == ("a",))
+    )
     assert our_file.name.startswith("data--u-") and our_file.suffix == ".avro"
     assert _avro_fields(our_file) == _avro_fields(theirs_file)
     compact(t)

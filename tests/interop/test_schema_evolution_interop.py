@@ -52,15 +52,32 @@ def _evolve_and_write(t):
 
 # (schema changes, then rows written under the new schema): the same history as `_evolve_and_write`
 EVOLUTION = [
-    ([], [{"id": 1, "a": 1, "f": 0.5, "s": "x", "gone": "g1"}, {"id": 2, "a": None, "f": 1.25, "s": None, "gone": "g2"},
-          {"id": 3, "a": -3, "f": None, "s": "z", "gone": None}]),
-    ([AddColumn("added", T("STRING"))],
-     [{"id": 4, "a": 4, "f": 4.5, "s": "w", "gone": "g4", "added": "n4"},
-      {"id": 2, "a": 22, "f": 2.5, "s": "B", "gone": None, "added": "n2"}]),
-    ([RenameColumn("s", "s2"), UpdateColumnType("a", T("BIGINT")), UpdateColumnType("f", T("DOUBLE"))],
-     [{"id": 5, "a": 2**40, "f": 1e300, "s2": "v", "added": "n5"}, {"id": 3, "a": 33, "f": 3.5, "s2": "Z", "added": None}]),
-    ([DropColumn("gone"), AddColumn("first", T("BIGINT"), first=True)],
-     [{"id": 6, "a": 6, "s2": "u", "first": 60}, {"id": 1, "a": 11, "s2": "X", "first": 10}]),
+    (
+        [],
+        [
+            {"id": 1, "a": 1, "f": 0.5, "s": "x", "gone": "g1"},
+            {"id": 2, "a": None, "f": 1.25, "s": None, "gone": "g2"},
+            {"id": 3, "a": -3, "f": None, "s": "z", "gone": None},
+        ],
+    ),
+    (
+        [AddColumn("added", T("STRING"))],
+        [
+            {"id": 4, "a": 4, "f": 4.5, "s": "w", "gone": "g4", "added": "n4"},
+            {"id": 2, "a": 22, "f": 2.5, "s": "B", "gone": None, "added": "n2"},
+        ],
+    ),
+    (
+        [RenameColumn("s", "s2"), UpdateColumnType("a", T("BIGINT")), UpdateColumnType("f", T("DOUBLE"))],
+        [
+            {"id": 5, "a": 2**40, "f": 1e300, "s2": "v", "added": "n5"},
+            {"id": 3, "a": 33, "f": 3.5, "s2": "Z", "added": None},
+        ],
+    ),
+    (
+        [DropColumn("gone"), AddColumn("first", T("BIGINT"), first=True)],
+        [{"id": 6, "a": 6, "s2": "u", "first": 60}, {"id": 1, "a": 11, "s2": "X", "first": 10}],
+    ),
 ]
 # field id -> name in each schema version of EVOLUTION, written out by hand (the model's own
 # account of what each change does: renames keep the id, drops remove it, adds take the next id)
@@ -72,14 +89,19 @@ EVOLUTION_NAMES = [
 ]
 
 
-def _modelled(commits: list[list[dict]], names: list[dict[int, str]], upto: int, version: int, pk: bool) -> list[dict]:
+def _modelled(
+    commits: list[list[dict]], names: list[dict[int, str]], upto: int, version: int, pk: bool
+) -> list[dict]:
     """Rows of the first ``upto`` commits (commit j written under schema ``names[j]``) read under
     schema ``names[version]``: a column is matched by field id, values of a field the writer did
     not have are null, widened types keep their values; a PK table keeps the last row per id."""
     out: dict = {}
     for j, rows in enumerate(commits[:upto]):
         for n, row in enumerate(rows):
-            got = {name: (row.get(names[j][fid]) if fid in names[j] else None) for fid, name in names[version].items()}
+            got = {
+                name: (row.get(names[j][fid]) if fid in names[j] else None)
+                for fid, name in names[version].items()
+            }
             out[got["id"] if pk else (j, n)] = got
     return list(out.values())
 
@@ -131,7 +153,12 @@ def test_we_read_java_writes_across_our_schema_changes(java, tmp_path, kind):
 
     jwrite([{"id": 1, "a": 1, "f": 0.5, "s": "x", "gone": "g"}, {"id": 2, "a": None, "f": 1.25, "s": None}])
     t = alter_table(t, [AddColumn("added", T("STRING")), UpdateColumnType("a", T("BIGINT"))])
-    jwrite([{"id": 3, "a": 2**40, "f": 2.5, "s": "z", "added": "n3"}, {"id": 2, "a": 22, "s": "B", "added": "n2"}])
+    jwrite(
+        [
+            {"id": 3, "a": 2**40, "f": 2.5, "s": "z", "added": "n3"},
+            {"id": 2, "a": 22, "s": "B", "added": "n2"},
+        ]
+    )
     t = alter_table(t, [RenameColumn("s", "s2"), DropColumn("gone"), UpdateColumnType("f", T("DOUBLE"))])
     jwrite([{"id": 4, "a": 4, "f": 1e300, "s2": "w", "added": None}])
     reqs = [{"op": "compact", "warehouse": wh, "table": "db.t", "full": True}] if kind == "pk" else []
@@ -144,8 +171,11 @@ def test_we_read_java_writes_across_our_schema_changes(java, tmp_path, kind):
         results = results[1:]
     t = cat.get_table("db.t")
     assert ids_before == [1, 2, 3] and [t.snapshots.snapshot(i).schema_id for i in ids_before] == [0, 1, 2]
-    names = [{0: "id", 1: "a", 2: "f", 3: "s", 4: "gone"}, {0: "id", 1: "a", 2: "f", 3: "s", 4: "gone", 5: "added"},
-             {0: "id", 1: "a", 2: "f", 3: "s2", 5: "added"}]
+    names = [
+        {0: "id", 1: "a", 2: "f", 3: "s", 4: "gone"},
+        {0: "id", 1: "a", 2: "f", 3: "s", 4: "gone", 5: "added"},
+        {0: "id", 1: "a", 2: "f", 3: "s2", 5: "added"},
+    ]
 
     def want(sid):
         return _modelled(java_commits, names, sid, sid - 1, kind == "pk")
@@ -163,23 +193,46 @@ def test_we_read_a_table_java_evolved(tmp_path, java):
     from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 
     wh, name = str(tmp_path / "wh"), "j.evo"
-    reqs = [{"op": "create_table", "warehouse": wh, "table": name, "primary_keys": ["id"],
-             "schema": [{"name": "id", "type": "INT NOT NULL"}, {"name": "a", "type": "INT"},
-                        {"name": "b", "type": "STRING"}, {"name": "f", "type": "FLOAT"}],
-             "options": {"bucket": "1", "file.format": "parquet"}},
-            {"op": "write", "warehouse": wh, "table": name, "rows": [{"id": 1, "a": 1, "b": "x", "f": 1.5}]},
-            {"op": "alter", "warehouse": wh, "table": name, "changes": [
-                {"add_column": {"name": "c", "type": "STRING"}}, {"rename_column": ["b", "bb"]},
+    reqs = [
+        {
+            "op": "create_table",
+            "warehouse": wh,
+            "table": name,
+            "primary_keys": ["id"],
+            "schema": [
+                {"name": "id", "type": "INT NOT NULL"},
+                {"name": "a", "type": "INT"},
+                {"name": "b", "type": "STRING"},
+                {"name": "f", "type": "FLOAT"},
+            ],
+            "options": {"bucket": "1", "file.format": "parquet"},
+        },
+        {"op": "write", "warehouse": wh, "table": name, "rows": [{"id": 1, "a": 1, "b": "x", "f": 1.5}]},
+        {
+            "op": "alter",
+            "warehouse": wh,
+            "table": name,
+            "changes": [
+                {"add_column": {"name": "c", "type": "STRING"}},
+                {"rename_column": ["b", "bb"]},
                 {"update_column_type": {"name": "a", "type": "BIGINT"}},
-                {"update_column_type": {"name": "f", "type": "DOUBLE"}}]},
-            {"op": "write", "warehouse": wh, "table": name,
-             "rows": [{"id": 2, "a": 5000000000, "bb": "y", "f": 2.25, "c": "new"}]},
-            {"op": "alter", "warehouse": wh, "table": name, "changes": [{"drop_column": "bb"}]},
-            {"op": "write", "warehouse": wh, "table": name, "rows": [{"id": 1, "a": 7, "f": 0.5, "c": "upd"}]}]
+                {"update_column_type": {"name": "f", "type": "DOUBLE"}},
+            ],
+        },
+        {
+            "op": "write",
+            "warehouse": wh,
+            "table": name,
+            "rows": [{"id": 2, "a": 5000000000, "bb": "y", "f": 2.25, "c": "new"}],
+        },
+        {"op": "alter", "warehouse": wh, "table": name, "changes": [{"drop_column": "bb"}]},
+        {"op": "write", "warehouse": wh, "table": name, "rows": [{"id": 1, "a": 7, "f": 0.5, "c": "upd"}]},
+    ]
     reqs += [{"op": "read", "warehouse": wh, "table": name, "snapshot": s} for s in (1, 2, 3)]
     java_reads = [r["rows"] for r in java.run(reqs)[-3:]]
     t = FileSystemCatalog(wh).get_table(name)
     assert t.schema.id == 2 and [f.name for f in t.schema.fields] == ["id", "a", "f", "c"]
     for sid, want in zip((1, 2, 3), java_reads):
-        assert_same_rows(rows_from_arrow(t.read(snapshot_id=sid)), want,
-                         label_a=f"paimon-cli@{sid}", label_b=f"java@{sid}")
+        assert_same_rows(
+            rows_from_arrow(t.read(snapshot_id=sid)), want, label_a=f"paimon-cli@{sid}", label_b=f"java@{sid}"
+        )

@@ -31,11 +31,14 @@ def _table(wh, name, producer):
 
 
 def _commits():
-    return [pa.table({"id": pa.array(ids, pa.int32()), "v": vs, "k": ks}) for ids, vs, ks in (
-        ([1, 2, 3], ["a", "b", "c"], ["+I"] * 3),
-        ([2, 3, 4], ["b2", "c", "d"], ["+U", "-D", "+I"]),
-        ([1, 5], ["a3", "e"], ["+U", "+I"]),
-    )]
+    return [
+        pa.table({"id": pa.array(ids, pa.int32()), "v": vs, "k": ks})
+        for ids, vs, ks in (
+            ([1, 2, 3], ["a", "b", "c"], ["+I"] * 3),
+            ([2, 3, 4], ["b2", "c", "d"], ["+U", "-D", "+I"]),
+            ([1, 5], ["a3", "e"], ["+U", "+I"]),
+        )
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +51,9 @@ def wh(tmp_path_factory):
             c.write([batch], row_kind_column="k")
     ap = _table(wh, "db.ap", None)
     lines = b"".join(json.dumps({"id": i, "v": f"v{i}"}).encode() + b"\n" for i in range(50))
-    ingest_stream(ap, io.BytesIO(lines), "json", commit_interval_s=60, commit_rows=20, commit_user="stdin-writer")
+    ingest_stream(
+        ap, io.BytesIO(lines), "json", commit_interval_s=60, commit_rows=20, commit_user="stdin-writer"
+    )
     return wh
 
 
@@ -69,7 +74,9 @@ def _ours(wh, name, consumer=None, mode=None):
 @pytest.mark.parametrize("name", ["db.input", "db.none", "db.ap"])
 def test_java_reads_what_the_stream_writer_committed(wh, java, name):
     t = FileSystemCatalog(wh).get_table(name)
-    res = java.run([{"op": "read", "warehouse": wh, "table": name}, {"op": "snapshots", "warehouse": wh, "table": name}])
+    res = java.run(
+        [{"op": "read", "warehouse": wh, "table": name}, {"op": "snapshots", "warehouse": wh, "table": name}]
+    )
     assert_same_rows(rows_from_arrow(t.read()), res[0]["rows"], label_a="paimon-cli", label_b="java")
     appends = [s for s in res[1]["snapshots"] if s["commitKind"] == "APPEND"]
     assert [s["commitIdentifier"] for s in appends] == list(range(1, len(appends) + 1))
@@ -86,13 +93,21 @@ def test_java_stream_from_our_consumer_and_ours_from_javas(wh, java, name):
     for _ in range(2):
         r.ack(r.poll())
     assert consumer_manager(t).get("ours") == 3
-    got = java.run([
-        {"op": "consumer", "warehouse": wh, "table": name, "action": "get", "id": "ours"},
-        {"op": "stream", "warehouse": wh, "table": name, "options": {"consumer-id": "ours"}},
-    ])
+    got = java.run(
+        [
+            {"op": "consumer", "warehouse": wh, "table": name, "action": "get", "id": "ours"},
+            {"op": "stream", "warehouse": wh, "table": name, "options": {"consumer-id": "ours"}},
+        ]
+    )
     assert got[0]["next_snapshot"] == 3
     mine = [row for b in _ours_from(t, 3) for row in rows_from_arrow(b.rows)]
-    assert_same_rows(mine, _unplanned(got[1]["rows"]), ignore_kind=False, label_a="paimon-cli from 3", label_b="java stream from 3")
+    assert_same_rows(
+        mine,
+        _unplanned(got[1]["rows"]),
+        ignore_kind=False,
+        label_a="paimon-cli from 3",
+        label_b="java stream from 3",
+    )
     assert got[1]["next_snapshot"] == latest + 1
     assert consumer_manager(t).get("ours") == latest + 1  # Java moved our consumer in its own layout
     # Java writes a consumer from its start; we resume from it
@@ -101,7 +116,13 @@ def test_java_stream_from_our_consumer_and_ours_from_javas(wh, java, name):
     assert r2.start_batch() is None and r2.cursor == 2
     theirs = java.call("stream", warehouse=wh, table=name, options={"consumer-id": "java-full"})
     full = [row for b in _ours(wh, name, consumer="ours-full") for row in rows_from_arrow(b.rows)]
-    assert_same_rows(full, _unplanned(theirs["rows"]), ignore_kind=False, label_a="paimon-cli latest-full", label_b="java default")
+    assert_same_rows(
+        full,
+        _unplanned(theirs["rows"]),
+        ignore_kind=False,
+        label_a="paimon-cli latest-full",
+        label_b="java default",
+    )
     assert consumer_manager(t).get("java-full") == consumer_manager(t).get("ours-full") == latest + 1
 
 

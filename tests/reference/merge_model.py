@@ -33,9 +33,23 @@ KIND = "_row_kind"
 RETRACT = ("-U", "-D")
 
 # options the model knows; any other merge-affecting option is refused
-_KNOWN_PREFIXES = ("bucket", "file.format", "write-buffer-size", "num-sorted-run", "compaction.", "snapshot.",
-                   "dynamic-bucket.", "write-only", "changelog-producer", "num-levels", "target-file-size",
-                   "page-size", "manifest.", "full-compaction.", "metadata.")
+_KNOWN_PREFIXES = (
+    "bucket",
+    "file.format",
+    "write-buffer-size",
+    "num-sorted-run",
+    "compaction.",
+    "snapshot.",
+    "dynamic-bucket.",
+    "write-only",
+    "changelog-producer",
+    "num-levels",
+    "target-file-size",
+    "page-size",
+    "manifest.",
+    "full-compaction.",
+    "metadata.",
+)
 
 
 class Unmodelled(Exception):
@@ -86,13 +100,17 @@ def _retract(fn: str, acc: Any, x: Any) -> Any:
 
 
 class PkModel:
-    def __init__(self, columns: list[str], primary_keys: tuple[str, ...] | list[str], options: dict[str, str]):
+    def __init__(
+        self, columns: list[str], primary_keys: tuple[str, ...] | list[str], options: dict[str, str]
+    ):
         self.columns = list(columns)
         self.keys = tuple(primary_keys)
         self.options = dict(options)
         self.engine = self.options.get("merge-engine", "deduplicate")
-        self.ignore_delete = self.options.get("ignore-delete", "false") == "true" or self.options.get(
-            f"{self.engine}.ignore-delete", "false") == "true"
+        self.ignore_delete = (
+            self.options.get("ignore-delete", "false") == "true"
+            or self.options.get(f"{self.engine}.ignore-delete", "false") == "true"
+        )
         self.state: dict[tuple, dict[str, Any]] = {}
         self.first_seen: set[tuple] = set()  # aggregation: keys with at least one record
         self.lone_retract: set[tuple] = set()  # aggregation: keys whose only record is a retraction
@@ -108,11 +126,16 @@ class PkModel:
         o = self.options
         default_fn = o.get("fields.default-aggregate-function")
         for key, value in o.items():
-            if key in ("merge-engine", "ignore-delete", "partial-update.remove-record-on-delete",
-                       "fields.default-aggregate-function", f"{self.engine}.ignore-delete"):
+            if key in (
+                "merge-engine",
+                "ignore-delete",
+                "partial-update.remove-record-on-delete",
+                "fields.default-aggregate-function",
+                f"{self.engine}.ignore-delete",
+            ):
                 continue
             if key.startswith("fields."):
-                field, _, what = key[len("fields."):].rpartition(".")
+                field, _, what = key[len("fields.") :].rpartition(".")
                 if what == "sequence-group" and self.engine == "partial-update":
                     self._groups[field] = [f.strip() for f in value.split(",")]
                 elif what == "aggregate-function" and self.engine == "aggregation":
@@ -177,7 +200,9 @@ class PkModel:
     def _partial_update(self, key, kind, body) -> None:
         if kind in RETRACT:
             if self.options.get("partial-update.remove-record-on-delete") != "true":
-                raise Unmodelled("partial-update refuses -U/-D without ignore-delete or remove-record-on-delete")
+                raise Unmodelled(
+                    "partial-update refuses -U/-D without ignore-delete or remove-record-on-delete"
+                )
             if self._groups:
                 raise Unmodelled("deletes with sequence groups: the result depends on compactions")
             if kind == "-D":
@@ -207,9 +232,15 @@ class PkModel:
             if kind in RETRACT:
                 self.lone_retract.add(key)  # read as absent while it stays alone
                 return
-        lnnv = [c for c, fn in self._functions.items() if fn == "last_non_null_value" and c not in self._ignore_retract]
+        lnnv = [
+            c
+            for c, fn in self._functions.items()
+            if fn == "last_non_null_value" and c not in self._ignore_retract
+        ]
         if key in self.retracted_lnnv and any(body[c] is None for c in lnnv):
-            raise Unmodelled(f"key {key}: null last_non_null_value after a lone retraction depends on compactions")
+            raise Unmodelled(
+                f"key {key}: null last_non_null_value after a lone retraction depends on compactions"
+            )
         if kind in RETRACT and any(body[c] is not None for c in lnnv):
             self.retracted_lnnv.add(key)
         self._fold(key, kind, body)

@@ -59,8 +59,13 @@ class SeaweedServer:
     @property
     def storage_options(self) -> dict:
         """As a ``[storage]`` table in paimon.toml would give them."""
-        return {"endpoint": self.endpoint, "access_key_id": ACCESS_KEY, "secret_access_key": SECRET_KEY,
-                "region": REGION, "path_style": True}
+        return {
+            "endpoint": self.endpoint,
+            "access_key_id": ACCESS_KEY,
+            "secret_access_key": SECRET_KEY,
+            "region": REGION,
+            "path_style": True,
+        }
 
     def stop(self) -> None:
         if self.proc.poll() is not None:
@@ -81,9 +86,15 @@ def _botocore_client(endpoint: str):
     from botocore.config import Config
 
     return botocore.session.get_session().create_client(
-        "s3", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
-        region_name=REGION, config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1},
-                                          connect_timeout=2, read_timeout=5))
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY,
+        region_name=REGION,
+        config=Config(
+            s3={"addressing_style": "path"}, retries={"max_attempts": 1}, connect_timeout=2, read_timeout=5
+        ),
+    )
 
 
 def start(directory: str, timeout: float = 60.0) -> SeaweedServer:
@@ -94,9 +105,20 @@ def start(directory: str, timeout: float = 60.0) -> SeaweedServer:
     data = os.path.join(directory, "data")
     os.makedirs(data, exist_ok=True)
     args = [
-        weed, "mini", f"-dir={data}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false",
-        "-webdav=false", "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0",
-        f"-master.port={master}", f"-volume.port={volume}", f"-filer.port={filer}", f"-s3.port={s3}",
+        weed,
+        "mini",
+        f"-dir={data}",
+        "-ip=127.0.0.1",
+        "-ip.bind=127.0.0.1",
+        "-master.telemetry=false",
+        "-webdav=false",
+        "-admin.ui=false",
+        "-s3.port.iceberg=0",
+        "-s3.port.lance=0",
+        f"-master.port={master}",
+        f"-volume.port={volume}",
+        f"-filer.port={filer}",
+        f"-s3.port={s3}",
         f"-admin.port={admin}",
         f"-s3.localSocket={os.path.join(directory, 's3.sock')}",
         f"-filer.localSocket={os.path.join(directory, 'filer.sock')}",
@@ -104,8 +126,15 @@ def start(directory: str, timeout: float = 60.0) -> SeaweedServer:
     env = dict(os.environ, AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY)
     log_path = os.path.join(directory, "weed.log")
     log = open(log_path, "wb")
-    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                            cwd=directory, start_new_session=True)
+    proc = subprocess.Popen(
+        args,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=directory,
+        start_new_session=True,
+    )
     log.close()
     server = SeaweedServer(f"http://127.0.0.1:{s3}", proc, log_path)
     client = _botocore_client(server.endpoint)
@@ -119,7 +148,9 @@ def start(directory: str, timeout: float = 60.0) -> SeaweedServer:
         except Exception:
             if time.monotonic() > deadline:
                 server.stop()
-                raise RuntimeError(f"weed mini not ready after {timeout:.0f}s; log: {_tail(log_path)}") from None
+                raise RuntimeError(
+                    f"weed mini not ready after {timeout:.0f}s; log: {_tail(log_path)}"
+                ) from None
             time.sleep(0.1)
 
 

@@ -22,8 +22,9 @@ if PAIMON is None:
 def _run(args, cwd, env=None):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PAIMON_"))}
     base["AWS_EC2_METADATA_DISABLED"] = "true"
-    p = subprocess.run([PAIMON, *args], cwd=cwd, env={**base, **(env or {})}, capture_output=True, text=True,
-                       timeout=120)
+    p = subprocess.run(
+        [PAIMON, *args], cwd=cwd, env={**base, **(env or {})}, capture_output=True, text=True, timeout=120
+    )
     assert p.returncode == 0, f"paimon {' '.join(args)} failed ({p.returncode}): {p.stderr}"
     return p.stdout
 
@@ -39,7 +40,9 @@ def _json(text: str) -> list:
 def _lane(cwd, uri, env=None):
     src = cwd / "in.parquet"
     pq.write_table(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "dt": ["a", "b", "a"]}), src)
-    _run(["-w", uri, "create-table", "db.t", "--schema", "id BIGINT NOT NULL, dt STRING", "-p", "dt"], cwd, env)
+    _run(
+        ["-w", uri, "create-table", "db.t", "--schema", "id BIGINT NOT NULL, dt STRING", "-p", "dt"], cwd, env
+    )
     _run(["-w", uri, "ingest", "--table", "db.t", str(src)], cwd, env)
     rows = _json(_run(["-w", uri, "-o", "json", "read", "--table", "db.t"], cwd, env))
     assert sorted(r["id"] for r in rows) == [1, 2, 3]
@@ -57,8 +60,12 @@ def test_cli_with_storage_table_in_paimon_toml(s3_warehouse, tmp_path):
 
 def test_cli_with_aws_environment(s3_warehouse, tmp_path):
     uri, opts = s3_warehouse
-    env = {"AWS_ACCESS_KEY_ID": opts["access_key_id"], "AWS_SECRET_ACCESS_KEY": opts["secret_access_key"],
-           "AWS_ENDPOINT_URL": opts["endpoint"], "AWS_DEFAULT_REGION": "us-east-1"}
+    env = {
+        "AWS_ACCESS_KEY_ID": opts["access_key_id"],
+        "AWS_SECRET_ACCESS_KEY": opts["secret_access_key"],
+        "AWS_ENDPOINT_URL": opts["endpoint"],
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
     _lane(tmp_path, uri, env)
 
 
@@ -69,4 +76,6 @@ def test_cli_with_storage_flags(s3_warehouse, tmp_path):
     pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), src)
     _run([*flags, "-w", uri, "create-table", "db.f", "--schema", "id BIGINT"], tmp_path)
     _run([*flags, "-w", uri, "ingest", "-t", "db.f", str(src)], tmp_path)
-    assert sorted(r["id"] for r in _json(_run([*flags, "-w", uri, "-o", "json", "read", "-t", "db.f"], tmp_path))) == [1, 2]
+    assert sorted(
+        r["id"] for r in _json(_run([*flags, "-w", uri, "-o", "json", "read", "-t", "db.f"], tmp_path))
+    ) == [1, 2]

@@ -15,20 +15,37 @@ def _clean_aws_env(monkeypatch):
 
 
 def test_toml_storage_table_maps_to_s3fs():
-    o = S3Options.parse({"endpoint": "http://h:9000", "access_key_id": "AK", "secret_access_key": "SK",
-                         "region": "eu-west-1", "path_style": True})
+    o = S3Options.parse(
+        {
+            "endpoint": "http://h:9000",
+            "access_key_id": "AK",
+            "secret_access_key": "SK",
+            "region": "eu-west-1",
+            "path_style": True,
+        }
+    )
     assert o.s3fs_kwargs() == {
-        "key": "AK", "secret": "SK", "use_listings_cache": False,
+        "key": "AK",
+        "secret": "SK",
+        "use_listings_cache": False,
         "client_kwargs": {"endpoint_url": "http://h:9000", "region_name": "eu-west-1"},
         "config_kwargs": {"s3": {"addressing_style": "path"}},
     }
 
 
-@pytest.mark.parametrize("opts", [
-    {"endpoint_url": "http://h:9000", "key": "AK", "secret": "SK", "path-style": "true"},
-    {"s3.endpoint": "http://h:9000", "s3.access-key": "AK", "s3.secret-key": "SK", "s3.path.style.access": "true"},
-    {"Endpoint": "http://h:9000", "AWS_ACCESS_KEY_ID": "AK", "aws_secret_access_key": "SK"},
-])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"endpoint_url": "http://h:9000", "key": "AK", "secret": "SK", "path-style": "true"},
+        {
+            "s3.endpoint": "http://h:9000",
+            "s3.access-key": "AK",
+            "s3.secret-key": "SK",
+            "s3.path.style.access": "true",
+        },
+        {"Endpoint": "http://h:9000", "AWS_ACCESS_KEY_ID": "AK", "aws_secret_access_key": "SK"},
+    ],
+)
 def test_spellings_are_equivalent(opts):
     kw = S3Options.parse(opts).s3fs_kwargs()
     assert kw["key"] == "AK" and kw["secret"] == "SK"
@@ -41,11 +58,19 @@ def test_nothing_given_leaves_it_to_the_aws_environment():
 
 
 def test_s3fs_arguments_pass_through_and_unsafe_commits_does_not():
-    o = S3Options.parse({"requester_pays": True, "unsafe-commits": "true",
-                         "config_kwargs": {"s3": {"addressing_style": "virtual"}}})
+    o = S3Options.parse(
+        {
+            "requester_pays": True,
+            "unsafe-commits": "true",
+            "config_kwargs": {"s3": {"addressing_style": "virtual"}},
+        }
+    )
     assert o.unsafe_commits
-    assert o.s3fs_kwargs() == {"requester_pays": True, "use_listings_cache": False,
-                               "config_kwargs": {"s3": {"addressing_style": "virtual"}}}
+    assert o.s3fs_kwargs() == {
+        "requester_pays": True,
+        "use_listings_cache": False,
+        "config_kwargs": {"s3": {"addressing_style": "virtual"}},
+    }
 
 
 def test_bad_values_are_clear():
@@ -56,9 +81,15 @@ def test_bad_values_are_clear():
 
 
 def test_arrow_filesystem_uses_the_same_endpoint_and_credentials():
-    fs = S3Options.parse({"endpoint": "http://127.0.0.1:9000", "key": "AK", "secret": "SK"}).arrow_filesystem()
+    fs = S3Options.parse(
+        {"endpoint": "http://127.0.0.1:9000", "key": "AK", "secret": "SK"}
+    ).arrow_filesystem()
     args = fs.__reduce__()[1][0]
-    assert (args["endpoint_override"], args["scheme"], args["region"]) == ("127.0.0.1:9000", "http", "us-east-1")
+    assert (args["endpoint_override"], args["scheme"], args["region"]) == (
+        "127.0.0.1:9000",
+        "http",
+        "us-east-1",
+    )
     assert (args["access_key"], args["secret_key"], args["force_virtual_addressing"]) == ("AK", "SK", False)
 
 

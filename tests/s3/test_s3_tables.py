@@ -20,8 +20,13 @@ COLUMNS = "id BIGINT NOT NULL, v STRING, dt STRING"
 
 def _rows(ids, tag="a"):
     ids = list(ids)
-    return pa.table({"id": pa.array(ids, pa.int64()), "v": [f"{tag}{i}" for i in ids],
-                     "dt": ["d1" if i % 2 else "d2" for i in ids]})
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "v": [f"{tag}{i}" for i in ids],
+            "dt": ["d1" if i % 2 else "d2" for i in ids],
+        }
+    )
 
 
 def _sorted(t: pa.Table) -> list[tuple]:
@@ -73,12 +78,24 @@ def test_fileio_pickles_and_works_after(s3_warehouse):
 def test_storage_option_spellings(s3_server, s3_bucket):
     o = s3_server.storage_options
     spellings = [
-        {"endpoint": o["endpoint"], "key": o["access_key_id"], "secret": o["secret_access_key"],
-         "region": "us-east-1", "path_style": "true"},
-        {"s3.endpoint": o["endpoint"], "s3.access-key": o["access_key_id"],
-         "s3.secret-key": o["secret_access_key"], "s3.path.style.access": "true"},
-        {"client_kwargs": {"endpoint_url": o["endpoint"], "region_name": "us-east-1"},
-         "key": o["access_key_id"], "secret": o["secret_access_key"]},  # s3fs's own form
+        {
+            "endpoint": o["endpoint"],
+            "key": o["access_key_id"],
+            "secret": o["secret_access_key"],
+            "region": "us-east-1",
+            "path_style": "true",
+        },
+        {
+            "s3.endpoint": o["endpoint"],
+            "s3.access-key": o["access_key_id"],
+            "s3.secret-key": o["secret_access_key"],
+            "s3.path.style.access": "true",
+        },
+        {
+            "client_kwargs": {"endpoint_url": o["endpoint"], "region_name": "us-east-1"},
+            "key": o["access_key_id"],
+            "secret": o["secret_access_key"],
+        },  # s3fs's own form
     ]
     for i, opts in enumerate(spellings):
         io = FileIO(f"s3://{s3_bucket}/sp{i}", opts)
@@ -114,7 +131,9 @@ def test_append_table_lanes(s3_warehouse, tmp_path):
     assert t.read(where="id >= 140").num_rows == 10
     t.write_arrow(_rows(range(7)), overwrite=True)
     assert _sorted(t.read()) == _sorted(_rows(range(7)))
-    assert _sorted(t.read(snapshot_id=2)) == _sorted(pa.concat_tables([_rows(range(100)), _rows(range(100, 150), "f")]))
+    assert _sorted(t.read(snapshot_id=2)) == _sorted(
+        pa.concat_tables([_rows(range(100)), _rows(range(100, 150), "f")])
+    )
     ids = t.snapshots.list_ids()
     assert ids == list(range(1, len(ids) + 1)) and t.snapshots.latest_id() == ids[-1]
 
@@ -177,9 +196,18 @@ def test_list_and_drop_tables(s3_warehouse):
 
 
 def _snapshot(sid: int, user: str) -> Snapshot:
-    return Snapshot(id=sid, schema_id=0, base_manifest_list="b", delta_manifest_list="d", commit_user=user,
-                    commit_identifier=1, commit_kind="APPEND", time_millis=0, total_record_count=0,
-                    delta_record_count=0)
+    return Snapshot(
+        id=sid,
+        schema_id=0,
+        base_manifest_list="b",
+        delta_manifest_list="d",
+        commit_user=user,
+        commit_identifier=1,
+        commit_kind="APPEND",
+        time_millis=0,
+        total_record_count=0,
+        delta_record_count=0,
+    )
 
 
 def test_racing_commits_one_winner(s3_warehouse):
@@ -222,7 +250,9 @@ def test_concurrent_processes_lose_nothing(s3_warehouse):
     workers, commits = 4, 3
     ctx = mp.get_context("spawn")
     barrier = ctx.Barrier(workers)
-    procs = [ctx.Process(target=_ingest_worker, args=(uri, opts, w, commits, barrier)) for w in range(workers)]
+    procs = [
+        ctx.Process(target=_ingest_worker, args=(uri, opts, w, commits, barrier)) for w in range(workers)
+    ]
     for p in procs:
         p.start()
     for p in procs:
@@ -282,9 +312,17 @@ def test_store_rejecting_condition_is_refused(s3_warehouse, monkeypatch):
 
     async def call_s3(self, method, *args, **kwargs):
         if "IfNoneMatch" in kwargs:
-            raise s3fs.errors.translate_boto_error(ClientError(
-                {"Error": {"Code": "NotImplemented", "Message": "A header you provided implies "
-                           "functionality that is not implemented"}}, "PutObject"))
+            raise s3fs.errors.translate_boto_error(
+                ClientError(
+                    {
+                        "Error": {
+                            "Code": "NotImplemented",
+                            "Message": "A header you provided implies functionality that is not implemented",
+                        }
+                    },
+                    "PutObject",
+                )
+            )
         return await real(self, method, *args, **kwargs)
 
     monkeypatch.setattr(s3fs.S3FileSystem, "_call_s3", call_s3)
@@ -319,12 +357,21 @@ def test_diff_and_changelog_on_s3(s3_warehouse):
 
     uri, opts = s3_warehouse
     cat = FileSystemCatalog(uri, opts)
-    t = cat.create_table("db.cdc", Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",),
-                                          {"bucket": "2", "changelog-producer": "lookup"}))
+    t = cat.create_table(
+        "db.cdc",
+        Schema(
+            Schema.parse_columns("id BIGINT NOT NULL, v STRING"),
+            (),
+            ("id",),
+            {"bucket": "2", "changelog-producer": "lookup"},
+        ),
+    )
     t.write_arrow(pa.table({"id": pa.array([1, 2], pa.int64()), "v": ["a", "b"]}))
     t.write_arrow(pa.table({"id": pa.array([2, 3], pa.int64()), "v": ["b2", "c"]}))
     last = t.snapshots.latest_id()
     state = sorted((r["_row_kind"], r["id"], r["v"]) for r in diff(t, 1, last, mode="diff").to_pylist())
     assert state == [("+I", 3, "c"), ("+U", 2, "b2"), ("-U", 2, "b")]
     log = [(r["_row_kind"], r["id"], r["v"]) for r in diff(t, 0, last, mode="changelog").to_pylist()]
-    assert sorted(log) == sorted([("+I", 1, "a"), ("+I", 2, "b"), ("-U", 2, "b"), ("+U", 2, "b2"), ("+I", 3, "c")])
+    assert sorted(log) == sorted(
+        [("+I", 1, "a"), ("+I", 2, "b"), ("-U", 2, "b"), ("+U", 2, "b2"), ("+I", 3, "c")]
+    )

@@ -38,7 +38,8 @@ def assert_exactly_once(got: list[tuple[int, str]], want: list[tuple[int, str]])
     raise AssertionError(
         f"rows differ: {sum(lost.values())} lost (e.g. {sorted(lost)[:5]}), "
         f"{sum(extra.values())} unexpected or duplicated (e.g. {sorted(extra)[:5]}); "
-        f"{len(got)} rows read, {len(want)} expected")
+        f"{len(got)} rows read, {len(want)} expected"
+    )
 
 
 def assert_snapshot_chain(table) -> list[int]:
@@ -64,11 +65,13 @@ def assert_commit_log(table, commits: list[dict], first_id: int = 1) -> None:
     assert not double, f"snapshot ids claimed by more than one commit: {double}"
     ids = table.snapshots.list_ids()
     assert sorted(claims) == list(range(first_id, ids[-1] + 1)), (
-        f"logged commits {sorted(claims)} do not cover {first_id}..{ids[-1]} exactly")
+        f"logged commits {sorted(claims)} do not cover {first_id}..{ids[-1]} exactly"
+    )
     by_id = {c["id"]: c for c in commits}
     for sid in ids:
         assert snapshot_sha(table, sid) == by_id[sid]["sha"], (
-            f"snapshot-{sid} does not hold the bytes {by_id[sid]['who']} committed: it was overwritten")
+            f"snapshot-{sid} does not hold the bytes {by_id[sid]['who']} committed: it was overwritten"
+        )
 
 
 def table_files(table) -> set[str]:
@@ -82,7 +85,7 @@ def unreachable_files(table) -> list[str]:
     root = table.path.rstrip("/") + "/"
     out = []
     for p in sorted(table_files(table)):
-        rel = p[len(root):]
+        rel = p[len(root) :]
         top, name = rel.split("/", 1)[0], rel.rsplit("/", 1)[-1]
         if top == "schema" and name.startswith("schema-") and name[7:].isdigit():
             continue
@@ -95,7 +98,9 @@ def unreachable_files(table) -> list[str]:
     return out
 
 
-def assert_shared_keys_state(got: list[tuple[int, str]], batches: list[tuple[int, int, int, dict[int, str]]]) -> None:
+def assert_shared_keys_state(
+    got: list[tuple[int, str]], batches: list[tuple[int, int, int, dict[int, str]]]
+) -> None:
     """A PK table whose writers share keys, read at a snapshot after ``batches`` (writer, batch,
     snapshot, rows) committed. Which of two overlapping writers wins a key is decided by
     sequence numbers, not commit order, so the check is what holds either way: every key
@@ -108,8 +113,10 @@ def assert_shared_keys_state(got: list[tuple[int, str]], batches: list[tuple[int
     for w, b, _, rows in batches:
         for k in rows:
             written.setdefault(k, set()).add((w, b))
-    assert set(keys) == set(written), (f"lost keys {sorted(set(written) - set(keys))[:5]}, "
-                                       f"foreign keys {sorted(set(keys) - set(written))[:5]}")
+    assert set(keys) == set(written), (
+        f"lost keys {sorted(set(written) - set(keys))[:5]}, "
+        f"foreign keys {sorted(set(keys) - set(written))[:5]}"
+    )
     for k, v in got:
         w, b = (int(x) for x in v[1:].split("b"))
         assert (w, b) in written[k], f"key {k} holds {v!r}, which no committed batch wrote for it"
@@ -125,8 +132,11 @@ def assert_one_bucket_per_key(table) -> None:
     where: dict = {}
     for split in table.plan(table.snapshots.latest(), all_levels=True):
         for f in split.files:
-            with table.io.fs.open(table.io.join(table.bucket_path(split.partition, split.bucket), f.file_name)) as fh:
+            with table.io.fs.open(
+                table.io.join(table.bucket_path(split.partition, split.bucket), f.file_name)
+            ) as fh:
                 keys = pq.read_table(fh, columns=["id"]).column("id").to_pylist()
             for k in keys:
                 assert where.setdefault(k, split.bucket) == split.bucket, (
-                    f"key {k} in buckets {where[k]} and {split.bucket}")
+                    f"key {k} in buckets {where[k]} and {split.bucket}"
+                )

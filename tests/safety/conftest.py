@@ -13,8 +13,16 @@ from paimon_core.metadata.schema import Schema
 
 from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_warehouse  # noqa: F401
 
-PRELOAD = ["tests.safety.worker", "paimon_core.catalog", "paimon_core.write.ingest", "paimon_core.mergetree.compaction",
-           "paimon_core.maintain", "paimon_core.engines.local", "pyarrow.parquet", "s3fs"]
+PRELOAD = [
+    "tests.safety.worker",
+    "paimon_core.catalog",
+    "paimon_core.write.ingest",
+    "paimon_core.mergetree.compaction",
+    "paimon_core.maintain",
+    "paimon_core.engines.local",
+    "pyarrow.parquet",
+    "s3fs",
+]
 
 _ctx = None
 
@@ -64,10 +72,16 @@ def read_lines(path: str) -> list[dict]:
 
 def make_table(cat: FileSystemCatalog, ident: str, pk: bool, options: dict | None = None):
     if pk:
-        schema = Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",),
-                        {"bucket": "2", **(options or {})})
+        schema = Schema(
+            Schema.parse_columns("id BIGINT NOT NULL, v STRING"),
+            (),
+            ("id",),
+            {"bucket": "2", **(options or {})},
+        )
     else:
-        schema = Schema(Schema.parse_columns("id BIGINT, v STRING, p STRING"), ("p",), (), dict(options or {}))
+        schema = Schema(
+            Schema.parse_columns("id BIGINT, v STRING, p STRING"), ("p",), (), dict(options or {})
+        )
     return cat.create_table(ident, schema)
 
 

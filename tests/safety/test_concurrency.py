@@ -34,9 +34,11 @@ BATCHES = 4  # per writer; 3 on S3, where each commit takes several round trips
 DYNAMIC = {"bucket": "-1", "dynamic-bucket.target-row-num": "30"}
 
 
-@pytest.mark.parametrize("pk, shared, options", [(False, False, {}), (True, False, {}), (True, True, {}),
-                                                 (True, False, DYNAMIC)],
-                         ids=["append", "pk", "pk-shared-keys", "pk-dynamic"])
+@pytest.mark.parametrize(
+    "pk, shared, options",
+    [(False, False, {}), (True, False, {}), (True, True, {}), (True, False, DYNAMIC)],
+    ids=["append", "pk", "pk-shared-keys", "pk-dynamic"],
+)
 def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk, shared, options):
     uri, storage = warehouse
     batches_per_writer = 3 if uri.startswith("s3://") else BATCHES
@@ -45,15 +47,36 @@ def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk, shared, o
     make_table(cat, "db.t", pk, {"commit.max-retries": "20", **options})
     logs = tmp_path / "logs"
     logs.mkdir()
-    base = {"warehouse": uri, "storage": storage, "table": "db.t", "pk": pk, "stop": str(logs / "stop"),
-            "shared": shared}
+    base = {
+        "warehouse": uri,
+        "storage": storage,
+        "table": "db.t",
+        "pk": pk,
+        "stop": str(logs / "stop"),
+        "shared": shared,
+    }
 
     t0 = time.time()
-    helpers = [start("compactor", {**base, "commits": str(logs / "c-compactor"), "out": str(logs / "compactor")}),
-               start("expirer", {**base, "commits": str(logs / "c-expirer"), "out": str(logs / "expirer"),
-                                 "retain_min": 3})]
-    writers = [start("writer", {**base, "writer": w, "batches": batches_per_writer, "commits": str(logs / f"c-w{w}"),
-                                "out": str(logs / f"w{w}")}) for w in range(WRITERS)]
+    helpers = [
+        start("compactor", {**base, "commits": str(logs / "c-compactor"), "out": str(logs / "compactor")}),
+        start(
+            "expirer",
+            {**base, "commits": str(logs / "c-expirer"), "out": str(logs / "expirer"), "retain_min": 3},
+        ),
+    ]
+    writers = [
+        start(
+            "writer",
+            {
+                **base,
+                "writer": w,
+                "batches": batches_per_writer,
+                "commits": str(logs / f"c-w{w}"),
+                "out": str(logs / f"w{w}"),
+            },
+        )
+        for w in range(WRITERS)
+    ]
     try:
         join_all(writers, 180)
         # the compactor may have lost every race while 8 writers committed: it gets up to 30 s
@@ -70,20 +93,31 @@ def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk, shared, o
     results = [r for w in range(WRITERS) for r in read_lines(str(logs / f"w{w}"))]
     fatal = [r for r in results if r.get("fatal")]
     assert not fatal, "writers failed with errors other than a lost race:\n" + "\n".join(
-        r["error"] + "\n" + r["tb"] for r in fatal)
+        r["error"] + "\n" + r["tb"] for r in fatal
+    )
     ok = [r for r in results if r["ok"]]
-    gave_up = {(r["writer"], r["batch"]) for r in results if not r["ok"]} - {(r["writer"], r["batch"]) for r in ok}
+    gave_up = {(r["writer"], r["batch"]) for r in results if not r["ok"]} - {
+        (r["writer"], r["batch"]) for r in ok
+    }
     assert len(ok) + len(gave_up) == WRITERS * batches_per_writer
-    assert len(ok) >= WRITERS * batches_per_writer * 0.75, f"too many batches gave up after retries: {sorted(gave_up)}"
+    assert len(ok) >= WRITERS * batches_per_writer * 0.75, (
+        f"too many batches gave up after retries: {sorted(gave_up)}"
+    )
     if options is DYNAMIC:  # writers never share keys: a lost race always rebases the hash index
         conflicts = [r["error"] for r in results if not r["ok"]]
-        assert not conflicts, "dynamic-bucket writers failed instead of retrying:\n" + "\n".join(conflicts[:5])
+        assert not conflicts, "dynamic-bucket writers failed instead of retrying:\n" + "\n".join(
+            conflicts[:5]
+        )
 
     helper_stats = {r["who"]: r for name in ("compactor", "expirer") for r in read_lines(str(logs / name))}
     for who in ("compactor", "expirer"):
-        assert not helper_stats[who]["errors"], f"{who} failed:\n" + "\n".join(helper_stats[who]["errors"][:3])
+        assert not helper_stats[who]["errors"], f"{who} failed:\n" + "\n".join(
+            helper_stats[who]["errors"][:3]
+        )
     assert helper_stats["expirer"]["ok"] >= 1, "the expirer never expired anything"
-    assert helper_stats["compactor"]["ok"] >= 1, f"the compactor never landed a compaction: {helper_stats['compactor']}"
+    assert helper_stats["compactor"]["ok"] >= 1, (
+        f"the compactor never landed a compaction: {helper_stats['compactor']}"
+    )
 
     table = cat.get_table("db.t")
     ids = assert_snapshot_chain(table)
@@ -96,13 +130,17 @@ def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk, shared, o
     assert landed and all(c["kind"] == "COMPACT" for c in landed), "no COMPACT snapshot from the compactor"
 
     if shared:
-        done = [(r["writer"], r["batch"], r["snapshot"], batch_rows(r["writer"], r["batch"], pk, shared=True))
-                for r in ok]
+        done = [
+            (r["writer"], r["batch"], r["snapshot"], batch_rows(r["writer"], r["batch"], pk, shared=True))
+            for r in ok
+        ]
         assert_shared_keys_state(rows_of(table.read()), done)
         for sid in ids:
             assert_shared_keys_state(rows_of(table.read(snapshot_id=sid)), [d for d in done if d[2] <= sid])
-        print(f"\n{uri.split(':')[0]} pk, shared keys: {len(commits)} commits, {len(ok)} batches ok, "
-              f"compactor {helper_stats['compactor']['ok']} ok, {time.time() - t0:.1f}s")
+        print(
+            f"\n{uri.split(':')[0]} pk, shared keys: {len(commits)} commits, {len(ok)} batches ok, "
+            f"compactor {helper_stats['compactor']['ok']} ok, {time.time() - t0:.1f}s"
+        )
         return
 
     # the latest snapshot holds every committed batch exactly once; every retained snapshot
@@ -115,7 +153,9 @@ def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk, shared, o
         assert_exactly_once(rows_of(table.read(snapshot_id=sid)), want)
 
     kinds = {c["kind"] for c in commits}
-    print(f"\n{uri.split(':')[0]} {'pk' if pk else 'append'}: {len(commits)} commits {sorted(kinds)}, "
-          f"{len(ok)} batches ok, {len(gave_up)} gave up, compactor {helper_stats['compactor']['ok']} ok / "
-          f"{helper_stats['compactor']['conflict']} conflicts, expirer {helper_stats['expirer']['ok']} runs, "
-          f"snapshots {ids[0]}..{ids[-1]}, {elapsed:.1f}s")
+    print(
+        f"\n{uri.split(':')[0]} {'pk' if pk else 'append'}: {len(commits)} commits {sorted(kinds)}, "
+        f"{len(ok)} batches ok, {len(gave_up)} gave up, compactor {helper_stats['compactor']['ok']} ok / "
+        f"{helper_stats['compactor']['conflict']} conflicts, expirer {helper_stats['expirer']['ok']} runs, "
+        f"snapshots {ids[0]}..{ids[-1]}, {elapsed:.1f}s"
+    )

@@ -56,7 +56,11 @@ def _latest(t):
 
 
 def _manifests_of(t, s):
-    return [m.file_name for lst in (s.base_manifest_list, s.delta_manifest_list) for m in t.manifests.read_list(lst)]
+    return [
+        m.file_name
+        for lst in (s.base_manifest_list, s.delta_manifest_list)
+        for m in t.manifests.read_list(lst)
+    ]
 
 
 def _data_file(t):
@@ -69,10 +73,25 @@ CASES = [
     ("snapshot-truncated", lambda t: t.snapshots.path(_latest(t).id), _truncate, None),
     ("snapshot-empty", lambda t: t.snapshots.path(_latest(t).id), _empty, None),
     ("snapshot-garbage", lambda t: t.snapshots.path(_latest(t).id), _garbage, None),
-    ("snapshot-missing-field", lambda t: t.snapshots.path(_latest(t).id), _drop_json_key("baseManifestList"), None),
+    (
+        "snapshot-missing-field",
+        lambda t: t.snapshots.path(_latest(t).id),
+        _drop_json_key("baseManifestList"),
+        None,
+    ),
     ("old-snapshot-truncated", lambda t: t.snapshots.path(2), _truncate, 2),
-    ("base-manifest-list-missing", lambda t: t.manifests.path(_latest(t).base_manifest_list), os.unlink, None),
-    ("delta-manifest-list-missing", lambda t: t.manifests.path(_latest(t).delta_manifest_list), os.unlink, None),
+    (
+        "base-manifest-list-missing",
+        lambda t: t.manifests.path(_latest(t).base_manifest_list),
+        os.unlink,
+        None,
+    ),
+    (
+        "delta-manifest-list-missing",
+        lambda t: t.manifests.path(_latest(t).delta_manifest_list),
+        os.unlink,
+        None,
+    ),
     ("manifest-list-truncated", lambda t: t.manifests.path(_latest(t).base_manifest_list), _truncate, None),
     ("manifest-missing", lambda t: t.manifests.path(_manifests_of(t, _latest(t))[0]), os.unlink, None),
     ("manifest-truncated", lambda t: t.manifests.path(_manifests_of(t, _latest(t))[0]), _truncate, None),
@@ -132,8 +151,16 @@ def test_damage_gives_a_clear_error_naming_the_file(damaged, case):
         pytest.fail(f"{name}: read returned {got.num_rows} rows from a damaged table instead of failing")
 
 
-CLI_CASES = ("snapshot-truncated", "snapshot-garbage", "old-snapshot-truncated", "base-manifest-list-missing",
-             "manifest-missing", "manifest-truncated", "data-file-missing", "schema-truncated")
+CLI_CASES = (
+    "snapshot-truncated",
+    "snapshot-garbage",
+    "old-snapshot-truncated",
+    "base-manifest-list-missing",
+    "manifest-missing",
+    "manifest-truncated",
+    "data-file-missing",
+    "schema-truncated",
+)
 
 
 def test_cli_prints_one_line_and_exits_1(pristine, tmp_path):
@@ -141,15 +168,24 @@ def test_cli_prints_one_line_and_exits_1(pristine, tmp_path):
     no traceback (CLI start-up is slow: the cases are split between the two table kinds)."""
     wh, pk, want = pristine
     procs = []
-    mine = CLI_CASES[len(CLI_CASES) // 2:] if pk else CLI_CASES[: len(CLI_CASES) // 2]
+    mine = CLI_CASES[len(CLI_CASES) // 2 :] if pk else CLI_CASES[: len(CLI_CASES) // 2]
     for name, which, damage, snapshot_id in [c for c in CASES if c[0] in mine]:
         copy = str(tmp_path / name)
         shutil.copytree(wh, copy)
         target = which(FileSystemCatalog(copy).get_table("db.t"))
         damage(target)
-        args = [PAIMON, "-w", copy, "read", "-t", "db.t"] + (["--snapshot", str(snapshot_id)] if snapshot_id else [])
-        procs.append((name, target, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                                     text=True, cwd=str(tmp_path))))
+        args = [PAIMON, "-w", copy, "read", "-t", "db.t"] + (
+            ["--snapshot", str(snapshot_id)] if snapshot_id else []
+        )
+        procs.append(
+            (
+                name,
+                target,
+                subprocess.Popen(
+                    args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path)
+                ),
+            )
+        )
     failures = []
     for name, target, p in procs:
         out, err = p.communicate(timeout=120)

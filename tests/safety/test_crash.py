@@ -32,8 +32,12 @@ from tests.safety.worker import CRASH_CODE, batch_rows
 NO_CRASH = 10**9
 # auto compaction after (nearly) every write, and auto expiry keeping 3 snapshots: a crash can
 # land inside a commit, a compaction or an expiry
-OPTIONS = {"num-sorted-run.compaction-trigger": "2", "compaction.min.file-num": "2",
-           "snapshot.num-retained.min": "3", "snapshot.time-retained": "0ms"}
+OPTIONS = {
+    "num-sorted-run.compaction-trigger": "2",
+    "compaction.min.file-num": "2",
+    "snapshot.num-retained.min": "3",
+    "snapshot.time-retained": "0ms",
+}
 
 
 def _run_crash_child(cfg: dict, k: int, report: str, kill_after: float | None = None) -> tuple[int, dict]:
@@ -75,6 +79,7 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
         for s in new:
             expected_at[s.id] = expected_rows(committed, pk)
         seen = max([seen] + [s.id for s in new])
+
     labels: set[str] = set()
     points = None
     kills = 0
@@ -85,8 +90,9 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
         timed = it % 4 == 3  # every 4th run: SIGKILL after a random delay
         calibrate = it % 8 == 0  # every 8th run: no crash, to count the crash points of a run
         k = NO_CRASH if calibrate or timed else rng.randint(1, points + 2)
-        code, rep = _run_crash_child({**base, "rows": rows}, k, report,
-                                     kill_after=rng.uniform(0.0, 0.25) if timed else None)
+        code, rep = _run_crash_child(
+            {**base, "rows": rows}, k, report, kill_after=rng.uniform(0.0, 0.25) if timed else None
+        )
         if rep.get("completed"):
             assert code == 0, rep
             points = rep["points"]
@@ -99,8 +105,10 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
         new = [table.snapshots.snapshot(i) for i in table.snapshots.list_ids() if i > before]
         landed = any(s.commit_kind == "APPEND" for s in new)
         if "committed" in rep:
-            assert landed == rep["committed"], f"crash at {rep['crashed_at']}: snapshot created={rep['committed']}, " \
-                                               f"table shows the batch={landed}"
+            assert landed == rep["committed"], (
+                f"crash at {rep['crashed_at']}: snapshot created={rep['committed']}, "
+                f"table shows the batch={landed}"
+            )
         elif rep.get("completed"):
             assert landed
         if landed:
@@ -130,8 +138,10 @@ def test_kill_writer_at_every_kind_of_point(warehouse, tmp_path, pk):
 
     assert kills >= iterations * 0.5
     kinds = {lbl.split(":")[0] for lbl in labels}
-    print(f"\n{'s3' if on_s3 else 'local'} {'pk' if pk else 'append'}: {kills} crashes of {iterations} runs, "
-          f"up to {points} crash points per run, points hit: {sorted(labels)}")
+    print(
+        f"\n{'s3' if on_s3 else 'local'} {'pk' if pk else 'append'}: {kills} crashes of {iterations} runs, "
+        f"up to {points} crash points per run, points hit: {sorted(labels)}"
+    )
     assert len(kinds) >= 4, kinds
 
 
@@ -143,7 +153,7 @@ def _arrow(rows, pk):
 
 def _relative_files(table) -> set[str]:
     root = table.path.rstrip("/") + "/"
-    return {p[len(root):] for p in table_files(table)}
+    return {p[len(root) :] for p in table_files(table)}
 
 
 def _build_history(cat, pk: bool):
@@ -196,7 +206,8 @@ def test_interrupted_expire_finishes_when_run_again(local_warehouse, tmp_path, p
         t = cat.get_table("db.t")
         assert _relative_files(t) == want_files, (
             f"crash at deletion {k} ({read_lines(report)}): re-run left "
-            f"{sorted(_relative_files(t) - want_files)[:5]}, missing {sorted(want_files - _relative_files(t))[:5]}")
+            f"{sorted(_relative_files(t) - want_files)[:5]}, missing {sorted(want_files - _relative_files(t))[:5]}"
+        )
         assert t.io.read_text(t.snapshots.path(0).replace("snapshot-0", "EARLIEST")) == want_earliest
         for sid, want in want_reads.items():
             assert rows_of(t.read(snapshot_id=sid)) == want
@@ -240,8 +251,19 @@ def test_crash_at_every_storage_step_of_a_commit(local_warehouse, tmp_path, pk):
     steps = [e for e in rep["events"] if not e.startswith("|")]
     assert len(steps) == rep["points"]
     kinds = {s.split(":")[0] for s in steps}
-    assert {"before-write", "torn-write", "after-write", "before-create", "after-create", "before-hint",
-            "after-hint", "before-delete", "before-data-write", "torn-data-file", "after-data-close"} <= kinds, kinds
+    assert {
+        "before-write",
+        "torn-write",
+        "after-write",
+        "before-create",
+        "after-create",
+        "before-hint",
+        "after-hint",
+        "before-delete",
+        "before-data-write",
+        "torn-data-file",
+        "after-data-close",
+    } <= kinds, kinds
 
     recovered = []
     for k in range(1, len(steps) + 1):
@@ -252,8 +274,10 @@ def test_crash_at_every_storage_step_of_a_commit(local_warehouse, tmp_path, pk):
         assert_snapshot_chain(t)
         new = [t.snapshots.snapshot(i) for i in t.snapshots.list_ids() if i not in before_reads]
         landed = any(s.commit_kind == "APPEND" for s in new)
-        assert landed == rep["committed"], f"crash at step {k} ({steps[k - 1]}): snapshot created=" \
-                                           f"{rep['committed']}, table shows the batch={landed}"
+        assert landed == rep["committed"], (
+            f"crash at step {k} ({steps[k - 1]}): snapshot created="
+            f"{rep['committed']}, table shows the batch={landed}"
+        )
         batches = history + [rows] if landed else list(history)
         want = expected_rows(batches, pk)
         assert_exactly_once(rows_of(t.read()), want)
@@ -275,5 +299,7 @@ def test_crash_at_every_storage_step_of_a_commit(local_warehouse, tmp_path, pk):
         assert not left, f"crash at step {k} ({steps[k - 1]}): remove-orphans left {left[:5]}"
         recovered.append(steps[k - 1])
     assert recovered == steps
-    print(f"\n{'pk' if pk else 'append'}: crashed at and recovered from all {len(steps)} storage steps "
-          f"({len(kinds)} kinds)")
+    print(
+        f"\n{'pk' if pk else 'append'}: crashed at and recovered from all {len(steps)} storage steps "
+        f"({len(kinds)} kinds)"
+    )

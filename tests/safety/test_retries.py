@@ -149,8 +149,10 @@ def test_snapshot_without_latest_hint_is_seen(warehouse, pk):
     t = cat.get_table("db.t")
     batches = [batch_rows(0, 0, pk)]
     t.write_arrow(arrow_batch(batches[0], pk))
-    p = start("die_before_latest", {"warehouse": uri, "storage": storage, "table": "db.t", "pk": pk,
-                                    "rows": batch_rows(0, 1, pk)})
+    p = start(
+        "die_before_latest",
+        {"warehouse": uri, "storage": storage, "table": "db.t", "pk": pk, "rows": batch_rows(0, 1, pk)},
+    )
     join_all([p], 60)
     assert p.exitcode == CRASH_CODE
     batches.append(batch_rows(0, 1, pk))

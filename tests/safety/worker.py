@@ -74,8 +74,16 @@ def install_commit_log(log_path: str, who: str) -> None:
         ok = orig(self, snapshot)
         if ok:
             data = snapshot.to_json().encode("utf-8")
-            _append_line(log_path, {"who": who, "id": snapshot.id, "sha": hashlib.sha256(data).hexdigest(),
-                                    "kind": snapshot.commit_kind, "uuid": snapshot.uuid})
+            _append_line(
+                log_path,
+                {
+                    "who": who,
+                    "id": snapshot.id,
+                    "sha": hashlib.sha256(data).hexdigest(),
+                    "kind": snapshot.commit_kind,
+                    "uuid": snapshot.uuid,
+                },
+            )
         return ok
 
     SnapshotManager.try_commit = try_commit
@@ -202,16 +210,42 @@ def run_writer(cfg: dict) -> None:
             try:
                 snap = table.write_arrow(arrow_batch(rows, cfg["pk"]))
             except CommitConflict as e:
-                _append_line(cfg["out"], {"writer": cfg["writer"], "batch": b, "ok": False,
-                                          "error": f"CommitConflict: {e}", "attempt": attempt})
+                _append_line(
+                    cfg["out"],
+                    {
+                        "writer": cfg["writer"],
+                        "batch": b,
+                        "ok": False,
+                        "error": f"CommitConflict: {e}",
+                        "attempt": attempt,
+                    },
+                )
                 continue
             except Exception as e:
-                _append_line(cfg["out"], {"writer": cfg["writer"], "batch": b, "ok": False, "fatal": True,
-                                          "error": f"{type(e).__name__}: {e}", "tb": traceback.format_exc(),
-                                          "attempt": attempt})
+                _append_line(
+                    cfg["out"],
+                    {
+                        "writer": cfg["writer"],
+                        "batch": b,
+                        "ok": False,
+                        "fatal": True,
+                        "error": f"{type(e).__name__}: {e}",
+                        "tb": traceback.format_exc(),
+                        "attempt": attempt,
+                    },
+                )
                 break
-            _append_line(cfg["out"], {"writer": cfg["writer"], "batch": b, "ok": True, "snapshot": snap.id,
-                                      "secs": round(time.time() - t0, 3), "attempt": attempt})
+            _append_line(
+                cfg["out"],
+                {
+                    "writer": cfg["writer"],
+                    "batch": b,
+                    "ok": True,
+                    "snapshot": snap.id,
+                    "secs": round(time.time() - t0, 3),
+                    "attempt": attempt,
+                },
+            )
             break
 
 

@@ -40,7 +40,9 @@ def wait_port(port: int, proc: subprocess.Popen, log: str, timeout: float = 120)
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise RuntimeError(f"process exited with {proc.returncode} before listening on {port}:\n{_tail(log)}")
+            raise RuntimeError(
+                f"process exited with {proc.returncode} before listening on {port}:\n{_tail(log)}"
+            )
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
                 return
@@ -81,8 +83,16 @@ def bare_python(tmp_path_factory) -> str:
     # the inherited PYTHONPATH is dropped: it may hold this project (a worktree's checkout)
     path.write_text(f'#!/bin/sh\nPYTHONPATH="{site}" exec "{sys.executable}" -S "$@"\n')
     path.chmod(0o755)
-    probe = subprocess.run([str(path), "-c", "import pyarrow, numpy, fsspec, pyspark\ntry:\n import paimon_core\n"
-                            "except ImportError:\n print('absent')"], capture_output=True, text=True)
+    probe = subprocess.run(
+        [
+            str(path),
+            "-c",
+            "import pyarrow, numpy, fsspec, pyspark\ntry:\n import paimon_core\n"
+            "except ImportError:\n print('absent')",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert probe.stdout.strip() == "absent", probe.stdout + probe.stderr
     return str(path)
 
@@ -95,8 +105,14 @@ def _env(**extra) -> dict:
 
 def _start(cmd: list[str], log: str, env: dict) -> subprocess.Popen:
     with open(log, "wb") as out:
-        return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                start_new_session=True)
+        return subprocess.Popen(
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
 
 
 SMALL = {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
@@ -119,38 +135,99 @@ def engine(request, tmp_path_factory, bare_python):
             script = os.path.join(SPARK_HOME, "sbin", "start-connect-server.sh")
             jar = [n for n in os.listdir(os.path.join(SPARK_HOME, "jars")) if n.startswith("spark-connect_")]
             if not jar:
-                pytest.fail(f"the pyspark package at {SPARK_HOME} has no spark-connect jar: cannot start a "
-                            "Spark Connect server from it")
+                pytest.fail(
+                    f"the pyspark package at {SPARK_HOME} has no spark-connect jar: cannot start a "
+                    "Spark Connect server from it"
+                )
             port = free_port()
             log = str(logs / "connect.log")
             java_opts = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}"
-            cmd = [script, "--wait", "--master", "local[2]",
-                   "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-                   "--conf", f"spark.connect.grpc.binding.port={port}",
-                   "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
-                   "--conf", "spark.driver.bindAddress=127.0.0.1",
-                   "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.sql.session.timeZone=UTC",
-                   "--driver-java-options", java_opts]
-            procs.append(_start(cmd, log, _env(PYSPARK_PYTHON=bare_python, SPARK_LOG_DIR=str(logs),
-                                               SPARK_PID_DIR=str(logs))))
+            cmd = [
+                script,
+                "--wait",
+                "--master",
+                "local[2]",
+                "--conf",
+                "spark.connect.grpc.binding.address=127.0.0.1",
+                "--conf",
+                f"spark.connect.grpc.binding.port={port}",
+                "--conf",
+                "spark.ui.enabled=false",
+                "--conf",
+                "spark.driver.host=127.0.0.1",
+                "--conf",
+                "spark.driver.bindAddress=127.0.0.1",
+                "--conf",
+                "spark.sql.shuffle.partitions=2",
+                "--conf",
+                "spark.sql.session.timeZone=UTC",
+                "--driver-java-options",
+                java_opts,
+            ]
+            procs.append(
+                _start(
+                    cmd,
+                    log,
+                    _env(PYSPARK_PYTHON=bare_python, SPARK_LOG_DIR=str(logs), SPARK_PID_DIR=str(logs)),
+                )
+            )
             wait_port(port, procs[-1], log)
             eng = SparkEngine(remote=f"sc://127.0.0.1:{port}")
         else:
             port = free_port()
             mlog, wlog = str(logs / "master.log"), str(logs / "worker.log")
             java_opts = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}"
-            env = _env(SPARK_DAEMON_JAVA_OPTS=java_opts, SPARK_WORKER_DIR=str(logs / "work"),
-                       PYSPARK_PYTHON=bare_python)
+            env = _env(
+                SPARK_DAEMON_JAVA_OPTS=java_opts,
+                SPARK_WORKER_DIR=str(logs / "work"),
+                PYSPARK_PYTHON=bare_python,
+            )
             spark_class = os.path.join(SPARK_HOME, "bin", "spark-class")
-            procs.append(_start([spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                                 "--port", str(port), "--webui-port", "0"], mlog, env))
+            procs.append(
+                _start(
+                    [
+                        spark_class,
+                        "org.apache.spark.deploy.master.Master",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(port),
+                        "--webui-port",
+                        "0",
+                    ],
+                    mlog,
+                    env,
+                )
+            )
             wait_port(port, procs[-1], mlog)
-            procs.append(_start([spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                                 f"spark://127.0.0.1:{port}", "--cores", "1", "--memory", "1g",
-                                 "--webui-port", "0"], wlog, env))
-            eng = SparkEngine(master=f"spark://127.0.0.1:{port}", conf={
-                **SMALL, "spark.executor.memory": "512m", "spark.cores.max": "1",
-                "spark.pyspark.python": bare_python})
+            procs.append(
+                _start(
+                    [
+                        spark_class,
+                        "org.apache.spark.deploy.worker.Worker",
+                        "--host",
+                        "127.0.0.1",
+                        f"spark://127.0.0.1:{port}",
+                        "--cores",
+                        "1",
+                        "--memory",
+                        "1g",
+                        "--webui-port",
+                        "0",
+                    ],
+                    wlog,
+                    env,
+                )
+            )
+            eng = SparkEngine(
+                master=f"spark://127.0.0.1:{port}",
+                conf={
+                    **SMALL,
+                    "spark.executor.memory": "512m",
+                    "spark.cores.max": "1",
+                    "spark.pyspark.python": bare_python,
+                },
+            )
         eng.spark.range(1).count()  # start now: the startup time is reported apart
         print(f"\n[spark lane {lane}] started in {time.monotonic() - t0:.1f}s", file=sys.stderr)
         eng.lane = lane

@@ -15,14 +15,25 @@ def main() -> None:
     from paimon_core.engines.spark import create_session, register
     from pyspark.sql import functions as F
 
-    spark = create_session("local[2]", conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"})
+    spark = create_session(
+        "local[2]", conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
+    )
     register(spark, wh)
-    changes = spark.readStream.format("paimon").option("consumer-id", "job") \
-        .option("max-snapshots-per-trigger", "3").load("db.src")
+    changes = (
+        spark.readStream.format("paimon")
+        .option("consumer-id", "job")
+        .option("max-snapshots-per-trigger", "3")
+        .load("db.src")
+    )
     deltas = changes.select(
-        "cat", F.when(F.col("_row_kind").isin("+I", "+U"), 1).otherwise(-1).cast("bigint").alias("n"))
-    q = deltas.writeStream.format("paimon").option("checkpointLocation", checkpoint) \
-        .trigger(processingTime="300 milliseconds").start("db.counts")
+        "cat", F.when(F.col("_row_kind").isin("+I", "+U"), 1).otherwise(-1).cast("bigint").alias("n")
+    )
+    q = (
+        deltas.writeStream.format("paimon")
+        .option("checkpointLocation", checkpoint)
+        .trigger(processingTime="300 milliseconds")
+        .start("db.counts")
+    )
     print("started", flush=True)
     while not os.path.exists(stopfile):
         if q.exception() is not None:

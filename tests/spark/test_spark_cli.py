@@ -20,8 +20,14 @@ SCHEMA = "id BIGINT NOT NULL, name STRING, value DOUBLE, dt STRING"
 
 def events(n: int, start: int = 0, tag: str = "n") -> pa.Table:
     ids = list(range(start, start + n))
-    return pa.table({"id": pa.array(ids, pa.int64()), "name": [f"{tag}{i}" for i in ids],
-                     "value": [i / 2 for i in ids], "dt": [f"2024-01-0{i % 2 + 1}" for i in ids]})
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "name": [f"{tag}{i}" for i in ids],
+            "value": [i / 2 for i in ids],
+            "dt": [f"2024-01-0{i % 2 + 1}" for i in ids],
+        }
+    )
 
 
 @pytest.fixture
@@ -44,7 +50,9 @@ def cli(engine, tmp_path, monkeypatch):
     def run(*args, code=0):
         argv = ["-w", str(wh), *map(str, args)]
         r = runner.invoke(app, argv)
-        assert r.exit_code == code, f"paimon {' '.join(argv)} -> {r.exit_code}\n{r.stdout}\n{r.stderr}\n{r.exception!r}"
+        assert r.exit_code == code, (
+            f"paimon {' '.join(argv)} -> {r.exit_code}\n{r.stdout}\n{r.stderr}\n{r.exception!r}"
+        )
         return r
 
     run.wh, run.asked = wh, asked
@@ -86,7 +94,9 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
     assert rec["rows"] == 60 and (tmp_path / "pk_out" / "_SUCCESS").exists()
     got = pq.read_table(tmp_path / "pk_out").sort_by("id")
     assert got.to_pylist() == before.filter(pa.compute.greater_equal(before["id"], 10)).to_pylist()
-    cli(*SPARK, "read", "-t", "db.pk", "--snapshot", "1", "--out", tmp_path / "pk_out")  # replaces its own folder
+    cli(
+        *SPARK, "read", "-t", "db.pk", "--snapshot", "1", "--out", tmp_path / "pk_out"
+    )  # replaces its own folder
     assert pq.read_table(tmp_path / "pk_out").num_rows == 60
     (tmp_path / "file.parquet").write_bytes(b"x")
     r = cli(*SPARK, "read", "-t", "db.pk", "--out", tmp_path / "file.parquet", code=1)
@@ -97,27 +107,67 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
 
     # diff --out on the executors, same rows as the local diff
     cli(*SPARK, "diff", "-t", "db.pk", "--from", "1", "--to", "2", "--out", tmp_path / "d_out")
-    cli("--engine", "local", "diff", "-t", "db.pk", "--from", "1", "--to", "2", "--out", tmp_path / "d.parquet")
+    cli(
+        "--engine",
+        "local",
+        "diff",
+        "-t",
+        "db.pk",
+        "--from",
+        "1",
+        "--to",
+        "2",
+        "--out",
+        tmp_path / "d.parquet",
+    )
     key = lambda r: (r["_row_kind"], r["id"])  # noqa: E731
     spark_diff = sorted(pq.read_table(tmp_path / "d_out").to_pylist(), key=key)
     assert spark_diff == sorted(pq.read_table(tmp_path / "d.parquet").to_pylist(), key=key)
     assert {r["_row_kind"] for r in spark_diff} == {"+I", "-U", "+U"}
-    cli(*SPARK, "diff", "-t", "db.log", "--from", "0", "--mode", "delta", "--per-snapshot", "--out", tmp_path / "d2")
+    cli(
+        *SPARK,
+        "diff",
+        "-t",
+        "db.log",
+        "--from",
+        "0",
+        "--mode",
+        "delta",
+        "--per-snapshot",
+        "--out",
+        tmp_path / "d2",
+    )
     assert sorted(pq.read_table(tmp_path / "d2").column("_snapshot").to_pylist()) == [1] * 60 + [2] * 40
 
     # sql: joins, time travel (Spark's clauses and the $-forms), diffs, output formats
-    q = ("SELECT l.dt, count(*) AS n FROM db.log l JOIN db.pk VERSION AS OF 1 p ON l.id = p.id "
-         "GROUP BY l.dt ORDER BY l.dt")
-    assert jrows(cli("sql", q, "-o", "json")) == [{"dt": "2024-01-01", "n": 45}, {"dt": "2024-01-02", "n": 45}]
+    q = (
+        "SELECT l.dt, count(*) AS n FROM db.log l JOIN db.pk VERSION AS OF 1 p ON l.id = p.id "
+        "GROUP BY l.dt ORDER BY l.dt"
+    )
+    assert jrows(cli("sql", q, "-o", "json")) == [
+        {"dt": "2024-01-01", "n": 45},
+        {"dt": "2024-01-02", "n": 45},
+    ]
     assert cli.asked[-1] == (None, None)  # sql without --spark-master: local[*] (here: the lane's session)
-    for tt in ("db.pk VERSION AS OF 1", "`db.pk$snapshot=1`", "db.pk VERSION AS OF 'first'",
-               "`db.pk$tag=first`"):
+    for tt in (
+        "db.pk VERSION AS OF 1",
+        "`db.pk$snapshot=1`",
+        "db.pk VERSION AS OF 'first'",
+        "`db.pk$tag=first`",
+    ):
         r = cli(*SPARK, "-o", "json", "sql", f"SELECT count(*) AS n, max(name) AS m FROM {tt} WHERE id >= 30")
         assert jrows(r) == [{"n": 30, "m": "n59"}], tt
-    assert jrows(cli("-o", "json", "sql", "SELECT count(*) AS n, max(name) AS m FROM db.pk WHERE id >= 30")) == [
-        {"n": 40, "m": "u69"}]
-    r = cli("-o", "json", "sql", "SELECT _row_kind, count(*) AS n FROM `db.pk$diff=1..2` GROUP BY 1 ORDER BY 1")
-    assert jrows(r) == [{"_row_kind": "+I", "n": 10}, {"_row_kind": "+U", "n": 30}, {"_row_kind": "-U", "n": 30}]
+    assert jrows(
+        cli("-o", "json", "sql", "SELECT count(*) AS n, max(name) AS m FROM db.pk WHERE id >= 30")
+    ) == [{"n": 40, "m": "u69"}]
+    r = cli(
+        "-o", "json", "sql", "SELECT _row_kind, count(*) AS n FROM `db.pk$diff=1..2` GROUP BY 1 ORDER BY 1"
+    )
+    assert jrows(r) == [
+        {"_row_kind": "+I", "n": 10},
+        {"_row_kind": "+U", "n": 30},
+        {"_row_kind": "-U", "n": 30},
+    ]
     r = cli("-o", "json", "sql", "SELECT count(*) AS n FROM `db.pk$diff=first..3`")
     assert jrows(r) == [{"n": 70}]  # 1 -> 3 (the compaction changes nothing)
     r = cli("-o", "csv", "sql", "SELECT id, name FROM db.pk WHERE id < 2 ORDER BY id")
@@ -137,9 +187,12 @@ def test_spark_progress_is_fed(engine, tmp_path):
 
     pq.write_table(events(500), tmp_path / "a.parquet", row_group_size=100)
     t = FileSystemCatalog(str(tmp_path / "wh")).create_table(
-        "db.p", Schema(Schema.parse_columns(SCHEMA), (), ("id",), {"bucket": "2"}))
+        "db.p", Schema(Schema.parse_columns(SCHEMA), (), ("id",), {"bucket": "2"})
+    )
     totals, steps = [], []
-    ingest_files(t, [str(tmp_path / "a.parquet")], engine=engine, progress=steps.append, on_plan=totals.append)
+    ingest_files(
+        t, [str(tmp_path / "a.parquet")], engine=engine, progress=steps.append, on_plan=totals.append
+    )
     assert sum(steps) == totals[0] > 0
     steps.clear()
     splits = t.plan(t.snapshots.latest(), all_levels=True)
@@ -153,25 +206,43 @@ def test_where_compares_numbers_as_sql_does_on_spark(cli, tmp_path):
     import decimal
 
     cli("create-table", "db.orders", "--schema", "id BIGINT NOT NULL, amount DECIMAL(10, 2)")
-    data = pa.table({"id": pa.array([7, 100, 101], pa.int64()),
-                     "amount": pa.array([decimal.Decimal(a) for a in ("0.00", "100.00", "150.25")],
-                                        pa.decimal128(10, 2))})
+    data = pa.table(
+        {
+            "id": pa.array([7, 100, 101], pa.int64()),
+            "amount": pa.array(
+                [decimal.Decimal(a) for a in ("0.00", "100.00", "150.25")], pa.decimal128(10, 2)
+            ),
+        }
+    )
     pq.write_table(data, tmp_path / "o.parquet")
     cli("ingest", tmp_path / "o.parquet", "-t", "db.orders")
-    for where, ids in (("amount > 100", [101]), ("amount = 0", [7]), ("id < 100.5", [7, 100]),
-                       ("amount IN (0, 150.25)", [7, 101])):
+    for where, ids in (
+        ("amount > 100", [101]),
+        ("amount = 0", [7]),
+        ("id < 100.5", [7, 100]),
+        ("amount IN (0, 150.25)", [7, 101]),
+    ):
         out = tmp_path / f"out{len(ids)}{ids[0]}"
         cli(*SPARK, "read", "-t", "db.orders", "--where", where, "--out", out)
         assert sorted(pq.read_table(out).column("id").to_pylist()) == ids, where
 
 
-@pytest.mark.parametrize("query, first", [
-    ("SELECT nope FROM db.q", "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter "
-                              "with name `nope` cannot be resolved."),
-    ("SELECT * FROM nope.x", "[TABLE_OR_VIEW_NOT_FOUND] The table or view `nope`.`x` cannot be found."),
-    ("SELECT * FORM db.q", "[PARSE_SYNTAX_ERROR] Syntax error at or near"),
-    ("SELECT CAST(name AS INT) FROM db.q", "[CAST_INVALID_INPUT] The value 'n0' of the type \"STRING\" cannot be cast"),
-])
+@pytest.mark.parametrize(
+    "query, first",
+    [
+        (
+            "SELECT nope FROM db.q",
+            "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter "
+            "with name `nope` cannot be resolved.",
+        ),
+        ("SELECT * FROM nope.x", "[TABLE_OR_VIEW_NOT_FOUND] The table or view `nope`.`x` cannot be found."),
+        ("SELECT * FORM db.q", "[PARSE_SYNTAX_ERROR] Syntax error at or near"),
+        (
+            "SELECT CAST(name AS INT) FROM db.q",
+            "[CAST_INVALID_INPUT] The value 'n0' of the type \"STRING\" cannot be cast",
+        ),
+    ],
+)
 def test_sql_mistakes_are_one_line_in_sparks_words(cli, tmp_path, capfd, query, first):
     cli("create-table", "db.q", "--schema", SCHEMA)
     pq.write_table(events(3), tmp_path / "q.parquet")

@@ -18,8 +18,10 @@ from tests.spark.test_spark_engine import COLS, inputs, sorted_rows  # noqa: F40
 def test_dv_tables_on_spark(engine, inputs, tmp_path):  # noqa: F811
     cat = FileSystemCatalog(str(tmp_path / "wh"))
     for name, pks, opts in (("pk", ("id",), {"bucket": "2"}), ("ap", (), {})):
-        t = cat.create_table(f"db.{name}", Schema(Schema.parse_columns(COLS), (), pks,
-                                                  {**opts, "deletion-vectors.enabled": "true"}))
+        t = cat.create_table(
+            f"db.{name}",
+            Schema(Schema.parse_columns(COLS), (), pks, {**opts, "deletion-vectors.enabled": "true"}),
+        )
         for f in inputs:
             ingest_files(t, [f], engine=engine)
         assert delete_where(t, "id < 30 OR v IS NULL").rows > 0

@@ -18,8 +18,10 @@ from paimon_core.errors import PaimonError, SchemaMismatch
 from paimon_core.metadata.schema import Schema
 from paimon_core.write.ingest import ingest_files
 
-COLS = ("id BIGINT NOT NULL, v STRING, d DOUBLE, ts TIMESTAMP(6), day DATE, amt DECIMAL(10,2), "
-        "flag BOOLEAN, dt STRING NOT NULL")
+COLS = (
+    "id BIGINT NOT NULL, v STRING, d DOUBLE, ts TIMESTAMP(6), day DATE, amt DECIMAL(10,2), "
+    "flag BOOLEAN, dt STRING NOT NULL"
+)
 
 # name -> (partition keys, primary keys, options)
 KINDS = {
@@ -33,16 +35,20 @@ KINDS = {
 
 def rows(n: int, start: int, tag: str) -> pa.Table:
     ids = [(start + i) % 150 for i in range(n)]  # repeated keys: the last one must win
-    return pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "v": [f"{tag}{i}" if i % 7 else None for i in range(n)],
-        "d": [i * 0.25 for i in range(n)],
-        "ts": pa.array([dt.datetime(2024, 1, 1) + dt.timedelta(seconds=i * 37) for i in range(n)], pa.timestamp("us")),
-        "day": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i % 40) for i in range(n)]),
-        "amt": pa.array([decimal.Decimal(i * 3) / 100 for i in range(n)], pa.decimal128(10, 2)),
-        "flag": [i % 3 == 0 for i in range(n)],
-        "dt": [f"2024-01-0{k % 3 + 1}" for k in ids],
-    })
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "v": [f"{tag}{i}" if i % 7 else None for i in range(n)],
+            "d": [i * 0.25 for i in range(n)],
+            "ts": pa.array(
+                [dt.datetime(2024, 1, 1) + dt.timedelta(seconds=i * 37) for i in range(n)], pa.timestamp("us")
+            ),
+            "day": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i % 40) for i in range(n)]),
+            "amt": pa.array([decimal.Decimal(i * 3) / 100 for i in range(n)], pa.decimal128(10, 2)),
+            "flag": [i % 3 == 0 for i in range(n)],
+            "dt": [f"2024-01-0{k % 3 + 1}" for k in ids],
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +72,9 @@ def sorted_rows(t: pa.Table) -> list:
 def data_files(table) -> set:
     out = set()
     for root, _, names in os.walk(table.path):
-        out.update(os.path.join(root, n) for n in names if n.endswith(".parquet") and "/bucket-" in root + "/")
+        out.update(
+            os.path.join(root, n) for n in names if n.endswith(".parquet") and "/bucket-" in root + "/"
+        )
     return out
 
 
@@ -81,7 +89,9 @@ def test_lane_equivalence(engine, inputs, tmp_path):
         local, spark = cat.get_table(local.identifier), cat.get_table(spark.identifier)
         expected = sorted_rows(local.read())
         assert sorted_rows(spark.read()) == expected, kind
-        assert spark.snapshots.latest().total_record_count == local.snapshots.latest().total_record_count, kind
+        assert spark.snapshots.latest().total_record_count == local.snapshots.latest().total_record_count, (
+            kind
+        )
 
         splits = spark.plan(spark.snapshots.latest(), all_levels=True)
         messages = engine.compact(spark, splits, full=True)
@@ -164,7 +174,9 @@ def test_auto_engine(engine, inputs, tmp_path):
     ingest_files(t, inputs[1:], engine=big)
     assert big.chosen == "spark" and jobs() > before
     ingest_files(twin, inputs[1:], engine=LocalEngine())
-    assert sorted_rows(cat.get_table(t.identifier).read()) == sorted_rows(cat.get_table(twin.identifier).read())
+    assert sorted_rows(cat.get_table(t.identifier).read()) == sorted_rows(
+        cat.get_table(twin.identifier).read()
+    )
 
 
 def test_sql_and_diff_dataframes(engine, inputs, tmp_path):
@@ -178,15 +190,17 @@ def test_sql_and_diff_dataframes(engine, inputs, tmp_path):
     ingest_files(t, inputs[1:], engine=engine)
     t = cat.get_table("db.q")
     spark = engine.spark
-    got = sql(spark, cat, "SELECT count(*) AS n FROM db.q VERSION AS OF 1 a JOIN `db.q$snapshot=2` b ON a.id = b.id"
-              ).collect()[0]["n"]
+    got = sql(
+        spark, cat, "SELECT count(*) AS n FROM db.q VERSION AS OF 1 a JOIN `db.q$snapshot=2` b ON a.id = b.id"
+    ).collect()[0]["n"]
     assert got == t.read(snapshot_id=1).num_rows
     want = diff(t, 1, 2)
     df = diff_dataframe(spark, t, 1, 2)
     assert df.columns == want.column_names
     key = lambda r: (r["_row_kind"], r["id"])  # noqa: E731
     assert sorted((r.asDict() for r in df.select("_row_kind", "id", "v").collect()), key=key) == sorted(
-        want.select(["_row_kind", "id", "v"]).to_pylist(), key=key)
+        want.select(["_row_kind", "id", "v"]).to_pylist(), key=key
+    )
     per = diff_dataframe(spark, t, 0, 2, "delta", per_snapshot=True)
     assert per.count() == diff(t, 0, 2, "delta", True).num_rows
 
@@ -223,7 +237,9 @@ def test_no_shuffle_ingest_matches_local_and_shuffle(engine, inputs, tmp_path):
         assert sorted_rows(cat.get_table(shuffled.identifier).read()) == expected, kind
         if kind.startswith("pk"):
             for split in direct.plan(direct.snapshots.latest(), all_levels=True):
-                ranges = sorted((f.min_sequence_number, f.max_sequence_number) for f in split.files if f.level == 0)
+                ranges = sorted(
+                    (f.min_sequence_number, f.max_sequence_number) for f in split.files if f.level == 0
+                )
                 assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:])), (kind, ranges)
 
 

@@ -33,8 +33,11 @@ def test_java_reads_spark_written_tables(engine, inputs, tmp_path):  # noqa: F81
     wh = str(tmp_path / "wh")
     cat = FileSystemCatalog(wh)
     # the `inputs` fixture's files, in ingest order
-    written = [r for part in (rows(300, 0, "a"), rows(120, 100, "b"), rows(200, 50, "c"))
-               for r in rows_from_arrow(part, TYPES)]
+    written = [
+        r
+        for part in (rows(300, 0, "a"), rows(120, 100, "b"), rows(200, 50, "c"))
+        for r in rows_from_arrow(part, TYPES)
+    ]
     last_per_key = list({r["id"]: r for r in written}.values())  # dt is a function of id
     kinds = ("append", "append_part_b2", "pk_b2", "pk_part_b3", "pk_part_dynamic")
     expected, requests = [], []
@@ -51,7 +54,9 @@ def test_java_reads_spark_written_tables(engine, inputs, tmp_path):  # noqa: F81
         t.commit(messages, kind="COMPACT")
         t = cat.get_table(t.identifier)
         expected.append((f"{kind}@compacted", want))
-        requests.append({"op": "read", "warehouse": wh, "table": t.identifier, "snapshot": t.snapshots.latest().id})
+        requests.append(
+            {"op": "read", "warehouse": wh, "table": t.identifier, "snapshot": t.snapshots.latest().id}
+        )
     results = JavaPaimon().run(requests)
     for (label, want), res in zip(expected, results, strict=True):
         assert_same_rows(res["rows"], want, label_a=f"java {label}", label_b="model of the inputs")

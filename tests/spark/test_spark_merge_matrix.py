@@ -27,21 +27,27 @@ def test_matrix_tables_read_the_same_as_with_the_local_engine(engine, tmp_path):
     for name, (_, retract, unordered) in M.TABLES.items():
         files = []
         for i, rows in enumerate(M.commits(retract)):
-            data = arrow_from_rows(rows, schema).append_column("_kind", pa.array([r.get("_row_kind", "+I")
-                                                                                  for r in rows]))
+            data = arrow_from_rows(rows, schema).append_column(
+                "_kind", pa.array([r.get("_row_kind", "+I") for r in rows])
+            )
             files.append(str(tmp_path / f"{name}-{i}.parquet"))
             pq.write_table(data, files[-1])
         tables = {}
         for side, eng in (("local", LocalEngine()), ("spark", engine)):
-            t = cat.create_table(f"{side}.{name}", Schema(Schema.parse_columns(M.schema_ddl()), (), ("id",),
-                                                          M.options(name)))
+            t = cat.create_table(
+                f"{side}.{name}", Schema(Schema.parse_columns(M.schema_ddl()), (), ("id",), M.options(name))
+            )
             for f in files:
                 ingest_files(t, [f], engine=eng, row_kind_column="_kind")
             tables[side] = cat.get_table(t.identifier)
         local = rows_from_arrow(tables["local"].read(), M.TYPES)
         assert local, name
-        assert_same_rows(M.normalize(rows_from_arrow(tables["spark"].read(), M.TYPES), unordered),
-                         M.normalize(local, unordered), label_a=f"spark-ingested {name}", label_b="local")
+        assert_same_rows(
+            M.normalize(rows_from_arrow(tables["spark"].read(), M.TYPES), unordered),
+            M.normalize(local, unordered),
+            label_a=f"spark-ingested {name}",
+            label_b="local",
+        )
         compact(tables["local"], full=True)
         spark = tables["spark"]
         messages = engine.compact(spark, spark.plan(spark.snapshots.latest(), all_levels=True), full=True)
@@ -49,7 +55,15 @@ def test_matrix_tables_read_the_same_as_with_the_local_engine(engine, tmp_path):
             spark.commit(messages, kind="COMPACT")
         after_local = rows_from_arrow(cat.get_table(f"local.{name}").read(), M.TYPES)
         after_spark = rows_from_arrow(cat.get_table(f"spark.{name}").read(), M.TYPES)
-        assert_same_rows(M.normalize(after_local, unordered), M.normalize(local, unordered),
-                         label_a=f"local {name} compacted", label_b="before")
-        assert_same_rows(M.normalize(after_spark, unordered), M.normalize(local, unordered),
-                         label_a=f"spark {name} compacted by Spark", label_b="local")
+        assert_same_rows(
+            M.normalize(after_local, unordered),
+            M.normalize(local, unordered),
+            label_a=f"local {name} compacted",
+            label_b="before",
+        )
+        assert_same_rows(
+            M.normalize(after_spark, unordered),
+            M.normalize(local, unordered),
+            label_a=f"spark {name} compacted by Spark",
+            label_b="local",
+        )

@@ -41,8 +41,15 @@ def _cat(tmp_path):
 
 def _pk(cat, name="db.src", producer="input", extra=None):
     opts = {"bucket": "2", "changelog-producer": producer, **(extra or {})}
-    return cat.create_table(name, Schema(Schema.parse_columns("id INT NOT NULL, cat STRING, dt STRING NOT NULL"),
-                                         ("dt",), ("id", "dt"), opts))
+    return cat.create_table(
+        name,
+        Schema(
+            Schema.parse_columns("id INT NOT NULL, cat STRING, dt STRING NOT NULL"),
+            ("dt",),
+            ("id", "dt"),
+            opts,
+        ),
+    )
 
 
 def _write(t, ids, cats, dts, kinds=None):
@@ -67,10 +74,16 @@ def test_batch_read_time_travel_and_pushdown(spark, tmp_path):
     assert df.columns == ["_row_kind", "id", "cat", "dt"]
     assert _rows(df) == [(1, "a", "x"), (2, "c", "x"), (3, "a", "y")]
     assert {r["_row_kind"] for r in df.collect()} <= {"+I", "+U"}
-    assert _rows(spark.read.format("paimon").option("snapshot", "1").load("db.src")) == \
-        [(1, "a", "x"), (2, "b", "x"), (3, "a", "y")]
-    assert _rows(spark.read.format("paimon").option("tag", "first").load("db.src")) == \
-        [(1, "a", "x"), (2, "b", "x"), (3, "a", "y")]
+    assert _rows(spark.read.format("paimon").option("snapshot", "1").load("db.src")) == [
+        (1, "a", "x"),
+        (2, "b", "x"),
+        (3, "a", "y"),
+    ]
+    assert _rows(spark.read.format("paimon").option("tag", "first").load("db.src")) == [
+        (1, "a", "x"),
+        (2, "b", "x"),
+        (3, "a", "y"),
+    ]
     when = t.snapshots.snapshot(1).time_millis
     assert len(spark.read.format("paimon").option("as-of", str(when)).load("db.src").collect()) == 3
     # filters given to Spark are Spark's; option `where` goes into the core's planning and reading
@@ -86,15 +99,20 @@ def test_batch_read_time_travel_and_pushdown(spark, tmp_path):
 def test_batch_write_append_overwrite_cdc_and_refusals(spark, tmp_path):
     cat = _cat(tmp_path)
     t = _pk(cat, producer="none")
-    df = spark.createDataFrame([(i, f"c{i % 3}", "x" if i % 2 else "y") for i in range(40)], "id INT, cat STRING, dt STRING")
+    df = spark.createDataFrame(
+        [(i, f"c{i % 3}", "x" if i % 2 else "y") for i in range(40)], "id INT, cat STRING, dt STRING"
+    )
     df.repartition(4).write.format("paimon").mode("append").save("db.src")
     assert len(t.read().to_pylist()) == 40
     assert t.snapshots.latest_id() == 1  # one commit for all tasks
-    spark.createDataFrame([("-D", 1, "c1", "x"), ("+U", 2, "new", "y")], "_row_kind STRING, id INT, cat STRING, dt STRING") \
-        .write.format("paimon").mode("append").save("db.src")
+    spark.createDataFrame(
+        [("-D", 1, "c1", "x"), ("+U", 2, "new", "y")], "_row_kind STRING, id INT, cat STRING, dt STRING"
+    ).write.format("paimon").mode("append").save("db.src")
     got = {r["id"]: r["cat"] for r in t.read().to_pylist()}
     assert 1 not in got and got[2] == "new" and len(got) == 39
-    spark.createDataFrame([(7, "z", "x")], "id INT, cat STRING, dt STRING").write.format("paimon").mode("overwrite").save("db.src")
+    spark.createDataFrame([(7, "z", "x")], "id INT, cat STRING, dt STRING").write.format("paimon").mode(
+        "overwrite"
+    ).save("db.src")
     assert [(r["id"], r["cat"]) for r in t.read().to_pylist()] == [(7, "z")]
     cat.create_table("db.dyn", Schema(Schema.parse_columns("id INT NOT NULL"), (), ("id",), {"bucket": "-1"}))
     with pytest.raises(Exception, match="dynamic buckets"):
@@ -118,9 +136,14 @@ def _pipeline(spark, checkpoint, consumer=None):
     changes = reader.load("db.src")
     deltas = changes.select(
         F.col("cat"),
-        F.when(F.col("_row_kind").isin("+I", "+U"), F.lit(1)).otherwise(F.lit(-1)).cast("bigint").alias("n"))
-    return deltas.writeStream.format("paimon").option("checkpointLocation", str(checkpoint)) \
-        .trigger(processingTime="200 milliseconds").start("db.counts")
+        F.when(F.col("_row_kind").isin("+I", "+U"), F.lit(1)).otherwise(F.lit(-1)).cast("bigint").alias("n"),
+    )
+    return (
+        deltas.writeStream.format("paimon")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(processingTime="200 milliseconds")
+        .start("db.counts")
+    )
 
 
 def _model_counts(src):
@@ -137,9 +160,15 @@ def _counts(cat):
 def test_structured_streaming_changelog_aggregation_exactly_once(spark, tmp_path):
     cat = _cat(tmp_path)
     src = _pk(cat)
-    cat.create_table("db.counts", Schema(Schema.parse_columns("cat STRING NOT NULL, n BIGINT"), (), ("cat",),
-                                         {"bucket": "1", "merge-engine": "aggregation",
-                                          "fields.n.aggregate-function": "sum"}))
+    cat.create_table(
+        "db.counts",
+        Schema(
+            Schema.parse_columns("cat STRING NOT NULL, n BIGINT"),
+            (),
+            ("cat",),
+            {"bucket": "1", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum"},
+        ),
+    )
     _write(src, [1, 2, 3], ["a", "b", "a"], ["x", "x", "y"])
     ck = tmp_path / "ck"
     q = _pipeline(spark, ck, consumer="agg")
@@ -187,8 +216,12 @@ def _java_reads_the_same(table, wh):
     from tests.interop.harness import JavaPaimon
     from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 
-    res = JavaPaimon().run([{"op": "read", "warehouse": wh, "table": table.identifier},
-                            {"op": "snapshots", "warehouse": wh, "table": table.identifier}])
+    res = JavaPaimon().run(
+        [
+            {"op": "read", "warehouse": wh, "table": table.identifier},
+            {"op": "snapshots", "warehouse": wh, "table": table.identifier},
+        ]
+    )
     assert_same_rows(rows_from_arrow(table.read()), res[0]["rows"], label_a="paimon-cli", label_b="java")
     ids = [s["commitIdentifier"] for s in res[1]["snapshots"] if s["commitKind"] == "APPEND"]
     assert ids == sorted(set(ids))  # one commit per micro-batch id, increasing
@@ -200,14 +233,23 @@ def test_stream_reader_resumes_from_its_consumer(spark, tmp_path):
     _write(src, [1, 2], ["a", "b"], ["x", "x"])
 
     def run(ck):
-        q = spark.readStream.format("paimon").option("consumer-id", "c").load("db.src") \
-            .writeStream.format("memory").queryName(f"q{ck.name}").option("checkpointLocation", str(ck)).start()
+        q = (
+            spark.readStream.format("paimon")
+            .option("consumer-id", "c")
+            .load("db.src")
+            .writeStream.format("memory")
+            .queryName(f"q{ck.name}")
+            .option("checkpointLocation", str(ck))
+            .start()
+        )
         _await(q)
         deadline = time.time() + 60  # the consumer moves once Spark has committed the batch
         while consumer_manager(src).get("c") != src.snapshots.latest_id() + 1 and time.time() < deadline:
             time.sleep(0.2)
         q.stop()
-        return sorted((r["_row_kind"], r["id"], r["cat"]) for r in spark.sql(f"select * from q{ck.name}").collect())
+        return sorted(
+            (r["_row_kind"], r["id"], r["cat"]) for r in spark.sql(f"select * from q{ck.name}").collect()
+        )
 
     assert run(tmp_path / "one") == [("+I", 1, "a"), ("+I", 2, "b")]
     _write(src, [2, 3], ["b2", "c"], ["x", "x"], ["+U", "+I"])

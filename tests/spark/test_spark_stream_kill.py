@@ -28,8 +28,13 @@ JOB = Path(__file__).with_name("stream_job.py")
 def _start(wh, ck, stop, log):
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
     with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, str(JOB), wh, str(ck), str(stop)], stdout=out,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, str(JOB), wh, str(ck), str(stop)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
 
 
 def _counts(t):
@@ -40,11 +45,24 @@ def test_stream_job_killed_and_restarted_is_exactly_once(tmp_path):
     rng = random.Random(12)
     wh = str(tmp_path / "wh")
     cat = FileSystemCatalog(wh)
-    src = cat.create_table("db.src", Schema(Schema.parse_columns("id INT NOT NULL, cat STRING"), (), ("id",),
-                                            {"bucket": "2", "changelog-producer": "input"}))
-    counts = cat.create_table("db.counts", Schema(Schema.parse_columns("cat STRING NOT NULL, n BIGINT"), (), ("cat",),
-                                                  {"bucket": "1", "merge-engine": "aggregation",
-                                                   "fields.n.aggregate-function": "sum"}))
+    src = cat.create_table(
+        "db.src",
+        Schema(
+            Schema.parse_columns("id INT NOT NULL, cat STRING"),
+            (),
+            ("id",),
+            {"bucket": "2", "changelog-producer": "input"},
+        ),
+    )
+    counts = cat.create_table(
+        "db.counts",
+        Schema(
+            Schema.parse_columns("cat STRING NOT NULL, n BIGINT"),
+            (),
+            ("cat",),
+            {"bucket": "1", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum"},
+        ),
+    )
     consumer_manager(src).reset("job", 1)  # from the first snapshot
     model: dict = {}
     live: dict = {}
@@ -71,7 +89,9 @@ def test_stream_job_killed_and_restarted_is_exactly_once(tmp_path):
                 ids.append(k)
                 cats.append(c)
                 kinds.append(kind)
-            src.write_arrow(pa.table({"id": pa.array(ids, pa.int32()), "cat": cats, "k": kinds}), row_kind_column="k")
+            src.write_arrow(
+                pa.table({"id": pa.array(ids, pa.int32()), "cat": cats, "k": kinds}), row_kind_column="k"
+            )
             time.sleep(0.4)
         done.set()
 
@@ -89,8 +109,10 @@ def test_stream_job_killed_and_restarted_is_exactly_once(tmp_path):
     killed_at = counts.snapshots.latest_id()
     job = _start(wh, ck, stop, log)
     writer.join()
-    while time.time() < deadline and (_counts(counts) != {k: v for k, v in model.items() if v} or
-                                      consumer_manager(src).get("job") != src.snapshots.latest_id() + 1):
+    while time.time() < deadline and (
+        _counts(counts) != {k: v for k, v in model.items() if v}
+        or consumer_manager(src).get("job") != src.snapshots.latest_id() + 1
+    ):
         time.sleep(1)
     stop.touch()
     assert job.wait(300) == 0, log.read_text()[-3000:]

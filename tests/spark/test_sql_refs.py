@@ -18,8 +18,9 @@ def test_plain_and_backquoted_names():
     found = refs(q)
     assert [r for _, r in found] == [TableRef("db", "u"), TableRef("db", "t"), TableRef("db", "u")]
     out = rewrite(q, find_refs(q, TABLES.__contains__))
-    assert out == ("SELECT t.id, `paimon_db_u`.v FROM `paimon_db_t` AS t JOIN `paimon_db_u` ON t.id = u.id "
-                   "WHERE x.y = 1")
+    assert out == (
+        "SELECT t.id, `paimon_db_u`.v FROM `paimon_db_t` AS t JOIN `paimon_db_u` ON t.id = u.id WHERE x.y = 1"
+    )
 
 
 def test_strings_comments_and_unknown_names_are_left_alone():
@@ -28,13 +29,20 @@ def test_strings_comments_and_unknown_names_are_left_alone():
 
 
 def test_time_travel_clauses():
-    q = ("SELECT * FROM db.t VERSION AS OF 42 a JOIN db.t FOR SYSTEM_VERSION AS OF 'nightly' b "
-         "JOIN db.u TIMESTAMP AS OF '2024-05-01 12:00:00' c JOIN `db.t$snapshot=3` d JOIN `db.u$tag=x` e "
-         "JOIN `db.t$diff=1..3,mode=delta,per_snapshot` f")
+    q = (
+        "SELECT * FROM db.t VERSION AS OF 42 a JOIN db.t FOR SYSTEM_VERSION AS OF 'nightly' b "
+        "JOIN db.u TIMESTAMP AS OF '2024-05-01 12:00:00' c JOIN `db.t$snapshot=3` d JOIN `db.u$tag=x` e "
+        "JOIN `db.t$diff=1..3,mode=delta,per_snapshot` f"
+    )
     got = [r for _, r in refs(q)]
-    assert got == [TableRef("db", "t", "snapshot", "42"), TableRef("db", "t", "tag", "nightly"),
-                   TableRef("db", "u", "as_of", "2024-05-01 12:00:00"), TableRef("db", "t", "snapshot", "3"),
-                   TableRef("db", "u", "tag", "x"), TableRef("db", "t", "diff", "1..3,mode=delta,per_snapshot")]
+    assert got == [
+        TableRef("db", "t", "snapshot", "42"),
+        TableRef("db", "t", "tag", "nightly"),
+        TableRef("db", "u", "as_of", "2024-05-01 12:00:00"),
+        TableRef("db", "t", "snapshot", "3"),
+        TableRef("db", "u", "tag", "x"),
+        TableRef("db", "t", "diff", "1..3,mode=delta,per_snapshot"),
+    ]
     out = rewrite(q, find_refs(q, TABLES.__contains__))
     assert "AS OF" not in out and "$" not in out
     assert len({r.view for r in got}) == len(got)
@@ -59,12 +67,18 @@ def test_errors_about_the_rewritten_query_are_told_in_the_users_terms():
     out = rewrite(q, found)
     line, pos = position_of(out, "WHERE")
     view_u = found[1][2].view
-    message = (f"[X] near '`paimon_db_t`', suggestions [`{view_u}`.`id`] (line {line}, pos {pos}); "
-               f"line {line} pos {pos}")
+    message = (
+        f"[X] near '`paimon_db_t`', suggestions [`{view_u}`.`id`] (line {line}, pos {pos}); "
+        f"line {line} pos {pos}"
+    )
     want_line, want_pos = position_of(q, "WHERE")
     assert in_user_terms(message, q, found) == (
         f"[X] near 'db.t', suggestions [`db`.`u` VERSION AS OF 3.`id`] (line {want_line}, pos {want_pos}); "
-        f"line {want_line} pos {want_pos}")
+        f"line {want_line} pos {want_pos}"
+    )
     inside = position_of(out, "paimon_db_t")
     at_t = position_of(q, "db.t")
-    assert in_user_terms(f"(line {inside[0]}, pos {inside[1] - 1})", q, found) == f"(line {at_t[0]}, pos {at_t[1]})"
+    assert (
+        in_user_terms(f"(line {inside[0]}, pos {inside[1] - 1})", q, found)
+        == f"(line {at_t[0]}, pos {at_t[1]})"
+    )

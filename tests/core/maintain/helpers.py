@@ -13,9 +13,16 @@ FAR_FUTURE = 10**13  # a clock after every commit: only the count rules decide
 
 def make_table(catalog, name: str, pk: bool, options: dict | None = None):
     if pk:
-        schema = Schema(Schema.parse_columns("id BIGINT NOT NULL, v STRING"), (), ("id",), {"bucket": "2", **(options or {})})
+        schema = Schema(
+            Schema.parse_columns("id BIGINT NOT NULL, v STRING"),
+            (),
+            ("id",),
+            {"bucket": "2", **(options or {})},
+        )
     else:
-        schema = Schema(Schema.parse_columns("id BIGINT, p STRING, v STRING"), ("p",), (), dict(options or {}))
+        schema = Schema(
+            Schema.parse_columns("id BIGINT, p STRING, v STRING"), ("p",), (), dict(options or {})
+        )
     return catalog.create_table(name, schema)
 
 

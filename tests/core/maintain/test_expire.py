@@ -56,7 +56,7 @@ def test_dry_run_deletes_nothing_and_matches_run(catalog, pk):
     plan = expire_snapshots(t, retain_min=2, now_ms=FAR_FUTURE, dry_run=True).plan
     assert data_and_meta_files(t) == files_before
     assert plan.snapshot_ids and plan.total_bytes > 0
-    assert [f.kind for f in plan.files][-len(plan.snapshot_ids):] == ["snapshot"] * len(plan.snapshot_ids)
+    assert [f.kind for f in plan.files][-len(plan.snapshot_ids) :] == ["snapshot"] * len(plan.snapshot_ids)
     assert "retain-min" in plan.protection()
     gone = {f.path for f in plan.files if f.kind != "snapshot"}
     expire_snapshots(t, retain_min=2, now_ms=FAR_FUTURE)
@@ -73,8 +73,12 @@ def test_defaults_keep_young_and_ten(catalog):
 
 
 def test_table_options_drive_expire(catalog):
-    t = make_table(catalog, "db.o", True, {"snapshot.num-retained.min": "2", "snapshot.expire.limit": "3",
-                                           "snapshot.time-retained": "1 s"})
+    t = make_table(
+        catalog,
+        "db.o",
+        True,
+        {"snapshot.num-retained.min": "2", "snapshot.expire.limit": "3", "snapshot.time-retained": "1 s"},
+    )
     for i in range(8):
         t.write_arrow(batch(t, [i], "x"))
     res = expire_snapshots(t, now_ms=FAR_FUTURE)

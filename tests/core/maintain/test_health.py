@@ -34,8 +34,12 @@ def _bucket_files(t):
 
 def test_pk_levels_runs_and_compaction_advice(catalog):
     # one bucket, trigger 3: writers compact only from 3 runs on; we never let them (write-only)
-    t = make_table(catalog, "db.pk", True, {"bucket": "1", "num-sorted-run.compaction-trigger": "3",
-                                             "write-only": "true"})
+    t = make_table(
+        catalog,
+        "db.pk",
+        True,
+        {"bucket": "1", "num-sorted-run.compaction-trigger": "3", "write-only": "true"},
+    )
     for i in range(4):
         t.write_arrow(batch(t, range(i * 10, i * 10 + 10), f"w{i}"))
     h = table_health(t, now_ms=FAR_FUTURE)
@@ -45,7 +49,9 @@ def test_pk_levels_runs_and_compaction_advice(catalog):
     assert [(lv.level, lv.files, lv.rows) for lv in b.levels] == [(0, 4, 40)]
     assert b.sorted_runs == 4 and b.level0_rows == 40 and h.level0_rows == 40
     assert b.files == len(_bucket_files(t)["bucket-0"]) == 4
-    assert b.bytes == sum(os.path.getsize(os.path.join(t.path, "bucket-0", n)) for n in _bucket_files(t)["bucket-0"])
+    assert b.bytes == sum(
+        os.path.getsize(os.path.join(t.path, "bucket-0", n)) for n in _bucket_files(t)["bucket-0"]
+    )
     f = _finding(h, "sorted runs")
     assert f.level == "warn" and f.command == "paimon compact" and ">= 3" in f.threshold
     # every file is tiny: small against a quarter of the 128 MB default target, but 4 < 10 per bucket
@@ -68,11 +74,16 @@ def test_small_files_threshold_and_append_table(catalog):
     t = make_table(catalog, "db.ap", False)
     for i in range(3):
         t.write_arrow(batch(t, range(i * 4, i * 4 + 4), f"w{i}"))  # partitions a and b each time
-    h = table_health(t, now_ms=FAR_FUTURE, thresholds=Thresholds(runs_trigger=5, small_file_bytes=10**6,
-                                                                 small_files_per_bucket=3))
+    h = table_health(
+        t,
+        now_ms=FAR_FUTURE,
+        thresholds=Thresholds(runs_trigger=5, small_file_bytes=10**6, small_files_per_bucket=3),
+    )
     assert not h.primary_key and h.num_levels is None
     assert [(b.partition, b.bucket, b.files, b.rows, b.sorted_runs) for b in h.buckets] == [
-        ("p=a", 0, 3, 6, None), ("p=b", 0, 3, 6, None)]
+        ("p=a", 0, 3, 6, None),
+        ("p=b", 0, 3, 6, None),
+    ]
     assert h.rows == 12 and h.small_files == 6
     f = _finding(h, "small files")
     assert f.level == "warn" and f.command == "paimon compact --level-max" and ">= 3 files" in f.threshold
@@ -82,7 +93,9 @@ def test_small_files_threshold_and_append_table(catalog):
 
 
 def test_expirable_snapshots_held_bytes_and_tags(catalog):
-    t = make_table(catalog, "db.ex", False, {"snapshot.num-retained.min": "2", "snapshot.time-retained": "1h"})
+    t = make_table(
+        catalog, "db.ex", False, {"snapshot.num-retained.min": "2", "snapshot.time-retained": "1h"}
+    )
     t.write_arrow(batch(t, range(4), "a"))
     first = set().union(*_bucket_files(t).values())
     t.write_arrow(batch(t, range(4), "b"), overwrite=True)  # replaces every file
@@ -119,8 +132,11 @@ def test_orphans_counted_in_dry_run(catalog):
     t.write_arrow(batch(t, range(10), "a"))
     w = t.new_writer()  # a writer that died before committing
     w.write(conform_table(batch(t, range(50, 60), "crash"), t.schema))
-    stray = [os.path.join(t.bucket_path(m.partition, m.bucket), f.file_name)
-             for m in w.prepare_commit() for f in m.new_files]
+    stray = [
+        os.path.join(t.bucket_path(m.partition, m.bucket), f.file_name)
+        for m in w.prepare_commit()
+        for f in m.new_files
+    ]
     assert stray
     now = int(time.time() * 1000)
     young = table_health(t, now_ms=now)
@@ -134,15 +150,30 @@ def test_orphans_counted_in_dry_run(catalog):
 
 def test_postpone_rows(catalog):
     cols = "dt STRING NOT NULL, id BIGINT NOT NULL, n BIGINT"
-    t = catalog.create_table("db.pp", Schema(Schema.parse_columns(cols), partition_keys=("dt",),
-                                             primary_keys=("dt", "id"),
-                                             options={"bucket": "-2", "postpone.batch-write-fixed-bucket": "false"}))
-    t.write_arrow(pa.table({"dt": ["a", "a", "b"], "id": pa.array([1, 2, 3], pa.int64()),
-                            "n": pa.array([1, 2, 3], pa.int64())}))
+    t = catalog.create_table(
+        "db.pp",
+        Schema(
+            Schema.parse_columns(cols),
+            partition_keys=("dt",),
+            primary_keys=("dt", "id"),
+            options={"bucket": "-2", "postpone.batch-write-fixed-bucket": "false"},
+        ),
+    )
+    t.write_arrow(
+        pa.table(
+            {
+                "dt": ["a", "a", "b"],
+                "id": pa.array([1, 2, 3], pa.int64()),
+                "n": pa.array([1, 2, 3], pa.int64()),
+            }
+        )
+    )
     h = table_health(t, now_ms=FAR_FUTURE)
     assert h.bucket_mode == -2 and h.postpone_rows == 3
     assert {(b.partition, b.bucket, b.rows, b.sorted_runs) for b in h.buckets} == {
-        ("dt=a", -2, 2, None), ("dt=b", -2, 1, None)}
+        ("dt=a", -2, 2, None),
+        ("dt=b", -2, 1, None),
+    }
     f = _finding(h, "postpone")
     assert f.level == "warn" and f.command == "paimon compact" and "3 row(s)" in f.text
     compact(t)
@@ -175,8 +206,16 @@ def _with_deletion_vectors(t, cardinalities):
     blob = b"\0" * 64
     t.io.write_bytes(os.path.join(t.path, "index", "index-dv-0"), blob)
     ranges = tuple((e.file.file_name, 8 * i, 8, c) for i, (e, c) in enumerate(zip(files, cardinalities)))
-    entry = IndexEntry(ADD, files[0].partition, files[0].bucket, "DELETION_VECTORS", "index-dv-0", len(blob),
-                       len(ranges), ranges)
+    entry = IndexEntry(
+        ADD,
+        files[0].partition,
+        files[0].bucket,
+        "DELETION_VECTORS",
+        "index-dv-0",
+        len(blob),
+        len(ranges),
+        ranges,
+    )
     name = store.write_manifest([entry])
     snap = replace(latest, id=latest.id + 1, index_manifest=name, commit_kind="COMPACT")
     assert t.snapshots.try_commit(snap)

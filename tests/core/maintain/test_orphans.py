@@ -22,7 +22,9 @@ def crashed_writer(t):
     w = t.new_writer()
     w.write(conform_table(batch(t, range(50, 60), "crash"), t.schema))
     msgs = w.prepare_commit()
-    return {os.path.join(t.bucket_path(m.partition, m.bucket), f.file_name) for m in msgs for f in m.new_files}
+    return {
+        os.path.join(t.bucket_path(m.partition, m.bucket), f.file_name) for m in msgs for f in m.new_files
+    }
 
 
 @pytest.mark.parametrize("pk", [False, True])

@@ -16,15 +16,19 @@ from paimon_core.mergetree.compaction import full_compact
 
 from tests.core.maintain.helpers import FAR_FUTURE, assert_files_equal_referenced, batch, make_table, rows
 
-ops = st.lists(st.one_of(
-    st.tuples(st.just("write"), st.integers(0, 20), st.integers(1, 4)),
-    st.tuples(st.just("overwrite"), st.integers(0, 20), st.integers(1, 3)),
-    st.tuples(st.just("compact"), st.just(0), st.just(0)),
-    st.tuples(st.just("tag"), st.integers(0, 5), st.just(0)),
-    st.tuples(st.just("untag"), st.integers(0, 5), st.just(0)),
-    st.tuples(st.just("expire"), st.integers(1, 4), st.integers(1, 6)),
-    st.tuples(st.just("rollback"), st.integers(0, 5), st.booleans()),
-), min_size=3, max_size=14)
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("write"), st.integers(0, 20), st.integers(1, 4)),
+        st.tuples(st.just("overwrite"), st.integers(0, 20), st.integers(1, 3)),
+        st.tuples(st.just("compact"), st.just(0), st.just(0)),
+        st.tuples(st.just("tag"), st.integers(0, 5), st.just(0)),
+        st.tuples(st.just("untag"), st.integers(0, 5), st.just(0)),
+        st.tuples(st.just("expire"), st.integers(1, 4), st.integers(1, 6)),
+        st.tuples(st.just("rollback"), st.integers(0, 5), st.booleans()),
+    ),
+    min_size=3,
+    max_size=14,
+)
 
 
 class LifecycleModel:
@@ -40,7 +44,11 @@ class LifecycleModel:
         self.writes += 1
         new = {}
         for i in ids:
-            row = {"id": i, "v": f"{tag}-{i}"} if self.pk else {"id": i, "p": "a" if i % 2 else "b", "v": f"{tag}-{i}"}
+            row = (
+                {"id": i, "v": f"{tag}-{i}"}
+                if self.pk
+                else {"id": i, "p": "a" if i % 2 else "b", "v": f"{tag}-{i}"}
+            )
             new[i if self.pk else (self.writes, i)] = row
         if overwrite:
             parts = {r["p"] for r in new.values()}

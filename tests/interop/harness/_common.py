@@ -115,19 +115,35 @@ class BatchDriver:
         return self.run([{"op": op, **fields}])[0]
 
     # convenience wrappers (one process each; batch with run() when speed matters)
-    def read(self, warehouse: str, table: str, snapshot: int | None = None,
-             options: dict[str, str] | None = None) -> list[dict[str, Any]]:
-        return self.call("read", warehouse=str(warehouse), table=table, snapshot=snapshot,
-                         options=options or {})["rows"]
+    def read(
+        self, warehouse: str, table: str, snapshot: int | None = None, options: dict[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        return self.call(
+            "read", warehouse=str(warehouse), table=table, snapshot=snapshot, options=options or {}
+        )["rows"]
 
-    def create_table(self, warehouse: str, table: str, schema: list[dict[str, str]],
-                     partition_keys: list[str] | None = None, primary_keys: list[str] | None = None,
-                     options: dict[str, str] | None = None) -> dict[str, Any]:
-        return self.call("create_table", warehouse=str(warehouse), table=table, schema=schema,
-                         partition_keys=partition_keys or [], primary_keys=primary_keys or [],
-                         options=options or {})
+    def create_table(
+        self,
+        warehouse: str,
+        table: str,
+        schema: list[dict[str, str]],
+        partition_keys: list[str] | None = None,
+        primary_keys: list[str] | None = None,
+        options: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        return self.call(
+            "create_table",
+            warehouse=str(warehouse),
+            table=table,
+            schema=schema,
+            partition_keys=partition_keys or [],
+            primary_keys=primary_keys or [],
+            options=options or {},
+        )
 
-    def write(self, warehouse: str, table: str, rows: list[dict[str, Any]], overwrite: bool = False) -> dict[str, Any]:
+    def write(
+        self, warehouse: str, table: str, rows: list[dict[str, Any]], overwrite: bool = False
+    ) -> dict[str, Any]:
         return self.call("write", warehouse=str(warehouse), table=table, rows=rows, overwrite=overwrite)
 
     def snapshots(self, warehouse: str, table: str) -> list[dict[str, Any]]:

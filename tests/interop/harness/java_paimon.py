@@ -257,8 +257,12 @@ class JavaPaimon(BatchDriver):
 
     label = "Java Paimon 0.9"
 
-    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0,
-                 extra_classpath: list[str] | tuple[str, ...] = ()):
+    def __init__(
+        self,
+        cache_dir: str | os.PathLike[str] | None = None,
+        timeout: float = 600.0,
+        extra_classpath: list[str] | tuple[str, ...] = (),
+    ):
         """``extra_classpath``: jars appended at run time (JDBC drivers, Hive's jars for the
         catalog tests); the driver is compiled without them."""
         super().__init__(cache_dir, timeout)
