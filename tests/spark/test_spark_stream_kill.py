@@ -26,7 +26,11 @@ JOB = Path(__file__).with_name("stream_job.py")
 
 
 def _start(wh, ck, stop, log):
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
+    # the job's own Python for its workers: a Spark fixture of this session may have left the
+    # bare executor Python (without paimon_core) in PYSPARK_PYTHON, which the data source's
+    # planner process cannot use
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
+    env.pop("PYSPARK_DRIVER_PYTHON", None)
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, str(JOB), wh, str(ck), str(stop)],
