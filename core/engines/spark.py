@@ -194,6 +194,20 @@ def write_parquet_dir(df, path: str) -> str:
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Mismatch|Input|Conflict|Exit)): (.*)$")
 
 
+def _core_error_class(name: str, errors):
+    """The class of ``paimon_core.errors`` that a task's error named ``name`` is (or derives
+    from: ``InputRowError`` is a ``SchemaMismatch``); None for errors that are not ours."""
+    stack, match = [PaimonError], None
+    while stack and match is None:
+        c = stack.pop()
+        if c.__name__ == name:
+            match = c
+        stack.extend(c.__subclasses__())
+    if match is None:
+        return None
+    return next(k for k in match.__mro__ if k.__module__ == errors.__name__)
+
+
 def _task_error(e: BaseException) -> BaseException:
     """A failed Spark job as a core error: the last Python exception line of the failed task."""
     from paimon_core import errors
@@ -205,8 +219,8 @@ def _task_error(e: BaseException) -> BaseException:
             found = m
     if found:
         name, msg = found.group(1).rsplit(".", 1)[-1], found.group(2)
-        cls = getattr(errors, name, None)
-        if isinstance(cls, type) and issubclass(cls, PaimonError):
+        cls = _core_error_class(name, errors)
+        if cls is not None:
             return cls(msg)
         return PaimonError(f"the Spark job failed: {name}: {msg[:500]}")
     first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
