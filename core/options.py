@@ -183,6 +183,13 @@ _REGISTRY = [
         lo=1,
     ),
     Option("dynamic-bucket.target-row-num", "long", 2_000_000, "keys per bucket in dynamic mode", lo=1),
+    # catalogs
+    Option(
+        "metastore.partitioned-table", "bool", False, "Hive catalog: partitions registered in the metastore"
+    ),
+    # table kind and layout switches whose other values are refused (see UNSUPPORTED, features)
+    Option("type", "str", "table", "table kind: only 'table' (others refused by metadata.features)"),
+    Option("index-file-in-data-file-dir", "bool", False, "index files beside data files (true refused)"),
     # schema evolution
     Option("disable-explicit-type-casting", "bool", False, "refuse narrowing alter-column casts"),
     # postpone buckets and newer metadata (write/postpone.py, mergetree/postpone_compaction.py,

@@ -181,7 +181,7 @@ def _check_writable(table) -> None:
             f"table {table.identifier} has dynamic buckets (bucket = -1): the Spark data source "
             "cannot write it (tasks would assign buckets independently); use `paimon ingest`"
         )
-    if table.is_primary_key_table and table.schema.options.get("changelog-producer") == "lookup":
+    if table.is_primary_key_table and table.schema.core_options.changelog_producer == "lookup":
         raise InvalidInput(
             f"table {table.identifier} has changelog-producer = lookup: the Spark data source "
             "cannot write it (each task would compute its changelog alone); use `paimon ingest`"

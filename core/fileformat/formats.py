@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType, to_arrow_type
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.fileformat import avro, orc, parquet
+from paimon_core.options import CoreOptions
 from paimon_core.storage.file_io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")
@@ -52,7 +53,7 @@ def format_of(file_name: str) -> str:
 # ------------------------------------------------------------------ options
 def _level_map(options: dict[str, str], key: str) -> dict[int, str]:
     """``'0:avro,3:parquet'`` -> {0: 'avro', 3: 'parquet'} (Paimon's map option syntax)."""
-    raw = options.get(key)
+    raw = CoreOptions(options).get(key)
     out: dict[int, str] = {}
     if not raw or not str(raw).strip():
         return out
@@ -74,22 +75,24 @@ def _level_map(options: dict[str, str], key: str) -> dict[int, str]:
 
 def file_format(options: dict[str, str], level: int, changelog: bool = False) -> str:
     """The format a new file of this level (a changelog file if ``changelog``) is written in."""
-    if changelog and options.get("changelog-file.format"):
-        return str(options["changelog-file.format"]).strip().lower()
+    opts = CoreOptions(options)
+    if changelog and opts.get("changelog-file.format"):
+        return opts.get("changelog-file.format").strip().lower()
     per_level = _level_map(options, "file.format.per.level")
     if level in per_level:
         return per_level[level]
-    return str(options.get("file.format") or "parquet").strip().lower()
+    return opts.file_format
 
 
 def file_compression(options: dict[str, str], level: int, changelog: bool = False) -> str:
     """The codec name (``file.compression`` syntax) of a new file of this level."""
-    if changelog and options.get("changelog-file.compression"):
-        return str(options["changelog-file.compression"]).strip().lower()
+    opts = CoreOptions(options)
+    if changelog and opts.get("changelog-file.compression"):
+        return opts.get("changelog-file.compression").strip().lower()
     per_level = _level_map(options, "file.compression.per.level")
     if level in per_level:
         return per_level[level]
-    return str(options.get("file.compression") or "zstd").strip().lower()
+    return opts.get("file.compression").strip().lower()
 
 
 # file.suffix.include.compression: the codec's file extension goes before the format's (Paimon 1.x
@@ -108,8 +111,9 @@ _CODEC_EXTENSIONS = {
 def file_extension(options: dict[str, str], fmt: str) -> str:
     """``.orc``, or ``.zst.orc`` with ``file.suffix.include.compression`` (named after the table's
     ``file.compression``, as Java's path factory does, whatever codec the level uses)."""
-    if str(options.get("file.suffix.include.compression", "false")).strip().lower() == "true":
-        codec = str(options.get("file.compression") or "zstd").strip()
+    opts = CoreOptions(options)
+    if opts.get("file.suffix.include.compression"):
+        codec = opts.get("file.compression").strip()
         ext = _CODEC_EXTENSIONS.get(codec.lower(), codec) if codec else None
         if ext:
             return f".{ext}.{fmt}"
@@ -133,9 +137,10 @@ def check_options(options: dict[str, str], schema: pa.Schema) -> None:
     """Refuse, by name, any format/codec option this tool cannot write as Java Paimon would (each
     (format, codec) pair a file could get), and column types a chosen format cannot hold (Avro:
     TIMESTAMP(7..9)). Run at create-table and alter-table."""
-    default_fmt = str(options.get("file.format") or "parquet").strip().lower()
+    opts = CoreOptions(options)
+    default_fmt = opts.file_format
     _check_format("file.format", default_fmt)
-    codec = str(options.get("file.compression") or "zstd").strip().lower()
+    codec = opts.get("file.compression").strip().lower()
     fmt_per_level = _level_map(options, "file.format.per.level")
     codec_per_level = _level_map(options, "file.compression.per.level")
     for fmt in fmt_per_level.values():
@@ -144,8 +149,8 @@ def check_options(options: dict[str, str], schema: pa.Schema) -> None:
     for lvl in sorted(set(fmt_per_level) | set(codec_per_level)):
         key = "file.compression.per.level" if lvl in codec_per_level else "file.compression"
         pairs.append((key, fmt_per_level.get(lvl, default_fmt), codec_per_level.get(lvl, codec)))
-    changelog_fmt = str(options.get("changelog-file.format") or "").strip().lower()
-    changelog_codec = str(options.get("changelog-file.compression") or "").strip().lower()
+    changelog_fmt = (opts.get("changelog-file.format") or "").strip().lower()
+    changelog_codec = (opts.get("changelog-file.compression") or "").strip().lower()
     if changelog_fmt:
         _check_format("changelog-file.format", changelog_fmt)
     if changelog_fmt or changelog_codec:

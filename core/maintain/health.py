@@ -158,7 +158,7 @@ def _bucket_health(table, partition: str, bucket: int, entries, pk: bool, small:
 def _deletion_vectors(table, snapshot, rows: int) -> tuple[int | None, float | None]:
     """(deleted rows, ratio); a table with ``deletion-vectors.enabled`` and no vector yet is 0,
     any other table without vectors is None (n/a)."""
-    enabled = str(table.schema.options.get("deletion-vectors.enabled", "false")).lower() == "true"
+    enabled = table.schema.core_options.get("deletion-vectors.enabled")
     none = (0, 0.0) if enabled and snapshot is not None else (None, None)
     if snapshot is None or not snapshot.index_manifest:
         return none

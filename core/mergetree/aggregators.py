@@ -31,6 +31,7 @@ from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, Row
 from paimon_core.data.value_keys import equality_keys
 from paimon_core.errors import PaimonError
 from paimon_core.mergetree.merge_kernels import Groups, fold_groups, take_rows
+from paimon_core.options import CoreOptions
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 _COMPARABLE = _NUMERIC + (
@@ -122,7 +123,7 @@ def type_error(column: str, func: str, t: DataType) -> str | None:
 def options_error(column: str, func: str, t: DataType, options: dict) -> str | None:
     """Problems with a function's own options (``fields.F.nested-key``, ``fields.F.distinct``)."""
     func = canonical_name(func)
-    distinct = str(options.get(f"fields.{column}.distinct", "false")).strip().lower() == "true"
+    distinct = CoreOptions(options).field(column, "distinct")
     if distinct and func != "collect":  # Paimon 1.x's listagg distinct is not implemented here
         return f"fields.{column}.distinct is supported with collect only, not with {func}"
     if func == "nested_update":
@@ -138,7 +139,7 @@ def options_error(column: str, func: str, t: DataType, options: dict) -> str | N
 
 
 def nested_keys(options: dict, column: str) -> list[str]:
-    raw = options.get(f"fields.{column}.nested-key")
+    raw = CoreOptions(options).field(column, "nested-key")
     return str(raw).split(",") if raw else []
 
 
@@ -373,7 +374,7 @@ def _group_offsets(
 def _listagg(inp: AggInput) -> pa.Array:
     """Non-null values of each key joined in order (``fields.F.list-agg-delimiter``, default ',')."""
     rows = np.flatnonzero(inp.part())
-    delim = str(inp.options.get(f"fields.{inp.column}.list-agg-delimiter", ","))
+    delim = CoreOptions(inp.options).field(inp.column, "list-agg-delimiter")
     g = inp.groups.gid[rows]
     offsets, mask = _group_offsets(inp, rows, g)
     lists = pa.ListArray.from_arrays(offsets, take_rows(inp.values, rows).cast(pa.string()), mask=mask)
@@ -419,7 +420,7 @@ def _collect(inp: AggInput) -> pa.Array:
     """Concatenation of the arrays of each key in order; ``fields.F.distinct=true`` keeps the
     first occurrence of each element (Java's order there is a hash set's: unspecified)."""
     rows, child, eg = _elements(inp)
-    if str(inp.options.get(f"fields.{inp.column}.distinct", "false")).lower() == "true" and len(child):
+    if CoreOptions(inp.options).field(inp.column, "distinct") and len(child):
         keep = _keep_first_or_last(equality_keys(child), eg, last=False)
         child, eg = take_rows(child, keep), eg[keep]
     offsets, mask = _group_offsets(inp, rows, eg)

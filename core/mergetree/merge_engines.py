@@ -29,6 +29,7 @@ from paimon_core.mergetree import aggregators
 from paimon_core.mergetree.aggregators import AggInput
 from paimon_core.mergetree.merge_kernels import Groups, choose, take_rows
 from paimon_core.mergetree.merge_options import ENGINES, MergeOptions, sequence_fields, sequence_groups
+from paimon_core.options import CoreOptions
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -141,7 +142,7 @@ class MergeEngine:
         # Java wraps the merge function of lookup tables (changelog-producer=lookup) in its
         # LookupMergeFunction: of a key's records above level 0 only the latest counts, since a
         # lookup compaction already merged the older ones into it (first-row is not wrapped)
-        self.lookup = options.get("changelog-producer") == "lookup" and self.engine != "first-row"
+        self.lookup = CoreOptions(options).changelog_producer == "lookup" and self.engine != "first-row"
 
     @classmethod
     def for_schema(cls, schema, columns: list[str] | None = None) -> MergeEngine:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.errors import InvalidInput
 from paimon_core.mergetree import aggregators
+from paimon_core.options import CoreOptions
 
 ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")
 # aggregate functions a partial-update sequence group can apply: their result does not depend
@@ -43,12 +44,7 @@ def sequence_groups(options: dict) -> list[tuple[list[str], list[str]]]:
 
 
 def sequence_fields(options: dict) -> list[str]:
-    raw = options.get("sequence.field")
-    return [f.strip() for f in raw.split(",") if f.strip()] if raw else []
-
-
-def _true(options: dict, key: str, default: str = "false") -> bool:
-    return str(options.get(key, default)).strip().lower() == "true"
+    return CoreOptions(options).sequence_fields
 
 
 @dataclass(frozen=True)
@@ -65,7 +61,8 @@ class MergeOptions:
 
     @staticmethod
     def of(options: dict) -> MergeOptions:
-        engine = options.get("merge-engine", "deduplicate")
+        opts = CoreOptions(options)
+        engine = opts.merge_engine  # the registry refuses engines Paimon does not have
         if engine not in ENGINES:
             raise InvalidInput(f"unknown merge-engine '{engine}' (one of {', '.join(ENGINES)})")
         explicit = {}
@@ -74,13 +71,13 @@ class MergeOptions:
                 explicit[k[len("fields.") : -len(".aggregate-function")]] = str(v).strip()
         return MergeOptions(
             engine=engine,
-            sequence_fields=sequence_fields(options),
-            descending=str(options.get("sequence.field.sort-order", "ascending")).lower() == "descending",
-            ignore_delete=_true(options, "ignore-delete", options.get(f"{engine}.ignore-delete", "false")),
-            remove_on_delete=_true(options, "partial-update.remove-record-on-delete"),
+            sequence_fields=opts.sequence_fields,
+            descending=opts.get("sequence.field.sort-order") == "descending",
+            ignore_delete=opts.get("ignore-delete"),
+            remove_on_delete=opts.get("partial-update.remove-record-on-delete"),
             groups=sequence_groups(options),
             explicit_functions=explicit,
-            default_function=options.get("fields.default-aggregate-function"),
+            default_function=opts.get("fields.default-aggregate-function"),
             options=dict(options),
         )
 
@@ -93,7 +90,7 @@ class MergeOptions:
         return aggregators.canonical_name(f) if f is not None else None
 
     def ignore_retract(self, column: str) -> bool:
-        return _true(self.options, f"fields.{column}.ignore-retract")
+        return bool(CoreOptions(self.options).field(column, "ignore-retract"))
 
     def group_of(self) -> dict[str, tuple[list[str], list[str]]]:
         """column -> its sequence group (sequence fields included)."""
@@ -116,7 +113,7 @@ def validate_merge_options(options: dict, types: dict[str, DataType], primary_ke
         raise InvalidInput("sequence.field names a column twice")
     if mo.sequence_fields and mo.engine == "first-row":
         raise InvalidInput("sequence.field does not apply to merge-engine=first-row (Paimon refuses it)")
-    if mo.engine == "first-row" and options.get("changelog-producer", "none") not in ("none", "lookup"):
+    if mo.engine == "first-row" and CoreOptions(options).changelog_producer not in ("none", "lookup"):
         raise InvalidInput("merge-engine=first-row takes changelog-producer none or lookup only (as Paimon)")
     if mo.groups and mo.engine != "partial-update":
         raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import ADD
+from paimon_core.options import CoreOptions
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 VERSION = 1
@@ -129,11 +130,12 @@ def check_dv_options(options: dict, has_primary_key: bool) -> None:
     """Refuse what Paimon refuses with deletion vectors, and what is not implemented here."""
     from paimon_core.errors import InvalidInput
 
-    if str(options.get("deletion-vectors.enabled", "false")).lower() != "true" or not has_primary_key:
+    opts = CoreOptions(options)
+    if not opts.get("deletion-vectors.enabled") or not has_primary_key:
         return
-    if options.get("merge-engine") == "first-row":
+    if opts.merge_engine == "first-row":
         raise InvalidInput("deletion vectors are not supported with merge-engine=first-row (as in Paimon)")
-    producer = options.get("changelog-producer", "none")
+    producer = opts.changelog_producer
     if producer == "full-compaction":
         raise InvalidInput(
             "deletion vectors are not supported with changelog-producer=full-compaction (as in Paimon)"
@@ -182,7 +184,7 @@ class DeletionVectorReader:
     """Reads vectors of one table, caching index file bytes (one index file holds many)."""
 
     def __init__(self, table):
-        if str(table.schema.options.get("index-file-in-data-file-dir", "false")).lower() == "true":
+        if table.schema.core_options.get("index-file-in-data-file-dir"):
             raise PaimonError(
                 "index-file-in-data-file-dir=true (index files in bucket directories) is not supported"
             )

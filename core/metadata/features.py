@@ -25,17 +25,18 @@ Refused, because reading or writing them without the feature gives wrong rows:
 from __future__ import annotations
 
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.options import CoreOptions
 
 
 def _true(options: dict, key: str) -> bool:
-    return str(options.get(key, "false")).strip().lower() == "true"
+    return bool(CoreOptions(options).get(key))
 
 
 def check_options(options: dict, writing: bool, what: str = "table", assigns_buckets: bool = True) -> None:
     """Raise UnsupportedFeature for option values we cannot honour (``writing``: also those
     that matter only to writers; ``assigns_buckets``: the write hashes rows to buckets, which a
     compaction inside a bucket does not, unless it moves postpone rows)."""
-    kind = str(options.get("type", "table")).strip().lower()
+    kind = CoreOptions(options).get("type").strip().lower()
     if kind != "table":
         raise UnsupportedFeature(
             f"{what} has type = {kind} (only Paimon tables with snapshots are supported)"
@@ -51,8 +52,9 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
             f"{what} uses row tracking (row-tracking.enabled = true): writing it is not "
             "supported (reading is)"
         )
-    func = str(options.get("bucket-function.type", "default")).strip().lower()
-    if func != "default" and (assigns_buckets or str(options.get("bucket")).strip() == "-2"):
+    opts = CoreOptions(options)
+    func = opts.get("bucket-function.type")
+    if func != "default" and (assigns_buckets or opts.bucket == -2):
         raise UnsupportedFeature(
             f"{what} sets bucket-function.type = {func}: only the default bucket function "
             "is supported for writing"

@@ -66,9 +66,7 @@ def hive_type(t: DataType) -> str:
 
 
 def partitioned_in_metastore(schema) -> bool:
-    return str(schema.options.get("metastore.partitioned-table", "false")).lower() == "true" and bool(
-        schema.partition_keys
-    )
+    return schema.core_options.get("metastore.partitioned-table") and bool(schema.partition_keys)
 
 
 def hive_columns(schema) -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str, str | None]]]:

@@ -70,7 +70,7 @@ class StreamBatch:
 
 def change_source(table, snap: Snapshot) -> str | None:
     """``changelog``, ``delta`` or None (nothing to stream) for one snapshot of ``table``."""
-    producer = table.schema.options.get("changelog-producer", "none")
+    producer = table.schema.core_options.changelog_producer
     if not table.is_primary_key_table or producer == "none":
         return "delta" if snap.commit_kind == "APPEND" else None
     if producer == "input":

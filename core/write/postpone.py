@@ -46,7 +46,7 @@ def is_postpone(table) -> bool:
 
 def check_supported(table) -> None:
     """Changelog producers that look at bucket contents are not implemented for these tables."""
-    producer = table.schema.options.get("changelog-producer", "none")
+    producer = table.schema.core_options.changelog_producer
     if producer in ("lookup", "full-compaction"):
         raise UnsupportedFeature(
             f"changelog-producer = {producer} on a postpone-bucket table (bucket = -2) is not supported"

@@ -1091,6 +1091,9 @@ COVERED_ELSEWHERE = {
     "consumer.expiration-time": "tests/core/test_stream.py",
     "disable-explicit-type-casting": "tests/core/test_schema_evolution.py",
     "deletion-vectors.enabled": "tests/interop/test_deletion_vectors_interop.py",
+    "type": "tests/core/test_newer_metadata.py",
+    "index-file-in-data-file-dir": "tests/core/test_options.py",
+    "metastore.partitioned-table": "tests/catalog/test_hive_catalog.py",
     "deletion-vectors.bitmap64": "tests/core/test_deletion_vectors.py",
 }
 FIELD_COVERED_ELSEWHERE = {  # per-column options (fields.<col>.<name>) tested in another module
