@@ -202,6 +202,8 @@ def test_every_refused_field_option_names_its_option(key):
 def test_registered_switches_whose_other_values_are_refused():
     """`type` and `index-file-in-data-file-dir` are registered (typed, defaults) and their
     non-default values still refused: by metadata.features and by the safety net."""
-    assert CoreOptions({}).get("type") == "table" and CoreOptions({}).get("index-file-in-data-file-dir") is False
+    assert (
+        CoreOptions({}).get("type") == "table" and CoreOptions({}).get("index-file-in-data-file-dir") is False
+    )
     with pytest.raises(UnsupportedFeature, match="index-file-in-data-file-dir"):
         check_supported({"index-file-in-data-file-dir": "true"}, writing=False)
