@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
 from paimon_core.journal import InterruptedAfterCommit, record_commit
@@ -26,6 +27,9 @@ from paimon_core.metadata.manifest import (
 )
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.scan import check_not_expired, live_entries, merge_entries
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,9 @@ def commit_kind(overwrite: bool, adds, deletes, messages) -> str:
     return "COMPACT" if deletes or not adds else "APPEND"
 
 
-def latest_commit_of(table, commit_user: str, latest: Snapshot | None = None) -> Snapshot | None:
+def latest_commit_of(
+    table: FileStoreTable, commit_user: str, latest: Snapshot | None = None
+) -> Snapshot | None:
     """The newest retained snapshot committed by ``commit_user`` (Java's latestSnapshotOfUser),
     searching back from ``latest``; None if no retained snapshot is theirs."""
     sm = table.snapshots
@@ -100,7 +106,7 @@ def latest_commit_of(table, commit_user: str, latest: Snapshot | None = None) ->
 
 
 class FileStoreCommit:
-    def __init__(self, table, options: CommitOptions | None = None):
+    def __init__(self, table: FileStoreTable, options: CommitOptions | None = None):
         self.table = table
         self.options = options or CommitOptions()
 

@@ -30,10 +30,10 @@ class CatalogEnvironment:
         """A context manager held while ``snapshot-N`` or ``schema-N`` is created."""
         return contextlib.nullcontext()
 
-    def after_commit(self, table, snapshot, messages) -> None:
+    def after_commit(self, table: FileStoreTable, snapshot, messages) -> None:
         """Called once a snapshot is committed (e.g. to add metastore partitions)."""
 
-    def after_schema_change(self, table, schema) -> None:
+    def after_schema_change(self, table: FileStoreTable, schema) -> None:
         """Called once a new schema version is committed (e.g. to mirror the columns)."""
 
 

@@ -21,11 +21,29 @@ def _modules(folder: Path, package: str) -> dict[str, Path]:
     return out
 
 
+def _runtime_nodes(tree: ast.AST):
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:`` (annotation-only imports
+    never run, so they cannot form an import cycle)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if (
+                isinstance(child, ast.If)
+                and isinstance(child.test, ast.Name)
+                and child.test.id == "TYPE_CHECKING"
+            ):
+                stack.extend(child.orelse)
+                continue
+            stack.append(child)
+
+
 def _imports(path: Path, known: dict | None = None) -> set[str]:
     """The modules ``path`` imports: ``from m import x`` gives ``m.x`` when that is a module of
     ``known``, else ``m``; ``import a.b`` gives ``a.b``."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in _runtime_nodes(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for a in node.names:
                 sub = f"{node.module}.{a.name}"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paimon_core.errors import InvalidInput
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 Progress = Callable[[int], None]  # called with a number of input bytes just processed
 
@@ -28,7 +31,9 @@ class Engine(Protocol):
         Must leave no files behind if it raises."""
         ...
 
-    def compact(self, table, splits, full: bool = True, progress: Progress | None = None) -> list:
+    def compact(
+        self, table: FileStoreTable, splits, full: bool = True, progress: Progress | None = None
+    ) -> list:
         """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
         ...
 
@@ -95,20 +100,22 @@ class AutoEngine:
         self.chosen = "local"
         return LocalEngine()
 
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
+    def write(
+        self, table: FileStoreTable, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
+    ) -> list:
         eng = self.pick(sum(f.size for f in inputs))
         return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=on_rows)
 
-    def compact(self, table, splits, full: bool = True, progress=None) -> list:
+    def compact(self, table: FileStoreTable, splits, full: bool = True, progress=None) -> list:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
 
-    def export_rows(self, table, splits, *args, **kw):
+    def export_rows(self, table: FileStoreTable, splits, *args, **kw):
         from paimon_core.engines.export import split_bytes
 
         return self.pick(split_bytes(splits)).export_rows(table, splits, *args, **kw)
 
-    def export_changes(self, table, start, end, *args, **kw):
+    def export_changes(self, table: FileStoreTable, start, end, *args, **kw):
         from paimon_core.engines.export import point_bytes
 
         return self.pick(point_bytes(table, end)).export_changes(table, start, end, *args, **kw)

@@ -15,9 +15,12 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paimon_core.errors import InvalidInput, UnsupportedFeature
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 FORMATS = ("parquet", "csv", "json")  # json = JSON lines
 
@@ -36,7 +39,7 @@ class ExportResult:
 
 
 class TextSink(Protocol):
-    def write(self, table) -> None: ...  # an Arrow table of rows, in order
+    def write(self, table: FileStoreTable) -> None: ...  # an Arrow table of rows, in order
 
     def close(self) -> None: ...
 
@@ -67,7 +70,7 @@ def split_bytes(splits) -> int:
     return sum(f.file_size for s in splits for f in s.files)
 
 
-def point_bytes(table, point) -> int:
+def point_bytes(table: FileStoreTable, point) -> int:
     """The size of the table's data files at ``point``: a snapshot id (0 = empty) or a Snapshot."""
     from paimon_core.metadata.snapshot import Snapshot
 

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paimon_core.errors import SchemaMismatch
 from paimon_core.write.conform import conform_table, split_row_kinds
 from paimon_core.write.input_errors import InputRowError, row_position
 from paimon_core.write.input_files import read_batches
 
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
 
 class LocalEngine:
     name = "local"
 
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
+    def write(
+        self, table: FileStoreTable, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
+    ) -> list:
         writer = table.new_writer()
         try:
             for f in inputs:
@@ -40,7 +47,7 @@ class LocalEngine:
             writer.abort()
             raise
 
-    def write_tables(self, table, tables, row_kind_column: str | None = None) -> list:
+    def write_tables(self, table: FileStoreTable, tables, row_kind_column: str | None = None) -> list:
         writer = table.new_writer()
         try:
             for t in tables:
@@ -51,7 +58,7 @@ class LocalEngine:
             writer.abort()
             raise
 
-    def compact(self, table, splits, full: bool = True, progress=None) -> list:
+    def compact(self, table: FileStoreTable, splits, full: bool = True, progress=None) -> list:
         from paimon_core.mergetree.bucket_compaction import compact_messages
 
         return compact_messages(table, splits, full, progress)

@@ -45,11 +45,15 @@ import tempfile
 import threading
 import uuid
 from functools import partial
+from typing import TYPE_CHECKING
 
 from paimon_core.engines import spark_tasks as T
 from paimon_core.engines.spark_frames import core_zip, is_connect, ship_core, splits_dataframe, to_dataframe
 from paimon_core.engines.spark_types import spark_schema
 from paimon_core.errors import PaimonError
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 PIECE_BYTES = 128 * 1024 * 1024  # input bytes per read task (Parquet is split at row groups)
 
@@ -321,7 +325,9 @@ class SparkEngine:
         except Exception:  # noqa: BLE001
             return 8
 
-    def _run(self, table, df, prefix: str, progress=None, total: int = 0, swept_dirs=None) -> list:
+    def _run(
+        self, table: FileStoreTable, df, prefix: str, progress=None, total: int = 0, swept_dirs=None
+    ) -> list:
         """Collect the messages of ``df``; on failure delete the job's files and re-raise."""
         group = f"paimon-{prefix}"
         try:
@@ -341,7 +347,9 @@ class SparkEngine:
         return messages
 
     # ---- ingest
-    def write(self, table, inputs, progress=None, row_kind_column: str | None = None, on_rows=None) -> list:
+    def write(
+        self, table: FileStoreTable, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
+    ) -> list:
         """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed).
         ``on_rows`` hears the input row count when every input is Parquet (known from metadata)."""
         if table.schema.core_options.bucket == -2:
@@ -401,7 +409,7 @@ class SparkEngine:
         df = rows.mapInArrow(partial(T.ingest_write_task, spec, max_seq, self.fault), msg_schema)
         return self._run(table, df, prefix, progress, total)
 
-    def _direct_write(self, table, pieces) -> bool:
+    def _direct_write(self, table: FileStoreTable, pieces) -> bool:
         """Whether ingest runs without a shuffle (one task per input piece, see
         ``spark_tasks.ingest_direct_task``): append tables without buckets always; fixed-bucket
         tables when every piece has a row count (Parquet), so each piece gets a global row offset
@@ -420,7 +428,7 @@ class SparkEngine:
         return all(p.rows is not None for p in pieces)
 
     # ---- compaction
-    def compact(self, table, splits, full: bool = True, progress=None) -> list:
+    def compact(self, table: FileStoreTable, splits, full: bool = True, progress=None) -> list:
         """Compact each split (bucket) in its own task with the core's planner
         (``compact.compact_messages``); returns CommitMessages (not committed). ``splits`` should
         come from ``table.plan(snapshot, all_levels=True)``."""
@@ -436,11 +444,13 @@ class SparkEngine:
         return self._run(table, df, prefix, progress, len(splits), swept_dirs=dirs)
 
     # ---- reads
-    def read(self, table, splits, columns=None, predicate=None):
+    def read(self, table: FileStoreTable, splits, columns=None, predicate=None):
         """A Spark DataFrame of the splits, one task per split (lazy: nothing runs until an action)."""
         return splits_dataframe(self.spark, table, splits, columns, predicate)
 
-    def to_dataframe(self, table, snapshot_id: int | None = None, columns=None, where: str | None = None):
+    def to_dataframe(
+        self, table: FileStoreTable, snapshot_id: int | None = None, columns=None, where: str | None = None
+    ):
         return to_dataframe(self.spark, table, snapshot_id, columns, where)
 
     # ---- session, SQL and exports (the CLI reaches these through the Engine protocol)
@@ -554,7 +564,7 @@ def with_offsets(pieces: list) -> list:
     return out
 
 
-def max_sequence_numbers(table) -> dict:
+def max_sequence_numbers(table: FileStoreTable) -> dict:
     """(partition bytes, bucket) -> highest sequence number in the latest snapshot."""
     from paimon_core.read.scan import live_entries
 
@@ -565,7 +575,7 @@ def max_sequence_numbers(table) -> dict:
     return out
 
 
-def job_prefix(table) -> str:
+def job_prefix(table: FileStoreTable) -> str:
     """The file-name prefix of one job's data files: the table's prefix plus a job id."""
     return f"{table.schema.core_options.get('data-file.prefix')}{uuid.uuid4().hex[:12]}-"
 
@@ -573,7 +583,7 @@ def job_prefix(table) -> str:
 _META_DIRS = {"snapshot", "manifest", "schema", "index", "changelog", "tag", "branch", "statistics"}
 
 
-def sweep_job_files(table, prefix: str, keep: set, dirs=None) -> int:
+def sweep_job_files(table: FileStoreTable, prefix: str, keep: set, dirs=None) -> int:
     """Delete data files named ``<prefix>...`` not in ``keep``, in ``dirs`` or the whole table
     tree (bucket folders). Files with the job prefix belong to this job only and, when not
     kept, were never committed, so deleting them is always safe."""

@@ -41,6 +41,7 @@ from __future__ import annotations
 import pickle
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from pyspark.sql.datasource import (
@@ -52,6 +53,9 @@ from pyspark.sql.datasource import (
     InputPartition,
     WriterCommitMessage,
 )
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 ROW_KIND = "_row_kind"
 SEQ_STRIDE = 1 << 28
@@ -78,14 +82,14 @@ def _flag(options, key: str, default: bool) -> bool:
     return default if v is None else str(v).lower() == "true"
 
 
-def _columns(table, options) -> list[str]:
+def _columns(table: FileStoreTable, options) -> list[str]:
     cols = [c.strip() for c in (options.get("columns") or "").split(",") if c.strip()]
     for c in cols:
         table.schema.field(c)
     return cols or table.schema.field_names
 
 
-def _arrow_schema(table, columns, with_kind: bool):
+def _arrow_schema(table: FileStoreTable, columns, with_kind: bool):
     from paimon_core.engines.spark_types import spark_schema
 
     sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(columns).schema)
@@ -106,7 +110,7 @@ def _to_spark(rows: pa.Table, target: pa.Schema):
     ).to_batches()
 
 
-def _snapshot(table, options):
+def _snapshot(table: FileStoreTable, options):
     from paimon_core.data.times import parse_time_millis
 
     sid, tag, as_of = options.get("snapshot"), options.get("tag"), options.get("as-of")
@@ -115,7 +119,7 @@ def _snapshot(table, options):
     )
 
 
-def _spec(table):
+def _spec(table: FileStoreTable):
     from paimon_core.engines.spark_tasks import TableSpec
 
     return TableSpec.of(table)
@@ -129,7 +133,7 @@ class _SplitPartition(InputPartition):
 
 
 class PaimonReader(DataSourceReader):
-    def __init__(self, table, options, with_kind: bool, columns: list[str]):
+    def __init__(self, table: FileStoreTable, options, with_kind: bool, columns: list[str]):
         self.spec = _spec(table)
         self.options = dict(options)
         self.with_kind = with_kind
@@ -173,7 +177,7 @@ class PaimonCommitMessage(WriterCommitMessage):
     rows: int
 
 
-def _check_writable(table) -> None:
+def _check_writable(table: FileStoreTable) -> None:
     from paimon_core.errors import InvalidInput
 
     if table.is_primary_key_table and table.schema.core_options.bucket == -1:
@@ -235,7 +239,7 @@ def _messages(messages) -> list:
     return out
 
 
-def _commit(table, messages, options) -> object:
+def _commit(table: FileStoreTable, messages, options) -> object:
     from paimon_core.write.ingest import _compact_after_write
 
     try:
@@ -251,7 +255,7 @@ def _commit(table, messages, options) -> object:
 
 
 class PaimonWriter(DataSourceArrowWriter):
-    def __init__(self, table, overwrite: bool):
+    def __init__(self, table: FileStoreTable, overwrite: bool):
         _check_writable(table)
         self.spec = _spec(table)
         self.overwrite = overwrite
@@ -269,7 +273,7 @@ class PaimonWriter(DataSourceArrowWriter):
 
 
 class PaimonStreamWriter(DataSourceStreamArrowWriter):
-    def __init__(self, table, options):
+    def __init__(self, table: FileStoreTable, options):
         from paimon_core.errors import InvalidInput
 
         _check_writable(table)
@@ -314,7 +318,7 @@ class PaimonStreamReader(DataSourceStreamReader):
     """Offsets ``{"next": N, "full": S}``: snapshots < N are read; ``full`` > 0 means the
     starting state (all rows of snapshot S) is still to be read before the changes from N."""
 
-    def __init__(self, table, options, columns):
+    def __init__(self, table: FileStoreTable, options, columns):
         from paimon_core.read.stream import StreamRead
 
         self.spec = _spec(table)
@@ -416,7 +420,7 @@ class PaimonDataSource(DataSource):
         t = self._table()
         return _arrow_schema(t, _columns(t, self.options), _flag(self.options, "row-kind", True))[0]
 
-    def _chosen(self, table, schema) -> tuple[list[str], bool]:
+    def _chosen(self, table: FileStoreTable, schema) -> tuple[list[str], bool]:
         names = [f.name for f in schema.fields]
         with_kind = ROW_KIND in names
         cols = [n for n in names if n != ROW_KIND]

@@ -27,9 +27,13 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from paimon_core.data.times import parse_time_millis
 from paimon_core.errors import InvalidInput, PaimonError, SqlError
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 _IDENT = r"(?:`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)"
 _TOKEN = re.compile(
@@ -148,7 +152,7 @@ def rewrite(query: str, refs) -> str:
     return "".join(parts)
 
 
-def _point(table, text: str):
+def _point(table: FileStoreTable, text: str):
     """A diff end point: a snapshot id, or a tag (its Snapshot, readable after expiry)."""
     s = text.strip()
     if s.isdigit():

@@ -12,9 +12,13 @@ from __future__ import annotations
 import json
 import pickle
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 BUCKET = "__paimon_bucket"
 ORDER = "__paimon_order"
@@ -35,7 +39,7 @@ class TableSpec:
     file_prefix: str | None = None  # overrides data-file.prefix for this job's files
 
     @staticmethod
-    def of(table, file_prefix: str | None = None) -> TableSpec:
+    def of(table: FileStoreTable, file_prefix: str | None = None) -> TableSpec:
         return TableSpec(table.io, table.path, table.identifier, table.schema.to_json(), file_prefix)
 
     def table(self):
@@ -172,7 +176,7 @@ def ingest_read_task(
             _fault(fault, "read")
 
 
-def _new_writer(table, max_seq: dict, offset: int = 0):
+def _new_writer(table: FileStoreTable, max_seq: dict, offset: int = 0):
     """The core writer; a bucket's sequence numbers start at its restored maximum + 1 + offset."""
     codec = table.partition_codec
 

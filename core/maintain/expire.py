@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import CommitConflict, InvalidInput, SnapshotNotFound
 from paimon_core.maintain.files import (
@@ -36,6 +37,9 @@ from paimon_core.maintain.snapshot_files import (
     metadata_files,
 )
 from paimon_core.maintain.tags import tag_manager
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 INT_MAX = 2147483647
 
@@ -172,7 +176,7 @@ class ExpireResult:
         return [] if self.dry_run else self.plan.snapshot_ids
 
 
-def _consumer_next(table) -> int | None:
+def _consumer_next(table: FileStoreTable) -> int | None:
     """The smallest ``nextSnapshot`` of the table's consumers (Java's ``minNextSnapshot``)."""
     from paimon_core.metadata.consumer import consumer_manager
 
@@ -208,7 +212,9 @@ def _protected(reader: RefReader, snaps: dict, rng: ExpireRange, tagged: dict) -
     return protected
 
 
-def _doomed_files(table, reader: RefReader, snaps: dict, rng: ExpireRange, protected: Refs) -> list:
+def _doomed_files(
+    table: FileStoreTable, reader: RefReader, snaps: dict, rng: ExpireRange, protected: Refs
+) -> list:
     """The files to delete, in the order of the module doc: data files the deltas of (begin, end]
     removed, changelog files, metadata, then the snapshot files."""
     col = FileCollector(table, protected)
@@ -320,7 +326,7 @@ def expire_snapshots(
     return ExpireResult(plan, False, n)
 
 
-def expire_after_commit(table, now_ms: int | None = None) -> ExpireResult | None:
+def expire_after_commit(table: FileStoreTable, now_ms: int | None = None) -> ExpireResult | None:
     """Expiry as Paimon's writers run it after a commit: table options only, off with
     ``write-only``; consumers idle longer than ``consumer.expiration-time`` are deleted first."""
     if table.schema.core_options.get("write-only"):

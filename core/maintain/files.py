@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.storage.file_io import FileIO
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,9 @@ def delete_file(io: FileIO, path: str) -> None:
     io.delete(path)
 
 
-def entry_path(table, partition: bytes, bucket: int, file_name: str, external_path: str | None = None) -> str:
+def entry_path(
+    table: FileStoreTable, partition: bytes, bucket: int, file_name: str, external_path: str | None = None
+) -> str:
     """Where a data or changelog file named by a manifest entry lives."""
     if external_path:  # outside the table directory (Paimon 1.x data-file.external-paths)
         from paimon_core.metadata.features import external_path as resolve
@@ -46,21 +52,21 @@ def entry_path(table, partition: bytes, bucket: int, file_name: str, external_pa
     return table.io.join(table.bucket_path(table.partition_codec.from_bytes(partition), bucket), file_name)
 
 
-def extra_paths(table, partition: bytes, bucket: int, extra_files) -> list[str]:
+def extra_paths(table: FileStoreTable, partition: bytes, bucket: int, extra_files) -> list[str]:
     """Extra files (file indexes) sit next to their data file in the bucket directory."""
     d = table.bucket_path(table.partition_codec.from_bytes(partition), bucket)
     return [table.io.join(d, f) for f in extra_files]
 
 
-def manifest_path(table, name: str) -> str:
+def manifest_path(table: FileStoreTable, name: str) -> str:
     return paths.manifest_file(table.path, name)
 
 
-def index_path(table, name: str) -> str:
+def index_path(table: FileStoreTable, name: str) -> str:
     return paths.index_file(table.path, name)
 
 
-def statistics_path(table, name: str) -> str:
+def statistics_path(table: FileStoreTable, name: str) -> str:
     return paths.statistics_file(table.path, name)
 
 

@@ -23,6 +23,7 @@ Every :class:`Finding` names its threshold, so the advice can be checked by a re
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import PaimonError
 from paimon_core.maintain.expire import _consumer_next, decide_expire_range, now_millis
@@ -31,6 +32,9 @@ from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.tags import tag_manager
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.read.scan import live_entries
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 POSTPONE_BUCKET = -2
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
@@ -137,7 +141,9 @@ class TableHealth:
         return d
 
 
-def _bucket_health(table, partition: str, bucket: int, entries, pk: bool, small: int) -> BucketHealth:
+def _bucket_health(
+    table: FileStoreTable, partition: str, bucket: int, entries, pk: bool, small: int
+) -> BucketHealth:
     levels: dict[int, list[int]] = {}
     n_small = 0
     for e in entries:
@@ -155,7 +161,7 @@ def _bucket_health(table, partition: str, bucket: int, entries, pk: bool, small:
     return BucketHealth(partition, bucket, stats, runs, n_small, l0)
 
 
-def _deletion_vectors(table, snapshot, rows: int) -> tuple[int | None, float | None]:
+def _deletion_vectors(table: FileStoreTable, snapshot, rows: int) -> tuple[int | None, float | None]:
     """(deleted rows, ratio); a table with ``deletion-vectors.enabled`` and no vector yet is 0,
     any other table without vectors is None (n/a)."""
     enabled = table.schema.core_options.get("deletion-vectors.enabled")
@@ -178,7 +184,7 @@ def _deletion_vectors(table, snapshot, rows: int) -> tuple[int | None, float | N
     return deleted, (deleted / rows if rows else 0.0)
 
 
-def _snapshot_stats(table, snaps: dict, tags: int, now_ms: int) -> SnapshotStats:
+def _snapshot_stats(table: FileStoreTable, snaps: dict, tags: int, now_ms: int) -> SnapshotStats:
     opts = table.schema.core_options
     retain_min = opts.get("snapshot.num-retained.min")
     time_retained = opts.get("snapshot.time-retained")
@@ -361,7 +367,9 @@ def _findings(h: TableHealth) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-def table_health(table, now_ms: int | None = None, thresholds: Thresholds | None = None) -> TableHealth:
+def table_health(
+    table: FileStoreTable, now_ms: int | None = None, thresholds: Thresholds | None = None
+) -> TableHealth:
     """The health of ``table`` at its latest snapshot (see the module docstring)."""
     now_ms = now_millis() if now_ms is None else now_ms
     opts = table.schema.core_options

@@ -11,6 +11,7 @@ hold no orphans: only stale temporary files (``.<name>.<uuid>.tmp``) are removed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.errors import PaimonError
@@ -19,6 +20,9 @@ from paimon_core.maintain.expire import now_millis
 from paimon_core.maintain.files import PlannedFile, is_temp_name, walk_files
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.tags import tag_manager
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 METADATA_DIRS = paths.METADATA_DIRS
 DAY_MS = 86_400_000
@@ -43,7 +47,7 @@ class OrphanResult:
     deleted: int
 
 
-def referenced_files(table, reader: RefReader | None = None) -> Refs:
+def referenced_files(table: FileStoreTable, reader: RefReader | None = None) -> Refs:
     """Everything any snapshot or tag of the table uses (full paths). ``reader`` may be one that
     already read some of these snapshots (its per-snapshot cache is reused)."""
     reader = reader or RefReader(table)
@@ -61,7 +65,7 @@ def referenced_files(table, reader: RefReader | None = None) -> Refs:
     return refs
 
 
-def _rel(table, path: str) -> str:
+def _rel(table: FileStoreTable, path: str) -> str:
     root = table.path.rstrip("/") + "/"
     return path[len(root) :] if path.startswith(root) else path
 

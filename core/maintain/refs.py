@@ -10,12 +10,16 @@ file. A tag pins exactly what its snapshot used.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paimon_core.maintain.files import entry_path, extra_paths, index_path, manifest_path, statistics_path
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.manifest import ADD
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.scan import merge_entries
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 @dataclass
@@ -49,7 +53,7 @@ class Refs:
 class RefReader:
     """Computes :class:`Refs` of snapshots of one table, caching per snapshot (id, uuid, lists)."""
 
-    def __init__(self, table):
+    def __init__(self, table: FileStoreTable):
         self.table = table
         self.index_store = IndexStore(table.io, table.path)
         self._cache: dict[tuple, Refs] = {}

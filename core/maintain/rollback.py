@@ -12,6 +12,7 @@ files are gone, the files left behind are unreferenced and ``remove_orphans`` de
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.maintain import files as _files
@@ -20,6 +21,9 @@ from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.snapshot_files import FileCollector, execute_plan_files, metadata_files
 from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
 from paimon_core.metadata.snapshot import Snapshot
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,9 @@ class RollbackResult:
     deleted: int
 
 
-def plan_rollback(table, to_snapshot: int | None = None, to_tag: str | None = None) -> RollbackPlan:
+def plan_rollback(
+    table: FileStoreTable, to_snapshot: int | None = None, to_tag: str | None = None
+) -> RollbackPlan:
     if (to_snapshot is None) == (to_tag is None):
         raise InvalidInput("rollback needs exactly one of a snapshot id or a tag name")
     sm, tags = table.snapshots, tag_manager(table)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.errors import AlreadyExists, CorruptMetadata, InvalidInput, NotFound, SnapshotNotFound
 from paimon_core.metadata.snapshot import Snapshot
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 TAG_PREFIX = paths.TAG_PREFIX
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -100,7 +104,7 @@ class TagManager:
         self.io.delete(self.path(name))
 
 
-def tag_manager(table) -> TagManager:
+def tag_manager(table: FileStoreTable) -> TagManager:
     return TagManager(table.io, table.path)
 
 
@@ -114,7 +118,7 @@ def snapshot_from_tag(snapshot: Snapshot) -> Snapshot:
 
 
 # ---- operations
-def create_tag(table, name: str, snapshot_id: int | None = None) -> TagInfo:
+def create_tag(table: FileStoreTable, name: str, snapshot_id: int | None = None) -> TagInfo:
     """Tag snapshot ``snapshot_id`` (the latest by default). Refuses an existing name and a
     snapshot that does not exist."""
     validate_tag_name(name)
@@ -132,7 +136,7 @@ def create_tag(table, name: str, snapshot_id: int | None = None) -> TagInfo:
     return TagInfo(name, snap.id, snap.time_millis, snap.total_record_count, snap)
 
 
-def list_tags(table) -> list[TagInfo]:
+def list_tags(table: FileStoreTable) -> list[TagInfo]:
     """Tags ordered by snapshot id, then name."""
     out = [
         TagInfo(n, s.id, s.time_millis, s.total_record_count, s)
@@ -141,7 +145,7 @@ def list_tags(table) -> list[TagInfo]:
     return sorted(out, key=lambda t: (t.snapshot_id, t.name))
 
 
-def get_tag(table, name: str) -> TagInfo:
+def get_tag(table: FileStoreTable, name: str) -> TagInfo:
     s = tag_manager(table).snapshot(name)
     return TagInfo(name, s.id, s.time_millis, s.total_record_count, s)
 
@@ -153,7 +157,7 @@ class TagDeletion:
     dry_run: bool
 
 
-def plan_delete_tag(table, name: str) -> tuple[TagInfo, tuple]:
+def plan_delete_tag(table: FileStoreTable, name: str) -> tuple[TagInfo, tuple]:
     """The tag and the files only it keeps alive: nothing while its snapshot file still exists;
     otherwise what its snapshot used that neither the earliest snapshot (files are never re-added
     once removed, so a later snapshot using it would mean the earliest does) nor another tag uses."""
@@ -182,7 +186,7 @@ def plan_delete_tag(table, name: str) -> tuple[TagInfo, tuple]:
     return info, tuple(col.files)
 
 
-def delete_tag(table, name: str, dry_run: bool = False, progress=None) -> TagDeletion:
+def delete_tag(table: FileStoreTable, name: str, dry_run: bool = False, progress=None) -> TagDeletion:
     """Delete the tag file, then the files only it kept (as Java's tag deletion does). If this
     is interrupted after the tag file is gone, the files left are orphans (``remove_orphans``).
     ``progress(PlannedFile)`` is called after each deletion."""

@@ -17,6 +17,7 @@ retractions are dropped when nothing older remains below the output.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,6 +30,9 @@ from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels
 
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
 
 @dataclass(frozen=True)
 class CompactResult:
@@ -38,7 +42,7 @@ class CompactResult:
     files_after: int
 
 
-def _merge_files(table, split: DataSplit, files, output_level: int | None = None) -> pa.Table:
+def _merge_files(table: FileStoreTable, split: DataSplit, files, output_level: int | None = None) -> pa.Table:
     """The merged records of ``files``. A compaction of a lookup table (changelog-producer
     lookup) that takes level-0 files to ``output_level`` > 0 merges as Java's lookup rewrite:
     every key of the inputs goes through the merge function (single records too), together with
@@ -62,7 +66,7 @@ def _merge_files(table, split: DataSplit, files, output_level: int | None = None
     return engine.merge(data, levels=file_levels(list(files) + above, parts), merge_singles=lookup)
 
 
-def _drop_keys_in_other_files(table, split: DataSplit, files, merged: pa.Table) -> pa.Table:
+def _drop_keys_in_other_files(table: FileStoreTable, split: DataSplit, files, merged: pa.Table) -> pa.Table:
     """First-row: a key already stored in an older run keeps that row, so the compaction output
     must not repeat it. Readers of first-row tables read levels above 0 without merging, as
     Java does (docs/format.md section 10), so runs there never share a key."""
@@ -139,7 +143,7 @@ def compact_pk_files(
     )
 
 
-def drop_vectors(table, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
+def drop_vectors(table: FileStoreTable, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
     """Index changes when ``rewritten`` files (read without their deleted rows) are replaced:
     their deletion vectors go, the bucket's other vectors stay."""
     gone = {f.file_name for f in rewritten}
@@ -151,7 +155,7 @@ def drop_vectors(table, split: DataSplit, rewritten, written: list) -> tuple[tup
     return index_changes(table, split, vectors, written)
 
 
-def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int) -> list:
+def _full_compaction_changelog(table: FileStoreTable, split, writer, merged: pa.Table, top: int) -> list:
     """Changelog between the previous top level and the new one (full-compaction producer)."""
     from paimon_core.mergetree.changelog import changes
     from paimon_core.mergetree.merge_engines import SEQ
@@ -175,7 +179,7 @@ def _full_compaction_changelog(table, split, writer, merged: pa.Table, top: int)
     return writer.write_run(log, level=top, changelog=True)
 
 
-def _lookup_changelog(table, split: DataSplit, writer, files, output_level: int) -> list:
+def _lookup_changelog(table: FileStoreTable, split: DataSplit, writer, files, output_level: int) -> list:
     """Changelog of the keys in the level-0 ``files`` (lookup producer): each key's merged value
     in the bucket's files above level 0 (the state before these writes; deletion vectors
     applied) against its merged value with the level-0 records on top (after). First-row: a
@@ -220,7 +224,7 @@ def _lookup_changelog(table, split: DataSplit, writer, files, output_level: int)
     return writer.write_run(log, level=output_level, changelog=True)
 
 
-def compact_append_files(table, split: DataSplit, files) -> CommitMessage:
+def compact_append_files(table: FileStoreTable, split: DataSplit, files) -> CommitMessage:
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
@@ -269,7 +273,7 @@ def pick_bucketed_append(files, target: int, min_files: int, max_files: int) -> 
     return None
 
 
-def plan_bucket(table, split: DataSplit, full: bool):
+def plan_bucket(table: FileStoreTable, split: DataSplit, full: bool):
     """What to compact in one bucket: (files, output level, drop deletes) or None."""
     opts = table.schema.core_options
     if not table.is_primary_key_table:
@@ -323,7 +327,7 @@ def plan_bucket(table, split: DataSplit, full: bool):
     return chosen, unit.output_level, drop_delete
 
 
-def compact_messages(table, splits, full: bool, progress=None) -> list[CommitMessage]:
+def compact_messages(table: FileStoreTable, splits, full: bool, progress=None) -> list[CommitMessage]:
     producer = table.schema.core_options.changelog_producer
     changelog_full = producer == "full-compaction"
     top = max_level(table)

@@ -8,12 +8,17 @@ conflict and nothing changes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paimon_core.commit import CommitMessage
 from paimon_core.errors import CorruptMetadata
 from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.mergetree.bucket_compaction import CompactResult, compact_messages
 from paimon_core.mergetree.levels import forces_level0_compaction, max_level
 from paimon_core.read.scan import check_not_expired
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 __all__ = [
     "CompactResult",
@@ -72,11 +77,11 @@ def compact(
     )
 
 
-def full_compact(table, partition_filter=None, progress=None, engine=None) -> CompactResult:
+def full_compact(table: FileStoreTable, partition_filter=None, progress=None, engine=None) -> CompactResult:
     return compact(table, full=True, partition_filter=partition_filter, progress=progress, engine=engine)
 
 
-def _commits_since_full_compaction(table, limit: int) -> int:
+def _commits_since_full_compaction(table: FileStoreTable, limit: int) -> int:
     """Write commits (not COMPACT) after the latest full compaction of a full-compaction
     changelog table, counted back from the latest snapshot up to ``limit``. A full compaction
     is a COMPACT snapshot with a changelog (the table's other compactions write none); one
@@ -94,7 +99,7 @@ def _commits_since_full_compaction(table, limit: int) -> int:
     return n
 
 
-def auto_compact(table, messages: list[CommitMessage]) -> CompactResult | None:
+def auto_compact(table: FileStoreTable, messages: list[CommitMessage]) -> CompactResult | None:
     """After a write: compact the written buckets the way Paimon's writers do, unless write-only.
     With ``changelog-producer = full-compaction`` a full compaction runs every
     ``full-compaction.delta-commits`` write commits (default: every commit), counted from the

@@ -12,6 +12,8 @@ index files are replaced by one new file.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,8 +25,11 @@ from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import ROW_POS, TableRead
 
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
-def bucket_vectors(table, split: DataSplit) -> dict[str, np.ndarray]:
+
+def bucket_vectors(table: FileStoreTable, split: DataSplit) -> dict[str, np.ndarray]:
     """Deleted positions per data file of a split (files that have a vector)."""
     reader = DeletionVectorReader(table)
     return {name: reader.positions(df) for name, df in split.deletion_files}
@@ -42,7 +47,7 @@ def index_changes(
     return added, deleted
 
 
-def _needs_old_values(table) -> bool:
+def _needs_old_values(table: FileStoreTable) -> bool:
     opts = table.schema.options
     return opts.get("merge-engine", "deduplicate") != "deduplicate" or bool(opts.get("sequence.field"))
 

@@ -3,6 +3,11 @@ level, and which tables must never leave a write in level 0."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
 
 def forces_level0_compaction(table) -> bool:
     """Paimon's writers move every write out of level 0 at once for first-row tables (whose
@@ -15,5 +20,5 @@ def forces_level0_compaction(table) -> bool:
     )
 
 
-def max_level(table) -> int:
+def max_level(table: FileStoreTable) -> int:
     return table.schema.core_options.num_levels - 1

@@ -12,6 +12,8 @@ before and after differ only by the rows that were waiting.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paimon_core.commit import CommitMessage
 from paimon_core.errors import CorruptMetadata
 from paimon_core.read.scan import DataSplit, check_not_expired, live_entries
@@ -26,6 +28,9 @@ from paimon_core.write.postpone import (
     with_buckets,
     writer_prefix,
 )
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 def replay_order(files) -> list:
@@ -98,7 +103,7 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     )
 
 
-def compact_postpone(table, full: bool = False, partition_filter=None, progress=None):
+def compact_postpone(table: FileStoreTable, full: bool = False, partition_filter=None, progress=None):
     """Move every waiting row of the table (of the partitions ``partition_filter`` accepts) into
     real buckets and compact the buckets written; one COMPACT snapshot. With ``full``, every
     other real bucket is fully compacted in the same snapshot."""

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import CorruptMetadata, InvalidInput, NotFound
 from paimon_core.metadata import jsonfmt
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 PREFIX = "consumer-"
 _ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -104,5 +108,5 @@ class ConsumerManager:
         return gone
 
 
-def consumer_manager(table) -> ConsumerManager:
+def consumer_manager(table: FileStoreTable) -> ConsumerManager:
     return ConsumerManager(table.io, table.path)

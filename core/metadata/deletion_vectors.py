@@ -20,12 +20,16 @@ import struct
 import uuid
 import zlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import ADD
 from paimon_core.options import CoreOptions
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 VERSION = 1
@@ -142,17 +146,17 @@ def check_dv_options(options: dict, has_primary_key: bool) -> None:
         )
 
 
-def dv_enabled(table) -> bool:
+def dv_enabled(table: FileStoreTable) -> bool:
     return bool(table.schema.core_options.get("deletion-vectors.enabled"))
 
 
-def index_path(table, index_file: str, external_path: str | None = None) -> str:
+def index_path(table: FileStoreTable, index_file: str, external_path: str | None = None) -> str:
     if external_path:
         return external_path.split("://", 1)[-1]  # as data files' external paths are read
     return table.io.join(table.path, "index", index_file)
 
 
-def dv_entries(table, snapshot) -> list:
+def dv_entries(table: FileStoreTable, snapshot) -> list:
     """The live DELETION_VECTORS entries of a snapshot's index manifest."""
     if snapshot is None or not snapshot.index_manifest:
         return []
@@ -183,7 +187,7 @@ def deletion_files(by_bucket: dict[tuple, list]) -> dict[tuple, dict[str, Deleti
 class DeletionVectorReader:
     """Reads vectors of one table, caching index file bytes (one index file holds many)."""
 
-    def __init__(self, table):
+    def __init__(self, table: FileStoreTable):
         if table.schema.core_options.get("index-file-in-data-file-dir"):
             raise PaimonError(
                 "index-file-in-data-file-dir=true (index files in bucket directories) is not supported"
@@ -219,7 +223,7 @@ def keep_mask(positions: np.ndarray, num_rows: int) -> np.ndarray:
 MAX_SLICES = 64
 
 
-def drop_deleted(table, positions: np.ndarray):
+def drop_deleted(table: pa.Table, positions: np.ndarray):
     """``table`` (all rows of one file, in file order) without the rows at ``positions``: the
     kept runs as zero-copy slices when there are few (deletes of key ranges), else a take of the
     kept row indices (faster than a boolean filter when few rows go)."""

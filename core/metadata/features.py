@@ -24,8 +24,13 @@ Refused, because reading or writing them without the feature gives wrong rows:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.options import CoreOptions
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 def _true(options: dict, key: str) -> bool:
@@ -83,7 +88,7 @@ def check_file(f, where: str = "") -> None:
         )
 
 
-def external_path(table, uri: str) -> str:
+def external_path(table: FileStoreTable, uri: str) -> str:
     """The path of a file stored outside the table directory (``_EXTERNAL_PATH``), on the
     table's own file system; another file system is refused by name."""
     from paimon_core.storage.file_io import split_scheme

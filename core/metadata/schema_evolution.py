@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -34,6 +35,9 @@ from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
 from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 # ---------------------------------------------------------------------------------------------
 # The changes (Java ``SchemaChange`` subclasses of the same names)
@@ -462,7 +466,7 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
     )
 
 
-def alter_table(table, changes):
+def alter_table(table: FileStoreTable, changes):
     """Commit ``changes`` to ``table``'s schema; returns the table at the new schema."""
     with table.env.lock():
         new = commit_changes(table.io, table.path, changes)

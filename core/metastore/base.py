@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from paimon_core.catalog import Catalog, parse_identifier
 from paimon_core.errors import (
@@ -28,6 +29,9 @@ from paimon_core.errors import (
 )
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.table import CatalogEnvironment, FileStoreTable
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$")
 _UNITS = {
@@ -79,10 +83,10 @@ class MetastoreEnvironment(CatalogEnvironment):
     def lock(self):
         return self.catalog.table_lock(self.db, self.table)
 
-    def after_commit(self, table, snapshot, messages) -> None:
+    def after_commit(self, table: FileStoreTable, snapshot, messages) -> None:
         self.catalog.after_commit(self.db, self.table, table, snapshot, messages)
 
-    def after_schema_change(self, table, schema) -> None:
+    def after_schema_change(self, table: FileStoreTable, schema) -> None:
         self.catalog.after_schema_change(self.db, self.table, table, schema)
 
 

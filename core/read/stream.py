@@ -39,6 +39,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -46,6 +47,9 @@ from paimon_core.errors import CorruptMetadata, InvalidInput, SnapshotNotFound
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.diff import empty_changes, snapshot_changelog, snapshot_delta, with_row_kind
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 MODES = ("latest-full", "latest", "from-snapshot", "from-snapshot-full")
 
@@ -68,7 +72,7 @@ class StreamBatch:
     next_snapshot: int
 
 
-def change_source(table, snap: Snapshot) -> str | None:
+def change_source(table: FileStoreTable, snap: Snapshot) -> str | None:
     """``changelog``, ``delta`` or None (nothing to stream) for one snapshot of ``table``."""
     producer = table.schema.core_options.changelog_producer
     if not table.is_primary_key_table or producer == "none":
@@ -80,7 +84,9 @@ def change_source(table, snap: Snapshot) -> str | None:
     raise InvalidInput(f"table {table.identifier}: changelog-producer '{producer}' cannot be streamed")
 
 
-def snapshot_changes(table, snap: Snapshot, columns: list[str] | None = None) -> pa.Table | None:
+def snapshot_changes(
+    table: FileStoreTable, snap: Snapshot, columns: list[str] | None = None
+) -> pa.Table | None:
     """The changes one snapshot contributes to a stream; None when it has none to stream."""
     source = change_source(table, snap)
     if source is None:

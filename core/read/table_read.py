@@ -9,6 +9,7 @@ columns of a PK table apply only after merging (a file's row may be superseded e
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +21,9 @@ from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.scan import DataSplit
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
@@ -58,7 +62,9 @@ def file_levels(files, parts: list[pa.Table]):
 
 
 class TableRead:
-    def __init__(self, table, columns: list[str] | None = None, predicate: Predicate | None = None):
+    def __init__(
+        self, table: FileStoreTable, columns: list[str] | None = None, predicate: Predicate | None = None
+    ):
         check_readable(table.schema)
         self.table = table
         self.schema = table.schema

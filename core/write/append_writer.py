@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +21,9 @@ from paimon_core.fileformat import formats
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 def split_by(table: pa.Table, columns: list[str]):
@@ -65,7 +69,9 @@ class RollingFileWriter:
     Incoming batches are buffered into large row groups (small row groups cost write time and
     repeat dictionaries); the roll check runs after each row group."""
 
-    def __init__(self, table, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"):
+    def __init__(
+        self, table: FileStoreTable, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"
+    ):
         self.table = table
         self.partition = partition
         self.bucket = bucket
@@ -173,7 +179,7 @@ class RollingFileWriter:
 class AppendWriter:
     """Splits incoming batches by partition and bucket; one RollingFileWriter per pair."""
 
-    def __init__(self, table, restore_max_seq: Callable[[tuple, int], int] | None = None):
+    def __init__(self, table: FileStoreTable, restore_max_seq: Callable[[tuple, int], int] | None = None):
         self.table = table
         schema = table.schema
         self.partition_keys = list(schema.partition_keys)

@@ -16,6 +16,7 @@ Rows already deleted (by a deletion vector) never match again.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +28,9 @@ from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.read.predicate import filter_table
 from paimon_core.read.table_read import ROW_POS, TableRead
 
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
 
 @dataclass(frozen=True)
 class DeleteResult:
@@ -36,7 +40,7 @@ class DeleteResult:
     snapshot: object = None
 
 
-def delete_where(table, where: str, dry_run: bool = False) -> DeleteResult:
+def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> DeleteResult:
     if not where or not where.strip():
         raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint(
             "delete_where"
@@ -66,7 +70,7 @@ def delete_where(table, where: str, dry_run: bool = False) -> DeleteResult:
     return DeleteResult(rows, len(hits), mode, result)
 
 
-def _dv_messages(table, hits) -> list[CommitMessage]:
+def _dv_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
     from paimon_core.mergetree.dv_compaction import bucket_vectors, index_changes
 
     by_split: dict[int, list] = {}
@@ -89,7 +93,7 @@ def _dv_messages(table, hits) -> list[CommitMessage]:
     return messages
 
 
-def _rewrite_messages(table, hits) -> list[CommitMessage]:
+def _rewrite_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
     from paimon_core.mergetree.bucket_compaction import drop_vectors
     from paimon_core.write.append_writer import RollingFileWriter
 
@@ -135,7 +139,7 @@ def _rewrite_messages(table, hits) -> list[CommitMessage]:
     return messages
 
 
-def _delete_pk(table, snap, pred, where: str, dry_run: bool) -> DeleteResult:
+def _delete_pk(table: FileStoreTable, snap, pred, where: str, dry_run: bool) -> DeleteResult:
     opts = table.schema.options
     engine = opts.get("merge-engine", "deduplicate")
     removes = engine == "deduplicate" or (

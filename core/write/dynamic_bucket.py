@@ -7,8 +7,13 @@ Hash collisions only put two keys in the same bucket, which is harmless.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from paimon_core.metadata.index_manifest import HASH_INDEX, IndexEntry, IndexStore
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 class _PartitionIndex:
@@ -43,7 +48,7 @@ class _PartitionIndex:
 
 
 class DynamicBucketAssigner:
-    def __init__(self, table, snapshot, target_rows: int):
+    def __init__(self, table: FileStoreTable, snapshot, target_rows: int):
         self.table = table
         self.store = IndexStore(table.io, table.path)
         self.target = max(1, target_rows)

@@ -10,6 +10,7 @@ given as ``partition``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions
@@ -20,6 +21,9 @@ from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.literals import to_scalar
 from paimon_core.write.conform import check_columns, conform_table
 from paimon_core.write.input_files import find_inputs, input_schema
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,7 @@ class IngestResult:
     skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
 
 
-def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
+def parse_partition_spec(table: FileStoreTable, spec: dict | str | None) -> dict | None:
     """'dt=2024-01-01,hr=3' or a dict -> {key: internal value} checked against the partition keys."""
     if spec is None or spec == "" or spec == {}:
         return None
@@ -60,12 +64,14 @@ def parse_partition_spec(table, spec: dict | str | None) -> dict | None:
     return out
 
 
-def _spec_matcher(table, spec: dict):
+def _spec_matcher(table: FileStoreTable, spec: dict):
     idx = {k: i for i, k in enumerate(table.schema.partition_keys)}
     return lambda values: all(values[idx[k]] == v for k, v in spec.items())
 
 
-def _overwrite_filter(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None):
+def _overwrite_filter(
+    table: FileStoreTable, messages: list[CommitMessage], overwrite: bool, spec: dict | None
+):
     if overwrite and spec is not None:
         match = _spec_matcher(table, spec)
         stray = [m.partition for m in messages if not match(m.partition)]
@@ -84,7 +90,9 @@ def _overwrite_filter(table, messages: list[CommitMessage], overwrite: bool, spe
     return None
 
 
-def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | None) -> Snapshot | None:
+def _commit(
+    table: FileStoreTable, messages: list[CommitMessage], overwrite: bool, spec: dict | None
+) -> Snapshot | None:
     """Commit ``messages``; on any failure before the commit is made (a refused overwrite, a
     conflict, Ctrl-C) every file they name is deleted, so a failed write leaves nothing."""
     try:
@@ -105,7 +113,7 @@ def _commit(table, messages: list[CommitMessage], overwrite: bool, spec: dict | 
 REWRITES = 3  # how often a dynamic-bucket write is redone after a bucket assignment conflict
 
 
-def _write_and_commit(table, write, overwrite: bool, spec: dict | None):
+def _write_and_commit(table: FileStoreTable, write, overwrite: bool, spec: dict | None):
     """``write(read)`` (the engine's write; ``read`` collects input row counts), then commit.
     A dynamic-bucket write whose new keys another writer meanwhile put in other buckets cannot
     be committed as written (``index_rebase``): its files are deleted and the write is redone
@@ -127,7 +135,7 @@ def _write_and_commit(table, write, overwrite: bool, spec: dict | None):
     raise AssertionError("unreachable")
 
 
-def _compact_after_write(table, messages: list[CommitMessage]) -> None:
+def _compact_after_write(table: FileStoreTable, messages: list[CommitMessage]) -> None:
     """Paimon's writers compact the buckets they wrote when a bucket has too many sorted runs
     (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
     off with ``write-only``); the data is committed already, so a compaction that loses a race
@@ -144,7 +152,7 @@ def _compact_after_write(table, messages: list[CommitMessage]) -> None:
     expire_after_commit(table)  # per the table's snapshot.* options, as Paimon's writers do
 
 
-def _evolution(table, schemas: list[pa.Schema]) -> tuple[list, object]:
+def _evolution(table: FileStoreTable, schemas: list[pa.Schema]) -> tuple[list, object]:
     """The schema changes that make every input fit (new nullable columns, implicit widening)
     and the schema they lead to; nothing is committed here."""
     from paimon_core.metadata.schema_evolution import apply_changes, changes_for_input
@@ -158,7 +166,7 @@ def _evolution(table, schemas: list[pa.Schema]) -> tuple[list, object]:
     return changes, candidate
 
 
-def _check_inputs(table, named_schemas: list[tuple[str, pa.Schema]], evolve: bool):
+def _check_inputs(table: FileStoreTable, named_schemas: list[tuple[str, pa.Schema]], evolve: bool):
     """Check every input against the table (evolved in memory when ``evolve``) before anything is
     written; commits the evolved schema and returns (table to write with, changes)."""
     changes: list = []

@@ -16,6 +16,7 @@ import datetime as dt
 import os
 import uuid
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -36,6 +37,9 @@ from paimon_core.mergetree.merge_engines import (
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 KEY_PREFIX = "_KEY_"
 FLUSH_THREADS = min(4, os.cpu_count() or 1)
@@ -61,7 +65,7 @@ def to_kv_layout(records: pa.Table, schema) -> pa.Table:
 class KeyValueFileWriter:
     """Writes one bucket's merged, sorted records as level-0 files rolled at the target size."""
 
-    def __init__(self, table, partition: tuple, bucket: int):
+    def __init__(self, table: FileStoreTable, partition: tuple, bucket: int):
         self.table = table
         schema = table.schema
         self.dir = table.bucket_path(partition, bucket)
@@ -170,7 +174,7 @@ class _BucketBuffer:
 class KeyValueWriter:
     """Buffers records per (partition, bucket); flushes merged sorted runs at level 0."""
 
-    def __init__(self, table, restore_max_seq=None):
+    def __init__(self, table: FileStoreTable, restore_max_seq=None):
         self.table = table
         schema = table.schema
         self.schema = schema

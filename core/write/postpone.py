@@ -24,6 +24,7 @@ import datetime as dt
 import random
 import uuid
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -35,16 +36,19 @@ from paimon_core.errors import CorruptMetadata, UnsupportedFeature
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta, SimpleStats
 from paimon_core.metadata.stats import StatsCollector
 
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
 POSTPONE_BUCKET = -2
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
 
 
-def is_postpone(table) -> bool:
+def is_postpone(table: FileStoreTable) -> bool:
     return table.schema.core_options.bucket == POSTPONE_BUCKET
 
 
-def check_supported(table) -> None:
+def check_supported(table: FileStoreTable) -> None:
     """Changelog producers that look at bucket contents are not implemented for these tables."""
     producer = table.schema.core_options.changelog_producer
     if producer in ("lookup", "full-compaction"):
@@ -83,7 +87,7 @@ def pending_rows_by_partition(entries) -> dict[bytes, int]:
     return out
 
 
-def new_partition_buckets(table, pending_rows: int) -> int:
+def new_partition_buckets(table: FileStoreTable, pending_rows: int) -> int:
     """Buckets for a partition that has no real-bucket files yet."""
     opts = table.schema.core_options
     t = opts.get("postpone.target-row-num-per-bucket")
@@ -97,7 +101,7 @@ def new_partition_buckets(table, pending_rows: int) -> int:
     return n
 
 
-def with_buckets(table, n: int):
+def with_buckets(table: FileStoreTable, n: int):
     """The table seen as a fixed-bucket table of ``n`` buckets (same files and snapshots)."""
     schema = replace(table.schema, options={**table.schema.options, "bucket": str(n)})
     return table.with_schema(schema)
@@ -113,7 +117,7 @@ class PostponeWriter:
     """Writer of a postpone-bucket table: to real buckets (``postpone.batch-write-fixed-bucket``,
     the default) or to ``bucket-postpone``."""
 
-    def __init__(self, table):
+    def __init__(self, table: FileStoreTable):
         check_supported(table)
         self.table = table
         schema = table.schema

@@ -32,6 +32,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -39,10 +40,13 @@ from paimon_core.commit import CommitOptions, latest_commit_of
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.snapshot import Snapshot
 
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
 LAST_FILE = "ingest.watch.last-file"
 
 
-def watch_commit_user(table, directory: str, pattern: str) -> str:
+def watch_commit_user(table: FileStoreTable, directory: str, pattern: str) -> str:
     """A commit user stable across restarts of the same watch (same table, folder and pattern)."""
     key = f"paimon-cli:watch:{table.identifier}:{os.path.abspath(directory)}:{pattern}"
     return str(uuid.uuid5(uuid.NAMESPACE_URL, key))
@@ -58,7 +62,7 @@ class CommitResult:
 class StreamingCommitter:
     """Commits of one stable ``commit_user`` with increasing identifiers, each exactly once."""
 
-    def __init__(self, table, commit_user: str):
+    def __init__(self, table: FileStoreTable, commit_user: str):
         self.table = table
         self.commit_user = commit_user
         self.last = latest_commit_of(table, commit_user)
