@@ -210,7 +210,9 @@ class MergeEngine:
                 return None
             if pa.types.is_date32(t):  # Arrow casts date32 to int32 only
                 col = col.cast(pa.int32())
-            cols.append(col.cast(pa.int64()).to_numpy() if not pa.types.is_integer(col.type) else col.to_numpy())
+            cols.append(
+                col.cast(pa.int64()).to_numpy() if not pa.types.is_integer(col.type) else col.to_numpy()
+            )
         seq = data.column(SEQ).to_numpy()
         kind = data.column(KIND).to_numpy()
         retract = (kind == UPDATE_BEFORE) | (kind == DELETE)

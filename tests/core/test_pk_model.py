@@ -309,6 +309,7 @@ def test_pk_table_matches_dict_model(
             for r in rows_from_arrow(t.read(snapshot_id=sid), paimon_types)
         }
         want = {
-            (*(_canon(x) for x in key_of(k)), f"p{k % 2}"): (_canon(v[0]), _canon(v[1])) for k, v in exp.items()
+            (*(_canon(x) for x in key_of(k)), f"p{k % 2}"): (_canon(v[0]), _canon(v[1]))
+            for k, v in exp.items()
         }
         assert got == want, f"snapshot {sid} ({key_type}, {types}, {on_delete})"
