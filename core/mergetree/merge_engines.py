@@ -325,7 +325,13 @@ class MergeEngine:
             last_del = groups.last_where(deletes)
             active = ~retract & (np.arange(len(kind)) > last_del[groups.gid])
             last_kept = groups.last_where(kind != UPDATE_BEFORE)
-            kinds = np.where((last_del >= 0) & (last_kept == last_del), DELETE, INSERT).astype(np.int8)
+            # a key with only -U records stays a (ignored) retraction, not a row of NULLs
+            only_updates_before = groups.last_where(~retract) < 0
+            kinds = np.where(
+                (last_del >= 0) & (last_kept == last_del),
+                DELETE,
+                np.where(only_updates_before, UPDATE_BEFORE, INSERT),
+            ).astype(np.int8)
         group_of = self.mo.group_of()
         merged = {}
         for c in self.values:
