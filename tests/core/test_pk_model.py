@@ -2,8 +2,10 @@
 for every merge engine, checked at every snapshot (time travel included). The two value columns
 get types drawn from every type we support (integers, FLOAT/DOUBLE, compact and wide DECIMAL,
 BOOLEAN, strings, binaries, DATE, TIME, TIMESTAMP(0-9), TIMESTAMP_LTZ(0-9), ARRAY, MAP, MULTISET,
-ROW, nested ROW, ARRAY<ROW>), NULLs included. A tiny write buffer makes one commit spill into several
-level-0 sorted runs. Values are canonical JSON (tests/interop/harness/canonical.py), so the
+ROW, nested ROW, ARRAY<ROW>), NULLs included; keys are INT, STRING, DECIMAL, DATE, TIMESTAMP or
+composite, with the partition column in the key; records are +I/+U/-U/-D under each engine's delete
+options. A tiny write buffer makes one commit spill into several level-0 sorted runs. A second test
+checks the changelog producers (input, lookup, full-compaction) against the same model. Values are canonical JSON (tests/interop/harness/canonical.py), so the
 model compares exactly what a reader sees."""
 
 import datetime as dt
