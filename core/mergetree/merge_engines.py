@@ -102,12 +102,21 @@ class MergeEngine:
     the aggregate functions are checked against their columns' types first (a table another
     writer created with a misfit is refused with a clear error instead of failing mid-merge)."""
 
-    def __init__(self, options: dict, keys: list[str], value_columns: list[str], types: dict | None = None):
+    def __init__(
+        self,
+        options: dict,
+        keys: list[str],
+        value_columns: list[str],
+        types: dict | None = None,
+        partition_keys: tuple = (),
+    ):
         self.options = options
         self.mo = mo = MergeOptions.of(options)
         self.engine = mo.engine
         self.keys = keys
-        self.values = [c for c in value_columns if c not in keys]
+        # partition columns are constant within a bucket: merged rows keep them (a partial-update
+        # -D must not null them)
+        self.values = [c for c in value_columns if c not in keys and c not in partition_keys]
         self.sequence_fields = mo.sequence_fields
         self.sequence_descending = mo.descending
         self.ignore_delete = mo.ignore_delete
@@ -149,7 +158,11 @@ class MergeEngine:
         """The engine of a table schema over ``columns`` (default: all), types checked."""
         names = list(columns) if columns is not None else list(schema.field_names)
         return cls(
-            schema.options, schema.trimmed_primary_keys, names, {f.name: f.type for f in schema.fields}
+            schema.options,
+            schema.trimmed_primary_keys,
+            names,
+            {f.name: f.type for f in schema.fields},
+            tuple(schema.partition_keys),
         )
 
     def merge(
@@ -195,7 +208,11 @@ class MergeEngine:
                 or col.null_count
             ):
                 return None
-            cols.append(col.cast(pa.int64()).to_numpy() if not pa.types.is_integer(t) else col.to_numpy())
+            if pa.types.is_date32(t):  # Arrow casts date32 to int32 only
+                col = col.cast(pa.int32())
+            cols.append(
+                col.cast(pa.int64()).to_numpy() if not pa.types.is_integer(col.type) else col.to_numpy()
+            )
         seq = data.column(SEQ).to_numpy()
         kind = data.column(KIND).to_numpy()
         retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
@@ -308,7 +325,13 @@ class MergeEngine:
             last_del = groups.last_where(deletes)
             active = ~retract & (np.arange(len(kind)) > last_del[groups.gid])
             last_kept = groups.last_where(kind != UPDATE_BEFORE)
-            kinds = np.where((last_del >= 0) & (last_kept == last_del), DELETE, INSERT).astype(np.int8)
+            # a key with only -U records stays a (ignored) retraction, not a row of NULLs
+            only_updates_before = groups.last_where(~retract) < 0
+            kinds = np.where(
+                (last_del >= 0) & (last_kept == last_del),
+                DELETE,
+                np.where(only_updates_before, UPDATE_BEFORE, INSERT),
+            ).astype(np.int8)
         group_of = self.mo.group_of()
         merged = {}
         for c in self.values:
