@@ -308,11 +308,8 @@ class JavaAgg:
                     return float(np.float32(acc) * np.float32(x))
             if t.startswith("DECIMAL"):
                 p, s = _scale(t)
-                r = (acc * x).quantize(
-                    decimal.Decimal(1).scaleb(-s),
-                    rounding=decimal.ROUND_HALF_UP,
-                    context=decimal.Context(prec=100),
-                )
+                with decimal.localcontext(decimal.Context(prec=100)):  # exact, as Java's BigDecimal
+                    r = (acc * x).quantize(decimal.Decimal(1).scaleb(-s), rounding=decimal.ROUND_HALF_UP)
                 return None if len(r.as_tuple().digits) > p and r != 0 else r
             return acc * x
         if f in ("max", "min"):
