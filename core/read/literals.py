@@ -94,7 +94,11 @@ def _as_number(value, column: str, t: DataType, what: str) -> Decimal:
 
 
 def _domain_value(number: Decimal, t: AtomicType):
-    return int(number) if t.root != "DECIMAL" else number.quantize(Decimal(1).scaleb(-t.scale))
+    if t.root != "DECIMAL":
+        return int(number)
+    with localcontext() as ctx:
+        ctx.prec = 100  # DECIMAL(38, s) holds more digits than the default context's 28
+        return number.quantize(Decimal(1).scaleb(-t.scale))
 
 
 def exact_member(value, column: str, t: AtomicType, what: str = "filter"):

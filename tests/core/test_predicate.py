@@ -188,3 +188,16 @@ def test_errors_quote_literals_as_sql_does(where, message):
     with pytest.raises(FilterError) as e:
         bind(parse_where(where), fields)
     assert str(e.value) == message
+
+
+def test_decimal38_literals_keep_every_digit():
+    """DECIMAL(38, 10) literals have more digits than Python's default decimal context (28)."""
+    from paimon_core.data.types import parse_type
+    from paimon_core.read.literals import exact_compare, exact_member
+
+    t = parse_type("DECIMAL(38, 10)")
+    big = "1234567890123456789012345678.0123456789"
+    assert exact_compare("=", big, "d", t) == ("=", Decimal(big))
+    assert exact_member("-9999999999999999999999999999.9999999999", "d", t) == Decimal(
+        "-9999999999999999999999999999.9999999999"
+    )
