@@ -14,7 +14,6 @@ Invariants:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from paimon_core.catalog import Catalog, parse_identifier
 from paimon_core.errors import (
@@ -28,43 +27,20 @@ from paimon_core.errors import (
     TableNotRegistered,
 )
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
+from paimon_core.options import parse_duration_ms as options_parse_duration_ms
 from paimon_core.table import CatalogEnvironment, FileStoreTable
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
-
-_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$")
-_UNITS = {
-    "": 1,
-    "ms": 1,
-    "milli": 1,
-    "millis": 1,
-    "s": 1000,
-    "sec": 1000,
-    "secs": 1000,
-    "second": 1000,
-    "seconds": 1000,
-    "m": 60_000,
-    "min": 60_000,
-    "mins": 60_000,
-    "minute": 60_000,
-    "minutes": 60_000,
-    "h": 3_600_000,
-    "hour": 3_600_000,
-    "hours": 3_600_000,
-    "d": 86_400_000,
-    "day": 86_400_000,
-    "days": 86_400_000,
-}
 COMMON_OPTIONS = ("uri", "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
 
 
 def parse_duration_ms(key: str, value: str) -> int:
     """Paimon's duration strings ("8 min", "500ms", "2s"; a bare number is milliseconds)."""
-    m = _DURATION.match(str(value).lower())
-    if not m or m.group(2) not in _UNITS:
-        raise InvalidInput(f"catalog option {key}: bad duration '{value}' (use e.g. 500ms, 8s, 8 min)")
-    return int(m.group(1)) * _UNITS[m.group(2)]
+    try:
+        return options_parse_duration_ms(str(value))
+    except InvalidInput:
+        raise InvalidInput(
+            f"catalog option {key}: bad duration '{value}' (use e.g. 500ms, 8s, 8 min)"
+        ) from None
 
 
 def parse_bool(key: str, value) -> bool:
