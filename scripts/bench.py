@@ -1,7 +1,7 @@
 """Benchmark: our append write/read vs plain pyarrow Parquet (the floor) vs pypaimon 2.1.0,
 plus `paimon snapshots` wall time on a 200-snapshot table. One run, same data, warm OS caches.
 
-    /work/main/.venv/bin/python scripts/bench.py [--rows 1000000] [--json out.json] [--keep]
+    .venv/bin/python scripts/bench.py [--rows 1000000] [--json out.json] [--keep]
                                                   [--snapshots 200] [--profile]
 
 Steps (time.perf_counter; slow steps once, floor writes best of 2, reads best of 3):

@@ -1,6 +1,6 @@
 """Benchmark (issue 4): full compaction vs the pyarrow floor vs Java Paimon 0.9, and `diff` rows/s.
 
-    /work/main/.venv/bin/python scripts/bench_compact.py [--rows 1000000] [--upserts 200000] [--json out.json]
+    .venv/bin/python scripts/bench_compact.py [--rows 1000000] [--upserts 200000] [--json out.json]
                                                           [--diff-base 100000] [--diff-commits 50] [--diff-rows 2000]
                                                           [--skip-java] [--profile] [--keep]
 

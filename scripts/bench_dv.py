@@ -1,6 +1,6 @@
 """Benchmark: reading deletion-vector tables vs reading the same rows as one Parquet file.
 
-    /work/main/.venv/bin/python scripts/bench_dv.py [--rows 1000000] [--json out.json] [--keep]
+    .venv/bin/python scripts/bench_dv.py [--rows 1000000] [--json out.json] [--keep]
 
 Steps (time.perf_counter; reads alternate, best of 7 each, warm OS caches):
   setup   a primary-key table (bucket 1, deletion-vectors.enabled; and one with bucket 4 for

@@ -1,6 +1,6 @@
 """Benchmark (issue 3): primary-key tables, ours vs pypaimon 2.1.0 vs the pyarrow floor, plus peak RSS.
 
-    /work/main/.venv/bin/python scripts/bench_pk.py [--rows 1000000] [--upserts 200000] [--json out.json]
+    .venv/bin/python scripts/bench_pk.py [--rows 1000000] [--upserts 200000] [--json out.json]
                                                      [--mem-rows 5000000] [--skip-pypaimon] [--profile] [--keep]
 
 Same data for everyone (bench.gen_table, id NOT NULL; upsert batches = random existing ids, new values):

@@ -1,6 +1,6 @@
 """Benchmark (issue 6): PK ingest of N rows + a full compaction of it, local engine vs Spark local[2].
 
-    /work/main/.venv/bin/python scripts/bench_spark.py [--rows 10000000] [--files 4] [--buckets 4]
+    .venv/bin/python scripts/bench_spark.py [--rows 10000000] [--files 4] [--buckets 4]
                                                         [--spark-master local[2]] [--json out.json] [--keep]
 
 Same data for both (bench.gen_table: id BIGINT NOT NULL (unique, shuffled), name, value, ts), written as

@@ -1,6 +1,6 @@
 """Benchmark (issue 12): latency of `paimon stream` and throughput of `paimon ingest -`.
 
-    /work/main/.venv/bin/python scripts/bench_stream.py [--commits 60] [--rows 2000000] [--json out.json]
+    .venv/bin/python scripts/bench_stream.py [--commits 60] [--rows 2000000] [--json out.json]
 
 latency  `paimon stream db.lat --mode latest --poll 100ms --snapshot-column` runs as a subprocess;
          this process commits --commits small snapshots (10 rows, 50..250 ms apart) and a reader
