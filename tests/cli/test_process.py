@@ -16,6 +16,8 @@ import pytest
 
 from .conftest import Cli, events, run_paimon, write_parquet
 
+pytestmark = pytest.mark.slow  # real processes interrupted by signals and closed pipes
+
 T = "demo.events"
 
 

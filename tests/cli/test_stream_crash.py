@@ -25,6 +25,8 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema
 
+pytestmark = pytest.mark.slow  # kill -9 at random points, many times: a safety proof, seconds per test
+
 ROUNDS = int(os.environ.get("PAIMON_CRASH_ROUNDS", "5"))
 
 
