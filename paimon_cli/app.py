@@ -39,17 +39,7 @@ _VALUE_OPTIONS = {
     "--catalog",
     "--catalog-option",
 }
-_HOISTED_WITH_VALUE = {
-    "-o",
-    "--output",
-    "--engine",
-    "--spark-master",
-    "--spark-remote",
-    "--spark-conf",
-    "--storage",
-    "--catalog",
-    "--catalog-option",
-}
+_HOISTED_WITH_VALUE = _VALUE_OPTIONS - {"-w", "--warehouse", "--config"}  # also accepted after the command
 _HOISTED_FLAGS = {"-v", "--verbose"}
 
 
