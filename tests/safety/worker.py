@@ -198,11 +198,16 @@ def install_crash_hook(k: int, report_path: str | None = None) -> dict:
 def run_writer(cfg: dict) -> None:
     """Ingest ``cfg['batches']`` batches; a batch that fails with a conflict is tried again (as a
     user would), at most ``cfg['attempts']`` times. Results go to ``cfg['out']`` (JSON lines)."""
+    import dataclasses
+
     from paimon_core.errors import CommitConflict
 
     who = f"writer-{cfg['writer']}"
     install_commit_log(cfg["commits"], who)
     table = get_table(cfg)
+    if cfg.get("write_only"):  # leave level-0 files behind: work the compactor can always land
+        options = {**table.schema.options, "write-only": "true"}
+        table = table.with_schema(dataclasses.replace(table.schema, options=options))
     for b in range(cfg["batches"]):
         rows = batch_rows(cfg["writer"], b, cfg["pk"], shared=cfg.get("shared", False))
         for attempt in range(cfg.get("attempts", 3)):
