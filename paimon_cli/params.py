@@ -46,3 +46,32 @@ def iso_millis(ms: int) -> str:
     """Epoch millis -> ``2024-05-01T12:00:00.123Z``."""
     when = _EPOCH + dt.timedelta(milliseconds=ms)
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the plan; delete nothing.")]
+
+
+def parse_duration(text: str | None, flag: str) -> int | None:
+    """``30m`` / ``12h`` / ``7d`` -> milliseconds; a bad value is a usage error. A bare number
+    is refused: these commands delete, and whether ``7`` means days or milliseconds (as in a
+    Paimon option) is not something to guess."""
+    if text is None:
+        return None
+    import re
+
+    from paimon_core.errors import PaimonError
+    from paimon_core.options import parse_duration_ms
+
+    if re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", text):
+        raise typer.BadParameter(
+            f"'{text}' has no unit: write e.g. {text.strip()}d, {text.strip()}h, "
+            f"{text.strip()}m, {text.strip()}s or {text.strip()}ms",
+            param_hint=flag,
+        )
+    try:
+        ms = parse_duration_ms(text)
+    except PaimonError as e:
+        raise typer.BadParameter(str(e), param_hint=flag) from None
+    if ms < 0:
+        raise typer.BadParameter(f"duration '{text}' must not be negative", param_hint=flag)
+    return ms

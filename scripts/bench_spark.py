@@ -89,7 +89,7 @@ def child(args) -> None:
                 "spark.driver.memory": args.driver_memory,
             },
         )
-        from paimon_core.engines.spark import ship_core
+        from paimon_core.engines.spark_frames import ship_core
 
         # start-up = the JVM + the Python worker pool (Spark reuses the workers for later tasks)
         ship_core(eng.spark)

@@ -1,4 +1,5 @@
-"""Spark DataFrames of a table's rows, and shipping ``paimon_core`` to a session's executors.
+"""Spark DataFrames of a table's rows, shipping ``paimon_core`` to a session's executors, and
+writing a DataFrame as a folder of Parquet part files (``read/diff/sql --out``).
 
 The lowest layer of the Spark engine (``spark``, ``spark_sql`` and ``spark_source`` build on it):
 the driver plans splits, each task reads one with ``paimon_core`` (no Java connector). pyspark is
@@ -17,6 +18,7 @@ from functools import partial
 
 from paimon_core.engines import spark_tasks as T
 from paimon_core.engines.spark_types import spark_schema
+from paimon_core.errors import PaimonError
 
 
 def core_zip() -> str:
@@ -101,3 +103,27 @@ def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, whe
 
 
 # ---- driver-side planning
+
+
+def write_parquet_dir(df, path: str) -> str:
+    """Executors write ``df`` as a folder of Parquet part files at ``path`` (Spark's layout, with
+    a ``_SUCCESS`` marker). An existing folder is replaced only if Spark wrote it (has
+    ``_SUCCESS``) or it is empty; anything else existing at ``path`` is an error. Returns the
+    absolute path (or URI) written."""
+    import fsspec
+
+    if "://" not in path:
+        path = os.path.abspath(path)
+    fs, fpath = fsspec.core.url_to_fs(path)
+    mode = "errorifexists"
+    if fs.exists(fpath):
+        if not fs.isdir(fpath):
+            raise PaimonError(
+                f"{path} exists and is a file: the Spark engine writes a folder of Parquet part files"
+            )
+        names = [n.rstrip("/").rsplit("/", 1)[-1] for n in fs.ls(fpath, detail=False)]
+        if names and "_SUCCESS" not in names:
+            raise PaimonError(f"{path} is a folder Spark did not write (no _SUCCESS): not replacing it")
+        mode = "overwrite"
+    df.write.mode(mode).parquet(path)
+    return path

@@ -129,9 +129,9 @@ def demo(
     from paimon_cli.commands.compact import compact
     from paimon_cli.commands.diff import diff
     from paimon_cli.commands.doctor import doctor
+    from paimon_cli.commands.expire import expire
     from paimon_cli.commands.ingest import ingest
     from paimon_cli.commands.inspect import snapshots
-    from paimon_cli.commands.lifecycle import expire
     from paimon_cli.commands.read import read
     from paimon_cli.commands.tables import create_table, drop_table
 

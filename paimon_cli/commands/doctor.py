@@ -21,7 +21,7 @@ LEVEL_STYLES = ("yellow", "cyan", "blue", "magenta", "green")
 
 
 def _size(n: int | None) -> str:
-    from paimon_cli.commands.lifecycle import human_bytes
+    from paimon_cli.humanize import human_bytes
 
     return "n/a" if n is None else human_bytes(n)
 

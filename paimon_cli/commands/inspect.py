@@ -8,7 +8,7 @@ import sys
 
 import typer
 
-from paimon_cli.commands.lifecycle import human_bytes
+from paimon_cli.humanize import human_bytes
 from paimon_cli.params import SnapshotOpt, TableOpt, iso_millis
 from paimon_cli.state import get_state
 

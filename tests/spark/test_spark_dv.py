@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.engines.spark import to_dataframe
+from paimon_core.engines.spark_frames import to_dataframe
 from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.write.delete import delete_where

@@ -13,7 +13,7 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines import get_engine
 from paimon_core.engines.local import LocalEngine
-from paimon_core.engines.spark import to_dataframe
+from paimon_core.engines.spark_frames import to_dataframe
 from paimon_core.errors import PaimonError, SchemaMismatch
 from paimon_core.metadata.schema import Schema
 from paimon_core.write.ingest import ingest_files
@@ -209,7 +209,7 @@ def test_no_shuffle_ingest_matches_local_and_shuffle(engine, inputs, tmp_path):
     """Parquet inputs into fixed-bucket tables take the no-shuffle path (one task per piece, each
     writing every bucket it touches): reads equal the local engine's and the shuffle path's, and
     within a bucket the level-0 runs of different pieces have disjoint sequence ranges."""
-    from paimon_core.engines.spark import PIECE_BYTES, plan_pieces, with_offsets
+    from paimon_core.engines.spark_plan import PIECE_BYTES, plan_pieces, with_offsets
     from paimon_core.write.input_files import resolve_inputs
 
     parquet = [inputs[0], inputs[2]]

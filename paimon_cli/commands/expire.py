@@ -1,0 +1,195 @@
+"""``paimon expire``: delete old snapshots and the files only they use.
+
+Plans first (``paimon_core.maintain.plan_expire``), prints the plan, then deletes with progress
+(``paimon_cli.destructive``); ``--dry-run`` stops after the plan. ``-o json``/``csv`` print one
+record listing every file deleted (or that would be).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from paimon_cli.destructive import Destructive, plan_line, run_destructive
+from paimon_cli.file_plans import by_kind, file_list, kinds_text, print_files_plan, total_bytes, write_line
+from paimon_cli.humanize import human_bytes, human_duration, id_range
+from paimon_cli.params import DryRunOpt, TableOpt, parse_duration
+from paimon_cli.state import get_state
+
+app = typer.Typer()
+
+
+def _nothing_reason(plan) -> str:
+    if plan.latest is None:
+        return "the table has no snapshots"
+    rng, n = plan.range, plan.latest - plan.earliest + 1
+    reason = rng.reason
+    if reason == "retain-min":
+        return (
+            f"{n} snapshot(s) ({plan.earliest}..{plan.latest}) and retain-min keeps the newest "
+            f"{plan.retain_min}"
+        )
+    if reason.endswith("time-retained"):
+        return (
+            f"snapshot {rng.end} is younger than {human_duration(plan.time_retained_ms)} "
+            "(--older-than / snapshot.time-retained)"
+        )
+    if reason == "expire-limit":
+        return f"max-deletes is {plan.max_deletes}"
+    if reason == "consumer":
+        return f"a consumer still needs snapshot {rng.end}"
+    return f"stopped by {reason}"
+
+
+def _protection(plan) -> dict[str, str]:
+    prot = plan.protection()
+    if "time-retained" in prot:
+        prot["time-retained"] = (
+            f"snapshots committed in the last {human_duration(plan.time_retained_ms)} are kept"
+        )
+    return prot
+
+
+@app.command("expire")
+def expire(
+    ctx: typer.Context,
+    table: TableOpt = None,
+    older_than: Annotated[
+        str | None,
+        typer.Option(
+            "--older-than",
+            metavar="DURATION",
+            help="Expire only snapshots older than this (30m, 12h, 7d). Default: snapshot.time-retained (1h).",
+        ),
+    ] = None,
+    retain_min: Annotated[
+        int | None,
+        typer.Option(
+            "--retain-min",
+            metavar="N",
+            min=1,
+            help="Always keep the newest N snapshots. Default: snapshot.num-retained.min (10).",
+        ),
+    ] = None,
+    retain_max: Annotated[
+        int | None,
+        typer.Option(
+            "--retain-max",
+            metavar="N",
+            min=1,
+            help="Keep at most N snapshots, whatever their age. Default: snapshot.num-retained.max (unlimited).",
+        ),
+    ] = None,
+    max_deletes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-deletes",
+            metavar="N",
+            min=0,
+            help="Expire at most N snapshots in this run. Default: snapshot.expire.limit (50).",
+        ),
+    ] = None,
+    dry_run: DryRunOpt = False,
+) -> None:
+    """Expire old snapshots and delete the files no retained snapshot or tag uses.
+
+    Paimon's rules: the newest --retain-min snapshots always stay; older ones go once they are older than --older-than, or whatever their age beyond --retain-max; at most --max-deletes per run. Tagged snapshots stay readable through their tags. --dry-run prints what would go and what protects the rest.
+
+    Examples:
+
+      paimon expire -t demo.events --dry-run
+      paimon expire -t demo.events --older-than 7d --retain-min 5
+      paimon expire -t demo.events --retain-max 20 --max-deletes 100
+      paimon -o json expire -t demo.events --older-than 12h --dry-run
+    """
+    from paimon_core.maintain import expire_snapshots, plan_expire
+    from paimon_core.maintain.expire import now_millis
+
+    older_ms = parse_duration(older_than, "'--older-than'")
+    state = get_state(ctx)
+    tbl = state.table(table)
+    now = now_millis()
+    kw = dict(
+        older_than_ms=older_ms,
+        retain_min=retain_min,
+        retain_max=retain_max,
+        max_deletes=max_deletes,
+        now_ms=now,
+    )
+    ident = tbl.identifier
+
+    def render(plan) -> None:
+        plan_line(
+            dry_run,
+            f"expire snapshots {id_range(plan.snapshot_ids)} of {ident} "
+            f"({len(plan.snapshot_ids)} snapshot(s)); snapshot {plan.range.end} becomes the earliest",
+        )
+        print_files_plan(state, plan.files, None)
+        if dry_run:
+            write_line("what protects the rest:")
+            prot = _protection(plan)
+            width = max(len(k) for k in prot)
+            for k, v in prot.items():
+                write_line(f"  {k:<{width}}  {v}")
+
+    def record(plan, result):
+        if not plan.range:
+            why = _nothing_reason(plan)
+            return (
+                {
+                    "table": ident,
+                    "dry_run": dry_run,
+                    "expired": [],
+                    "earliest": plan.earliest,
+                    "file_count": 0,
+                    "bytes": 0,
+                    "reason": why,
+                    "protection": _protection(plan),
+                    "files": [],
+                },
+                f"nothing to expire in {ident}: {why}",
+            )
+        result_plan, expired = (plan, plan.snapshot_ids) if result is None else (result.plan, result.expired)
+        files = result_plan.files
+        size = total_bytes(files)
+        if dry_run:
+            text = (
+                f"dry run: would expire snapshots {id_range(expired)} of {ident} and delete {len(files)} "
+                f"file(s) ({kinds_text(files)}), {human_bytes(size)}; nothing was deleted"
+            )
+        elif expired:
+            text = (
+                f"expired snapshots {id_range(expired)} of {ident}: deleted {len(files)} file(s) "
+                f"({kinds_text(files)}), {human_bytes(size)}; earliest is now {result_plan.range.end}"
+            )
+        else:  # the table changed between plan and run
+            text = f"nothing to expire in {ident}: {_nothing_reason(result_plan)}"
+        return (
+            {
+                "table": ident,
+                "dry_run": dry_run,
+                "expired": expired,
+                "earliest": result_plan.range.end if expired else result_plan.earliest,
+                "file_count": len(files),
+                "bytes": size,
+                "by_kind": by_kind(files),
+                "protection": _protection(result_plan),
+                "files": file_list(files),
+            },
+            text,
+        )
+
+    run_destructive(
+        state,
+        Destructive(
+            label=f"expire {ident}",
+            plan=lambda: plan_expire(tbl, **kw),
+            nothing=lambda plan: not plan.range,
+            render=render,
+            work=lambda plan: len(plan.files),
+            record=record,
+            run=lambda plan, done: expire_snapshots(tbl, dry_run=False, progress=done, **kw),
+        ),
+        dry_run,
+    )
