@@ -16,6 +16,7 @@ import fastavro
 import pyarrow as pa
 import pytest
 from fastavro.schema import to_parsing_canonical_form
+from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.maintain.expire import expire_snapshots
 from paimon_core.maintain.orphans import remove_orphans
@@ -159,7 +160,7 @@ def _global(file_name, index_type, *, external=None, source=b"src", extra=(2,), 
     return {
         "_VERSION": 1,
         "_KIND": 0,
-        "_PARTITION": _raw_partition(),
+        "_PARTITION": EMPTY_ROW,
         "_BUCKET": bucket,
         "_INDEX_TYPE": index_type,
         "_FILE_NAME": file_name,
@@ -176,12 +177,6 @@ def _global(file_name, index_type, *, external=None, source=b"src", extra=(2,), 
             "_SOURCE_META": source,
         },
     }
-
-
-def _raw_partition() -> bytes:
-    from paimon_core.data.binary_row import EMPTY_ROW
-
-    return EMPTY_ROW
 
 
 def _by_name(records) -> dict:
