@@ -219,6 +219,13 @@ class FileStoreCommit:
     ) -> Snapshot:
         """Write this attempt's manifests, manifest lists and index manifest on top of ``latest``
         (their names go to ``written``) and return the snapshot that names them."""
+        from paimon_core.metadata.index_manifest import IndexStore, check_writable_index
+
+        index_store = IndexStore(self.table.io, self.table.path)
+        if latest is not None and latest.index_manifest:  # before any file of this attempt is written
+            check_writable_index(
+                index_store.read_manifest(latest.index_manifest), f"table {self.table.identifier}"
+            )
         store = self.table.manifests
         entries = list(deletes)
         if self.options.overwrite:
@@ -255,7 +262,7 @@ class FileStoreCommit:
             changelog_manifest_list=cl_name,
             changelog_manifest_list_size=cl_size,
             changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
-            index_manifest=self._index_manifest(latest, messages, written, rebased),
+            index_manifest=self._index_manifest(latest, messages, written, rebased, index_store),
             commit_user=self.options.commit_user,
             commit_identifier=self.options.commit_identifier,
             commit_kind=kind,
@@ -315,7 +322,7 @@ class FileStoreCommit:
             return False
 
     def _index_manifest(
-        self, latest: Snapshot | None, messages, written: list[str], rebased: list
+        self, latest: Snapshot | None, messages, written: list[str], rebased: list, store
     ) -> str | None:
         """The complete index manifest after this commit (the previous one if unchanged). When
         another writer changed the hash index of a partition this commit also changed (a lost
@@ -325,9 +332,6 @@ class FileStoreCommit:
         base_name = latest.index_manifest if latest else None
         if not added and not deleted and not (self.options.overwrite and base_name):
             return base_name
-        from paimon_core.metadata.index_manifest import IndexStore
-
-        store = IndexStore(self.table.io, self.table.path)
         live = {e.identifier: e for e in store.read_manifest(base_name)}
         if self.options.overwrite:  # the overwritten partitions' deletion vectors go with their files
             deleted += self._overwritten_vectors(live.values(), deleted)

@@ -66,6 +66,19 @@ def index_path(table: FileStoreTable, name: str) -> str:
     return paths.index_file(table.path, name)
 
 
+def index_entry_path(table: FileStoreTable, entry) -> str:
+    """Where an index manifest entry's file lives: its ``_EXTERNAL_PATH`` when set (global
+    indexes under ``global-index.external-path``, 1.3+), the bucket directory with
+    ``index-file-in-data-file-dir`` (1.3+), else ``<table>/index``."""
+    if entry.external_path:
+        from paimon_core.metadata.features import external_path as resolve
+
+        return resolve(table, entry.external_path)
+    if table.schema.core_options.get("index-file-in-data-file-dir"):
+        return entry_path(table, entry.partition, entry.bucket, entry.file_name)
+    return index_path(table, entry.file_name)
+
+
 def statistics_path(table: FileStoreTable, name: str) -> str:
     return paths.statistics_file(table.path, name)
 
@@ -129,6 +142,7 @@ __all__ = [
     "delete_file",
     "entry_path",
     "extra_paths",
+    "index_entry_path",
     "index_path",
     "is_temp_name",
     "manifest_path",

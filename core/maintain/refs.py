@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from paimon_core.maintain.files import entry_path, extra_paths, index_path, manifest_path, statistics_path
+from paimon_core.maintain.files import (
+    entry_path,
+    extra_paths,
+    index_entry_path,
+    manifest_path,
+    statistics_path,
+)
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.manifest import ADD
 from paimon_core.metadata.snapshot import Snapshot
@@ -99,7 +105,7 @@ class RefReader:
         if s.index_manifest:
             r.manifests[manifest_path(t, s.index_manifest)] = -1
             for e in self.index_store.read_manifest(s.index_manifest):
-                r.index[index_path(t, e.file_name)] = e.file_size
+                r.index[index_entry_path(t, e)] = e.file_size
         if s.statistics:
             r.other[statistics_path(t, s.statistics)] = -1
         return r

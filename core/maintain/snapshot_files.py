@@ -12,7 +12,7 @@ from paimon_core.maintain.files import (
     PlannedFile,
     entry_path,
     extra_paths,
-    index_path,
+    index_entry_path,
     manifest_path,
     safe_size,
 )
@@ -117,7 +117,7 @@ def metadata_files(reader: RefReader, snap, col: FileCollector) -> None:
         col.add(manifest_path(t, lst), size if size is not None else -1, "manifest-list")
     if snap.index_manifest:
         for e in try_index(reader, snap.index_manifest):
-            col.add(index_path(t, e.file_name), e.file_size, "index")
+            col.add(index_entry_path(t, e), e.file_size, "index")
         col.add(manifest_path(t, snap.index_manifest), -1, "index-manifest")
     if snap.statistics:
         col.add(_files.statistics_path(t, snap.statistics), -1, "statistics")

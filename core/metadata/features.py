@@ -6,14 +6,17 @@ Handled elsewhere (read correctly): unknown snapshot JSON keys (kept in ``Snapsh
 without ``_KEY_`` columns (keys come from the value columns), ``_EXTERNAL_PATH`` (read from, and
 expired at, that path), ``_EXTRA_FILES`` file indexes (referenced files for expire/orphans),
 ``_FIRST_ROW_ID`` of row-tracking tables (ignored by plain reads, as the rows are the same),
-postpone buckets (``write/postpone.py``).
+postpone buckets (``write/postpone.py``), index manifests of every release's layout with
+entries of index types we do not write, ``_GLOBAL_INDEX`` included (carried field for field,
+``metadata/index_manifest.py``).
 
 Refused, because reading or writing them without the feature gives wrong rows:
 
 * data evolution (``data-evolution.enabled``, files with ``_WRITE_COLS``): a reader must merge
   files column-wise by first row id; refused on read and write;
 * row tracking (``row-tracking.enabled``): a writer must assign ``_FIRST_ROW_ID`` and carry
-  ``nextRowId``; refused on write (reads are plain);
+  ``nextRowId``; refused on write (reads are plain); so is a commit to a table whose index
+  manifest holds a global index over row ids, whatever its options say (``index_manifest.py``);
 * ``bucket-function.type`` other than ``default``: rows would land in the wrong buckets;
   refused on write;
 * column default values (``defaultValue``): a writer must fill them in; refused on write

@@ -2,24 +2,84 @@
 
 The index manifest a snapshot references is the complete current set: each new one is the
 previous set with this commit's DELETE/ADD changes applied (docs/format.md section 9). We write
-HASH indexes (dynamic bucket mode); other index types are carried forward untouched.
+HASH indexes (dynamic bucket mode) and deletion vectors; entries of other index types (global
+indexes) are carried forward untouched, with every field they have.
+
+The record grew over Paimon releases (``IndexManifestEntry.SCHEMA``, serializer ``_VERSION``
+1 in all of them); each layout is the schema Java derives for that release:
+
+* 0.9: ``_KIND`` .. ``_ROW_COUNT``, ``_DELETIONS_VECTORS_RANGES`` items ``(f0, f1, f2)``;
+* 1.0: each range gains ``_CARDINALITY`` (nullable long);
+* 1.3: ``_EXTERNAL_PATH`` (nullable string);
+* 1.4: ``_GLOBAL_INDEX`` (nullable record: row range, field ids, ``_INDEX_META``);
+* 2.0: ``_GLOBAL_INDEX`` gains ``_SOURCE_META`` (nullable bytes).
+
+A rewritten index manifest keeps the layout of the manifest it was built from (a table Java 0.9
+wrote gets 0.9's schema back), or 1.3 for a table's first one (what this project has always
+written; Java 0.9 reads it too, as its Avro reader maps fields by name and skips the ones it
+does not know). The layout is raised when an entry holds a value only a newer layout has (our
+deletion vectors carry ``_CARDINALITY``, so a 0.9 table with our vectors gets 1.0's), so no
+value is ever dropped. Fields no layout here knows are refused by name when a manifest holding
+them would be rewritten.
 """
 
 from __future__ import annotations
 
+import io as _io
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import fastavro
 import numpy as np
 from paimon_core import paths
-from paimon_core.errors import CorruptMetadata
-from paimon_core.metadata.manifest import ADD, DELETE, avro_bytes, java_record_schema, read_avro
+from paimon_core.errors import CorruptMetadata, UnsupportedFeature
+from paimon_core.metadata.manifest import ADD, DELETE, NS, avro_bytes
 from paimon_core.storage.file_io import FileIO
 
 HASH_INDEX = "HASH"
 
-INDEX_ENTRY_SCHEMA = java_record_schema(
-    [
+LAYOUTS = ("0.9", "1.0", "1.3", "1.4", "2.0")
+DEFAULT_LAYOUT = "1.3"
+
+
+def _rank(layout: str) -> int:
+    return LAYOUTS.index(layout)
+
+
+def _nullable(name: str, t) -> dict:
+    return {"name": name, "type": ["null", t], "default": None}
+
+
+def _ranges_field(layout: str) -> dict:
+    fields = [
+        {"name": "f0", "type": "string"},
+        {"name": "f1", "type": "int"},
+        {"name": "f2", "type": "int"},
+    ]
+    if _rank(layout) >= _rank("1.0"):
+        fields.append(_nullable("_CARDINALITY", "long"))
+    item = {"type": "record", "name": "record__DELETIONS_VECTORS_RANGES", "fields": fields}
+    return _nullable("_DELETIONS_VECTORS_RANGES", {"type": "array", "items": ["null", item]})
+
+
+def _global_index_field(layout: str) -> dict:
+    fields = [
+        {"name": "_ROW_RANGE_START", "type": "long"},
+        {"name": "_ROW_RANGE_END", "type": "long"},
+        {"name": "_INDEX_FIELD_ID", "type": "int"},
+        _nullable("_EXTRA_FIELD_IDS", {"type": "array", "items": "int"}),
+        _nullable("_INDEX_META", "bytes"),
+    ]
+    if _rank(layout) >= _rank("2.0"):
+        fields.append(_nullable("_SOURCE_META", "bytes"))
+    return _nullable("_GLOBAL_INDEX", {"type": "record", "name": "record__GLOBAL_INDEX", "fields": fields})
+
+
+def index_entry_schema(layout: str) -> dict:
+    """The Avro schema Java of release ``layout`` writes for the index manifest: a plain
+    (NOT NULL) top-level record, as ``VersionedObjectSerializer.versionType`` makes it, with
+    ``_VERSION`` first and nested records named ``record_<FIELD>``."""
+    fields = [
         {"name": "_VERSION", "type": "int"},
         {"name": "_KIND", "type": "int"},
         {"name": "_PARTITION", "type": "bytes"},
@@ -28,32 +88,111 @@ INDEX_ENTRY_SCHEMA = java_record_schema(
         {"name": "_FILE_NAME", "type": "string"},
         {"name": "_FILE_SIZE", "type": "long"},
         {"name": "_ROW_COUNT", "type": "long"},
-        {
-            "name": "_DELETIONS_VECTORS_RANGES",
-            "default": None,
-            "type": [
-                "null",
-                {
-                    "type": "array",
-                    "items": [
-                        "null",
-                        {
-                            "type": "record",
-                            "name": "record__DELETIONS_VECTORS_RANGES",
-                            "fields": [
-                                {"name": "f0", "type": "string"},
-                                {"name": "f1", "type": "int"},
-                                {"name": "f2", "type": "int"},
-                                {"name": "_CARDINALITY", "type": ["null", "long"], "default": None},
-                            ],
-                        },
-                    ],
-                },
-            ],
-        },
-        {"name": "_EXTERNAL_PATH", "type": ["null", "string"], "default": None},
+        _ranges_field(layout),
     ]
-)
+    if _rank(layout) >= _rank("1.3"):
+        fields.append(_nullable("_EXTERNAL_PATH", "string"))
+    if _rank(layout) >= _rank("1.4"):
+        fields.append(_global_index_field(layout))
+    return {"type": "record", "name": "record", "namespace": NS, "fields": fields}
+
+
+INDEX_SCHEMAS = {layout: fastavro.parse_schema(index_entry_schema(layout)) for layout in LAYOUTS}
+INDEX_ENTRY_SCHEMA = INDEX_SCHEMAS[DEFAULT_LAYOUT]
+
+_TOP_FIELDS = {f["name"] for f in index_entry_schema("2.0")["fields"]}
+_RANGE_FIELDS = {"f0", "f1", "f2", "_CARDINALITY"}
+_GLOBAL_FIELDS = {f["name"] for f in _global_index_field("2.0")["type"][1]["fields"]}
+
+
+def _record(t):
+    """The record inside a (possibly nullable, possibly array) Avro type, else None."""
+    if isinstance(t, list):
+        for u in t:
+            r = _record(u)
+            if r is not None:
+                return r
+        return None
+    if isinstance(t, dict):
+        if t.get("type") == "record":
+            return t
+        if t.get("type") == "array":
+            return _record(t["items"])
+        if isinstance(t.get("type"), (dict, list)):
+            return _record(t["type"])
+    return None
+
+
+def layout_of(writer_schema) -> tuple[str, tuple[str, ...]]:
+    """(layout, unknown fields) of an index manifest's writer schema: the oldest layout holding
+    every field it has, and the fields none of the layouts has (as ``_GLOBAL_INDEX._X``)."""
+    top = _record(writer_schema)
+    if top is None:
+        return DEFAULT_LAYOUT, ()
+    names = {f["name"]: f for f in top["fields"]}
+    unknown = [n for n in names if n not in _TOP_FIELDS]
+    layout = "0.9"
+    ranges = (
+        _record(names["_DELETIONS_VECTORS_RANGES"]["type"]) if "_DELETIONS_VECTORS_RANGES" in names else None
+    )
+    if ranges is not None:
+        sub = {f["name"] for f in ranges["fields"]}
+        unknown += [f"_DELETIONS_VECTORS_RANGES.{n}" for n in sub - _RANGE_FIELDS]
+        if "_CARDINALITY" in sub:
+            layout = "1.0"
+    if "_EXTERNAL_PATH" in names:
+        layout = "1.3"
+    if "_GLOBAL_INDEX" in names:
+        layout = "1.4"
+        gi = _record(names["_GLOBAL_INDEX"]["type"])
+        sub = {f["name"] for f in gi["fields"]} if gi else set()
+        unknown += [f"_GLOBAL_INDEX.{n}" for n in sorted(sub - _GLOBAL_FIELDS)]
+        if "_SOURCE_META" in sub:
+            layout = "2.0"
+    return layout, tuple(unknown)
+
+
+@dataclass(frozen=True)
+class GlobalIndexMeta:
+    """``_GLOBAL_INDEX`` (``index/GlobalIndexMeta.java``): the rows a global index file covers
+    (row ids ``[row_range_start, row_range_end]``, inclusive), the field id(s) it indexes, the
+    index implementation's own bytes and (2.0) ``source_meta``, which names the data files a
+    primary-key table's index was built from (``index/pk/PrimaryKeyIndexSourceMeta``)."""
+
+    row_range_start: int
+    row_range_end: int
+    index_field_id: int
+    extra_field_ids: tuple[int, ...] | None = None
+    index_meta: bytes | None = None
+    source_meta: bytes | None = None
+
+    def to_avro(self) -> dict:
+        return {
+            "_ROW_RANGE_START": self.row_range_start,
+            "_ROW_RANGE_END": self.row_range_end,
+            "_INDEX_FIELD_ID": self.index_field_id,
+            "_EXTRA_FIELD_IDS": None if self.extra_field_ids is None else list(self.extra_field_ids),
+            "_INDEX_META": self.index_meta,
+            "_SOURCE_META": self.source_meta,
+        }
+
+    @staticmethod
+    def from_avro(d: dict) -> GlobalIndexMeta:
+        extra = d.get("_EXTRA_FIELD_IDS")
+        return GlobalIndexMeta(
+            d["_ROW_RANGE_START"],
+            d["_ROW_RANGE_END"],
+            d["_INDEX_FIELD_ID"],
+            None if extra is None else tuple(extra),
+            d.get("_INDEX_META"),
+            d.get("_SOURCE_META"),
+        )
+
+    @property
+    def over_row_ids(self) -> bool:
+        """An index of row ids (row tracking / data evolution tables, 1.4+), not one built from
+        a primary-key table's data files (which carries ``source_meta``)."""
+        return self.source_meta is None
 
 
 @dataclass(frozen=True)
@@ -67,21 +206,35 @@ class IndexEntry:
     row_count: int
     dv_ranges: tuple | None = None
     external_path: str | None = None
+    global_index: GlobalIndexMeta | None = None
 
     @property
     def identifier(self) -> tuple:
         return (self.partition, self.bucket, self.index_type, self.file_name)
 
-    def to_avro(self) -> dict:
-        ranges = (
-            None
-            if self.dv_ranges is None
-            else [
-                {"f0": r[0], "f1": r[1], "f2": r[2], "_CARDINALITY": r[3] if len(r) > 3 else None}
-                for r in self.dv_ranges
-            ]
-        )
-        return {
+    def needed_layout(self) -> str:
+        """The oldest layout that holds every value of this entry."""
+        if self.global_index is not None:
+            return "2.0" if self.global_index.source_meta is not None else "1.4"
+        if self.external_path is not None:
+            return "1.3"
+        if self.dv_ranges and any(len(r) > 3 and r[3] is not None for r in self.dv_ranges):
+            return "1.0"
+        return "0.9"
+
+    def to_avro(self, layout: str = "2.0") -> dict:
+        """The record in ``layout`` (fields the layout lacks are left out: the caller picks a
+        layout that holds every value, see :meth:`needed_layout`)."""
+        with_card = _rank(layout) >= _rank("1.0")
+        ranges = None
+        if self.dv_ranges is not None:
+            ranges = []
+            for r in self.dv_ranges:
+                item = {"f0": r[0], "f1": r[1], "f2": r[2]}
+                if with_card:
+                    item["_CARDINALITY"] = r[3] if len(r) > 3 else None
+                ranges.append(item)
+        d = {
             "_VERSION": 1,
             "_KIND": self.kind,
             "_PARTITION": self.partition,
@@ -91,16 +244,29 @@ class IndexEntry:
             "_FILE_SIZE": self.file_size,
             "_ROW_COUNT": self.row_count,
             "_DELETIONS_VECTORS_RANGES": ranges,
-            "_EXTERNAL_PATH": self.external_path,
         }
+        if _rank(layout) >= _rank("1.3"):
+            d["_EXTERNAL_PATH"] = self.external_path
+        if _rank(layout) >= _rank("1.4"):
+            gi = None if self.global_index is None else self.global_index.to_avro()
+            if gi is not None and _rank(layout) < _rank("2.0"):
+                del gi["_SOURCE_META"]
+            d["_GLOBAL_INDEX"] = gi
+        return d
 
     @staticmethod
     def from_avro(d: dict) -> IndexEntry:
+        version = d.get("_VERSION", 1)
+        if version != 1:
+            raise UnsupportedFeature(
+                f"index manifest entry version {version} is not supported (only version 1)"
+            )
         ranges = d.get("_DELETIONS_VECTORS_RANGES")
         if ranges is not None:
             ranges = tuple(
                 (r["f0"], r["f1"], r["f2"], r.get("_CARDINALITY")) for r in ranges if r is not None
             )
+        gi = d.get("_GLOBAL_INDEX")
         return IndexEntry(
             d["_KIND"],
             d["_PARTITION"],
@@ -111,20 +277,26 @@ class IndexEntry:
             d["_ROW_COUNT"],
             ranges,
             d.get("_EXTERNAL_PATH"),
+            None if gi is None else GlobalIndexMeta.from_avro(gi),
         )
 
     def as_delete(self) -> IndexEntry:
-        return IndexEntry(
-            DELETE,
-            self.partition,
-            self.bucket,
-            self.index_type,
-            self.file_name,
-            self.file_size,
-            self.row_count,
-            self.dv_ranges,
-            self.external_path,
-        )
+        return replace(self, kind=DELETE)
+
+
+def check_writable_index(entries, what: str = "table") -> None:
+    """Refuse (UnsupportedFeature) a write to a table whose index manifest holds global indexes
+    over row ids: those exist only on row-tracking / data-evolution tables (``global-index``
+    docs), whose writers must assign row ids, which this project does not. Global indexes built
+    from a primary-key table's files (2.0, with ``_SOURCE_META``) are carried: Java checks them
+    against the live files and ignores the ones whose files were rewritten."""
+    for e in entries:
+        if e.global_index is not None and e.global_index.over_row_ids:
+            raise UnsupportedFeature(
+                f"{what} has a global index over row ids ({e.index_type} index file {e.file_name}, "
+                f"rows {e.global_index.row_range_start}..{e.global_index.row_range_end}): such "
+                "indexes need row tracking, and writing row-tracking tables is not supported"
+            )
 
 
 class IndexStore:
@@ -136,6 +308,9 @@ class IndexStore:
         self.manifest_dir = fileio.join(table_path, paths.MANIFEST_DIR)
         self._prefix = str(uuid.uuid4())
         self._counter = 0
+        self._cache: dict[str, list[IndexEntry]] = {}
+        self.layout: str | None = None  # the newest layout among the manifests read
+        self.unknown: dict[str, tuple[str, ...]] = {}  # manifest name -> fields no layout has
 
     def _name(self, kind: str) -> str:
         name = f"{kind}-{self._prefix}-{self._counter}"
@@ -146,7 +321,26 @@ class IndexStore:
         """The live entries of an index manifest (ADDs not cancelled by a later DELETE)."""
         if not name:
             return []
-        records = read_avro(self.io, self.io.join(self.manifest_dir, name), "index manifest")
+        if name not in self._cache:
+            self._cache[name] = self._read(name)
+        return list(self._cache[name])
+
+    def _read(self, name: str) -> list[IndexEntry]:
+        path = self.io.join(self.manifest_dir, name)
+        try:
+            data = self.io.read_bytes(path)
+        except FileNotFoundError:
+            raise CorruptMetadata(f"index manifest {path} is missing") from None
+        try:
+            reader = fastavro.reader(_io.BytesIO(data))
+            records = [r for r in reader if r is not None]
+        except Exception as e:  # fastavro raises many kinds on damaged input
+            raise CorruptMetadata(f"index manifest {path} is unreadable: {e}") from None
+        layout, unknown = layout_of(reader.writer_schema)
+        if self.layout is None or _rank(layout) > _rank(self.layout):
+            self.layout = layout
+        if unknown:
+            self.unknown[name] = unknown
         live: dict = {}
         for r in records:
             e = IndexEntry.from_avro(r)
@@ -157,10 +351,21 @@ class IndexStore:
         return list(live.values())
 
     def write_manifest(self, entries: list[IndexEntry]) -> str:
+        """Write ``entries`` as a new index manifest in the layout of the manifests this store
+        read (1.3 when it read none), or a newer one when an entry holds a value only that one
+        has; refused when a manifest read had fields no layout here knows (they would be lost)."""
+        if self.unknown:
+            name, fields = next(iter(self.unknown.items()))
+            raise UnsupportedFeature(
+                f"index manifest {name} has fields this version does not know ({', '.join(fields)}): "
+                "rewriting it would drop them"
+            )
+        base = self.layout or DEFAULT_LAYOUT
+        layout = max([base] + [e.needed_layout() for e in entries], key=_rank)
         name = self._name("index-manifest")
         self.io.write_bytes(
             self.io.join(self.manifest_dir, name),
-            avro_bytes(INDEX_ENTRY_SCHEMA, [e.to_avro() for e in entries]),
+            avro_bytes(INDEX_SCHEMAS[layout], [e.to_avro(layout) for e in entries]),
         )
         return name
 
