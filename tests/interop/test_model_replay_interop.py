@@ -43,12 +43,13 @@ from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.schema import Schema
 
 from tests.interop.harness.canonical import arrow_from_rows, rows_from_arrow
-from tests.reference.pk_histories import ENGINES, PkHistory, apply, pk_histories
+from tests.reference.pk_histories import DELETE_OPTIONS, ENGINES, PkHistory, apply, pk_histories
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 SEED = int(os.environ.get("PAIMON_TEST_SEED", "20260916"))
 PER_ENGINE = int(os.environ.get("PAIMON_REPLAY_PER_ENGINE", "5"))  # histories of each engine
+MAX_DRAWS = 400  # per engine, to find them
 
 
 # ---------------------------------------------------------------- what Java 0.9 cannot replay
@@ -226,12 +227,12 @@ def _draw_independent(engine: str, key: str) -> PkHistory:
         return data.draw(pk_histories(engine))
 
 
-def _draw_public(engine: str, key: str, pool: list[PkHistory]) -> PkHistory:
+def _draw_public(engine: str, seed: int, key: str, pool: list[PkHistory]) -> PkHistory:
     """The fallback for a Hypothesis whose internals differ: a seeded pick from a pool of the
     examples of a seeded ``@given`` run (generate phase only)."""
     if not pool:
 
-        @hypothesis_seed(zlib.crc32(f"{SEED}:{engine}".encode()))
+        @hypothesis_seed(zlib.crc32(f"{seed}:{engine}".encode()))
         @settings(
             max_examples=300,
             database=None,
@@ -254,31 +255,37 @@ def draw(engine: str, index: int, seed: int = SEED, pool: list | None = None) ->
     try:
         return _draw_independent(engine, key)
     except (ImportError, TypeError, AttributeError):
-        return _draw_public(engine, key, [] if pool is None else pool)
+        return _draw_public(engine, seed, key, [] if pool is None else pool)
 
 
 def sample(
     seed: int = SEED, per_engine: int = PER_ENGINE
 ) -> tuple[list[tuple[str, int, PkHistory]], Counter]:
     """``per_engine`` replayable histories of every engine as (engine, draw index, history), and
-    the reasons the others were left out."""
+    the reasons the draws looked at and left out were left out. Every delete option of an engine
+    (none, ``ignore-delete``, ...) is in: the first replayable draw with each option, then the
+    first other replayable draws."""
     picked, left_out = [], Counter()
-    candidates = 4 * per_engine + 20  # draws per engine to pick them from
     for engine in ENGINES:
-        kept, pool = 0, []
-        for i in range(candidates):
+        options = DELETE_OPTIONS[engine]
+        assert per_engine >= len(options), (engine, per_engine)
+        replayable, pool = [], []
+        for i in range(MAX_DRAWS):
             h = draw(engine, i, seed, pool)
             reason = java_limit(h)
             if reason is not None:
                 left_out[reason] += 1
                 continue
-            picked.append((engine, i, h))
-            kept += 1
-            if kept == per_engine:
+            replayable.append((i, h))
+            if len(replayable) >= per_engine and {h.on_delete for _, h in replayable} == set(options):
                 break
-        assert kept == per_engine, (
-            f"seed {seed}: only {kept} of {candidates} {engine} histories are replayable ({dict(left_out)})"
+        firsts = [next((ih for ih in replayable if ih[1].on_delete == o), None) for o in options]
+        assert None not in firsts and len(replayable) >= per_engine, (
+            f"seed {seed}: {engine}: {len(replayable)} replayable histories in {MAX_DRAWS} draws, "
+            f"delete options {[o for o, f in zip(options, firsts) if f is None]} missing ({dict(left_out)})"
         )
+        chosen = firsts + [ih for ih in replayable if ih not in firsts][: per_engine - len(firsts)]
+        picked += [(engine, i, h) for i, h in sorted(chosen, key=lambda ih: ih[0])]
     return picked, left_out
 
 
@@ -372,6 +379,7 @@ def test_sample_covers_every_engine():
     picked, left_out = sample()
     print(f"\nmodel replay: seed {SEED}; left out {dict(left_out)}")
     assert Counter(e for e, _, _ in picked) == {e: PER_ENGINE for e in ENGINES}
+    assert {(e, h.on_delete) for e, _, h in picked} == {(e, o) for e in ENGINES for o in DELETE_OPTIONS[e]}
     assert sample()[0] == picked, "the sample is not reproducible"
 
 
