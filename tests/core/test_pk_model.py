@@ -400,6 +400,8 @@ def test_pk_changelog_matches_dict_model(
     if producer != "input" and not any(ty.startswith(("MAP", "MULTISET")) for ty in types):
         if data.draw(st.booleans(), label="row_deduplicate"):
             options["changelog-producer.row-deduplicate"] = "true"
+    if producer == "lookup" and engine != "first-row" and data.draw(st.booleans(), label="dv"):
+        options["deletion-vectors.enabled"] = "true"  # the lookup compaction marks older rows deleted
     cols = [("k", "INT NOT NULL"), ("v1", types[0]), ("v2", types[1]), ("p", "STRING")]
     t = FileSystemCatalog(str(tmp_path_factory.mktemp("wh"))).create_table(
         "db.t",
