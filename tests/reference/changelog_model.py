@@ -27,9 +27,11 @@ Paimon 0.9's sources, and why the model is a function of the two states:
   ``first-row.``, ``partial-update.ignore-delete``) before they reach the write buffer, so a
   key whose records were all ignored retractions has none. The write buffer then merges a
   key's records into one (``SortBufferWriteBuffer``), which keeps the key: deduplicate and
-  aggregation always give a record, a partial-update key whose records are all -U under
-  ``remove-record-on-delete`` keeps a retraction (0.9: a lone -U stays, several merge to an
-  insert of nulls that changes nothing), and a -D there stays a -D (1.x; see below).
+  aggregation always give a record, and so does partial-update under
+  ``remove-record-on-delete`` in this project (a key with only -U records keeps a -U, which
+  changes nothing, a -D stays a -D; master merges several -U records of a key in one commit
+  into a DELETE record, which then deletes the row: a quirk the model does not follow; for 0.9
+  see the last point).
 * Before and after. Lookup: ``before`` is the key's latest record above level 0 (in the
   compaction or looked up in the levels above its output). Lookup tables merge with
   ``LookupMergeFunction``, which keeps only a key's latest record above level 0 because every
@@ -50,11 +52,14 @@ Paimon 0.9's sources, and why the model is a function of the two states:
   gives nothing, a new key gives +I of its first row: +I for the keys of ``after`` missing from
   ``before``. Retractions never change a first-row table (Java 0.9 refuses them without
   ``ignore-delete``; this project ignores them), so nothing else.
-* ``partial-update.remove-record-on-delete``: a -D removes the row, so a stored key gives
-  -D(before). This is master's behaviour (the merge function returns a DELETE record); 0.9's
-  merge function returns null there, which its lookup wrapper dereferences (a
-  NullPointerException) and its write buffer drops (the delete is lost). The model, like this
-  project, follows master.
+* ``partial-update.remove-record-on-delete``: a -U leaves the row as it is (-U/+U of equal
+  rows for a stored key, nothing for an absent one) and a -D removes it, so a stored key gives
+  -D(before). This is master's behaviour for a -D and for a lone -U (its merge function
+  returns a DELETE record for a -D, the stored row for a -U after it). Java 0.9 fails there, checked with the interop harness: its merge
+  function returns null for a -D, which the lookup and full-compaction wrappers dereference
+  (a NullPointerException, the commit fails) and the write buffer drops (+U then -D of a key in
+  one commit: the delete is lost); -U records of an absent key become a row of nulls that 0.9
+  cannot read back (ParquetDecodingException). The model, like this project, follows master.
 """
 
 from __future__ import annotations
