@@ -29,7 +29,7 @@ from tests.interop.harness.canonical import rows_from_arrow
 from tests.reference.changelog_model import expected_changelog
 from tests.reference.merge_model import PkModel
 
-pytestmark = [pytest.mark.interop, pytest.mark.slow]
+pytestmark = pytest.mark.interop
 
 COLUMNS = "id INT NOT NULL, a STRING, n BIGINT"
 JAVA_SCHEMA = [
