@@ -351,14 +351,15 @@ def test_pk_changelog_matches_dict_model(
 ):
     """The changelog producers against the model, snapshot by snapshot. ``input``: each APPEND
     snapshot's changelog is exactly its input records (kinds and values, as a multiset).
-    ``lookup`` and ``full-compaction``: a write's APPEND snapshot carries no changelog; the
-    COMPACT snapshot of the compaction after it (lookup: of its level-0 files, full-compaction:
-    the full compaction, every commit) carries exactly what Paimon's producer emits for the
-    model states before and after and the keys written (tests/reference/changelog_model.py:
-    +I/-D/-U+U per key written, -U/+U also for an unchanged row unless
-    ``changelog-producer.row-deduplicate``, first-row +I for new keys only), and no other
-    snapshot carries any. The changelog read so far is also a consistent stream (every -U/-D
-    retracts the value last given for its key) whose fold equals the model."""
+    ``lookup`` (deletion vectors drawn too) and ``full-compaction`` (``delta-commits`` 1-3):
+    only COMPACT snapshots carry changelog, and each carries exactly what Paimon's producer
+    emits (tests/reference/changelog_model.py) for the buckets it leaves without level-0 files
+    (lookup) or with top-level files only (full compaction): per key written there since that
+    bucket's previous such compaction, +I/-D/-U+U between the model states then and now, -U/+U
+    also for an unchanged row unless ``changelog-producer.row-deduplicate`` (drawn), first-row
+    +I for new keys only. Every write ends up in such a compaction, and the changelog read so
+    far is a consistent stream (every -U/-D retracts the value last given for its key) whose
+    fold equals the model states of those compactions."""
     if engine == "first-row" and producer != "lookup":
         engine = "deduplicate"  # first-row takes changelog-producer none or lookup only
     on_delete = data.draw(st.sampled_from(DELETE_OPTIONS[engine]), label="on_delete")
