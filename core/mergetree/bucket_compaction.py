@@ -156,21 +156,26 @@ def drop_vectors(table: FileStoreTable, split: DataSplit, rewritten, written: li
 
 
 def _full_compaction_changelog(table: FileStoreTable, split, writer, merged: pa.Table, top: int) -> list:
-    """Changelog between the previous top level and the new one (full-compaction producer)."""
+    """Changelog between the previous top level and the new one (full-compaction producer), for
+    the keys with records outside the top level, as Java's FullChangelogMergeFunctionWrapper: a
+    key whose only record is its top-level one is not merged and gives nothing, so a full
+    compaction of top-level files alone (several files, or files with deleted rows) gives none."""
     from paimon_core.mergetree.changelog import changes
     from paimon_core.mergetree.merge_engines import SEQ
 
     keys = table.schema.trimmed_primary_keys
+    fresh = [f for f in split.files if f.level != top]
+    if not fresh:  # every key has just its top-level record: Java's wrapper emits nothing for it
+        return []
     old_top = [f for f in split.files if f.level == top]
     old = _drop_retracts(_merge_files(table, split, old_top)) if old_top else merged.slice(0, 0)
     new = _drop_retracts(merged)
     dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
-    fresh = [f for f in split.files if f.level != top]
-    if fresh:  # only keys with records above the old top level changed
-        reader = TableRead(table, keys)
-        touched = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in fresh])
-        old = rows_with_keys(old, touched, keys)
-        new = rows_with_keys(new, touched, keys)
+    # only the keys with records above the old top level get changelog (-U/+U even when unchanged)
+    reader = TableRead(table, keys)
+    touched = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in fresh])
+    old = rows_with_keys(old, touched, keys)
+    new = rows_with_keys(new, touched, keys)
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
     if log.num_rows == 0:
         return []
