@@ -278,6 +278,14 @@ def pick_bucketed_append(files, target: int, min_files: int, max_files: int) -> 
     return None
 
 
+def _purge_top_run(split: DataSplit):
+    """The files of a bucket's single top-level run that hold deleted rows, rewritten without
+    them (their key ranges stay disjoint from the run's other files); None if there are none."""
+    with_vectors = {name for name, _ in split.deletion_files}
+    dirty = [f for f in split.files if f.delete_row_count or f.file_name in with_vectors]
+    return (dirty, max(f.level for f in split.files), True) if dirty else None
+
+
 def plan_bucket(table: FileStoreTable, split: DataSplit, full: bool):
     """What to compact in one bucket: (files, output level, drop deletes) or None."""
     opts = table.schema.core_options
@@ -299,13 +307,10 @@ def plan_bucket(table: FileStoreTable, split: DataSplit, full: bool):
     top = max_level(table)
     runs = sorted_runs(split.files)
     if full:
-        if (
-            len(split.files) == 1
-            and split.files[0].level == top
-            and split.files[0].delete_row_count == 0
-            and not split.deletion_files
-        ):
-            return None
+        if len(runs) == 1 and runs[0][0] == top:
+            # one sorted run on the top level: nothing to merge (as Java's full compaction);
+            # only files with deleted rows (deletion vectors, stored retractions) are rewritten
+            return _purge_top_run(split)
         return list(split.files), top, True
     sized = [Run(level, sum(f.file_size for f in fs)) for level, fs in runs]
     if forces_level0_compaction(table):
