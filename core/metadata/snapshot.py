@@ -180,9 +180,17 @@ class SnapshotManager:
         return found
 
     def try_commit(self, snapshot: Snapshot) -> bool:
-        """Create snapshot-N if absent; on success update the LATEST hint (best effort)."""
-        if not self.io.write_if_absent(self.path(snapshot.id), snapshot.to_json().encode("utf-8")):
-            return False
+        """Create snapshot-N if absent; on success update the LATEST hint (best effort). A
+        create refused because snapshot-N holds exactly these bytes (a unique uuid among them)
+        is ours: a PUT that succeeded, lost its response and was retried by the client."""
+        data = snapshot.to_json().encode("utf-8")
+        path = self.path(snapshot.id)
+        if not self.io.write_if_absent(path, data):
+            try:
+                if self.io.read_bytes(path) != data:
+                    return False
+            except FileNotFoundError:
+                return False
         self.write_hint("LATEST", snapshot.id)
         return True
 

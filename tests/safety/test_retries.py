@@ -104,6 +104,38 @@ def test_commit_out_of_retries_commits_nothing_and_leaves_nothing(warehouse, mon
 
 
 @pytest.mark.parametrize("pk", [False, True], ids=["append", "pk"])
+def test_a_snapshot_put_retried_after_a_lost_response_commits_once(warehouse, monkeypatch, pk):
+    """The create of snapshot-N succeeds but its response is lost, and the client sends it again,
+    which is refused (412 on S3, EEXIST locally): that snapshot is ours, the commit stands as it
+    is, nothing is written twice and none of the files it names is cleaned up."""
+    from paimon_core.storage.file_io import FileIO
+
+    cat = _setup(warehouse, pk)
+    t = cat.get_table("db.t")
+    first = batch_rows(0, 0, pk)
+    t.write_arrow(arrow_batch(first, pk))
+    orig = FileIO.write_if_absent
+    replays = []
+
+    def put_twice(io, path, data):
+        if "/snapshot/snapshot-" not in path:
+            return orig(io, path, data)
+        assert orig(io, path, data), "the first create of a new snapshot failed"
+        replays.append(path)
+        return orig(io, path, data)  # the client's retry: refused, the object exists
+
+    monkeypatch.setattr(FileIO, "write_if_absent", put_twice)
+    second = batch_rows(0, 1, pk)
+    snap = t.write_arrow(arrow_batch(second, pk))
+    monkeypatch.undo()
+    assert len(replays) == 1 and snap.id == 2
+    t = cat.get_table("db.t")
+    assert assert_snapshot_chain(t) == [1, 2]
+    assert_exactly_once(rows_of(t.read()), expected_rows([first, second], pk))
+    assert not unreachable_files(t)
+
+
+@pytest.mark.parametrize("pk", [False, True], ids=["append", "pk"])
 def test_compaction_retries_past_appends_and_aborts_on_a_rival_compaction(local_warehouse, monkeypatch, pk):
     cat = _setup(local_warehouse, pk)
     t = cat.get_table("db.t")
