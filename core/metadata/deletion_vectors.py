@@ -151,8 +151,10 @@ def dv_enabled(table: FileStoreTable) -> bool:
 
 
 def index_path(table: FileStoreTable, index_file: str, external_path: str | None = None) -> str:
-    if external_path:
-        return external_path.split("://", 1)[-1]  # as data files' external paths are read
+    if external_path:  # outside the table directory: on the table's file system, any URI form
+        from paimon_core.metadata.features import external_path as resolve
+
+        return resolve(table, external_path)
     return table.io.join(table.path, "index", index_file)
 
 

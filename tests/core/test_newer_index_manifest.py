@@ -351,3 +351,30 @@ def test_entry_versions_other_than_1_are_refused(catalog):
     t = catalog.get_table("db.d")
     with pytest.raises(UnsupportedFeature, match="index manifest entry version 2"):
         t.write_arrow(pa.table({"k": pa.array([100], pa.int32()), "v": ["x"]}))
+
+
+@pytest.mark.parametrize("form", ["file:{}", "file://{}", "{}"])
+def test_deletion_vectors_under_an_external_path_are_applied(catalog, tmp_path, form):
+    """A DELETION_VECTORS entry whose file lives outside the table (``_EXTERNAL_PATH``, 1.3+), in
+    Hadoop's ``file:/x`` form as Java writes it, a URI or a plain path: reads apply it."""
+    t = _table(catalog)
+    model: dict = {}
+    _write(t, list(range(60)), "r0", model)
+    assert delete_where(t, "k < 7").rows == 7
+    for k in range(7):
+        model.pop(k)
+    ext_dir = tmp_path / "dv-ext"
+    ext_dir.mkdir()
+    moved = []
+    records = []
+    for r in _live(t):
+        if r["_INDEX_TYPE"] == "DELETION_VECTORS":
+            target = ext_dir / r["_FILE_NAME"]
+            os.replace(os.path.join(t.path, "index", r["_FILE_NAME"]), target)
+            r = {**r, "_EXTERNAL_PATH": form.format(target)}
+            moved.append(target)
+        records.append(r)
+    assert moved
+    _plant(t, SPEC_2_0, records, keep=False)
+    t = catalog.get_table("db.d")
+    assert _model_rows(t) == model
