@@ -161,13 +161,24 @@ class FileStoreTable:
         limit: int | None = None,
         tag: str | None = None,
     ) -> pa.Table:
-        """Rows visible at a snapshot (latest by default), filtered and projected."""
-        snap = self.resolve_snapshot(snapshot_id, as_of_millis, tag)
+        """Rows visible at a snapshot (latest by default), filtered and projected. A read of the
+        latest snapshot that another process expires meanwhile is run again on the new latest."""
+        from paimon_core.metadata.snapshot import SnapshotExpired
+        from paimon_core.read.scan import expiry_checked
+
         travel = snapshot_id is not None or as_of_millis is not None or tag is not None
-        view = self.for_snapshot(snap) if travel else self  # time travel: the snapshot's own schema
-        pred = view.parse_filter(where)
-        reader = view.new_read(columns, pred)
-        return reader.to_arrow(view.plan(snap, pred), limit)
+        for attempt in range(3):
+            snap = self.resolve_snapshot(snapshot_id, as_of_millis, tag)
+            view = self.for_snapshot(snap) if travel else self  # time travel: the snapshot's own schema
+            pred = view.parse_filter(where)
+            reader = view.new_read(columns, pred)
+            try:
+                with expiry_checked(view, snap):
+                    return reader.to_arrow(view.plan(snap, pred), limit)
+            except SnapshotExpired:
+                if travel or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # ---- write
     def new_append_writer(self):

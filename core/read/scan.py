@@ -8,6 +8,7 @@ are pruned with the predicate where statistics prove nothing can match.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from paimon_core import paths
@@ -102,6 +103,19 @@ def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception
     raise SnapshotExpired(
         f"snapshot {snapshot.id} was expired by another process while it was being read ({error}); run again"
     ) from None
+
+
+@contextmanager
+def expiry_checked(table, snapshot: Snapshot | None):
+    """Around reading ``snapshot``'s files: a file that went missing because another process
+    expired the snapshot meanwhile raises SnapshotExpired (a lost race: run again), not an
+    error that calls the table damaged."""
+    try:
+        yield
+    except (CorruptMetadata, FileNotFoundError) as e:
+        if snapshot is not None:
+            check_not_expired(table.manifests, snapshot, e)
+        raise
 
 
 class TableScan:

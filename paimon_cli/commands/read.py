@@ -96,6 +96,13 @@ def read(
         columns = tbl.schema.field_names[:1]  # the fewest columns that still count rows
     predicate = tbl.parse_filter(where)
     reader = tbl.new_read(columns, predicate)
+    from paimon_core.read.scan import expiry_checked
+
+    with expiry_checked(tbl, snap):  # an expire racing this read: a clear "run again"
+        _read(state, tbl, snap, reader, predicate, limit, count, out)
+
+
+def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
     splits = tbl.plan(snap, predicate)
     waiting = tbl.postpone_rows(snap)
     if waiting:
