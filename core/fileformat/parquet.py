@@ -7,6 +7,9 @@ TIMESTAMP(7..9) column stores timestamps as INT96 (docs/format.md section 0, 7.3
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from paimon_core.storage.file_io import FileIO
@@ -111,3 +114,48 @@ class ParquetFileWriter:
 def read(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Table:
     """The named columns of a Parquet data file, as stored (the dispatcher casts them)."""
     return pq.read_table(path, columns=columns, filesystem=fileio.arrow_fs)
+
+
+KEPT_BATCH_ROWS = 65536
+
+
+def read_kept(
+    fileio: FileIO, path: str, columns: list[str], deleted: np.ndarray
+) -> tuple[pa.Table, np.ndarray]:
+    """The named columns of a Parquet data file without the rows at ``deleted`` (its deletion
+    vector: sorted 0-based positions), and the keep mask over the file's rows.
+
+    Row groups whose rows are all deleted are not decoded. The others are decoded in batches of
+    ``KEPT_BATCH_ROWS`` on a second thread while the kept rows of the previous batch are taken
+    (a boolean filter, on data still in cache): the filter's cost hides behind decoding instead of
+    following a read of the whole file, and no full-size table is materialized before the copy."""
+    with pq.ParquetFile(path, filesystem=fileio.arrow_fs) as pf:
+        md = pf.metadata
+        n = md.num_rows
+        keep = np.ones(n, dtype=bool)
+        deleted = deleted[: np.searchsorted(deleted, n)]
+        keep[deleted] = False
+        sizes = [md.row_group(i).num_rows for i in range(md.num_row_groups)]
+        bounds = np.cumsum([0, *sizes])
+        gone = np.diff(np.searchsorted(deleted, bounds))
+        groups = [i for i, size in enumerate(sizes) if gone[i] < size]
+        if len(groups) < len(sizes):  # the mask over the row groups read, in order
+            mask = np.concatenate([keep[bounds[i] : bounds[i + 1]] for i in groups]) if groups else keep[:0]
+        else:
+            mask = keep
+        if not groups:
+            return pf.schema_arrow.empty_table().select(columns), keep
+        if len(mask) <= KEPT_BATCH_ROWS:
+            data = pf.read_row_groups(groups, columns=columns)
+            return data.filter(pa.array(mask)).select(columns), keep
+        bits = pa.array(mask)
+        batches = pf.iter_batches(batch_size=KEPT_BATCH_ROWS, row_groups=groups, columns=columns)
+        out, at = [], 0
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(next, batches, None)
+            while (batch := pending.result()) is not None:
+                pending = pool.submit(next, batches, None)
+                m = batch.num_rows
+                out.append(batch if mask[at : at + m].all() else batch.filter(bits.slice(at, m)))
+                at += m
+        return pa.Table.from_batches(out, schema=out[0].schema).select(columns), keep

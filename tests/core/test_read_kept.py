@@ -1,0 +1,109 @@
+"""Reading a data file without the rows its deletion vector marks (``read_data_file(...,
+deleted=...)``): the kept rows in file order and the keep mask, for Parquet (row groups with every
+row deleted skipped, the others filtered batch by batch) and for ORC and Avro (filtered after the
+read), checked against a plain Python model of the rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from paimon_core.data.types import parse_type
+from paimon_core.fileformat import formats, parquet
+from paimon_core.storage.file_io import FileIO
+
+TYPES = {
+    "i": parse_type("BIGINT"),
+    "s": parse_type("STRING"),
+    "r": parse_type("ROW<x INT, y STRING>"),
+    "t": parse_type("TIMESTAMP(9)"),  # Parquet: INT96
+}
+GROUPS = (5, 7, 1, 30)  # rows per write: one Parquet row group each
+
+
+def _part(base: int, n: int) -> pa.Table:
+    ids = list(range(base, base + n))
+    return pa.table(
+        {
+            "i": pa.array(ids, pa.int64()),
+            "s": pa.array([None if i % 7 == 3 else f"s{i}" for i in ids], pa.string()),
+            "r": pa.array(
+                [{"x": i, "y": str(i)} for i in ids], pa.struct([("x", pa.int32()), ("y", pa.string())])
+            ),
+            "t": pa.array([1_700_000_000_000_000_000 + i for i in ids], pa.timestamp("ns")),
+        }
+    )
+
+
+def _columns(fmt: str) -> list[str]:
+    return ["s", "r", "i"] if fmt == "avro" else ["s", "r", "i", "t"]  # Avro: no TIMESTAMP(9)
+
+
+def _write(tmp_path, fmt: str) -> tuple[FileIO, str, int]:
+    io = FileIO(str(tmp_path))
+    path = str(tmp_path / f"data-x-0.{fmt}")
+    cols = ["i", *_columns(fmt)[:2], *_columns(fmt)[3:]]
+    w = formats.open_writer(fmt, io, path, _part(0, 0).select(cols).schema)
+    base = 0
+    for n in GROUPS:
+        w.write(_part(base, n).select(cols))
+        base += n
+    w.close()
+    return io, path, base
+
+
+CASES = {
+    "none": [],
+    "first": [0],
+    "last": [42],
+    "scattered": [1, 4, 9, 12, 13, 20, 41],
+    "whole first group": [0, 1, 2, 3, 4],
+    "whole one-row group": [12],
+    "whole inner groups": list(range(5, 13)),
+    "all but one": [i for i in range(43) if i != 17],
+    "all": list(range(43)),
+    "past the end": [2, 43, 100],
+}
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc", "avro"])
+@pytest.mark.parametrize("batch", [4, 65536])
+@pytest.mark.parametrize("case", list(CASES))
+def test_kept_rows_in_file_order(tmp_path, monkeypatch, fmt, batch, case):
+    monkeypatch.setattr(parquet, "KEPT_BATCH_ROWS", batch)  # 4: batches cross row groups
+    io, path, n = _write(tmp_path, fmt)
+    deleted = np.array(CASES[case], dtype=np.int64)
+    got, keep = formats.read_data_file(io, path, _columns(fmt), TYPES, deleted=deleted)
+    want = [i for i in range(n) if i not in set(CASES[case])]
+    assert keep.tolist() == [i not in set(CASES[case]) for i in range(n)]
+    assert got.column_names == _columns(fmt)
+    assert got.column("i").to_pylist() == want
+    assert got.column("s").to_pylist() == [None if i % 7 == 3 else f"s{i}" for i in want]
+    assert got.column("r").to_pylist() == [{"x": i, "y": str(i)} for i in want]
+    if "t" in got.column_names:
+        assert got.column("t").cast(pa.int64()).to_pylist() == [1_700_000_000_000_000_000 + i for i in want]
+    plain = formats.read_data_file(io, path, _columns(fmt), TYPES)
+    assert got.schema == plain.schema
+
+
+def test_parquet_row_groups_wholly_deleted_are_not_decoded(tmp_path, monkeypatch):
+    io, path, n = _write(tmp_path, "parquet")
+    read = []
+    real = parquet.pq.ParquetFile
+
+    class Spy(real):
+        def iter_batches(self, *a, row_groups=None, **kw):
+            read.append(row_groups)
+            return super().iter_batches(*a, row_groups=row_groups, **kw)
+
+        def read_row_groups(self, row_groups, *a, **kw):
+            read.append(row_groups)
+            return super().read_row_groups(row_groups, *a, **kw)
+
+    monkeypatch.setattr(parquet.pq, "ParquetFile", Spy)
+    monkeypatch.setattr(parquet, "KEPT_BATCH_ROWS", 4)
+    got, _ = formats.read_data_file(io, path, ["i"], TYPES, deleted=np.arange(5, 13, dtype=np.int64))
+    assert read == [[0, 3]] and got.column("i").to_pylist() == [*range(5), *range(13, n)]
+    read.clear()
+    got, _ = formats.read_data_file(io, path, ["i"], TYPES, deleted=np.arange(n, dtype=np.int64))
+    assert read == [] and got.num_rows == 0 and got.schema.field("i").type == pa.int64()
