@@ -207,7 +207,7 @@ def read_data_file(
         data = _read(fileio, path, columns, types, legacy_ltz)
         keep = np.ones(data.num_rows, dtype=bool)
         keep[deleted[: np.searchsorted(deleted, data.num_rows)]] = False
-        return (data if keep.all() else data.filter(pa.array(keep))), keep
+        return (data if keep.all() else parquet.filter_columns(data, parquet.keep_bits(keep))), keep
     except FileNotFoundError:
         raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
     except (pa.ArrowException, ValueError, KeyError, EOFError, OSError) as e:

@@ -1,9 +1,12 @@
 """Reading a data file without the rows its deletion vector marks (``read_data_file(...,
 deleted=...)``): the kept rows in file order and the keep mask, for Parquet (row groups with every
-row deleted skipped, the others filtered batch by batch) and for ORC and Avro (filtered after the
-read), checked against a plain Python model of the rows."""
+row deleted not decoded) and for ORC and Avro, filtered column by column on the filter pool or on
+the calling thread, checked against a plain Python model of the rows."""
 
 from __future__ import annotations
+
+import os
+import signal
 
 import numpy as np
 import pyarrow as pa
@@ -67,10 +70,10 @@ CASES = {
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "orc", "avro"])
-@pytest.mark.parametrize("batch", [4, 65536])
+@pytest.mark.parametrize("parallel_from", [4, 65536])
 @pytest.mark.parametrize("case", list(CASES))
-def test_kept_rows_in_file_order(tmp_path, monkeypatch, fmt, batch, case):
-    monkeypatch.setattr(parquet, "KEPT_BATCH_ROWS", batch)  # 4: batches cross row groups
+def test_kept_rows_in_file_order(tmp_path, monkeypatch, fmt, parallel_from, case):
+    monkeypatch.setattr(parquet, "PARALLEL_FILTER_ROWS", parallel_from)  # 4: columns on the pool
     io, path, n = _write(tmp_path, fmt)
     deleted = np.array(CASES[case], dtype=np.int64)
     got, keep = formats.read_data_file(io, path, _columns(fmt), TYPES, deleted=deleted)
@@ -92,18 +95,40 @@ def test_parquet_row_groups_wholly_deleted_are_not_decoded(tmp_path, monkeypatch
     real = parquet.pq.ParquetFile
 
     class Spy(real):
-        def iter_batches(self, *a, row_groups=None, **kw):
-            read.append(row_groups)
-            return super().iter_batches(*a, row_groups=row_groups, **kw)
+        def read(self, *a, **kw):
+            read.append("all")
+            return super().read(*a, **kw)
 
         def read_row_groups(self, row_groups, *a, **kw):
             read.append(row_groups)
             return super().read_row_groups(row_groups, *a, **kw)
 
     monkeypatch.setattr(parquet.pq, "ParquetFile", Spy)
-    monkeypatch.setattr(parquet, "KEPT_BATCH_ROWS", 4)
     got, _ = formats.read_data_file(io, path, ["i"], TYPES, deleted=np.arange(5, 13, dtype=np.int64))
     assert read == [[0, 3]] and got.column("i").to_pylist() == [*range(5), *range(13, n)]
     read.clear()
     got, _ = formats.read_data_file(io, path, ["i"], TYPES, deleted=np.arange(n, dtype=np.int64))
     assert read == [] and got.num_rows == 0 and got.schema.field("i").type == pa.int64()
+    got, _ = formats.read_data_file(io, path, ["i"], TYPES, deleted=np.array([3, 40], dtype=np.int64))
+    assert read == ["all"] and got.num_rows == n - 2
+
+
+def test_keep_bits_match_pyarrow():
+    rng = np.random.default_rng(1)
+    for n in (0, 1, 7, 8, 9, 64, 1000):
+        keep = rng.random(n) < 0.7
+        assert parquet.keep_bits(keep).equals(pa.array(keep, pa.bool_()))
+        assert parquet.keep_bits(keep[3:]).equals(pa.array(keep[3:], pa.bool_()))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_filter_pool_works_in_a_forked_child():
+    """The child of a fork has the pool object but none of its threads: it starts a new pool."""
+    t = pa.table({"a": np.arange(100_000), "b": np.arange(100_000)})
+    bits = parquet.keep_bits(np.arange(100_000) % 3 != 0)
+    assert parquet.filter_columns(t, bits).num_rows == 66_666  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        signal.alarm(30)  # a child waiting on the parent's threads would hang: die instead
+        os._exit(0 if parquet.filter_columns(t, bits).num_rows == 66_666 else 1)
+    assert os.waitpid(pid, 0)[1] == 0
