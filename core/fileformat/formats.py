@@ -206,7 +206,7 @@ def read_data_file(
             return parquet.read_kept(fileio, path, columns, deleted)
         data = _read(fileio, path, columns, types, legacy_ltz)
         keep = np.ones(data.num_rows, dtype=bool)
-        keep[deleted[: np.searchsorted(deleted, data.num_rows)]] = False
+        keep[deleted[deleted < data.num_rows]] = False
         return (data if keep.all() else parquet.filter_columns(data, parquet.keep_bits(keep))), keep
     except FileNotFoundError:
         raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None

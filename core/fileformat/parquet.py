@@ -172,6 +172,8 @@ def read_kept(
         md = pf.metadata
         n = md.num_rows
         keep = np.ones(n, dtype=bool)
+        if len(deleted) > 1 and (np.diff(deleted) <= 0).any():  # a bitmap's positions never are
+            deleted = np.unique(deleted)
         deleted = deleted[: np.searchsorted(deleted, n)]
         keep[deleted] = False
         sizes = [md.row_group(i).num_rows for i in range(md.num_row_groups)]

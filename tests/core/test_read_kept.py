@@ -66,6 +66,7 @@ CASES = {
     "all but one": [i for i in range(43) if i != 17],
     "all": list(range(43)),
     "past the end": [2, 43, 100],
+    "unsorted, repeated": [12, 9, 12, 0, 9],
 }
 
 
