@@ -14,6 +14,7 @@ Invariants (as Java Paimon):
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType, to_arrow_type
@@ -184,27 +185,29 @@ def open_writer(
 
 
 def read_data_file(
-    fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType], legacy_ltz: bool = True
-) -> pa.Table:
+    fileio: FileIO,
+    path: str,
+    columns: list[str],
+    types: dict[str, DataType],
+    legacy_ltz: bool = True,
+    deleted: np.ndarray | None = None,
+):
     """The named columns of a data file (format by extension), with the Paimon ``types`` the
     file was written with: ORC and Avro columns come as those types' Arrow arrays, read as Java
     reads them; Parquet columns come as stored (the caller's casts apply as before).
-    ``legacy_ltz``: the table's ``orc.timestamp-ltz.legacy.type`` (see orc.py)."""
-    fmt = format_of(path)
+    ``legacy_ltz``: the table's ``orc.timestamp-ltz.legacy.type`` (see orc.py).
+
+    With ``deleted`` (a deletion vector's sorted row positions) the rows at those positions are
+    left out, and the result is ``(table, keep mask over the file's rows)``."""
     try:
-        if fmt == "parquet":
-            return parquet.read(fileio, path, columns)
-        if fmt == "orc":
-            data = orc.read(fileio, path, columns)
-            zone = None
-            if legacy_ltz and any(_has_root(types[c], "TIMESTAMP_LTZ") for c in columns) and data.num_rows:
-                zone = _zone(orc.writer_timezone(fileio, path), path)
-            if not columns:
-                return data
-            return pa.Table.from_arrays(
-                [_orc_column(data.column(c), types[c], zone) for c in columns], names=columns
-            )
-        return avro.read(fileio, path, columns, {c: to_arrow_type(types[c]) for c in columns})
+        if deleted is None:
+            return _read(fileio, path, columns, types, legacy_ltz)
+        if format_of(path) == "parquet":
+            return parquet.read_kept(fileio, path, columns, deleted)
+        data = _read(fileio, path, columns, types, legacy_ltz)
+        keep = np.ones(data.num_rows, dtype=bool)
+        keep[deleted[deleted < data.num_rows]] = False
+        return (data if keep.all() else parquet.filter_columns(data, parquet.keep_bits(keep))), keep
     except FileNotFoundError:
         raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
     except (pa.ArrowException, ValueError, KeyError, EOFError, OSError) as e:
@@ -215,6 +218,23 @@ def read_data_file(
                 f" used here cannot read ({msg})"
             ) from None
         raise CorruptMetadata(f"data file {path} is unreadable: {msg}") from None
+
+
+def _read(fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType], legacy_ltz: bool):
+    fmt = format_of(path)
+    if fmt == "parquet":
+        return parquet.read(fileio, path, columns)
+    if fmt == "orc":
+        data = orc.read(fileio, path, columns)
+        zone = None
+        if legacy_ltz and any(_has_root(types[c], "TIMESTAMP_LTZ") for c in columns) and data.num_rows:
+            zone = _zone(orc.writer_timezone(fileio, path), path)
+        if not columns:
+            return data
+        return pa.Table.from_arrays(
+            [_orc_column(data.column(c), types[c], zone) for c in columns], names=columns
+        )
+    return avro.read(fileio, path, columns, {c: to_arrow_type(types[c]) for c in columns})
 
 
 _UTC_ZONES = {

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import ADD
 from paimon_core.options import CoreOptions
@@ -103,7 +102,7 @@ def decode_vector(data: bytes, offset: int, length: int, where: str = "") -> np.
             from pyroaring import BitMap64
 
             bm = BitMap64.deserialize(payload[4:])
-            return np.fromiter(bm, dtype=np.int64, count=len(bm))
+            return np.frombuffer(bm.to_array(), dtype=np.uint64).astype(np.int64)
         from pyroaring import BitMap
 
         bm = BitMap.deserialize(payload[4:])
@@ -211,35 +210,6 @@ class DeletionVectorReader:
                 )
             self._cache[df.index_file] = data
         return decode_vector(data, df.offset, df.length, f" in {df.index_file}")
-
-
-def keep_mask(positions: np.ndarray, num_rows: int) -> np.ndarray:
-    """Boolean mask of the rows of a file of ``num_rows`` rows that are not deleted."""
-    mask = np.ones(num_rows, dtype=bool)
-    if len(positions):
-        p = positions[positions < num_rows]
-        mask[p] = False
-    return mask
-
-
-MAX_SLICES = 64
-
-
-def drop_deleted(table: pa.Table, positions: np.ndarray):
-    """``table`` (all rows of one file, in file order) without the rows at ``positions``: the
-    kept runs as zero-copy slices when there are few (deletes of key ranges), else a take of the
-    kept row indices (faster than a boolean filter when few rows go)."""
-    n = table.num_rows
-    p = positions[positions < n] if len(positions) else positions
-    if not len(p):
-        return table
-    starts = np.concatenate(([0], p + 1))
-    ends = np.concatenate((p, [n]))
-    runs = np.flatnonzero(ends > starts)
-    if len(runs) <= MAX_SLICES:
-        parts = [table.slice(int(starts[i]), int(ends[i] - starts[i])) for i in runs]
-        return pa.concat_tables(parts) if parts else table.slice(0, 0)
-    return table.take(pa.array(np.flatnonzero(keep_mask(p, n))))
 
 
 def write_bucket_index(

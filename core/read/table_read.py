@@ -16,7 +16,7 @@ import pyarrow as pa
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.fileformat.formats import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
-from paimon_core.metadata.deletion_vectors import DeletionVectorReader, drop_deleted, dv_enabled
+from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
 from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
@@ -110,7 +110,12 @@ class TableRead:
         types = {SEQ: _SEQ_TYPE, KIND: _KIND_TYPE}
         types.update({old.name: old.type for old, _ in renames if old is not None})
         legacy_ltz = self.schema.core_options.get("orc.timestamp-ltz.legacy.type")
-        data = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz)
+        df = split.deletion_file(f.file_name) if split.deletion_files else None
+        if df is None:
+            data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz), None
+        else:  # the deleted rows are dropped as the file is decoded
+            deleted = self._dv_reader().positions(df)
+            data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz, deleted)
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:
@@ -127,13 +132,9 @@ class TableRead:
             arrays.append(data.column(name))
             fields.append(pa.field(name, data.schema.field(name).type))
         if with_position:
-            arrays.append(pa.array(np.arange(n, dtype=np.int64)))
+            arrays.append(pa.array(np.arange(n, dtype=np.int64) if keep is None else np.flatnonzero(keep)))
             fields.append(pa.field(ROW_POS, pa.int64(), nullable=False))
-        out = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-        df = split.deletion_file(f.file_name) if split.deletion_files else None
-        if df is not None:
-            out = drop_deleted(out, self._dv_reader().positions(df))
-        return out
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
     def _dv_reader(self) -> DeletionVectorReader:
         if self._dvs is None:

@@ -434,27 +434,3 @@ def test_lookup_changelog_with_dvs_equals_without(tmp_path_factory, history):
     ]
     assert logs[0] == logs[1]
     assert sorted(tables[0].read().to_pylist(), key=repr) == sorted(tables[1].read().to_pylist(), key=repr)
-
-
-@pytest.mark.parametrize(
-    "positions",
-    [
-        [],
-        [0],
-        [9],
-        [0, 1, 2],
-        [3, 4, 8],
-        list(range(10)),
-        list(range(0, 10, 2)),
-        [5, 50],
-        list(range(0, 200, 2)),
-    ],
-)
-def test_drop_deleted_keeps_the_other_rows_in_order(positions):
-    from paimon_core.metadata.deletion_vectors import drop_deleted
-
-    n = 10 if max(positions, default=0) < 10 else 200
-    t = pa.table({"i": pa.array(range(n), pa.int64()), "s": [f"s{i}" for i in range(n)]})
-    got = drop_deleted(t, np.array(positions, dtype=np.int64))
-    want = [i for i in range(n) if i not in set(positions)]
-    assert got.column("i").to_pylist() == want and got.column("s").to_pylist() == [f"s{i}" for i in want]
