@@ -19,8 +19,8 @@ delete"), then copies the 950k kept rows once with a boolean filter, its columns
 parallel (3.5-5.5 ms on two cores, the string column the largest part; the append table's
 randomly scattered deletes cost more than every 20th key). Ours uses about 1.2x the floor's
 CPU time, so about 1.2x is the best case on two idle cores. Measured on the idle 2-core
-machine (load 1.3-1.7), five runs of best of 25: pk 1.21-1.23x, append 1.24-1.28x (the read
-path before filtering while reading: 1.43x and 1.35x). Best of 7 moves by +-15% even there,
+machine (load 1.3-1.7), five runs of best of 25: pk 1.21-1.23x, append 1.24-1.28x (the previous
+read path, best of 7 on the idle machine: 1.43x and 1.35x). Best of 7 moves by +-15% even there,
 and by +-30% under load.
 """
 
