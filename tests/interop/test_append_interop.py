@@ -99,25 +99,7 @@ FIXED = [s.name for s in SPECS if s.bucket > 0]
 # Equality filters on a table of one-row files (min = max = the value, so stats must be exact):
 # stats-based file skipping, ours and Java's on the stats WE wrote, must keep the matching files.
 FILTER_TABLE = "app.one_row_files"
-FILTER_COLUMNS = [
-    "dec38",
-    "dec20",
-    "dec10",
-    "ts9",
-    "ts6",
-    "ts3",
-    "ltz",
-    "s",
-    "vc",
-    "c",
-    "dt",
-    "tm",
-    "bi",
-    "i",
-    "d",
-]
-# SMALLINT/TINYINT are left out: Java 0.9's Parquet row-group filter throws ClassCastException
-# (Short cannot be cast to Integer) on them, whoever wrote the file.
+FILTER_COLUMNS = D.FILTER_COLUMNS
 FILTER_ROWS = D.all_types_rows(0, 8)
 FILTERS: list[tuple[str, object]] = []
 for _r in FILTER_ROWS:

@@ -262,23 +262,7 @@ for _s in CODEC_SPECS:
 
 # one-row files: a filtered Java read skips a file (by our manifest stats) or an ORC stripe (by the
 # ORC statistics pyarrow wrote) only if its stats exclude the value, so every match must survive
-FILTER_COLUMNS = [
-    "dec38",
-    "dec20",
-    "dec10",
-    "ts9",
-    "ts6",
-    "ts3",
-    "ltz",
-    "s",
-    "vc",
-    "c",
-    "dt",
-    "tm",
-    "bi",
-    "i",
-    "d",
-]
+FILTER_COLUMNS = D.FILTER_COLUMNS
 FILTER_SPECS = [
     D.TableSpec(
         f"flt.{fmt}",
