@@ -278,12 +278,21 @@ def pick_bucketed_append(files, target: int, min_files: int, max_files: int) -> 
     return None
 
 
-def _purge_top_run(split: DataSplit):
-    """The files of a bucket's single top-level run that hold deleted rows, rewritten without
-    them (their key ranges stay disjoint from the run's other files); None if there are none."""
+def _purge_top_run(table: FileStoreTable, split: DataSplit):
+    """A bucket that is one top-level run, with files holding deleted rows (deletion vectors,
+    stored retractions): the span of the run, in key order, from the first such file to the last
+    is rewritten without them. The span's output covers only the span's keys, so the top level
+    stays one run of disjoint files (Java validates that when it restores a bucket). None when
+    no file holds deleted rows."""
+    from paimon_core.data.binary_row import deserialize_row
+
+    types = table.schema.types_of(table.schema.trimmed_primary_keys)
+    in_order = sorted(split.files, key=lambda f: deserialize_row(f.min_key, types))
     with_vectors = {name for name, _ in split.deletion_files}
-    dirty = [f for f in split.files if f.delete_row_count or f.file_name in with_vectors]
-    return (dirty, max(f.level for f in split.files), True) if dirty else None
+    dirty = [i for i, f in enumerate(in_order) if f.delete_row_count or f.file_name in with_vectors]
+    if not dirty:
+        return None
+    return in_order[dirty[0] : dirty[-1] + 1], in_order[0].level, True
 
 
 def plan_bucket(table: FileStoreTable, split: DataSplit, full: bool):
@@ -310,7 +319,7 @@ def plan_bucket(table: FileStoreTable, split: DataSplit, full: bool):
         if len(runs) == 1 and runs[0][0] == top:
             # one sorted run on the top level: nothing to merge (as Java's full compaction);
             # only files with deleted rows (deletion vectors, stored retractions) are rewritten
-            return _purge_top_run(split)
+            return _purge_top_run(table, split)
         return list(split.files), top, True
     sized = [Run(level, sum(f.file_size for f in fs)) for level, fs in runs]
     if forces_level0_compaction(table):

@@ -348,3 +348,64 @@ def test_java_reads_our_lookup_changelog_on_a_dv_table(java, tmp_path):
             label_b="java audit log",
         )
     assert_same_rows(_ours(t), res[-1]["rows"], label_a="ours", label_b="java")
+
+
+def test_java_writes_after_our_full_compaction_purges_vectors(java, tmp_path):
+    """A bucket that is one top-level run of many files, with vectors in two files far apart: our
+    full compaction rewrites the span between them without the deleted rows. Java restores the
+    bucket (it validates that the top level is one run of disjoint files), writes and compacts on
+    top, and reads what the model holds."""
+    from paimon_core.metadata.schema import Schema
+
+    wh = str(tmp_path / "wh")
+    opts = {"bucket": "1", "deletion-vectors.enabled": "true", "target-file-size": "1kb"}
+    t = FileSystemCatalog(wh).create_table(
+        "db.purge",
+        Schema(Schema.parse_columns("id INT NOT NULL, v STRING, n BIGINT, p STRING"), (), ("id",), opts),
+    )
+    ids = list(range(2000))
+    t.write_arrow(
+        pa.table(
+            {
+                "id": pa.array(ids, pa.int32()),
+                "v": [f"value {i:06d}" for i in ids],
+                "n": ids,
+                "p": ["x"] * 2000,
+            }
+        )
+    )
+    compact(t, full=True)
+    gone = [44, 1936]
+    t.write_arrow(
+        pa.table(
+            {
+                "id": pa.array(gone, pa.int32()),
+                "v": ["x", "x"],
+                "n": [0, 0],
+                "p": ["x", "x"],
+                "k": ["-D", "-D"],
+            }
+        ),
+        row_kind_column="k",
+    )
+    assert len(t.plan(t.snapshots.latest(), all_levels=True)[0].deletion_files) == 2  # the case under test
+    assert compact(t, full=True).snapshot is not None
+    model = {i: (f"value {i:06d}", i) for i in ids if i not in gone}
+    model[3] = ("java", 1)
+    model[5000] = ("java", 1)
+    res = java.run(
+        [
+            {
+                "op": "write",
+                "warehouse": wh,
+                "table": "db.purge",
+                "rows": [_row(3, "java", 1), _row(5000, "java", 1)],
+            },
+            {"op": "compact", "warehouse": wh, "table": "db.purge", "full": False},
+            {"op": "compact", "warehouse": wh, "table": "db.purge", "full": True},
+            {"op": "read", "warehouse": wh, "table": "db.purge"},
+        ]
+    )
+    got = {r["id"]: (r["v"], r["n"]) for r in res[3]["rows"]}
+    assert got == model
+    assert {r["id"]: (r["v"], r["n"]) for r in _ours(FileSystemCatalog(wh).get_table("db.purge"))} == model
