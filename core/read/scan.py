@@ -100,9 +100,27 @@ def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception
         if not store.io.exists(path(snapshot.id + 1)) or time.monotonic() > deadline:
             return  # the latest snapshot is never expired: the file is really missing
         time.sleep(0.05)
+    if _tagged(store.io, table_path, snapshot.id):
+        return  # a tag's snapshot, long expired: its files stay while the tag does, so damage
     raise SnapshotExpired(
         f"snapshot {snapshot.id} was expired by another process while it was being read ({error}); run again"
     ) from None
+
+
+def _tagged(io, table_path: str, snapshot_id: int) -> bool:
+    """Whether a tag holds snapshot ``snapshot_id`` (read only on an error path)."""
+    import json
+
+    tag_dir = paths.join(table_path, paths.TAG_DIR)
+    for name in io.list_names(tag_dir):
+        if not name.startswith(paths.TAG_PREFIX):
+            continue
+        try:
+            if json.loads(io.read_text(paths.join(tag_dir, name))).get("id") == snapshot_id:
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
 
 
 @contextmanager

@@ -70,3 +70,26 @@ def test_the_cli_read_says_the_snapshot_expired(tmp_path, monkeypatch):
     assert "was expired by another process while it was being read" in res.stderr
     assert "run again" in res.stderr and "Traceback" not in res.stderr
     assert "missing (listed in a manifest)" not in res.stderr.split("(")[0]
+
+
+def test_a_damaged_tag_read_is_not_blamed_on_an_expire(tmp_path):
+    """A tag keeps its snapshot readable after the snapshot expired; a data file of it that is
+    really missing is damage, reported as such, not as a race to run again."""
+    import os
+
+    from paimon_core.errors import CorruptMetadata
+    from paimon_core.maintain.tags import create_tag
+
+    cat, t = _table(tmp_path / "wh")
+    create_tag(t, "first", 1)
+    compact(t, full=True)
+    expire_snapshots(t, retain_min=1, older_than_ms=0)
+    assert not os.path.exists(os.path.join(t.path, "snapshot", "snapshot-1"))  # expired
+    assert len(t.read(tag="first")) == 3
+    (split,) = t.plan(t.resolve_snapshot(tag="first"))
+    os.remove(t.io.join(t.bucket_path(split.partition, split.bucket), split.files[0].file_name))
+    with pytest.raises(CorruptMetadata, match="is missing") as err:
+        t.read(tag="first")
+    assert not isinstance(err.value, SnapshotExpired)
+    res = Cli(tmp_path / "wh")("read", "-t", "db.t", "--tag", "first", code=1)
+    assert "is missing" in res.stderr and "expired by another process" not in res.stderr
