@@ -73,7 +73,7 @@ def index_entry_path(table: FileStoreTable, entry) -> str:
     if entry.external_path:
         from paimon_core.metadata.features import external_path as resolve
 
-        return resolve(table, entry.external_path)
+        return resolve(table, entry.external_path, "index file")
     if table.schema.core_options.get("index-file-in-data-file-dir"):
         return entry_path(table, entry.partition, entry.bucket, entry.file_name)
     return index_path(table, entry.file_name)

@@ -153,7 +153,7 @@ def index_path(table: FileStoreTable, index_file: str, external_path: str | None
     if external_path:  # outside the table directory: on the table's file system, any URI form
         from paimon_core.metadata.features import external_path as resolve
 
-        return resolve(table, external_path)
+        return resolve(table, external_path, "deletion vector index file")
     return table.io.join(table.path, "index", index_file)
 
 

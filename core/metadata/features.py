@@ -91,15 +91,17 @@ def check_file(f, where: str = "") -> None:
         )
 
 
-def external_path(table: FileStoreTable, uri: str) -> str:
+def external_path(table: FileStoreTable, uri: str, kind: str = "data file") -> str:
     """The path of a file stored outside the table directory (``_EXTERNAL_PATH``), on the
-    table's own file system; another file system is refused by name."""
-    from paimon_core.storage.file_io import split_scheme
+    table's own file system (``s3://`` and ``s3a://`` are one); another file system is refused
+    by name."""
+    from paimon_core.storage.file_io import S3_SCHEMES, split_scheme
 
     scheme, path = split_scheme(uri)
-    if scheme != table.io.scheme:
+    same = scheme == table.io.scheme or (scheme in S3_SCHEMES and table.io.is_s3)
+    if not same:
         raise UnsupportedFeature(
-            f"data file {uri} is on another file system ({scheme}://) than the table "
+            f"{kind} {uri} is on another file system ({scheme}://) than the table "
             f"({table.io.scheme}://): external paths there are not supported"
         )
     return path

@@ -188,3 +188,26 @@ def test_other_table_types_are_refused(catalog):
     _edit_schema(t, lambda o: o["options"].update({"type": "format-table"}))
     with pytest.raises(UnsupportedFeature, match="type = format-table"):
         catalog.get_table("db.t").read()
+
+
+def test_external_paths_take_either_s3_spelling_and_refuse_other_file_systems():
+    """``s3://`` and ``s3a://`` name one file system (Java writes either): an external path in
+    the other spelling resolves; a file on another file system is refused naming its kind."""
+    from types import SimpleNamespace
+
+    from paimon_core.errors import UnsupportedFeature
+    from paimon_core.metadata.deletion_vectors import index_path
+    from paimon_core.metadata.features import external_path
+    from paimon_core.storage.file_io import FileIO
+
+    s3_table = SimpleNamespace(io=FileIO("s3://bucket/wh", {}), path="bucket/wh/db.db/t")
+    for uri in ("s3://bucket/ext/f-0", "s3a://bucket/ext/f-0"):
+        assert external_path(s3_table, uri) == "bucket/ext/f-0"
+        assert index_path(s3_table, "index-x-0", uri) == "bucket/ext/f-0"
+    with pytest.raises(
+        UnsupportedFeature, match=r"deletion vector index file file:/tmp/x .*another file system"
+    ):
+        index_path(s3_table, "index-x-0", "file:/tmp/x")
+    local_table = SimpleNamespace(io=FileIO("/tmp/wh", {}), path="/tmp/wh/db.db/t")
+    with pytest.raises(UnsupportedFeature, match=r"data file s3a://bucket/x is on another file system"):
+        external_path(local_table, "s3a://bucket/x")
