@@ -73,17 +73,27 @@ def is_retract(kind_col) -> pa.Array:
     return pc.is_in(kind_col, pa.array([UPDATE_BEFORE, DELETE], pa.int8()))
 
 
-def _key_then_sequence_order(keys: list, seq) -> np.ndarray:
-    """Row order by key, then sequence number. Runs arrive concatenated oldest first, each sorted
-    by key, so a stable sort on a single key usually already orders each key's records by
-    sequence (timsort merges the sorted runs); that is checked, with a full lexsort otherwise."""
+def _key_then_sequence_order(keys: list, seq) -> tuple[np.ndarray, np.ndarray]:
+    """Row order by key, then sequence number, and ``differs`` (sorted row i+1 has another key
+    than sorted row i). Runs arrive concatenated oldest first, each sorted by key, so a stable
+    sort on a single key usually already orders each key's records by sequence (timsort merges
+    the sorted runs: no full sort); that is checked, with a full lexsort otherwise."""
     if len(keys) == 1:
         order = np.argsort(keys[0], kind="stable")
-        k, s = keys[0][order], seq[order]
-        same = k[1:] == k[:-1]
-        if np.all(s[1:][same] > s[:-1][same]):
-            return order
-    return np.lexsort([seq] + list(reversed(keys)))
+        k = keys[0][order]
+        differs = k[1:] != k[:-1]
+        if (seq[1:] > seq[:-1]).all():  # records arrive in sequence order: the stable sort is exact
+            return order, differs
+        s = seq[order]
+        older = s[1:] <= s[:-1]
+        if not (older & ~differs).any():
+            return order, differs
+    order = np.lexsort([seq] + list(reversed(keys)))
+    differs = np.zeros(max(len(order) - 1, 0), dtype=bool)
+    for c in keys:
+        sc = c[order]
+        differs |= sc[1:] != sc[:-1]
+    return order, differs
 
 
 def _column(data: pa.Table, name: str) -> pa.Array:
@@ -215,22 +225,26 @@ class MergeEngine:
             )
         seq = data.column(SEQ).to_numpy()
         kind = data.column(KIND).to_numpy()
-        retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
-        rows = np.flatnonzero(~retract) if self.engine == "first-row" else np.arange(len(seq))
-        order = rows[_key_then_sequence_order([c[rows] for c in cols], seq[rows])]
-        n = len(order)
-        if n == 0:
+        retract = None  # None: all records are inserts/updates (the common case, one cheap check)
+        if kind.any():
+            retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
+            if not retract.any():
+                retract = None
+        rows = None
+        if self.engine == "first-row" and retract is not None:
+            rows = np.flatnonzero(~retract)
+            cols, seq = [c[rows] for c in cols], seq[rows]
+        if len(seq) == 0:
             return data.slice(0, 0)
-        differs = np.zeros(n - 1, dtype=bool)
-        for c in cols:
-            sc = c[order]
-            differs |= sc[1:] != sc[:-1]
+        order, differs = _key_then_sequence_order(cols, seq)
         if self.engine == "first-row":
             sel = order[np.r_[True, differs]]
         else:
             sel = order[np.r_[differs, True]]
-            if drop_retracts:
-                sel = sel[~retract[sel]]
+        if rows is not None:
+            sel = rows[sel]
+        if drop_retracts and retract is not None and self.engine != "first-row":
+            sel = sel[~retract[sel]]
         return data.take(pa.array(sel))
 
     def _merge(self, data: pa.Table, merge_singles: bool = False) -> pa.Table:
