@@ -181,6 +181,7 @@ class MergeEngine:
         drop_retracts: bool = False,
         levels: np.ndarray | None = None,
         merge_singles: bool = False,
+        drop: tuple = (),
     ) -> pa.Table:
         """``data``: records of one bucket in any order. Returns one record per key, sorted by key;
         with ``drop_retracts`` keys whose result is a retraction are left out (what readers want).
@@ -188,13 +189,14 @@ class MergeEngine:
         ``levels`` (the LSM level of each record) matters to lookup tables only, whose merge keeps
         just the latest record above level 0 of each key (Java's LookupMergeFunction).
         ``merge_singles``: merge keys with a single record too (Java's lookup compaction of
-        level-0 files does); otherwise such a record passes through as stored."""
+        level-0 files does); otherwise such a record passes through as stored.
+        ``drop``: columns to leave out of the result (a reader's ``_SEQUENCE_NUMBER``, say)."""
         if data.num_rows == 0:
-            return data
+            return data.drop_columns(list(drop))
         if not (self.lookup and self.engine in ("partial-update", "aggregation")):
             levels, merge_singles = None, False  # neither changes what the other engines keep
         if levels is None:
-            fast = self._merge_numeric_keys(data, drop_retracts)
+            fast = self._merge_numeric_keys(data, drop_retracts, drop)
             if fast is not None:
                 return fast
         else:
@@ -202,9 +204,9 @@ class MergeEngine:
         merged = self._merge(data, merge_singles)
         if drop_retracts:
             merged = merged.filter(pc.invert(is_retract(merged.column(KIND))))
-        return merged
+        return merged.drop_columns(list(drop))
 
-    def _merge_numeric_keys(self, data: pa.Table, drop_retracts: bool) -> pa.Table | None:
+    def _merge_numeric_keys(self, data: pa.Table, drop_retracts: bool, drop=()) -> pa.Table | None:
         """deduplicate / first-row on numeric keys: one numpy lexsort and a single ``take``
         (the general path sorts with Arrow, takes every column, then filters)."""
         if self.engine not in ("deduplicate", "first-row") or self.sequence_fields or self.ignore_delete:
@@ -234,6 +236,7 @@ class MergeEngine:
         if self.engine == "first-row" and retract is not None:
             rows = np.flatnonzero(~retract)
             cols, seq = [c[rows] for c in cols], seq[rows]
+        data = data.drop_columns(list(drop))
         if len(seq) == 0:
             return data.slice(0, 0)
         order, differs = _key_then_sequence_order(cols, seq)

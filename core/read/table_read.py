@@ -191,8 +191,8 @@ class TableRead:
         if not sequence:
             data = data.append_column(SEQ, pa.array(np.arange(data.num_rows, dtype=np.int64)))
         engine = MergeEngine.for_schema(self.schema, self.read_columns)
-        merged = engine.merge(data, drop_retracts=True, levels=file_levels(files, parts))
-        return merged.drop_columns([SEQ] if keep_kind else [SEQ, KIND])
+        drop = (SEQ,) if keep_kind else (SEQ, KIND)
+        return engine.merge(data, drop_retracts=True, levels=file_levels(files, parts), drop=drop)
 
     def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:
         """``read_split`` plus, for primary-key tables, each row's kind: that of its merged record
