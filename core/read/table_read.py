@@ -187,12 +187,11 @@ class TableRead:
         if not parts:
             t = self._empty()
             return t.append_column(KIND, pa.array([], pa.int8())) if keep_kind else t
-        data = pa.concat_tables(parts)
-        if not sequence:
-            data = data.append_column(SEQ, pa.array(np.arange(data.num_rows, dtype=np.int64)))
         engine = MergeEngine.for_schema(self.schema, self.read_columns)
+        levels = file_levels(files, parts) if engine.lookup else None
         drop = (SEQ,) if keep_kind else (SEQ, KIND)
-        return engine.merge(data, drop_retracts=True, levels=file_levels(files, parts), drop=drop)
+        data = pa.concat_tables(parts)
+        return engine.merge(data, drop_retracts=True, levels=levels, drop=drop, in_order=not sequence)
 
     def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:
         """``read_split`` plus, for primary-key tables, each row's kind: that of its merged record
