@@ -90,6 +90,28 @@ def _key_numpy(col) -> np.ndarray:
     return col.to_numpy()
 
 
+def _sort_positions(k: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
+    """The stable sort order of integer keys ``k``, and their key boundaries into ``bounds[1:n]``
+    (see ``_key_then_sequence_order``), by sorting in place the unique int64 values
+    ``(k - min) << b | position``; None when the key span does not fit beside the positions."""
+    n = len(k)
+    if n < 2:
+        return np.arange(n)
+    lo, hi = int(k.min()), int(k.max())
+    bits = (n - 1).bit_length()
+    if (hi - lo) >> (62 - bits):
+        return None
+    c = _scratch(n, np.int64)
+    np.subtract(k, lo, out=c, dtype=np.int64)  # k - lo (may exceed the range of k's own type)
+    np.left_shift(c, bits, out=c)
+    np.bitwise_or(c, np.arange(n, dtype=np.int64), out=c)
+    c.sort()  # unique values: any sort is stable
+    order = np.bitwise_and(c, (1 << bits) - 1, out=_scratch(n, np.int64))
+    np.right_shift(c, bits, out=c)
+    np.not_equal(c[1:], c[:-1], out=bounds[1:n])
+    return order
+
+
 def _key_then_sequence_order(keys: list, seq) -> tuple[np.ndarray, np.ndarray]:
     """Row order by key, then sequence number, and the key boundaries of the sorted rows:
     ``bounds[i]`` (i = 1..n-1) is True where sorted row i has another key than row i-1, and
@@ -102,6 +124,10 @@ def _key_then_sequence_order(keys: list, seq) -> tuple[np.ndarray, np.ndarray]:
     bounds = _scratch(n + 1, bool)
     bounds[0] = bounds[n] = True
     differs = bounds[1:n]
+    if len(keys) == 1 and (seq is None or (seq[1:] > seq[:-1]).all()):
+        order = _sort_positions(keys[0], bounds)
+        if order is not None:
+            return order, bounds
     if len(keys) == 1:
         k = keys[0]
         order = np.argsort(k, kind="stable")

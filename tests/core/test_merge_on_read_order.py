@@ -76,3 +76,25 @@ def test_position_order_equals_sequence_order(catalog, monkeypatch, options, key
     monkeypatch.setattr(table_read, "seq_ordered", lambda files: None)  # read _SEQUENCE_NUMBER
     assert got.equals(t.read().sort_by("id"))
     assert got_cols.equals(t.read(columns=["id", "v"]).sort_by("id"))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+@pytest.mark.parametrize("span", ["small", "extreme"])
+def test_key_order_is_the_stable_sort(dtype, span):
+    from paimon_core.mergetree.merge_engines import _key_then_sequence_order
+
+    rng = np.random.default_rng(3)
+    info = np.iinfo(dtype)
+    lo, hi = (info.min, info.max) if span == "extreme" else (-5, 40)
+    for n in (0, 1, 2, 7, 1000):
+        k = rng.integers(lo, hi, size=n, dtype=dtype, endpoint=True)
+        if n > 2 and span == "extreme":
+            k[:2] = [info.min, info.max]
+        order, bounds = _key_then_sequence_order([k], None)
+        want = np.argsort(k, kind="stable")
+        assert np.array_equal(order, want)
+        ks = k[want]
+        assert np.array_equal(bounds, np.r_[True, ks[1:] != ks[:-1], True][: n + 1] if n else [True])
+        seq = np.arange(n, dtype=np.int64)
+        order2, bounds2 = _key_then_sequence_order([k], seq)
+        assert np.array_equal(order2, want) and np.array_equal(bounds2, bounds)
