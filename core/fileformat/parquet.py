@@ -115,8 +115,11 @@ class ParquetFileWriter:
 
 
 def read(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Table:
-    """The named columns of a Parquet data file, as stored (the dispatcher casts them)."""
-    return pq.read_table(path, columns=columns, filesystem=fileio.arrow_fs)
+    """The named columns of a Parquet data file, as stored (the dispatcher casts them).
+    ``ParquetFile.read``: the same decoding as ``pq.read_table`` without its dataset set-up,
+    ~0.7 ms less per file (a merge-on-read opens every file of a bucket)."""
+    with pq.ParquetFile(path, filesystem=fileio.arrow_fs) as pf:
+        return pf.read(columns=columns)
 
 
 def keep_bits(keep: np.ndarray) -> pa.BooleanArray:

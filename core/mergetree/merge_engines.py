@@ -73,17 +73,78 @@ def is_retract(kind_col) -> pa.Array:
     return pc.is_in(kind_col, pa.array([UPDATE_BEFORE, DELETE], pa.int8()))
 
 
-def _key_then_sequence_order(keys: list, seq) -> np.ndarray:
-    """Row order by key, then sequence number. Runs arrive concatenated oldest first, each sorted
-    by key, so a stable sort on a single key usually already orders each key's records by
-    sequence (timsort merges the sorted runs); that is checked, with a full lexsort otherwise."""
+def _scratch(n: int, dtype) -> np.ndarray:
+    """An uninitialised numpy array in Arrow's memory pool. The pool keeps freed pages for reuse,
+    while numpy's large temporaries are fresh mappings whose pages fault on first touch (~30% of
+    a merge-on-read's merge time)."""
+    dtype = np.dtype(dtype)
+    if n == 0:
+        return np.empty(0, dtype)
+    return np.frombuffer(pa.allocate_buffer(n * dtype.itemsize), dtype=dtype)
+
+
+def _key_numpy(col) -> np.ndarray:
+    """An integer Arrow column (chunked or not) as one numpy array, copied at most once."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.chunk(0) if col.num_chunks == 1 else pa.concat_arrays(col.chunks)
+    return col.to_numpy()
+
+
+def _sort_positions(k: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
+    """The stable sort order of integer keys ``k``, and their key boundaries into ``bounds[1:n]``
+    (see ``_key_then_sequence_order``), by sorting in place the unique int64 values
+    ``(k - min) << b | position``; None when the key span does not fit beside the positions."""
+    n = len(k)
+    if n < 2:
+        return np.arange(n)
+    lo, hi = int(k.min()), int(k.max())
+    bits = (n - 1).bit_length()
+    if (hi - lo) >> (62 - bits):
+        return None
+    c = _scratch(n, np.int64)
+    np.subtract(k, lo, out=c, dtype=np.int64)  # k - lo (may exceed the range of k's own type)
+    np.left_shift(c, bits, out=c)
+    np.bitwise_or(c, np.arange(n, dtype=np.int64), out=c)
+    c.sort()  # unique values: any sort is stable
+    order = np.bitwise_and(c, (1 << bits) - 1, out=_scratch(n, np.int64))
+    np.right_shift(c, bits, out=c)
+    np.not_equal(c[1:], c[:-1], out=bounds[1:n])
+    return order
+
+
+def _key_then_sequence_order(keys: list, seq) -> tuple[np.ndarray, np.ndarray]:
+    """Row order by key, then sequence number, and the key boundaries of the sorted rows:
+    ``bounds[i]`` (i = 1..n-1) is True where sorted row i has another key than row i-1, and
+    ``bounds[0] = bounds[n] = True``; so ``bounds[:n]`` marks each key's first row and
+    ``bounds[1:]`` its last. Runs arrive concatenated oldest first, each sorted by key, so a
+    stable sort on a single key usually already orders each key's records by sequence (timsort
+    merges the sorted runs: no full sort); that is checked, with a full lexsort otherwise.
+    ``seq`` None: the rows are in sequence order (a stable sort by key is exact)."""
+    n = len(keys[0]) if keys else len(seq)
+    bounds = _scratch(n + 1, bool)
+    bounds[0] = bounds[n] = True
+    differs = bounds[1:n]
+    if len(keys) == 1 and (seq is None or (seq[1:] > seq[:-1]).all()):
+        order = _sort_positions(keys[0], bounds)
+        if order is not None:
+            return order, bounds
     if len(keys) == 1:
-        order = np.argsort(keys[0], kind="stable")
-        k, s = keys[0][order], seq[order]
-        same = k[1:] == k[:-1]
-        if np.all(s[1:][same] > s[:-1][same]):
-            return order
-    return np.lexsort([seq] + list(reversed(keys)))
+        k = keys[0]
+        order = np.argsort(k, kind="stable")
+        ks = np.take(k, order, out=_scratch(n, k.dtype))
+        np.not_equal(ks[1:], ks[:-1], out=differs)
+        if seq is None or (seq[1:] > seq[:-1]).all():  # rows in sequence order: the stable sort is exact
+            return order, bounds
+        s = seq[order]
+        older = s[1:] <= s[:-1]
+        if not (older & ~differs).any():
+            return order, bounds
+    order = np.lexsort(([] if seq is None else [seq]) + list(reversed(keys)))  # lexsort is stable
+    differs[:] = False
+    for c in keys:
+        sc = c[order]
+        differs |= sc[1:] != sc[:-1]
+    return order, bounds
 
 
 def _column(data: pa.Table, name: str) -> pa.Array:
@@ -171,6 +232,8 @@ class MergeEngine:
         drop_retracts: bool = False,
         levels: np.ndarray | None = None,
         merge_singles: bool = False,
+        drop: tuple = (),
+        in_order: bool = False,
     ) -> pa.Table:
         """``data``: records of one bucket in any order. Returns one record per key, sorted by key;
         with ``drop_retracts`` keys whose result is a retraction are left out (what readers want).
@@ -178,25 +241,35 @@ class MergeEngine:
         ``levels`` (the LSM level of each record) matters to lookup tables only, whose merge keeps
         just the latest record above level 0 of each key (Java's LookupMergeFunction).
         ``merge_singles``: merge keys with a single record too (Java's lookup compaction of
-        level-0 files does); otherwise such a record passes through as stored."""
+        level-0 files does); otherwise such a record passes through as stored.
+        ``drop``: columns to leave out of the result (a reader's ``_SEQUENCE_NUMBER``, say).
+        ``in_order``: the records arrive in sequence order and ``data`` may lack
+        ``_SEQUENCE_NUMBER`` (their positions then stand in for it)."""
+        drop = [c for c in drop if c in data.column_names]
         if data.num_rows == 0:
-            return data
+            return data.drop_columns(drop)
         if not (self.lookup and self.engine in ("partial-update", "aggregation")):
             levels, merge_singles = None, False  # neither changes what the other engines keep
+        no_seq = in_order and SEQ not in data.column_names
         if levels is None:
-            fast = self._merge_numeric_keys(data, drop_retracts)
+            fast = self._merge_numeric_keys(data, drop_retracts, drop, no_seq)
             if fast is not None:
                 return fast
-        else:
+        if no_seq:
+            data = data.append_column(SEQ, pa.array(np.arange(data.num_rows, dtype=np.int64)))
+        if levels is not None:
             data = data.append_column(_LEVEL, pa.array(np.asarray(levels, dtype=np.int32)))
         merged = self._merge(data, merge_singles)
         if drop_retracts:
             merged = merged.filter(pc.invert(is_retract(merged.column(KIND))))
-        return merged
+        return merged.drop_columns([c for c in merged.column_names if c in drop or (no_seq and c == SEQ)])
 
-    def _merge_numeric_keys(self, data: pa.Table, drop_retracts: bool) -> pa.Table | None:
-        """deduplicate / first-row on numeric keys: one numpy lexsort and a single ``take``
-        (the general path sorts with Arrow, takes every column, then filters)."""
+    def _merge_numeric_keys(
+        self, data: pa.Table, drop_retracts: bool, drop=(), no_seq: bool = False
+    ) -> pa.Table | None:
+        """deduplicate / first-row on numeric keys: one numpy (stable) sort on the keys and a
+        single ``take`` (the general path sorts with Arrow, takes every column, then filters).
+        ``no_seq``: the rows are in sequence order, without ``_SEQUENCE_NUMBER``."""
         if self.engine not in ("deduplicate", "first-row") or self.sequence_fields or self.ignore_delete:
             return None
         cols = []
@@ -210,27 +283,32 @@ class MergeEngine:
                 return None
             if pa.types.is_date32(t):  # Arrow casts date32 to int32 only
                 col = col.cast(pa.int32())
-            cols.append(
-                col.cast(pa.int64()).to_numpy() if not pa.types.is_integer(col.type) else col.to_numpy()
-            )
-        seq = data.column(SEQ).to_numpy()
+            cols.append(_key_numpy(col.cast(pa.int64()) if not pa.types.is_integer(col.type) else col))
+        seq = None if no_seq else data.column(SEQ).to_numpy()
         kind = data.column(KIND).to_numpy()
-        retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
-        rows = np.flatnonzero(~retract) if self.engine == "first-row" else np.arange(len(seq))
-        order = rows[_key_then_sequence_order([c[rows] for c in cols], seq[rows])]
-        n = len(order)
+        retract = None  # None: all records are inserts/updates (the common case, one cheap check)
+        if kind.any():
+            retract = (kind == UPDATE_BEFORE) | (kind == DELETE)
+            if not retract.any():
+                retract = None
+        rows = None
+        if self.engine == "first-row" and retract is not None:
+            rows = np.flatnonzero(~retract)
+            cols, seq = [c[rows] for c in cols], None if seq is None else seq[rows]
+        data = data.drop_columns(drop)
+        n = data.num_rows if rows is None else len(rows)
         if n == 0:
             return data.slice(0, 0)
-        differs = np.zeros(n - 1, dtype=bool)
-        for c in cols:
-            sc = c[order]
-            differs |= sc[1:] != sc[:-1]
-        if self.engine == "first-row":
-            sel = order[np.r_[True, differs]]
+        if not cols and seq is None:  # no key columns (all are partition keys): one group
+            order, bounds = np.arange(n), np.r_[True, np.zeros(n - 1, dtype=bool), True]
         else:
-            sel = order[np.r_[differs, True]]
-            if drop_retracts:
-                sel = sel[~retract[sel]]
+            order, bounds = _key_then_sequence_order(cols, seq)
+        pick = bounds[:n] if self.engine == "first-row" else bounds[1:]
+        sel = np.compress(pick, order, out=_scratch(int(np.count_nonzero(pick)), np.int64))
+        if rows is not None:
+            sel = rows[sel]
+        if drop_retracts and retract is not None and self.engine != "first-row":
+            sel = sel[~retract[sel]]
         return data.take(pa.array(sel))
 
     def _merge(self, data: pa.Table, merge_singles: bool = False) -> pa.Table:

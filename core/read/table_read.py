@@ -61,6 +61,19 @@ def file_levels(files, parts: list[pa.Table]):
     return np.repeat(np.array([f.level for f in files], dtype=np.int32), [p.num_rows for p in parts])
 
 
+def seq_ordered(files) -> list | None:
+    """``files`` by sequence number when their ranges [min, max] are pairwise disjoint (then the
+    order of the files and of the records within each orders all records by sequence), else None."""
+    if len(files) < 2:
+        return list(files) if files else None
+    by_seq = sorted(files, key=lambda f: (f.min_sequence_number, f.max_sequence_number))
+    for a, b in zip(by_seq, by_seq[1:]):
+        if a.min_sequence_number > a.max_sequence_number or b.min_sequence_number <= a.max_sequence_number:
+            return None
+    last = by_seq[-1]
+    return by_seq if last.min_sequence_number <= last.max_sequence_number else None
+
+
 class TableRead:
     def __init__(
         self, table: FileStoreTable, columns: list[str] | None = None, predicate: Predicate | None = None
@@ -85,10 +98,13 @@ class TableRead:
             self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
 
     # ---- one file
-    def read_file(self, split: DataSplit, f, system_columns: bool, with_position: bool = False) -> pa.Table:
+    def read_file(
+        self, split: DataSplit, f, system_columns: bool, with_position: bool = False, sequence: bool = True
+    ) -> pa.Table:
         """Columns of the current schema (``self.read_columns``) from one file, by field id, without
         the rows its deletion vector (if any) marks deleted; ``with_position`` adds ``_ROW_POS``,
-        each row's 0-based position in the file."""
+        each row's 0-based position in the file. ``system_columns`` adds ``_SEQUENCE_NUMBER`` (unless
+        ``sequence`` is False) and ``_VALUE_KIND``."""
         check_file(f)
         file_schema = self.table.schema_for(f.schema_id)
         by_id = {fld.id: fld for fld in file_schema.fields}
@@ -101,7 +117,7 @@ class TableRead:
                 renames.append((old, cur))
             else:
                 renames.append((None, cur))
-        extra = [SEQ, KIND] if system_columns else []
+        extra = ([SEQ, KIND] if sequence else [KIND]) if system_columns else []
         path = self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
         if f.external_path:
             from paimon_core.metadata.features import external_path
@@ -159,15 +175,23 @@ class TableRead:
         return self.schema.arrow_schema().empty_table().select(self.read_columns)
 
     def _merge(self, split: DataSplit, keep_kind: bool = False) -> pa.Table:
-        parts = [self.read_file(split, f, True) for f in split.files]
+        """Merge-on-read of a split. The sequence numbers only order the records of a key and are
+        dropped from the result, so when the files' sequence ranges are disjoint (every writer
+        numbers records increasingly, file after file) the files are read in sequence order
+        without ``_SEQUENCE_NUMBER`` and each record's position in that concatenation stands in
+        for it: within a file, records of a key are stored in sequence order."""
+        files = seq_ordered(split.files)
+        sequence = files is None
+        files = split.files if sequence else files
+        parts = [self.read_file(split, f, True, sequence=sequence) for f in files]
         if not parts:
             t = self._empty()
             return t.append_column(KIND, pa.array([], pa.int8())) if keep_kind else t
         engine = MergeEngine.for_schema(self.schema, self.read_columns)
-        merged = engine.merge(
-            pa.concat_tables(parts), drop_retracts=True, levels=file_levels(split.files, parts)
-        )
-        return merged.drop_columns([SEQ] if keep_kind else [SEQ, KIND])
+        levels = file_levels(files, parts) if engine.lookup else None
+        drop = (SEQ,) if keep_kind else (SEQ, KIND)
+        data = pa.concat_tables(parts)
+        return engine.merge(data, drop_retracts=True, levels=levels, drop=drop, in_order=not sequence)
 
     def read_split_with_kinds(self, split: DataSplit) -> tuple[pa.Table, pa.Array | None]:
         """``read_split`` plus, for primary-key tables, each row's kind: that of its merged record
