@@ -116,10 +116,11 @@ def _key_then_sequence_order(keys: list, seq) -> tuple[np.ndarray, np.ndarray]:
     """Row order by key, then sequence number, and the key boundaries of the sorted rows:
     ``bounds[i]`` (i = 1..n-1) is True where sorted row i has another key than row i-1, and
     ``bounds[0] = bounds[n] = True``; so ``bounds[:n]`` marks each key's first row and
-    ``bounds[1:]`` its last. Runs arrive concatenated oldest first, each sorted by key, so a
-    stable sort on a single key usually already orders each key's records by sequence (timsort
-    merges the sorted runs: no full sort); that is checked, with a full lexsort otherwise.
-    ``seq`` None: the rows are in sequence order (a stable sort by key is exact)."""
+    ``bounds[1:]`` its last. One integer key: (key, position) packed into one int64 and sorted
+    (``_sort_positions``), else a stable sort of the key; runs arrive concatenated oldest first,
+    each sorted by key, so that usually orders each key's records by sequence already, which is
+    checked, with a full lexsort otherwise. ``seq`` None: the rows are in sequence order (a
+    stable sort by key is exact)."""
     n = len(keys[0]) if keys else len(seq)
     bounds = _scratch(n + 1, bool)
     bounds[0] = bounds[n] = True

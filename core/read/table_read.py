@@ -63,7 +63,9 @@ def file_levels(files, parts: list[pa.Table]):
 
 def seq_ordered(files) -> list | None:
     """``files`` by sequence number when their ranges [min, max] are pairwise disjoint (then the
-    order of the files and of the records within each orders all records by sequence), else None."""
+    order of the files and of the records within each orders all records by sequence), else None.
+    Assumes each file's range holds its records' sequence numbers and a file stores the records
+    of one key in sequence order (every writer merges or sorts by key, then sequence)."""
     if len(files) < 2:
         return list(files) if files else None
     by_seq = sorted(files, key=lambda f: (f.min_sequence_number, f.max_sequence_number))
