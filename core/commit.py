@@ -315,10 +315,9 @@ class FileStoreCommit:
 
     def _created(self, snap: Snapshot) -> bool:
         """Whether snapshot-N on storage is ``snap`` (this commit made it)."""
-        sm = self.table.snapshots
         try:
-            return sm.io.read_bytes(sm.path(snap.id)) == snap.to_json().encode("utf-8")
-        except Exception:  # noqa: BLE001 - absent or unreadable: not ours
+            return self.table.snapshots.holds(snap)
+        except Exception:  # noqa: BLE001 - unreadable: not ours
             return False
 
     def _index_manifest(

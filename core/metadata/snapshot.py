@@ -184,15 +184,17 @@ class SnapshotManager:
         create refused because snapshot-N holds exactly these bytes (a unique uuid among them)
         is ours: a PUT that succeeded, lost its response and was retried by the client."""
         data = snapshot.to_json().encode("utf-8")
-        path = self.path(snapshot.id)
-        if not self.io.write_if_absent(path, data):
-            try:
-                if self.io.read_bytes(path) != data:
-                    return False
-            except FileNotFoundError:
-                return False
+        if not self.io.write_if_absent(self.path(snapshot.id), data) and not self.holds(snapshot):
+            return False
         self.write_hint("LATEST", snapshot.id)
         return True
+
+    def holds(self, snapshot: Snapshot) -> bool:
+        """Whether snapshot-N on storage is exactly ``snapshot`` (its bytes; False if absent)."""
+        try:
+            return self.io.read_bytes(self.path(snapshot.id)) == snapshot.to_json().encode("utf-8")
+        except FileNotFoundError:
+            return False
 
     def write_hint(self, name: str, snapshot_id: int) -> None:
         try:
