@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from paimon_core.commit import CommitMessage
 from paimon_core.errors import CorruptMetadata
-from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.mergetree.bucket_compaction import CompactResult, compact_messages
 from paimon_core.mergetree.levels import forces_level0_compaction, max_level
 from paimon_core.read.scan import check_not_expired
@@ -62,13 +61,7 @@ def compact(
     except CorruptMetadata as e:  # an input file went missing: if expiry removed `snap`, a lost race
         check_not_expired(table.manifests, snap, e)
         raise
-    try:
-        result = table.commit(messages, kind="COMPACT") if messages else None
-    except InterruptedAfterCommit:
-        raise  # the snapshot stands: its files stay
-    except BaseException:
-        table.discard(messages)
-        raise
+    result = table.commit(messages, kind="COMPACT") if messages else None
     return CompactResult(
         result,
         len(messages),

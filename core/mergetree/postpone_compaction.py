@@ -157,11 +157,7 @@ def compact_postpone(table: FileStoreTable, full: bool = False, partition_filter
         raise
     if not messages:
         return CompactResult(None, 0, 0, 0)
-    try:
-        result = table.commit(messages, kind="COMPACT")
-    except BaseException:
-        table.discard([m for m in messages if m.bucket != POSTPONE_BUCKET])
-        raise
+    result = table.commit(messages, kind="COMPACT")
     return CompactResult(
         result,
         len({(m.partition, m.bucket) for m in messages}),

@@ -62,11 +62,7 @@ def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> De
     if dry_run or not hits:
         return DeleteResult(rows, len(hits), mode)
     messages = _dv_messages(table, hits) if mode == "deletion vectors" else _rewrite_messages(table, hits)
-    try:
-        result = table.commit(messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE")
-    except BaseException:
-        table.discard(messages)
-        raise
+    result = table.commit(messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE")
     return DeleteResult(rows, len(hits), mode, result)
 
 
