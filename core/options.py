@@ -26,6 +26,7 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.option_keys import PAIMON_OPTION_KEYS
@@ -47,8 +48,11 @@ class Option:
     hi: int | None = None
     aliases: tuple[str, ...] = ()  # older or engine-scoped keys that mean the same
 
-    def parse(self, raw: str):
-        """The typed value of ``raw``; InvalidInput names the key, the value and what is expected."""
+    def parse(self, raw: str) -> Any:
+        """The typed value of ``raw``; InvalidInput names the key, the value and what is expected.
+
+        Its Python type follows ``kind`` (int, bool or str), which only the registry entry knows,
+        so it is typed ``Any`` for the checker."""
         text = str(raw).strip()
         try:
             value = _PARSERS[self.kind](text, self)
@@ -524,8 +528,9 @@ class CoreOptions:
         self.raw = dict(options)
         self.has_pk = bool(primary_keys)
 
-    def get(self, key: str):
-        """The typed value of an implemented option (its Paimon default when unset)."""
+    def get(self, key: str) -> Any:
+        """The typed value of an implemented option (its Paimon default when unset); its type
+        follows the option's ``kind`` (see ``Option.parse``)."""
         opt = OPTIONS[key]
         for k in (key, *opt.aliases):
             if k in self.raw:
@@ -535,7 +540,7 @@ class CoreOptions:
     def is_set(self, key: str) -> bool:
         return key in self.raw or any(a in self.raw for a in OPTIONS[key].aliases)
 
-    def field(self, column: str, name: str):
+    def field(self, column: str, name: str) -> Any:
         """The typed value of ``fields.<column>.<name>`` (None when unset and without default)."""
         key = f"fields.{column}.{name}"
         raw = self.raw.get(key)
