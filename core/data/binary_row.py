@@ -27,11 +27,11 @@ def null_bits_size(arity: int) -> int:
 
 
 def is_compact_decimal(t: AtomicType) -> bool:
-    return t.precision <= 18
+    return t.declared_precision <= 18
 
 
 def is_compact_timestamp(t: AtomicType) -> bool:
-    return t.precision <= 3
+    return t.declared_precision <= 3
 
 
 def _pad8(n: int) -> int:
@@ -101,7 +101,7 @@ def encode_row(values, types: list[DataType]) -> bytes:
                 off = put_var(data)
                 fixed[slot : slot + 8] = _UINT64.pack((off << 32) | len(data))
         elif root == "DECIMAL":
-            unscaled = decimal_unscaled(v, t.scale)
+            unscaled = decimal_unscaled(v, t.declared_scale)
             if is_compact_decimal(t):
                 fixed[slot : slot + 8] = _INT64.pack(unscaled)
             else:
@@ -145,7 +145,9 @@ def decode_row(row, types: list[DataType]) -> list:
             out.append(None)
             continue
         slot = header + 8 * i
-        root = getattr(t, "root", None)
+        if not isinstance(t, AtomicType):
+            raise ValueError(f"cannot decode {t} from a BinaryRow")
+        root = t.root
         if root == "BOOLEAN":
             out.append(row[slot] != 0)
         elif root == "TINYINT":
@@ -176,7 +178,7 @@ def decode_row(row, types: list[DataType]) -> list:
                 word = _UINT64.unpack_from(row, slot)[0]
                 off, n = word >> 32, word & 0xFFFFFFFF
                 unscaled = int.from_bytes(bytes(row[off : off + n]), "big", signed=True)
-            out.append(Decimal(unscaled).scaleb(-t.scale, context=_DEC))
+            out.append(Decimal(unscaled).scaleb(-t.declared_scale, context=_DEC))
         elif root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
             if is_compact_timestamp(t):
                 out.append(_INT64.unpack_from(row, slot)[0] * 1_000_000)

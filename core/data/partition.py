@@ -55,7 +55,8 @@ def value_to_path_string(v, t: DataType) -> str | None:
         return java_double_string(v, single=True)
     if root == "DECIMAL":
         d = v if isinstance(v, Decimal) else Decimal(v)
-        return f"{d.quantize(Decimal(1).scaleb(-t.scale)):f}"
+        assert isinstance(t, AtomicType)  # root is only set for atomic types
+        return f"{d.quantize(Decimal(1).scaleb(-t.declared_scale)):f}"
     if root in ("BINARY", "VARBINARY"):
         return bytes(v).decode("utf-8", errors="replace") or None
     return str(v)  # ints; DATE is days since epoch and TIME millis of day in legacy naming

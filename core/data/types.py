@@ -91,6 +91,26 @@ class AtomicType(DataType):
         return str(self)
 
     @property
+    def declared_length(self) -> int:
+        """``length``, which every CHAR/VARCHAR/BINARY/VARBINARY has."""
+        return self._declared("length", self.length)
+
+    @property
+    def declared_precision(self) -> int:
+        """``precision``, which every DECIMAL/TIME/TIMESTAMP/TIMESTAMP_LTZ has."""
+        return self._declared("precision", self.precision)
+
+    @property
+    def declared_scale(self) -> int:
+        """``scale``, which every DECIMAL has."""
+        return self._declared("scale", self.scale)
+
+    def _declared(self, what: str, value: int | None) -> int:
+        if value is None:
+            raise TypeStringError(f"type {self} has no {what}")
+        return value
+
+    @property
     def is_string(self) -> bool:
         return self.root in STRING_ROOTS
 
@@ -463,13 +483,13 @@ def to_arrow_type(t: DataType) -> pa.DataType:
     if r in simple:
         return simple[r]
     if r == "DECIMAL":
-        return pa.decimal128(t.precision, t.scale)
+        return pa.decimal128(t.declared_precision, t.declared_scale)
     if r == "TIME":
         return pa.time32("ms")  # Paimon stores TIME as milliseconds of the day
     if r == "TIMESTAMP":
-        return pa.timestamp(timestamp_unit(t.precision))
+        return pa.timestamp(timestamp_unit(t.declared_precision))
     if r == "TIMESTAMP_LTZ":
-        return pa.timestamp(timestamp_unit(t.precision), tz="UTC")
+        return pa.timestamp(timestamp_unit(t.declared_precision), tz="UTC")
     raise TypeStringError(f"no Arrow type for {t}")
 
 
@@ -552,21 +572,26 @@ def implicitly_castable(src: DataType, dst: DataType) -> bool:
     ):
         if type(src) is not type(dst):
             return False
-        if isinstance(src, (ArrayType, MultisetType)):
+        if isinstance(src, (ArrayType, MultisetType)) and isinstance(dst, (ArrayType, MultisetType)):
             return implicitly_castable(src.element, dst.element)
-        if isinstance(src, MapType):
+        if isinstance(src, MapType) and isinstance(dst, MapType):
             return implicitly_castable(src.key, dst.key) and implicitly_castable(src.value, dst.value)
+        assert isinstance(src, RowType) and isinstance(dst, RowType)  # the same nested class
         return len(src.fields) == len(dst.fields) and all(
             implicitly_castable(a.type, b.type) for a, b in zip(src.fields, dst.fields)
         )
+    assert isinstance(src, AtomicType) and isinstance(dst, AtomicType)  # DataType itself is abstract
     s, d = src.root, dst.root
     if s == d:
         if s in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
             return (dst.length or 0) >= (src.length or 0)
         if s == "DECIMAL":
-            return dst.scale >= src.scale and dst.precision - dst.scale >= src.precision - src.scale
+            return (
+                dst.declared_scale >= src.declared_scale
+                and dst.declared_precision - dst.declared_scale >= src.declared_precision - src.declared_scale
+            )
         if s in ("TIME", "TIMESTAMP", "TIMESTAMP_LTZ"):
-            return dst.precision >= src.precision
+            return dst.declared_precision >= src.declared_precision
         return True
     if s in _INT_RANK:
         if d in _INT_RANK:
@@ -574,20 +599,20 @@ def implicitly_castable(src: DataType, dst: DataType) -> bool:
         if d in ("FLOAT", "DOUBLE"):
             return True
         if d == "DECIMAL":
-            return dst.precision - dst.scale >= _INT_DIGITS[s]
+            return dst.declared_precision - dst.declared_scale >= _INT_DIGITS[s]
         return False
     if s == "FLOAT":
         return d == "DOUBLE"
     if s == "DECIMAL":
         return d in ("FLOAT", "DOUBLE")
     if s == "CHAR":
-        return d == "VARCHAR" and dst.length >= src.length
+        return d == "VARCHAR" and dst.declared_length >= src.declared_length
     if s == "BINARY":
-        return d == "VARBINARY" and dst.length >= src.length
+        return d == "VARBINARY" and dst.declared_length >= src.declared_length
     if s == "DATE":
         return d in ("TIMESTAMP", "TIMESTAMP_LTZ")
     if s == "TIMESTAMP":
-        return d == "TIMESTAMP_LTZ" and dst.precision >= src.precision
+        return d == "TIMESTAMP_LTZ" and dst.declared_precision >= src.declared_precision
     if s == "TIMESTAMP_LTZ":
-        return d == "TIMESTAMP" and dst.precision >= src.precision
+        return d == "TIMESTAMP" and dst.declared_precision >= src.declared_precision
     return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import Any
 
 import pyarrow as pa
 from paimon_core.data.types import AtomicType, DataType, to_arrow_type
@@ -42,7 +43,7 @@ def internal_from_scalar(s: pa.Scalar, t: DataType):
     return internal_values(pa.array([s], type=s.type), t)[0]
 
 
-def internal_to_python(v, t: DataType):
+def internal_to_python(v: Any, t: DataType) -> Any:
     """Internal value to a user-facing Python value (date, time, datetime, Decimal...)."""
     if v is None or not isinstance(t, AtomicType):
         return v
@@ -57,7 +58,7 @@ def internal_to_python(v, t: DataType):
     return v
 
 
-def python_to_internal(v, t: DataType):
+def python_to_internal(v: Any, t: DataType) -> Any:
     """User value (already of the right Python kind) to the internal value."""
     if v is None or not isinstance(t, AtomicType):
         return v
