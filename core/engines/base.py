@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 from paimon_core.errors import InvalidInput
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.engines.export import ExportResult
     from paimon_core.table import FileStoreTable
 
 Progress = Callable[[int], None]  # called with a number of input bytes just processed
@@ -20,7 +21,7 @@ class Engine(Protocol):
 
     def write(
         self,
-        table,
+        table: FileStoreTable,
         inputs: list,
         progress: Progress | None = None,
         row_kind_column: str | None = None,
@@ -39,7 +40,7 @@ class Engine(Protocol):
 
     def export_rows(
         self,
-        table,
+        table: FileStoreTable,
         splits,
         columns=None,
         predicate=None,
@@ -50,7 +51,7 @@ class Engine(Protocol):
         render=None,
         on_plan=None,
         progress: Progress | None = None,
-    ):
+    ) -> ExportResult:
         """Save the rows of ``splits`` (``columns`` projected, ``predicate`` applied, at most
         ``limit``) at ``out_path`` in ``fmt`` (parquet | csv | json; see ``engines.export``);
         returns an ``ExportResult``. ``on_plan(total_bytes)`` then ``progress(bytes)``."""
@@ -58,7 +59,7 @@ class Engine(Protocol):
 
     def export_changes(
         self,
-        table,
+        table: FileStoreTable,
         start,
         end,
         mode: str = "auto",
@@ -70,7 +71,7 @@ class Engine(Protocol):
         render=None,
         on_plan=None,
         progress: Progress | None = None,
-    ):
+    ) -> ExportResult:
         """Save the changes in (start, end] (``paimon_core.read.diff.diff``) like ``export_rows``."""
         ...
 
@@ -87,7 +88,7 @@ class AutoEngine:
         self._spark = None
         self.chosen: str | None = None  # the engine the last call used
 
-    def pick(self, nbytes: int):
+    def pick(self, nbytes: int) -> Engine:
         if nbytes > self.threshold:
             if self._spark is None:
                 from paimon_core.engines.spark import SparkEngine
@@ -110,12 +111,12 @@ class AutoEngine:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
 
-    def export_rows(self, table: FileStoreTable, splits, *args, **kw):
+    def export_rows(self, table: FileStoreTable, splits, *args, **kw) -> ExportResult:
         from paimon_core.engines.export import split_bytes
 
         return self.pick(split_bytes(splits)).export_rows(table, splits, *args, **kw)
 
-    def export_changes(self, table: FileStoreTable, start, end, *args, **kw):
+    def export_changes(self, table: FileStoreTable, start, end, *args, **kw) -> ExportResult:
         from paimon_core.engines.export import point_bytes
 
         return self.pick(point_bytes(table, end)).export_changes(table, start, end, *args, **kw)

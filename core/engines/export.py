@@ -109,6 +109,7 @@ def write_file(batches: Iterable, empty_schema, path, fmt: str, render: TextRend
         if fmt == "parquet":
             rows = _write_parquet(batches, empty_schema, tmp)
         else:
+            assert render is not None  # check_format refused a text format without a renderer
             rows = _write_text(batches, empty_schema, tmp, fmt, render)
         os.replace(tmp, path)
     finally:

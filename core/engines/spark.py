@@ -98,7 +98,8 @@ class SparkEngine:
 
     def _shuffle_partitions(self) -> int:
         try:
-            return max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions")))
+            value = self.spark.conf.get("spark.sql.shuffle.partitions")
+            return max(1, int(value)) if value is not None else 8
         except Exception:  # noqa: BLE001
             return 8
 

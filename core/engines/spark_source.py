@@ -55,6 +55,7 @@ from pyspark.sql.datasource import (
 )
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.read.scan import DataSplit
     from paimon_core.table import FileStoreTable
 
 ROW_KIND = "_row_kind"
@@ -154,6 +155,7 @@ class PaimonReader(DataSourceReader):
         return [_SplitPartition(s) for s in splits] or [_SplitPartition(None)]
 
     def read(self, partition):
+        assert isinstance(partition, _SplitPartition)  # Spark hands back what partitions() made
         if partition.split is None:
             return
         t = self._table()
@@ -306,7 +308,7 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
 
 # ---------------------------------------------------------------- stream read
 class _StreamPartition(InputPartition):
-    def __init__(self, kind: str, snapshot_id: int, split=None):
+    def __init__(self, kind: str, snapshot_id: int, split: DataSplit | None = None):
         super().__init__(None)
         self.kind = kind  # full | changes
         self.snapshot_id = snapshot_id
@@ -376,9 +378,11 @@ class PaimonStreamReader(DataSourceStreamReader):
         from paimon_core.read.diff import with_row_kind
         from paimon_core.read.stream import snapshot_changes
 
+        assert isinstance(partition, _StreamPartition)  # Spark hands back what partitions() made
         table = self.spec.table()
         _, target = _arrow_schema(table, self.columns, True)
         if partition.kind == "full":
+            assert partition.split is not None  # a "full" partition is one split of the snapshot
             snap = table.snapshots.snapshot(partition.snapshot_id)
             view = table.for_snapshot(snap)
             rows, kinds = view.new_read(self.columns).read_split_with_kinds(partition.split)

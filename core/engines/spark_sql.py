@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -95,7 +96,7 @@ def _suffix_ref(db: str, name: str) -> TableRef:
     return TableRef(db, table, key, value.strip())
 
 
-def find_refs(query: str, exists) -> list[tuple[int, int, TableRef]]:
+def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int, TableRef]]:
     """(start, end, TableRef) of each table reference in ``query``; ``exists(identifier)`` says
     whether a DB.TABLE names a table of the warehouse."""
     out = []
@@ -125,7 +126,9 @@ def find_refs(query: str, exists) -> list[tuple[int, int, TableRef]]:
         if len(parts) > 2:  # db.t.column: keep the column, qualified by the view
             tail = m.group("name")
             for _ in range(2):  # skip the two parts of the table name
-                tail = tail[_PART.search(tail).end() :].lstrip()
+                part = _PART.search(tail)
+                assert part is not None  # tail starts with the parts of the table name
+                tail = tail[part.end() :].lstrip()
                 tail = tail[1:].lstrip() if tail.startswith(".") else tail
             out.append((start, end - len(tail) - 1, ref))  # replaces "db.t" (the "." stays)
             continue
@@ -166,19 +169,22 @@ def ref_dataframe(spark, catalog, ref: TableRef):
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
         return to_dataframe(spark, table)
+    arg = ref.arg
+    if arg is None:
+        raise InvalidInput(f"${ref.kind}= on {ref.identifier} needs a value")
     if ref.kind == "snapshot":
-        if not ref.arg.isdigit():
-            raise InvalidInput(f"$snapshot= needs a snapshot id, not '{ref.arg}'")
-        return to_dataframe(spark, table, table.resolve_snapshot(int(ref.arg)))
+        if not arg.isdigit():
+            raise InvalidInput(f"$snapshot= needs a snapshot id, not '{arg}'")
+        return to_dataframe(spark, table, table.resolve_snapshot(int(arg)))
     if ref.kind == "tag":
-        return to_dataframe(spark, table, table.resolve_snapshot(tag=ref.arg))
+        return to_dataframe(spark, table, table.resolve_snapshot(tag=arg))
     if ref.kind == "as_of":
-        return to_dataframe(spark, table, table.resolve_snapshot(as_of_millis=parse_time_millis(ref.arg)))
+        return to_dataframe(spark, table, table.resolve_snapshot(as_of_millis=parse_time_millis(arg)))
     # diff
-    spec, *flags = [x.strip() for x in ref.arg.split(",")]
+    spec, *flags = [x.strip() for x in arg.split(",")]
     a, sep, b = spec.partition("..")
     if not sep or not a or not b:
-        raise InvalidInput(f"$diff= needs A..B (snapshot ids or tags), not '{ref.arg}'")
+        raise InvalidInput(f"$diff= needs A..B (snapshot ids or tags), not '{arg}'")
     mode, per_snapshot = "auto", False
     for f in flags:
         if f.lower() == "per_snapshot":
@@ -190,16 +196,18 @@ def ref_dataframe(spark, catalog, ref: TableRef):
     return diff_dataframe(spark, table, _point(table, a), _point(table, b), mode, per_snapshot)
 
 
-def sql(spark, catalog, query: str, exists=None):
+def sql(spark, catalog, query: str, exists: Callable[[str], bool] | None = None):
     """Run ``query`` on ``spark`` with the Paimon tables it names (see the module doc) registered
     as temporary views; returns the DataFrame (lazy). ``catalog``: a FileSystemCatalog."""
     if exists is None:
 
-        def exists(identifier: str) -> bool:
+        def in_catalog(identifier: str) -> bool:
             try:
                 return catalog.table_exists(identifier)
             except PaimonError:  # not a valid table name: not ours
                 return False
+
+        exists = in_catalog
 
     refs = find_refs(query, exists)
     done = set()

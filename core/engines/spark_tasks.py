@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.storage.file_io import FileIO
     from paimon_core.table import FileStoreTable
 
 BUCKET = "__paimon_bucket"
@@ -32,7 +33,7 @@ PIECE_SHIFT = 40  # __order = piece index << 40 | row within piece: the input or
 class TableSpec:
     """What an executor needs to rebuild the table: storage, path, name and schema JSON."""
 
-    io: object  # paimon_core.storage.file_io.FileIO (picklable: scheme, root, storage options)
+    io: FileIO  # picklable: scheme, root, storage options
     path: str
     identifier: str
     schema_json: str
@@ -42,7 +43,7 @@ class TableSpec:
     def of(table: FileStoreTable, file_prefix: str | None = None) -> TableSpec:
         return TableSpec(table.io, table.path, table.identifier, table.schema.to_json(), file_prefix)
 
-    def table(self):
+    def table(self) -> FileStoreTable:
         from paimon_core.metadata.schema import TableSchema
         from paimon_core.table import FileStoreTable
 

@@ -30,6 +30,7 @@ import struct
 import zlib
 
 import fastavro
+import fastavro.write
 import pyarrow as pa
 from paimon_core.errors import InvalidInput
 from paimon_core.storage.file_io import FileIO
@@ -84,7 +85,7 @@ def _snappy_read_block(fo):
 
 def _register_snappy() -> None:
     try:
-        import cramjam  # noqa: F401  (fastavro's own snappy works)
+        import cramjam  # noqa: F401  # pyright: ignore[reportMissingImports]  (optional; fastavro's own snappy works)
     except ImportError:
         from fastavro import _read
 

@@ -282,8 +282,9 @@ def _orc_column(col: pa.ChunkedArray, t: DataType, zone: str | None = None) -> p
     CHAR values without their trailing spaces (ORC pads CHAR; Java's ORC reader trims it).
     ``zone``: the writer's zone of a legacy LTZ file, whose instants go back to its wall clock."""
     if zone is not None and _has_root(t, "TIMESTAMP_LTZ"):
+        writer_zone: str = zone
         col = pa.chunked_array(
-            [_map_leaves(c, t, "TIMESTAMP_LTZ", lambda a: _wall_clock(a, zone)) for c in col.chunks]
+            [_map_leaves(c, t, "TIMESTAMP_LTZ", lambda a: _wall_clock(a, writer_zone)) for c in col.chunks]
         )
     target = to_arrow_type(t)
     if col.type != target:
@@ -324,5 +325,6 @@ def _map_leaves(arr: pa.Array, t: DataType, root: str, fn) -> pa.Array:
     if isinstance(t, MapType):
         keys, items = _map_leaves(arr.keys, t.key, root, fn), _map_leaves(arr.items, t.value, root, fn)
         return pa.MapArray.from_arrays(arr.offsets, keys, items, mask=mask)
+    assert isinstance(t, RowType)  # _has_root holds only for atomic, ARRAY, MAP and ROW types
     children = [_map_leaves(arr.field(i), f.type, root, fn) for i, f in enumerate(t.fields)]
     return pa.StructArray.from_arrays(children, names=[f.name for f in t.fields], mask=mask)

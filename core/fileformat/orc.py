@@ -31,6 +31,7 @@ pyarrow reads ORC timestamps as nanoseconds: a file with a timestamp outside 167
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -196,7 +197,7 @@ def _varint(buf: bytes, i: int) -> tuple[int, int]:
         shift += 7
 
 
-def _pb_fields(buf: bytes):
+def _pb_fields(buf: bytes) -> Iterator[tuple[int, int | bytes]]:
     """(field number, value) of a protobuf message: ints for varints, bytes for the rest."""
     i = 0
     while i < len(buf):
@@ -219,7 +220,7 @@ def _pb_fields(buf: bytes):
 
 def _zstd_decompress(data: bytes) -> bytes:
     try:
-        from compression import zstd  # Python 3.14
+        from compression import zstd  # pyright: ignore[reportMissingImports]  # Python 3.14+ only
     except ImportError:
         from backports import zstd
     return zstd.decompress(data)
@@ -259,14 +260,28 @@ def writer_timezone(fileio: FileIO, path: str) -> str | None:
         reader = orc.ORCFile(f).reader
         kind, block = reader.compression(), reader.compression_size()
         tail = dict(_pb_fields(reader.serialized_file_tail()))
-        footer = tail.get(2, b"")
+        footer = _pb_bytes(tail.get(2, b""))
         stripe = next((v for num, v in _pb_fields(footer) if num == 3), None)
         if stripe is None:
             return None
-        info = dict(_pb_fields(stripe))
-        f.seek(info.get(1, 0) + info.get(2, 0) + info.get(3, 0))
-        raw = f.read(info.get(4, 0))
+        info = dict(_pb_fields(_pb_bytes(stripe)))
+        f.seek(_pb_int(info.get(1, 0)) + _pb_int(info.get(2, 0)) + _pb_int(info.get(3, 0)))
+        raw = f.read(_pb_int(info.get(4, 0)))
     for num, v in _pb_fields(_decompress(raw, kind, block)):
         if num == 3:
-            return v.decode("utf-8")
+            return _pb_bytes(v).decode("utf-8")
     return None
+
+
+def _pb_bytes(v: int | bytes) -> bytes:
+    """A length-delimited protobuf value; a varint where the ORC spec has bytes is a corrupt file."""
+    if not isinstance(v, bytes):
+        raise InvalidInput("corrupt ORC file tail: a number where a message or string belongs")
+    return v
+
+
+def _pb_int(v: int | bytes) -> int:
+    """A varint protobuf value; bytes where the ORC spec has a number is a corrupt file."""
+    if not isinstance(v, int):
+        raise InvalidInput("corrupt ORC file tail: bytes where a number belongs")
+    return v
