@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation, localcontext
+from typing import TypeGuard
 
 import pyarrow as pa
 from paimon_core.data.types import AtomicType, DataType, to_arrow_type
@@ -46,7 +47,8 @@ def literal_text(value) -> str:
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
     if isinstance(value, Decimal):
-        return format(value, "f") if -30 <= value.as_tuple().exponent <= 30 else str(value)
+        exponent = value.as_tuple().exponent  # 'n', 'N' or 'F' for NaN, sNaN and Infinity
+        return format(value, "f") if isinstance(exponent, int) and -30 <= exponent <= 30 else str(value)
     return str(value)
 
 
@@ -56,15 +58,16 @@ def _invalid(value, column: str, t: DataType, what: str) -> FilterError:
     )
 
 
-def is_exact_numeric(t: DataType) -> bool:
+def is_exact_numeric(t: DataType) -> TypeGuard[AtomicType]:
     return isinstance(t, AtomicType) and (t.root in _INT_RANGES or t.root == "DECIMAL")
 
 
 def _domain(t: AtomicType) -> tuple[Decimal, Decimal, int]:
     """(min, max, scale) of the values an exact numeric type holds."""
     if t.root == "DECIMAL":
-        top = Decimal(10) ** (t.precision - t.scale) - Decimal(1).scaleb(-t.scale)
-        return -top, top, t.scale
+        precision, scale = t.declared_precision, t.declared_scale
+        top = Decimal(10) ** (precision - scale) - Decimal(1).scaleb(-scale)
+        return -top, top, scale
     lo, hi = _INT_RANGES[t.root]
     return Decimal(lo), Decimal(hi), 0
 
@@ -98,7 +101,7 @@ def _domain_value(number: Decimal, t: AtomicType):
         return int(number)
     with localcontext() as ctx:
         ctx.prec = 100  # DECIMAL(38, s) holds more digits than the default context's 28
-        return number.quantize(Decimal(1).scaleb(-t.scale))
+        return number.quantize(Decimal(1).scaleb(-t.declared_scale))
 
 
 def exact_member(value, column: str, t: AtomicType, what: str = "filter"):

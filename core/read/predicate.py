@@ -117,6 +117,22 @@ class Not(Predicate):
         return self.child.columns()
 
 
+Leaf = Compare | In | Always | IsNull  # the predicates on one column
+
+
+def _leaf(p: Predicate) -> Leaf:
+    if not isinstance(p, (Compare, In, Always, IsNull)):
+        raise TypeError(f"not a predicate on a column: {p!r}")
+    return p
+
+
+def _bound(values: list | None, p: In) -> list:
+    """``p.scalars`` / ``p.internals``, which binding to the table's types fills in."""
+    if values is None:
+        raise ValueError(f"{p!r} is used before it was bound to the table's types")
+    return values
+
+
 # ---- parsing ------------------------------------------------------------------------------------
 
 
@@ -132,6 +148,7 @@ class _Parser:
             if not m:
                 raise FilterError(f"cannot read '{text[pos:].strip()[:12]}'", text)
             kind = m.lastgroup
+            assert kind is not None  # every alternative of _TOKENS is a named group
             self.toks.append((kind, m.group(kind)))
             pos = m.end()
         self.i = 0
@@ -141,7 +158,7 @@ class _Parser:
 
     def peek_kw(self, *words) -> bool:
         kind, val = self.peek()
-        return kind == "id" and val.upper() in words
+        return kind == "id" and val is not None and val.upper() in words
 
     def take(self):
         if self.i >= len(self.toks):
@@ -315,6 +332,7 @@ def to_expression(p: Predicate) -> pc.Expression:
         return to_expression(p.left) | to_expression(p.right)
     if isinstance(p, Not):
         return ~to_expression(p.child)
+    p = _leaf(p)
     f = pc.field(p.column)
     unknown = pc.scalar(pa.scalar(None, pa.bool_()))  # SQL's null truth value
     if isinstance(p, IsNull):
@@ -322,7 +340,7 @@ def to_expression(p: Predicate) -> pc.Expression:
     if isinstance(p, Always):  # Kleene logic: null where the column is null, else the constant
         return (f.is_valid() | unknown) if p.value else (f.is_null() & unknown)
     if isinstance(p, In):
-        values = pa.array([s.as_py() for s in p.scalars], type=p.arrow_type)
+        values = pa.array([s.as_py() for s in _bound(p.scalars, p)], type=p.arrow_type)
         e = f.isin(values) if p.scalars else pc.scalar(False)
         # is_in answers false for a null input; SQL answers null, and null for no match when
         # the list holds a NULL (so NOT IN with a NULL in the list is never true)
@@ -359,6 +377,7 @@ def may_match(p: Predicate, ranges: dict) -> bool:
         return may_match(p.left, ranges) or may_match(p.right, ranges)
     if isinstance(p, Not):
         return True  # negation of a "maybe" is a "maybe"
+    p = _leaf(p)
     r = ranges.get(p.column)
     if r is None:
         return True
@@ -378,8 +397,8 @@ def may_match(p: Predicate, ranges: dict) -> bool:
             if p.negated:
                 if None in p.literals:
                     return False  # NOT IN (..., NULL) is never true
-                return not (r.min == r.max and r.min in p.internals)
-            return any(r.min <= v <= r.max for v in p.internals)
+                return not (r.min == r.max and r.min in _bound(p.internals, p))
+            return any(r.min <= v <= r.max for v in _bound(p.internals, p))
         v = p.internal
         if p.op == "=":
             return r.min <= v <= r.max

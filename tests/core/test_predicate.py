@@ -201,3 +201,14 @@ def test_decimal38_literals_keep_every_digit():
     assert exact_member("-9999999999999999999999999999.9999999999", "d", t) == Decimal(
         "-9999999999999999999999999999.9999999999"
     )
+
+
+@pytest.mark.parametrize("literal", [Decimal("NaN"), Decimal("Infinity"), Decimal("-Infinity")])
+def test_a_non_finite_decimal_literal_is_a_filter_error(literal):
+    """A Decimal NaN/Infinity from the Python API is refused with the usual FilterError (its
+    quoting in the message used to raise TypeError: a non-finite Decimal has no integer exponent)."""
+    from paimon_core.read.predicate import Compare
+
+    with pytest.raises(FilterError) as e:
+        bind(Compare("amount", "=", literal), {"amount": parse_type("DECIMAL(10, 2)")})
+    assert str(e.value) == f"bad filter: {literal} is not a valid DECIMAL(10, 2) for column 'amount'"
