@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -420,7 +420,7 @@ class FileStoreCommit:
             and (pred is None or pred(codec.from_bytes(e.partition)))
         ]
 
-    def _cleanup(self, names: list[str], index_files: Sequence = ()) -> None:
+    def _cleanup(self, names: list[str], index_files: list | None = None) -> None:
         for n in names:
             self.table.io.delete(self.table.manifests.path(n))
         if index_files:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+_E = TypeVar("_E", bound="PaimonError")
+
 
 class PaimonError(Exception):
     """Root of every error this library raises on purpose (bad input, missing entity, conflict).
@@ -15,7 +19,7 @@ class PaimonError(Exception):
     hint_key: str | None = None
     hint_values: dict = {}
 
-    def with_hint(self, key: str, **values) -> PaimonError:
+    def with_hint(self: _E, key: str, **values) -> _E:
         """This error with a hint (``raise InvalidInput(msg).with_hint("cascade")``)."""
         self.hint_key = key
         self.hint_values = values

@@ -14,6 +14,9 @@ Invariants (as Java Paimon):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import overload
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -184,14 +187,36 @@ def open_writer(
     return _WRITERS[fmt](fileio, path, schema, compression, level)
 
 
+@overload
 def read_data_file(
     fileio: FileIO,
     path: str,
     columns: list[str],
-    types: dict[str, DataType],
+    types: Mapping[str, DataType],
+    legacy_ltz: bool = True,
+    deleted: None = None,
+) -> pa.Table: ...
+
+
+@overload
+def read_data_file(
+    fileio: FileIO,
+    path: str,
+    columns: list[str],
+    types: Mapping[str, DataType],
+    legacy_ltz: bool,
+    deleted: np.ndarray,
+) -> tuple[pa.Table, np.ndarray]: ...
+
+
+def read_data_file(
+    fileio: FileIO,
+    path: str,
+    columns: list[str],
+    types: Mapping[str, DataType],
     legacy_ltz: bool = True,
     deleted: np.ndarray | None = None,
-):
+) -> pa.Table | tuple[pa.Table, np.ndarray]:
     """The named columns of a data file (format by extension), with the Paimon ``types`` the
     file was written with: ORC and Avro columns come as those types' Arrow arrays, read as Java
     reads them; Parquet columns come as stored (the caller's casts apply as before).
@@ -220,7 +245,9 @@ def read_data_file(
         raise CorruptMetadata(f"data file {path} is unreadable: {msg}") from None
 
 
-def _read(fileio: FileIO, path: str, columns: list[str], types: dict[str, DataType], legacy_ltz: bool):
+def _read(
+    fileio: FileIO, path: str, columns: list[str], types: Mapping[str, DataType], legacy_ltz: bool
+) -> pa.Table:
     fmt = format_of(path)
     if fmt == "parquet":
         return parquet.read(fileio, path, columns)

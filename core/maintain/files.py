@@ -123,6 +123,7 @@ def walk_files(io: FileIO, root: str) -> list[FileInfo]:
         found = io.fs.find(root, detail=True, withdirs=False)
     except FileNotFoundError:
         return []
+    assert isinstance(found, dict)  # detail=True: {path: info}
     for p, info in found.items():
         if info.get("type", "file") != "file":
             continue

@@ -256,7 +256,7 @@ def _findings(h: TableHealth) -> tuple[Finding, ...]:
         crowded = [b for b in h.buckets if b.sorted_runs is not None and b.sorted_runs >= t.runs_trigger]
         rule = f"sorted runs >= {t.runs_trigger} in a bucket (num-sorted-run.compaction-trigger)"
         if crowded:
-            worst = max(b.sorted_runs for b in crowded)
+            worst = max(b.sorted_runs or 0 for b in crowded)  # each is set: see crowded
             out.append(
                 Finding(
                     "sorted runs",

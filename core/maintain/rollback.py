@@ -57,6 +57,7 @@ def plan_rollback(
     if to_tag is not None:
         target = snapshot_from_tag(tags.snapshot(to_tag))
     else:
+        assert to_snapshot is not None  # exactly one of the two: checked above
         target = sm.snapshot(to_snapshot)  # raises SnapshotNotFound
     ids = sm.list_ids()
     if not ids and to_tag is None:

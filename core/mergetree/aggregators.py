@@ -128,12 +128,17 @@ def options_error(column: str, func: str, t: DataType, options: dict) -> str | N
         return f"fields.{column}.distinct is supported with collect only, not with {func}"
     if func == "nested_update":
         nested = nested_keys(options, column)
-        names = [f.name for f in t.element.fields]
+        element = t.element if isinstance(t, ArrayType) else None
+        if not isinstance(element, RowType):
+            return (
+                f"aggregate function 'nested_update' takes ARRAY<ROW<...>>, not column '{column}' of type {t}"
+            )
+        names = [f.name for f in element.fields]
         for k in nested:
             if k not in names:
                 return (
                     f"fields.{column}.nested-key names '{k}', which is not a field of "
-                    f"{t.element} (fields: {', '.join(names)})"
+                    f"{element} (fields: {', '.join(names)})"
                 )
     return None
 

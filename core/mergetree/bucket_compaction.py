@@ -55,7 +55,11 @@ def _merge_files(table: FileStoreTable, split: DataSplit, files, output_level: i
     if lookup and len(files) == 1 and output_level == max_level(table) and not files[0].delete_row_count:
         lookup = False  # Java upgrades a lone level-0 file to the top level without rewriting it
     chosen = {f.file_name for f in files}
-    above = [f for f in split.files if f.level > output_level and f.file_name not in chosen] if lookup else []
+    above = (
+        [f for f in split.files if f.level > output_level and f.file_name not in chosen]
+        if lookup and output_level is not None  # lookup implies an output level above 0
+        else []
+    )
     parts = [reader.read_file(split, f, True) for f in files]
     data = pa.concat_tables(parts)
     if above:

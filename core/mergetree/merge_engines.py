@@ -20,6 +20,8 @@ with two or more records are merged. Tables with ``changelog-producer=lookup`` m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -233,7 +235,7 @@ class MergeEngine:
         drop_retracts: bool = False,
         levels: np.ndarray | None = None,
         merge_singles: bool = False,
-        drop: tuple = (),
+        drop: Sequence[str] = (),
         in_order: bool = False,
     ) -> pa.Table:
         """``data``: records of one bucket in any order. Returns one record per key, sorted by key;

@@ -33,7 +33,7 @@ import fastavro
 import numpy as np
 from paimon_core import paths
 from paimon_core.errors import CorruptMetadata, UnsupportedFeature
-from paimon_core.metadata.manifest import ADD, DELETE, NS, avro_bytes
+from paimon_core.metadata.manifest import ADD, DELETE, NS, as_records, avro_bytes
 from paimon_core.storage.file_io import FileIO
 
 HASH_INDEX = "HASH"
@@ -336,6 +336,7 @@ class IndexStore:
             records = [r for r in reader if r is not None]
         except Exception as e:  # fastavro raises many kinds on damaged input
             raise CorruptMetadata(f"index manifest {path} is unreadable: {e}") from None
+        records = as_records(records, f"index manifest {path}")
         layout, unknown = layout_of(reader.writer_schema)
         if self.layout is None or _rank(layout) > _rank(self.layout):
             self.layout = layout

@@ -336,9 +336,19 @@ def read_avro(fileio: FileIO, path: str, what: str = "metadata file") -> list[di
     except FileNotFoundError:
         raise CorruptMetadata(f"{what} {path} is missing") from None
     try:
-        return [r for r in fastavro.reader(_io.BytesIO(data)) if r is not None]
+        records = [r for r in fastavro.reader(_io.BytesIO(data)) if r is not None]
     except Exception as e:  # fastavro raises many kinds on damaged input
         raise CorruptMetadata(f"{what} {path} is unreadable: {e}") from None
+    return as_records(records, f"{what} {path}")
+
+
+def as_records(values: list, what: str) -> list[dict]:
+    """The values read from an Avro metadata file, which are records (dicts) when its schema
+    is a record schema as every Paimon metadata schema is; CorruptMetadata otherwise."""
+    out = [v for v in values if isinstance(v, dict)]
+    if len(out) != len(values):
+        raise CorruptMetadata(f"{what} is unreadable: its values are not Avro records")
+    return out
 
 
 class ManifestStore:

@@ -162,6 +162,7 @@ def column_cast_allowed(src: DataType, dst: DataType, allow_explicit: bool = Tru
         return False
     if implicitly_castable(src, dst):
         return True
+    assert isinstance(src, AtomicType) and isinstance(dst, AtomicType)  # neither is nested
     return allow_explicit and dst.root in _EXPLICIT.get(src.root, frozenset())
 
 

@@ -61,15 +61,16 @@ class ColumnStats:
 
     def update(self, arr: pa.Array | pa.ChunkedArray) -> None:
         self.nulls += arr.null_count
-        if self.unknown or arr.null_count == len(arr):
-            return
-        if self.type.root in ("FLOAT", "DOUBLE") and pc.any(pc.is_nan(arr)).as_py():
+        t = self.type
+        if self.unknown or not isinstance(t, AtomicType) or arr.null_count == len(arr):
+            return  # (a type that is not atomic is always unknown)
+        if t.root in ("FLOAT", "DOUBLE") and pc.any(pc.is_nan(arr)).as_py():
             self.unknown = True
             return
         mm = pc.min_max(arr)
-        lo = internal_from_scalar(mm["min"], self.type)
-        hi = internal_from_scalar(mm["max"], self.type)
-        if self.type.root in ("FLOAT", "DOUBLE") and (math.isinf(lo) or math.isinf(hi)):
+        lo = internal_from_scalar(mm["min"], t)
+        hi = internal_from_scalar(mm["max"], t)
+        if t.root in ("FLOAT", "DOUBLE") and (math.isinf(lo) or math.isinf(hi)):
             pass
         if self.min is None or lo < self.min:
             self.min = lo
@@ -81,10 +82,16 @@ class ColumnStats:
             return None, None, None
         if self.unknown or self.min is None:
             return None, None, self.nulls
-        lo, hi = self.min, self.max
-        if self.mode == "truncate" and (self.type.is_string or self.type.is_binary):
-            lo = lo[: self.length]
-            hi = _truncate_max(hi, self.length)
+        lo, hi, t, n = self.min, self.max, self.type, self.length
+        # known stats have an atomic type; truncate(N) always has its N (parse_mode)
+        if (
+            self.mode == "truncate"
+            and n is not None
+            and isinstance(t, AtomicType)
+            and (t.is_string or t.is_binary)
+        ):
+            lo = lo[:n]
+            hi = _truncate_max(hi, n)
             if hi is None:
                 lo = None
         return lo, hi, self.nulls

@@ -230,7 +230,7 @@ class TableScan:
         splits.sort(key=lambda s: (tuple((v is None, str(v)) for v in s.partition), s.bucket))
         return splits
 
-    def _key_filter(self):
+    def _key_filter(self, predicate: Predicate):
         """PK tables: skip files whose key ranges cannot match (safe: the records of a matching
         key are all in files whose key range holds it). Value stats are never used here: a
         file's row may be superseded by a newer one elsewhere."""
@@ -247,16 +247,17 @@ class TableScan:
                 return True
             nulls = f.key_stats.null_counts or [None] * len(keys)
             ranges = {k: ColumnRange(a, b, n, f.row_count) for k, a, b, n in zip(keys, lo, hi, nulls)}
-            return may_match(self.predicate, ranges)
+            return may_match(predicate, ranges)
 
         return keep
 
     def _value_filter(self):
         """File-level pruning on stats: value stats for append tables, key stats for PK tables."""
-        if self.predicate is None:
+        predicate = self.predicate
+        if predicate is None:
             return None
         if self.table.schema.primary_keys:
-            return self._key_filter()
+            return self._key_filter(predicate)
         table = self.table
 
         def keep(f: DataFileMeta) -> bool:
@@ -282,6 +283,6 @@ class TableScan:
                 ) != fld.type.with_nullable(True):
                     continue  # renamed away, dropped or retyped: stats do not apply
                 ranges[name] = ColumnRange(a, b, n, f.row_count)
-            return may_match(self.predicate, ranges)
+            return may_match(predicate, ranges)
 
         return keep
