@@ -8,7 +8,7 @@ can rewrite the other's registration after a schema change without a visible dif
 
 from __future__ import annotations
 
-from paimon_core.data.types import ArrayType, DataType, MapType, RowType
+from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.errors import InvalidInput
 
 INPUT_FORMAT = "org.apache.paimon.hive.mapred.PaimonInputFormat"
@@ -51,6 +51,8 @@ def hive_type(t: DataType) -> str:
         return f"map<{hive_type(t.key)},{hive_type(t.value)}>"
     if isinstance(t, RowType):
         return "struct<" + ",".join(f"{f.name}:{hive_type(f.type)}" for f in t.fields) + ">"
+    if not isinstance(t, AtomicType):  # MULTISET
+        raise InvalidInput(f"type {t} has no Hive Metastore equivalent")
     root = t.root.upper()
     if root in ("CHAR", "VARCHAR", "STRING"):
         length = t.length if t.length is not None else (None if root == "STRING" else 1)
@@ -59,7 +61,7 @@ def hive_type(t: DataType) -> str:
         limit = MAX_CHAR if root == "CHAR" else MAX_VARCHAR
         return "string" if length > limit else f"{root.lower()}({length})"
     if root == "DECIMAL":
-        return f"decimal({t.precision},{t.scale})"
+        return f"decimal({t.declared_precision},{t.declared_scale})"
     if root in _SIMPLE:
         return _SIMPLE[root]
     raise InvalidInput(f"type {t} has no Hive Metastore equivalent")

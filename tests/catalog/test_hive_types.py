@@ -1,0 +1,19 @@
+"""Paimon types as Hive Metastore column types (``paimon_core.metastore.hive_tables.hive_type``)."""
+
+from __future__ import annotations
+
+import pytest
+from paimon_core.data.types import parse_type
+from paimon_core.errors import InvalidInput
+from paimon_core.metastore.hive_tables import hive_type
+
+
+def test_nested_types_become_hive_types():
+    assert hive_type(parse_type("ARRAY<MAP<STRING, DECIMAL(10, 2)>>")) == "array<map<string,decimal(10,2)>>"
+    assert hive_type(parse_type("ROW<a INT, b VARCHAR(5)>")) == "struct<a:int,b:varchar(5)>"
+
+
+def test_a_type_without_a_hive_equivalent_is_invalid_input():
+    """MULTISET has no mapping here: a clear InvalidInput (it was an AttributeError)."""
+    with pytest.raises(InvalidInput, match=r"type MULTISET<INT> has no Hive Metastore equivalent"):
+        hive_type(parse_type("MULTISET<INT>"))
