@@ -16,6 +16,7 @@ The library never imports the CLI (typer, rich) and imports pyspark only inside
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
@@ -55,7 +56,41 @@ _EXPORTS = {
     "CorruptMetadata": "paimon_core.errors",
     "UnsupportedFeature": "paimon_core.errors",
 }
-__all__ = sorted(_EXPORTS)
+# the names of _EXPORTS (tests/test_packaging.py checks that the three lists agree)
+__all__ = [
+    "AlreadyExists", "CommitConflict", "CommitMessage", "CommitOptions", "CoreOptions", "CorruptMetadata",
+    "FileStoreTable", "FileSystemCatalog", "InvalidInput", "NotFound", "PaimonError", "Schema",
+    "SchemaMismatch", "Snapshot", "SnapshotNotFound", "TableNotFound", "TableSchema", "UnsupportedFeature",
+    "compact", "create_catalog", "create_tag", "diff", "expire_snapshots", "get_engine", "ingest_files",
+    "parse_identifier", "parse_type", "remove_orphans", "rollback", "write_tables",
+]  # fmt: skip
+
+if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __getattr__ imports it
+    from paimon_core.catalog import FileSystemCatalog, parse_identifier
+    from paimon_core.catalog_factory import create_catalog
+    from paimon_core.commit import CommitMessage, CommitOptions
+    from paimon_core.data.types import parse_type
+    from paimon_core.engines import get_engine
+    from paimon_core.errors import (
+        AlreadyExists,
+        CommitConflict,
+        CorruptMetadata,
+        InvalidInput,
+        NotFound,
+        PaimonError,
+        SchemaMismatch,
+        SnapshotNotFound,
+        TableNotFound,
+        UnsupportedFeature,
+    )
+    from paimon_core.maintain import create_tag, expire_snapshots, remove_orphans, rollback
+    from paimon_core.mergetree.compaction import compact
+    from paimon_core.metadata.schema import Schema, TableSchema
+    from paimon_core.metadata.snapshot import Snapshot
+    from paimon_core.options import CoreOptions
+    from paimon_core.read.diff import diff
+    from paimon_core.table import FileStoreTable
+    from paimon_core.write.ingest import ingest_files, write_tables
 
 
 def __getattr__(name: str):

@@ -10,7 +10,7 @@ import pyarrow as pa
 from paimon_core import paths
 from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit, discard_files
 from paimon_core.data.partition import PartitionCodec
-from paimon_core.errors import SnapshotNotFound
+from paimon_core.errors import CorruptMetadata, SnapshotNotFound
 from paimon_core.metadata.manifest import ManifestStore, manifest_codec
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
@@ -254,9 +254,10 @@ class FileStoreTable:
             evolve=evolve,
         )
         if result.evolved:
-            self._adopt(
-                self.schema_for(result.snapshot.schema_id) if result.snapshot else self.schemas.latest()
-            )
+            schema = self.schema_for(result.snapshot.schema_id) if result.snapshot else self.schemas.latest()
+            if schema is None:
+                raise CorruptMetadata(f"table {self.identifier} has no schema file after evolving its schema")
+            self._adopt(schema)
         return result.snapshot
 
     def _adopt(self, schema: TableSchema) -> None:

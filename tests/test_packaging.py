@@ -32,3 +32,27 @@ def test_every_module_folder_is_a_package():
     for top in ("core", "paimon_cli"):
         for py in (ROOT / top).rglob("*.py"):
             assert (py.parent / "__init__.py").exists(), f"{py.parent} has modules but no __init__.py"
+
+
+def test_the_public_exports_agree():
+    """paimon_core's lazy exports: __all__, the name -> module map that __getattr__ imports from,
+    and the imports under TYPE_CHECKING that give a type checker their types name the same things."""
+    import ast
+
+    import paimon_core
+
+    assert paimon_core.__all__ == sorted(paimon_core._EXPORTS)
+    tree = ast.parse((ROOT / "core" / "__init__.py").read_text())
+    typed = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom) and imp.module
+                typed.update({a.name: imp.module for a in imp.names})
+    assert typed == paimon_core._EXPORTS
+
+
+def test_the_type_checker_sees_core():
+    """[tool.pyright] checks core/ through the symlink typecheck/src/paimon_core (see pyproject.toml)."""
+    link = ROOT / "typecheck" / "src" / "paimon_core"
+    assert link.is_symlink() and link.resolve() == (ROOT / "core").resolve()

@@ -128,7 +128,7 @@ class StreamRead:
         self.start_time_ms = start_time_ms
         self.consumer_id = consumer_id
         self.consumers = consumer_manager(table) if consumer_id else None
-        if self.consumers is not None:
+        if self.consumers is not None and consumer_id:
             self.consumers.path(consumer_id)  # validates the id now
         self.ignore_progress = (
             opts.get("consumer.ignore-progress") if ignore_progress is None else ignore_progress
@@ -138,6 +138,12 @@ class StreamRead:
             table.schema.field(c)
         self.cursor: int | None = None  # next snapshot to read
         self.delivered: int | None = None  # next snapshot not yet acknowledged
+
+    def _cursor(self) -> int:
+        """The next snapshot to read, which start_batch() sets."""
+        if self.cursor is None:
+            raise RuntimeError("the stream has not started: start_batch() comes first")
+        return self.cursor
 
     # ---- start
     def _full(self, snap: Snapshot) -> StreamBatch:
@@ -178,7 +184,7 @@ class StreamRead:
     def start_batch(self) -> StreamBatch | None:
         """Decide where the stream starts; the starting state's rows, if the mode has any."""
         sm = self.table.snapshots
-        if self.consumers is not None and not self.ignore_progress:
+        if self.consumers is not None and self.consumer_id and not self.ignore_progress:
             nxt = self.consumers.get(self.consumer_id)
             if nxt is not None:
                 self.cursor = self.delivered = nxt
@@ -194,6 +200,7 @@ class StreamRead:
             self.cursor = (sm.latest_id() or 0) + 1
         elif self.mode == "from-snapshot":
             if self.start is None:
+                assert self.start_time_ms is not None  # __init__ refused neither a start nor a time
                 self.cursor = self._first_after_time(self.start_time_ms)
             else:
                 self.cursor = self.start.id if isinstance(self.start, Snapshot) else int(self.start)
@@ -247,7 +254,7 @@ class StreamRead:
     def ack(self, batch: StreamBatch) -> None:
         """The batch's rows were delivered: record the progress (in the consumer, if any)."""
         self.delivered = batch.next_snapshot
-        if self.consumers is not None:
+        if self.consumers is not None and self.consumer_id:
             self.consumers.reset(self.consumer_id, batch.next_snapshot)
 
     def follow(
@@ -272,7 +279,7 @@ class StreamRead:
         while True:
             if max_snapshots is not None and count >= max_snapshots:
                 return
-            if until_snapshot is not None and self.cursor > until_snapshot:
+            if until_snapshot is not None and self._cursor() > until_snapshot:
                 return
             if stop is not None and stop():
                 return

@@ -99,7 +99,9 @@ class FileIO:
         if self.is_local:
             with open(path, "rb") as f:
                 return f.read()
-        return self.fs.cat_file(path)
+        data = self.fs.cat_file(path)
+        assert isinstance(data, bytes)  # cat_file reads bytes (fsspec's str is for other calls)
+        return data
 
     def read_text(self, path: str) -> str:
         return self.read_bytes(path).decode("utf-8")
@@ -136,7 +138,10 @@ class FileIO:
     def size(self, path: str) -> int:
         if self.is_local:
             return os.path.getsize(path)
-        return self.fs.size(path)
+        n = self.fs.size(path)
+        if n is None:
+            raise OSError(f"{path}: the object store reports no size for it")
+        return n
 
     def mtime_millis(self, path: str) -> int:
         """Last modification time in epoch millis (FileNotFoundError if absent)."""
@@ -308,6 +313,7 @@ class FileIO:
             found = self.fs.find(path, detail=True)
         except FileNotFoundError:
             return 0
+        assert isinstance(found, dict)  # detail=True: {path: info}
         return sum(1 for info in found.values() if info.get("type") == "file")
 
 

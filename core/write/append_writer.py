@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the wo
     from paimon_core.table import FileStoreTable
 
 
-def split_by(table: pa.Table, columns: list[str]):
+def split_by(table: pa.Table, columns: list[str]) -> Iterator[tuple[tuple, pa.Table]]:
     """Yield (values tuple as Arrow scalars' table row, sub-table) for each distinct combination."""
     if not columns:
         yield (), table
@@ -129,6 +129,7 @@ class RollingFileWriter:
                 schema.core_options.stats_mode,
                 schema.core_options.fields_with("stats-mode"),
             )
+        assert self._stats is not None  # made with the writer
         self._writer.write(batch)
         self._stats.update(batch)
         if self._writer.bytes_written >= self.target:
@@ -137,6 +138,7 @@ class RollingFileWriter:
     def _roll(self) -> None:
         if self._writer is None:
             return
+        assert self._stats is not None  # made with the writer
         rows = self._writer.row_count
         size = self._writer.close()
         self.files.append(

@@ -69,14 +69,14 @@ def bucket_of_hash(h, num_buckets: int):
 def _fixed_layout(t: AtomicType) -> bool:
     if t.root in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
         return False
-    if t.root == "DECIMAL" and t.precision > 18:
+    if t.root == "DECIMAL" and t.declared_precision > 18:
         return False
     return True
 
 
-def _slot_words(arr: pa.Array, t: AtomicType) -> tuple[np.ndarray, np.ndarray | None]:
-    """The 8-byte slot of each row as uint64 (nulls zero), and for non-compact timestamps the
-    8-byte variable chunk (epoch millis) that follows the fixed part."""
+def _slot_words(arr: pa.Array, t: AtomicType) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The 8-byte slot of each row as uint64 (nulls zero), for non-compact timestamps the
+    8-byte variable chunk (epoch millis) that follows the fixed part, and the validity mask."""
     valid = arr.is_valid().to_numpy(zero_copy_only=False)
     root = t.root
     var = None
@@ -104,7 +104,7 @@ def _slot_words(arr: pa.Array, t: AtomicType) -> tuple[np.ndarray, np.ndarray | 
     elif root == "DOUBLE":
         slot = arr.cast(pa.float64()).fill_null(0).to_numpy(zero_copy_only=False).view(np.uint64)
     elif root == "DECIMAL":
-        dec = arr.cast(pa.decimal128(t.precision, t.scale))
+        dec = arr.cast(pa.decimal128(t.declared_precision, t.declared_scale))
         raw = np.frombuffer(dec.buffers()[1], dtype=np.int64)[2 * dec.offset : 2 * (dec.offset + len(dec))]
         slot = raw[0::2].copy().view(np.uint64)
     elif root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
@@ -117,7 +117,7 @@ def _slot_words(arr: pa.Array, t: AtomicType) -> tuple[np.ndarray, np.ndarray | 
         else:  # stay in the array's unit: far dates overflow nanoseconds
             millis, rest = np.divmod(raw, per_milli)
             nano_of_milli = rest * (1_000_000 // per_milli)
-        if t.precision <= 3:
+        if t.declared_precision <= 3:
             slot = millis.view(np.uint64)
         else:
             slot = nano_of_milli.astype(np.uint64)  # the offset is filled in by the caller
@@ -133,7 +133,8 @@ def _slot_words(arr: pa.Array, t: AtomicType) -> tuple[np.ndarray, np.ndarray | 
 def hash_columns(columns: list[pa.Array], types: list[DataType]) -> np.ndarray:
     """Signed int32 BinaryRow hash of each row of the given key columns."""
     n = len(columns[0]) if columns else 0
-    if not all(isinstance(t, AtomicType) and _fixed_layout(t) for t in types):
+    atomic = [t for t in types if isinstance(t, AtomicType)]
+    if len(atomic) < len(types) or not all(_fixed_layout(t) for t in atomic):
         return _hash_rowwise(columns, types)
     arity = len(types)
     header = null_bits_size(arity)
@@ -141,7 +142,7 @@ def hash_columns(columns: list[pa.Array], types: list[DataType]) -> np.ndarray:
     header_words = np.zeros((n, header // 8), dtype=np.uint64)
     slots, vars_ = [], []
     var_offset = fixed_len
-    for i, (arr, t) in enumerate(zip(columns, types)):
+    for i, (arr, t) in enumerate(zip(columns, atomic)):
         if isinstance(arr, pa.ChunkedArray):
             arr = arr.combine_chunks()
         slot, var, valid = _slot_words(arr, t)

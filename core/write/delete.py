@@ -46,6 +46,7 @@ def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> De
             "delete_where"
         )
     pred = table.parse_filter(where)
+    assert pred is not None  # where is not empty: checked above
     snap = table.snapshots.latest()
     if table.is_primary_key_table:
         return _delete_pk(table, snap, pred, where, dry_run)

@@ -22,6 +22,7 @@ from paimon_core.write.conform import check_columns, conform_table
 from paimon_core.write.input_files import find_inputs, input_schema
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.metadata.schema import TableSchema
     from paimon_core.table import FileStoreTable
 
 
@@ -149,7 +150,7 @@ def _compact_after_write(table: FileStoreTable, messages: list[CommitMessage]) -
     expire_after_commit(table)  # per the table's snapshot.* options, as Paimon's writers do
 
 
-def _evolution(table: FileStoreTable, schemas: list[pa.Schema]) -> tuple[list, object]:
+def _evolution(table: FileStoreTable, schemas: list[pa.Schema]) -> tuple[list, TableSchema]:
     """The schema changes that make every input fit (new nullable columns, implicit widening)
     and the schema they lead to; nothing is committed here."""
     from paimon_core.metadata.schema_evolution import apply_changes, changes_for_input
@@ -177,7 +178,10 @@ def _check_inputs(table: FileStoreTable, named_schemas: list[tuple[str, pa.Schem
             check_columns(s.names, target.schema)
             conform_table(s.empty_table(), target.schema)
         except SchemaMismatch as e:
-            raise SchemaMismatch(f"{where}{e}").with_hint(e.hint_key, **e.hint_values) from None
+            error = SchemaMismatch(f"{where}{e}")
+            if e.hint_key is not None:
+                error.with_hint(e.hint_key, **e.hint_values)
+            raise error from None
     if changes:  # before the data, so the data commit records the new schemaId
         from paimon_core.metadata.schema_evolution import alter_table
 

@@ -40,6 +40,7 @@ from paimon_core.write.bucket import assign_buckets
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
     from paimon_core.table import FileStoreTable
+    from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
 KEY_PREFIX = "_KEY_"
 FLUSH_THREADS = min(4, os.cpu_count() or 1)
@@ -210,13 +211,12 @@ class KeyValueWriter:
         n = batch.num_rows
         if n == 0:
             return
-        if kinds is None:
-            kinds = pa.array(np.zeros(n, dtype=np.int8))
-        batch = batch.append_column(KIND, kinds.cast(pa.int8()))
+        kind_bytes = pa.array(np.zeros(n, dtype=np.int8)) if kinds is None else kinds.cast(pa.int8())
+        batch = batch.append_column(KIND, kind_bytes)
         if self.assigner is None:
             buckets = assign_buckets(batch, self.bucket_keys, self.bucket_types, self.num_buckets)
         else:
-            buckets = self._dynamic_buckets(batch)
+            buckets = self._dynamic_buckets(batch, self.assigner)
         batch = batch.append_column("__bucket", pa.array(buckets))
         from paimon_core.write.append_writer import split_by
 
@@ -235,19 +235,19 @@ class KeyValueWriter:
         if self.buffered > self.buffer_limit:
             self.flush()
 
-    def _dynamic_buckets(self, batch: pa.Table) -> np.ndarray:
+    def _dynamic_buckets(self, batch: pa.Table, assigner: DynamicBucketAssigner) -> np.ndarray:
         from paimon_core.write.append_writer import split_by
         from paimon_core.write.bucket import hash_columns
 
         hashes = hash_columns([batch.column(k).combine_chunks() for k in self.bucket_keys], self.bucket_types)
         if not self.partition_keys:
-            return self.assigner.assign(self._codec.to_bytes(()), hashes)
+            return assigner.assign(self._codec.to_bytes(()), hashes)
         out = np.empty(batch.num_rows, np.int32)
         rows = batch.select(self.partition_keys).append_column("__pos", pa.array(np.arange(batch.num_rows)))
         for key, part in split_by(rows, self.partition_keys):
             partition = tuple(internal_values(s, t)[0] for s, t in zip(key, self.partition_types))
             idx = part.column("__pos").to_numpy()
-            out[idx] = self.assigner.assign(self._codec.to_bytes(partition), hashes[idx])
+            out[idx] = assigner.assign(self._codec.to_bytes(partition), hashes[idx])
         return out
 
     def _buffer(self, partition: tuple, bucket: int) -> _BucketBuffer:

@@ -38,6 +38,7 @@ from paimon_core.metadata.stats import StatsCollector
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
     from paimon_core.table import FileStoreTable
+    from paimon_core.write.kv_writer import KeyValueWriter
 
 POSTPONE_BUCKET = -2
 SEQ = "_SEQUENCE_NUMBER"
@@ -125,7 +126,7 @@ class PostponeWriter:
         self.partition_keys = list(schema.partition_keys)
         self.partition_types = schema.types_of(self.partition_keys)
         self.fixed = schema.core_options.get("postpone.batch-write-fixed-bucket")
-        self._writers: dict[int, object] = {}
+        self._writers: dict[int, KeyValueWriter] = {}
         self._pending: dict[tuple, list[pa.Table]] = {}
         self._next_seq: dict[tuple, int] = {}
         self._counts: dict[bytes, int] | None = None
@@ -147,7 +148,7 @@ class PostponeWriter:
             self._counts[pb] = new_partition_buckets(self.table, 0)
         return self._counts[pb]
 
-    def _fixed_writer(self, n: int):
+    def _fixed_writer(self, n: int) -> KeyValueWriter:
         if n not in self._writers:
             from paimon_core.write.kv_writer import KeyValueWriter
 
@@ -158,9 +159,8 @@ class PostponeWriter:
         n = batch.num_rows
         if n == 0:
             return
-        if kinds is None:
-            kinds = pa.array(np.zeros(n, dtype=np.int8))
-        batch = batch.append_column(KIND, kinds.cast(pa.int8()))
+        kind_bytes = pa.array(np.zeros(n, dtype=np.int8)) if kinds is None else kinds.cast(pa.int8())
+        batch = batch.append_column(KIND, kind_bytes)
         from paimon_core.write.append_writer import split_by
 
         for key, part in split_by(batch, self.partition_keys):
