@@ -65,7 +65,7 @@ class LocalEngine:
 
     def export_rows(
         self,
-        table,
+        table: FileStoreTable,
         splits,
         columns=None,
         predicate=None,
@@ -96,7 +96,7 @@ class LocalEngine:
 
     def export_changes(
         self,
-        table,
+        table: FileStoreTable,
         start,
         end,
         mode: str = "auto",

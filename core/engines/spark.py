@@ -254,7 +254,7 @@ class SparkEngine:
 
     def export_rows(
         self,
-        table,
+        table: FileStoreTable,
         splits,
         columns=None,
         predicate=None,
@@ -277,7 +277,7 @@ class SparkEngine:
 
     def export_changes(
         self,
-        table,
+        table: FileStoreTable,
         start,
         end,
         mode: str = "auto",

@@ -15,10 +15,14 @@ import threading
 import uuid
 import zipfile
 from functools import partial
+from typing import TYPE_CHECKING
 
 from paimon_core.engines import spark_tasks as T
 from paimon_core.engines.spark_types import spark_schema
 from paimon_core.errors import PaimonError
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 def core_zip() -> str:
@@ -71,7 +75,7 @@ def ship_core(spark) -> None:
         _shipped[key] = path
 
 
-def splits_dataframe(spark, table, splits, columns=None, predicate=None):
+def splits_dataframe(spark, table: FileStoreTable, splits, columns=None, predicate=None):
     reader = table.new_read(columns, predicate)  # validates the columns on the driver
     sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(reader.columns).schema)
     splits = [s for s in splits if s.files]
@@ -84,7 +88,9 @@ def splits_dataframe(spark, table, splits, columns=None, predicate=None):
     )
 
 
-def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, where: str | None = None):
+def to_dataframe(
+    spark, table: FileStoreTable, snapshot_id: int | None = None, columns=None, where: str | None = None
+):
     """The rows of ``table`` at a snapshot (latest by default) as a Spark DataFrame, without any
     Java connector: the driver plans the splits, each task reads one with ``paimon_core``.
 

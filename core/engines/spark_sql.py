@@ -306,7 +306,9 @@ def _diff_task(spec, jobs: list, mode: str, per_snapshot: bool, columns, target,
                 yield from to_spark_arrow(t, target).to_batches()
 
 
-def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None):
+def diff_dataframe(
+    spark, table: FileStoreTable, start, end, mode: str = "auto", per_snapshot: bool = False, columns=None
+):
     """``paimon_core.read.diff.diff`` as a Spark DataFrame computed on the executors: one task per
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""

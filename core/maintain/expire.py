@@ -236,7 +236,7 @@ def _doomed_files(
 
 
 def plan_expire(
-    table,
+    table: FileStoreTable,
     older_than_ms: int | None = None,
     retain_min: int | None = None,
     retain_max: int | None = None,
@@ -251,10 +251,10 @@ def plan_expire(
     """
     table.require_writable()
     opts = table.schema.core_options
-    retain_min = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
-    retain_max = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
-    time_retained = opts.get("snapshot.time-retained") if older_than_ms is None else older_than_ms
-    max_deletes = opts.get("snapshot.expire.limit") if max_deletes is None else max_deletes
+    keep_min: int = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
+    keep_max: int = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
+    time_retained: int = opts.get("snapshot.time-retained") if older_than_ms is None else older_than_ms
+    limit: int = opts.get("snapshot.expire.limit") if max_deletes is None else max_deletes
     now_ms = now_millis() if now_ms is None else now_ms
     if time_retained < 0:
         raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
@@ -268,10 +268,10 @@ def plan_expire(
         rng = decide_expire_range(
             sorted(snaps),
             {i: s.time_millis for i, s in snaps.items()},
-            retain_min=retain_min,
-            retain_max=retain_max,
+            retain_min=keep_min,
+            retain_max=keep_max,
             time_retained_ms=time_retained,
-            max_deletes=max_deletes,
+            max_deletes=limit,
             now_ms=now_ms,
             consumer_next=_consumer_next(table),
         )
@@ -280,7 +280,7 @@ def plan_expire(
         reader = RefReader(table)
         files = tuple(_doomed_files(table, reader, snaps, rng, _protected(reader, snaps, rng, tagged)))
         return ExpirePlan(
-            earliest, latest, rng, files, tags, retain_min, retain_max, time_retained, max_deletes, now_ms
+            earliest, latest, rng, files, tags, keep_min, keep_max, time_retained, limit, now_ms
         )
     return ExpirePlan(
         ids[0] if ids else None,
@@ -288,16 +288,16 @@ def plan_expire(
         rng,
         files,
         tags,
-        retain_min,
-        retain_max,
+        keep_min,
+        keep_max,
         time_retained,
-        max_deletes,
+        limit,
         now_ms,
     )
 
 
 def expire_snapshots(
-    table,
+    table: FileStoreTable,
     older_than_ms: int | None = None,
     retain_min: int | None = None,
     retain_max: int | None = None,

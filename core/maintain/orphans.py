@@ -87,7 +87,10 @@ def _kind(rel: str) -> str:
 
 
 def plan_orphans(
-    table, older_than_ms: int = DAY_MS, now_ms: int | None = None, reader: RefReader | None = None
+    table: FileStoreTable,
+    older_than_ms: int = DAY_MS,
+    now_ms: int | None = None,
+    reader: RefReader | None = None,
 ) -> OrphanPlan:
     if older_than_ms < 0:
         raise PaimonError(f"older-than must not be negative, got {older_than_ms} ms")
@@ -120,7 +123,11 @@ def plan_orphans(
 
 
 def remove_orphans(
-    table, older_than_ms: int = DAY_MS, dry_run: bool = False, now_ms: int | None = None, progress=None
+    table: FileStoreTable,
+    older_than_ms: int = DAY_MS,
+    dry_run: bool = False,
+    now_ms: int | None = None,
+    progress=None,
 ) -> OrphanResult:
     """Delete unreferenced files older than ``older_than_ms`` (a duration, default one day)."""
     plan = plan_orphans(table, older_than_ms, now_ms)

@@ -93,7 +93,11 @@ def plan_rollback(
 
 
 def rollback(
-    table, to_snapshot: int | None = None, to_tag: str | None = None, dry_run: bool = False, progress=None
+    table: FileStoreTable,
+    to_snapshot: int | None = None,
+    to_tag: str | None = None,
+    dry_run: bool = False,
+    progress=None,
 ) -> RollbackResult:
     """Make the target snapshot the latest again, deleting everything newer."""
     plan = plan_rollback(table, to_snapshot, to_tag)

@@ -89,7 +89,7 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
 
 
 def compact_pk_files(
-    table,
+    table: FileStoreTable,
     split: DataSplit,
     files,
     output_level: int,

@@ -31,7 +31,7 @@ __all__ = [
 
 
 def compact(
-    table, full: bool = False, partition_filter=None, progress=None, buckets=None, engine=None
+    table: FileStoreTable, full: bool = False, partition_filter=None, progress=None, buckets=None, engine=None
 ) -> CompactResult:
     """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
     (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by

@@ -36,7 +36,7 @@ def bucket_vectors(table: FileStoreTable, split: DataSplit) -> dict[str, np.ndar
 
 
 def index_changes(
-    table, split: DataSplit, vectors: dict[str, np.ndarray], written: list
+    table: FileStoreTable, split: DataSplit, vectors: dict[str, np.ndarray], written: list
 ) -> tuple[tuple, tuple]:
     """The bucket's index replaced by one file holding ``vectors`` (of files still live)."""
     added, deleted, path = write_bucket_index(
@@ -53,7 +53,7 @@ def _needs_old_values(table: FileStoreTable) -> bool:
 
 
 def compact_pk_files_dv(
-    table, split: DataSplit, files, output_level: int, drop_delete: bool
+    table: FileStoreTable, split: DataSplit, files, output_level: int, drop_delete: bool
 ) -> CommitMessage:
     from paimon_core.write.kv_writer import KeyValueFileWriter
 

@@ -9,7 +9,7 @@ if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the wo
     from paimon_core.table import FileStoreTable
 
 
-def forces_level0_compaction(table) -> bool:
+def forces_level0_compaction(table: FileStoreTable) -> bool:
     """Paimon's writers move every write out of level 0 at once for first-row tables (whose
     batch reads skip level 0, docs/format.md section 10) and lookup-changelog tables."""
     from paimon_core.metadata.deletion_vectors import dv_enabled

@@ -213,7 +213,11 @@ class DeletionVectorReader:
 
 
 def write_bucket_index(
-    table, partition_bytes: bytes, bucket: int, vectors: dict[str, np.ndarray], old_entries: list
+    table: FileStoreTable,
+    partition_bytes: bytes,
+    bucket: int,
+    vectors: dict[str, np.ndarray],
+    old_entries: list,
 ) -> tuple[tuple, tuple, str | None]:
     """Replace a bucket's deletion vector index files by one holding ``vectors`` (possibly none).
     Returns (new index entries, deleted index entries, path written or None)."""

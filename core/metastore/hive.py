@@ -20,6 +20,7 @@ import getpass
 import socket
 import time
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import (
     AlreadyExists,
@@ -31,6 +32,9 @@ from paimon_core.errors import (
 )
 from paimon_core.metastore import hive_tables as H
 from paimon_core.metastore.base import MetastoreCatalog
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 def _thrift():
@@ -222,7 +226,7 @@ class HiveCatalog(MetastoreCatalog):
         raise NotImplementedError
 
     # ---- hooks
-    def after_commit(self, db: str, name: str, table, snapshot, messages) -> None:
+    def after_commit(self, db: str, name: str, table: FileStoreTable, snapshot, messages) -> None:
         if not H.partitioned_in_metastore(table.schema):
             return
         codec = table.partition_codec
@@ -253,7 +257,7 @@ class HiveCatalog(MetastoreCatalog):
                     f"adding partition {rel} failed: {_reason(e)}"
                 ) from None
 
-    def after_schema_change(self, db: str, name: str, table, schema) -> None:
+    def after_schema_change(self, db: str, name: str, table: FileStoreTable, schema) -> None:
         try:
             hms = self._call("get_table", db, name)
             cols, part_cols = H.hive_columns(schema)

@@ -132,7 +132,12 @@ def _state_diff(
 
 
 def diff(
-    table, start, end, mode: str = "auto", per_snapshot: bool = False, columns: list[str] | None = None
+    table: FileStoreTable,
+    start,
+    end,
+    mode: str = "auto",
+    per_snapshot: bool = False,
+    columns: list[str] | None = None,
 ) -> pa.Table:
     """Changes in (start, end]; start may be 0 (the empty table before snapshot 1). ``start`` and
     ``end`` are snapshot ids or Snapshot objects (a tag's snapshot, which may have expired: then

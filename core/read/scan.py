@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.data.binary_row import deserialize_row
@@ -25,6 +26,9 @@ from paimon_core.metadata.manifest import (
 )
 from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,7 @@ def _tagged(io, table_path: str, snapshot_id: int) -> bool:
 
 
 @contextmanager
-def expiry_checked(table, snapshot: Snapshot | None):
+def expiry_checked(table: FileStoreTable, snapshot: Snapshot | None):
     """Around reading ``snapshot``'s files: a file that went missing because another process
     expired the snapshot meanwhile raises SnapshotExpired (a lost race: run again), not an
     error that calls the table damaged."""
@@ -140,7 +144,11 @@ class TableScan:
     """Plans the splits of one snapshot of a table."""
 
     def __init__(
-        self, table, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
+        self,
+        table: FileStoreTable,
+        snapshot: Snapshot | None,
+        predicate: Predicate | None = None,
+        all_levels: bool = False,
     ):
         self.table = table
         self.snapshot = snapshot

@@ -102,7 +102,7 @@ def snapshot_changes(
 class StreamRead:
     def __init__(
         self,
-        table,
+        table: FileStoreTable,
         mode: str | None = None,
         start: int | Snapshot | None = None,
         start_time_ms: int | None = None,
@@ -164,6 +164,7 @@ class StreamRead:
             return self.start
         if self.start is not None:
             return sm.snapshot(self.start)
+        assert self.start_time_ms is not None  # __init__ refused neither a start nor a time
         return sm.at_or_before(self.start_time_ms)
 
     def _first_after_time(self, ms: int) -> int:

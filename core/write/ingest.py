@@ -198,7 +198,7 @@ def _without_kind(s: pa.Schema, row_kind_column: str | None, where: str) -> pa.S
 
 
 def ingest_files(
-    table,
+    table: FileStoreTable,
     paths: list[str],
     overwrite: bool = False,
     partition=None,
@@ -244,7 +244,7 @@ def ingest_files(
 
 
 def write_tables(
-    table,
+    table: FileStoreTable,
     tables: list[pa.Table],
     overwrite: bool = False,
     partition=None,

@@ -145,7 +145,7 @@ def _write_state(path: str, last: str, identifier: int) -> None:
 
 
 def watch_dir(
-    table,
+    table: FileStoreTable,
     directory: str,
     pattern: str = "*.parquet",
     commit_interval_s: float | None = None,
@@ -248,7 +248,7 @@ def parse_lines(data: bytes, fmt: str, schema, header: list[str] | None) -> pa.T
 
 
 def ingest_stream(
-    table,
+    table: FileStoreTable,
     stream,
     fmt: str = "auto",
     commit_interval_s: float = 5.0,
