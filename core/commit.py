@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -75,7 +75,12 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def commit_kind(overwrite: bool, adds, deletes, messages) -> str:
+def commit_kind(
+    overwrite: bool,
+    adds: list[ManifestEntry],
+    deletes: list[ManifestEntry],
+    messages: Iterable[CommitMessage],
+) -> str:
     """What a commit is, as Java names it: OVERWRITE (an overwrite, or new files that replace
     others), COMPACT (files replaced by files, or index-only changes such as deletion vectors, as
     Java files them), else APPEND."""

@@ -4,7 +4,9 @@ read, write and commit. Everything heavier lives in the modules these methods ca
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from paimon_core import paths
@@ -20,20 +22,27 @@ from paimon_core.read.scan import DataSplit, TableScan, live_entries
 from paimon_core.read.table_read import TableRead
 from paimon_core.storage.file_io import FileIO
 
+if TYPE_CHECKING:  # annotations only: the writers import this module's neighbours
+    from paimon_core.write.append_writer import AppendWriter
+    from paimon_core.write.kv_writer import KeyValueWriter
+    from paimon_core.write.postpone import PostponeWriter
+
 
 class CatalogEnvironment:
     """What a table loaded through a catalog needs from it at write time (Paimon's
     ``CatalogEnvironment``): a lock around snapshot and schema commits, and hooks that keep the
     metastore in step after a commit or a schema change. The default does nothing."""
 
-    def lock(self):
+    def lock(self) -> contextlib.AbstractContextManager:
         """A context manager held while ``snapshot-N`` or ``schema-N`` is created."""
         return contextlib.nullcontext()
 
-    def after_commit(self, table: FileStoreTable, snapshot, messages) -> None:
+    def after_commit(
+        self, table: FileStoreTable, snapshot: Snapshot, messages: Sequence[CommitMessage]
+    ) -> None:
         """Called once a snapshot is committed (e.g. to add metastore partitions)."""
 
-    def after_schema_change(self, table: FileStoreTable, schema) -> None:
+    def after_schema_change(self, table: FileStoreTable, schema: TableSchema) -> None:
         """Called once a new schema version is committed (e.g. to mirror the columns)."""
 
 
@@ -156,7 +165,7 @@ class FileStoreTable:
         self,
         snapshot_id: int | None = None,
         as_of_millis: int | None = None,
-        columns=None,
+        columns: list[str] | None = None,
         where: str | None = None,
         limit: int | None = None,
         tag: str | None = None,
@@ -181,13 +190,13 @@ class FileStoreTable:
         raise AssertionError("unreachable")  # pragma: no cover
 
     # ---- write
-    def new_append_writer(self):
+    def new_append_writer(self) -> AppendWriter:
         from paimon_core.write.append_writer import AppendWriter
 
         self.require_writable()
         return AppendWriter(self, self._sequence_restorer())
 
-    def new_writer(self):
+    def new_writer(self) -> AppendWriter | KeyValueWriter | PostponeWriter:
         """A writer for this table: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
         from paimon_core.metadata.features import check_writable
 

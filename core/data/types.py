@@ -11,6 +11,7 @@ null>``, stored in Parquet as a map, as Java does).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
@@ -54,7 +55,7 @@ class DataType:
     def _suffix(self) -> str:
         return "" if self.nullable else " NOT NULL"
 
-    def to_json(self):  # pragma: no cover - overridden
+    def to_json(self) -> str | dict:  # pragma: no cover - overridden
         raise NotImplementedError
 
 
@@ -87,7 +88,7 @@ class AtomicType(DataType):
     def __str__(self) -> str:
         return self.base_string() + self._suffix()
 
-    def to_json(self):
+    def to_json(self) -> str:
         return str(self)
 
     @property
@@ -126,7 +127,7 @@ class ArrayType(DataType):
     def __str__(self) -> str:
         return f"ARRAY<{self.element}>{self._suffix()}"
 
-    def to_json(self):
+    def to_json(self) -> dict:
         return {"type": "ARRAY" + self._suffix(), "element": self.element.to_json()}
 
 
@@ -138,7 +139,7 @@ class MapType(DataType):
     def __str__(self) -> str:
         return f"MAP<{self.key}, {self.value}>{self._suffix()}"
 
-    def to_json(self):
+    def to_json(self) -> dict:
         return {"type": "MAP" + self._suffix(), "key": self.key.to_json(), "value": self.value.to_json()}
 
 
@@ -149,7 +150,7 @@ class MultisetType(DataType):
     def __str__(self) -> str:
         return f"MULTISET<{self.element}>{self._suffix()}"
 
-    def to_json(self):
+    def to_json(self) -> dict:
         return {"type": "MULTISET" + self._suffix(), "element": self.element.to_json()}
 
 
@@ -190,7 +191,7 @@ class RowType(DataType):
         inner = ", ".join(f"{_quote_name(f.name)} {f.type}" for f in self.fields)
         return f"ROW<{inner}>{self._suffix()}"
 
-    def to_json(self):
+    def to_json(self) -> dict:
         return {"type": "ROW" + self._suffix(), "fields": [f.to_json() for f in self.fields]}
 
 
@@ -419,7 +420,7 @@ def highest_field_id(t: DataType) -> int:
     return -1
 
 
-def type_from_json(obj) -> DataType:
+def type_from_json(obj: str | dict) -> DataType:
     """Read a type as the schema file stores it: a string, or an object for nested types."""
     if isinstance(obj, str):
         return parse_type(obj)
@@ -497,7 +498,7 @@ def to_arrow_field(f: DataField) -> pa.Field:
     return pa.field(f.name, to_arrow_type(f.type), nullable=f.type.nullable)
 
 
-def to_arrow_schema(fields) -> pa.Schema:
+def to_arrow_schema(fields: Iterable[DataField]) -> pa.Schema:
     return pa.schema([to_arrow_field(f) for f in fields])
 
 

@@ -7,6 +7,7 @@ through this package only: ``get_engine``, the ``Engine`` protocol, ``ExportResu
 ``sql_errors``.
 """
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from paimon_core.engines.base import Engine, get_engine
@@ -14,7 +15,7 @@ from paimon_core.engines.export import ExportResult
 
 
 @contextmanager
-def sql_errors():
+def sql_errors() -> Iterator[None]:
     """Spark's answers to mistakes in a SQL query as one-line ``SqlError``s (see
     ``spark_sql.user_errors``); needs pyspark."""
     from paimon_core.engines.spark_sql import user_errors

@@ -39,6 +39,7 @@ from paimon_core.maintain.snapshot_files import (
 from paimon_core.maintain.tags import tag_manager
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.maintain.files import FileProgress
     from paimon_core.table import FileStoreTable
 
 INT_MAX = 2147483647
@@ -304,7 +305,7 @@ def expire_snapshots(
     max_deletes: int | None = None,
     dry_run: bool = False,
     now_ms: int | None = None,
-    progress=None,
+    progress: FileProgress | None = None,
 ) -> ExpireResult:
     """Expire old snapshots and delete the files only they used; see the module doc for the
     order. ``progress(PlannedFile)`` is called after each deletion."""

@@ -9,6 +9,7 @@ interrupted run is finished by running it again).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -27,6 +28,9 @@ class PlannedFile:
     path: str  # full path in the FileIO's form
     size: int  # bytes; -1 when unknown
     kind: str  # data | changelog | manifest | manifest-list | index-manifest | index | statistics | snapshot | tag | other
+
+
+FileProgress = Callable[[PlannedFile], None]  # called after each file an operation deleted
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.tags import tag_manager
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.maintain.files import FileProgress
     from paimon_core.table import FileStoreTable
 
 METADATA_DIRS = paths.METADATA_DIRS
@@ -127,7 +128,7 @@ def remove_orphans(
     older_than_ms: int = DAY_MS,
     dry_run: bool = False,
     now_ms: int | None = None,
-    progress=None,
+    progress: FileProgress | None = None,
 ) -> OrphanResult:
     """Delete unreferenced files older than ``older_than_ms`` (a duration, default one day)."""
     plan = plan_orphans(table, older_than_ms, now_ms)

@@ -23,6 +23,7 @@ from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
 from paimon_core.metadata.snapshot import Snapshot
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.maintain.files import FileProgress
     from paimon_core.table import FileStoreTable
 
 
@@ -97,7 +98,7 @@ def rollback(
     to_snapshot: int | None = None,
     to_tag: str | None = None,
     dry_run: bool = False,
-    progress=None,
+    progress: FileProgress | None = None,
 ) -> RollbackResult:
     """Make the target snapshot the latest again, deleting everything newer."""
     plan = plan_rollback(table, to_snapshot, to_tag)

@@ -4,6 +4,7 @@ so every operation built on this can be re-run."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from paimon_core.errors import CorruptMetadata
@@ -20,6 +21,7 @@ from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.metadata.manifest import ADD, DELETE
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.maintain.files import FileProgress
     from paimon_core.table import FileStoreTable
 
 
@@ -123,7 +125,9 @@ def metadata_files(reader: RefReader, snap, col: FileCollector) -> None:
         col.add(_files.statistics_path(t, snap.statistics), -1, "statistics")
 
 
-def execute_plan_files(table: FileStoreTable, files, progress=None) -> int:
+def execute_plan_files(
+    table: FileStoreTable, files: Iterable[PlannedFile], progress: FileProgress | None = None
+) -> int:
     n = 0
     for f in files:
         _files.delete_file(table.io, f.path)

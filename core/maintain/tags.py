@@ -16,6 +16,8 @@ from paimon_core.errors import AlreadyExists, CorruptMetadata, InvalidInput, Not
 from paimon_core.metadata.snapshot import Snapshot
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.maintain.files import FileProgress
+    from paimon_core.storage.file_io import FileIO
     from paimon_core.table import FileStoreTable
 
 TAG_PREFIX = paths.TAG_PREFIX
@@ -57,7 +59,7 @@ def validate_tag_name(name: str) -> str:
 class TagManager:
     """Reads and writes ``<table>/tag/tag-<name>``."""
 
-    def __init__(self, io, table_path: str):
+    def __init__(self, io: FileIO, table_path: str):
         self.io = io
         self.table_path = table_path
         self.dir = io.join(table_path, paths.TAG_DIR)
@@ -186,7 +188,9 @@ def plan_delete_tag(table: FileStoreTable, name: str) -> tuple[TagInfo, tuple]:
     return info, tuple(col.files)
 
 
-def delete_tag(table: FileStoreTable, name: str, dry_run: bool = False, progress=None) -> TagDeletion:
+def delete_tag(
+    table: FileStoreTable, name: str, dry_run: bool = False, progress: FileProgress | None = None
+) -> TagDeletion:
     """Delete the tag file, then the files only it kept (as Java's tag deletion does). If this
     is interrupted after the tag file is gone, the files left are orphans (``remove_orphans``).
     ``progress(PlannedFile)`` is called after each deletion."""

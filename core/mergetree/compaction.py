@@ -8,6 +8,7 @@ conflict and nothing changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from paimon_core.commit import CommitMessage
@@ -17,7 +18,10 @@ from paimon_core.mergetree.levels import forces_level0_compaction, max_level
 from paimon_core.read.scan import check_not_expired
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.engines.base import Engine, Progress
     from paimon_core.table import FileStoreTable
+
+PartitionFilter = Callable[[tuple], bool]  # partition values -> compact this partition?
 
 __all__ = [
     "CompactResult",
@@ -31,7 +35,12 @@ __all__ = [
 
 
 def compact(
-    table: FileStoreTable, full: bool = False, partition_filter=None, progress=None, buckets=None, engine=None
+    table: FileStoreTable,
+    full: bool = False,
+    partition_filter: PartitionFilter | None = None,
+    progress: Progress | None = None,
+    buckets: Collection[tuple[tuple, int]] | None = None,
+    engine: Engine | None = None,
 ) -> CompactResult:
     """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
     (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by
@@ -70,7 +79,12 @@ def compact(
     )
 
 
-def full_compact(table: FileStoreTable, partition_filter=None, progress=None, engine=None) -> CompactResult:
+def full_compact(
+    table: FileStoreTable,
+    partition_filter: PartitionFilter | None = None,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+) -> CompactResult:
     return compact(table, full=True, partition_filter=partition_filter, progress=progress, engine=engine)
 
 

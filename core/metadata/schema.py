@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -55,7 +56,7 @@ class TableSchema:
                 return f
         raise InvalidInput(f"unknown column '{name}' (columns: {', '.join(self.field_names)})")
 
-    def types_of(self, names) -> list[DataType]:
+    def types_of(self, names: Iterable[str]) -> list[DataType]:
         return [self.field(n).type for n in names]
 
     @property

@@ -13,7 +13,10 @@ Invariants:
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from paimon_core.catalog import Catalog, parse_identifier
 from paimon_core.errors import (
@@ -29,6 +32,10 @@ from paimon_core.errors import (
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import parse_duration_ms as options_parse_duration_ms
 from paimon_core.table import CatalogEnvironment, FileStoreTable
+
+if TYPE_CHECKING:
+    from paimon_core.commit import CommitMessage
+    from paimon_core.metadata.snapshot import Snapshot
 
 COMMON_OPTIONS = ("uri", "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
 
@@ -56,13 +63,15 @@ class MetastoreEnvironment(CatalogEnvironment):
     def __init__(self, catalog: MetastoreCatalog, db: str, table: str):
         self.catalog, self.db, self.table = catalog, db, table
 
-    def lock(self):
+    def lock(self) -> contextlib.AbstractContextManager:
         return self.catalog.table_lock(self.db, self.table)
 
-    def after_commit(self, table: FileStoreTable, snapshot, messages) -> None:
+    def after_commit(
+        self, table: FileStoreTable, snapshot: Snapshot, messages: Sequence[CommitMessage]
+    ) -> None:
         self.catalog.after_commit(self.db, self.table, table, snapshot, messages)
 
-    def after_schema_change(self, table: FileStoreTable, schema) -> None:
+    def after_schema_change(self, table: FileStoreTable, schema: TableSchema) -> None:
         self.catalog.after_schema_change(self.db, self.table, table, schema)
 
 

@@ -60,7 +60,7 @@ def check_range(table: FileStoreTable, start: int, end: int, need_all: bool) -> 
         ).with_hint("mode_diff")
 
 
-def with_row_kind(t: pa.Table, kinds) -> pa.Table:
+def with_row_kind(t: pa.Table, kinds: pa.Array | pa.ChunkedArray) -> pa.Table:
     """``t`` (made nullable) with a first column ``_row_kind`` (+I/-U/+U/-D) from byte kinds 0..3."""
     t = t.cast(pa.schema([f.with_nullable(True) for f in t.schema]))
     kinds = kinds.combine_chunks() if isinstance(kinds, pa.ChunkedArray) else pa.array(kinds)
@@ -84,14 +84,14 @@ def _read_entries(table: FileStoreTable, entries, columns) -> pa.Table:
     return pa.concat_tables(parts) if parts else empty_changes(table, columns)
 
 
-def empty_changes(table: FileStoreTable, columns) -> pa.Table:
+def empty_changes(table: FileStoreTable, columns: list[str]) -> pa.Table:
     """No rows, with the columns of a change table (``_row_kind`` first)."""
     schema = table.schema.arrow_schema()
     t = schema.empty_table().select(columns or schema.names)
     return with_row_kind(t, pa.array([], pa.int8()))
 
 
-def snapshot_changelog(table: FileStoreTable, snap, columns) -> pa.Table:
+def snapshot_changelog(table: FileStoreTable, snap: Snapshot, columns: list[str]) -> pa.Table:
     """The rows of the changelog files ``snap`` committed (any commit kind), with their kinds."""
     if not snap.changelog_manifest_list:
         return empty_changes(table, columns)
@@ -102,7 +102,7 @@ def snapshot_changelog(table: FileStoreTable, snap, columns) -> pa.Table:
     return _read_entries(table, entries, columns)
 
 
-def snapshot_delta(table: FileStoreTable, snap, columns) -> pa.Table:
+def snapshot_delta(table: FileStoreTable, snap: Snapshot, columns: list[str]) -> pa.Table:
     """The rows of the data files an APPEND snapshot added, with their kinds (empty for other kinds)."""
     if snap.commit_kind != "APPEND":
         return empty_changes(table, columns)
@@ -133,8 +133,8 @@ def _state_diff(
 
 def diff(
     table: FileStoreTable,
-    start,
-    end,
+    start: int | Snapshot,
+    end: int | Snapshot,
     mode: str = "auto",
     per_snapshot: bool = False,
     columns: list[str] | None = None,

@@ -9,6 +9,7 @@ given as ``partition``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from paimon_core.write.conform import check_columns, conform_table
 from paimon_core.write.input_files import find_inputs, input_schema
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.engines.base import Engine, Progress
     from paimon_core.metadata.schema import TableSchema
     from paimon_core.table import FileStoreTable
 
@@ -201,10 +203,10 @@ def ingest_files(
     table: FileStoreTable,
     paths: list[str],
     overwrite: bool = False,
-    partition=None,
-    engine=None,
-    progress=None,
-    on_plan=None,
+    partition: dict | str | None = None,
+    engine: Engine | None = None,
+    progress: Progress | None = None,
+    on_plan: Callable[[int], None] | None = None,
     row_kind_column: str | None = None,
     evolve: bool = False,
 ) -> IngestResult:
@@ -247,7 +249,7 @@ def write_tables(
     table: FileStoreTable,
     tables: list[pa.Table],
     overwrite: bool = False,
-    partition=None,
+    partition: dict | str | None = None,
     row_kind_column: str | None = None,
     evolve: bool = False,
 ) -> IngestResult:
