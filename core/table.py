@@ -240,10 +240,10 @@ class FileStoreTable:
         row_kind_column: str | None = None,
         evolve: bool = False,
     ) -> Snapshot | None:
-        """Write an Arrow table in one commit (see ``paimon_core.write.ingest`` for the rules).
+        """Write an Arrow table in one commit (see ``paimon_core.ops.ingest`` for the rules).
         ``evolve`` adds the input's new columns and widens types first; this table object then
         follows the new schema."""
-        from paimon_core.write.ingest import write_tables
+        from paimon_core.ops.ingest import write_tables
 
         result = write_tables(
             self,

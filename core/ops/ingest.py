@@ -137,8 +137,8 @@ def _compact_after_write(table: FileStoreTable, messages: list[CommitMessage]) -
     (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
     off with ``write-only``); the data is committed already, so a compaction that loses a race
     to another writer is simply left for the next write."""
+    from paimon_core.compaction.compaction import auto_compact
     from paimon_core.errors import CommitConflict
-    from paimon_core.mergetree.compaction import auto_compact
 
     try:
         auto_compact(table, messages)

@@ -72,7 +72,7 @@ class StreamingCommitter:
         self, tables: list[pa.Table], properties: dict | None = None, row_kind_column: str | None = None
     ) -> CommitResult:
         from paimon_core.engines.local import LocalEngine
-        from paimon_core.write.ingest import _compact_after_write
+        from paimon_core.ops.ingest import _compact_after_write
 
         ident = self.next_identifier
         messages = LocalEngine().write_tables(self.table, tables, row_kind_column)

@@ -90,7 +90,7 @@ def _columns(table: FileStoreTable, options) -> list[str]:
 
 
 def _arrow_schema(table: FileStoreTable, columns, with_kind: bool):
-    from paimon_core.engines.spark_types import spark_schema
+    from paimon_core.engines.spark.types import spark_schema
 
     sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(columns).schema)
     if with_kind:
@@ -102,7 +102,7 @@ def _arrow_schema(table: FileStoreTable, columns, with_kind: bool):
 
 
 def _to_spark(rows: pa.Table, target: pa.Schema):
-    from paimon_core.engines.spark_tasks import to_spark_arrow
+    from paimon_core.engines.spark.tasks import to_spark_arrow
 
     rows = rows.select(target.names)
     return to_spark_arrow(
@@ -120,7 +120,7 @@ def _snapshot(table: FileStoreTable, options):
 
 
 def _spec(table: FileStoreTable):
-    from paimon_core.engines.spark_tasks import TableSpec
+    from paimon_core.engines.spark.tasks import TableSpec
 
     return TableSpec.of(table)
 
@@ -240,7 +240,7 @@ def _messages(messages) -> list:
 
 
 def _commit(table: FileStoreTable, messages, options) -> object:
-    from paimon_core.write.ingest import _compact_after_write
+    from paimon_core.ops.ingest import _compact_after_write
 
     snap = table.commit(messages, options)  # commit-or-abort: None left no files
     if snap is not None:
