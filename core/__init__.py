@@ -31,12 +31,12 @@ _EXPORTS = {
     "parse_type": "paimon_core.data.types",
     "CoreOptions": "paimon_core.options",
     # write, read, commit
-    "ingest_files": "paimon_core.write.ingest",
-    "write_tables": "paimon_core.write.ingest",
-    "CommitMessage": "paimon_core.commit",
+    "ingest_files": "paimon_core.ops.ingest",
+    "write_tables": "paimon_core.ops.ingest",
+    "CommitMessage": "paimon_core.metadata.commit_message",
     "CommitOptions": "paimon_core.commit",
     "diff": "paimon_core.read.diff",
-    "compact": "paimon_core.mergetree.compaction",
+    "compact": "paimon_core.compaction.compaction",
     "get_engine": "paimon_core.engines",
     # snapshots and maintenance
     "Snapshot": "paimon_core.metadata.snapshot",
@@ -68,7 +68,8 @@ __all__ = [
 if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __getattr__ imports it
     from paimon_core.catalog import FileSystemCatalog, parse_identifier
     from paimon_core.catalog_factory import create_catalog
-    from paimon_core.commit import CommitMessage, CommitOptions
+    from paimon_core.commit import CommitOptions
+    from paimon_core.compaction.compaction import compact
     from paimon_core.data.types import parse_type
     from paimon_core.engines import get_engine
     from paimon_core.errors import (
@@ -84,13 +85,13 @@ if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __g
         UnsupportedFeature,
     )
     from paimon_core.maintain import create_tag, expire_snapshots, remove_orphans, rollback
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.schema import Schema, TableSchema
     from paimon_core.metadata.snapshot import Snapshot
+    from paimon_core.ops.ingest import ingest_files, write_tables
     from paimon_core.options import CoreOptions
     from paimon_core.read.diff import diff
     from paimon_core.table import FileStoreTable
-    from paimon_core.write.ingest import ingest_files, write_tables
 
 
 def __getattr__(name: str):

@@ -1,6 +1,7 @@
 """Exports: rows read from a table, or the changes between two snapshots, saved outside the table.
 
-Every engine implements ``export_rows`` and ``export_changes`` and answers an ``ExportResult``:
+Every engine implements ``export_rows(RowsExport)`` and ``export_changes(ChangesExport)`` and
+answers an ``ExportResult``:
 the local engine writes one file (``parquet``, or ``csv`` / ``json`` lines through a renderer
 the caller supplies, so the text reads exactly as the caller prints it), the Spark engine a
 folder of Parquet part files written by its executors (text formats are refused before any work).
@@ -20,6 +21,9 @@ from typing import TYPE_CHECKING, Protocol
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    import pyarrow as pa
+    from paimon_core.metadata.snapshot import Snapshot
+    from paimon_core.read.predicate import Predicate
     from paimon_core.table import FileStoreTable
 
 FORMATS = ("parquet", "csv", "json")  # json = JSON lines
@@ -38,8 +42,48 @@ class ExportResult:
     kind: str
 
 
+@dataclass(frozen=True)
+class ExportTarget:
+    """Where and how an export is saved: ``path`` in ``fmt`` (parquet | csv | json), text through
+    ``render``; ``on_plan(total_bytes)`` once, then ``progress(bytes)`` as input is read."""
+
+    path: str | os.PathLike
+    fmt: str = "parquet"
+    render: TextRenderer | None = None
+    on_plan: OnPlan | None = None
+    progress: Advance | None = None
+
+
+@dataclass(frozen=True)
+class RowsExport:
+    """The rows of ``splits`` of ``table`` (``columns`` projected, ``predicate`` applied, at most
+    ``limit``), saved at ``target``."""
+
+    table: FileStoreTable
+    splits: list
+    target: ExportTarget
+    columns: list[str] | None = None
+    predicate: Predicate | None = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class ChangesExport:
+    """The changes of ``table`` in (``start``, ``end``] (``paimon_core.read.diff.diff`` with
+    ``mode`` and ``per_snapshot``), saved at ``target``. ``start``/``end``: a snapshot id (0 =
+    empty) or a Snapshot (a tag's)."""
+
+    table: FileStoreTable
+    start: int | Snapshot
+    end: int | Snapshot
+    target: ExportTarget
+    mode: str = "auto"
+    per_snapshot: bool = False
+    columns: list[str] | None = None
+
+
 class TextSink(Protocol):
-    def write(self, table: FileStoreTable) -> None: ...  # an Arrow table of rows, in order
+    def write(self, table: pa.Table) -> None: ...  # an Arrow table of rows, in order
 
     def close(self) -> None: ...
 

@@ -19,11 +19,11 @@ from paimon_core.maintain import files as _files
 from paimon_core.maintain.expire import now_millis
 from paimon_core.maintain.files import PlannedFile, is_temp_name, walk_files
 from paimon_core.maintain.refs import RefReader, Refs
-from paimon_core.maintain.tags import tag_manager
+from paimon_core.metadata.tags import tag_manager
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+if TYPE_CHECKING:
     from paimon_core.maintain.files import FileProgress
-    from paimon_core.table import FileStoreTable
+    from paimon_core.metadata.table_context import TableContext
 
 METADATA_DIRS = paths.METADATA_DIRS
 DAY_MS = 86_400_000
@@ -48,7 +48,7 @@ class OrphanResult:
     deleted: int
 
 
-def referenced_files(table: FileStoreTable, reader: RefReader | None = None) -> Refs:
+def referenced_files(table: TableContext, reader: RefReader | None = None) -> Refs:
     """Everything any snapshot or tag of the table uses (full paths). ``reader`` may be one that
     already read some of these snapshots (its per-snapshot cache is reused)."""
     reader = reader or RefReader(table)
@@ -66,7 +66,7 @@ def referenced_files(table: FileStoreTable, reader: RefReader | None = None) -> 
     return refs
 
 
-def _rel(table: FileStoreTable, path: str) -> str:
+def _rel(table: TableContext, path: str) -> str:
     root = table.path.rstrip("/") + "/"
     return path[len(root) :] if path.startswith(root) else path
 
@@ -88,7 +88,7 @@ def _kind(rel: str) -> str:
 
 
 def plan_orphans(
-    table: FileStoreTable,
+    table: TableContext,
     older_than_ms: int = DAY_MS,
     now_ms: int | None = None,
     reader: RefReader | None = None,
@@ -124,7 +124,7 @@ def plan_orphans(
 
 
 def remove_orphans(
-    table: FileStoreTable,
+    table: TableContext,
     older_than_ms: int = DAY_MS,
     dry_run: bool = False,
     now_ms: int | None = None,

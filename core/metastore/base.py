@@ -30,8 +30,9 @@ from paimon_core.errors import (
     TableNotRegistered,
 )
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
+from paimon_core.metadata.table_context import CatalogEnvironment, TableContext
 from paimon_core.options import parse_duration_ms as options_parse_duration_ms
-from paimon_core.table import CatalogEnvironment, FileStoreTable
+from paimon_core.table import FileStoreTable
 
 if TYPE_CHECKING:
     from paimon_core.commit import CommitMessage
@@ -67,11 +68,11 @@ class MetastoreEnvironment(CatalogEnvironment):
         return self.catalog.table_lock(self.db, self.table)
 
     def after_commit(
-        self, table: FileStoreTable, snapshot: Snapshot, messages: Sequence[CommitMessage]
+        self, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
     ) -> None:
         self.catalog.after_commit(self.db, self.table, table, snapshot, messages)
 
-    def after_schema_change(self, table: FileStoreTable, schema: TableSchema) -> None:
+    def after_schema_change(self, table: TableContext, schema: TableSchema) -> None:
         self.catalog.after_schema_change(self.db, self.table, table, schema)
 
 
@@ -134,10 +135,12 @@ class MetastoreCatalog(Catalog):
     def table_lock(self, db: str, table: str):
         raise NotImplementedError
 
-    def after_commit(self, db: str, name: str, table: FileStoreTable, snapshot, messages) -> None:
+    def after_commit(
+        self, db: str, name: str, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
+    ) -> None:
         pass
 
-    def after_schema_change(self, db: str, name: str, table: FileStoreTable, schema: TableSchema) -> None:
+    def after_schema_change(self, db: str, name: str, table: TableContext, schema: TableSchema) -> None:
         pass
 
     # ---- shared logic

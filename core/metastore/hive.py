@@ -33,8 +33,13 @@ from paimon_core.errors import (
 from paimon_core.metastore import hive_tables as H
 from paimon_core.metastore.base import MetastoreCatalog
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paimon_core.metadata.commit_message import CommitMessage
+    from paimon_core.metadata.schema import TableSchema
+    from paimon_core.metadata.snapshot import Snapshot
+    from paimon_core.metadata.table_context import TableContext
 
 
 def _thrift():
@@ -226,7 +231,9 @@ class HiveCatalog(MetastoreCatalog):
         raise NotImplementedError
 
     # ---- hooks
-    def after_commit(self, db: str, name: str, table: FileStoreTable, snapshot, messages) -> None:
+    def after_commit(
+        self, db: str, name: str, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
+    ) -> None:
         if not H.partitioned_in_metastore(table.schema):
             return
         codec = table.partition_codec
@@ -257,7 +264,7 @@ class HiveCatalog(MetastoreCatalog):
                     f"adding partition {rel} failed: {_reason(e)}"
                 ) from None
 
-    def after_schema_change(self, db: str, name: str, table: FileStoreTable, schema) -> None:
+    def after_schema_change(self, db: str, name: str, table: TableContext, schema: TableSchema) -> None:
         try:
             hms = self._call("get_table", db, name)
             cols, part_cols = H.hive_columns(schema)

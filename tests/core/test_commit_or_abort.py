@@ -46,25 +46,25 @@ def _ingest(t):
 
 
 def _stream(t):
-    from paimon_core.write.streaming import StreamingCommitter
+    from paimon_core.ops.streaming import StreamingCommitter
 
     StreamingCommitter(t, "stream-user").write([_rows([100, 101], "c")])
 
 
 def _delete(t):
-    from paimon_core.write.delete import delete_where
+    from paimon_core.ops.delete import delete_where
 
     delete_where(t, "id < 3")
 
 
 def _compact(t):
-    from paimon_core.mergetree.compaction import full_compact
+    from paimon_core.compaction.compaction import full_compact
 
     full_compact(t)
 
 
 def _postpone(t):
-    from paimon_core.mergetree.postpone_compaction import compact_postpone
+    from paimon_core.compaction.postpone_compaction import compact_postpone
 
     compact_postpone(t)
 
@@ -73,7 +73,7 @@ def _spark_batch_commit(t):
     """The Spark data source writer's driver-side commit (no Spark job needed for the commit)."""
     import pickle
 
-    from paimon_core.engines.spark_source import PaimonCommitMessage, PaimonWriter
+    from paimon_core.engines.spark.source import PaimonCommitMessage, PaimonWriter
 
     w = t.new_writer()
     w.write(_rows([100, 101], "c"))
@@ -160,7 +160,7 @@ def test_spark_abort_after_a_commit_that_landed_deletes_nothing(tmp_path):
     """Spark calls a writer's abort after a commit that raised; the snapshot that landed stays whole."""
     import pickle
 
-    from paimon_core.engines.spark_source import PaimonCommitMessage, PaimonStreamWriter, PaimonWriter
+    from paimon_core.engines.spark.source import PaimonCommitMessage, PaimonStreamWriter, PaimonWriter
 
     cat = _table(tmp_path, PK)
     t = cat.get_table("db.t")

@@ -1,0 +1,335 @@
+"""Streaming write: many commits from one long-running writer, exactly once across restarts.
+
+Paimon's mechanism: a writer keeps one ``commitUser`` for its whole life (and across
+restarts) and gives each commit an increasing ``commitIdentifier``; both are recorded in the
+snapshot. Before committing, the committer looks for the newest snapshot of its user: if that
+already has this identifier (or a later one), the commit was made before a crash and is
+skipped (:class:`StreamingCommitter`, with ``FileStoreCommit``'s check).
+
+* :func:`watch_dir` ingests the files of a folder in name order. Each commit records the last
+  file name it holds in the snapshot's properties (``ingest.watch.last-file``); a restart
+  resumes after the last file of the newest snapshot of its user, so a file is ingested exactly
+  once whatever moment the process died at (a side file ``.paimon-watch-<user>`` in the folder
+  keeps the same progress for when every snapshot of the user has expired). A new file whose name sorts before the last
+  ingested one is never ingested; it is reported (``on_skip``).
+* :func:`ingest_stream` reads JSON lines or CSV from a byte stream (stdin) and commits every
+  ``commit_interval_s`` or ``commit_rows`` rows; the stream itself cannot be replayed, so a
+  crash loses only rows not yet committed, and every commit holds whole lines.
+
+After each commit the writer compacts the buckets it wrote and expires snapshots per the
+table options, as after any ingest (Paimon writers do the same), so a long stream keeps the
+table healthy.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+from paimon_core.commit import CommitOptions, FileStoreCommit, latest_commit_of
+from paimon_core.errors import InvalidInput
+from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.write.table_write import write_tables
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
+
+LAST_FILE = "ingest.watch.last-file"
+
+
+def watch_commit_user(table: TableContext, directory: str, pattern: str) -> str:
+    """A commit user stable across restarts of the same watch (same table, folder and pattern)."""
+    key = f"paimon-cli:watch:{table.identifier}:{os.path.abspath(directory)}:{pattern}"
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, key))
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    snapshot: Snapshot | None  # None: nothing to commit, or committed before (skipped)
+    identifier: int
+    rows: int
+
+
+class StreamingCommitter:
+    """Commits of one stable ``commit_user`` with increasing identifiers, each exactly once."""
+
+    def __init__(self, table: TableContext, commit_user: str):
+        self.table = table
+        self.commit_user = commit_user
+        self.last = latest_commit_of(table, commit_user)
+        self.next_identifier = self.last.commit_identifier + 1 if self.last is not None else 1
+
+    def write(
+        self, tables: list[pa.Table], properties: dict | None = None, row_kind_column: str | None = None
+    ) -> CommitResult:
+        from paimon_core.ops.ingest import _compact_after_write
+
+        ident = self.next_identifier
+        messages = write_tables(self.table, tables, row_kind_column)
+        rows = sum(f.row_count for m in messages for f in m.new_files)
+        opts = CommitOptions(commit_user=self.commit_user, commit_identifier=ident, properties=properties)
+        snap = FileStoreCommit(self.table, opts).commit(messages)  # commit-or-abort: None left no files
+        if snap is not None:
+            self.last = snap
+            self.next_identifier = ident + 1
+            _compact_after_write(self.table, messages)
+        return CommitResult(snap, ident, rows if snap is not None else 0)
+
+
+# ---------------------------------------------------------------- watch a folder
+def _ready_files(
+    directory: str, pattern: str, after: str | None, seen: dict, settle_s: float, after_ms: int = 0
+):
+    """(ready names > ``after`` in name order, late names: <= ``after`` but modified after
+    ``after_ms``, the commit of ``after``). A file is ready once its size and mtime did not change
+    between two looks, or it is older than ``settle_s``."""
+    now = time.time()
+    ready, late = [], []
+    try:
+        names = sorted(os.listdir(directory))
+    except FileNotFoundError:
+        raise InvalidInput(f"folder not found: {directory}") from None
+    for name in names:
+        if name.startswith((".", "_")) or not fnmatch.fnmatch(name, pattern):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            continue
+        if not os.path.isfile(path):
+            continue
+        if after is not None and name <= after:
+            if st.st_mtime * 1000 > after_ms:
+                late.append(name)
+            continue
+        sig = (st.st_size, st.st_mtime_ns)
+        stable = seen.get(name) == sig or now - st.st_mtime >= settle_s
+        seen[name] = sig
+        if stable:
+            ready.append(name)
+        else:
+            break  # keep name order: later files wait for this one
+    return ready, late
+
+
+def _read_state(path: str) -> tuple[str | None, int]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            ident, _, name = f.read().partition(" ")
+        return (name or None), int(ident)
+    except (FileNotFoundError, ValueError):
+        return None, 0
+
+
+def _write_state(path: str, last: str, identifier: int) -> None:
+    """Best-effort copy of the progress next to the files, used only when no snapshot of the
+    commit user is retained any more (expired by many later commits of other writers)."""
+    tmp = f"{path}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(f"{identifier} {last}")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def watch_dir(
+    table: TableContext,
+    directory: str,
+    pattern: str = "*.parquet",
+    commit_interval_s: float | None = None,
+    poll_s: float = 1.0,
+    commit_user: str | None = None,
+    settle_s: float = 2.0,
+    stop: Callable[[], bool] | None = None,
+    on_commit=None,
+    on_skip=None,
+    row_kind_column: str | None = None,
+) -> StreamingCommitter:
+    """Ingest the files of ``directory`` matching ``pattern`` as they appear, in name order, each
+    exactly once (see the module doc). One commit per file, or with ``commit_interval_s`` one
+    commit of all files ready when the interval is up. Runs until ``stop()`` is true."""
+    from paimon_core.write.input_files import _file, read_batches
+
+    committer = StreamingCommitter(table, commit_user or watch_commit_user(table, directory, pattern))
+    state_path = os.path.join(directory, f".paimon-watch-{committer.commit_user}")
+    if committer.last is not None:
+        last = (committer.last.properties or {}).get(LAST_FILE)
+    else:  # none of our snapshots is retained any more (or we never committed): the side file
+        last, ident = _read_state(state_path)
+        committer.next_identifier = max(committer.next_identifier, ident + 1)
+    seen: dict = {}
+    reported: set = set()
+    last_commit = time.monotonic()
+    while stop is None or not stop():
+        after_ms = committer.last.time_millis if committer.last is not None else 0
+        ready, late = _ready_files(directory, pattern, last, seen, settle_s, after_ms)
+        for name in late:
+            if name not in reported and on_skip is not None:
+                on_skip(name, last)
+            reported.add(name)
+        if ready and commit_interval_s is not None and time.monotonic() - last_commit < commit_interval_s:
+            ready = []
+        groups = [ready] if commit_interval_s is not None and ready else [[n] for n in ready]
+        for group in groups:
+            tables = []
+            for name in group:
+                f = _file(os.path.join(directory, name))
+                tables.extend(read_batches(f, table.schema))
+            result = committer.write(tables, {LAST_FILE: group[-1]}, row_kind_column)
+            last = group[-1]
+            _write_state(state_path, last, result.identifier)
+            last_commit = time.monotonic()
+            if on_commit is not None:
+                on_commit(result, group)
+            if stop is not None and stop():
+                return committer
+        if not ready:
+            time.sleep(poll_s)
+    return committer
+
+
+# ---------------------------------------------------------------- stdin
+def _reader_thread(stream, q: queue.Queue, chunk: int = 1 << 20) -> threading.Thread:
+    def run():
+        try:
+            read = getattr(stream, "read1", stream.read)
+            while True:
+                data = read(chunk)
+                if not data:
+                    break
+                q.put(data)
+        except BaseException as e:  # surfaced to the committing thread
+            q.put(e)
+        q.put(None)
+
+    t = threading.Thread(target=run, name="paimon-stdin", daemon=True)
+    t.start()
+    return t
+
+
+def parse_lines(data: bytes, fmt: str, schema, header: list[str] | None) -> pa.Table:
+    """Whole JSON lines or CSV records (without the header) -> an Arrow table with the table's types."""
+    from paimon_core.write.input_files import _csv_types
+
+    types = _csv_types(schema)
+    try:
+        if fmt == "json":
+            import pyarrow.json as pjson
+
+            return pjson.read_json(
+                io.BytesIO(data),
+                read_options=pjson.ReadOptions(block_size=max(1 << 20, len(data))),
+                parse_options=pjson.ParseOptions(
+                    explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
+                    unexpected_field_behavior="infer",
+                ),
+            )
+        import pyarrow.csv as pcsv
+
+        return pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=pcsv.ReadOptions(column_names=header),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=True),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as e:
+        raise InvalidInput(f"stdin: cannot read as {fmt.upper()}: {str(e).splitlines()[0]}") from None
+
+
+def ingest_stream(
+    table: TableContext,
+    stream,
+    fmt: str = "auto",
+    commit_interval_s: float = 5.0,
+    commit_rows: int | None = None,
+    commit_user: str | None = None,
+    stop: Callable[[], bool] | None = None,
+    on_commit=None,
+    row_kind_column: str | None = None,
+) -> StreamingCommitter:
+    """Read JSON lines or CSV (with a header) from ``stream`` until EOF or ``stop()``, committing
+    whole lines every ``commit_interval_s`` seconds, and every ``commit_rows`` lines exactly."""
+    if fmt not in ("auto", "json", "csv"):
+        raise InvalidInput(f"unknown input format '{fmt}' (json or csv)")
+    committer = StreamingCommitter(table, commit_user or str(uuid.uuid4()))
+    q: queue.Queue = queue.Queue(maxsize=64)
+    _reader_thread(stream, q)
+    pending: list[bytes] = []  # whole lines
+    tail = b""  # an incomplete last line
+    rows = 0
+    header: list[str] | None = None
+    deadline = time.monotonic() + commit_interval_s
+    eof = False
+
+    def flush():
+        nonlocal pending, rows, deadline
+        if pending:
+            t = parse_lines(b"".join(pending), fmt, table.schema, header)
+            result = committer.write([t], None, row_kind_column)
+            if on_commit is not None:
+                on_commit(result)
+        pending, rows = [], 0
+        deadline = time.monotonic() + commit_interval_s
+
+    while not eof:
+        if stop is not None and stop():
+            break
+        try:
+            item = q.get(timeout=max(0.0, min(deadline - time.monotonic(), 0.5)))
+        except queue.Empty:
+            item = b""
+        if isinstance(item, BaseException):
+            raise item
+        if item is None:
+            eof = True
+            if tail.strip():
+                item, tail = tail + b"\n", b""
+            else:
+                item = b""
+        if item:
+            data = tail + item
+            cut = data.rfind(b"\n") + 1
+            whole, tail = data[:cut], data[cut:]
+            if whole:
+                if fmt == "auto":
+                    first = whole.lstrip()[:1]
+                    fmt = "json" if first == b"{" else "csv"
+                if fmt == "csv" and header is None:
+                    line, _, whole = whole.partition(b"\n")
+                    header = [h.strip() for h in line.decode("utf-8").rstrip("\r").split(",")]
+                pending.append(whole)
+                rows += whole.count(b"\n")
+        while commit_rows is not None and rows >= commit_rows:  # exactly commit_rows lines per commit
+            data = b"".join(pending)
+            cut = int(np.flatnonzero(np.frombuffer(data, np.uint8) == 10)[commit_rows - 1]) + 1
+            pending, rest = [data[:cut]], data[cut:]
+            flush()
+            pending, rows = ([rest], rest.count(b"\n")) if rest else ([], 0)
+        if rows and time.monotonic() >= deadline:
+            flush()
+        elif not rows and time.monotonic() >= deadline:
+            deadline = time.monotonic() + commit_interval_s
+    flush()
+    return committer
+
+
+__all__ = [
+    "LAST_FILE",
+    "CommitResult",
+    "StreamingCommitter",
+    "ingest_stream",
+    "parse_lines",
+    "watch_commit_user",
+    "watch_dir",
+]
