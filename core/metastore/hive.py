@@ -227,7 +227,9 @@ class HiveCatalog(MetastoreCatalog):
             new.sd.location = self.io.uri(dst)
             self._call("alter_table", db2, name2, new)
 
-    def _table_rename(self, db, table, db2, table2) -> None:  # rename_table above does it all
+    def _table_rename(
+        self, db: str, table: str, db2: str, table2: str
+    ) -> None:  # rename_table above does it all
         raise NotImplementedError
 
     # ---- hooks
