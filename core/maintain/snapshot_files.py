@@ -22,6 +22,7 @@ from paimon_core.metadata.manifest import ADD, DELETE
 
 if TYPE_CHECKING:
     from paimon_core.maintain.files import FileProgress
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -104,7 +105,7 @@ def added_files(table: TableContext, manifest_list: str | None) -> list[tuple[st
     return out
 
 
-def metadata_files(reader: RefReader, snap, col: FileCollector) -> None:
+def metadata_files(reader: RefReader, snap: Snapshot, col: FileCollector) -> None:
     """Manifest lists, manifests, index manifest and index files of ``snap`` that nobody kept."""
     t = reader.table
     for lst, size in (

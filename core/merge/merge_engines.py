@@ -21,6 +21,7 @@ with two or more records are merged. Tables with ``changelog-producer=lookup`` m
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -34,6 +35,9 @@ from paimon_core.merge.merge_kernels import Groups, choose, take_rows
 from paimon_core.metadata import aggregate_rules
 from paimon_core.metadata.merge_options import MergeOptions, sequence_fields, sequence_groups
 from paimon_core.options import CoreOptions, MergeEngineKind
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.schema import TableSchema
 
 _LEVEL = "__level"  # a record's LSM level while a lookup table merges (never stored)
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
@@ -232,7 +236,7 @@ class MergeEngine:
         self.lookup = CoreOptions(options).changelog_producer == "lookup" and self.lookup_wrapped
 
     @classmethod
-    def for_schema(cls, schema, columns: list[str] | None = None) -> MergeEngine:
+    def for_schema(cls, schema: TableSchema, columns: list[str] | None = None) -> MergeEngine:
         """The engine of a table schema over ``columns`` (default: all), types checked."""
         names = list(columns) if columns is not None else list(schema.field_names)
         return cls(

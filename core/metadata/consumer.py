@@ -22,6 +22,7 @@ from paimon_core.metadata import jsonfmt
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
+    from paimon_core.storage.file_io import FileIO
 
 PREFIX = "consumer-"
 _ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -38,7 +39,7 @@ def to_json(next_snapshot: int) -> str:
 
 
 class ConsumerManager:
-    def __init__(self, io, table_path: str):
+    def __init__(self, io: FileIO, table_path: str):
         self.io = io
         self.dir = io.join(table_path, "consumer")
 

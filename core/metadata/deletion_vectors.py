@@ -28,6 +28,7 @@ from paimon_core.metadata.manifest import ADD
 from paimon_core.options import CoreOptions, MergeEngineKind
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
@@ -157,7 +158,7 @@ def index_path(table: TableContext, index_file: str, external_path: str | None =
     return table.io.join(table.path, "index", index_file)
 
 
-def dv_entries(table: TableContext, snapshot) -> list:
+def dv_entries(table: TableContext, snapshot: Snapshot | None) -> list:
     """The live DELETION_VECTORS entries of a snapshot's index manifest."""
     if snapshot is None or not snapshot.index_manifest:
         return []

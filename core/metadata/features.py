@@ -34,6 +34,8 @@ from paimon_core.errors import UnsupportedFeature
 from paimon_core.options import CoreOptions
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.manifest import DataFileMeta
+    from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -70,11 +72,11 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
         )
 
 
-def check_readable(schema, what: str = "table") -> None:
+def check_readable(schema: TableSchema, what: str = "table") -> None:
     check_options(schema.options, writing=False, what=what)
 
 
-def check_writable(schema, what: str = "table", compaction: bool = False) -> None:
+def check_writable(schema: TableSchema, what: str = "table", compaction: bool = False) -> None:
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     defaults = [f.name for f in schema.fields if getattr(f, "default_value", None) is not None]
     if defaults and not compaction:  # a compaction rewrites stored rows, it fills in nothing
@@ -83,7 +85,7 @@ def check_writable(schema, what: str = "table", compaction: bool = False) -> Non
         )
 
 
-def check_file(f, where: str = "") -> None:
+def check_file(f: DataFileMeta, where: str = "") -> None:
     """A data file we must not read as a whole row set."""
     if f.write_cols is not None:
         raise UnsupportedFeature(

@@ -17,6 +17,7 @@ from paimon_core.metadata.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
+    from paimon_core.storage.file_io import FileIO
 
 TAG_PREFIX = paths.TAG_PREFIX
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -57,7 +58,7 @@ def validate_tag_name(name: str) -> str:
 class TagManager:
     """Reads and writes ``<table>/tag/tag-<name>``."""
 
-    def __init__(self, io, table_path: str):
+    def __init__(self, io: FileIO, table_path: str):
         self.io = io
         self.table_path = table_path
         self.dir = io.join(table_path, paths.TAG_DIR)

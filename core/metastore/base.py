@@ -132,7 +132,7 @@ class MetastoreCatalog(Catalog):
         raise NotImplementedError
 
     # ---- lock and hooks (subclasses may override)
-    def table_lock(self, db: str, table: str):
+    def table_lock(self, db: str, table: str) -> contextlib.AbstractContextManager:
         raise NotImplementedError
 
     def after_commit(

@@ -34,7 +34,7 @@ from paimon_core.metastore import hive_tables as H
 from paimon_core.metastore.base import MetastoreCatalog
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.schema import TableSchema
@@ -283,7 +283,7 @@ class HiveCatalog(MetastoreCatalog):
 
     # ---- lock
     @contextlib.contextmanager
-    def table_lock(self, db: str, table: str):
+    def table_lock(self, db: str, table: str) -> Iterator[None]:
         if not self.lock_enabled:
             yield
             return

@@ -8,8 +8,13 @@ can rewrite the other's registration after a schema change without a visible dif
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.schema import TableSchema
 
 INPUT_FORMAT = "org.apache.paimon.hive.mapred.PaimonInputFormat"
 OUTPUT_FORMAT = "org.apache.paimon.hive.mapred.PaimonOutputFormat"
@@ -67,11 +72,13 @@ def hive_type(t: DataType) -> str:
     raise InvalidInput(f"type {t} has no Hive Metastore equivalent")
 
 
-def partitioned_in_metastore(schema) -> bool:
+def partitioned_in_metastore(schema: TableSchema) -> bool:
     return schema.core_options.get("metastore.partitioned-table") and bool(schema.partition_keys)
 
 
-def hive_columns(schema) -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str, str | None]]]:
+def hive_columns(
+    schema: TableSchema,
+) -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str, str | None]]]:
     """(columns, partition columns) as (name, hive type, comment); partition columns are split
     out only with ``metastore.partitioned-table`` (then in partition-key order)."""
     cols = [(f.name, hive_type(f.type), f.description) for f in schema.fields]
@@ -84,7 +91,7 @@ def hive_columns(schema) -> tuple[list[tuple[str, str, str | None]], list[tuple[
     return [c for c in cols if c[0] not in keys], [by_name[k] for k in schema.partition_keys]
 
 
-def table_parameters(schema) -> dict[str, str]:
+def table_parameters(schema: TableSchema) -> dict[str, str]:
     """The table parameters Java 0.9 sets (``sync-all-properties`` false): options named
     ``hive.*`` without the prefix, the Paimon markers, and the comment."""
     params = {k[len(HIVE_PREFIX) :]: v for k, v in schema.options.items() if k.startswith(HIVE_PREFIX)}

@@ -16,10 +16,14 @@ import os
 import random
 import time
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import CatalogUnavailable, InvalidInput, TableAlreadyExists, TableNotFound
 from paimon_core.metastore import jdbc_sql as Q
 from paimon_core.metastore.base import MetastoreCatalog
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 LOCK_KEY_MAX_LENGTH = 255
 
@@ -254,7 +258,7 @@ class JdbcCatalog(MetastoreCatalog):
 
     # ---- lock
     @contextlib.contextmanager
-    def table_lock(self, db: str, table: str):
+    def table_lock(self, db: str, table: str) -> Iterator[None]:
         if not self.lock_enabled:
             yield
             return
