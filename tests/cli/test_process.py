@@ -130,11 +130,13 @@ def table_with_one_snapshot(cli, wh, tmp_path) -> Cli:
 
 
 def test_ctrl_c_before_the_commit(tmp_path, wh, table_with_one_snapshot):
+    """Ctrl-C once the writer handed its files to the commit, before anything was committed: the
+    commit (which owns commit-or-abort) deletes them."""
     cli = table_with_one_snapshot
     before = all_files(wh)
     code, err = interrupt_at(
         tmp_path,
-        "paimon_core.commit:FileStoreCommit.commit",
+        "paimon_core.commit:FileStoreCommit._commit",
         False,
         ["-w", str(wh), "ingest", "b.parquet", "-t", T],
     )
