@@ -5,8 +5,9 @@ Invariants (docs/format.md section 2, Java ``SchemaManager.commitChanges``): a n
 ``highestFieldId + 1`` (its ROW sub-fields the ids after it); a rename keeps the id; a drop
 removes the field and never frees its id, so ``highestFieldId`` never decreases. Partition and
 primary-key columns are never dropped, renamed or retyped; a column never becomes NOT NULL;
-immutable options change only while the table has no snapshot. A rejected change raises
-``InvalidInput`` with one line and writes nothing.
+immutable options change only while the table has no snapshot; a column's type narrows only
+if every value the latest snapshot stores fits the new type (``read/retype_check.py``). A
+rejected change raises ``InvalidInput`` with one line and writes nothing.
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from paimon_core.data.types import (
     ArrayType,
-    AtomicType,
     DataField,
     DataType,
     MapType,
@@ -29,12 +28,12 @@ from paimon_core.data.types import (
     from_arrow_type,
     highest_field_id,
     implicitly_castable,
-    to_arrow_type,
 )
-from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
+from paimon_core.errors import CommitConflict, InvalidInput
 from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
+from paimon_core.read.column_cast import NUMERIC as _NUMERIC
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
     from paimon_core.table import FileStoreTable
@@ -119,7 +118,6 @@ def is_immutable_option(key: str) -> bool:
 # Casting rules of ``alter-column`` (Java 0.9 DataTypeCasts.supportsExplicitCast that also has a
 # CastExecutor, measured on the 0.9 jar over every pair of atomic roots).
 
-_NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 _TEXT = ("CHAR", "VARCHAR")
 _EXPLICIT: dict[str, frozenset[str]] = {
     "BOOLEAN": frozenset(_NUMERIC + _TEXT),
@@ -398,53 +396,13 @@ def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[Sche
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading values written under an older column type
-
-
-def cast_for_read(arr, name: str, src: DataType, dst: DataType):
-    """Values stored as ``src`` read as ``dst`` (Java's CastExecutors semantics where they differ
-    from Arrow's: integer <-> timestamp counts seconds, numeric narrowing wraps/truncates)."""
-    target = to_arrow_type(dst)
-    if arr.type == target:
-        return arr
-    try:
-        if isinstance(src, AtomicType) and isinstance(dst, AtomicType):
-            s, d = src.root, dst.root
-            if s in ("INT", "BIGINT") and d in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-                secs = arr.cast(pa.int64())
-                return (
-                    pc.multiply(secs, pa.scalar(1_000_000, pa.int64()))
-                    .cast(pa.timestamp("us", tz=target.tz))
-                    .cast(target)
-                )
-            if s in ("TIMESTAMP", "TIMESTAMP_LTZ") and d in ("INT", "BIGINT"):
-                micros = arr.cast(pa.timestamp("us", tz=arr.type.tz)).cast(pa.int64())
-                return (
-                    pc.floor(pc.divide(micros.cast(pa.float64()), 1_000_000.0))
-                    .cast(pa.int64())
-                    .cast(target, safe=False)
-                )
-            if s == "BOOLEAN" and d in ("CHAR", "VARCHAR"):
-                return pc.if_else(arr, pa.scalar("true"), pa.scalar("false")).cast(target)
-            if s in _NUMERIC and d in _NUMERIC and not implicitly_castable(src, dst) and d != "DECIMAL":
-                return arr.cast(target, safe=False)
-            if s == "BOOLEAN" and d == "DECIMAL":
-                return arr.cast(pa.int8()).cast(target)
-        return arr.cast(target)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-        raise SchemaMismatch(
-            f"column '{name}': values written as {src.with_nullable(True)} cannot be read as "
-            f"{dst.with_nullable(True)}: {str(e).splitlines()[0]}"
-        ) from None
-
-
-# ---------------------------------------------------------------------------------------------
 # Committing
 
 
-def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> TableSchema:
+def commit_changes(io, table_path: str, changes, max_retries: int = 10, check=None) -> TableSchema:
     """Apply ``changes`` to the latest schema and write ``schema-(N+1)`` if absent; when another
-    writer took that id first, re-read and re-apply (the rules are checked against what won)."""
+    writer took that id first, re-read and re-apply (the rules are checked against what won).
+    ``check(latest, new)``, if given, runs before each write and raises to refuse the change."""
     from paimon_core.metadata.snapshot import SnapshotManager
 
     changes = list(changes)
@@ -457,6 +415,8 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
         if latest is None:
             raise InvalidInput(f"no table at {table_path}")
         new = apply_changes(latest, changes, has_snapshot=snapshots.latest() is not None)
+        if check is not None:
+            check(latest, new)
         if manager.commit(new):
             record_commit(table_path, new.id, "schema")
             return new
@@ -466,9 +426,28 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
     )
 
 
+def check_data_fits(table: FileStoreTable, old: TableSchema, new: TableSchema) -> None:
+    """Refuse a change that narrows a column (``alter-column`` STRING -> INT, BIGINT -> INT...)
+    when a stored value of the latest snapshot does not fit the new type (read/retype_check.py)."""
+    from paimon_core.read.retype_check import check_stored_values
+
+    check_stored_values(table.with_schema(old), new)
+
+
+def preview_changes(table: FileStoreTable, changes) -> TableSchema:
+    """The schema ``changes`` would make, with every check ``alter_table`` runs (stored data
+    included), writing nothing: a dry run."""
+    new = apply_changes(table.schema, changes, has_snapshot=table.snapshots.latest() is not None)
+    check_data_fits(table, table.schema, new)
+    return new
+
+
 def alter_table(table: FileStoreTable, changes):
-    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema."""
+    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema. A change
+    that narrows a column is refused when stored data does not fit (``check_data_fits``)."""
     with table.env.lock():
-        new = commit_changes(table.io, table.path, changes)
+        new = commit_changes(
+            table.io, table.path, changes, check=lambda old, new: check_data_fits(table, old, new)
+        )
     table.env.after_schema_change(table, new)
     return table.with_schema(new)

@@ -18,7 +18,7 @@ from paimon_core.fileformat.formats import read_data_file
 from paimon_core.mergetree.merge_engines import MergeEngine
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
 from paimon_core.metadata.features import check_file, check_readable
-from paimon_core.metadata.schema_evolution import cast_for_read
+from paimon_core.read.column_cast import cast_for_read
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.scan import DataSplit
 
