@@ -5,9 +5,8 @@ Invariants (docs/format.md section 2, Java ``SchemaManager.commitChanges``): a n
 ``highestFieldId + 1`` (its ROW sub-fields the ids after it); a rename keeps the id; a drop
 removes the field and never frees its id, so ``highestFieldId`` never decreases. Partition and
 primary-key columns are never dropped, renamed or retyped; a column never becomes NOT NULL;
-immutable options change only while the table has no snapshot; a column's type narrows only
-if every value the latest snapshot stores fits the new type (``read/retype_check.py``). A
-rejected change raises ``InvalidInput`` with one line and writes nothing.
+immutable options change only while the table has no snapshot. A rejected change raises
+``InvalidInput`` with one line and writes nothing.
 """
 
 from __future__ import annotations
@@ -17,8 +16,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
+from paimon_core.bucket_mode import DYNAMIC_BUCKET
+from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
     ArrayType,
+    AtomicType,
     DataField,
     DataType,
     MapType,
@@ -28,15 +31,15 @@ from paimon_core.data.types import (
     from_arrow_type,
     highest_field_id,
     implicitly_castable,
+    to_arrow_type,
 )
-from paimon_core.errors import CommitConflict, InvalidInput
+from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
 from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
-from paimon_core.read.column_cast import NUMERIC as _NUMERIC
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 # ---------------------------------------------------------------------------------------------
 # The changes (Java ``SchemaChange`` subclasses of the same names)
@@ -118,6 +121,7 @@ def is_immutable_option(key: str) -> bool:
 # Casting rules of ``alter-column`` (Java 0.9 DataTypeCasts.supportsExplicitCast that also has a
 # CastExecutor, measured on the 0.9 jar over every pair of atomic roots).
 
+_NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 _TEXT = ("CHAR", "VARCHAR")
 _EXPLICIT: dict[str, frozenset[str]] = {
     "BOOLEAN": frozenset(_NUMERIC + _TEXT),
@@ -170,7 +174,7 @@ def column_cast_allowed(src: DataType, dst: DataType, allow_explicit: bool = Tru
 def _check_name(name: str) -> None:
     if not name or name != name.strip():
         raise InvalidInput(f"bad column name '{name}'")
-    if name.startswith("_KEY_") or name in ("_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"):
+    if is_system_name(name):
         raise InvalidInput(f"column name '{name}' is reserved by Paimon")
 
 
@@ -206,7 +210,7 @@ def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: 
             new_b = int(new)
         except ValueError:
             raise InvalidInput(f"option 'bucket' has a bad value '{new}' (expected int)") from None
-        if old_b != new_b and (old_b == -1 or new_b == -1):
+        if old_b != new_b and (DYNAMIC_BUCKET in (old_b, new_b)):
             raise InvalidInput(
                 f"cannot change bucket from {old_b} to {new_b}: bucket -1 (dynamic/unaware) "
                 "cannot be switched to or from fixed buckets"
@@ -396,6 +400,47 @@ def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[Sche
 
 
 # ---------------------------------------------------------------------------------------------
+# Reading values written under an older column type
+
+
+def cast_for_read(arr, name: str, src: DataType, dst: DataType):
+    """Values stored as ``src`` read as ``dst`` (Java's CastExecutors semantics where they differ
+    from Arrow's: integer <-> timestamp counts seconds, numeric narrowing wraps/truncates)."""
+    target = to_arrow_type(dst)
+    if arr.type == target:
+        return arr
+    try:
+        if isinstance(src, AtomicType) and isinstance(dst, AtomicType):
+            s, d = src.root, dst.root
+            if s in ("INT", "BIGINT") and d in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+                secs = arr.cast(pa.int64())
+                return (
+                    pc.multiply(secs, pa.scalar(1_000_000, pa.int64()))
+                    .cast(pa.timestamp("us", tz=target.tz))
+                    .cast(target)
+                )
+            if s in ("TIMESTAMP", "TIMESTAMP_LTZ") and d in ("INT", "BIGINT"):
+                micros = arr.cast(pa.timestamp("us", tz=arr.type.tz)).cast(pa.int64())
+                return (
+                    pc.floor(pc.divide(micros.cast(pa.float64()), 1_000_000.0))
+                    .cast(pa.int64())
+                    .cast(target, safe=False)
+                )
+            if s == "BOOLEAN" and d in ("CHAR", "VARCHAR"):
+                return pc.if_else(arr, pa.scalar("true"), pa.scalar("false")).cast(target)
+            if s in _NUMERIC and d in _NUMERIC and not implicitly_castable(src, dst) and d != "DECIMAL":
+                return arr.cast(target, safe=False)
+            if s == "BOOLEAN" and d == "DECIMAL":
+                return arr.cast(pa.int8()).cast(target)
+        return arr.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        raise SchemaMismatch(
+            f"column '{name}': values written as {src.with_nullable(True)} cannot be read as "
+            f"{dst.with_nullable(True)}: {str(e).splitlines()[0]}"
+        ) from None
+
+
+# ---------------------------------------------------------------------------------------------
 # Committing
 
 
@@ -426,28 +471,10 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10, check=No
     )
 
 
-def check_data_fits(table: FileStoreTable, old: TableSchema, new: TableSchema) -> None:
-    """Refuse a change that narrows a column (``alter-column`` STRING -> INT, BIGINT -> INT...)
-    when a stored value of the latest snapshot does not fit the new type (read/retype_check.py)."""
-    from paimon_core.read.retype_check import check_stored_values
-
-    check_stored_values(table.with_schema(old), new)
-
-
-def preview_changes(table: FileStoreTable, changes) -> TableSchema:
-    """The schema ``changes`` would make, with every check ``alter_table`` runs (stored data
-    included), writing nothing: a dry run."""
-    new = apply_changes(table.schema, changes, has_snapshot=table.snapshots.latest() is not None)
-    check_data_fits(table, table.schema, new)
-    return new
-
-
-def alter_table(table: FileStoreTable, changes):
-    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema. A change
-    that narrows a column is refused when stored data does not fit (``check_data_fits``)."""
+def alter_table(table: TableContext, changes, check=None):
+    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema. ``check``:
+    see ``commit_changes`` (``ops/alter.py`` passes the stored-data check of narrowing changes)."""
     with table.env.lock():
-        new = commit_changes(
-            table.io, table.path, changes, check=lambda old, new: check_data_fits(table, old, new)
-        )
+        new = commit_changes(table.io, table.path, changes, check=check)
     table.env.after_schema_change(table, new)
     return table.with_schema(new)

@@ -2,7 +2,7 @@
 
 Java 0.9's cast rules (``schema_evolution.column_cast_allowed``) let a column take a narrower or
 unrelated type (STRING -> INT, BIGINT -> INT, DECIMAL(10, 2) -> DECIMAL(5, 2)); files are not
-rewritten, readers cast each file's values (``column_cast.cast_for_read``). A stored value that
+rewritten, readers cast each file's values (``schema_evolution.cast_for_read``). A stored value that
 cannot be cast would make every read of the table fail, and an integer outside the new type's
 range would silently wrap, so such a change is refused before it is written, naming the first
 value that does not fit, its file and its partition.
@@ -20,12 +20,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import DataType, implicitly_castable, to_arrow_type
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.read.column_cast import cast_for_read
+from paimon_core.metadata.schema_evolution import cast_for_read
+from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead
 
 if TYPE_CHECKING:  # annotations only
     from paimon_core.metadata.schema import TableSchema
-    from paimon_core.table import FileStoreTable
+    from paimon_core.metadata.table_context import TableContext
 
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
 
@@ -77,7 +78,7 @@ def first_misfit(arr: pa.Array, name: str, src: DataType, dst: DataType) -> int 
     return hi - 1
 
 
-def check_stored_values(table: FileStoreTable, new_schema: TableSchema) -> None:
+def check_stored_values(table: TableContext, new_schema: TableSchema) -> None:
     """Raise InvalidInput naming the first stored value of a narrowed column that ``new_schema``'s
     type cannot hold (``table`` is at the schema the change starts from)."""
     changed = narrowed_columns(table.schema, new_schema)
@@ -86,7 +87,7 @@ def check_stored_values(table: FileStoreTable, new_schema: TableSchema) -> None:
         return
     reader = TableRead(table, [old.name for old, _ in changed])
     codec = table.partition_codec
-    for split in table.plan(snapshot, all_levels=True):
+    for split in plan(table, snapshot, all_levels=True):
         for f in split.files:
             data = reader.read_file(split, f, False)
             for old, new in changed:

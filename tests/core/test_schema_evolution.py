@@ -9,9 +9,9 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type as T
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.mergetree.compaction import full_compact
 from paimon_core.metadata.schema import Schema, SchemaManager
 from paimon_core.metadata.schema_evolution import (
     AddColumn,
@@ -26,8 +26,8 @@ from paimon_core.metadata.schema_evolution import (
     column_cast_allowed,
     commit_changes,
 )
+from paimon_core.ops.ingest import ingest_files
 from paimon_core.read.diff import diff
-from paimon_core.write.ingest import ingest_files
 
 PK = (
     "pk",
@@ -395,8 +395,10 @@ def test_bad_stored_value_for_explicit_cast_is_one_line_error(catalog):
     checks no data) reads with a one-line error."""
     t = catalog.create_table("db.c", Schema(Schema.parse_columns("id BIGINT NOT NULL, s STRING")))
     t.write_arrow(pa.table({"id": pa.array([1], pa.int64()), "s": ["not a number"]}))
+    from paimon_core.ops.alter import alter_table as checked_alter
+
     with pytest.raises(InvalidInput, match="stored value 'not a number'"):
-        alter_table(t, [UpdateColumnType("s", T("INT"))])
+        checked_alter(t, [UpdateColumnType("s", T("INT"))])
     assert t.read().to_pylist() == [{"id": 1, "s": "not a number"}]
     t = t.with_schema(commit_changes(t.io, t.path, [UpdateColumnType("s", T("INT"))]))
     with pytest.raises(SchemaMismatch, match="column 's': values written as STRING cannot be read as INT"):
