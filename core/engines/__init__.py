@@ -23,4 +23,12 @@ def sql_errors():
         yield
 
 
-__all__ = ["ChangesExport", "Engine", "ExportResult", "ExportTarget", "RowsExport", "get_engine", "sql_errors"]
+__all__ = [
+    "ChangesExport",
+    "Engine",
+    "ExportResult",
+    "ExportTarget",
+    "RowsExport",
+    "get_engine",
+    "sql_errors",
+]
