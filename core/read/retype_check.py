@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # annotations only
     from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
 
-_INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_INTEGERS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}  # bits
+_RANGED = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")  # wrap when narrowed
 
 
 def narrowed_columns(old: TableSchema, new: TableSchema) -> list[tuple]:
@@ -46,20 +47,28 @@ def narrowed_columns(old: TableSchema, new: TableSchema) -> list[tuple]:
     return out
 
 
+def _in_range(arr: pa.Array, src: DataType, dst: DataType) -> bool:
+    """Whether every number of ``arr`` lies in the range of integer type ``dst`` (the read would
+    wrap it, as Java's cast does)."""
+    bits = _INTEGERS[dst.root]
+    if src.root in ("FLOAT", "DOUBLE", "DECIMAL"):  # a fraction is truncated on read, as in Java
+        lo, hi = pc.min_max(arr.cast(pa.float64())).values()
+        lo, hi = lo.as_py(), hi.as_py()
+        return lo is None or (-(2 ** (bits - 1)) <= lo and hi <= 2 ** (bits - 1) - 1)
+    try:
+        pc.cast(arr, to_arrow_type(dst), safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    return True
+
+
 def _fits(arr: pa.Array, name: str, src: DataType, dst: DataType) -> bool:
     try:
         cast_for_read(arr, name, src, dst)
     except SchemaMismatch:
         return False
-    if getattr(dst, "root", None) in _INTEGERS and getattr(src, "root", None) not in (
-        "TIMESTAMP",
-        "TIMESTAMP_LTZ",
-    ):
-        options = pc.CastOptions(to_arrow_type(dst), allow_float_truncate=True, allow_decimal_truncate=True)
-        try:  # the read wraps out-of-range integers (Java's cast): refuse them here instead
-            pc.cast(arr, options=options)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return False
+    if getattr(dst, "root", None) in _INTEGERS and getattr(src, "root", None) in _RANGED:
+        return _in_range(arr, src, dst)
     return True
 
 
