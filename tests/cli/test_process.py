@@ -90,6 +90,13 @@ main()
 """
 
 
+def default_sigint() -> None:
+    """In the child before it runs Python: SIGINT back to its default action. A test run started
+    in the background (``pytest &``, ``nohup``) ignores SIGINT, children inherit that, and Python
+    then installs no KeyboardInterrupt handler: the Ctrl-C these tests deliver would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_at(tmp_path: Path, where: str, after_call: bool, argv: list[str]) -> tuple[int, str]:
     """Run paimon ARGV with ``where`` (module:Owner.name) pausing (before or after calling
     the real function); SIGINT once it pauses. Returns (exit code, stderr without the marker)."""
@@ -108,6 +115,7 @@ def interrupt_at(tmp_path: Path, where: str, after_call: bool, argv: list[str]) 
         cwd=tmp_path,
         env=paimon_env(),
         text=True,
+        preexec_fn=default_sigint,
     )
     line = proc.stderr.readline()
     assert line == "PAUSED\n", line + proc.stderr.read()
