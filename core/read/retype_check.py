@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.data.types import DataType, implicitly_castable, to_arrow_type
+from paimon_core.data.types import AtomicType, DataType, implicitly_castable, to_arrow_type
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.read.scan import plan
@@ -47,7 +47,7 @@ def narrowed_columns(old: TableSchema, new: TableSchema) -> list[tuple]:
     return out
 
 
-def _in_range(arr: pa.Array, src: DataType, dst: DataType) -> bool:
+def _in_range(arr: pa.Array, src: AtomicType, dst: AtomicType) -> bool:
     """Whether every number of ``arr`` lies in the range of integer type ``dst`` (the read would
     wrap it, as Java's cast does)."""
     bits = _INTEGERS[dst.root]
@@ -67,7 +67,12 @@ def _fits(arr: pa.Array, name: str, src: DataType, dst: DataType) -> bool:
         cast_for_read(arr, name, src, dst)
     except SchemaMismatch:
         return False
-    if getattr(dst, "root", None) in _INTEGERS and getattr(src, "root", None) in _RANGED:
+    if (
+        isinstance(dst, AtomicType)
+        and dst.root in _INTEGERS
+        and isinstance(src, AtomicType)
+        and src.root in _RANGED
+    ):
         return _in_range(arr, src, dst)
     return True
 
