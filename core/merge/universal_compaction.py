@@ -18,6 +18,12 @@ candidate is extended to the next non-zero level), or the top level when all run
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from paimon_core.metadata.manifest import DataFileMeta
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,7 @@ def _unit(runs: list[Run], max_level: int, count: int) -> CompactUnit:
     return CompactUnit(count, out)
 
 
-def sorted_runs(files) -> list[tuple[int, list]]:
+def sorted_runs(files: Iterable[DataFileMeta]) -> list[tuple[int, list]]:
     """(level, files) runs of one bucket, newest first, from its live DataFileMetas."""
     level0 = sorted((f for f in files if f.level == 0), key=lambda f: f.max_sequence_number, reverse=True)
     runs = [(0, [f]) for f in level0]

@@ -20,10 +20,12 @@ from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
 from paimon_core.metadata.tags import TagManager
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from paimon_core.metadata.table_context import TableContext
 
 
-def merge_entries(entries) -> list[ManifestEntry]:
+def merge_entries(entries: Iterable[ManifestEntry]) -> list[ManifestEntry]:
     """Apply ADD/DELETE in order; what remains are the live ADD entries."""
     live: dict[tuple, ManifestEntry] = {}
     for e in entries:

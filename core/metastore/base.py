@@ -51,7 +51,7 @@ def parse_duration_ms(key: str, value: str) -> int:
         ) from None
 
 
-def parse_bool(key: str, value) -> bool:
+def parse_bool(key: str, value: object) -> bool:
     text = str(value).strip().lower()
     if text not in ("true", "false"):
         raise InvalidInput(f"catalog option {key} must be true or false, not '{value}'")

@@ -14,9 +14,13 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from paimon_core.read.stream import StreamBatch
 
 PART = re.compile(r"^part-(\d{12})-(\d{12})\.parquet$")
 
@@ -36,10 +40,10 @@ class ParquetDirSink:
         self.since = time.monotonic()
         self.done_upto = max((int(m.group(2)) for n in os.listdir(out) if (m := PART.match(n))), default=0)
 
-    def already_written(self, batch) -> bool:
+    def already_written(self, batch: StreamBatch) -> bool:
         return batch.snapshot_id <= self.done_upto
 
-    def deliver(self, batch, rows) -> None:
+    def deliver(self, batch: StreamBatch, rows: pa.Table) -> None:
         if not self.pending:
             self.since = time.monotonic()
         self.pending.append((batch, rows))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -28,6 +29,9 @@ from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import FilterError
 from paimon_core.read.literals import exact_compare, exact_member, is_exact_numeric, to_scalar
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.schema import TableSchema
 
 _TOKENS = re.compile(
     r"\s*(?:(?P<num>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(?P<str>'(?:[^']|'')*')|(?P<qid>`(?:[^`]|``)*`)"
@@ -53,7 +57,7 @@ class Compare(Predicate):
     scalar: pa.Scalar | None = None
     internal: object = None
 
-    def columns(self):
+    def columns(self) -> set[str]:
         return {self.column}
 
 
@@ -66,7 +70,7 @@ class In(Predicate):
     internals: list | None = None
     arrow_type: pa.DataType | None = None
 
-    def columns(self):
+    def columns(self) -> set[str]:
         return {self.column}
 
 
@@ -78,7 +82,7 @@ class Always(Predicate):
     column: str
     value: bool
 
-    def columns(self):
+    def columns(self) -> set[str]:
         return {self.column}
 
 
@@ -87,7 +91,7 @@ class IsNull(Predicate):
     column: str
     negated: bool = False
 
-    def columns(self):
+    def columns(self) -> set[str]:
         return {self.column}
 
 
@@ -96,7 +100,7 @@ class And(Predicate):
     left: Predicate
     right: Predicate
 
-    def columns(self):
+    def columns(self) -> set[str]:
         return self.left.columns() | self.right.columns()
 
 
@@ -105,7 +109,7 @@ class Or(Predicate):
     left: Predicate
     right: Predicate
 
-    def columns(self):
+    def columns(self) -> set[str]:
         return self.left.columns() | self.right.columns()
 
 
@@ -113,7 +117,7 @@ class Or(Predicate):
 class Not(Predicate):
     child: Predicate
 
-    def columns(self):
+    def columns(self) -> set[str]:
         return self.child.columns()
 
 
@@ -299,7 +303,7 @@ def _bind_in(p: In, t) -> Predicate:
     return p
 
 
-def parse_filter(schema, where: str | None) -> Predicate | None:
+def parse_filter(schema: TableSchema, where: str | None) -> Predicate | None:
     """A ``--where`` text bound to the columns of ``schema`` (a TableSchema); None for no filter."""
     if not where:
         return None

@@ -26,6 +26,9 @@ from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.scan import DataSplit, plan
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from paimon_core.metadata.manifest import DataFileMeta
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -52,14 +55,14 @@ def _ordered_parallel(fn, items, window: int):
             yield pending.popleft().result()
 
 
-def file_levels(files, parts: list[pa.Table]):
+def file_levels(files: Sequence[DataFileMeta], parts: list[pa.Table]) -> np.ndarray:
     """The LSM level of every record of ``parts`` (one table per file of ``files``)."""
     import numpy as np
 
     return np.repeat(np.array([f.level for f in files], dtype=np.int32), [p.num_rows for p in parts])
 
 
-def seq_ordered(files) -> list | None:
+def seq_ordered(files: Sequence[DataFileMeta]) -> list | None:
     """``files`` by sequence number when their ranges [min, max] are pairwise disjoint (then the
     order of the files and of the records within each orders all records by sequence), else None.
     Assumes each file's range holds its records' sequence numbers and a file stores the records
@@ -99,7 +102,12 @@ class TableRead:
 
     # ---- one file
     def read_file(
-        self, split: DataSplit, f, system_columns: bool, with_position: bool = False, sequence: bool = True
+        self,
+        split: DataSplit,
+        f: DataFileMeta,
+        system_columns: bool,
+        with_position: bool = False,
+        sequence: bool = True,
     ) -> pa.Table:
         """Columns of the current schema (``self.read_columns``) from one file, by field id, without
         the rows its deletion vector (if any) marks deleted; ``with_position`` adds ``_ROW_POS``,
@@ -202,7 +210,7 @@ class TableRead:
         return merged.select(self.columns), merged.column(KIND).combine_chunks()
 
     # ---- many splits
-    def to_batches(self, splits, limit: int | None = None):
+    def to_batches(self, splits: Sequence[DataSplit], limit: int | None = None) -> Iterator[pa.Table]:
         """Tables of the splits, in order. Splits are read a few at a time on threads (Parquet
         decoding and Arrow kernels release the GIL); memory stays bounded by the window."""
         remaining = limit
@@ -215,7 +223,7 @@ class TableRead:
             if remaining is not None and remaining <= 0:
                 return
 
-    def to_arrow(self, splits, limit: int | None = None) -> pa.Table:
+    def to_arrow(self, splits: Sequence[DataSplit], limit: int | None = None) -> pa.Table:
         parts = list(self.to_batches(splits, limit))
         if not parts:
             return self.schema.arrow_schema().empty_table().select(self.columns)

@@ -13,6 +13,7 @@ import numpy as np
 from paimon_core.metadata.index_manifest import HASH_INDEX, IndexEntry, IndexStore
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -48,7 +49,7 @@ class _PartitionIndex:
 
 
 class DynamicBucketAssigner:
-    def __init__(self, table: TableContext, snapshot, target_rows: int):
+    def __init__(self, table: TableContext, snapshot: Snapshot | None, target_rows: int):
         self.table = table
         self.store = IndexStore(table.io, table.path)
         self.target = max(1, target_rows)

@@ -35,13 +35,14 @@ from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
 FLUSH_THREADS = min(4, os.cpu_count() or 1)
 
 
-def kv_arrow_schema(schema) -> pa.Schema:
+def kv_arrow_schema(schema: TableSchema) -> pa.Schema:
     fields = [
         pa.field(KEY_PREFIX + k, to_arrow_type(schema.field(k).type), nullable=False)
         for k in schema.trimmed_primary_keys
@@ -50,7 +51,7 @@ def kv_arrow_schema(schema) -> pa.Schema:
     return pa.schema(fields + list(schema.arrow_schema()))
 
 
-def to_kv_layout(records: pa.Table, schema) -> pa.Table:
+def to_kv_layout(records: pa.Table, schema: TableSchema) -> pa.Table:
     """Records (table columns + SEQ + KIND) in the file layout."""
     cols = [records.column(k) for k in schema.trimmed_primary_keys]
     cols += [records.column(SEQ), records.column(KIND)]

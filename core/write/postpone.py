@@ -40,6 +40,9 @@ from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.sequence import sequence_restorer
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from paimon_core.metadata.manifest import ManifestEntry
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.write.kv_writer import KeyValueWriter
 
@@ -57,7 +60,7 @@ def check_supported(table: TableContext) -> None:
         )
 
 
-def known_bucket_counts(entries) -> dict[bytes, int]:
+def known_bucket_counts(entries: Iterable[ManifestEntry]) -> dict[bytes, int]:
     """Partition bytes -> ``_TOTAL_BUCKETS`` of its real-bucket files (they must agree)."""
     out: dict[bytes, int] = {}
     for e in entries:
@@ -68,7 +71,7 @@ def known_bucket_counts(entries) -> dict[bytes, int]:
     return out
 
 
-def pending_rows_by_partition(entries) -> dict[bytes, int]:
+def pending_rows_by_partition(entries: Iterable[ManifestEntry]) -> dict[bytes, int]:
     out: dict[bytes, int] = {}
     for e in entries:
         if e.bucket == POSTPONE_BUCKET:

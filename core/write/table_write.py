@@ -17,6 +17,7 @@ from paimon_core.write.input_files import read_batches
 from paimon_core.write.sequence import sequence_restorer
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.write.append_writer import AppendWriter
@@ -46,7 +47,9 @@ def new_writer(table: TableContext) -> AppendWriter | KeyValueWriter | PostponeW
     return new_append_writer(table)
 
 
-def write_tables(table: TableContext, tables, row_kind_column: str | None = None) -> list[CommitMessage]:
+def write_tables(
+    table: TableContext, tables: list[pa.Table], row_kind_column: str | None = None
+) -> list[CommitMessage]:
     """Arrow tables (``row_kind_column`` holding +I/-U/+U/-D, if given) -> CommitMessages."""
     writer = new_writer(table)
     try:
