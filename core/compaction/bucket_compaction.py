@@ -35,6 +35,9 @@ from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from paimon_core.metadata.manifest import DataFileMeta
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -95,7 +98,7 @@ def _drop_retracts(t: pa.Table) -> pa.Table:
 def compact_pk_files(
     table: TableContext,
     split: DataSplit,
-    files,
+    files: Sequence[DataFileMeta],
     output_level: int,
     drop_delete: bool,
     changelog: bool = False,
@@ -151,7 +154,9 @@ def compact_pk_files(
     )
 
 
-def drop_vectors(table: TableContext, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
+def drop_vectors(
+    table: TableContext, split: DataSplit, rewritten: Iterable[DataFileMeta], written: list
+) -> tuple[tuple, tuple]:
     """Index changes when ``rewritten`` files (read without their deleted rows) are replaced:
     their deletion vectors go, the bucket's other vectors stay."""
     gone = {f.file_name for f in rewritten}
@@ -238,7 +243,9 @@ def _lookup_changelog(table: TableContext, split: DataSplit, writer, files, outp
     return writer.write_run(log, level=output_level, changelog=True)
 
 
-def compact_append_files(table: TableContext, split: DataSplit, files) -> CommitMessage:
+def compact_append_files(
+    table: TableContext, split: DataSplit, files: Iterable[DataFileMeta]
+) -> CommitMessage:
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
@@ -270,7 +277,9 @@ def compact_append_files(table: TableContext, split: DataSplit, files) -> Commit
     )
 
 
-def pick_bucketed_append(files, target: int, min_files: int, max_files: int) -> list | None:
+def pick_bucketed_append(
+    files: Sequence[DataFileMeta], target: int, min_files: int, max_files: int
+) -> list | None:
     """The files a writer of a fixed-bucket append table compacts, as Java's bucketed append
     writer picks them: a window over the bucket's files in sequence order that closes once it
     holds ``max_files`` files, or ``min_files`` files of at least ``target`` bytes together;
@@ -355,7 +364,12 @@ def plan_bucket(table: TableContext, split: DataSplit, full: bool):
     return chosen, unit.output_level, drop_delete
 
 
-def compact_messages(table: TableContext, splits, full: bool, progress=None) -> list[CommitMessage]:
+def compact_messages(
+    table: TableContext,
+    splits: Iterable[DataSplit],
+    full: bool,
+    progress: Callable[[int], None] | None = None,
+) -> list[CommitMessage]:
     producer = table.schema.core_options.changelog_producer
     changelog_full = producer == "full-compaction"
     top = max_level(table)

@@ -28,6 +28,9 @@ from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from paimon_core.metadata.manifest import DataFileMeta
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -57,7 +60,7 @@ def _needs_old_values(table: TableContext) -> bool:
 
 
 def compact_pk_files_dv(
-    table: TableContext, split: DataSplit, files, output_level: int, drop_delete: bool
+    table: TableContext, split: DataSplit, files: Sequence[DataFileMeta], output_level: int, drop_delete: bool
 ) -> CommitMessage:
     from paimon_core.write.kv_writer import KeyValueFileWriter
 

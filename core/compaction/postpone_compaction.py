@@ -32,10 +32,14 @@ from paimon_core.write.postpone import (
 from paimon_core.write.sequence import sequence_restorer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from paimon_core.compaction.bucket_compaction import CompactResult
+    from paimon_core.metadata.manifest import DataFileMeta
     from paimon_core.metadata.table_context import TableContext
 
 
-def replay_order(files) -> list:
+def replay_order(files: Iterable[DataFileMeta]) -> list:
     """Each writer's files by creation time (then sequence); writers by their first file."""
     groups: dict[str, list] = {}
     for f in files:
@@ -105,7 +109,12 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     )
 
 
-def compact_postpone(table: TableContext, full: bool = False, partition_filter=None, progress=None):
+def compact_postpone(
+    table: TableContext,
+    full: bool = False,
+    partition_filter: Callable[[tuple], bool] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> CompactResult:
     """Move every waiting row of the table (of the partitions ``partition_filter`` accepts) into
     real buckets and compact the buckets written; one COMPACT snapshot. With ``full``, every
     other real bucket is fully compacted in the same snapshot."""

@@ -39,7 +39,10 @@ from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
     from paimon_core.metadata.table_context import TableContext
+    from paimon_core.storage.file_io import FileIO
 
 # ---------------------------------------------------------------------------------------------
 # The changes (Java ``SchemaChange`` subclasses of the same names)
@@ -345,7 +348,7 @@ _APPLY = {
 }
 
 
-def apply_changes(schema: TableSchema, changes, has_snapshot: bool) -> TableSchema:
+def apply_changes(schema: TableSchema, changes: Iterable[SchemaChange], has_snapshot: bool) -> TableSchema:
     """``schema`` with ``changes`` applied in order, as ``schema-(id+1)``; raises InvalidInput
     for anything Paimon forbids. ``has_snapshot``: whether the table holds any snapshot."""
     d = _Draft(
@@ -445,7 +448,13 @@ def cast_for_read(arr, name: str, src: DataType, dst: DataType):
 # Committing
 
 
-def commit_changes(io, table_path: str, changes, max_retries: int = 10, check=None) -> TableSchema:
+def commit_changes(
+    io: FileIO,
+    table_path: str,
+    changes: Sequence[SchemaChange],
+    max_retries: int = 10,
+    check: Callable[[TableSchema, TableSchema], None] | None = None,
+) -> TableSchema:
     """Apply ``changes`` to the latest schema and write ``schema-(N+1)`` if absent; when another
     writer took that id first, re-read and re-apply (the rules are checked against what won).
     ``check(latest, new)``, if given, runs before each write and raises to refuse the change."""
@@ -472,7 +481,11 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10, check=No
     )
 
 
-def alter_table(table: TableContext, changes, check=None):
+def alter_table(
+    table: TableContext,
+    changes: Sequence[SchemaChange],
+    check: Callable[[TableSchema, TableSchema], None] | None = None,
+) -> TableContext:
     """Commit ``changes`` to ``table``'s schema; returns the table at the new schema. ``check``:
     see ``commit_changes`` (``ops/alter.py`` passes the stored-data check of narrowing changes)."""
     with table.env.lock():
