@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import struct
 from decimal import ROUND_HALF_UP, Context, Decimal
+from typing import TYPE_CHECKING
 
 from paimon_core.data.types import AtomicType, DataType
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _INT64 = struct.Struct("<q")
 _DEC = Context(prec=80)  # wider than DECIMAL(38): the default 28 digits would round
@@ -38,13 +42,13 @@ def _pad8(n: int) -> int:
     return (n + 7) & ~7
 
 
-def decimal_unscaled(value, scale: int) -> int:
+def decimal_unscaled(value: object, scale: int) -> int:
     """Unscaled integer of a decimal at the column's scale (rounding half-up if it has more digits)."""
     d = value if isinstance(value, Decimal) else Decimal(str(value))
     return int(d.scaleb(scale, context=_DEC).to_integral_value(rounding=ROUND_HALF_UP, context=_DEC))
 
 
-def encode_row(values, types: list[DataType]) -> bytes:
+def encode_row(values: Sequence, types: Sequence[DataType]) -> bytes:
     """The raw BinaryRow bytes (no arity prefix) as Java's BinaryRowWriter lays them out."""
     arity = len(types)
     header = null_bits_size(arity)
@@ -120,7 +124,7 @@ def encode_row(values, types: list[DataType]) -> bytes:
     return bytes(fixed) + bytes(var)
 
 
-def serialize_row(values, types: list[DataType]) -> bytes:
+def serialize_row(values: Sequence, types: Sequence[DataType]) -> bytes:
     """Arity-prefixed BinaryRow, as stored in manifest fields (``_PARTITION``, ``_MIN_KEY``, stats)."""
     return struct.pack(">i", len(types)) + encode_row(values, types)
 
@@ -136,7 +140,7 @@ def deserialize_row(data: bytes, types: list[DataType]) -> list:
     return decode_row(memoryview(data)[4:], types)
 
 
-def decode_row(row, types: list[DataType]) -> list:
+def decode_row(row: bytes | memoryview, types: Sequence[DataType]) -> list:
     arity = len(types)
     header = null_bits_size(arity)
     out = []

@@ -4,10 +4,14 @@ from it (docs/format.md section 1.1; legacy naming, Paimon's default)."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from paimon_core.data.binary_row import deserialize_row, serialize_row
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.data.values import internal_to_python, java_double_string, java_local_datetime_string
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 _ESCAPE = set("\"#%'*/:=?\\{}[]^")
 
@@ -38,7 +42,7 @@ def unescape_path_name(s: str) -> str:
     return "".join(out)
 
 
-def value_to_path_string(v, t: DataType) -> str | None:
+def value_to_path_string(v: Any, t: DataType) -> str | None:
     """The legacy partition string of an internal value (None for null/blank)."""
     if v is None:
         return None
@@ -70,13 +74,13 @@ class PartitionCodec:
         self.types = list(types)
         self.default_name = default_name
 
-    def to_bytes(self, values) -> bytes:
+    def to_bytes(self, values: Iterable) -> bytes:
         return serialize_row(list(values), self.types)
 
     def from_bytes(self, data: bytes) -> tuple:
         return tuple(deserialize_row(data, self.types))
 
-    def path(self, values) -> str:
+    def path(self, values: Iterable) -> str:
         """Relative directory, e.g. ``dt=2024-01-01/hr=3`` ('' when unpartitioned)."""
         parts = []
         for k, v, t in zip(self.keys, values, self.types):
@@ -86,7 +90,7 @@ class PartitionCodec:
             )
         return "/".join(parts)
 
-    def spec(self, values) -> dict:
+    def spec(self, values: Iterable) -> dict:
         return dict(zip(self.keys, values))
 
     def display(self, spec: dict) -> str:
@@ -96,7 +100,7 @@ class PartitionCodec:
         return ",".join(f"{k}={display_value(v, types[k], self.default_name)}" for k, v in spec.items())
 
 
-def display_value(v, t: DataType, default_name: str = "__DEFAULT_PARTITION__") -> str:
+def display_value(v: Any, t: DataType, default_name: str = "__DEFAULT_PARTITION__") -> str:
     if isinstance(t, AtomicType) and t.root in ("DATE", "TIME") and v is not None:
         return internal_to_python(v, t).isoformat()
     s = value_to_path_string(v, t)

@@ -39,7 +39,7 @@ def internal_values(arr: pa.Array | pa.ChunkedArray, t: DataType) -> list:
     return arr.to_pylist()
 
 
-def internal_from_scalar(s: pa.Scalar, t: DataType):
+def internal_from_scalar(s: pa.Scalar, t: DataType) -> Any:
     return internal_values(pa.array([s], type=s.type), t)[0]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 
-def dumps(obj, indent: int = 0) -> str:
+def dumps(obj: object, indent: int = 0) -> str:
     pad = "  " * indent
     if isinstance(obj, dict):
         if not obj:

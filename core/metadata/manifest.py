@@ -11,12 +11,18 @@ import io as _io
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import fastavro
 from paimon_core import paths
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.storage.file_io import FileIO
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from fastavro.types import Schema as AvroSchema
 
 NS = "org.apache.paimon.avro.generated"
 ADD, DELETE = 0, 1
@@ -323,7 +329,7 @@ def manifest_codec(name: str) -> str:
     return codec
 
 
-def avro_bytes(schema, records, codec: str = "zstandard") -> bytes:
+def avro_bytes(schema: AvroSchema, records: Iterable[dict], codec: str = "zstandard") -> bytes:
     buf = _io.BytesIO()
     fastavro.writer(buf, schema, records, codec=codec)
     return buf.getvalue()

@@ -38,7 +38,7 @@ _INT_RANGES = {
 }
 
 
-def literal_text(value) -> str:
+def literal_text(value: object) -> str:
     """A literal as it reads in SQL (for messages): 'text', 100.5, TRUE, NULL."""
     if value is None:
         return "NULL"
@@ -143,7 +143,7 @@ def exact_compare(op: str, value, column: str, t: AtomicType, what: str = "filte
     return ">=", _domain_value(ceil, t)
 
 
-def to_scalar(value, column: str, t: DataType, what: str = "filter") -> pa.Scalar:
+def to_scalar(value: object, column: str, t: DataType, what: str = "filter") -> pa.Scalar:
     """``value`` (a literal) cast to the Arrow type of ``t``; FilterError names ``what``
     (``filter``, ``partition 'dt=x'``...) when the literal is not a valid value of the type."""
     arrow_type = to_arrow_type(t)

@@ -25,6 +25,7 @@ from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.deletion_vectors import DeletionFile
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -45,7 +46,7 @@ class DataSplit:
     def row_count(self) -> int:
         return sum(f.row_count for f in self.files)
 
-    def deletion_file(self, file_name: str):
+    def deletion_file(self, file_name: str) -> DeletionFile | None:
         for name, df in self.deletion_files:
             if name == file_name:
                 return df

@@ -7,11 +7,16 @@ dates, timestamps, short decimals); keys with strings or bytes are hashed row by
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.binary_row import encode_row, null_bits_size
 from paimon_core.data.types import AtomicType, DataType
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 SEED = 42
 _C1, _C2 = 0xCC9E2D51, 0x1B873593
@@ -51,7 +56,7 @@ def _fmix(h: int, length: int) -> int:
     return h - (1 << 32) if h & 0x80000000 else h
 
 
-def hash_row(values, types: list[DataType]) -> int:
+def hash_row(values: Sequence, types: Sequence[DataType]) -> int:
     return murmur_words(encode_row(values, types))
 
 
