@@ -7,6 +7,10 @@ Invariant: every decision that depends on the bucket mode asks ``TableSchema.buc
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 DYNAMIC_BUCKET = -1  # the ``bucket`` option of dynamic-bucket and bucket-unaware tables
 POSTPONE_BUCKET = -2  # the ``bucket`` option of postpone tables, and the bucket their rows wait in
@@ -24,7 +28,7 @@ class BucketMode(Enum):
         return self in (BucketMode.HASH_DYNAMIC, BucketMode.KEY_DYNAMIC)
 
 
-def mode_of(bucket: int, primary_keys, partition_keys) -> BucketMode:
+def mode_of(bucket: int, primary_keys: Sequence[str], partition_keys: Sequence[str]) -> BucketMode:
     """The mode of a table with the ``bucket`` option and these keys."""
     if bucket == POSTPONE_BUCKET:
         return BucketMode.POSTPONE

@@ -20,7 +20,7 @@ from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
 from paimon_core.metadata.tags import TagManager
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     from paimon_core.metadata.table_context import TableContext
 
@@ -42,7 +42,10 @@ def data_manifests(store: ManifestStore, snapshot: Snapshot) -> list[ManifestFil
 
 
 def live_entries(
-    store: ManifestStore, snapshot: Snapshot | None, manifest_filter=None, entry_filter=None
+    store: ManifestStore,
+    snapshot: Snapshot | None,
+    manifest_filter: Callable[[ManifestFileMeta], bool] | None = None,
+    entry_filter: Callable[[ManifestEntry], bool] | None = None,
 ) -> list[ManifestEntry]:
     if snapshot is None:
         return []
@@ -90,7 +93,7 @@ def _tagged(io, table_path: str, snapshot_id: int) -> bool:
 
 
 @contextmanager
-def expiry_checked(table: TableContext, snapshot: Snapshot | None):
+def expiry_checked(table: TableContext, snapshot: Snapshot | None) -> Iterator[None]:
     """Around reading ``snapshot``'s files: a file that went missing because another process
     expired the snapshot meanwhile raises SnapshotExpired (a lost race: run again), not an
     error that calls the table damaged."""

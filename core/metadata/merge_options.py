@@ -10,11 +10,15 @@ create-table / alter-table check against the schema's columns and types, followi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata import aggregate_rules as aggregators
 from paimon_core.options import CoreOptions, MergeEngineKind
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # aggregate functions a partial-update sequence group can apply: their result does not depend
 # on the order Java 0.9 applies them in (it folds records older than the group's current
@@ -94,7 +98,9 @@ class MergeOptions:
         return {c: g for g in self.groups for c in g[0] + g[1]}
 
 
-def validate_merge_options(options: dict, types: dict[str, DataType], primary_keys, partition_keys) -> None:
+def validate_merge_options(
+    options: dict, types: dict[str, DataType], primary_keys: Sequence[str], partition_keys: Sequence[str]
+) -> None:
     """Create-table/alter-table checks of a primary-key table's merge options. ``types`` maps
     every column to its type. Raises ``InvalidInput``."""
     mo = MergeOptions.of(options)

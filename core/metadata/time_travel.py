@@ -30,7 +30,9 @@ class SnapshotSpec:
     time_millis: int | None = None
 
     @classmethod
-    def of(cls, snapshot_id: int | None = None, tag: str | None = None, time: TimeArg | None = None):
+    def of(
+        cls, snapshot_id: int | None = None, tag: str | None = None, time: TimeArg | None = None
+    ) -> SnapshotSpec:
         if sum(x is not None for x in (snapshot_id, tag, time)) > 1:
             raise InvalidInput("give one of a snapshot id, a tag and a time, not several")
         millis = parse_time_millis(time) if isinstance(time, str) else time

@@ -12,7 +12,10 @@ from paimon_core.metadata import schema_evolution
 from paimon_core.read.retype_check import check_stored_values
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from paimon_core.metadata.schema import TableSchema
+    from paimon_core.metadata.schema_evolution import SchemaChange
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -21,7 +24,7 @@ def check_data_fits(table: TableContext, old: TableSchema, new: TableSchema) -> 
     check_stored_values(table.with_schema(old), new)
 
 
-def preview_changes(table: TableContext, changes) -> TableSchema:
+def preview_changes(table: TableContext, changes: Sequence[SchemaChange]) -> TableSchema:
     """The schema ``changes`` would make, after every check ``alter_table`` runs (stored data
     included), writing nothing: a dry run."""
     new = schema_evolution.apply_changes(
@@ -31,7 +34,7 @@ def preview_changes(table: TableContext, changes) -> TableSchema:
     return new
 
 
-def alter_table(table: TableContext, changes):
+def alter_table(table: TableContext, changes: Sequence[SchemaChange]) -> TableContext:
     """Commit ``changes`` (checked against the stored data); returns the table at the new schema."""
     return schema_evolution.alter_table(
         table, changes, check=lambda old, new: check_data_fits(table, old, new)

@@ -13,6 +13,8 @@ from paimon_core.errors import InvalidInput
 from paimon_core.read.literals import to_scalar
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -44,7 +46,7 @@ def parse_partition_spec(table: TableContext, spec: dict | str | None) -> dict |
     return out
 
 
-def partition_matcher(table: TableContext, spec: dict):
+def partition_matcher(table: TableContext, spec: dict) -> Callable[[tuple], bool]:
     """A test on partition value tuples: whether a partition is the one ``spec`` names."""
     idx = {k: i for i, k in enumerate(table.schema.partition_keys)}
     return lambda values: all(values[idx[k]] == v for k, v in spec.items())

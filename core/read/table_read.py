@@ -233,7 +233,7 @@ class TableRead:
 def read_rows(
     table: TableContext,
     snapshot: Snapshot | None,
-    columns=None,
+    columns: list[str] | None = None,
     predicate: Predicate | None = None,
     limit: int | None = None,
 ) -> pa.Table:

@@ -14,11 +14,15 @@ import errno
 import os
 import uuid
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import fsspec
 from paimon_core import paths
 from paimon_core.errors import CommitConflict, PaimonError
 from paimon_core.storage.s3 import ConditionalWriteUnsupported, S3Options, probe_result
+
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 S3_SCHEMES = ("s3", "s3a")
 _OWN_OPTIONS = ("unsafe_check_then_write", "unsafe-commits", "unsafe_commits")
@@ -71,7 +75,7 @@ class FileIO:
         return fsspec.filesystem(self.scheme, **opts)
 
     @cached_property
-    def arrow_fs(self):
+    def arrow_fs(self) -> pafs.FileSystem:
         """A pyarrow filesystem for Parquet IO: native for local files, and for S3 when every
         storage option has a native equivalent (it is faster than going through s3fs);
         fsspec-backed otherwise, so s3fs-only options still apply."""

@@ -35,6 +35,8 @@ from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
@@ -171,7 +173,7 @@ class _BucketBuffer:
 class KeyValueWriter:
     """Buffers records per (partition, bucket); flushes merged sorted runs at level 0."""
 
-    def __init__(self, table: TableContext, restore_max_seq=None):
+    def __init__(self, table: TableContext, restore_max_seq: Callable[[tuple, int], int] | None = None):
         self.table = table
         schema = table.schema
         self.schema = schema

@@ -93,7 +93,7 @@ def new_partition_buckets(table: TableContext, pending_rows: int) -> int:
     return n
 
 
-def with_buckets(table: TableContext, n: int):
+def with_buckets(table: TableContext, n: int) -> TableContext:
     """The table seen as a fixed-bucket table of ``n`` buckets (same files and snapshots)."""
     schema = replace(table.schema, options={**table.schema.options, "bucket": str(n)})
     return table.with_schema(schema)

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 from paimon_core.metadata.live_files import live_entries
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paimon_core.metadata.table_context import TableContext
 
 
-def sequence_restorer(table: TableContext):
+def sequence_restorer(table: TableContext) -> Callable[[tuple, int], int]:
     """(partition, bucket) -> the highest sequence number stored there (-1 if none), from the
     latest snapshot, read once on first use: where a writer's sequence numbers continue."""
     cache: dict | None = None

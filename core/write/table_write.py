@@ -17,10 +17,13 @@ from paimon_core.write.input_files import read_batches
 from paimon_core.write.sequence import sequence_restorer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pyarrow as pa
     from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.write.append_writer import AppendWriter
+    from paimon_core.write.input_files import InputFile
     from paimon_core.write.kv_writer import KeyValueWriter
     from paimon_core.write.postpone import PostponeWriter
 
@@ -63,7 +66,11 @@ def write_tables(
 
 
 def write_files(
-    table: TableContext, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
+    table: TableContext,
+    inputs: list[InputFile],
+    progress: Callable[[int], None] | None = None,
+    row_kind_column: str | None = None,
+    on_rows: Callable[[int], None] | None = None,
 ) -> list[CommitMessage]:
     """Input files (``input_files.InputFile``) -> CommitMessages; ``progress(bytes)`` as files
     are read, ``on_rows(n)`` per input batch. A row that does not fit names its file and line."""
