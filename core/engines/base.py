@@ -10,6 +10,8 @@ from paimon_core.errors import InvalidInput
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
     from paimon_core.metadata.table_context import TableContext
+    from paimon_core.read.scan import DataSplit
+    from paimon_core.write.input_files import InputFile
 
 Progress = Callable[[int], None]  # called with a number of input bytes just processed
 
@@ -22,7 +24,7 @@ class Engine(Protocol):
     def write(
         self,
         table: TableContext,
-        inputs: list,
+        inputs: list[InputFile],
         progress: Progress | None = None,
         row_kind_column: str | None = None,
         on_rows: Callable[[int], None] | None = None,
@@ -33,7 +35,11 @@ class Engine(Protocol):
         ...
 
     def compact(
-        self, table: TableContext, splits, full: bool = True, progress: Progress | None = None
+        self,
+        table: TableContext,
+        splits: list[DataSplit],
+        full: bool = True,
+        progress: Progress | None = None,
     ) -> list:
         """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
         ...
@@ -73,12 +79,23 @@ class AutoEngine:
         return LocalEngine()
 
     def write(
-        self, table: TableContext, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
+        self,
+        table: TableContext,
+        inputs: list[InputFile],
+        progress: Progress | None = None,
+        row_kind_column: str | None = None,
+        on_rows: Callable[[int], None] | None = None,
     ) -> list:
         eng = self.pick(sum(f.size for f in inputs))
         return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=on_rows)
 
-    def compact(self, table: TableContext, splits, full: bool = True, progress=None) -> list:
+    def compact(
+        self,
+        table: TableContext,
+        splits: list[DataSplit],
+        full: bool = True,
+        progress: Progress | None = None,
+    ) -> list:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
 
@@ -89,7 +106,7 @@ class AutoEngine:
         return self.pick(point_bytes(request.table, request.end)).export_changes(request)
 
 
-def _threshold(value) -> int:
+def _threshold(value: int | str | None) -> int:
     if value is None:
         return DEFAULT_SPARK_THRESHOLD
     if isinstance(value, int):
@@ -105,7 +122,7 @@ def get_engine(
     master: str | None = None,
     remote: str | None = None,
     conf: dict | None = None,
-    spark_threshold=None,
+    spark_threshold: int | str | None = None,
     session=None,
 ) -> Engine:
     """``local``, ``spark`` (``master`` local[N] / spark://host:port, or ``remote`` sc://host:port,
