@@ -79,23 +79,12 @@ class AutoEngine:
         return LocalEngine()
 
     def write(
-        self,
-        table: TableContext,
-        inputs: list[InputFile],
-        progress: Progress | None = None,
-        row_kind_column: str | None = None,
-        on_rows: Callable[[int], None] | None = None,
+        self, table: TableContext, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
     ) -> list:
         eng = self.pick(sum(f.size for f in inputs))
         return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=on_rows)
 
-    def compact(
-        self,
-        table: TableContext,
-        splits: list[DataSplit],
-        full: bool = True,
-        progress: Progress | None = None,
-    ) -> list:
+    def compact(self, table: TableContext, splits, full: bool = True, progress=None) -> list:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
 

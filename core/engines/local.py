@@ -16,40 +16,21 @@ from paimon_core.engines.export import (
 from paimon_core.write.table_write import write_files, write_tables
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from collections.abc import Callable
-
-    import pyarrow as pa
-    from paimon_core.engines.base import Progress
     from paimon_core.metadata.table_context import TableContext
-    from paimon_core.read.scan import DataSplit
-    from paimon_core.write.input_files import InputFile
 
 
 class LocalEngine:
     name = "local"
 
     def write(
-        self,
-        table: TableContext,
-        inputs: list[InputFile],
-        progress: Progress | None = None,
-        row_kind_column: str | None = None,
-        on_rows: Callable[[int], None] | None = None,
+        self, table: TableContext, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
     ) -> list:
         return write_files(table, inputs, progress, row_kind_column, on_rows)
 
-    def write_tables(
-        self, table: TableContext, tables: list[pa.Table], row_kind_column: str | None = None
-    ) -> list:
+    def write_tables(self, table: TableContext, tables, row_kind_column: str | None = None) -> list:
         return write_tables(table, tables, row_kind_column)
 
-    def compact(
-        self,
-        table: TableContext,
-        splits: list[DataSplit],
-        full: bool = True,
-        progress: Progress | None = None,
-    ) -> list:
+    def compact(self, table: TableContext, splits, full: bool = True, progress=None) -> list:
         from paimon_core.compaction.bucket_compaction import compact_messages
 
         return compact_messages(table, splits, full, progress)

@@ -62,13 +62,8 @@ from paimon_core.engines.spark.types import spark_schema
 from paimon_core.errors import PaimonError
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from collections.abc import Callable
-
-    from paimon_core.engines.base import Progress
     from paimon_core.metadata.table_context import TableContext
-    from paimon_core.read.scan import DataSplit
     from paimon_core.table import FileStoreTable
-    from paimon_core.write.input_files import InputFile
 
 
 class SparkEngine:
@@ -134,12 +129,7 @@ class SparkEngine:
 
     # ---- ingest
     def write(
-        self,
-        table: TableContext,
-        inputs: list[InputFile],
-        progress: Progress | None = None,
-        row_kind_column: str | None = None,
-        on_rows: Callable[[int], None] | None = None,
+        self, table: TableContext, inputs, progress=None, row_kind_column: str | None = None, on_rows=None
     ) -> list:
         """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed).
         ``on_rows`` hears the input row count when every input is Parquet (known from metadata)."""
@@ -219,13 +209,7 @@ class SparkEngine:
         return all(p.rows is not None for p in pieces)
 
     # ---- compaction
-    def compact(
-        self,
-        table: TableContext,
-        splits: list[DataSplit],
-        full: bool = True,
-        progress: Progress | None = None,
-    ) -> list:
+    def compact(self, table: TableContext, splits, full: bool = True, progress=None) -> list:
         """Compact each split (bucket) in its own task with the core's planner
         (``compact.compact_messages``); returns CommitMessages (not committed). ``splits`` should
         come from ``table.plan(snapshot, all_levels=True)``."""
