@@ -191,34 +191,23 @@ def open_writer(
 
 @overload
 def read_data_file(
-    fileio: FileIO,
-    path: str,
-    columns: list[str],
-    types: Mapping[str, DataType],
-    legacy_ltz: bool = True,
-    deleted: None = None,
+    fileio: FileIO, path: str, columns: list[str], types: Mapping[str, DataType], legacy_ltz: bool = ...
 ) -> pa.Table: ...
 
 
-@overload
+@overload  # with a deletion vector's positions: (table, keep mask)
 def read_data_file(
     fileio: FileIO,
     path: str,
     columns: list[str],
     types: Mapping[str, DataType],
-    legacy_ltz: bool,
+    legacy_ltz: bool = ...,
+    *,
     deleted: np.ndarray,
 ) -> tuple[pa.Table, np.ndarray]: ...
 
 
-def read_data_file(
-    fileio: FileIO,
-    path: str,
-    columns: list[str],
-    types: Mapping[str, DataType],
-    legacy_ltz: bool = True,
-    deleted: np.ndarray | None = None,
-) -> pa.Table | tuple[pa.Table, np.ndarray]:
+def read_data_file(fileio, path, columns, types, legacy_ltz=True, deleted=None):  # typed by the overloads
     """The named columns of a data file (format by extension), with the Paimon ``types`` the
     file was written with: ORC and Avro columns come as those types' Arrow arrays, read as Java
     reads them; Parquet columns come as stored (the caller's casts apply as before).

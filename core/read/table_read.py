@@ -139,7 +139,9 @@ class TableRead:
             data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz), None
         else:  # the deleted rows are dropped as the file is decoded
             deleted = self._dv_reader().positions(df)
-            data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz, deleted)
+            data, keep = read_data_file(
+                self.table.io, path, extra + wanted, types, legacy_ltz, deleted=deleted
+            )
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:
