@@ -139,6 +139,8 @@ public class InteropDriver {
       case "rollback": return opRollback(req);
       case "stream": return opStream(req);
       case "consumer": return opConsumer(req);
+      case "orphan_clean": return opOrphanClean(req);
+      case "create_branch": return opCreateBranch(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -211,7 +213,7 @@ public class InteropDriver {
     return res;
   }
 
-  /** The table of the request, with the request's "options" (and "snapshot") applied. */
+  /** The table of the request, with the request's "options" (and "snapshot", "branch") applied. */
   static FileStoreTable table(JsonNode req) throws Exception {
     String name = text(req, "table", null);
     if (name == null) throw new IllegalArgumentException("missing \"table\"");
@@ -223,6 +225,10 @@ public class InteropDriver {
     Map<String, String> opts = options(req);
     if (req.hasNonNull("snapshot")) opts.put("scan.snapshot-id", req.get("snapshot").asText());
     FileStoreTable ft = (FileStoreTable) t;
+    if (req.hasNonNull("branch")) {  // "branch": that branch's schema, snapshots and tags
+      ft = ft.switchToBranch(text(req, "branch", null));
+      opts.put("branch", text(req, "branch", null));  // else copy(opts) reads the main branch's tags
+    }
     return opts.isEmpty() ? ft : ft.copy(opts);
   }
 
@@ -327,11 +333,39 @@ public class InteropDriver {
         .snapshotRetainMin(req.has("retain_min") ? req.get("retain_min").asInt() : 1)
         .snapshotTimeRetain(java.time.Duration.ZERO)
         .snapshotMaxDeletes(Integer.MAX_VALUE)
+        .changelogRetainMax(req.has("changelog_retain_max") ? req.get("changelog_retain_max").asInt() : null)
+        .changelogRetainMin(req.has("changelog_retain_min") ? req.get("changelog_retain_min").asInt() : null)
         .build();
     int n = t.newExpireSnapshots().config(cfg).expire();
     ObjectNode res = NF.objectNode();
     res.put("expired", n);
     return res;
+  }
+
+  /**
+   * Java's own orphan cleanup (OrphanFilesClean): {"older_than_ms": epoch millis (files modified
+   * before it may go), "dry_run": bool}. Answers {"deleted": [paths it deleted or would delete]}.
+   */
+  static ObjectNode opOrphanClean(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    java.time.LocalDateTime cut = java.time.LocalDateTime.ofInstant(
+        java.time.Instant.ofEpochMilli(req.get("older_than_ms").asLong()), java.util.TimeZone.getDefault().toZoneId());
+    org.apache.paimon.operation.OrphanFilesClean clean = new org.apache.paimon.operation.OrphanFilesClean(t)
+        .olderThan(cut.format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")));
+    if (flag(req, "dry_run", false)) clean.fileCleaner(p -> {});
+    ObjectNode res = NF.objectNode();
+    ArrayNode out = res.putArray("deleted");
+    for (Path p : clean.clean()) out.add(p.toUri().getPath());
+    return res;
+  }
+
+  /** {"name": branch, "from_tag": tag (optional)}: Java's createBranch (empty, or from a tag). */
+  static ObjectNode opCreateBranch(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    String tag = text(req, "from_tag", null);
+    if (tag == null) t.createBranch(text(req, "name", null));
+    else t.createBranch(text(req, "name", null), tag);
+    return NF.objectNode();
   }
 
   /** {"tag": name, "tag_snapshot": id}: Java's createTag. */
