@@ -10,17 +10,25 @@ through this package only: ``get_engine``, the ``Engine`` protocol, ``ExportResu
 from contextlib import contextmanager
 
 from paimon_core.engines.base import Engine, get_engine
-from paimon_core.engines.export import ExportResult
+from paimon_core.engines.export import ChangesExport, ExportResult, ExportTarget, RowsExport
 
 
 @contextmanager
 def sql_errors():
     """Spark's answers to mistakes in a SQL query as one-line ``SqlError``s (see
     ``spark_sql.user_errors``); needs pyspark."""
-    from paimon_core.engines.spark_sql import user_errors
+    from paimon_core.engines.spark.sql import user_errors
 
     with user_errors():
         yield
 
 
-__all__ = ["Engine", "ExportResult", "get_engine", "sql_errors"]
+__all__ = [
+    "ChangesExport",
+    "Engine",
+    "ExportResult",
+    "ExportTarget",
+    "RowsExport",
+    "get_engine",
+    "sql_errors",
+]

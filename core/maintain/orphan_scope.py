@@ -29,8 +29,8 @@ from paimon_core import paths
 from paimon_core.maintain.files import FileInfo, is_temp_name, list_dir
 from paimon_core.maintain.used_names import CHANGELOG_DIR, CHANGELOG_PREFIX
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 HINTS = ("EARLIEST", "LATEST")
 UNUSED, LEFTOVER = "unused", "leftover"
@@ -86,7 +86,7 @@ def _name(f: FileInfo) -> str:
     return f.path.rsplit("/", 1)[-1]
 
 
-def candidates(table: FileStoreTable, branch_roots: list[str]) -> list[Candidate]:
+def candidates(table: TableContext, branch_roots: list[str]) -> list[Candidate]:
     """Every file in scope (see the module docstring). ``branch_roots``: the table directory
     and each branch's directory."""
     io, root = table.io, table.path

@@ -22,11 +22,11 @@ from paimon_core.maintain.expire import now_millis
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.orphan_scope import UNUSED, candidates
 from paimon_core.maintain.refs import RefReader, Refs
-from paimon_core.maintain.tags import tag_manager
 from paimon_core.maintain.used_names import branch_paths, used_names
+from paimon_core.metadata.tags import tag_manager
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 DAY_MS = 86_400_000
 
@@ -50,7 +50,7 @@ class OrphanResult:
     deleted: int
 
 
-def referenced_files(table: FileStoreTable, reader: RefReader | None = None) -> Refs:
+def referenced_files(table: TableContext, reader: RefReader | None = None) -> Refs:
     """Everything any snapshot or tag of the table uses (full paths). ``reader`` may be one that
     already read some of these snapshots (its per-snapshot cache is reused)."""
     reader = reader or RefReader(table)

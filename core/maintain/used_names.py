@@ -29,18 +29,18 @@ from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.errors import PaimonError
-from paimon_core.maintain.tags import TagManager
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
+from paimon_core.metadata.tags import TagManager
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 CHANGELOG_DIR, CHANGELOG_PREFIX = "changelog", "changelog-"
 BRANCH_PREFIX = "branch-"
 
 
-def branch_names(table: FileStoreTable) -> list[str]:
+def branch_names(table: TableContext) -> list[str]:
     """Names of the table's branches (directories ``branch/branch-NAME``)."""
     io = table.io
     root = io.join(table.path, paths.BRANCH_DIR)
@@ -51,7 +51,7 @@ def branch_names(table: FileStoreTable) -> list[str]:
     )
 
 
-def branch_paths(table: FileStoreTable) -> list[str]:
+def branch_paths(table: TableContext) -> list[str]:
     """The main branch's directory (the table's) and every branch's, in that order. A branch
     without a schema is an error: its state cannot be told, so nothing may be deleted."""
     io = table.io
@@ -70,7 +70,7 @@ def branch_paths(table: FileStoreTable) -> list[str]:
 class _Collector:
     """Adds the names one snapshot, tag or changelog uses to ``names``."""
 
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: TableContext):
         self.table = table
         self.io = table.io
         self.store = table.manifests  # caches manifests: snapshots share most of them
@@ -121,7 +121,7 @@ def _read_all(collect, items, still_there) -> None:
                 raise
 
 
-def used_names(table: FileStoreTable, branches: list[str] | None = None) -> set[str]:
+def used_names(table: TableContext, branches: list[str] | None = None) -> set[str]:
     """Names of every file some snapshot, tag or decoupled changelog of ``branches`` (the
     directories :func:`branch_paths` returns, by default) uses."""
     io = table.io

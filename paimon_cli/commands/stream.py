@@ -31,35 +31,20 @@ class _Stop(Exception):
     pass
 
 
-def _parse_from(tbl, text: str):
-    """--from: a snapshot id, a tag (its Snapshot) or a time -> (start, start_time_ms)."""
-    from paimon_core.data.times import parse_time_millis
+def _parse_point(tbl, text: str, flag: str):
+    """--from / --until: a snapshot id, a tag (its Snapshot) or a time -> (start, start_time_ms)."""
+    from paimon_core.errors import InvalidInput
+    from paimon_core.metadata.time_travel import parse_point, resolve_snapshot
 
-    s = text.strip()
-    if s.isdigit():
-        return int(s), None
-    if tbl.io.exists(tbl.io.join(tbl.path, "tag", f"tag-{s}")):
-        return tbl.resolve_snapshot(tag=s), None
     try:
-        return None, parse_time_millis(s)
-    except Exception:
-        raise typer.BadParameter(
-            f"'{text}' is not a snapshot id, a tag or a time", param_hint="'--from'"
-        ) from None
-
-
-def _parse_until(text: str | None):
-    from paimon_core.data.times import parse_time_millis
-
-    if text is None:
-        return None, None
-    s = text.strip()
-    if s.isdigit() and len(s) < 12:  # a snapshot id (epoch millis have 13 digits)
-        return int(s), None
-    try:
-        return None, parse_time_millis(s)
-    except Exception:
-        raise typer.BadParameter(f"'{text}' is not a snapshot id or a time", param_hint="'--until'") from None
+        spec = parse_point(tbl, text)
+    except InvalidInput as e:
+        raise typer.BadParameter(str(e), param_hint=flag) from None
+    if spec.time_millis is not None:
+        return None, spec.time_millis
+    if spec.tag is not None:
+        return resolve_snapshot(tbl, spec), None
+    return spec.snapshot_id, None
 
 
 class _RowSink:
@@ -291,8 +276,10 @@ def stream(
     if name and table and name != table:
         raise typer.BadParameter("give the table once (argument or --table)")
     tbl = state.table(name or table)
-    s, s_ms = _parse_from(tbl, start) if start is not None else (None, None)
-    until_id, until_ms = _parse_until(until)
+    s, s_ms = _parse_point(tbl, start, "'--from'") if start is not None else (None, None)
+    until_id, until_ms = _parse_point(tbl, until, "'--until'") if until is not None else (None, None)
+    if until_id is not None and not isinstance(until_id, int):
+        until_id = until_id.id  # a tag: up to the snapshot it holds
     poll_s = parse_duration_ms(poll) / 1000
     reader = StreamRead(
         tbl,

@@ -23,10 +23,10 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.data.types import parse_type, to_arrow_type
+from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema
 from paimon_core.options import FIELD_OPTIONS, OPTIONS
 from paimon_core.read.diff import diff
-from paimon_core.read.scan import live_entries
 
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 from tests.reference.merge_model import PkModel
@@ -288,7 +288,7 @@ for _c in CASES.values():
 
 
 def _our_write(t, columns, rows, chunks: int = 1):
-    from paimon_core.write.ingest import write_tables
+    from paimon_core.ops.ingest import write_tables
 
     schema = _arrow_schema(columns)
     data = arrow_from_rows([{k: v for k, v in r.items() if k != KIND} for r in rows], schema)

@@ -8,9 +8,9 @@ import os
 import time
 
 import pyarrow as pa
+from paimon_core.compaction.compaction import compact
 from paimon_core.maintain import create_tag, expire_snapshots
 from paimon_core.maintain.health import Thresholds, table_health
-from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.write.conform import conform_table
 
@@ -197,8 +197,8 @@ def _with_deletion_vectors(t, cardinalities):
     from dataclasses import replace
 
     from paimon_core.metadata.index_manifest import IndexEntry, IndexStore
+    from paimon_core.metadata.live_files import live_entries
     from paimon_core.metadata.manifest import ADD
-    from paimon_core.read.scan import live_entries
 
     latest = t.snapshots.latest()
     files = live_entries(t.manifests, latest)

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from paimon_core.data.times import parse_time_millis
 from paimon_core.errors import InvalidInput, PaimonError, SqlError
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
@@ -153,15 +152,14 @@ def rewrite(query: str, refs) -> str:
 
 
 def _point(table: FileStoreTable, text: str):
-    """A diff end point: a snapshot id, or a tag (its Snapshot, readable after expiry)."""
-    s = text.strip()
-    if s.isdigit():
-        return int(s)
-    return table.resolve_snapshot(tag=s)
+    """A diff end point: a snapshot id, a tag (its Snapshot, readable after expiry) or a time."""
+    from paimon_core.metadata.time_travel import diff_point, parse_point
+
+    return diff_point(table, parse_point(table, text))
 
 
 def ref_dataframe(spark, catalog, ref: TableRef):
-    from paimon_core.engines.spark_frames import to_dataframe
+    from paimon_core.engines.spark.frames import to_dataframe
 
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
@@ -169,11 +167,11 @@ def ref_dataframe(spark, catalog, ref: TableRef):
     if ref.kind == "snapshot":
         if not ref.arg.isdigit():
             raise InvalidInput(f"$snapshot= needs a snapshot id, not '{ref.arg}'")
-        return to_dataframe(spark, table, table.resolve_snapshot(int(ref.arg)))
+        return to_dataframe(spark, table, table.at(snapshot=int(ref.arg)).snapshot)
     if ref.kind == "tag":
-        return to_dataframe(spark, table, table.resolve_snapshot(tag=ref.arg))
+        return to_dataframe(spark, table, table.at(tag=ref.arg).snapshot)
     if ref.kind == "as_of":
-        return to_dataframe(spark, table, table.resolve_snapshot(as_of_millis=parse_time_millis(ref.arg)))
+        return to_dataframe(spark, table, table.at(time=ref.arg).snapshot)
     # diff
     spec, *flags = [x.strip() for x in ref.arg.split(",")]
     a, sep, b = spec.partition("..")
@@ -286,7 +284,7 @@ def _first_line(e: BaseException) -> str:
 
 def _diff_task(spec, jobs: list, mode: str, per_snapshot: bool, columns, target, batches):
     """Each job is (start, end): the core's diff of that range, cast to Spark's Arrow types."""
-    from paimon_core.engines.spark_tasks import to_spark_arrow
+    from paimon_core.engines.spark.tasks import to_spark_arrow
     from paimon_core.read.diff import diff
 
     table = spec.table()
@@ -302,9 +300,9 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     """``paimon_core.read.diff.diff`` as a Spark DataFrame computed on the executors: one task per
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""
-    from paimon_core.engines import spark_tasks as T
-    from paimon_core.engines.spark_frames import ship_core
-    from paimon_core.engines.spark_types import spark_schema
+    from paimon_core.engines.spark import tasks as T
+    from paimon_core.engines.spark.frames import ship_core
+    from paimon_core.engines.spark.types import spark_schema
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.read import diff as D
 
