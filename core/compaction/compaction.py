@@ -17,6 +17,7 @@ from paimon_core.errors import CorruptMetadata
 from paimon_core.merge.levels import forces_level0_compaction, max_level
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.live_files import check_not_expired
+from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.read.scan import plan
 
 if TYPE_CHECKING:
@@ -34,12 +35,23 @@ __all__ = [
 
 
 def compact(
-    table, full: bool = False, partition_filter=None, progress=None, buckets=None, engine=None
+    table,
+    full: bool = False,
+    partition_filter=None,
+    progress=None,
+    buckets=None,
+    engine=None,
+    partition: dict | str | None = None,
 ) -> CompactResult:
-    """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
-    (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by
-    default) computes the new files; the commit happens here."""
+    """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, or the one
+    ``partition`` names ('dt=2024-01-01' or a dict), and of the (partition, bucket) pairs in
+    ``buckets`` if given) and commit once. ``engine`` (local by default) computes the new
+    files; the commit happens here."""
     from paimon_core.metadata.features import check_writable
+
+    spec = parse_partition_spec(table, partition)
+    if spec is not None:
+        partition_filter = partition_matcher(table, spec)
 
     check_writable(table.schema, compaction=True)
     if table.schema.bucket_mode is BucketMode.POSTPONE:

@@ -20,7 +20,8 @@ from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.snapshot_files import FileCollector, execute_plan_files, metadata_files
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.metadata.tags import snapshot_from_tag, tag_manager
+from paimon_core.metadata.tags import tag_manager
+from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -54,10 +55,7 @@ def plan_rollback(
         raise InvalidInput("rollback needs exactly one of a snapshot id or a tag name")
     sm, tags = table.snapshots, tag_manager(table)
     tagged = tags.tagged()
-    if to_tag is not None:
-        target = snapshot_from_tag(tags.snapshot(to_tag))
-    else:
-        target = sm.snapshot(to_snapshot)  # raises SnapshotNotFound
+    target = require_snapshot(table, SnapshotSpec(snapshot_id=to_snapshot, tag=to_tag))
     ids = sm.list_ids()
     if not ids and to_tag is None:
         raise SnapshotNotFound("the table has no snapshots")

@@ -31,7 +31,7 @@ from paimon_core import paths
 from paimon_core.errors import PaimonError
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
-from paimon_core.metadata.tags import TagManager
+from paimon_core.metadata.tags import branch_tag_manager
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -132,7 +132,7 @@ def used_names(table: TableContext, branches: list[str] | None = None) -> set[st
         _read_all(
             lambda i, sm=sm: col.snapshot(sm.snapshot(i)), [(i, sm.path(i)) for i in sm.list_ids()], exists
         )
-        tags = TagManager(io, root)
+        tags = branch_tag_manager(io, root)
         _read_all(
             lambda n, tags=tags: col.snapshot(tags.snapshot(n)),
             [(n, tags.path(n)) for n in tags.names()],

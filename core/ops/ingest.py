@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from paimon_core.commit import CommitOptions, FileStoreCommit, discard_files
-from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.literals import to_scalar
+from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.write.conform import check_columns, conform_table
 from paimon_core.write.input_files import find_inputs, input_schema
 from paimon_core.write.table_write import write_files
@@ -38,42 +37,9 @@ class IngestResult:
     skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
 
 
-def parse_partition_spec(table: TableContext, spec: dict | str | None) -> dict | None:
-    """'dt=2024-01-01,hr=3' or a dict -> {key: internal value} checked against the partition keys."""
-    if spec is None or spec == "" or spec == {}:
-        return None
-    if isinstance(spec, str):
-        items = {}
-        for part in spec.split(","):
-            if "=" not in part:
-                raise InvalidInput(f"bad partition '{spec}': use k=v[,k2=v2]")
-            k, v = part.split("=", 1)
-            items[k.strip()] = v.strip()
-        spec = items
-    keys = list(table.schema.partition_keys)
-    if not keys:
-        raise InvalidInput(f"table {table.identifier} is not partitioned")
-    out = {}
-    for k, v in spec.items():
-        if k not in keys:
-            raise InvalidInput(f"'{k}' is not a partition key (partition keys: {', '.join(keys)})")
-        t = table.schema.field(k).type
-        out[k] = (
-            None
-            if v is None or v == table.schema.core_options.partition_default_name
-            else internal_from_scalar(to_scalar(v, k, t, what=f"partition '{k}={v}'"), t)
-        )
-    return out
-
-
-def _spec_matcher(table: TableContext, spec: dict):
-    idx = {k: i for i, k in enumerate(table.schema.partition_keys)}
-    return lambda values: all(values[idx[k]] == v for k, v in spec.items())
-
-
 def _overwrite_filter(table: TableContext, messages: list[CommitMessage], overwrite: bool, spec: dict | None):
     if overwrite and spec is not None:
-        match = _spec_matcher(table, spec)
+        match = partition_matcher(table, spec)
         stray = [m.partition for m in messages if not match(m.partition)]
         if stray:
             codec = table.partition_codec

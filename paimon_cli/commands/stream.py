@@ -9,11 +9,8 @@ moves, and a restart skips snapshots a file in DIR already holds.
 
 from __future__ import annotations
 
-import os
-import re
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -23,8 +20,6 @@ from paimon_cli.params import split_list
 from paimon_cli.state import get_state
 
 app = typer.Typer()
-
-PART = re.compile(r"^part-(\d{12})-(\d{12})\.parquet$")
 
 
 class _Stop(Exception):
@@ -125,59 +120,6 @@ class _LiveSink:
     def close(self) -> None:
         if self.live is not None:
             self.live.stop()
-
-
-class _ParquetDirSink:
-    """Rolling Parquet files in DIR: ``part-<first>-<last>.parquet`` (snapshot ids), written to a
-    hidden temporary name and renamed, so a file is complete or absent. Rows are buffered until
-    ``roll_rows`` or ``roll_ms`` is reached; only then are the buffered batches acknowledged."""
-
-    def __init__(self, out: Path, roll_rows: int, roll_ms: int, ack):
-        self.out = out
-        out.mkdir(parents=True, exist_ok=True)
-        self.roll_rows = roll_rows
-        self.roll_ms = roll_ms
-        self.ack = ack
-        self.pending: list = []  # (batch, rows)
-        self.since = time.monotonic()
-        self.done_upto = max((int(m.group(2)) for n in os.listdir(out) if (m := PART.match(n))), default=0)
-
-    def already_written(self, batch) -> bool:
-        return batch.snapshot_id <= self.done_upto
-
-    def deliver(self, batch, rows) -> None:
-        if not self.pending:
-            self.since = time.monotonic()
-        self.pending.append((batch, rows))
-        self.maybe_roll()
-
-    def maybe_roll(self, force: bool = False) -> None:
-        if not self.pending:
-            return
-        n = sum(r.num_rows for _, r in self.pending)
-        if not force and n < self.roll_rows and (time.monotonic() - self.since) * 1000 < self.roll_ms:
-            return
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        first, last = self.pending[0][0].snapshot_id, self.pending[-1][0].snapshot_id
-        tables = [r for _, r in self.pending if r.num_rows]
-        if tables:
-            name = f"part-{first:012d}-{last:012d}.parquet"
-            tmp = self.out / f".{name}.tmp-{os.getpid()}"
-            data = pa.concat_tables([t.cast(tables[0].schema) for t in tables])
-            pq.write_table(data, tmp)
-            with open(tmp, "rb") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, self.out / name)
-        self.done_upto = last
-        batches = [b for b, _ in self.pending]
-        self.pending = []
-        for b in batches:
-            self.ack(b)
-
-    def close(self) -> None:
-        self.maybe_roll(force=True)
 
 
 @app.command("stream")
@@ -293,7 +235,9 @@ def stream(
     columns = ["_row_kind"] + (["_snapshot"] if snapshot_column else []) + reader.columns
     fmt = state.flags.output or "json"
     if out is not None:
-        sink = _ParquetDirSink(out, roll_rows, parse_duration_ms(roll_interval), reader.ack)
+        from paimon_core.ops.stream_sink import ParquetDirSink
+
+        sink = ParquetDirSink(out, roll_rows, parse_duration_ms(roll_interval), reader.ack)
     elif fmt == "table":
         sink = _LiveSink(columns, f"{tbl.identifier} (streaming)")
     else:

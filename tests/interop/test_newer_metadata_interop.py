@@ -24,7 +24,7 @@ from paimon_core.metadata.live_files import live_entries
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
-from tests.core.test_newer_metadata import rewrite_entries
+from tests.core.metadata.test_newer_metadata import rewrite_entries
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop
