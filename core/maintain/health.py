@@ -128,7 +128,7 @@ class TableHealth:
     snapshots: SnapshotStats
     held_files: int  # files only older snapshots or tags use
     held_bytes: int
-    orphan_files: int | None  # None when the planner refused (e.g. branches), see orphans_note
+    orphan_files: int | None  # None when the planner refused (a branch without a schema), see orphans_note
     orphan_bytes: int | None
     orphans_note: str | None
     findings: tuple[Finding, ...] = field(default=())
