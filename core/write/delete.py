@@ -45,6 +45,9 @@ def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> De
         raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint(
             "delete_where"
         )
+    from paimon_core.write.cross_partition_guard import refuse
+
+    refuse(table, "delete")
     pred = table.parse_filter(where)
     snap = table.snapshots.latest()
     if table.is_primary_key_table:

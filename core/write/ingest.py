@@ -91,13 +91,19 @@ def _overwrite_filter(
 
 
 def _commit(
-    table: FileStoreTable, messages: list[CommitMessage], overwrite: bool, spec: dict | None
+    table: FileStoreTable,
+    messages: list[CommitMessage],
+    overwrite: bool,
+    spec: dict | None,
+    index_base: int | None = None,
 ) -> Snapshot | None:
     """Commit ``messages``; on any failure before the commit is made (a refused overwrite, a
     conflict, Ctrl-C) every file they name is deleted, so a failed write leaves nothing."""
     try:
         opts = CommitOptions(
-            overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec)
+            overwrite=overwrite,
+            overwrite_filter=_overwrite_filter(table, messages, overwrite, spec),
+            index_base=index_base,
         )
         snap = table.commit(messages, opts)
     except InterruptedAfterCommit:
@@ -120,11 +126,20 @@ def _write_and_commit(table: FileStoreTable, write, overwrite: bool, spec: dict 
     against the new index, a few times. Returns (messages, snapshot, read)."""
     from paimon_core.write.index_rebase import BucketAssignmentConflict
 
+    cross = table.schema.cross_partition_update
+    if cross and overwrite:
+        from paimon_core.write.cross_partition_guard import refuse
+
+        refuse(table, "overwrite")
     for attempt in range(REWRITES + 1):
         read: list = []
+        base = None
+        if cross:  # the writer's key index is read from this snapshot or a later one
+            latest = table.snapshots.latest()
+            base = latest.id if latest is not None else 0
         messages = write(read)
         try:
-            return messages, _commit(table, messages, overwrite, spec), read
+            return messages, _commit(table, messages, overwrite, spec, base), read
         except BucketAssignmentConflict:  # _commit deleted the files
             if attempt == REWRITES:
                 raise BucketAssignmentConflict(

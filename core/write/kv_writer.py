@@ -184,7 +184,12 @@ class KeyValueWriter:
         opts = schema.core_options
         self.num_buckets = opts.bucket
         self.assigner = None
-        if self.num_buckets == -1:
+        self.cross = None
+        if self.num_buckets == -1 and schema.cross_partition_update:
+            from paimon_core.write.cross_partition import CrossPartitionAssigner
+
+            self.cross = CrossPartitionAssigner(table)  # global key index; no hash index files
+        elif self.num_buckets == -1:
             from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
             self.assigner = DynamicBucketAssigner(
@@ -213,7 +218,9 @@ class KeyValueWriter:
         if kinds is None:
             kinds = pa.array(np.zeros(n, dtype=np.int8))
         batch = batch.append_column(KIND, kinds.cast(pa.int8()))
-        if self.assigner is None:
+        if self.cross is not None:
+            batch, buckets = self.cross.assign(batch)
+        elif self.assigner is None:
             buckets = assign_buckets(batch, self.bucket_keys, self.bucket_types, self.num_buckets)
         else:
             buckets = self._dynamic_buckets(batch)

@@ -63,6 +63,9 @@ class StreamingCommitter:
     """Commits of one stable ``commit_user`` with increasing identifiers, each exactly once."""
 
     def __init__(self, table: FileStoreTable, commit_user: str):
+        from paimon_core.write.cross_partition_guard import refuse
+
+        refuse(table, "streaming ingest")
         self.table = table
         self.commit_user = commit_user
         self.last = latest_commit_of(table, commit_user)

@@ -1,0 +1,199 @@
+"""Cross-partition upsert (a primary key without every partition key, ``bucket = -1``).
+
+A key lives in one (partition, bucket) of the whole table, found in the global key index
+(write/key_index.py, bootstrapped from the snapshot the write starts from). Records are routed
+as Java 0.9's ``GlobalIndexAssigner`` routes them, one record after another:
+
+* a new key gets a bucket of its record's partition (``dynamic-bucket.target-row-num`` keys per
+  bucket: the lowest bucket with room, else the lowest unused number);
+* a key whose record is in the partition it lives in goes to its bucket;
+* a key whose record names another partition, per merge engine:
+  - ``deduplicate``: a -D of the record in the old (partition, bucket), then the record in
+    the new partition as for a new key (the key moves);
+  - ``partial-update``, ``aggregation``: the record goes to the old (partition, bucket) with
+    its partition columns set to the old partition (the row is updated where it is);
+  - ``first-row``: the record is dropped (the first row stays).
+
+Keys whose records all stay in the partition they live in (or are all new in one partition)
+are routed column-wise; only the records of keys that move are walked one by one.
+
+What a commit checks, and the refusals of paths that do not keep the index, are in
+write/cross_partition_guard.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from paimon_core.data.types import to_arrow_type
+from paimon_core.data.values import internal_to_python, internal_values
+from paimon_core.mergetree.merge_engines import KIND
+from paimon_core.write.cross_partition_guard import check_writable
+from paimon_core.write.key_index import BUCKET, PART, bootstrap
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
+DELETE = 3  # row kind byte of -D
+
+
+def _partition_arrays(table: FileStoreTable, partition: tuple, n: int) -> list[pa.Array]:
+    out = []
+    for k, v in zip(table.schema.partition_keys, partition):
+        t = table.schema.field(k).type
+        target = to_arrow_type(t)
+        if v is not None and pa.types.is_timestamp(target):
+            arr = pa.array([v], pa.int64()).cast(pa.timestamp("ns", target.tz)).cast(target)
+        else:
+            arr = pa.array([internal_to_python(v, t)], target)
+        out.append(pa.repeat(arr[0], n) if n else arr.slice(0, 0))
+    return out
+
+
+def _key_ids(keys: pa.Table) -> np.ndarray:
+    """A dense id per row, equal for rows with equal keys."""
+    codes = [pc.dictionary_encode(c.combine_chunks()).indices.to_numpy() for c in keys.columns]
+    if len(codes) == 1:
+        return codes[0].astype(np.int64)
+    _, inv = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    return inv.reshape(-1).astype(np.int64)
+
+
+class CrossPartitionAssigner:
+    """Routes the records of a write (see the module docstring); ``base`` is the snapshot id its
+    index was read from (0 for an empty table)."""
+
+    def __init__(self, table: FileStoreTable):
+        check_writable(table)
+        self.table = table
+        snapshot = table.snapshots.latest()
+        self.base = snapshot.id if snapshot is not None else 0
+        self.index = bootstrap(table, snapshot)
+        self.engine = table.schema.core_options.merge_engine
+        self.target = max(1, table.schema.core_options.get("dynamic-bucket.target-row-num"))
+        self.partition_keys = list(table.schema.partition_keys)
+        self.partition_types = table.schema.types_of(self.partition_keys)
+
+    def _row_partitions(self, batch: pa.Table) -> np.ndarray:
+        from paimon_core.write.append_writer import split_by
+
+        out = np.empty(batch.num_rows, np.int32)
+        rows = batch.select(self.partition_keys).append_column("__pos", pa.array(np.arange(batch.num_rows)))
+        for key, part in split_by(rows, self.partition_keys):
+            partition = tuple(internal_values(s, t)[0] for s, t in zip(key, self.partition_types))
+            out[part.column("__pos").to_numpy()] = self.index.part_id(partition)
+        return out
+
+    def assign(self, batch: pa.Table) -> tuple[pa.Table, np.ndarray]:
+        """``batch`` (table columns + the row kind column) -> (records to write, in order per key,
+        with partition columns and kinds as routed; their buckets)."""
+        n = batch.num_rows
+        part = self._row_partitions(batch)
+        keys = batch.select(self.index.keys)
+        old_part, old_bucket = self.index.lookup(keys)
+        kid = _key_ids(keys)
+        nk = int(kid.max()) + 1 if n else 0
+        first = np.full(nk, n, np.int64)
+        np.minimum.at(first, kid, np.arange(n))
+        lo = np.full(nk, np.iinfo(np.int32).max, np.int32)
+        hi = np.full(nk, -1, np.int32)
+        np.minimum.at(lo, kid, part)
+        np.maximum.at(hi, kid, part)
+        k_old = old_part[first]
+        simple = (lo == hi) & ((k_old < 0) | (k_old == lo))
+        bucket = np.full(n, -1, np.int32)
+        # keys that stay where they live
+        stay = simple & (k_old >= 0)
+        rows_stay = stay[kid]
+        bucket[rows_stay] = old_bucket[rows_stay]
+        # new keys, all in one partition: buckets in order of first appearance
+        new = np.flatnonzero(simple & (k_old < 0))
+        new = new[np.argsort(first[new], kind="stable")]
+        k_bucket = np.full(nk, -1, np.int32)
+        k_part = np.where(k_old >= 0, k_old, -1).astype(np.int32)
+        if len(new):
+            new_parts = lo[new]
+            for pid in np.unique(new_parts):
+                sel = new[new_parts == pid]
+                k_bucket[sel] = self.index.new_buckets(int(pid), len(sel), self.target)
+                k_part[sel] = pid
+            rows_new = np.isin(kid, new)
+            bucket[rows_new] = k_bucket[kid[rows_new]]
+        moving = np.flatnonzero(~simple)
+        if not len(moving):
+            out, buckets = batch, bucket
+        else:
+            rows_moving = np.isin(kid, moving)
+            routed = self._route_moving(batch, part, kid, old_part, old_bucket, rows_moving, k_part, k_bucket)
+            simple_rows = np.flatnonzero(~rows_moving)
+            out = pa.concat_tables([batch.take(pa.array(simple_rows)), routed[0].cast(batch.schema)])
+            buckets = np.concatenate([bucket[simple_rows], routed[1]]).astype(np.int32)
+        changed = np.concatenate([new, moving]) if len(moving) else new
+        self._record(keys, first, changed, k_part, k_bucket)
+        return out, buckets
+
+    def _route_moving(self, batch, part, kid, old_part, old_bucket, rows_moving, k_part, k_bucket):
+        """Records of keys that change partition (or arrive in several), one after another:
+        (the records to write, their buckets)."""
+        state: dict[int, tuple[int, int]] = {}
+        src, dst_part, dst_bucket, kinds = [], [], [], []
+        for i in np.flatnonzero(rows_moving).tolist():
+            k, q = int(kid[i]), int(part[i])
+            cur = state.get(k)
+            if cur is None and old_part[i] >= 0:
+                cur = (int(old_part[i]), int(old_bucket[i]))
+            if cur is None or cur[0] == q:
+                if cur is None:
+                    cur = (q, int(self.index.new_buckets(q, 1, self.target)[0]))
+                src.append(i), dst_part.append(q), dst_bucket.append(cur[1]), kinds.append(-1)
+            elif self.engine == "deduplicate":
+                p, b = cur
+                src.append(i), dst_part.append(p), dst_bucket.append(b), kinds.append(DELETE)
+                self.index.add_count(p, b, -1)
+                cur = (q, int(self.index.new_buckets(q, 1, self.target)[0]))
+                src.append(i), dst_part.append(q), dst_bucket.append(cur[1]), kinds.append(-1)
+            elif self.engine in ("partial-update", "aggregation"):
+                src.append(i), dst_part.append(cur[0]), dst_bucket.append(cur[1]), kinds.append(-1)
+            # first-row: a record for a key living in another partition is dropped
+            state[k] = cur
+        for k, (p, b) in state.items():
+            k_part[k], k_bucket[k] = p, b
+        src_a = np.array(src, np.int64)
+        moved = batch.take(pa.array(src_a))
+        dst_a = np.array(dst_part, np.int32)
+        relocated = dst_a != part[src_a]
+        if relocated.any():
+            moved = self._set_partitions(moved, dst_a, relocated)
+        kinds_a = np.array(kinds, np.int8)
+        if (kinds_a >= 0).any():
+            col = moved.column(KIND).to_numpy().astype(np.int8)
+            col = np.where(kinds_a >= 0, kinds_a, col)
+            moved = moved.set_column(moved.schema.get_field_index(KIND), KIND, pa.array(col, pa.int8()))
+        return moved, np.array(dst_bucket, np.int32)
+
+    def _set_partitions(self, moved: pa.Table, dst: np.ndarray, relocated: np.ndarray) -> pa.Table:
+        """Partition columns of the relocated records set to their destination partition."""
+        cols = {k: moved.column(k).combine_chunks() for k in self.partition_keys}
+        for pid in np.unique(dst[relocated]).tolist():
+            rows = np.flatnonzero(relocated & (dst == pid))
+            values = _partition_arrays(self.table, self.index.partitions[pid], 1)
+            for k, v in zip(self.partition_keys, values):
+                mask = np.zeros(moved.num_rows, bool)
+                mask[rows] = True
+                cols[k] = pc.if_else(pa.array(mask), pa.repeat(v[0], moved.num_rows), cols[k])
+        for k in self.partition_keys:
+            moved = moved.set_column(moved.schema.get_field_index(k), moved.schema.field(k), cols[k])
+        return moved
+
+    def _record(self, keys: pa.Table, first: np.ndarray, changed: np.ndarray, k_part, k_bucket) -> None:
+        """The index after this batch: the keys in ``changed`` live at (k_part, k_bucket)."""
+        live = changed[k_part[changed] >= 0]
+        if not len(live):
+            return
+        rows = keys.take(pa.array(first[live]))
+        rows = rows.append_column(PART, pa.array(k_part[live].astype(np.int32)))
+        rows = rows.append_column(BUCKET, pa.array(k_bucket[live].astype(np.int32)))
+        self.index.replace(rows)

@@ -1,0 +1,66 @@
+"""Guards of cross-partition upsert tables (write/cross_partition.py routes their records).
+
+* A write that read its key index from snapshot S may commit only while no snapshot after S
+  added or replaced data (``check_base``, called by the commit): another writer may have placed
+  the same new key in another partition. The ingest then redoes its write on the new snapshot.
+* Paths that do not route records through the key index refuse the table by name (``refuse``),
+  and so does the commit of new data files that name no index snapshot: never a key in two
+  partitions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paimon_core.errors import UnsupportedFeature
+from paimon_core.write.index_rebase import BucketAssignmentConflict
+
+if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.table import FileStoreTable
+
+
+class CrossPartitionConflict(BucketAssignmentConflict):
+    """Another writer changed the data of a cross-partition table after this write read its key
+    index; nothing was committed, and the write must be redone on the new snapshot."""
+
+
+def refuse(table: FileStoreTable, what: str) -> None:
+    """Refuse ``what`` on a cross-partition upsert table (a path that does not keep the global
+    key index and could leave a key in two partitions)."""
+    if table.schema.cross_partition_update:
+        raise UnsupportedFeature(
+            f"{what} is not supported on cross-partition upsert table {table.identifier} (primary key "
+            f"{', '.join(table.schema.primary_keys)} without partition key(s) "
+            f"{', '.join(p for p in table.schema.partition_keys if p not in table.schema.primary_keys)}); "
+            "use a batch ingest"
+        )
+
+
+def check_writable(table: FileStoreTable) -> None:
+    """Refuse options under which the routing of write/cross_partition.py would still leave a key in
+    two partitions."""
+    opts = table.schema.core_options
+    if opts.merge_engine == "deduplicate" and opts.get("ignore-delete"):
+        raise UnsupportedFeature(
+            f"table {table.identifier}: a cross-partition upsert table with ignore-delete cannot move a key "
+            "to another partition (the delete in the old partition would be ignored); nothing was written"
+        )
+
+
+def check_base(table: FileStoreTable, base: int, latest) -> None:
+    """Raise ``CrossPartitionConflict`` when a snapshot after ``base`` (the snapshot a write's
+    key index was read from; 0 for an empty table) added or replaced data."""
+    if latest is None or latest.id <= base:
+        return
+    from paimon_core.errors import SnapshotNotFound
+
+    for sid in range(base + 1, latest.id + 1):
+        try:
+            kind = (latest if sid == latest.id else table.snapshots.snapshot(sid)).commit_kind
+        except SnapshotNotFound:
+            kind = None  # expired meanwhile: what it did is unknown
+        if kind != "COMPACT":
+            raise CrossPartitionConflict(
+                f"{table.identifier}: another writer changed the cross-partition table (snapshot {sid}) "
+                "while this write routed keys; nothing was committed"
+            )

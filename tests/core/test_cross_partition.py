@@ -1,0 +1,240 @@
+"""Cross-partition upsert tables (primary key ``id`` without the partition key ``dt``,
+``bucket = -1``) against a dict model of Java 0.9's per-engine rule for a key that moves
+partition, over several commits whose batches move keys back and forth (also within a batch);
+the key is never in two partitions. Also: the schema rules at create-table, the key index's
+bootstrap (index TTL, a table that already holds a key twice) and the paths that refuse."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pyarrow as pa
+import pytest
+from paimon_core.errors import InvalidInput, UnsupportedFeature
+from paimon_core.metadata.schema import Schema
+from paimon_core.write.cross_partition_guard import CrossPartitionConflict
+from paimon_core.write.ingest import write_tables
+from paimon_core.write.key_index import DuplicateKeyInTable, bootstrap
+
+ENGINES = {
+    "deduplicate": {},
+    "partial-update": {},
+    "aggregation": {"fields.v.aggregate-function": "sum"},
+    "first-row": {},
+}
+PARTS = ["a", "b", "c"]
+
+
+def _schema(options: dict) -> Schema:
+    return Schema(
+        Schema.parse_columns("id BIGINT NOT NULL, v BIGINT, s STRING, dt STRING"),
+        partition_keys=("dt",),
+        primary_keys=("id",),
+        options={"bucket": "-1", "dynamic-bucket.target-row-num": "7", **options},
+    )
+
+
+def _batch(rows: list[tuple]) -> pa.Table:
+    ids, vs, ss, dts, kinds = zip(*rows) if rows else ((), (), (), (), ())
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "v": pa.array(vs, pa.int64()),
+            "s": pa.array(ss, pa.string()),
+            "dt": pa.array(dts, pa.string()),
+            "op": pa.array(kinds, pa.string()),
+        }
+    )
+
+
+def _apply(model: dict, engine: str, rows: list[tuple]) -> None:
+    """Java 0.9's rule, record after record: key -> (v, s, dt)."""
+    for k, v, s, dt, op in rows:
+        cur = model.get(k)
+        if engine == "deduplicate":
+            if op in ("-D", "-U"):
+                model.pop(k, None)
+            else:
+                model[k] = (v, s, dt)
+        elif engine == "first-row":
+            if cur is None:
+                model[k] = (v, s, dt)
+        elif cur is None:
+            model[k] = (v, s, dt)
+        elif engine == "partial-update":  # non-null fields win; the row stays in its partition
+            model[k] = (v if v is not None else cur[0], s if s is not None else cur[1], cur[2])
+        else:  # aggregation: v sums, s is last non-null; the row stays in its partition
+            model[k] = (
+                (cur[0] or 0) + (v or 0) if v is not None or cur[0] is not None else None,
+                s or cur[1],
+                cur[2],
+            )
+
+
+def _read(t) -> dict:
+    out = t.read().to_pylist()
+    ids = [r["id"] for r in out]
+    assert len(ids) == len(set(ids)), "a key in two places"
+    return {r["id"]: (r["v"], r["s"], r["dt"]) for r in out}
+
+
+def _random_rows(rng: random.Random, n: int, engine: str) -> list[tuple]:
+    rows = []
+    for _ in range(n):
+        k = rng.randrange(60)
+        op = "-D" if engine == "deduplicate" and rng.random() < 0.08 else "+I"
+        v = None if engine == "partial-update" and rng.random() < 0.3 else rng.randrange(100)
+        s = None if rng.random() < 0.3 else f"s{rng.randrange(9)}"
+        rows.append((k, v, s, rng.choice(PARTS), op))
+    return rows
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_keys_moving_partitions_follow_the_engine_rule(catalog, engine):
+    t = catalog.create_table("db.x", _schema({"merge-engine": engine, **ENGINES[engine]}))
+    rng = random.Random(hash(engine) & 0xFFFF)
+    model: dict = {}
+    for commit in range(6):
+        chunks = [_random_rows(rng, rng.randrange(20, 90), engine) for _ in range(3)]
+        write_tables(t, [_batch(c) for c in chunks], row_kind_column="op")
+        for c in chunks:
+            _apply(model, engine, c)
+        assert _read(t) == model, f"after commit {commit + 1}"
+    # every key is in one (partition, bucket) of the files too, and the bootstrap agrees
+    index = bootstrap(t, t.snapshots.latest())
+    assert index.rows.num_rows == len(model)
+    parts = {index.partitions[p][0] for p in index.rows.column("_PART").to_pylist()}
+    assert parts <= set(PARTS)
+
+
+def test_a_moved_key_leaves_a_delete_in_its_old_partition_and_no_index_files(catalog):
+    t = catalog.create_table("db.x", _schema({}))
+    write_tables(t, [_batch([(1, 10, "x", "a", "+I"), (2, 20, "y", "a", "+I")])], row_kind_column="op")
+    write_tables(t, [_batch([(1, 11, "z", "b", "+I")])], row_kind_column="op")
+    snap = t.snapshots.latest()
+    assert snap.index_manifest is None  # Java 0.9 keeps no index files in this mode
+    from paimon_core.read.scan import live_entries
+
+    codec = t.partition_codec
+    files = {
+        (codec.from_bytes(e.partition), e.bucket, e.file.row_count, e.file.delete_row_count)
+        for e in live_entries(t.manifests, snap)
+    }
+    assert (("a",), 0, 1, 1) in files  # the -D of key 1 in partition a
+    assert (("b",), 0, 1, 0) in files
+    assert _read(t) == {1: (11, "z", "b"), 2: (20, "y", "a")}
+
+
+def test_buckets_fill_to_the_target_row_number_per_partition(catalog):
+    t = catalog.create_table("db.x", _schema({}))
+    write_tables(
+        t, [_batch([(k, k, None, "a" if k < 20 else "b", "+I") for k in range(30)])], row_kind_column="op"
+    )
+    index = bootstrap(t, t.snapshots.latest())
+    counts = {(index.partitions[p][0], b): n for (p, b), n in _counts(index).items()}
+    assert counts == {("a", 0): 7, ("a", 1): 7, ("a", 2): 6, ("b", 0): 7, ("b", 1): 3}
+
+
+def _counts(index) -> dict:
+    out: dict = {}
+    for p, per in index.counts.items():
+        for b, n in per.items():
+            out[(p, b)] = n
+    return out
+
+
+def test_schema_rules_at_create_table(catalog):
+    catalog.create_table("db.ok", _schema({}))
+    with pytest.raises(InvalidInput, match="needs dynamic buckets"):
+        catalog.create_table("db.fixed", _schema({"bucket": "2"}))
+    with pytest.raises(InvalidInput, match="sequence.field cannot be used"):
+        catalog.create_table("db.seq", _schema({"sequence.field": "v"}))
+
+
+def test_a_table_that_already_holds_a_key_twice_is_refused_with_the_key(catalog):
+    t = catalog.create_table("db.x", _schema({}))
+    write_tables(t, [_batch([(1, 1, None, "a", "+I"), (2, 2, None, "a", "+I")])], row_kind_column="op")
+    # what a bad writer left (e.g. ingest before this mode existed): key 1 in partition b too
+    w = t.new_writer()
+    w.cross = None  # write around the key index, as the old code path did
+    from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
+
+    w.assigner = DynamicBucketAssigner(t, None, 100)
+    w._codec = t.partition_codec
+    w.write(_batch([(1, 9, None, "b", "+I")]).drop_columns(["op"]))
+    t.commit(w.prepare_commit(), _opts(t.snapshots.latest().id))
+    snap = t.snapshots.latest()
+    with pytest.raises(
+        DuplicateKeyInTable, match=r"key \(id=1\) in 2 places \(dt=a bucket 0; dt=b bucket 0\)"
+    ):
+        write_tables(t, [_batch([(3, 3, None, "a", "+I")])], row_kind_column="op")
+    assert t.snapshots.latest().id == snap.id
+
+
+def _opts(base):
+    from paimon_core.commit import CommitOptions
+
+    return CommitOptions(index_base=base)
+
+
+def test_index_ttl_leaves_out_buckets_with_no_young_file(catalog):
+    t = catalog.create_table("db.x", _schema({"cross-partition-upsert.index-ttl": "1 s"}))
+    write_tables(t, [_batch([(1, 1, None, "a", "+I")])], row_kind_column="op")
+    assert bootstrap(t, t.snapshots.latest()).rows.num_rows == 1
+    time.sleep(1.2)
+    assert bootstrap(t, t.snapshots.latest()).rows.num_rows == 0  # Java's rule: the key is forgotten
+
+
+def test_bootstrap_reads_with_the_given_parallelism(catalog):
+    t = catalog.create_table("db.x", _schema({"cross-partition-upsert.bootstrap-parallelism": "1"}))
+    write_tables(t, [_batch([(k, k, None, PARTS[k % 3], "+I") for k in range(50)])], row_kind_column="op")
+    assert bootstrap(t, t.snapshots.latest()).rows.num_rows == 50
+
+
+def test_a_data_commit_after_the_index_was_read_refuses_the_commit(catalog):
+    t = catalog.create_table("db.x", _schema({}))
+    write_tables(t, [_batch([(1, 1, None, "a", "+I")])], row_kind_column="op")
+    base = t.snapshots.latest().id
+    w = t.new_writer()
+    w.write(_batch([(2, 2, None, "b", "+I")]).drop_columns(["op"]))
+    messages = w.prepare_commit()
+    write_tables(t, [_batch([(2, 5, None, "a", "+I")])], row_kind_column="op")  # another writer
+    with pytest.raises(CrossPartitionConflict, match="another writer changed"):
+        t.commit(messages, _opts(base))
+    t.discard(messages)
+    assert _read(t) == {1: (1, None, "a"), 2: (5, None, "a")}
+
+
+def test_a_commit_without_the_key_index_is_refused(catalog):
+    t = catalog.create_table("db.x", _schema({}))
+    w = t.new_writer()
+    w.write(_batch([(2, 2, None, "b", "+I")]).drop_columns(["op"]))
+    messages = w.prepare_commit()
+    with pytest.raises(UnsupportedFeature, match="cross-partition upsert table db.x"):
+        t.commit(messages)
+    t.discard(messages)
+
+
+@pytest.mark.parametrize("what", ["delete", "overwrite", "streaming", "ignore-delete"])
+def test_paths_not_done_refuse_by_name(catalog, what):
+    opts = {"ignore-delete": "true"} if what == "ignore-delete" else {}
+    t = catalog.create_table("db.x", _schema(opts))
+    if what != "ignore-delete":
+        write_tables(t, [_batch([(1, 1, None, "a", "+I")])], row_kind_column="op")
+    before = t.snapshots.latest()
+    with pytest.raises(UnsupportedFeature) as e:
+        if what == "delete":
+            from paimon_core.write.delete import delete_where
+
+            delete_where(t, "id = 1")
+        elif what == "overwrite":
+            write_tables(t, [_batch([(1, 2, None, "b", "+I")])], overwrite=True, row_kind_column="op")
+        elif what == "streaming":
+            from paimon_core.write.streaming import StreamingCommitter
+
+            StreamingCommitter(t, "u")
+        else:
+            write_tables(t, [_batch([(1, 2, None, "b", "+I")])], row_kind_column="op")
+    assert ("ignore-delete" if what == "ignore-delete" else "cross-partition upsert table") in str(e.value)
+    assert t.snapshots.latest() == before
