@@ -14,8 +14,8 @@ as Java 0.9's ``GlobalIndexAssigner`` routes them, one record after another:
     its partition columns set to the old partition (the row is updated where it is);
   - ``first-row``: the record is dropped (the first row stays).
 
-Keys whose records all stay in the partition they live in (or are all new in one partition)
-are routed column-wise; only the records of keys that move are walked one by one.
+Keys whose records of a batch are all in one partition are routed column-wise; only the
+records of keys that arrive in several partitions within a batch are walked one by one.
 
 What a commit checks, and the refusals of paths that do not keep the index, are in
 write/cross_partition_guard.py.
@@ -102,45 +102,68 @@ class CrossPartitionAssigner:
         hi = np.full(nk, -1, np.int32)
         np.minimum.at(lo, kid, part)
         np.maximum.at(hi, kid, part)
-        k_old = old_part[first]
-        simple = (lo == hi) & ((k_old < 0) | (k_old == lo))
-        bucket = np.full(n, -1, np.int32)
-        # keys that stay where they live
-        stay = simple & (k_old >= 0)
-        rows_stay = stay[kid]
-        bucket[rows_stay] = old_bucket[rows_stay]
-        # new keys, all in one partition: buckets in order of first appearance
-        new = np.flatnonzero(simple & (k_old < 0))
-        new = new[np.argsort(first[new], kind="stable")]
-        k_bucket = np.full(nk, -1, np.int32)
-        k_part = np.where(k_old >= 0, k_old, -1).astype(np.int32)
-        if len(new):
-            new_parts = lo[new]
-            for pid in np.unique(new_parts):
-                sel = new[new_parts == pid]
-                k_bucket[sel] = self.index.new_buckets(int(pid), len(sel), self.target)
-                k_part[sel] = pid
-            rows_new = np.isin(kid, new)
-            bucket[rows_new] = k_bucket[kid[rows_new]]
-        moving = np.flatnonzero(~simple)
-        if not len(moving):
-            out, buckets = batch, bucket
-        else:
-            rows_moving = np.isin(kid, moving)
-            routed = self._route_moving(batch, part, kid, old_part, old_bucket, rows_moving, k_part, k_bucket)
-            simple_rows = np.flatnonzero(~rows_moving)
-            out = pa.concat_tables([batch.take(pa.array(simple_rows)), routed[0].cast(batch.schema)])
-            buckets = np.concatenate([bucket[simple_rows], routed[1]]).astype(np.int32)
-        changed = np.concatenate([new, moving]) if len(moving) else new
+        k_old, k_old_bucket = old_part[first], old_bucket[first]
+        one = lo == hi  # every record of the key in one partition
+        new = one & (k_old < 0)
+        move = one & (k_old >= 0) & (k_old != lo)  # the key moves to that partition
+        k_part = k_old.copy()
+        k_bucket = k_old_bucket.copy()
+        dedup = self.engine == "deduplicate"
+        if dedup:  # the key leaves its bucket, then is placed as a new key
+            for (p, b), c in zip(
+                *np.unique(np.stack([k_old[move], k_old_bucket[move]], 1), axis=0, return_counts=True)
+            ):
+                self.index.add_count(int(p), int(b), -int(c))
+        self._place(np.flatnonzero(new | move) if dedup else np.flatnonzero(new), first, lo, k_part, k_bucket)
+        pieces = []
+        kept = one & ~move | (move if dedup else False)  # records written where they are
+        rows = np.flatnonzero(kept[kid])
+        pieces.append((batch.take(pa.array(rows)), k_bucket[kid[rows]]))
+        if move.any() and dedup:  # a -D of the key in its old (partition, bucket)
+            keys_moved = np.flatnonzero(move)
+            retract = self._relocate(batch.take(pa.array(first[keys_moved])), k_old[keys_moved], DELETE)
+            pieces.append((retract, k_old_bucket[keys_moved]))
+        elif move.any() and self.engine in ("partial-update", "aggregation"):  # updated in place
+            rows = np.flatnonzero(move[kid])
+            pieces.append(
+                (self._relocate(batch.take(pa.array(rows)), k_old[kid[rows]]), k_old_bucket[kid[rows]])
+            )
+        # first-row: the records of a key living in another partition are dropped
+        multi = np.flatnonzero(~one)
+        if len(multi):
+            rows_multi = np.isin(kid, multi)
+            pieces.append(
+                self._route_multi(batch, part, kid, old_part, old_bucket, rows_multi, k_part, k_bucket)
+            )
+        out = pa.concat_tables([t.cast(batch.schema) for t, _ in pieces])
+        buckets = np.concatenate([b for _, b in pieces]).astype(np.int32)
+        changed = np.flatnonzero(new | (move if dedup else False) | ~one)
         self._record(keys, first, changed, k_part, k_bucket)
         return out, buckets
 
-    def _route_moving(self, batch, part, kid, old_part, old_bucket, rows_moving, k_part, k_bucket):
-        """Records of keys that change partition (or arrive in several), one after another:
-        (the records to write, their buckets)."""
+    def _place(self, fresh: np.ndarray, first, lo, k_part, k_bucket) -> None:
+        """Buckets for keys placed as new ones in partition ``lo``, in order of first appearance."""
+        fresh = fresh[np.argsort(first[fresh], kind="stable")]
+        parts = lo[fresh]
+        for pid in np.unique(parts).tolist():
+            sel = fresh[parts == pid]
+            k_bucket[sel] = self.index.new_buckets(pid, len(sel), self.target)
+            k_part[sel] = pid
+
+    def _relocate(self, records: pa.Table, dst: np.ndarray, kind: int | None = None) -> pa.Table:
+        """``records`` with their partition columns set to partitions ``dst`` (and row kind)."""
+        records = self._set_partitions(records, dst, np.ones(len(dst), bool))
+        if kind is not None:
+            kinds = pa.array(np.full(records.num_rows, kind, np.int8))
+            records = records.set_column(records.schema.get_field_index(KIND), KIND, kinds)
+        return records
+
+    def _route_multi(self, batch, part, kid, old_part, old_bucket, rows_multi, k_part, k_bucket):
+        """Records of keys that arrive in several partitions, one after another: (the records to
+        write, their buckets)."""
         state: dict[int, tuple[int, int]] = {}
         src, dst_part, dst_bucket, kinds = [], [], [], []
-        for i in np.flatnonzero(rows_moving).tolist():
+        for i in np.flatnonzero(rows_multi).tolist():
             k, q = int(kid[i]), int(part[i])
             cur = state.get(k)
             if cur is None and old_part[i] >= 0:
