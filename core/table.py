@@ -192,6 +192,10 @@ class FileStoreTable:
         from paimon_core.metadata.features import check_writable
 
         check_writable(self.schema)
+        if self.schema.cross_partition_update:  # only dynamic buckets route keys across partitions
+            from paimon_core.write.cross_partition_guard import check_writable as check_cross
+
+            check_cross(self)
         if self.schema.core_options.bucket == -2:
             from paimon_core.write.postpone import PostponeWriter
 

@@ -24,15 +24,15 @@ class CrossPartitionConflict(BucketAssignmentConflict):
     index; nothing was committed, and the write must be redone on the new snapshot."""
 
 
-def refuse(table: FileStoreTable, what: str) -> None:
+def refuse(table: FileStoreTable, what: str, instead: str = "a batch ingest routes keys through it") -> None:
     """Refuse ``what`` on a cross-partition upsert table (a path that does not keep the global
-    key index and could leave a key in two partitions)."""
+    key index and could leave a key in two partitions); ``instead`` says what does."""
     if table.schema.cross_partition_update:
         raise UnsupportedFeature(
             f"{what} is not supported on cross-partition upsert table {table.identifier} (primary key "
             f"{', '.join(table.schema.primary_keys)} without partition key(s) "
-            f"{', '.join(p for p in table.schema.partition_keys if p not in table.schema.primary_keys)}); "
-            "use a batch ingest"
+            f"{', '.join(p for p in table.schema.partition_keys if p not in table.schema.primary_keys)}): "
+            f"it does not keep the global key index; {instead}"
         )
 
 
@@ -40,6 +40,13 @@ def check_writable(table: FileStoreTable) -> None:
     """Refuse options under which the routing of write/cross_partition.py would still leave a key in
     two partitions."""
     opts = table.schema.core_options
+    if opts.bucket != -1:
+        refuse(table, f"writing with bucket = {opts.bucket}", "Java 0.9 keeps such tables at bucket = -1")
+    if opts.sequence_fields:
+        raise UnsupportedFeature(
+            f"table {table.identifier}: sequence.field cannot be used on a cross-partition upsert table (as in "
+            "Java 0.9); nothing was written"
+        )
     if opts.merge_engine == "deduplicate" and opts.get("ignore-delete"):
         raise UnsupportedFeature(
             f"table {table.identifier}: a cross-partition upsert table with ignore-delete cannot move a key "

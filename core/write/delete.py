@@ -47,7 +47,7 @@ def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> De
         )
     from paimon_core.write.cross_partition_guard import refuse
 
-    refuse(table, "delete")
+    refuse(table, "delete", "a batch ingest of -D records deletes keys")
     pred = table.parse_filter(where)
     snap = table.snapshots.latest()
     if table.is_primary_key_table:

@@ -185,7 +185,7 @@ class KeyValueWriter:
         self.num_buckets = opts.bucket
         self.assigner = None
         self.cross = None
-        if self.num_buckets == -1 and schema.cross_partition_update:
+        if schema.cross_partition_update:
             from paimon_core.write.cross_partition import CrossPartitionAssigner
 
             self.cross = CrossPartitionAssigner(table)  # global key index; no hash index files

@@ -238,3 +238,30 @@ def test_paths_not_done_refuse_by_name(catalog, what):
             write_tables(t, [_batch([(1, 2, None, "b", "+I")])], row_kind_column="op")
     assert ("ignore-delete" if what == "ignore-delete" else "cross-partition upsert table") in str(e.value)
     assert t.snapshots.latest() == before
+
+
+def test_alter_table_keeps_the_schema_rules(catalog):
+    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+
+    t = catalog.create_table("db.x", _schema({}))
+    with pytest.raises(InvalidInput, match="sequence.field cannot be used"):
+        alter_table(t, [SetOption("sequence.field", "v")])
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"bucket": "2"}, "writing with bucket = 2 is not supported"),
+        ({"bucket": "-2"}, "writing with bucket = -2 is not supported"),
+        ({"sequence.field": "v"}, "sequence.field cannot be used"),
+    ],
+)
+def test_tables_other_engines_may_have_written_are_refused_by_the_writer(catalog, options, message):
+    """Schemas we (and Java 0.9) refuse at create-table, as a newer writer could leave them."""
+    from dataclasses import replace
+
+    t = catalog.create_table("db.x", _schema({}))
+    odd = t.with_schema(replace(t.schema, options={**t.schema.options, **options}))
+    with pytest.raises(UnsupportedFeature, match=message):
+        write_tables(odd, [_batch([(1, 1, None, "a", "+I")])], row_kind_column="op")
+    assert t.snapshots.latest() is None
