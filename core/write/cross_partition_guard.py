@@ -54,6 +54,15 @@ def check_writable(table: FileStoreTable) -> None:
         )
 
 
+def index_base(table: FileStoreTable) -> int | None:
+    """For a cross-partition table, the latest snapshot id (0: none), read before its writer
+    reads the key index (so that snapshot or a later one); None for other tables."""
+    if not table.schema.cross_partition_update:
+        return None
+    latest = table.snapshots.latest()
+    return latest.id if latest is not None else 0
+
+
 def check_base(table: FileStoreTable, base: int, latest) -> None:
     """Raise ``CrossPartitionConflict`` when a snapshot after ``base`` (the snapshot a write's
     key index was read from; 0 for an empty table) added or replaced data."""

@@ -123,23 +123,26 @@ def _write_and_commit(table: FileStoreTable, write, overwrite: bool, spec: dict 
     """``write(read)`` (the engine's write; ``read`` collects input row counts), then commit.
     A dynamic-bucket write whose new keys another writer meanwhile put in other buckets cannot
     be committed as written (``index_rebase``): its files are deleted and the write is redone
-    against the new index, a few times. Returns (messages, snapshot, read)."""
+    against the new index, a few times; so is a cross-partition upsert write when another writer
+    added data after it read the key index (``cross_partition_guard``). Returns (messages,
+    snapshot, read)."""
+    from paimon_core.write.cross_partition_guard import CrossPartitionConflict, index_base, refuse
     from paimon_core.write.index_rebase import BucketAssignmentConflict
 
-    cross = table.schema.cross_partition_update
-    if cross and overwrite:
-        from paimon_core.write.cross_partition_guard import refuse
-
+    if overwrite:
         refuse(table, "overwrite")
     for attempt in range(REWRITES + 1):
         read: list = []
-        base = None
-        if cross:  # the writer's key index is read from this snapshot or a later one
-            latest = table.snapshots.latest()
-            base = latest.id if latest is not None else 0
+        base = index_base(table)  # the writer's key index is read from this snapshot or a later one
         messages = write(read)
         try:
             return messages, _commit(table, messages, overwrite, spec, base), read
+        except CrossPartitionConflict:  # _commit deleted the files
+            if attempt == REWRITES:
+                raise CrossPartitionConflict(
+                    f"{table.identifier}: other writers kept adding data while this write routed keys through "
+                    f"the global key index ({REWRITES + 1} attempts); nothing was committed. Run the write again"
+                ) from None
         except BucketAssignmentConflict:  # _commit deleted the files
             if attempt == REWRITES:
                 raise BucketAssignmentConflict(

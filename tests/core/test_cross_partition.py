@@ -216,7 +216,56 @@ def test_a_commit_without_the_key_index_is_refused(catalog):
     t.discard(messages)
 
 
-@pytest.mark.parametrize("what", ["delete", "overwrite", "streaming", "ignore-delete"])
+def test_an_ingest_that_lost_the_index_race_is_written_again(catalog, monkeypatch):
+    """Another writer moves key 2 to partition a after our writer read the index (which had key 2
+    in b): committed as written, our record for key 2 in c would leave it in a and c."""
+    from paimon_core.write import cross_partition
+
+    t = catalog.create_table("db.x", _schema({}))
+    write_tables(t, [_batch([(2, 2, None, "b", "+I")])], row_kind_column="op")
+    real = cross_partition.bootstrap
+    calls = []
+
+    def racing_bootstrap(table, snapshot):
+        index = real(table, snapshot)
+        calls.append(snapshot.id)
+        if len(calls) == 1:  # the other writer commits right after our index was read
+            write_tables(catalog.get_table("db.x"), [_batch([(2, 5, None, "a", "+I")])], row_kind_column="op")
+        return index
+
+    monkeypatch.setattr(cross_partition, "bootstrap", racing_bootstrap)
+    write_tables(t, [_batch([(2, 7, None, "c", "+I")])], row_kind_column="op")
+    assert calls == [1, 1, 2]  # ours, the other writer's, ours again on the other's snapshot
+    assert _read(t) == {2: (7, None, "c")}
+
+
+def test_streaming_ingest_routes_keys_commit_by_commit(catalog):
+    from paimon_core.write.streaming import StreamingCommitter
+
+    t = catalog.create_table("db.x", _schema({}))
+    committer = StreamingCommitter(t, "stream-user")
+    rng = random.Random(5)
+    model: dict = {}
+    for _ in range(4):
+        rows = _random_rows(rng, 40, "deduplicate")
+        committer.write([_batch(rows)], row_kind_column="op")
+        _apply(model, "deduplicate", rows)
+        assert _read(t) == model
+
+
+def test_the_spark_engine_refuses_before_starting_spark(catalog):
+    from paimon_core.engines.spark import SparkEngine
+
+    t = catalog.create_table("db.x", _schema({}))
+    engine = SparkEngine(master="local[1]")
+    with pytest.raises(
+        UnsupportedFeature, match="the Spark engine's write is not supported on cross-partition"
+    ):
+        engine.write(t, [])
+    assert engine._spark is None
+
+
+@pytest.mark.parametrize("what", ["delete", "overwrite", "ignore-delete"])
 def test_paths_not_done_refuse_by_name(catalog, what):
     opts = {"ignore-delete": "true"} if what == "ignore-delete" else {}
     t = catalog.create_table("db.x", _schema(opts))
@@ -230,10 +279,6 @@ def test_paths_not_done_refuse_by_name(catalog, what):
             delete_where(t, "id = 1")
         elif what == "overwrite":
             write_tables(t, [_batch([(1, 2, None, "b", "+I")])], overwrite=True, row_kind_column="op")
-        elif what == "streaming":
-            from paimon_core.write.streaming import StreamingCommitter
-
-            StreamingCommitter(t, "u")
         else:
             write_tables(t, [_batch([(1, 2, None, "b", "+I")])], row_kind_column="op")
     assert ("ignore-delete" if what == "ignore-delete" else "cross-partition upsert table") in str(e.value)
