@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import time
+import zlib
 
 import pyarrow as pa
 import pytest
@@ -90,10 +91,20 @@ def _random_rows(rng: random.Random, n: int, engine: str) -> list[tuple]:
     return rows
 
 
-@pytest.mark.parametrize("engine", list(ENGINES))
+VARIANTS = {  # more table kinds, with the deduplicate rule
+    "deletion-vectors": {"deletion-vectors.enabled": "true"},
+    "changelog-input": {"changelog-producer": "input"},
+    "changelog-lookup": {"changelog-producer": "lookup"},
+    "small-buffer": {"write-buffer-size": "4 kb", "page-size": "1 kb"},
+}
+
+
+@pytest.mark.parametrize("engine", list(ENGINES) + list(VARIANTS))
 def test_keys_moving_partitions_follow_the_engine_rule(catalog, engine):
-    t = catalog.create_table("db.x", _schema({"merge-engine": engine, **ENGINES[engine]}))
-    rng = random.Random(hash(engine) & 0xFFFF)
+    options = {"merge-engine": engine, **ENGINES[engine]} if engine in ENGINES else VARIANTS[engine]
+    t = catalog.create_table("db.x", _schema(options))
+    rng = random.Random(zlib.crc32(engine.encode()))
+    engine = engine if engine in ENGINES else "deduplicate"
     model: dict = {}
     for commit in range(6):
         chunks = [_random_rows(rng, rng.randrange(20, 90), engine) for _ in range(3)]
@@ -310,3 +321,48 @@ def test_tables_other_engines_may_have_written_are_refused_by_the_writer(catalog
     with pytest.raises(UnsupportedFeature, match=message):
         write_tables(odd, [_batch([(1, 1, None, "a", "+I")])], row_kind_column="op")
     assert t.snapshots.latest() is None
+
+
+@pytest.mark.parametrize("engine", ["aggregation", "deduplicate"])
+def test_composite_keys_and_a_date_partition_with_nulls(catalog, engine):
+    """A two-column key and moves into and out of the default (NULL) partition of a DATE
+    partition column: the moved records' partition values are set as the column's type."""
+    import datetime as dt
+
+    schema = Schema(
+        Schema.parse_columns("id INT NOT NULL, name STRING NOT NULL, v BIGINT, d DATE, h INT"),
+        partition_keys=("d", "h"),
+        primary_keys=("id", "name"),
+        options={
+            "bucket": "-1",
+            "dynamic-bucket.target-row-num": "3",
+            "merge-engine": engine,
+            "fields.v.aggregate-function": "sum",
+        },
+    )
+    t = catalog.create_table("db.c", schema)
+    days = [dt.date(2024, 1, 1), dt.date(1969, 12, 31), None]
+    rng = random.Random(7)
+    model: dict = {}
+    for _ in range(5):
+        rows = [
+            (rng.randrange(6), rng.choice("pq"), rng.randrange(10), rng.choice(days), rng.choice([1, None]))
+            for _ in range(30)
+        ]
+        batch = pa.table(
+            {
+                "id": pa.array([r[0] for r in rows], pa.int32()),
+                "name": [r[1] for r in rows],
+                "v": pa.array([r[2] for r in rows], pa.int64()),
+                "d": pa.array([r[3] for r in rows], pa.date32()),
+                "h": pa.array([r[4] for r in rows], pa.int32()),
+            }
+        )
+        t.write_arrow(batch)
+        for k1, k2, v, d, h in rows:  # aggregation: the row stays where the key was first written
+            cur = model.get((k1, k2))
+            keep = cur is not None and engine == "aggregation"
+            model[(k1, k2)] = (cur[0] + v, cur[1], cur[2]) if keep else (v, d, h)
+        got = t.read().to_pylist()
+        assert len(got) == len(model)
+        assert {(r["id"], r["name"]): (r["v"], r["d"], r["h"]) for r in got} == model
