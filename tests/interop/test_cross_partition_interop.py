@@ -33,6 +33,30 @@ def _options(engine: str) -> dict:
     return {"bucket": "-1", "dynamic-bucket.target-row-num": "5", "merge-engine": engine, **ENGINES[engine]}
 
 
+def _java_create(wh: str, name: str, options: dict) -> dict:
+    return {
+        "op": "create_table",
+        "warehouse": wh,
+        "table": name,
+        "schema": SCHEMA,
+        "partition_keys": ["dt"],
+        "primary_keys": ["id"],
+        "options": options,
+    }
+
+
+def _our_create(cat, name: str, options: dict):
+    return cat.create_table(
+        name,
+        Schema(
+            Schema.parse_columns("id BIGINT NOT NULL, v BIGINT, s STRING, dt STRING"),
+            partition_keys=("dt",),
+            primary_keys=("id",),
+            options=options,
+        ),
+    )
+
+
 def _rows(rng: random.Random, engine: str, n: int) -> list[tuple]:
     out = []
     for _ in range(n):
@@ -85,31 +109,13 @@ def test_cross_partition_tables_both_ways_with_java_09(java, tmp_path):
     reqs = []
     for e in ENGINES:
         name = f"db.j_{e.replace('-', '_')}"
-        reqs.append(
-            {
-                "op": "create_table",
-                "warehouse": wh,
-                "table": name,
-                "schema": SCHEMA,
-                "partition_keys": ["dt"],
-                "primary_keys": ["id"],
-                "options": _options(e),
-            }
-        )
+        reqs.append(_java_create(wh, name, _options(e)))
         for rows in batches[e][:2]:
             reqs.append({"op": "write", "warehouse": wh, "table": name, "rows": _java_rows(rows)})
             written(e, "j", rows)
     java.run(reqs)
     for e in ENGINES:
-        p = cat.create_table(
-            f"db.p_{e.replace('-', '_')}",
-            Schema(
-                Schema.parse_columns("id BIGINT NOT NULL, v BIGINT, s STRING, dt STRING"),
-                partition_keys=("dt",),
-                primary_keys=("id",),
-                options=_options(e),
-            ),
-        )
+        p = _our_create(cat, f"db.p_{e.replace('-', '_')}", _options(e))
         for rows in batches[e][:2]:
             _ours(p, rows)
             written(e, "p", rows)
@@ -186,31 +192,13 @@ def test_a_moved_key_leaves_the_files_java_leaves(java, tmp_path):
     reqs = []
     for e in ENGINES:
         name = f"db.j_{e.replace('-', '_')}"
-        reqs.append(
-            {
-                "op": "create_table",
-                "warehouse": wh,
-                "table": name,
-                "schema": SCHEMA,
-                "partition_keys": ["dt"],
-                "primary_keys": ["id"],
-                "options": _layout_options(e),
-            }
-        )
+        reqs.append(_java_create(wh, name, _layout_options(e)))
         reqs += [
             {"op": "write", "warehouse": wh, "table": name, "rows": _java_rows(r)} for r in (first, second)
         ]
     java.run(reqs)
     for e in ENGINES:
-        p = cat.create_table(
-            f"db.p_{e.replace('-', '_')}",
-            Schema(
-                Schema.parse_columns("id BIGINT NOT NULL, v BIGINT, s STRING, dt STRING"),
-                partition_keys=("dt",),
-                primary_keys=("id",),
-                options=_layout_options(e),
-            ),
-        )
+        p = _our_create(cat, f"db.p_{e.replace('-', '_')}", _layout_options(e))
         for rows in (first, second):
             _ours(p, rows)
         j = cat.get_table(f"db.j_{e.replace('-', '_')}")
