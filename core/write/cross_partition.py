@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_to_python, internal_values
-from paimon_core.mergetree.merge_engines import KIND
+from paimon_core.merge.merge_engines import KIND
 from paimon_core.write.cross_partition_guard import check_writable
 from paimon_core.write.key_index import BUCKET, PART, bootstrap
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-from paimon_core.write.ingest import write_tables
+from paimon_core.ops.ingest import write_tables
 
 from tests.core.test_cross_partition import ENGINES, _apply
 

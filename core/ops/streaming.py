@@ -74,8 +74,8 @@ class StreamingCommitter:
         """Write and commit ``tables`` as the next identifier. A cross-partition upsert table's
         write is redone on the new snapshot when another writer added data after it read the
         key index (nothing of it was committed), a few times."""
+        from paimon_core.ops.ingest import REWRITES
         from paimon_core.write.cross_partition_guard import CrossPartitionConflict
-        from paimon_core.write.ingest import REWRITES
 
         for attempt in range(REWRITES + 1):
             try:
@@ -87,8 +87,8 @@ class StreamingCommitter:
 
     def _write_once(self, tables: list[pa.Table], properties: dict | None, row_kind_column: str | None):
         from paimon_core.engines.local import LocalEngine
+        from paimon_core.ops.ingest import _compact_after_write
         from paimon_core.write.cross_partition_guard import index_base
-        from paimon_core.write.ingest import _compact_after_write
 
         ident = self.next_identifier
         base = index_base(self.table)  # before the writer reads the key index
@@ -97,14 +97,8 @@ class StreamingCommitter:
         opts = CommitOptions(
             commit_user=self.commit_user, commit_identifier=ident, properties=properties, index_base=base
         )
-        try:
-            snap = self.table.commit(messages, opts)
-        except BaseException:
-            self.table.discard(messages)
-            raise
-        if snap is None:
-            self.table.discard(messages)
-        else:
+        snap = self.table.commit(messages, opts)  # commit-or-abort: None left no files
+        if snap is not None:
             self.last = snap
             self.next_identifier = ident + 1
             _compact_after_write(self.table, messages)
