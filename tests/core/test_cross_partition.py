@@ -270,18 +270,6 @@ def test_streaming_ingest_routes_keys_commit_by_commit(catalog):
         assert _read(t) == model
 
 
-def test_the_spark_engine_refuses_before_starting_spark(catalog):
-    from paimon_core.engines.spark import SparkEngine
-
-    t = catalog.create_table("db.x", _schema({}))
-    engine = SparkEngine(master="local[1]")
-    with pytest.raises(
-        UnsupportedFeature, match="the Spark engine's write is not supported on cross-partition"
-    ):
-        engine.write(t, [])
-    assert engine._spark is None
-
-
 @pytest.mark.parametrize("what", ["delete", "overwrite", "ignore-delete"])
 def test_paths_not_done_refuse_by_name(catalog, what):
     opts = {"ignore-delete": "true"} if what == "ignore-delete" else {}
