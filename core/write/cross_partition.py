@@ -110,10 +110,9 @@ class CrossPartitionAssigner:
         k_bucket = k_old_bucket.copy()
         dedup = self.engine == "deduplicate"
         if dedup:  # the key leaves its bucket, then is placed as a new key
-            for (p, b), c in zip(
-                *np.unique(np.stack([k_old[move], k_old_bucket[move]], 1), axis=0, return_counts=True)
-            ):
-                self.index.add_count(int(p), int(b), -int(c))
+            pb, c = np.unique(k_old[move].astype(np.int64) << 32 | k_old_bucket[move], return_counts=True)
+            for v, m in zip(pb.tolist(), c.tolist()):
+                self.index.add_count(v >> 32, v & 0xFFFFFFFF, -m)
         self._place(np.flatnonzero(new | move) if dedup else np.flatnonzero(new), first, lo, k_part, k_bucket)
         pieces = []
         kept = one & ~move | (move if dedup else False)  # records written where they are

@@ -68,6 +68,18 @@ class KeyIndex:
             fields + [pa.field(PART, pa.int32()), pa.field(BUCKET, pa.int32())]
         ).empty_table()
         self.counts: dict[int, dict[int, int]] = {}  # partition id -> bucket -> keys
+        self._sorted: tuple | None = None  # one integer key column: (sorted keys, their rows)
+
+    def _int_keys(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a single integer key column, the index's keys sorted and their row numbers (a
+        binary search instead of a hash join); None for other keys."""
+        if len(self.keys) != 1 or not pa.types.is_integer(self.rows.schema.field(0).type):
+            return None
+        if self._sorted is None:
+            keys = self.rows.column(0).to_numpy()
+            order = np.argsort(keys, kind="stable")
+            self._sorted = (keys[order], order)
+        return self._sorted
 
     def part_id(self, partition: tuple) -> int:
         pid = self._ids.get(partition)
@@ -82,7 +94,16 @@ class KeyIndex:
         probe = keys.select(self.keys).append_column("_POS", pa.array(np.arange(n, dtype=np.int64)))
         part = np.full(n, -1, np.int32)
         bucket = np.full(n, -1, np.int32)
-        if self.rows.num_rows and n:
+        ints = self._int_keys() if self.rows.num_rows and n else None
+        if ints is not None:
+            sk, order = ints
+            q = keys.column(self.keys[0]).to_numpy()
+            at = np.minimum(np.searchsorted(sk, q), len(sk) - 1)
+            found = sk[at] == q
+            rows = order[at[found]]
+            part[found] = self.rows.column(PART).to_numpy()[rows]
+            bucket[found] = self.rows.column(BUCKET).to_numpy()[rows]
+        elif self.rows.num_rows and n:
             hit = probe.join(self.rows, self.keys, join_type="inner", use_threads=False)
             pos = hit.column("_POS").to_numpy()
             part[pos] = hit.column(PART).to_numpy()
@@ -99,6 +120,7 @@ class KeyIndex:
             kept = kept.join(updates.select(self.keys), self.keys, join_type="left anti", use_threads=False)
             kept = kept.select(self.rows.schema.names)
         self.rows = pa.concat_tables([kept, updates]).combine_chunks()
+        self._sorted = None
 
     def add_count(self, pid: int, bucket: int, delta: int) -> None:
         per = self.counts.setdefault(pid, {})
