@@ -40,7 +40,8 @@ if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the wo
 DELETE = 3  # row kind byte of -D
 
 
-def _partition_arrays(table: FileStoreTable, partition: tuple, n: int) -> list[pa.Array]:
+def _partition_scalars(table: FileStoreTable, partition: tuple) -> list[pa.Scalar]:
+    """A partition's values (internal form) as Arrow scalars of the columns' types."""
     out = []
     for k, v in zip(table.schema.partition_keys, partition):
         t = table.schema.field(k).type
@@ -49,7 +50,7 @@ def _partition_arrays(table: FileStoreTable, partition: tuple, n: int) -> list[p
             arr = pa.array([v], pa.int64()).cast(pa.timestamp("ns", target.tz)).cast(target)
         else:
             arr = pa.array([internal_to_python(v, t)], target)
-        out.append(pa.repeat(arr[0], n) if n else arr.slice(0, 0))
+        out.append(arr[0])
     return out
 
 
@@ -63,15 +64,13 @@ def _key_ids(keys: pa.Table) -> np.ndarray:
 
 
 class CrossPartitionAssigner:
-    """Routes the records of a write (see the module docstring); ``base`` is the snapshot id its
-    index was read from (0 for an empty table)."""
+    """Routes the records of a write (see the module docstring), with the key index of the
+    latest snapshot when it is made."""
 
     def __init__(self, table: FileStoreTable):
         check_writable(table)
         self.table = table
-        snapshot = table.snapshots.latest()
-        self.base = snapshot.id if snapshot is not None else 0
-        self.index = bootstrap(table, snapshot)
+        self.index = bootstrap(table, table.snapshots.latest())
         self.engine = table.schema.core_options.merge_engine
         self.target = max(1, table.schema.core_options.get("dynamic-bucket.target-row-num"))
         self.partition_keys = list(table.schema.partition_keys)
@@ -116,8 +115,11 @@ class CrossPartitionAssigner:
         self._place(np.flatnonzero(new | move) if dedup else np.flatnonzero(new), first, lo, k_part, k_bucket)
         pieces = []
         kept = one & ~move | (move if dedup else False)  # records written where they are
-        rows = np.flatnonzero(kept[kid])
-        pieces.append((batch.take(pa.array(rows)), k_bucket[kid[rows]]))
+        if kept.all():
+            pieces.append((batch, k_bucket[kid]))
+        else:
+            rows = np.flatnonzero(kept[kid])
+            pieces.append((batch.take(pa.array(rows)), k_bucket[kid[rows]]))
         if move.any() and dedup:  # a -D of the key in its old (partition, bucket)
             keys_moved = np.flatnonzero(move)
             retract = self._relocate(batch.take(pa.array(first[keys_moved])), k_old[keys_moved], DELETE)
@@ -198,16 +200,16 @@ class CrossPartitionAssigner:
 
     def _set_partitions(self, moved: pa.Table, dst: np.ndarray, relocated: np.ndarray) -> pa.Table:
         """Partition columns of the relocated records set to their destination partition."""
-        cols = {k: moved.column(k).combine_chunks() for k in self.partition_keys}
-        for pid in np.unique(dst[relocated]).tolist():
-            rows = np.flatnonzero(relocated & (dst == pid))
-            values = _partition_arrays(self.table, self.index.partitions[pid], 1)
-            for k, v in zip(self.partition_keys, values):
-                mask = np.zeros(moved.num_rows, bool)
-                mask[rows] = True
-                cols[k] = pc.if_else(pa.array(mask), pa.repeat(v[0], moved.num_rows), cols[k])
-        for k in self.partition_keys:
-            moved = moved.set_column(moved.schema.get_field_index(k), moved.schema.field(k), cols[k])
+        pids = np.unique(dst[relocated])
+        values = [_partition_scalars(self.table, self.index.partitions[p]) for p in pids.tolist()]
+        at = pa.array(np.minimum(np.searchsorted(pids, dst), len(pids) - 1))
+        mask = pa.array(relocated)
+        for i, k in enumerate(self.partition_keys):
+            col = moved.column(k).combine_chunks()
+            new = pa.array([v[i] for v in values], col.type).take(at)
+            moved = moved.set_column(
+                moved.schema.get_field_index(k), moved.schema.field(k), pc.if_else(mask, new, col)
+            )
         return moved
 
     def _record(self, keys: pa.Table, first: np.ndarray, changed: np.ndarray, k_part, k_bucket) -> None:

@@ -6,6 +6,8 @@ bootstrap (index TTL, a table that already holds a key twice) and the paths that
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import random
 import time
 import zlib
@@ -321,8 +323,6 @@ def test_tables_other_engines_may_have_written_are_refused_by_the_writer(catalog
 def test_composite_keys_and_a_date_partition_with_nulls(catalog, engine):
     """A two-column key and moves into and out of the default (NULL) partition of a DATE
     partition column: the moved records' partition values are set as the column's type."""
-    import datetime as dt
-
     schema = Schema(
         Schema.parse_columns("id INT NOT NULL, name STRING NOT NULL, v BIGINT, d DATE, h INT"),
         partition_keys=("d", "h"),
@@ -335,7 +335,7 @@ def test_composite_keys_and_a_date_partition_with_nulls(catalog, engine):
         },
     )
     t = catalog.create_table("db.c", schema)
-    days = [dt.date(2024, 1, 1), dt.date(1969, 12, 31), None]
+    days = [datetime.date(2024, 1, 1), datetime.date(1969, 12, 31), None]
     rng = random.Random(7)
     model: dict = {}
     for _ in range(5):
@@ -360,3 +360,43 @@ def test_composite_keys_and_a_date_partition_with_nulls(catalog, engine):
         got = t.read().to_pylist()
         assert len(got) == len(model)
         assert {(r["id"], r["name"]): (r["v"], r["d"], r["h"]) for r in got} == model
+
+
+PARTITION_TYPES = {
+    "DECIMAL(20, 2)": pa.array([decimal.Decimal("1.50"), decimal.Decimal("2.25")], pa.decimal128(20, 2)),
+    "TIMESTAMP(6)": pa.array(
+        [datetime.datetime(2024, 1, 1, 1, 2, 3, 456789), datetime.datetime(2024, 1, 2)], pa.timestamp("us")
+    ),
+    "TIMESTAMP(3) WITH LOCAL TIME ZONE": pa.array(
+        [datetime.datetime(2024, 1, 1, 1, 2, 3, 456000), datetime.datetime(2024, 1, 2)],
+        pa.timestamp("ms", "UTC"),
+    ),
+    "BOOLEAN": pa.array([True, False]),
+    "TIME": pa.array([datetime.time(1, 2, 3), datetime.time(4, 5, 6)], pa.time32("ms")),
+    "BIGINT": pa.array([None, 2], pa.int64()),
+}
+
+
+@pytest.mark.parametrize("engine", ["partial-update", "deduplicate"])
+@pytest.mark.parametrize("ptype", list(PARTITION_TYPES))
+def test_moved_records_get_partition_values_of_every_type(catalog, ptype, engine):
+    """partial-update writes the record into the old partition (its partition value set from
+    the index), deduplicate a -D there: both with the partition column's own type."""
+    parts = PARTITION_TYPES[ptype]
+    schema = Schema(
+        Schema.parse_columns(f"k INT NOT NULL, v INT, p {ptype}"),
+        partition_keys=("p",),
+        primary_keys=("k",),
+        options={"bucket": "-1", "merge-engine": engine},
+    )
+    t = catalog.create_table("db.p", schema)
+    t.write_arrow(
+        pa.table({"k": pa.array([1], pa.int32()), "v": pa.array([1], pa.int32()), "p": parts.slice(0, 1)})
+    )
+    moved = pa.concat_arrays([parts.slice(1, 1), parts.slice(1, 1)])
+    t.write_arrow(
+        pa.table({"k": pa.array([1, 1], pa.int32()), "v": pa.array([None, 5], pa.int32()), "p": moved})
+    )
+    assert t.read().to_pylist() == [
+        {"k": 1, "v": 5, "p": parts[0 if engine == "partial-update" else 1].as_py()}
+    ]
