@@ -171,7 +171,9 @@ class FileStoreCommit:
 
         if self.options.index_base is None:
             cross_partition_guard.refuse(
-                self.table, "a write that does not route keys through the global key index"
+                self.table,
+                "a commit of new data files without CommitOptions.index_base",
+                "commit a table writer's messages with CommitOptions(index_base=writer.index_base)",
             )
         cross_partition_guard.check_base(self.table, self.options.index_base, latest)
 

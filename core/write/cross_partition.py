@@ -65,12 +65,14 @@ def _key_ids(keys: pa.Table) -> np.ndarray:
 
 class CrossPartitionAssigner:
     """Routes the records of a write (see the module docstring), with the key index of the
-    latest snapshot when it is made."""
+    latest snapshot when it is made (``base``: its id, 0 for none)."""
 
     def __init__(self, table: FileStoreTable):
         check_writable(table)
         self.table = table
-        self.index = bootstrap(table, table.snapshots.latest())
+        snapshot = table.snapshots.latest()
+        self.base = snapshot.id if snapshot is not None else 0  # CommitOptions.index_base
+        self.index = bootstrap(table, snapshot)
         self.engine = table.schema.core_options.merge_engine
         self.target = max(1, table.schema.core_options.get("dynamic-bucket.target-row-num"))
         self.partition_keys = list(table.schema.partition_keys)

@@ -210,6 +210,12 @@ class KeyValueWriter:
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0
 
+    @property
+    def index_base(self) -> int | None:
+        """Cross-partition upsert tables: the snapshot id (0: none) this writer's global key index
+        was read from, to commit its messages with ``CommitOptions(index_base=...)``; else None."""
+        return self.cross.base if self.cross is not None else None
+
     def write(self, batch: pa.Table, kinds: pa.Array | None = None) -> None:
         """``batch`` has the table's Arrow schema; ``kinds`` the row kind bytes (default +I)."""
         n = batch.num_rows

@@ -230,9 +230,19 @@ def test_a_commit_without_the_key_index_is_refused(catalog):
     w = t.new_writer()
     w.write(_batch([(2, 2, None, "b", "+I")]).drop_columns(["op"]))
     messages = w.prepare_commit()
-    with pytest.raises(UnsupportedFeature, match="cross-partition upsert table db.x"):
+    with pytest.raises(UnsupportedFeature, match=r"without CommitOptions.index_base .*writer.index_base"):
         t.commit(messages)
     _assert_gone(t, messages)  # the commit left none of their files
+
+
+def test_a_writer_by_hand_commits_with_its_index_base(catalog):
+    t = catalog.create_table("db.x", _schema({}))
+    write_tables(t, [_batch([(1, 1, None, "a", "+I")])], row_kind_column="op")
+    w = t.new_writer()
+    assert w.index_base == 1
+    w.write(_batch([(1, 2, None, "b", "+I")]).drop_columns(["op"]))
+    t.commit(w.prepare_commit(), _opts(w.index_base))
+    assert _read(t) == {1: (2, None, "b")}
 
 
 def test_an_ingest_that_lost_the_index_race_is_written_again(catalog, monkeypatch):
