@@ -19,11 +19,12 @@ from paimon_core.maintain import files as _files
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.snapshot_files import FileCollector, execute_plan_files, metadata_files
-from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.metadata.tags import tag_manager
+from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass(frozen=True)
@@ -48,16 +49,13 @@ class RollbackResult:
 
 
 def plan_rollback(
-    table: FileStoreTable, to_snapshot: int | None = None, to_tag: str | None = None
+    table: TableContext, to_snapshot: int | None = None, to_tag: str | None = None
 ) -> RollbackPlan:
     if (to_snapshot is None) == (to_tag is None):
         raise InvalidInput("rollback needs exactly one of a snapshot id or a tag name")
     sm, tags = table.snapshots, tag_manager(table)
     tagged = tags.tagged()
-    if to_tag is not None:
-        target = snapshot_from_tag(tags.snapshot(to_tag))
-    else:
-        target = sm.snapshot(to_snapshot)  # raises SnapshotNotFound
+    target = require_snapshot(table, SnapshotSpec(snapshot_id=to_snapshot, tag=to_tag))
     ids = sm.list_ids()
     if not ids and to_tag is None:
         raise SnapshotNotFound("the table has no snapshots")

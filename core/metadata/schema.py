@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 from paimon_core import paths
+from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
+from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
     AtomicType,
     DataField,
@@ -73,6 +75,10 @@ class TableSchema:
     @property
     def core_options(self) -> CoreOptions:
         return CoreOptions(self.options, self.primary_keys)
+
+    @property
+    def bucket_mode(self) -> BucketMode:
+        return mode_of(self.core_options.bucket, self.primary_keys, self.partition_keys)
 
     @property
     def bucket_keys(self) -> list[str]:
@@ -210,7 +216,7 @@ class Schema:
                 raise InvalidInput(f"bad column name '{n}'")
             if n.lower() in seen:
                 raise InvalidInput(f"column '{n}' is defined twice")
-            if n.startswith("_KEY_") or n in ("_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"):
+            if is_system_name(n):
                 raise InvalidInput(f"column name '{n}' is reserved by Paimon")
             seen.add(n.lower())
 
@@ -239,7 +245,7 @@ class Schema:
         validate_options(options, names)
         opts = CoreOptions(options, self.primary_keys)
         bucket = opts.bucket
-        if bucket == 0 or bucket < -2:
+        if bucket == 0 or bucket < POSTPONE_BUCKET:
             raise InvalidInput(
                 f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}"
             )
@@ -247,14 +253,14 @@ class Schema:
 
         check_format_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
         self._check_bucket_key(opts.bucket_key, bucket, names, types)
-        if bucket == -2 and not self.primary_keys:
+        if bucket == POSTPONE_BUCKET and not self.primary_keys:
             raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
         self._check_cross_partition(opts, bucket)
         from paimon_core.metadata.features import check_options
 
         check_options(options, writing=True, what="a table")
         if self.primary_keys:
-            from paimon_core.merge.merge_options import validate_merge_options
+            from paimon_core.metadata.merge_options import validate_merge_options
 
             validate_merge_options(options, types, self.primary_keys, self.partition_keys)
         elif any(k in options for k in ("merge-engine", "sequence.field")):
@@ -270,7 +276,7 @@ class Schema:
         missing = [p for p in self.partition_keys if self.primary_keys and p not in self.primary_keys]
         if not missing:
             return
-        if bucket != -1:
+        if mode_of(bucket, self.primary_keys, self.partition_keys) is not BucketMode.KEY_DYNAMIC:
             columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
             raise InvalidInput(
                 f"a primary key without the partition keys ({', '.join(missing)} missing) is a cross-partition "

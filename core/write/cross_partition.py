@@ -28,19 +28,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.system_columns import KIND
 from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_to_python, internal_values
-from paimon_core.merge.merge_engines import KIND
+from paimon_core.options import MergeEngineKind
 from paimon_core.write.cross_partition_guard import check_writable
 from paimon_core.write.key_index import BUCKET, PART, bootstrap
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 DELETE = 3  # row kind byte of -D
 
 
-def _partition_scalars(table: FileStoreTable, partition: tuple) -> list[pa.Scalar]:
+def _partition_scalars(table: TableContext, partition: tuple) -> list[pa.Scalar]:
     """A partition's values (internal form) as Arrow scalars of the columns' types."""
     out = []
     for k, v in zip(table.schema.partition_keys, partition):
@@ -67,7 +68,7 @@ class CrossPartitionAssigner:
     """Routes the records of a write (see the module docstring), with the key index of the
     latest snapshot when it is made (``base``: its id, 0 for none)."""
 
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: TableContext):
         check_writable(table)
         self.table = table
         snapshot = table.snapshots.latest()
@@ -109,7 +110,7 @@ class CrossPartitionAssigner:
         move = one & (k_old >= 0) & (k_old != lo)  # the key moves to that partition
         k_part = k_old.copy()
         k_bucket = k_old_bucket.copy()
-        dedup = self.engine == "deduplicate"
+        dedup = self.engine is MergeEngineKind.DEDUPLICATE
         if dedup:  # the key leaves its bucket, then is placed as a new key
             pb, c = np.unique(k_old[move].astype(np.int64) << 32 | k_old_bucket[move], return_counts=True)
             for v, m in zip(pb.tolist(), c.tolist()):
@@ -126,7 +127,7 @@ class CrossPartitionAssigner:
             keys_moved = np.flatnonzero(move)
             retract = self._relocate(batch.take(pa.array(first[keys_moved])), k_old[keys_moved], DELETE)
             pieces.append((retract, k_old_bucket[keys_moved]))
-        elif move.any() and self.engine in ("partial-update", "aggregation"):  # updated in place
+        elif move.any() and self.engine in (MergeEngineKind.PARTIAL_UPDATE, MergeEngineKind.AGGREGATION):
             rows = np.flatnonzero(move[kid])
             pieces.append(
                 (self._relocate(batch.take(pa.array(rows)), k_old[kid[rows]]), k_old_bucket[kid[rows]])
@@ -175,13 +176,13 @@ class CrossPartitionAssigner:
                 if cur is None:
                     cur = (q, int(self.index.new_buckets(q, 1, self.target)[0]))
                 src.append(i), dst_part.append(q), dst_bucket.append(cur[1]), kinds.append(-1)
-            elif self.engine == "deduplicate":
+            elif self.engine is MergeEngineKind.DEDUPLICATE:
                 p, b = cur
                 src.append(i), dst_part.append(p), dst_bucket.append(b), kinds.append(DELETE)
                 self.index.add_count(p, b, -1)
                 cur = (q, int(self.index.new_buckets(q, 1, self.target)[0]))
                 src.append(i), dst_part.append(q), dst_bucket.append(cur[1]), kinds.append(-1)
-            elif self.engine in ("partial-update", "aggregation"):
+            elif self.engine in (MergeEngineKind.PARTIAL_UPDATE, MergeEngineKind.AGGREGATION):
                 src.append(i), dst_part.append(cur[0]), dst_bucket.append(cur[1]), kinds.append(-1)
             # first-row: a record for a key living in another partition is dropped
             state[k] = cur

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from paimon_core.bucket_mode import BucketMode
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.options import MergeEngineKind
 from paimon_core.write.index_rebase import BucketAssignmentConflict
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 class CrossPartitionConflict(BucketAssignmentConflict):
@@ -24,7 +26,7 @@ class CrossPartitionConflict(BucketAssignmentConflict):
     index; nothing was committed, and the write must be redone on the new snapshot."""
 
 
-def refuse(table: FileStoreTable, what: str, instead: str = "a batch ingest routes keys through it") -> None:
+def refuse(table: TableContext, what: str, instead: str = "a batch ingest routes keys through it") -> None:
     """Refuse ``what`` on a cross-partition upsert table (a path that does not keep the global
     key index and could leave a key in two partitions); ``instead`` says what does."""
     if table.schema.cross_partition_update:
@@ -36,25 +38,25 @@ def refuse(table: FileStoreTable, what: str, instead: str = "a batch ingest rout
         )
 
 
-def check_writable(table: FileStoreTable) -> None:
+def check_writable(table: TableContext) -> None:
     """Refuse options under which the routing of write/cross_partition.py would still leave a key in
     two partitions."""
     opts = table.schema.core_options
-    if opts.bucket != -1:
+    if table.schema.bucket_mode is not BucketMode.KEY_DYNAMIC:
         refuse(table, f"writing with bucket = {opts.bucket}", "Java 0.9 keeps such tables at bucket = -1")
     if opts.sequence_fields:
         raise UnsupportedFeature(
             f"table {table.identifier}: sequence.field cannot be used on a cross-partition upsert table (as in "
             "Java 0.9); nothing was written"
         )
-    if opts.merge_engine == "deduplicate" and opts.get("ignore-delete"):
+    if opts.merge_engine is MergeEngineKind.DEDUPLICATE and opts.get("ignore-delete"):
         raise UnsupportedFeature(
             f"table {table.identifier}: a cross-partition upsert table with ignore-delete cannot move a key "
             "to another partition (the delete in the old partition would be ignored); nothing was written"
         )
 
 
-def index_base(table: FileStoreTable) -> int | None:
+def index_base(table: TableContext) -> int | None:
     """For a cross-partition table, the latest snapshot id (0: none), read before its writer
     reads the key index (so that snapshot or a later one); None for other tables."""
     if not table.schema.cross_partition_update:
@@ -63,7 +65,7 @@ def index_base(table: FileStoreTable) -> int | None:
     return latest.id if latest is not None else 0
 
 
-def check_base(table: FileStoreTable, base: int, latest) -> None:
+def check_base(table: TableContext, base: int, latest) -> None:
     """Raise ``CrossPartitionConflict`` when a snapshot after ``base`` (the snapshot a write's
     key index was read from; 0 for an empty table) added or replaced data."""
     if latest is None or latest.id <= base:

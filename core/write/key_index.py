@@ -28,8 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.errors import PaimonError
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 PART = "_PART"
 BUCKET = "_BUCKET"
@@ -57,7 +57,7 @@ class KeyIndex:
     """Keys (the trimmed primary-key columns) with a partition id and a bucket each; partitions
     are numbered in :attr:`partitions` (internal-value tuples)."""
 
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: TableContext):
         schema = table.schema
         self.keys = list(schema.trimmed_primary_keys)
         self.table = table
@@ -151,18 +151,21 @@ class KeyIndex:
         return out
 
 
-def bootstrap(table: FileStoreTable, snapshot) -> KeyIndex:
+def bootstrap(table: TableContext, snapshot) -> KeyIndex:
     """The key index of ``snapshot`` (None: an empty table)."""
     index = KeyIndex(table)
     if snapshot is None:
         return index
     opts = table.schema.core_options
-    splits = table.for_snapshot(snapshot).plan(snapshot, all_levels=True)
+    from paimon_core.read.scan import plan
+    from paimon_core.read.table_read import TableRead
+
+    splits = plan(table.for_snapshot(snapshot), snapshot, all_levels=True)
     ttl = opts.get("cross-partition-upsert.index-ttl")
     if ttl is not None:
         now = int(time.time() * 1000)
         splits = [s for s in splits if _fresh(s, ttl, now)]
-    reader = table.new_read(index.keys)
+    reader = TableRead(table, index.keys)
     threads = max(1, min(opts.get("cross-partition-upsert.bootstrap-parallelism"), len(splits) or 1))
     with ThreadPoolExecutor(threads) as pool:
         tables = list(pool.map(reader.read_split, splits))
@@ -185,7 +188,7 @@ def bootstrap(table: FileStoreTable, snapshot) -> KeyIndex:
     return index
 
 
-def _check_unique(table: FileStoreTable, index: KeyIndex, rows: pa.Table) -> None:
+def _check_unique(table: TableContext, index: KeyIndex, rows: pa.Table) -> None:
     counts = rows.select(index.keys).group_by(index.keys, use_threads=False).aggregate([([], "count_all")])
     dup = counts.filter(pc.greater(counts.column("count_all"), 1))
     if not dup.num_rows:
