@@ -17,7 +17,7 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.ingest import write_tables
 
-from tests.core.test_cross_partition import ENGINES, _apply
+from tests.core.write.test_cross_partition import ENGINES, _apply
 
 pytestmark = pytest.mark.interop
 
