@@ -534,6 +534,8 @@ public class InteropDriver {
           kx.setRecord(r);
           w.write(r, assigner.assign(kx.partition(), kx.trimmedPrimaryKey().hashCode()));
         }
+      } else if (t.bucketMode() == BucketMode.CROSS_PARTITION) {
+        writeCrossPartition(t, w, rows);
       } else {
         for (GenericRow r : rows) w.write(r);
       }
@@ -543,6 +545,60 @@ public class InteropDriver {
     res.put("written", rows.size());
     res.put("snapshot", t.snapshotManager().latestSnapshotId());
     return res;
+  }
+
+  /**
+   * Cross-partition upsert: Java's GlobalIndexAssigner keeps its key index in RocksDB, which the
+   * bridge jar lacks, so its per-record logic is replayed over a HashMap with Java's own pieces:
+   * IndexBootstrap (the key, partition and bucket of the live rows), the crosspartition
+   * BucketAssigner and the merge engine's ExistingProcessor. A key found twice by the bootstrap
+   * fails as Java's bulk load of the index does.
+   */
+  static void writeCrossPartition(FileStoreTable t, BatchTableWrite w, List<GenericRow> rows) throws Exception {
+    org.apache.paimon.crosspartition.KeyPartPartitionKeyExtractor bx =
+        new org.apache.paimon.crosspartition.KeyPartPartitionKeyExtractor(t.schema());
+    org.apache.paimon.table.sink.RowPartitionKeyExtractor rx =
+        new org.apache.paimon.table.sink.RowPartitionKeyExtractor(t.schema());
+    org.apache.paimon.crosspartition.BucketAssigner ba = new org.apache.paimon.crosspartition.BucketAssigner();
+    java.util.Map<BinaryRow, BinaryRow> partOf = new java.util.HashMap<>();
+    java.util.Map<BinaryRow, Integer> bucketOf = new java.util.HashMap<>();
+    int target = (int) t.coreOptions().dynamicBucketTargetRowNum();
+    try (RecordReader<InternalRow> rr = new org.apache.paimon.crosspartition.IndexBootstrap(t).bootstrap(1, 0)) {
+      rr.forEachRemaining(row -> {
+        BinaryRow key = bx.trimmedPrimaryKey(row).copy();
+        BinaryRow part = bx.partition(row).copy();
+        int bucket = row.getInt(row.getFieldCount() - 1);
+        if (partOf.containsKey(key)) throw new IllegalStateException("bootstrap: duplicate key in the table");
+        ba.bootstrapBucket(part, bucket);
+        partOf.put(key, part);
+        bucketOf.put(key, bucket);
+      });
+    }
+    java.util.function.BiConsumer<InternalRow, Integer> collect = (row, bucket) -> {
+      try { w.write(row, bucket); } catch (Exception e) { throw new RuntimeException(e); }
+    };
+    org.apache.paimon.crosspartition.ExistingProcessor proc =
+        org.apache.paimon.crosspartition.ExistingProcessor.create(
+            t.coreOptions().mergeEngine(),
+            new org.apache.paimon.utils.ProjectToRowFunction(t.rowType(), t.partitionKeys()),
+            ba, collect);
+    for (GenericRow r : rows) {
+      BinaryRow part = rx.partition(r).copy();
+      BinaryRow key = rx.trimmedPrimaryKey(r).copy();
+      BinaryRow prev = partOf.get(key);
+      boolean isNew = prev == null;
+      if (prev != null && prev.equals(part)) {
+        collect.accept(r, bucketOf.get(key));
+      } else if (prev != null) {
+        isNew = proc.processExists(r, prev, bucketOf.get(key));
+      }
+      if (isNew) {
+        int bucket = ba.assignBucket(part, b -> true, target);
+        partOf.put(key, part);
+        bucketOf.put(key, bucket);
+        collect.accept(r, bucket);
+      }
+    }
   }
 
   static ObjectNode opCompact(JsonNode req) throws Exception {
