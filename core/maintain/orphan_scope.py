@@ -31,6 +31,7 @@ from paimon_core.maintain.used_names import CHANGELOG_DIR, CHANGELOG_PREFIX
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
+    from paimon_core.storage.file_io import FileIO
 
 HINTS = ("EARLIEST", "LATEST")
 UNUSED, LEFTOVER = "unused", "leftover"
@@ -55,7 +56,7 @@ def _bucket_kind(name: str) -> str:
     return "index" if name.startswith("index-") else "data"
 
 
-def bucket_dirs(io, table_path: str, partition_depth: int) -> list[str]:
+def bucket_dirs(io: FileIO, table_path: str, partition_depth: int) -> list[str]:
     """``bucket-*`` directories below ``partition_depth`` levels of ``k=v`` directories."""
     level = [table_path]
     for _ in range(partition_depth):

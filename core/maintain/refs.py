@@ -25,6 +25,8 @@ from paimon_core.metadata.manifest import ADD
 from paimon_core.metadata.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -136,7 +138,7 @@ class RefReader:
         self._cache[key] = r
         return r
 
-    def union(self, snapshots) -> Refs:
+    def union(self, snapshots: Iterable[Snapshot]) -> Refs:
         out = Refs()
         for s in snapshots:
             out.update(self.refs(s))

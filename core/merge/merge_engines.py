@@ -75,7 +75,7 @@ def key_boundaries(data: pa.Table, keys: list[str]) -> tuple[pa.Array, pa.Array]
     return first, last
 
 
-def is_retract(kind_col) -> pa.Array:
+def is_retract(kind_col: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pc.is_in(kind_col, pa.array([UPDATE_BEFORE, DELETE], pa.int8()))
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import io as _io
 import uuid
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import fastavro
 import numpy as np
@@ -35,6 +36,9 @@ from paimon_core import paths
 from paimon_core.errors import CorruptMetadata, UnsupportedFeature
 from paimon_core.metadata.manifest import ADD, DELETE, NS, as_records, avro_bytes
 from paimon_core.storage.file_io import FileIO
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 HASH_INDEX = "HASH"
 
@@ -284,7 +288,7 @@ class IndexEntry:
         return replace(self, kind=DELETE)
 
 
-def check_writable_index(entries, what: str = "table") -> None:
+def check_writable_index(entries: Iterable[IndexEntry], what: str = "table") -> None:
     """Refuse (UnsupportedFeature) a write to a table whose index manifest holds global indexes
     over row ids: those exist only on row-tracking / data-evolution tables (``global-index``
     docs), whose writers must assign row ids, which this project does not. Global indexes built

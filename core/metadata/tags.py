@@ -109,7 +109,7 @@ def tag_manager(table: TableContext) -> TagManager:
     return TagManager(table.io, table.path)
 
 
-def branch_tag_manager(io, branch_path: str) -> TagManager:
+def branch_tag_manager(io: FileIO, branch_path: str) -> TagManager:
     """The tags of a branch, whose directory (``<table>/branch/branch-NAME``, or the table's own
     for the main branch) holds ``tag/tag-<name>`` as a table does."""
     return TagManager(io, branch_path)

@@ -43,6 +43,7 @@ from paimon_core.write.input_errors import InputRowError
 from paimon_core.write.table_write import write_tables
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
 
 LAST_FILE = "ingest.watch.last-file"
@@ -295,7 +296,7 @@ def _first_bad_line(data: bytes, fmt: str, types: dict, header: list[str] | None
 
 
 def parse_lines(
-    data: bytes, fmt: str, schema, header: list[str] | None, first_line: int | None = None
+    data: bytes, fmt: str, schema: TableSchema, header: list[str] | None, first_line: int | None = None
 ) -> pa.Table:
     """Whole JSON lines or CSV records (without the header) -> an Arrow table with the table's
     types. ``first_line``: the 1-based line number of ``data``'s first line in the whole input;

@@ -18,6 +18,7 @@ from paimon_core.options import MergeEngineKind
 from paimon_core.write.index_rebase import BucketAssignmentConflict
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -65,7 +66,7 @@ def index_base(table: TableContext) -> int | None:
     return latest.id if latest is not None else 0
 
 
-def check_base(table: TableContext, base: int, latest) -> None:
+def check_base(table: TableContext, base: int, latest: Snapshot | None) -> None:
     """Raise ``CrossPartitionConflict`` when a snapshot after ``base`` (the snapshot a write's
     key index was read from; 0 for an empty table) added or replaced data."""
     if latest is None or latest.id <= base:

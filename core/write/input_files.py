@@ -6,11 +6,15 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.schema import TableSchema
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 FORMATS = {
     ".parquet": "parquet",
@@ -115,7 +119,7 @@ def input_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
     return first.schema if first is not None else pa.schema([])
 
 
-def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS):
+def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
     """Yield Arrow tables of at most ``batch_rows`` rows (CSV/JSON parsed with the table types)."""
     try:
         if f.format == "parquet":

@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 from paimon_core.errors import PaimonError
 
 if TYPE_CHECKING:
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
 PART = "_PART"
@@ -151,7 +152,7 @@ class KeyIndex:
         return out
 
 
-def bootstrap(table: TableContext, snapshot) -> KeyIndex:
+def bootstrap(table: TableContext, snapshot: Snapshot | None) -> KeyIndex:
     """The key index of ``snapshot`` (None: an empty table)."""
     index = KeyIndex(table)
     if snapshot is None:
