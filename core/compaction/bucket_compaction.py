@@ -313,7 +313,9 @@ def _purge_top_run(table: TableContext, split: DataSplit):
     return in_order[dirty[0] : dirty[-1] + 1], in_order[0].level, True
 
 
-def plan_bucket(table: TableContext, split: DataSplit, full: bool):
+def plan_bucket(
+    table: TableContext, split: DataSplit, full: bool
+) -> tuple[list[DataFileMeta], int, bool] | None:
     """What to compact in one bucket: (files, output level, drop deletes) or None."""
     opts = table.schema.core_options
     if not table.is_primary_key_table:

@@ -407,7 +407,7 @@ def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[Sche
 # Reading values written under an older column type
 
 
-def cast_for_read(arr, name: str, src: DataType, dst: DataType):
+def cast_for_read(arr: pa.Array, name: str, src: DataType, dst: DataType) -> pa.Array:
     """Values stored as ``src`` read as ``dst`` (Java's CastExecutors semantics where they differ
     from Arrow's: integer <-> timestamp counts seconds, numeric narrowing wraps/truncates)."""
     target = to_arrow_type(dst)

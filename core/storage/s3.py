@@ -28,9 +28,13 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from paimon_core.errors import InvalidInput, PaimonError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _ALIASES = {
     "endpoint": "endpoint",
@@ -196,7 +200,7 @@ _probe_results: dict[tuple[str, str], str | None] = {}
 _probe_lock = threading.Lock()
 
 
-def probe_result(store: str, bucket: str, run) -> str | None:
+def probe_result(store: str, bucket: str, run: Callable[[], str | None]) -> str | None:
     """None if the store honours ``If-None-Match: *`` on ``bucket``, else the reason it does not.
     ``run`` performs the probe; its result is cached for the process."""
     key = (store, bucket)

@@ -49,7 +49,7 @@ def _checked_cast_allowed(src: DataType, dst: DataType) -> bool:
     return False
 
 
-def conform_column(arr, name: str, dst: DataType):
+def conform_column(arr: pa.Array | pa.ChunkedArray, name: str, dst: DataType) -> pa.Array | pa.ChunkedArray:
     src = from_arrow_type(arr.type)
     target = to_arrow_type(dst)
     if arr.type == target:
@@ -134,7 +134,7 @@ def conform_table(data: pa.Table | pa.RecordBatch, schema: TableSchema) -> pa.Ta
 _KIND_CODES = {"+I": 0, "-U": 1, "+U": 2, "-D": 3, "I": 0, "UB": 1, "UA": 2, "D": 3}
 
 
-def split_row_kinds(data: pa.Table, column: str | None):
+def split_row_kinds(data: pa.Table, column: str | None) -> tuple[pa.Table, pa.Array | None]:
     """Take the row-kind column (+I/-U/+U/-D) out of ``data``; returns (data, int8 kinds or None)."""
     if column is None:
         return data, None
