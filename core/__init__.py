@@ -30,12 +30,12 @@ _EXPORTS = {
     "parse_type": "paimon_core.data.types",
     "CoreOptions": "paimon_core.options",
     # write, read, commit
-    "ingest_files": "paimon_core.write.ingest",
-    "write_tables": "paimon_core.write.ingest",
+    "ingest_files": "paimon_core.ops.ingest",
+    "write_tables": "paimon_core.ops.ingest",
     "CommitMessage": "paimon_core.commit",
     "CommitOptions": "paimon_core.commit",
     "diff": "paimon_core.read.diff",
-    "compact": "paimon_core.mergetree.compaction",
+    "compact": "paimon_core.compaction.compaction",
     "get_engine": "paimon_core.engines",
     # snapshots and maintenance
     "Snapshot": "paimon_core.metadata.snapshot",

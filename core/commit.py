@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from paimon_core import paths
 from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
 from paimon_core.journal import InterruptedAfterCommit, record_commit
 from paimon_core.metadata.manifest import (
@@ -160,10 +161,40 @@ class FileStoreCommit:
 
     # ---- commit
     def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
-        """Make ``messages`` one snapshot. Returns None when there is nothing to commit, or when
-        ``commit_user`` already committed ``commit_identifier`` (the caller then discards its files).
-        A writer that loses the race for ``snapshot-N`` deletes what it wrote and retries on the
-        new latest snapshot, up to ``commit.max-retries`` times."""
+        """Make ``messages`` one snapshot, or leave no trace of them: the one commit-or-abort that
+        every writer goes through, so that no caller cleans up after a commit by hand.
+
+        Returns the snapshot when it landed; the messages' files are then in it. When no snapshot
+        landed (nothing to commit, an identifier ``commit_user`` already committed, or any failure
+        before ``snapshot-N`` was created: a conflict, a refused write, Ctrl-C), every new file the
+        messages name is deleted before this returns None or raises. A failure after the create
+        (Ctrl-C raises ``InterruptedAfterCommit``) keeps every file: the snapshot stands. A writer
+        that loses the race for ``snapshot-N`` deletes its manifests and retries on the new latest
+        snapshot, up to ``commit.max-retries`` times."""
+        landed: list[Snapshot] = []
+        try:
+            snap = self._commit(messages, kind, landed)
+        except BaseException:
+            if not landed:
+                discard_files(self.table, messages)
+            raise
+        if snap is None:
+            discard_files(self.table, messages)
+        return snap
+
+    def abort(self, messages: list[CommitMessage]) -> None:
+        """For a caller told that a commit failed without knowing how far it got (Spark calls a
+        writer's abort after a failed commit): deletes the messages' files unless ``commit_user``
+        already committed ``commit_identifier``, in which case the snapshot stands."""
+        mine = latest_commit_of(self.table, self.options.commit_user)
+        if mine is None or mine.commit_identifier < self.options.commit_identifier:
+            discard_files(self.table, messages)
+
+    def _commit(self, messages: list[CommitMessage], kind: str | None, landed: list) -> Snapshot | None:
+        from paimon_core.metadata.features import check_writable
+
+        self.table.require_writable()
+        check_writable(self.table.schema, compaction=kind == "COMPACT")
         adds, deletes = self._entries(messages)
         changelog = [
             ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
@@ -184,13 +215,14 @@ class FileStoreCommit:
             snap = None
             try:
                 snap = self._new_snapshot(latest, adds, deletes, changelog, messages, kind, written, rebased)
-                if self._publish(snap, messages, rebased):
+                if self._publish(snap, messages, rebased, landed):
                     return snap
             except (SnapshotExpired, CorruptMetadata) as e:
                 self._cleanup(written, rebased)
                 self._raise_unless_lost_race(e, latest)
             except BaseException as e:
-                if snap is not None and self._created(snap):
+                if snap is not None and (landed or self._created(snap)):
+                    landed.append(snap)
                     return self._kept_after_interruption(e, snap, messages, rebased)
                 self._cleanup(written, rebased)
                 raise
@@ -274,11 +306,13 @@ class FileStoreCommit:
             uuid=str(uuid.uuid4()),
         )
 
-    def _publish(self, snap: Snapshot, messages, rebased: list) -> bool:
-        """Create ``snapshot-N`` if absent (under the catalog's lock); False when another writer got N."""
+    def _publish(self, snap: Snapshot, messages, rebased: list, landed: list) -> bool:
+        """Create ``snapshot-N`` if absent (under the catalog's lock); False when another writer got N.
+        ``landed`` gets the snapshot as soon as it exists, before anything else can fail."""
         with self.table.env.lock():
             committed = self.table.snapshots.try_commit(snap)
         if committed:
+            landed.append(snap)
             record_commit(self.table.path, snap.id)
             if rebased:
                 self._drop_superseded_index(messages)
@@ -432,3 +466,24 @@ class FileStoreCommit:
             merged.append(store.write_manifest(chunk, self.table.schema.id, self._partition_stats(chunk)))
             written.append(merged[-1].file_name)
         return merged
+
+
+def discard_files(table: FileStoreTable, messages: list[CommitMessage]) -> None:
+    """Delete the new files of ``messages``, which no snapshot names: data, compaction output,
+    changelog and index files. A file a message also lists as replaced (a level upgrade keeps the
+    same file) is kept. Best effort: a file that cannot be deleted is left to ``remove-orphans``."""
+    for m in messages:
+        d = table.bucket_path(m.partition, m.bucket)
+        kept = {f.file_name for f in m.compact_before}
+        for f in m.new_files + m.compact_after + m.changelog_files:
+            if f.file_name not in kept:
+                _delete_quietly(table, table.io.join(d, f.file_name))
+        for e in m.new_index:
+            _delete_quietly(table, paths.index_file(table.path, e.file_name))
+
+
+def _delete_quietly(table: FileStoreTable, path: str) -> None:
+    try:
+        table.io.delete(path)
+    except Exception:  # noqa: BLE001 - an orphan left for remove-orphans, never a lost row
+        pass

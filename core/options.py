@@ -192,7 +192,7 @@ _REGISTRY = [
     Option("index-file-in-data-file-dir", "bool", False, "index files beside data files (true refused)"),
     # schema evolution
     Option("disable-explicit-type-casting", "bool", False, "refuse narrowing alter-column casts"),
-    # postpone buckets and newer metadata (write/postpone.py, mergetree/postpone_compaction.py,
+    # postpone buckets and newer metadata (write/postpone.py, compaction/postpone_compaction.py,
     # metadata/features.py, which refuses what of these is not implemented)
     Option(
         "postpone.batch-write-fixed-bucket", "bool", True, "postpone tables: batch writes into real buckets"
@@ -252,7 +252,7 @@ _REGISTRY = [
     # deletion vectors (metadata/deletion_vectors.py)
     Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
     Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
-    # p16opt: fixed-bucket append compaction as Java's writers do it (mergetree/compaction.py)
+    # p16opt: fixed-bucket append compaction as Java's writers do it (compaction/compaction.py)
     Option(
         "compaction.max.file-num",
         "int",

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import pyarrow as pa
 from paimon_core import paths
-from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit
+from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit, discard_files
 from paimon_core.data.partition import PartitionCodec
 from paimon_core.errors import SnapshotNotFound
 from paimon_core.metadata.manifest import ManifestStore, manifest_codec
@@ -224,19 +224,13 @@ class FileStoreTable:
     def commit(
         self, messages: list[CommitMessage], options: CommitOptions | None = None, kind: str | None = None
     ) -> Snapshot | None:
-        from paimon_core.metadata.features import check_writable
-
-        check_writable(self.schema, compaction=kind == "COMPACT")
-        return self.new_commit(options).commit(messages, kind)
+        """Commit-or-abort ``messages`` (``FileStoreCommit.commit``): one snapshot with all their
+        files, or none and their files deleted. Callers never clean up after it."""
+        return FileStoreCommit(self, options).commit(messages, kind)
 
     def discard(self, messages: list[CommitMessage]) -> None:
-        """Delete the files of messages that will not be committed."""
-        for m in messages:
-            d = self.bucket_path(m.partition, m.bucket)
-            for f in m.new_files + m.compact_after + m.changelog_files:
-                self.io.delete(self.io.join(d, f.file_name))
-            for e in m.new_index:
-                self.io.delete(paths.index_file(self.path, e.file_name))
+        """Delete the files of messages a writer gives up before committing them."""
+        discard_files(self, messages)
 
     def write_arrow(
         self,
@@ -246,10 +240,10 @@ class FileStoreTable:
         row_kind_column: str | None = None,
         evolve: bool = False,
     ) -> Snapshot | None:
-        """Write an Arrow table in one commit (see ``paimon_core.write.ingest`` for the rules).
+        """Write an Arrow table in one commit (see ``paimon_core.ops.ingest`` for the rules).
         ``evolve`` adds the input's new columns and widens types first; this table object then
         follows the new schema."""
-        from paimon_core.write.ingest import write_tables
+        from paimon_core.ops.ingest import write_tables
 
         result = write_tables(
             self,

@@ -18,7 +18,7 @@ def stderr_is_terminal() -> bool:
 
 @contextmanager
 def byte_progress(description: str, enabled: bool | None = None) -> Iterator[tuple[Callable, Callable]]:
-    """Yield ``(on_plan(total_bytes), advance(bytes))`` for ``paimon_core.write.ingest``."""
+    """Yield ``(on_plan(total_bytes), advance(bytes))`` for ``paimon_core.ops.ingest``."""
     if enabled is None:
         enabled = stderr_is_terminal()
     if not enabled:

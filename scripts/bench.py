@@ -155,7 +155,7 @@ def bench_floor(res: Results, data: pa.Table, tmp: Path, input_path: Path) -> No
 def bench_ours(res: Results, data: pa.Table, wh: Path, input_path: Path) -> None:
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.metadata.schema import Schema
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.ops.ingest import ingest_files
 
     cat = FileSystemCatalog(str(wh))
     try:
@@ -431,7 +431,7 @@ def profile_ours(data_path: Path, tmp: Path, top: int = 25) -> None:
 
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.metadata.schema import Schema
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.ops.ingest import ingest_files
 
     wh = tmp / "wh_profile"
     cat = FileSystemCatalog(str(wh))

@@ -8,7 +8,7 @@ Compaction input: b.pk5 (bucket 4, write-only) = base + 4 upsert batches, one co
 per bucket (the data of bench_pk.py). Copies of that warehouse are compacted by:
   floor   pyarrow per bucket: read all run files, sort by (_KEY_id, _SEQUENCE_NUMBER), keep the last row
           per key, write one Parquet file (zstd 1); best of 2
-  ours    paimon_core.mergetree.compaction.compact(t, full=True); best of 2 (two copies); result read back and checked
+  ours    paimon_core.compaction.compaction.compact(t, full=True); best of 2 (two copies); result read back and checked
   java    tests/interop/harness JavaPaimon op compact (full, write-only=false as a dynamic option, or Java's
           writer would skip compaction), one JVM per call; JVM start + table load measured apart with a
           trivial `snapshots` request (best of 2) and subtracted. Run with the harness's JVM flags (C1 only,
@@ -94,7 +94,7 @@ def bench_floor(res: Results, wh: Path, out: Path) -> None:
 
 def bench_ours(res: Results, whs: list[Path], want: np.ndarray) -> None:
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     runs, info = [], ""
     try:
@@ -338,7 +338,7 @@ def main() -> int:
             print(f"\nJSON written to {args.json}")
         if args.profile:
             from paimon_core.catalog import FileSystemCatalog
-            from paimon_core.mergetree.compaction import compact
+            from paimon_core.compaction.compaction import compact
             from paimon_core.read.diff import diff
 
             profile(

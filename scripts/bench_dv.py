@@ -56,7 +56,7 @@ def main() -> int:
     args = ap.parse_args()
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.metadata.schema import Schema
-    from paimon_core.write.delete import delete_where
+    from paimon_core.ops.delete import delete_where
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_dv_"))
     n = args.rows

@@ -150,7 +150,7 @@ def bench_ours(
 ) -> None:
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.metadata.schema import Schema
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.ops.ingest import ingest_files
 
     cat = FileSystemCatalog(str(wh))
     cols = Schema.parse_columns(PK_COLUMNS)
@@ -264,7 +264,7 @@ def bench_pypaimon(res: Results, wh: Path, base_path: Path, up_paths: list[Path]
 MEM_CHILD = """
 import json, resource, sys, time
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.write.ingest import ingest_files
+from paimon_core.ops.ingest import ingest_files
 from paimon_core.metadata.schema import Schema
 wh, path, cols = sys.argv[1:4]
 t = FileSystemCatalog(wh).create_table("b.mem", Schema(Schema.parse_columns(cols), (), ("id",),

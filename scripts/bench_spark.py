@@ -64,7 +64,7 @@ def peak_rss_mb() -> float:
 
 
 def _warm(batches):
-    import paimon_core.engines.spark_tasks  # noqa: F401 - what every task imports first
+    import paimon_core.engines.spark.tasks  # noqa: F401 - what every task imports first
     import paimon_core.write.kv_writer  # noqa: F401
 
     yield from batches
@@ -74,13 +74,13 @@ def child(args) -> None:
     """One engine run in this process; prints one JSON line."""
     t0 = time.perf_counter()
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
     from paimon_core.metadata.schema import Schema
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.ops.ingest import ingest_files
 
     out = {"engine": args.child, "rows": args.rows}
     if args.child == "spark":
-        from paimon_core.engines.spark import SparkEngine
+        from paimon_core.engines.spark.engine import SparkEngine
 
         eng = SparkEngine(
             master=args.spark_master,
@@ -89,7 +89,7 @@ def child(args) -> None:
                 "spark.driver.memory": args.driver_memory,
             },
         )
-        from paimon_core.engines.spark_frames import ship_core
+        from paimon_core.engines.spark.frames import ship_core
 
         # start-up = the JVM + the Python worker pool (Spark reuses the workers for later tasks)
         ship_core(eng.spark)

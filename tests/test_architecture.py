@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPARK_PREFIX = "paimon_core.engines.spark"  # spark, spark_sql, spark_tasks, spark_source, spark_types
+SPARK_PREFIX = "paimon_core.engines.spark"  # the package engines/spark/
 
 
 def _modules(folder: Path, package: str) -> dict[str, Path]:
@@ -117,3 +117,70 @@ def test_the_cli_uses_engines_through_their_package_api():
             if i.startswith(("paimon_core.engines.spark", "paimon_core.engines.base"))
         }
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+# The folders of the core as layers, lowest first. A module imports only from its own layer or
+# the layers below it (annotation-only imports included: a type is a dependency too), and the
+# folders of one layer do not import each other in a cycle. Top-level modules are named alone.
+LAYERS = [
+    ("base", ("errors", "journal", "paths", "option_keys", "options", "data", "storage")),
+    ("file formats", ("fileformat",)),
+    ("metadata", ("metadata",)),
+    ("merge functions", ("merge",)),
+    ("readers and writers", ("read", "write")),
+    ("commit", ("commit",)),
+    ("compaction and maintenance", ("compaction", "maintain")),
+    ("operations", ("ops",)),
+    ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore")),
+    ("engines", ("engines",)),
+    ("package", ("",)),
+]
+
+
+def _folder(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _layer(module: str) -> int:
+    folder = _folder(module)
+    for i, (_, folders) in enumerate(LAYERS):
+        if folder in folders:
+            return i
+    raise AssertionError(f"{module}: its folder {folder!r} is in no layer of LAYERS")
+
+
+def _all_imports(path: Path) -> set[str]:
+    """Like ``_imports`` but with annotation-only imports too."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                found.add(sub if sub in CORE else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {i for i in found if i in CORE}
+
+
+def test_core_folders_import_only_downwards():
+    upward = [
+        f"{name} ({LAYERS[_layer(name)][0]}) imports {dep} ({LAYERS[_layer(dep)][0]})"
+        for name, path in sorted(CORE.items())
+        for dep in sorted(_all_imports(path))
+        if _layer(dep) > _layer(name)
+    ]
+    assert upward == [], "\n".join(upward)
+
+
+def test_folders_of_one_layer_form_no_cycle():
+    graph: dict[str, set[str]] = {}
+    for name, path in CORE.items():
+        graph.setdefault(_folder(name), set())
+        for dep in _all_imports(path):
+            if _folder(dep) != _folder(name) and _layer(dep) == _layer(name):
+                graph[_folder(name)].add(_folder(dep))
+    for folder in list(graph):
+        for dep in graph[folder]:
+            graph.setdefault(dep, set())
+    assert _cycles(graph) == []

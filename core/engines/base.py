@@ -90,7 +90,7 @@ class AutoEngine:
     def pick(self, nbytes: int):
         if nbytes > self.threshold:
             if self._spark is None:
-                from paimon_core.engines.spark import SparkEngine
+                from paimon_core.engines.spark.engine import SparkEngine
 
                 self._spark = SparkEngine(**self.spark_options)
             self.chosen = "spark"
@@ -148,7 +148,7 @@ def get_engine(
 
         return LocalEngine()
     if name == "spark":
-        from paimon_core.engines.spark import SparkEngine
+        from paimon_core.engines.spark.engine import SparkEngine
 
         return SparkEngine(master=master, remote=remote, conf=conf, session=session)
     if name == "auto":

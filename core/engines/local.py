@@ -59,7 +59,7 @@ class LocalEngine:
             raise
 
     def compact(self, table: FileStoreTable, splits, full: bool = True, progress=None) -> list:
-        from paimon_core.mergetree.bucket_compaction import compact_messages
+        from paimon_core.compaction.bucket_compaction import compact_messages
 
         return compact_messages(table, splits, full, progress)
 

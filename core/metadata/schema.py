@@ -251,7 +251,7 @@ class Schema:
 
         check_options(options, writing=True, what="a table")
         if self.primary_keys:
-            from paimon_core.mergetree.merge_options import validate_merge_options
+            from paimon_core.merge.merge_options import validate_merge_options
 
             validate_merge_options(options, types, self.primary_keys, self.partition_keys)
         elif any(k in options for k in ("merge-engine", "sequence.field")):

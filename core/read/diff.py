@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.errors import InvalidInput, SnapshotNotFound
-from paimon_core.mergetree.changelog import changes
-from paimon_core.mergetree.merge_engines import KIND
+from paimon_core.merge.changelog import changes
+from paimon_core.merge.merge_engines import KIND
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.scan import DataSplit, merge_entries
 from paimon_core.read.table_read import TableRead

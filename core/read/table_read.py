@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.fileformat.formats import read_data_file
-from paimon_core.mergetree.merge_engines import MergeEngine
+from paimon_core.merge.merge_engines import MergeEngine
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
 from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.schema_evolution import cast_for_read
@@ -93,7 +93,7 @@ class TableRead:
         self.dv_mode = self.is_pk and dv_enabled(table)
         self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
-            from paimon_core.mergetree.merge_options import sequence_fields, sequence_groups
+            from paimon_core.merge.merge_options import sequence_fields, sequence_groups
 
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}

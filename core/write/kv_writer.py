@@ -27,7 +27,7 @@ from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
 from paimon_core.fileformat import formats
-from paimon_core.mergetree.merge_engines import (
+from paimon_core.merge.merge_engines import (
     KIND,
     SEQ,
     MergeEngine,
@@ -285,7 +285,7 @@ class KeyValueWriter:
             raw = sort_by_key_and_sequence(data, self.schema.trimmed_primary_keys)
             buf.changelog.extend(buf.writer.write_run(raw, changelog=True))
         # lookup changelog is not written here: like Java's writers, the compaction that moves
-        # these level-0 files up produces it (mergetree/bucket_compaction.py), in the COMPACT snapshot
+        # these level-0 files up produces it (compaction/bucket_compaction.py), in the COMPACT snapshot
 
     def prepare_commit(self) -> list[CommitMessage]:
         self.flush()

@@ -229,7 +229,7 @@ class PostponeWriter:
         ]
         seq = pc.min_max(records.column(SEQ))
         now = dt.datetime.now()
-        from paimon_core.mergetree.merge_engines import is_retract
+        from paimon_core.merge.merge_engines import is_retract
 
         return DataFileMeta(
             file_name=name,

@@ -40,8 +40,8 @@ def compact(
       paimon compact -t demo.events --level-max
       paimon compact -t demo.events --full -p dt=2024-01-01
     """
-    from paimon_core.mergetree.compaction import compact as run_compact
-    from paimon_core.write.ingest import parse_partition_spec
+    from paimon_core.compaction.compaction import compact as run_compact
+    from paimon_core.ops.ingest import parse_partition_spec
 
     state = get_state(ctx)
     tbl = state.table(table)

@@ -105,7 +105,7 @@ def ingest(
       paimon ingest --watch landing/ --pattern "*.parquet" -t demo.events
       producer | paimon ingest - -t demo.events --commit-interval 5s
     """
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.ops.ingest import ingest_files
 
     state = get_state(ctx)
     files = list(files or [])

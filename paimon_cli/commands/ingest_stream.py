@@ -2,7 +2,7 @@
 
 Ctrl-C / SIGTERM stop cleanly: stdin input read so far is committed, a watch stops between
 files. Exactly-once for --watch comes from the core (a stable commit user and increasing
-commit identifiers recorded in snapshots; see ``paimon_core.write.streaming``).
+commit identifiers recorded in snapshots; see ``paimon_core.ops.streaming``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def run_streaming(
     commit_user,
     row_kind_column,
 ) -> None:
+    from paimon_core.ops.streaming import ingest_stream, watch_dir
     from paimon_core.options import parse_duration_ms
-    from paimon_core.write.streaming import ingest_stream, watch_dir
 
     from paimon_cli.output import note
 

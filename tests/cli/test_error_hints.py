@@ -82,7 +82,7 @@ def test_overwrite_partition_with_stray_rows_names_flags(cli, events_table):
 
 def test_the_core_says_it_without_flags(wh, events_table):
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.write.delete import delete_where
+    from paimon_core.ops.delete import delete_where
 
     table = FileSystemCatalog(str(wh)).get_table(events_table)
     with pytest.raises(PaimonError) as info:

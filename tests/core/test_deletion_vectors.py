@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compaction.compaction import compact
 from paimon_core.errors import CorruptMetadata, InvalidInput
-from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.deletion_vectors import (
     MAGIC_V1,
     MAGIC_V2,
@@ -26,8 +26,8 @@ from paimon_core.metadata.deletion_vectors import (
     encode_vector,
 )
 from paimon_core.metadata.schema import Schema
+from paimon_core.ops.delete import delete_where
 from paimon_core.read.table_read import TableRead
-from paimon_core.write.delete import delete_where
 
 
 # ---------------------------------------------------------------- hand-built portable Roaring
@@ -376,8 +376,8 @@ def test_overwrite_drops_the_vectors_of_overwritten_partitions(catalog):
 def test_concurrent_index_change_is_a_conflict(catalog):
     """A compaction planned before another commit replaced the bucket's vectors must not commit
     (its index would drop the other commit's deletions)."""
+    from paimon_core.compaction.bucket_compaction import compact_messages
     from paimon_core.errors import CommitConflict
-    from paimon_core.mergetree.bucket_compaction import compact_messages
 
     t = catalog.create_table(
         "db.c",

@@ -13,9 +13,9 @@ import pytest
 from paimon_core.engines.local import LocalEngine
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.schema import Schema
+from paimon_core.ops.ingest import _write_and_commit
 from paimon_core.write.bucket import hash_columns
 from paimon_core.write.index_rebase import BucketAssignmentConflict
-from paimon_core.write.ingest import _write_and_commit
 
 
 @pytest.fixture
@@ -131,7 +131,7 @@ def test_ingest_redoes_the_write_against_the_new_index(table):
 
 
 def test_ingest_gives_up_with_a_precise_message(table, monkeypatch):
-    import paimon_core.write.ingest as ingest
+    import paimon_core.ops.ingest as ingest
 
     monkeypatch.setattr(ingest, "REWRITES", 1)
     rounds = iter(range(100))

@@ -12,11 +12,11 @@ import fastavro
 import pyarrow as pa
 import pyarrow.orc as orc
 import pytest
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.fileformat import formats
 from paimon_core.fileformat.avro import file_schema
-from paimon_core.mergetree.compaction import full_compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import SetOption, alter_table
 from paimon_core.storage.file_io import FileIO

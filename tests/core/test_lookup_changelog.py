@@ -4,7 +4,7 @@ snapshot (as Java 0.9 places it); readers still read tables with the older APPEN
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.mergetree.compaction import compact
+from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import SetOption, alter_table
 from paimon_core.read.diff import diff

@@ -81,7 +81,7 @@ def test_position_order_equals_sequence_order(catalog, monkeypatch, options, key
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
 @pytest.mark.parametrize("span", ["small", "extreme"])
 def test_key_order_is_the_stable_sort(dtype, span):
-    from paimon_core.mergetree.merge_engines import _key_then_sequence_order
+    from paimon_core.merge.merge_engines import _key_then_sequence_order
 
     rng = np.random.default_rng(3)
     info = np.iinfo(dtype)

@@ -16,15 +16,15 @@ import fastavro
 import pyarrow as pa
 import pytest
 from fastavro.schema import to_parsing_canonical_form
+from paimon_core.compaction.compaction import compact
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.maintain.expire import expire_snapshots
 from paimon_core.maintain.orphans import remove_orphans
 from paimon_core.maintain.tags import create_tag
-from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.index_manifest import LAYOUTS, index_entry_schema, layout_of
 from paimon_core.metadata.schema import Schema
-from paimon_core.write.delete import delete_where
+from paimon_core.ops.delete import delete_where
 
 NS = "org.apache.paimon.avro.generated."
 FAR_FUTURE = 10**15

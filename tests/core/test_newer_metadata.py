@@ -177,7 +177,7 @@ def test_column_default_values_are_kept_and_refused_on_write(catalog):
     assert t.read().num_rows == 1
     with pytest.raises(UnsupportedFeature, match=r"column default values \(s\)"):
         t.write_arrow(_rows([2], [2], [2]))
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     compact(t, full=True)  # rewriting stored rows fills in nothing: allowed
     assert t.read().num_rows == 1

@@ -104,7 +104,7 @@ def sum_model(commits):
     ],
 )
 def test_replay_merges_with_the_merge_engine(catalog, engine, model, options):
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     t = _create(catalog, **options)
     for rows in COMMITS:
@@ -123,7 +123,7 @@ def test_replay_merges_with_the_merge_engine(catalog, engine, model, options):
 
 
 def test_bucket_count_of_new_partitions(catalog):
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     t = _create(catalog, **{"postpone.target-row-num-per-bucket": "4"})
     _write(t, [("+I", "a", i, i, "v") for i in range(10)] + [("+I", "b", 1, 1, "v")])
@@ -144,7 +144,7 @@ def test_bucket_count_of_new_partitions(catalog):
 
 def test_bucket_assignment_matches_the_fixed_bucket_hash(catalog):
     """Rows replayed into N buckets land where a fixed N-bucket table puts them."""
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
     from paimon_core.write.bucket import assign_buckets
 
     t = _create(catalog, **{"postpone.default-bucket-num": "4"})
@@ -168,8 +168,8 @@ def test_lookup_changelog_is_refused(catalog):
 def test_input_changelog_of_the_replay_is_committed(catalog):
     """With changelog-producer = input the replay writes the replayed records as changelog (as
     Java's compaction writer does); those files are part of the COMPACT snapshot."""
+    from paimon_core.compaction.compaction import compact
     from paimon_core.maintain.orphans import plan_orphans
-    from paimon_core.mergetree.compaction import compact
 
     t = _create(catalog, **{"changelog-producer": "input"})
     _write(t, COMMITS[0])
@@ -181,7 +181,7 @@ def test_input_changelog_of_the_replay_is_committed(catalog):
 
 
 def test_merge_on_read_is_refused_while_rows_wait(catalog):
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     t = _create(catalog, **{"postpone.merge-on-read": "true"})
     _write(t, COMMITS[0])
@@ -194,7 +194,7 @@ def test_merge_on_read_is_refused_while_rows_wait(catalog):
 def test_first_row_keeps_the_first_replayed_row(catalog):
     """first-row: batch reads skip level 0, so the compaction must leave every replayed row above
     it; the first row per key in replay order wins, also against rows already bucketed."""
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     inserts = [[r for r in rows if r[0] == "+I"] for rows in COMMITS]
     t = _create(catalog, **{"merge-engine": "first-row"})

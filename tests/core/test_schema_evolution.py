@@ -9,9 +9,9 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type as T
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.mergetree.compaction import full_compact
 from paimon_core.metadata.schema import Schema, SchemaManager
 from paimon_core.metadata.schema_evolution import (
     AddColumn,
@@ -26,8 +26,8 @@ from paimon_core.metadata.schema_evolution import (
     column_cast_allowed,
     commit_changes,
 )
+from paimon_core.ops.ingest import ingest_files
 from paimon_core.read.diff import diff
-from paimon_core.write.ingest import ingest_files
 
 PK = (
     "pk",

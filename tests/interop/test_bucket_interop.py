@@ -197,7 +197,7 @@ def _random_run_layouts(n: int = 300):
 
 @pytest.mark.interop
 def test_universal_compaction_picks_what_java_picks(java):
-    from paimon_core.mergetree.universal_compaction import Run, pick
+    from paimon_core.merge.universal_compaction import Run, pick
 
     cases = _random_run_layouts()
     results = java.run([{"op": "universal_pick", **c} for c in cases])

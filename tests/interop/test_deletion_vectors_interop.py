@@ -11,9 +11,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.mergetree.compaction import compact
+from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.deletion_vectors import dv_entries
-from paimon_core.write.delete import delete_where
+from paimon_core.ops.delete import delete_where
 
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 

@@ -23,7 +23,7 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.mergetree.compaction import full_compact
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-from paimon_core.write.delete import delete_where
+from paimon_core.ops.delete import delete_where
 
 from tests.core.test_newer_index_manifest import SPEC_2_0, _by_name, _canon, _global, _plant, _raw, _spec
 from tests.interop.harness import assert_same_rows, rows_from_arrow

@@ -181,7 +181,7 @@ def test_we_compact_java_tables_and_java_reads_them(java_written, java, tmp_path
     Java and we read the modelled rows."""
     import shutil
 
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     wh, _ = java_written
     copy = str(tmp_path / "wh")

@@ -24,7 +24,7 @@ import shutil
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.mergetree.compaction import compact
+from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff
 

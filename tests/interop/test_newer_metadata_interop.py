@@ -18,8 +18,8 @@ from dataclasses import replace
 
 import pytest
 from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.maintain.orphans import remove_orphans
-from paimon_core.mergetree.compaction import full_compact
 from paimon_core.read.scan import live_entries
 from typer.testing import CliRunner
 

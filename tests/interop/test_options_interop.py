@@ -288,7 +288,7 @@ for _c in CASES.values():
 
 
 def _our_write(t, columns, rows, chunks: int = 1):
-    from paimon_core.write.ingest import write_tables
+    from paimon_core.ops.ingest import write_tables
 
     schema = _arrow_schema(columns)
     data = arrow_from_rows([{k: v for k, v in r.items() if k != KIND} for r in rows], schema)

@@ -23,7 +23,7 @@ from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_a
 
 pytestmark = pytest.mark.interop
 
-from paimon_core.mergetree.compaction import full_compact  # noqa: E402
+from paimon_core.compaction.compaction import full_compact  # noqa: E402
 
 ROW_KIND = "_row_kind"
 

@@ -19,7 +19,7 @@ import fastavro
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.mergetree.compaction import compact
+from paimon_core.compaction.compaction import compact
 from paimon_core.read.scan import live_entries
 from typer.testing import CliRunner
 
@@ -135,7 +135,7 @@ def test_compact_merges_waiting_rows_and_pypaimon_agrees(written, pypaimon, tmp_
     compact(t, full=True)
     t = FileSystemCatalog(wh).get_table("db.pb")
     assert_same_rows(_ours(wh), expected, label_a="ours after full compact")
-    from paimon_core.mergetree.compaction import max_level
+    from paimon_core.compaction.compaction import max_level
 
     assert {e.file.level for e in live_entries(t.manifests, t.snapshots.latest())} == {max_level(t)}
 

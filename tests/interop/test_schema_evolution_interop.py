@@ -11,8 +11,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type as T
-from paimon_core.mergetree.compaction import full_compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import (
     AddColumn,

@@ -14,8 +14,8 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.maintain.expire import expire_snapshots
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema
+from paimon_core.ops.streaming import StreamingCommitter, ingest_stream
 from paimon_core.read.stream import StreamRead
-from paimon_core.write.streaming import StreamingCommitter, ingest_stream
 
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 

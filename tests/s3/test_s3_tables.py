@@ -116,7 +116,7 @@ def test_storage_options_from_env(s3_server, s3_bucket, monkeypatch):
 
 
 def test_append_table_lanes(s3_warehouse, tmp_path):
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.ops.ingest import ingest_files
 
     uri, opts = s3_warehouse
     cat = FileSystemCatalog(uri, opts)
@@ -139,7 +139,7 @@ def test_append_table_lanes(s3_warehouse, tmp_path):
 
 
 def test_append_full_compaction(s3_warehouse):
-    from paimon_core.mergetree.compaction import full_compact
+    from paimon_core.compaction.compaction import full_compact
 
     uri, opts = s3_warehouse
     t = FileSystemCatalog(uri, opts).create_table("db.app", _append_schema())
@@ -151,8 +151,8 @@ def test_append_full_compaction(s3_warehouse):
 
 
 def test_primary_key_table_lanes(s3_warehouse, tmp_path):
-    from paimon_core.mergetree.compaction import full_compact, max_level
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.compaction.compaction import full_compact, max_level
+    from paimon_core.ops.ingest import ingest_files
 
     uri, opts = s3_warehouse
     cat = FileSystemCatalog(uri, opts)

@@ -17,8 +17,8 @@ from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_wa
 PRELOAD = [
     "tests.safety.worker",
     "paimon_core.catalog",
-    "paimon_core.write.ingest",
-    "paimon_core.mergetree.compaction",
+    "paimon_core.ops.ingest",
+    "paimon_core.compaction.compaction",
     "paimon_core.maintain",
     "paimon_core.engines.local",
     "pyarrow.parquet",

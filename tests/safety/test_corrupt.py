@@ -12,8 +12,8 @@ import sys
 
 import pytest
 from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compaction.compaction import compact
 from paimon_core.errors import CorruptMetadata
-from paimon_core.mergetree.compaction import compact
 
 from tests.safety.checks import rows_of
 from tests.safety.conftest import make_table

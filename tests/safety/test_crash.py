@@ -15,8 +15,8 @@ import time
 
 import pytest
 from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compaction.compaction import compact
 from paimon_core.maintain import expire_snapshots, remove_orphans
-from paimon_core.mergetree.compaction import compact
 
 from tests.safety.checks import (
     assert_exactly_once,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compaction.compaction import compact
 from paimon_core.errors import CommitConflict
-from paimon_core.mergetree.compaction import compact
 from paimon_core.metadata.snapshot import SnapshotManager
 
 from tests.safety.checks import (

@@ -274,7 +274,7 @@ def _loop_until_stop(cfg: dict, who: str, body) -> None:
 
 
 def run_compactor(cfg: dict) -> None:
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     def body(table):
         r = compact(table, full=True)
@@ -297,7 +297,7 @@ def run_crash_ingest(cfg: dict) -> None:
     """One ingest (with the auto compaction / expiry after it) and a full compaction, crashing at
     storage operation k; if
     it gets through, the number of crash points seen is reported in ``cfg['report']``."""
-    from paimon_core.mergetree.compaction import compact
+    from paimon_core.compaction.compaction import compact
 
     state = install_crash_hook(cfg["k"], cfg["report"])
     table = get_table(cfg)

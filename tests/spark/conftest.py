@@ -121,8 +121,8 @@ SMALL = {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
 @pytest.fixture(scope="session", params=LANES)
 def engine(request, tmp_path_factory, bare_python):
     """A SparkEngine on one lane (local[2], Connect, standalone), reused by all its tests."""
-    from paimon_core.engines.spark import SparkEngine
-    from paimon_core.engines.spark_session import log4j2_config_path
+    from paimon_core.engines.spark.engine import SparkEngine
+    from paimon_core.engines.spark.session import log4j2_config_path
 
     lane = request.param
     logs = tmp_path_factory.mktemp(f"spark-{lane}")

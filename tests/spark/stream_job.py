@@ -12,8 +12,8 @@ import time
 
 def main() -> None:
     wh, checkpoint, stopfile = sys.argv[1:4]
-    from paimon_core.engines.spark import register
-    from paimon_core.engines.spark_session import create_session
+    from paimon_core.engines.spark.engine import register
+    from paimon_core.engines.spark.session import create_session
     from pyspark.sql import functions as F
 
     spark = create_session(

@@ -7,9 +7,9 @@ import pyarrow.parquet as pq
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines import get_engine
 from paimon_core.engines.base import AutoEngine
-from paimon_core.engines.spark import SparkEngine
-from paimon_core.engines.spark_frames import core_zip
-from paimon_core.engines.spark_plan import job_prefix, plan_pieces, sweep_job_files
+from paimon_core.engines.spark.engine import SparkEngine
+from paimon_core.engines.spark.frames import core_zip
+from paimon_core.engines.spark.plan import job_prefix, plan_pieces, sweep_job_files
 from paimon_core.metadata.schema import Schema
 from paimon_core.write.input_files import resolve_inputs
 

@@ -34,7 +34,7 @@ def events(n: int, start: int = 0, tag: str = "n") -> pa.Table:
 def cli(engine, tmp_path, monkeypatch):
     """``cli(*args)`` runs paimon -w WH ARGS in-process; the engine's session creation is
     redirected to the lane's session (and records the master/remote it was asked for)."""
-    import paimon_core.engines.spark as S
+    import paimon_core.engines.spark.engine as S
 
     asked = []
 
@@ -183,7 +183,7 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
 def test_spark_progress_is_fed(engine, tmp_path):
     """Ingest and compaction report the whole job through the progress callback."""
     from paimon_core.metadata.schema import Schema
-    from paimon_core.write.ingest import ingest_files
+    from paimon_core.ops.ingest import ingest_files
 
     pq.write_table(events(500), tmp_path / "a.parquet", row_group_size=100)
     t = FileSystemCatalog(str(tmp_path / "wh")).create_table(

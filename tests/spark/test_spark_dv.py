@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.engines.spark_frames import to_dataframe
-from paimon_core.mergetree.compaction import compact
+from paimon_core.compaction.compaction import compact
+from paimon_core.engines.spark.frames import to_dataframe
 from paimon_core.metadata.schema import Schema
-from paimon_core.write.delete import delete_where
-from paimon_core.write.ingest import ingest_files
+from paimon_core.ops.delete import delete_where
+from paimon_core.ops.ingest import ingest_files
 
 from tests.spark.test_spark_engine import COLS, inputs, sorted_rows  # noqa: F401  (fixture)
 

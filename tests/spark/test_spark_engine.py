@@ -13,10 +13,10 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines import get_engine
 from paimon_core.engines.local import LocalEngine
-from paimon_core.engines.spark_frames import to_dataframe
+from paimon_core.engines.spark.frames import to_dataframe
 from paimon_core.errors import PaimonError, SchemaMismatch
 from paimon_core.metadata.schema import Schema
-from paimon_core.write.ingest import ingest_files
+from paimon_core.ops.ingest import ingest_files
 
 COLS = (
     "id BIGINT NOT NULL, v STRING, d DOUBLE, ts TIMESTAMP(6), day DATE, amt DECIMAL(10,2), "
@@ -181,7 +181,7 @@ def test_auto_engine(engine, inputs, tmp_path):
 
 def test_sql_and_diff_dataframes(engine, inputs, tmp_path):
     """`spark_sql.sql` (time travel, joins) and `diff_dataframe` on every lane (Connect included)."""
-    from paimon_core.engines.spark_sql import diff_dataframe, sql
+    from paimon_core.engines.spark.sql import diff_dataframe, sql
     from paimon_core.read.diff import diff
 
     cat = FileSystemCatalog(str(tmp_path / "wh"))
@@ -209,7 +209,7 @@ def test_no_shuffle_ingest_matches_local_and_shuffle(engine, inputs, tmp_path):
     """Parquet inputs into fixed-bucket tables take the no-shuffle path (one task per piece, each
     writing every bucket it touches): reads equal the local engine's and the shuffle path's, and
     within a bucket the level-0 runs of different pieces have disjoint sequence ranges."""
-    from paimon_core.engines.spark_plan import PIECE_BYTES, plan_pieces, with_offsets
+    from paimon_core.engines.spark.plan import PIECE_BYTES, plan_pieces, with_offsets
     from paimon_core.write.input_files import resolve_inputs
 
     parquet = [inputs[0], inputs[2]]

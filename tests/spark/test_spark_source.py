@@ -29,7 +29,7 @@ def bare_python():
 
 @pytest.fixture
 def spark(engine, tmp_path):
-    from paimon_core.engines.spark import register
+    from paimon_core.engines.spark.engine import register
 
     register(engine.spark, str(tmp_path / "wh"))
     return engine.spark

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.parametrize("engine", ["connect", "standalone"], indire
 
 
 def test_data_source_reads_and_writes_on_cluster_workers(engine, tmp_path):
-    from paimon_core.engines.spark import register
+    from paimon_core.engines.spark.engine import register
 
     wh = str(tmp_path / "wh")
     spark = engine.spark

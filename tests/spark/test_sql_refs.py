@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from paimon_core.engines.spark_sql import TableRef, find_refs, in_user_terms, rewrite
+from paimon_core.engines.spark.sql import TableRef, find_refs, in_user_terms, rewrite
 from paimon_core.errors import InvalidInput
 
 TABLES = {"db.t", "db.u", "shop.orders"}

@@ -2,9 +2,9 @@
 and exactly the referenced files remain."""
 
 import pytest
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import SnapshotNotFound
 from paimon_core.maintain import create_tag, expire_snapshots, files, plan_expire
-from paimon_core.mergetree.compaction import full_compact
 
 from tests.core.maintain.helpers import (
     FAR_FUTURE,

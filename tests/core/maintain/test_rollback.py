@@ -1,7 +1,7 @@
 import pytest
+from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.maintain import create_tag, expire_snapshots, list_tags, rollback
-from paimon_core.mergetree.compaction import full_compact
 
 from tests.core.maintain.helpers import (
     FAR_FUTURE,

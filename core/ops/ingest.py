@@ -16,7 +16,6 @@ import pyarrow as pa
 from paimon_core.commit import CommitMessage, CommitOptions
 from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import InvalidInput, SchemaMismatch
-from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.literals import to_scalar
 from paimon_core.write.conform import check_columns, conform_table
@@ -93,18 +92,16 @@ def _overwrite_filter(
 def _commit(
     table: FileStoreTable, messages: list[CommitMessage], overwrite: bool, spec: dict | None
 ) -> Snapshot | None:
-    """Commit ``messages``; on any failure before the commit is made (a refused overwrite, a
-    conflict, Ctrl-C) every file they name is deleted, so a failed write leaves nothing."""
+    """Commit ``messages`` (commit-or-abort: a failed commit leaves none of their files), then
+    compact as the table's writers do."""
     try:
         opts = CommitOptions(
             overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec)
         )
-        snap = table.commit(messages, opts)
-    except InterruptedAfterCommit:
-        raise  # the snapshot stands: its files stay
     except BaseException:
-        table.discard(messages)
+        table.discard(messages)  # a refused overwrite: nothing was committed
         raise
+    snap = table.commit(messages, opts)
     if snap is not None:
         _compact_after_write(table, messages)
     return snap
@@ -140,8 +137,8 @@ def _compact_after_write(table: FileStoreTable, messages: list[CommitMessage]) -
     (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
     off with ``write-only``); the data is committed already, so a compaction that loses a race
     to another writer is simply left for the next write."""
+    from paimon_core.compaction.compaction import auto_compact
     from paimon_core.errors import CommitConflict
-    from paimon_core.mergetree.compaction import auto_compact
 
     try:
         auto_compact(table, messages)

@@ -72,20 +72,14 @@ class StreamingCommitter:
         self, tables: list[pa.Table], properties: dict | None = None, row_kind_column: str | None = None
     ) -> CommitResult:
         from paimon_core.engines.local import LocalEngine
-        from paimon_core.write.ingest import _compact_after_write
+        from paimon_core.ops.ingest import _compact_after_write
 
         ident = self.next_identifier
         messages = LocalEngine().write_tables(self.table, tables, row_kind_column)
         rows = sum(f.row_count for m in messages for f in m.new_files)
         opts = CommitOptions(commit_user=self.commit_user, commit_identifier=ident, properties=properties)
-        try:
-            snap = self.table.commit(messages, opts)
-        except BaseException:
-            self.table.discard(messages)
-            raise
-        if snap is None:
-            self.table.discard(messages)
-        else:
+        snap = self.table.commit(messages, opts)  # commit-or-abort: None left no files
+        if snap is not None:
             self.last = snap
             self.next_identifier = ident + 1
             _compact_after_write(self.table, messages)

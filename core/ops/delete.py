@@ -62,16 +62,12 @@ def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> De
     if dry_run or not hits:
         return DeleteResult(rows, len(hits), mode)
     messages = _dv_messages(table, hits) if mode == "deletion vectors" else _rewrite_messages(table, hits)
-    try:
-        result = table.commit(messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE")
-    except BaseException:
-        table.discard(messages)
-        raise
+    result = table.commit(messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE")
     return DeleteResult(rows, len(hits), mode, result)
 
 
 def _dv_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
-    from paimon_core.mergetree.dv_compaction import bucket_vectors, index_changes
+    from paimon_core.compaction.dv_compaction import bucket_vectors, index_changes
 
     by_split: dict[int, list] = {}
     for s, f, pos in hits:
@@ -94,7 +90,7 @@ def _dv_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
 
 
 def _rewrite_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
-    from paimon_core.mergetree.bucket_compaction import drop_vectors
+    from paimon_core.compaction.bucket_compaction import drop_vectors
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
@@ -159,7 +155,7 @@ def _delete_pk(table: FileStoreTable, snap, pred, where: str, dry_run: bool) -> 
         return DeleteResult(rows.num_rows, 0, "delete records")
     kinds = pa.array(np.full(rows.num_rows, "-D", dtype=object), pa.string())
     column = "__paimon_delete_kind"
-    from paimon_core.write.ingest import write_tables
+    from paimon_core.ops.ingest import write_tables
 
     result = write_tables(table, [rows.append_column(column, kinds)], row_kind_column=column)
     return DeleteResult(rows.num_rows, result.files, "delete records", result.snapshot)

@@ -256,7 +256,7 @@ def ingest_direct_task(
 
 def compact_task(spec: TableSpec, splits: list, full: bool, fault: str | None, batches):
     """Compact the task's splits with the core's planner and rewriters; messages out."""
-    from paimon_core.mergetree.bucket_compaction import compact_messages
+    from paimon_core.compaction.bucket_compaction import compact_messages
 
     table = spec.table()
     out = []

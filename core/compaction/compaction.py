@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paimon_core.commit import CommitMessage
+from paimon_core.compaction.bucket_compaction import CompactResult, compact_messages
 from paimon_core.errors import CorruptMetadata
-from paimon_core.journal import InterruptedAfterCommit
-from paimon_core.mergetree.bucket_compaction import CompactResult, compact_messages
-from paimon_core.mergetree.levels import forces_level0_compaction, max_level
+from paimon_core.merge.levels import forces_level0_compaction, max_level
 from paimon_core.read.scan import check_not_expired
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
@@ -41,7 +40,7 @@ def compact(
 
     check_writable(table.schema, compaction=True)
     if table.schema.core_options.bucket == -2:
-        from paimon_core.mergetree.postpone_compaction import compact_postpone
+        from paimon_core.compaction.postpone_compaction import compact_postpone
 
         return compact_postpone(table, full, partition_filter, progress)
     snap = table.snapshots.latest()
@@ -62,13 +61,7 @@ def compact(
     except CorruptMetadata as e:  # an input file went missing: if expiry removed `snap`, a lost race
         check_not_expired(table.manifests, snap, e)
         raise
-    try:
-        result = table.commit(messages, kind="COMPACT") if messages else None
-    except InterruptedAfterCommit:
-        raise  # the snapshot stands: its files stay
-    except BaseException:
-        table.discard(messages)
-        raise
+    result = table.commit(messages, kind="COMPACT") if messages else None
     return CompactResult(
         result,
         len(messages),

@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.commit import CommitMessage
-from paimon_core.mergetree.changelog import rows_with_keys
-from paimon_core.mergetree.merge_engines import KIND, MergeEngine, is_retract
+from paimon_core.merge.changelog import rows_with_keys
+from paimon_core.merge.merge_engines import KIND, MergeEngine, is_retract
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, write_bucket_index
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.read.scan import DataSplit

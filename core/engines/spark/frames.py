@@ -16,8 +16,8 @@ import uuid
 import zipfile
 from functools import partial
 
-from paimon_core.engines import spark_tasks as T
-from paimon_core.engines.spark_types import spark_schema
+from paimon_core.engines.spark import tasks as T
+from paimon_core.engines.spark.types import spark_schema
 from paimon_core.errors import PaimonError
 
 

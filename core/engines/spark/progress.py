@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from paimon_core.engines.spark_frames import is_connect
+from paimon_core.engines.spark.frames import is_connect
 
 
 class JobProgress:

@@ -71,7 +71,7 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     """One bucket after the replay: its live files plus the new level-0 files, compacted as a
     writer would; the new files a compaction consumed are deleted, never committed. Changelog
     files of the replay (``changelog-producer = input``) are committed with the result."""
-    from paimon_core.mergetree.bucket_compaction import compact_pk_files, plan_bucket
+    from paimon_core.compaction.bucket_compaction import compact_pk_files, plan_bucket
 
     new = list(message.new_files)
     old = list(existing.files) if existing is not None else []
@@ -107,7 +107,7 @@ def compact_postpone(table: FileStoreTable, full: bool = False, partition_filter
     """Move every waiting row of the table (of the partitions ``partition_filter`` accepts) into
     real buckets and compact the buckets written; one COMPACT snapshot. With ``full``, every
     other real bucket is fully compacted in the same snapshot."""
-    from paimon_core.mergetree.bucket_compaction import CompactResult, compact_messages
+    from paimon_core.compaction.bucket_compaction import CompactResult, compact_messages
 
     check_supported(table)
     snap = table.snapshots.latest()
@@ -157,11 +157,7 @@ def compact_postpone(table: FileStoreTable, full: bool = False, partition_filter
         raise
     if not messages:
         return CompactResult(None, 0, 0, 0)
-    try:
-        result = table.commit(messages, kind="COMPACT")
-    except BaseException:
-        table.discard([m for m in messages if m.bucket != POSTPONE_BUCKET])
-        raise
+    result = table.commit(messages, kind="COMPACT")
     return CompactResult(
         result,
         len({(m.partition, m.bucket) for m in messages}),

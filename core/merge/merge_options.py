@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.errors import InvalidInput
-from paimon_core.mergetree import aggregators
+from paimon_core.merge import aggregators
 from paimon_core.options import CoreOptions
 
 ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")

@@ -43,10 +43,10 @@ import uuid
 from functools import partial
 from typing import TYPE_CHECKING
 
-from paimon_core.engines import spark_tasks as T
-from paimon_core.engines.spark_errors import task_error
-from paimon_core.engines.spark_frames import ship_core, splits_dataframe, to_dataframe, write_parquet_dir
-from paimon_core.engines.spark_plan import (
+from paimon_core.engines.spark import tasks as T
+from paimon_core.engines.spark.errors import task_error
+from paimon_core.engines.spark.frames import ship_core, splits_dataframe, to_dataframe, write_parquet_dir
+from paimon_core.engines.spark.plan import (
     PIECE_BYTES,
     job_prefix,
     max_sequence_numbers,
@@ -54,9 +54,9 @@ from paimon_core.engines.spark_plan import (
     sweep_job_files,
     with_offsets,
 )
-from paimon_core.engines.spark_progress import JobProgress
-from paimon_core.engines.spark_session import create_session
-from paimon_core.engines.spark_types import spark_schema
+from paimon_core.engines.spark.progress import JobProgress
+from paimon_core.engines.spark.session import create_session
+from paimon_core.engines.spark.types import spark_schema
 from paimon_core.errors import PaimonError
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
@@ -237,7 +237,7 @@ class SparkEngine:
 
     def sql(self, catalog, query: str):
         """A Spark SQL query over ``catalog``'s tables as a DataFrame (see ``spark_sql.sql``)."""
-        from paimon_core.engines.spark_sql import sql
+        from paimon_core.engines.spark.sql import sql
 
         return sql(self.spark, catalog, query)
 
@@ -290,7 +290,7 @@ class SparkEngine:
         progress=None,
     ):
         from paimon_core.engines.export import point_bytes, refuse_text_formats
-        from paimon_core.engines.spark_sql import diff_dataframe
+        from paimon_core.engines.spark.sql import diff_dataframe
 
         refuse_text_formats(out_path, fmt)
         df = diff_dataframe(self.spark, table, start, end, mode, per_snapshot, columns)
@@ -301,7 +301,7 @@ def register(spark, warehouse: str | None = None) -> None:
     """Register the ``paimon`` Python data source on a session (PySpark 4): batch and streaming
     reads and writes of Paimon tables without a Java connector; see ``spark_source``.
     ``warehouse`` is used when a read or write gives no ``warehouse`` option."""
-    from paimon_core.engines.spark_source import source_class
+    from paimon_core.engines.spark.source import source_class
 
     ship_core(spark)
     spark.dataSource.register(source_class(warehouse))

@@ -161,7 +161,7 @@ def _point(table: FileStoreTable, text: str):
 
 
 def ref_dataframe(spark, catalog, ref: TableRef):
-    from paimon_core.engines.spark_frames import to_dataframe
+    from paimon_core.engines.spark.frames import to_dataframe
 
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
@@ -286,7 +286,7 @@ def _first_line(e: BaseException) -> str:
 
 def _diff_task(spec, jobs: list, mode: str, per_snapshot: bool, columns, target, batches):
     """Each job is (start, end): the core's diff of that range, cast to Spark's Arrow types."""
-    from paimon_core.engines.spark_tasks import to_spark_arrow
+    from paimon_core.engines.spark.tasks import to_spark_arrow
     from paimon_core.read.diff import diff
 
     table = spec.table()
@@ -302,9 +302,9 @@ def diff_dataframe(spark, table, start, end, mode: str = "auto", per_snapshot: b
     """``paimon_core.read.diff.diff`` as a Spark DataFrame computed on the executors: one task per
     snapshot of (start, end] for changelog/delta modes and per-snapshot diffs, one task for a
     state-against-state diff. ``start``/``end``: snapshot ids or Snapshot objects (tags)."""
-    from paimon_core.engines import spark_tasks as T
-    from paimon_core.engines.spark_frames import ship_core
-    from paimon_core.engines.spark_types import spark_schema
+    from paimon_core.engines.spark import tasks as T
+    from paimon_core.engines.spark.frames import ship_core
+    from paimon_core.engines.spark.types import spark_schema
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.read import diff as D
 

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.commit import CommitMessage
-from paimon_core.mergetree.changelog import rows_with_keys
-from paimon_core.mergetree.levels import forces_level0_compaction, max_level
-from paimon_core.mergetree.merge_engines import KIND, MergeEngine, is_retract
-from paimon_core.mergetree.universal_compaction import Run, force_pick_level0, pick, sorted_runs
+from paimon_core.merge.changelog import rows_with_keys
+from paimon_core.merge.levels import forces_level0_compaction, max_level
+from paimon_core.merge.merge_engines import KIND, MergeEngine, is_retract
+from paimon_core.merge.universal_compaction import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels
@@ -97,7 +97,7 @@ def compact_pk_files(
     from paimon_core.write.kv_writer import KeyValueFileWriter
 
     if dv_enabled(table):
-        from paimon_core.mergetree.dv_compaction import compact_pk_files_dv
+        from paimon_core.compaction.dv_compaction import compact_pk_files_dv
 
         if not lookup_changelog:
             return compact_pk_files_dv(table, split, files, output_level, drop_delete)
@@ -149,7 +149,7 @@ def drop_vectors(table: FileStoreTable, split: DataSplit, rewritten, written: li
     gone = {f.file_name for f in rewritten}
     if not any(name in gone for name, _ in split.deletion_files):
         return (), ()
-    from paimon_core.mergetree.dv_compaction import bucket_vectors, index_changes
+    from paimon_core.compaction.dv_compaction import bucket_vectors, index_changes
 
     vectors = {k: v for k, v in bucket_vectors(table, split).items() if k not in gone}
     return index_changes(table, split, vectors, written)
@@ -160,8 +160,8 @@ def _full_compaction_changelog(table: FileStoreTable, split, writer, merged: pa.
     the keys with records outside the top level, as Java's FullChangelogMergeFunctionWrapper: a
     key whose only record is its top-level one is not merged and gives nothing, so a full
     compaction of top-level files alone (several files, or files with deleted rows) gives none."""
-    from paimon_core.mergetree.changelog import changes
-    from paimon_core.mergetree.merge_engines import SEQ
+    from paimon_core.merge.changelog import changes
+    from paimon_core.merge.merge_engines import SEQ
 
     keys = table.schema.trimmed_primary_keys
     fresh = [f for f in split.files if f.level != top]
@@ -191,8 +191,8 @@ def _lookup_changelog(table: FileStoreTable, split: DataSplit, writer, files, ou
     stored key never changes, so only new keys give changelog (+I), as in Java. Level-0 files a
     failed or skipped compaction left behind are caught up by the next one: no change is lost,
     only grouped."""
-    from paimon_core.mergetree.changelog import changes
-    from paimon_core.mergetree.merge_engines import INSERT, SEQ
+    from paimon_core.merge.changelog import changes
+    from paimon_core.merge.merge_engines import INSERT, SEQ
 
     fresh = [f for f in files if f.level == 0]
     if not fresh or output_level == 0:

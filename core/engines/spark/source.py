@@ -90,7 +90,7 @@ def _columns(table: FileStoreTable, options) -> list[str]:
 
 
 def _arrow_schema(table: FileStoreTable, columns, with_kind: bool):
-    from paimon_core.engines.spark_types import spark_schema
+    from paimon_core.engines.spark.types import spark_schema
 
     sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(columns).schema)
     if with_kind:
@@ -102,7 +102,7 @@ def _arrow_schema(table: FileStoreTable, columns, with_kind: bool):
 
 
 def _to_spark(rows: pa.Table, target: pa.Schema):
-    from paimon_core.engines.spark_tasks import to_spark_arrow
+    from paimon_core.engines.spark.tasks import to_spark_arrow
 
     rows = rows.select(target.names)
     return to_spark_arrow(
@@ -120,7 +120,7 @@ def _snapshot(table: FileStoreTable, options):
 
 
 def _spec(table: FileStoreTable):
-    from paimon_core.engines.spark_tasks import TableSpec
+    from paimon_core.engines.spark.tasks import TableSpec
 
     return TableSpec.of(table)
 
@@ -240,16 +240,10 @@ def _messages(messages) -> list:
 
 
 def _commit(table: FileStoreTable, messages, options) -> object:
-    from paimon_core.write.ingest import _compact_after_write
+    from paimon_core.ops.ingest import _compact_after_write
 
-    try:
-        snap = table.commit(messages, options)
-    except BaseException:
-        table.discard(messages)
-        raise
-    if snap is None:
-        table.discard(messages)  # nothing new, or committed before (a replayed micro-batch)
-    else:
+    snap = table.commit(messages, options)  # commit-or-abort: None left no files
+    if snap is not None:
         _compact_after_write(table, messages)
     return snap
 
@@ -259,17 +253,22 @@ class PaimonWriter(DataSourceArrowWriter):
         _check_writable(table)
         self.spec = _spec(table)
         self.overwrite = overwrite
+        self.commit_user = str(uuid.uuid4())  # made on the driver: commit and abort see the same
 
     def write(self, iterator):
         return _write_task(self.spec, iterator)
 
-    def commit(self, messages):
+    def _options(self):
         from paimon_core.commit import CommitOptions
 
-        _commit(self.spec.table(), _messages(messages), CommitOptions(overwrite=self.overwrite))
+        return CommitOptions(overwrite=self.overwrite, commit_user=self.commit_user)
+
+    def commit(self, messages):
+        _commit(self.spec.table(), _messages(messages), self._options())
 
     def abort(self, messages):
-        self.spec.table().discard(_messages(messages))
+        # Spark also aborts after a failed commit: files of a snapshot that landed stay
+        self.spec.table().new_commit(self._options()).abort(_messages(messages))
 
 
 class PaimonStreamWriter(DataSourceStreamArrowWriter):
@@ -292,17 +291,17 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
     def write(self, iterator):
         return _write_task(self.spec, iterator)
 
-    def commit(self, messages, batchId):
+    def _options(self, batch_id: int):
         from paimon_core.commit import CommitOptions
 
-        _commit(
-            self.spec.table(),
-            _messages(messages),
-            CommitOptions(commit_user=self.commit_user, commit_identifier=batchId + 1),
-        )
+        return CommitOptions(commit_user=self.commit_user, commit_identifier=batch_id + 1)
+
+    def commit(self, messages, batchId):
+        _commit(self.spec.table(), _messages(messages), self._options(batchId))
 
     def abort(self, messages, batchId):
-        self.spec.table().discard(_messages(messages))
+        # Spark also aborts after a failed commit: files of a snapshot that landed stay
+        self.spec.table().new_commit(self._options(batchId)).abort(_messages(messages))
 
 
 # ---------------------------------------------------------------- stream read

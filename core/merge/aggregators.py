@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.data.value_keys import equality_keys
 from paimon_core.errors import PaimonError
-from paimon_core.mergetree.merge_kernels import Groups, fold_groups, take_rows
+from paimon_core.merge.merge_kernels import Groups, fold_groups, take_rows
 from paimon_core.options import CoreOptions
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")

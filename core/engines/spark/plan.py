@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
-from paimon_core.engines import spark_tasks as T
+from paimon_core.engines.spark import tasks as T
 
 if TYPE_CHECKING:
     from paimon_core.table import FileStoreTable

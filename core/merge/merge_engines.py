@@ -25,10 +25,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import AtomicType
 from paimon_core.errors import InvalidInput, PaimonError
-from paimon_core.mergetree import aggregators
-from paimon_core.mergetree.aggregators import AggInput
-from paimon_core.mergetree.merge_kernels import Groups, choose, take_rows
-from paimon_core.mergetree.merge_options import ENGINES, MergeOptions, sequence_fields, sequence_groups
+from paimon_core.merge import aggregators
+from paimon_core.merge.aggregators import AggInput
+from paimon_core.merge.merge_kernels import Groups, choose, take_rows
+from paimon_core.merge.merge_options import ENGINES, MergeOptions, sequence_fields, sequence_groups
 from paimon_core.options import CoreOptions
 
 SEQ = "_SEQUENCE_NUMBER"
