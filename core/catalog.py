@@ -23,8 +23,9 @@ from paimon_core.errors import (
     WarehouseNotFound,
 )
 from paimon_core.metadata.schema import Schema, SchemaManager
+from paimon_core.metadata.table_context import CatalogEnvironment  # noqa: F401  (re-exported)
 from paimon_core.storage.file_io import FileIO
-from paimon_core.table import CatalogEnvironment, FileStoreTable  # noqa: F401  (re-exported)
+from paimon_core.table import FileStoreTable
 
 DB_SUFFIX = ".db"
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")

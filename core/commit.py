@@ -18,45 +18,19 @@ from typing import TYPE_CHECKING
 from paimon_core import paths
 from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
 from paimon_core.journal import InterruptedAfterCommit, record_commit
+from paimon_core.metadata.commit_message import CommitMessage
+from paimon_core.metadata.live_files import check_not_expired, live_entries, merge_entries
 from paimon_core.metadata.manifest import (
     ADD,
     DELETE,
-    DataFileMeta,
     ManifestEntry,
     ManifestFileMeta,
     SimpleStats,
 )
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
-from paimon_core.read.scan import check_not_expired, live_entries, merge_entries
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
-
-
-@dataclass(frozen=True)
-class CommitMessage:
-    """What one writer produced for one (partition, bucket); partition in internal values."""
-
-    partition: tuple
-    bucket: int
-    total_buckets: int
-    new_files: tuple[DataFileMeta, ...] = ()
-    compact_before: tuple[DataFileMeta, ...] = ()
-    compact_after: tuple[DataFileMeta, ...] = ()
-    changelog_files: tuple[DataFileMeta, ...] = ()
-    new_index: tuple = ()  # IndexEntry ADDs (dynamic-bucket hash indexes)
-    deleted_index: tuple = ()  # IndexEntry DELETEs of the index files they replace
-
-    @property
-    def is_empty(self) -> bool:
-        return not (
-            self.new_files
-            or self.compact_before
-            or self.compact_after
-            or self.changelog_files
-            or self.new_index
-            or self.deleted_index
-        )
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass
@@ -85,7 +59,7 @@ def commit_kind(overwrite: bool, adds, deletes, messages) -> str:
 
 
 def latest_commit_of(
-    table: FileStoreTable, commit_user: str, latest: Snapshot | None = None
+    table: TableContext, commit_user: str, latest: Snapshot | None = None
 ) -> Snapshot | None:
     """The newest retained snapshot committed by ``commit_user`` (Java's latestSnapshotOfUser),
     searching back from ``latest``; None if no retained snapshot is theirs."""
@@ -107,7 +81,7 @@ def latest_commit_of(
 
 
 class FileStoreCommit:
-    def __init__(self, table: FileStoreTable, options: CommitOptions | None = None):
+    def __init__(self, table: TableContext, options: CommitOptions | None = None):
         self.table = table
         self.options = options or CommitOptions()
 
@@ -468,7 +442,7 @@ class FileStoreCommit:
         return merged
 
 
-def discard_files(table: FileStoreTable, messages: list[CommitMessage]) -> None:
+def discard_files(table: TableContext, messages: list[CommitMessage]) -> None:
     """Delete the new files of ``messages``, which no snapshot names: data, compaction output,
     changelog and index files. A file a message also lists as replaced (a level upgrade keeps the
     same file) is kept. Best effort: a file that cannot be deleted is left to ``remove-orphans``."""
@@ -482,7 +456,7 @@ def discard_files(table: FileStoreTable, messages: list[CommitMessage]) -> None:
             _delete_quietly(table, paths.index_file(table.path, e.file_name))
 
 
-def _delete_quietly(table: FileStoreTable, path: str) -> None:
+def _delete_quietly(table: TableContext, path: str) -> None:
     try:
         table.io.delete(path)
     except Exception:  # noqa: BLE001 - an orphan left for remove-orphans, never a lost row

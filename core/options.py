@@ -26,6 +26,7 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import Enum
 
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.option_keys import PAIMON_OPTION_KEYS
@@ -102,7 +103,33 @@ _PARSERS: dict[str, Callable[[str, Option], object]] = {
     "duration": lambda t, _o: parse_duration_ms(t),
 }
 
-MERGE_ENGINES = ("deduplicate", "partial-update", "aggregation", "first-row")
+
+class MergeEngineKind(str, Enum):
+    """A primary-key table's ``merge-engine``, with what the rest of the system needs to know
+    about it; no code compares the option's text itself."""
+
+    DEDUPLICATE = "deduplicate"  # the newest record of a key wins
+    PARTIAL_UPDATE = "partial-update"  # non-null fields of newer records overwrite
+    AGGREGATION = "aggregation"  # per-field aggregate functions
+    FIRST_ROW = "first-row"  # the oldest insert wins, retractions ignored
+
+    @property
+    def picks_rows(self) -> bool:
+        """Whether the merge result of a key is one of its stored records, whole."""
+        return self in (MergeEngineKind.DEDUPLICATE, MergeEngineKind.FIRST_ROW)
+
+    @property
+    def merges_fields(self) -> bool:
+        """Whether the merge result is built field by field (aggregate functions apply)."""
+        return not self.picks_rows
+
+    @property
+    def reads_compacted_only(self) -> bool:
+        """Whether batch reads skip level 0 (Java's first-row: compaction removes later inserts)."""
+        return self is MergeEngineKind.FIRST_ROW
+
+
+MERGE_ENGINES = tuple(k.value for k in MergeEngineKind)
 CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
 
 _REGISTRY = [
@@ -581,8 +608,8 @@ class CoreOptions:
         return self.get("metadata.stats-mode").lower()
 
     @property
-    def merge_engine(self) -> str:
-        return self.get("merge-engine")
+    def merge_engine(self) -> MergeEngineKind:
+        return MergeEngineKind(self.get("merge-engine"))
 
     @property
     def changelog_producer(self) -> str:

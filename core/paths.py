@@ -9,6 +9,8 @@ data and changelog files. Pure string functions: no IO and no pyarrow, so anythi
 
 from __future__ import annotations
 
+from paimon_core.bucket_mode import POSTPONE_BUCKET
+
 SCHEMA_DIR, SCHEMA_PREFIX = "schema", "schema-"
 SNAPSHOT_DIR, SNAPSHOT_PREFIX = "snapshot", "snapshot-"
 TAG_DIR, TAG_PREFIX = "tag", "tag-"
@@ -18,7 +20,6 @@ INDEX_DIR = "index"
 STATISTICS_DIR = "statistics"
 BRANCH_DIR = "branch"
 BUCKET_PREFIX = "bucket-"
-POSTPONE_BUCKET = -2  # bucket = -2 tables write new files to ``bucket-postpone`` until compacted
 # Directories of table metadata other than manifests and index files (orphan cleaning skips them).
 METADATA_DIRS = (SCHEMA_DIR, SNAPSHOT_DIR, TAG_DIR, CONSUMER_DIR, BRANCH_DIR, STATISTICS_DIR)
 

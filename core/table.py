@@ -1,123 +1,63 @@
-"""A Paimon table on a FileIO: its schema, snapshots, manifests, and the entry points to scan,
-read, write and commit. Everything heavier lives in the modules these methods call."""
+"""The table facade: what a user of the library (and the CLI, engines and catalogs) works with.
+
+``FileStoreTable`` is a ``TableContext`` (``metadata/table_context.py``: files, schema, snapshots,
+manifests) with the operations on top: time travel, scan, read, write, commit. Each method is a
+thin call into the layer that does the work; no layer below this one calls these methods (they
+take a ``TableContext`` and call those layers directly)."""
 
 from __future__ import annotations
 
-import contextlib
-from functools import cached_property
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from paimon_core import paths
-from paimon_core.commit import CommitMessage, CommitOptions, FileStoreCommit, discard_files
-from paimon_core.data.partition import PartitionCodec
-from paimon_core.errors import SnapshotNotFound
-from paimon_core.metadata.manifest import ManifestStore, manifest_codec
-from paimon_core.metadata.schema import SchemaManager, TableSchema
-from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
-from paimon_core.options import check_supported
-from paimon_core.read.predicate import Predicate, bind, parse_where
-from paimon_core.read.scan import DataSplit, TableScan, live_entries
-from paimon_core.read.table_read import TableRead
-from paimon_core.storage.file_io import FileIO
+from paimon_core.commit import CommitOptions, FileStoreCommit, discard_files
+from paimon_core.metadata.commit_message import CommitMessage
+from paimon_core.metadata.schema import TableSchema
+from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
+from paimon_core.metadata.table_context import TableContext
+from paimon_core.metadata.time_travel import SnapshotSpec, resolve_snapshot
+from paimon_core.read import scan
+from paimon_core.read.predicate import Predicate, parse_filter
+from paimon_core.read.scan import DataSplit, TableScan
+from paimon_core.read.table_read import TableRead, read_rows
+from paimon_core.write import table_write
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.time_travel import TimeArg
 
 
-class CatalogEnvironment:
-    """What a table loaded through a catalog needs from it at write time (Paimon's
-    ``CatalogEnvironment``): a lock around snapshot and schema commits, and hooks that keep the
-    metastore in step after a commit or a schema change. The default does nothing."""
+class TableAt:
+    """A table as one snapshot saw it: the snapshot (None: an empty table) and the table viewed
+    through the schema that snapshot was committed with. ``read`` and ``plan`` see only it."""
 
-    def lock(self):
-        """A context manager held while ``snapshot-N`` or ``schema-N`` is created."""
-        return contextlib.nullcontext()
+    def __init__(self, table: FileStoreTable, snapshot: Snapshot | None):
+        self.table = table
+        self.snapshot = snapshot
 
-    def after_commit(self, table: FileStoreTable, snapshot, messages) -> None:
-        """Called once a snapshot is committed (e.g. to add metastore partitions)."""
+    def plan(self, predicate: Predicate | None = None) -> list[DataSplit]:
+        return scan.plan(self.table, self.snapshot, predicate)
 
-    def after_schema_change(self, table: FileStoreTable, schema) -> None:
-        """Called once a new schema version is committed (e.g. to mirror the columns)."""
-
-
-NO_ENVIRONMENT = CatalogEnvironment()
+    def read(self, columns=None, where: str | None = None, limit: int | None = None) -> pa.Table:
+        return read_rows(self.table, self.snapshot, columns, parse_filter(self.table.schema, where), limit)
 
 
-class FileStoreTable:
-    def __init__(self, io: FileIO, path: str, identifier: str, schema: TableSchema):
-        self.io = io
-        self.path = path
-        self.identifier = identifier
-        self.schema = schema
-        self.snapshots = SnapshotManager(io, path)
-        self.schemas = SchemaManager(io, path)
-        self.manifests = ManifestStore(io, path, schema.core_options.get("manifest.compression"))
-        self._schema_cache: dict[int, TableSchema] = {schema.id: schema}
-        self.env = NO_ENVIRONMENT  # the catalog that loads the table sets its own
-
-    @cached_property
-    def partition_codec(self) -> PartitionCodec:
-        keys = list(self.schema.partition_keys)
-        return PartitionCodec(
-            keys, self.schema.types_of(keys), self.schema.core_options.partition_default_name
-        )
-
-    def require_readable(self) -> None:
-        """Refuse (UnsupportedFeature) a table whose options would make our reads return wrong rows."""
-        check_supported(self.schema.options, writing=False, what=f"table {self.identifier}")
-
-    def require_writable(self) -> None:
-        """Refuse a table whose options ask writers for something this project does not do."""
-        check_supported(self.schema.options, writing=True, what=f"table {self.identifier}")
-        manifest_codec(self.schema.core_options.get("manifest.compression"))  # before any file is written
-
-    @property
-    def is_primary_key_table(self) -> bool:
-        return bool(self.schema.primary_keys)
-
-    def schema_for(self, schema_id: int) -> TableSchema:
-        if schema_id not in self._schema_cache:
-            self._schema_cache[schema_id] = self.schemas.schema(schema_id)
-        return self._schema_cache[schema_id]
-
-    def with_schema(self, schema: TableSchema) -> FileStoreTable:
-        """This table seen through another version of its schema (same files and snapshots)."""
-        if schema is self.schema:
-            return self
-        other = FileStoreTable(self.io, self.path, self.identifier, schema)
-        other._schema_cache = self._schema_cache
-        other.env = self.env
-        self._schema_cache.setdefault(schema.id, schema)
-        return other
-
-    def for_snapshot(self, snapshot: Snapshot | None) -> FileStoreTable:
-        """The table as a snapshot saw it: reads of an older snapshot use the schema it was
-        committed with (its columns, names and types); writes keep using the latest schema."""
-        if snapshot is None or snapshot.schema_id == self.schema.id:
-            return self
-        return self.with_schema(self.schema_for(snapshot.schema_id))
-
-    def bucket_path(self, partition: tuple, bucket: int) -> str:
-        return paths.bucket_dir(self.path, self.partition_codec.path(partition), bucket)
-
+class FileStoreTable(TableContext):
     # ---- time travel
+    def at(self, snapshot: int | None = None, tag: str | None = None, time: TimeArg | None = None) -> TableAt:
+        """The table as a snapshot saw it: by id, tag or time (epoch millis, or an ISO-8601 /
+        epoch text); the latest snapshot when none is given. One of the three at most."""
+        spec = SnapshotSpec.of(snapshot, tag, time)
+        snap = resolve_snapshot(self, spec)
+        return TableAt(self.for_snapshot(snap) if spec.travels else self, snap)
+
     def resolve_snapshot(
         self, snapshot_id: int | None = None, as_of_millis: int | None = None, tag: str | None = None
     ) -> Snapshot | None:
         """The snapshot a read should see; None for an empty table read at 'latest'."""
-        if snapshot_id is not None:
-            if snapshot_id < 1:
-                raise SnapshotNotFound(f"snapshot {snapshot_id} does not exist (ids start at 1)")
-            return self.snapshots.snapshot(snapshot_id)
-        if as_of_millis is not None:
-            return self.snapshots.at_or_before(as_of_millis)
-        if tag is not None:
-            from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
-
-            return snapshot_from_tag(tag_manager(self).snapshot(tag))
-        return self.snapshots.latest()
+        return resolve_snapshot(self, SnapshotSpec.of(snapshot_id, tag, as_of_millis))
 
     def parse_filter(self, where: str | None) -> Predicate | None:
-        if not where:
-            return None
-        return bind(parse_where(where), {f.name: f.type for f in self.schema.fields})
+        return parse_filter(self.schema, where)
 
     # ---- read
     def new_scan(
@@ -129,25 +69,12 @@ class FileStoreTable:
     def plan(
         self, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
     ) -> list[DataSplit]:
-        """Splits to read; ``all_levels`` includes level-0 files that batch reads of first-row
-        tables skip (for compaction and other maintenance). Rows waiting in ``bucket-postpone``
-        are in no split (``postpone_rows`` counts them); a table whose readers must merge them
-        (``postpone.merge-on-read``, Flink only) is refused while rows wait."""
-        from paimon_core.metadata.features import check_readable
-
-        check_readable(self.schema)
-        if not all_levels and self.schema.core_options.get("postpone.merge-on-read"):
-            from paimon_core.write.postpone import check_merge_on_read
-
-            check_merge_on_read(self.postpone_rows(snapshot))
-        return self.new_scan(snapshot, predicate, all_levels).plan()
+        """Splits to read (``read.scan.plan``)."""
+        return scan.plan(self, snapshot, predicate, all_levels)
 
     def postpone_rows(self, snapshot: Snapshot | None) -> int:
-        """Rows of a postpone-bucket table that wait in ``bucket-postpone`` (not read until a
-        compaction assigns them to buckets); 0 for other tables."""
-        if snapshot is None or self.schema.core_options.bucket != -2:
-            return 0
-        return sum(e.file.row_count for e in live_entries(self.manifests, snapshot) if e.bucket == -2)
+        """Rows waiting in ``bucket-postpone`` (``read.scan.postpone_rows``)."""
+        return scan.postpone_rows(self, snapshot)
 
     def new_read(self, columns: list[str] | None = None, predicate: Predicate | None = None) -> TableRead:
         return TableRead(self, columns, predicate)
@@ -163,18 +90,10 @@ class FileStoreTable:
     ) -> pa.Table:
         """Rows visible at a snapshot (latest by default), filtered and projected. A read of the
         latest snapshot that another process expires meanwhile is run again on the new latest."""
-        from paimon_core.metadata.snapshot import SnapshotExpired
-        from paimon_core.read.scan import expiry_checked
-
         travel = snapshot_id is not None or as_of_millis is not None or tag is not None
         for attempt in range(3):
-            snap = self.resolve_snapshot(snapshot_id, as_of_millis, tag)
-            view = self.for_snapshot(snap) if travel else self  # time travel: the snapshot's own schema
-            pred = view.parse_filter(where)
-            reader = view.new_read(columns, pred)
             try:
-                with expiry_checked(view, snap):
-                    return reader.to_arrow(view.plan(snap, pred), limit)
+                return self.at(snapshot_id, tag, as_of_millis).read(columns, where, limit)
             except SnapshotExpired:
                 if travel or attempt == 2:
                     raise
@@ -182,40 +101,11 @@ class FileStoreTable:
 
     # ---- write
     def new_append_writer(self):
-        from paimon_core.write.append_writer import AppendWriter
-
-        self.require_writable()
-        return AppendWriter(self, self._sequence_restorer())
+        return table_write.new_append_writer(self)
 
     def new_writer(self):
         """A writer for this table: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
-        from paimon_core.metadata.features import check_writable
-
-        check_writable(self.schema)
-        if self.schema.core_options.bucket == -2:
-            from paimon_core.write.postpone import PostponeWriter
-
-            return PostponeWriter(self)
-        if self.is_primary_key_table:
-            from paimon_core.write.kv_writer import KeyValueWriter
-
-            self.require_writable()
-            return KeyValueWriter(self, self._sequence_restorer())
-        return self.new_append_writer()
-
-    def _sequence_restorer(self):
-        cache: dict | None = None
-
-        def restore(partition: tuple, bucket: int) -> int:
-            nonlocal cache
-            if cache is None:
-                cache = {}
-                for e in live_entries(self.manifests, self.snapshots.latest()):
-                    k = (e.partition, e.bucket)
-                    cache[k] = max(cache.get(k, -1), e.file.max_sequence_number)
-            return cache.get((self.partition_codec.to_bytes(partition), bucket), -1)
-
-        return restore
+        return table_write.new_writer(self)
 
     def new_commit(self, options: CommitOptions | None = None) -> FileStoreCommit:
         self.require_writable()

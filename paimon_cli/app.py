@@ -13,7 +13,6 @@ from enum import Enum
 from typing import Annotated
 
 import typer
-from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperGroup
 
 from paimon_cli.config import Flags, resolve_from_environment
@@ -100,7 +99,7 @@ class PaimonGroup(TyperGroup):
                     raise typer.Exit(130) from None
             sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
             return result
-        except (ClickException, typer.Exit, typer.Abort):
+        except (typer.TyperException, typer.Exit, typer.Abort):  # usage errors, exits: Typer's own
             raise
         except Exception as e:
             if isinstance(e, OSError) and e.errno == errno.EPIPE:
@@ -224,7 +223,7 @@ def root(
         sys.stdout.write(version_text(verbose))
         raise typer.Exit(0)
     if ctx.invoked_subcommand is None:
-        raise UsageError("Missing command.", ctx)
+        ctx.fail("Missing command.")
     ctx.meta[VERBOSE_KEY] = verbose  # known to the error boundary even if the config is bad
     flags = Flags(
         warehouse=warehouse,

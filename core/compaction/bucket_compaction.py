@@ -21,17 +21,21 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.commit import CommitMessage
+from paimon_core.bucket_mode import BucketMode
+from paimon_core.commit import discard_files
+from paimon_core.data.system_columns import KIND
 from paimon_core.merge.changelog import rows_with_keys
 from paimon_core.merge.levels import forces_level0_compaction, max_level
-from paimon_core.merge.merge_engines import KIND, MergeEngine, is_retract
+from paimon_core.merge.merge_engines import MergeEngine, is_retract
 from paimon_core.merge.universal_compaction import Run, force_pick_level0, pick, sorted_runs
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
+from paimon_core.options import MergeEngineKind
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class CompactResult:
     files_after: int
 
 
-def _merge_files(table: FileStoreTable, split: DataSplit, files, output_level: int | None = None) -> pa.Table:
+def _merge_files(table: TableContext, split: DataSplit, files, output_level: int | None = None) -> pa.Table:
     """The merged records of ``files``. A compaction of a lookup table (changelog-producer
     lookup) that takes level-0 files to ``output_level`` > 0 merges as Java's lookup rewrite:
     every key of the inputs goes through the merge function (single records too), together with
@@ -66,7 +70,7 @@ def _merge_files(table: FileStoreTable, split: DataSplit, files, output_level: i
     return engine.merge(data, levels=file_levels(list(files) + above, parts), merge_singles=lookup)
 
 
-def _drop_keys_in_other_files(table: FileStoreTable, split: DataSplit, files, merged: pa.Table) -> pa.Table:
+def _drop_keys_in_other_files(table: TableContext, split: DataSplit, files, merged: pa.Table) -> pa.Table:
     """First-row: a key already stored in an older run keeps that row, so the compaction output
     must not repeat it. Readers of first-row tables read levels above 0 without merging, as
     Java does (docs/format.md section 10), so runs there never share a key."""
@@ -113,7 +117,7 @@ def compact_pk_files(
     merged = _merge_files(table, split, files, output_level)
     if drop_delete:
         merged = _drop_retracts(merged)
-    if table.schema.core_options.merge_engine == "first-row":
+    if table.schema.core_options.merge_engine is MergeEngineKind.FIRST_ROW:
         merged = _drop_keys_in_other_files(table, split, files, merged)
     writer = KeyValueFileWriter(table, split.partition, split.bucket)
     try:
@@ -143,7 +147,7 @@ def compact_pk_files(
     )
 
 
-def drop_vectors(table: FileStoreTable, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
+def drop_vectors(table: TableContext, split: DataSplit, rewritten, written: list) -> tuple[tuple, tuple]:
     """Index changes when ``rewritten`` files (read without their deleted rows) are replaced:
     their deletion vectors go, the bucket's other vectors stay."""
     gone = {f.file_name for f in rewritten}
@@ -155,13 +159,13 @@ def drop_vectors(table: FileStoreTable, split: DataSplit, rewritten, written: li
     return index_changes(table, split, vectors, written)
 
 
-def _full_compaction_changelog(table: FileStoreTable, split, writer, merged: pa.Table, top: int) -> list:
+def _full_compaction_changelog(table: TableContext, split, writer, merged: pa.Table, top: int) -> list:
     """Changelog between the previous top level and the new one (full-compaction producer), for
     the keys with records outside the top level, as Java's FullChangelogMergeFunctionWrapper: a
     key whose only record is its top-level one is not merged and gives nothing, so a full
     compaction of top-level files alone (several files, or files with deleted rows) gives none."""
+    from paimon_core.data.system_columns import SEQ
     from paimon_core.merge.changelog import changes
-    from paimon_core.merge.merge_engines import SEQ
 
     keys = table.schema.trimmed_primary_keys
     fresh = [f for f in split.files if f.level != top]
@@ -184,15 +188,16 @@ def _full_compaction_changelog(table: FileStoreTable, split, writer, merged: pa.
     return writer.write_run(log, level=top, changelog=True)
 
 
-def _lookup_changelog(table: FileStoreTable, split: DataSplit, writer, files, output_level: int) -> list:
+def _lookup_changelog(table: TableContext, split: DataSplit, writer, files, output_level: int) -> list:
     """Changelog of the keys in the level-0 ``files`` (lookup producer): each key's merged value
     in the bucket's files above level 0 (the state before these writes; deletion vectors
     applied) against its merged value with the level-0 records on top (after). First-row: a
     stored key never changes, so only new keys give changelog (+I), as in Java. Level-0 files a
     failed or skipped compaction left behind are caught up by the next one: no change is lost,
     only grouped."""
+    from paimon_core.data.system_columns import SEQ
     from paimon_core.merge.changelog import changes
-    from paimon_core.merge.merge_engines import INSERT, SEQ
+    from paimon_core.merge.merge_engines import INSERT
 
     fresh = [f for f in files if f.level == 0]
     if not fresh or output_level == 0:
@@ -220,7 +225,7 @@ def _lookup_changelog(table: FileStoreTable, split: DataSplit, writer, files, ou
         old = new.slice(0, 0)
     dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
-    if table.schema.core_options.merge_engine == "first-row":
+    if table.schema.core_options.merge_engine is MergeEngineKind.FIRST_ROW:
         log = log.filter(pc.equal(log.column(KIND), INSERT))
     if log.num_rows == 0:
         return []
@@ -229,7 +234,7 @@ def _lookup_changelog(table: FileStoreTable, split: DataSplit, writer, files, ou
     return writer.write_run(log, level=output_level, changelog=True)
 
 
-def compact_append_files(table: FileStoreTable, split: DataSplit, files) -> CommitMessage:
+def compact_append_files(table: TableContext, split: DataSplit, files) -> CommitMessage:
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
@@ -278,7 +283,7 @@ def pick_bucketed_append(files, target: int, min_files: int, max_files: int) -> 
     return None
 
 
-def _purge_top_run(table: FileStoreTable, split: DataSplit):
+def _purge_top_run(table: TableContext, split: DataSplit):
     """A bucket that is one top-level run, with files holding deleted rows (deletion vectors,
     stored retractions): the span of the run, in key order, from the first such file to the last
     is rewritten without them. The span's output covers only the span's keys, so the top level
@@ -295,12 +300,12 @@ def _purge_top_run(table: FileStoreTable, split: DataSplit):
     return in_order[dirty[0] : dirty[-1] + 1], in_order[0].level, True
 
 
-def plan_bucket(table: FileStoreTable, split: DataSplit, full: bool):
+def plan_bucket(table: TableContext, split: DataSplit, full: bool):
     """What to compact in one bucket: (files, output level, drop deletes) or None."""
     opts = table.schema.core_options
     if not table.is_primary_key_table:
         target = opts.target_file_size
-        if not full and opts.bucket > 0:
+        if not full and table.schema.bucket_mode is BucketMode.HASH_FIXED:
             picked = pick_bucketed_append(
                 split.files,
                 target,
@@ -346,7 +351,7 @@ def plan_bucket(table: FileStoreTable, split: DataSplit, full: bool):
     return chosen, unit.output_level, drop_delete
 
 
-def compact_messages(table: FileStoreTable, splits, full: bool, progress=None) -> list[CommitMessage]:
+def compact_messages(table: TableContext, splits, full: bool, progress=None) -> list[CommitMessage]:
     producer = table.schema.core_options.changelog_producer
     changelog_full = producer == "full-compaction"
     top = max_level(table)
@@ -373,6 +378,6 @@ def compact_messages(table: FileStoreTable, splits, full: bool, progress=None) -
             if progress:
                 progress(1)
     except BaseException:
-        table.discard(messages)
+        discard_files(table, messages)
         raise
     return messages

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.commit import CommitMessage
+from paimon_core.bucket_mode import BucketMode
+from paimon_core.commit import FileStoreCommit
 from paimon_core.compaction.bucket_compaction import CompactResult, compact_messages
 from paimon_core.errors import CorruptMetadata
 from paimon_core.merge.levels import forces_level0_compaction, max_level
-from paimon_core.read.scan import check_not_expired
+from paimon_core.metadata.commit_message import CommitMessage
+from paimon_core.metadata.live_files import check_not_expired
+from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
+from paimon_core.read.scan import plan
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 __all__ = [
     "CompactResult",
@@ -31,15 +35,26 @@ __all__ = [
 
 
 def compact(
-    table, full: bool = False, partition_filter=None, progress=None, buckets=None, engine=None
+    table,
+    full: bool = False,
+    partition_filter=None,
+    progress=None,
+    buckets=None,
+    engine=None,
+    partition: dict | str | None = None,
 ) -> CompactResult:
-    """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, and of the
-    (partition, bucket) pairs in ``buckets`` if given) and commit once. ``engine`` (local by
-    default) computes the new files; the commit happens here."""
+    """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, or the one
+    ``partition`` names ('dt=2024-01-01' or a dict), and of the (partition, bucket) pairs in
+    ``buckets`` if given) and commit once. ``engine`` (local by default) computes the new
+    files; the commit happens here."""
     from paimon_core.metadata.features import check_writable
 
+    spec = parse_partition_spec(table, partition)
+    if spec is not None:
+        partition_filter = partition_matcher(table, spec)
+
     check_writable(table.schema, compaction=True)
-    if table.schema.core_options.bucket == -2:
+    if table.schema.bucket_mode is BucketMode.POSTPONE:
         from paimon_core.compaction.postpone_compaction import compact_postpone
 
         return compact_postpone(table, full, partition_filter, progress)
@@ -48,7 +63,7 @@ def compact(
         return CompactResult(None, 0, 0, 0)
     splits = [
         s
-        for s in table.plan(snap, all_levels=True)
+        for s in plan(table, snap, all_levels=True)
         if (partition_filter is None or partition_filter(s.partition))
         and (buckets is None or (s.partition, s.bucket) in buckets)
     ]
@@ -61,7 +76,7 @@ def compact(
     except CorruptMetadata as e:  # an input file went missing: if expiry removed `snap`, a lost race
         check_not_expired(table.manifests, snap, e)
         raise
-    result = table.commit(messages, kind="COMPACT") if messages else None
+    result = FileStoreCommit(table).commit(messages, kind="COMPACT") if messages else None
     return CompactResult(
         result,
         len(messages),
@@ -70,11 +85,11 @@ def compact(
     )
 
 
-def full_compact(table: FileStoreTable, partition_filter=None, progress=None, engine=None) -> CompactResult:
+def full_compact(table: TableContext, partition_filter=None, progress=None, engine=None) -> CompactResult:
     return compact(table, full=True, partition_filter=partition_filter, progress=progress, engine=engine)
 
 
-def _commits_since_full_compaction(table: FileStoreTable, limit: int) -> int:
+def _commits_since_full_compaction(table: TableContext, limit: int) -> int:
     """Write commits (not COMPACT) after the latest full compaction of a full-compaction
     changelog table, counted back from the latest snapshot up to ``limit``. A full compaction
     is a COMPACT snapshot with a changelog (the table's other compactions write none); one
@@ -92,14 +107,14 @@ def _commits_since_full_compaction(table: FileStoreTable, limit: int) -> int:
     return n
 
 
-def auto_compact(table: FileStoreTable, messages: list[CommitMessage]) -> CompactResult | None:
+def auto_compact(table: TableContext, messages: list[CommitMessage]) -> CompactResult | None:
     """After a write: compact the written buckets the way Paimon's writers do, unless write-only.
     With ``changelog-producer = full-compaction`` a full compaction runs every
     ``full-compaction.delta-commits`` write commits (default: every commit), counted from the
     last full compaction as Java's Flink sink counts checkpoints (COMPACT snapshots in between
     do not count)."""
     opts = table.schema.core_options
-    if opts.get("write-only") or not messages or opts.bucket == -2:
+    if opts.get("write-only") or not messages or table.schema.bucket_mode is BucketMode.POSTPONE:
         return None  # postpone tables: batch writes are write-only, as Java's (PostponeUtils)
     touched = {(m.partition, m.bucket) for m in messages}
     if opts.changelog_producer == "full-compaction":
@@ -108,6 +123,8 @@ def auto_compact(table: FileStoreTable, messages: list[CommitMessage]) -> Compac
             return compact(table, full=True, buckets=touched)
     if table.is_primary_key_table:
         return compact(table, full=False, buckets=touched)
-    if opts.bucket > 0:  # Java's fixed-bucket append writers compact as they write
+    if (
+        table.schema.bucket_mode is BucketMode.HASH_FIXED
+    ):  # Java's fixed-bucket append writers compact as they write
         return compact(table, full=False, buckets=touched)
     return compact(table, full=False, buckets=touched) if opts.is_set("compaction.min.file-num") else None

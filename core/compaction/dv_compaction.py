@@ -17,19 +17,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.commit import CommitMessage
+from paimon_core.data.system_columns import KIND, ROW_POS
 from paimon_core.merge.changelog import rows_with_keys
-from paimon_core.merge.merge_engines import KIND, MergeEngine, is_retract
+from paimon_core.merge.merge_engines import MergeEngine, is_retract
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, write_bucket_index
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
+from paimon_core.options import CoreOptions, MergeEngineKind
 from paimon_core.read.scan import DataSplit
-from paimon_core.read.table_read import ROW_POS, TableRead
+from paimon_core.read.table_read import TableRead
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
-def bucket_vectors(table: FileStoreTable, split: DataSplit) -> dict[str, np.ndarray]:
+def bucket_vectors(table: TableContext, split: DataSplit) -> dict[str, np.ndarray]:
     """Deleted positions per data file of a split (files that have a vector)."""
     reader = DeletionVectorReader(table)
     return {name: reader.positions(df) for name, df in split.deletion_files}
@@ -47,9 +49,11 @@ def index_changes(
     return added, deleted
 
 
-def _needs_old_values(table: FileStoreTable) -> bool:
+def _needs_old_values(table: TableContext) -> bool:
     opts = table.schema.options
-    return opts.get("merge-engine", "deduplicate") != "deduplicate" or bool(opts.get("sequence.field"))
+    return CoreOptions(opts).merge_engine is not MergeEngineKind.DEDUPLICATE or bool(
+        opts.get("sequence.field")
+    )
 
 
 def compact_pk_files_dv(

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.commit import CommitMessage
+from paimon_core.commit import FileStoreCommit, discard_files
+from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.errors import CorruptMetadata
-from paimon_core.read.scan import DataSplit, check_not_expired, live_entries
+from paimon_core.metadata.commit_message import CommitMessage
+from paimon_core.metadata.live_files import check_not_expired, live_entries
+from paimon_core.read.scan import DataSplit, plan
 from paimon_core.write.postpone import (
-    KIND,
     POSTPONE_BUCKET,
-    SEQ,
     check_supported,
     known_bucket_counts,
     new_partition_buckets,
@@ -28,9 +29,10 @@ from paimon_core.write.postpone import (
     with_buckets,
     writer_prefix,
 )
+from paimon_core.write.sequence import sequence_restorer
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 def replay_order(files) -> list:
@@ -55,7 +57,7 @@ def _assign(view, partition: tuple, pbytes: bytes, n: int, files) -> list[Commit
 
     split = DataSplit(partition, pbytes, POSTPONE_BUCKET, POSTPONE_BUCKET, tuple(files))
     reader = TableRead(view)
-    writer = KeyValueWriter(view, view._sequence_restorer())
+    writer = KeyValueWriter(view, sequence_restorer(view))
     try:
         for f in replay_order(files):
             data = reader.read_file(split, f, True)
@@ -103,7 +105,7 @@ def _compact_bucket(view, existing: DataSplit | None, message: CommitMessage, fu
     )
 
 
-def compact_postpone(table: FileStoreTable, full: bool = False, partition_filter=None, progress=None):
+def compact_postpone(table: TableContext, full: bool = False, partition_filter=None, progress=None):
     """Move every waiting row of the table (of the partitions ``partition_filter`` accepts) into
     real buckets and compact the buckets written; one COMPACT snapshot. With ``full``, every
     other real bucket is fully compacted in the same snapshot."""
@@ -123,7 +125,7 @@ def compact_postpone(table: FileStoreTable, full: bool = False, partition_filter
         for e in entries:
             if e.bucket == POSTPONE_BUCKET:
                 pending.setdefault(e.partition, []).append(e.file)
-        splits = {(s.partition_bytes, s.bucket): s for s in table.plan(snap, all_levels=True)}
+        splits = {(s.partition_bytes, s.bucket): s for s in plan(table, snap, all_levels=True)}
         touched = set()
         for pbytes, files in pending.items():
             partition = codec.from_bytes(pbytes)
@@ -149,15 +151,15 @@ def compact_postpone(table: FileStoreTable, full: bool = False, partition_filter
             for s in rest:
                 messages.extend(compact_messages(with_buckets(table, s.total_buckets), [s], True))
     except CorruptMetadata as e:
-        table.discard([m for m in messages if m.bucket != POSTPONE_BUCKET])
+        discard_files(table, messages)
         check_not_expired(table.manifests, snap, e)
         raise
     except BaseException:
-        table.discard([m for m in messages if m.bucket != POSTPONE_BUCKET])
+        discard_files(table, messages)
         raise
     if not messages:
         return CompactResult(None, 0, 0, 0)
-    result = table.commit(messages, kind="COMPACT")
+    result = FileStoreCommit(table).commit(messages, kind="COMPACT")
     return CompactResult(
         result,
         len({(m.partition, m.bucket) for m in messages}),

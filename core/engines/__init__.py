@@ -10,7 +10,7 @@ through this package only: ``get_engine``, the ``Engine`` protocol, ``ExportResu
 from contextlib import contextmanager
 
 from paimon_core.engines.base import Engine, get_engine
-from paimon_core.engines.export import ExportResult
+from paimon_core.engines.export import ChangesExport, ExportResult, ExportTarget, RowsExport
 
 
 @contextmanager
@@ -23,4 +23,12 @@ def sql_errors():
         yield
 
 
-__all__ = ["Engine", "ExportResult", "get_engine", "sql_errors"]
+__all__ = [
+    "ChangesExport",
+    "Engine",
+    "ExportResult",
+    "ExportTarget",
+    "RowsExport",
+    "get_engine",
+    "sql_errors",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from paimon_core.engines.export import ChangesExport, ExportResult, RowsExport, point_bytes, split_bytes
 from paimon_core.errors import InvalidInput
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
@@ -37,41 +38,12 @@ class Engine(Protocol):
         """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
         ...
 
-    def export_rows(
-        self,
-        table,
-        splits,
-        columns=None,
-        predicate=None,
-        limit: int | None = None,
-        out_path=None,
-        fmt: str = "parquet",
-        *,
-        render=None,
-        on_plan=None,
-        progress: Progress | None = None,
-    ):
-        """Save the rows of ``splits`` (``columns`` projected, ``predicate`` applied, at most
-        ``limit``) at ``out_path`` in ``fmt`` (parquet | csv | json; see ``engines.export``);
-        returns an ``ExportResult``. ``on_plan(total_bytes)`` then ``progress(bytes)``."""
+    def export_rows(self, request: RowsExport) -> ExportResult:
+        """Save the rows the request names (see ``engines.export.RowsExport``)."""
         ...
 
-    def export_changes(
-        self,
-        table,
-        start,
-        end,
-        mode: str = "auto",
-        per_snapshot: bool = False,
-        columns=None,
-        out_path=None,
-        fmt: str = "parquet",
-        *,
-        render=None,
-        on_plan=None,
-        progress: Progress | None = None,
-    ):
-        """Save the changes in (start, end] (``paimon_core.read.diff.diff``) like ``export_rows``."""
+    def export_changes(self, request: ChangesExport) -> ExportResult:
+        """Save the changes the request names (``paimon_core.read.diff.diff``)."""
         ...
 
 
@@ -110,15 +82,11 @@ class AutoEngine:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
 
-    def export_rows(self, table: FileStoreTable, splits, *args, **kw):
-        from paimon_core.engines.export import split_bytes
+    def export_rows(self, request: RowsExport) -> ExportResult:
+        return self.pick(split_bytes(request.splits)).export_rows(request)
 
-        return self.pick(split_bytes(splits)).export_rows(table, splits, *args, **kw)
-
-    def export_changes(self, table: FileStoreTable, start, end, *args, **kw):
-        from paimon_core.engines.export import point_bytes
-
-        return self.pick(point_bytes(table, end)).export_changes(table, start, end, *args, **kw)
+    def export_changes(self, request: ChangesExport) -> ExportResult:
+        return self.pick(point_bytes(request.table, request.end)).export_changes(request)
 
 
 def _threshold(value) -> int:

@@ -1,6 +1,7 @@
 """Exports: rows read from a table, or the changes between two snapshots, saved outside the table.
 
-Every engine implements ``export_rows`` and ``export_changes`` and answers an ``ExportResult``:
+Every engine implements ``export_rows(RowsExport)`` and ``export_changes(ChangesExport)`` and
+answers an ``ExportResult``:
 the local engine writes one file (``parquet``, or ``csv`` / ``json`` lines through a renderer
 the caller supplies, so the text reads exactly as the caller prints it), the Spark engine a
 folder of Parquet part files written by its executors (text formats are refused before any work).
@@ -36,6 +37,46 @@ class ExportResult:
     path: str
     rows: int
     kind: str
+
+
+@dataclass(frozen=True)
+class ExportTarget:
+    """Where and how an export is saved: ``path`` in ``fmt`` (parquet | csv | json), text through
+    ``render``; ``on_plan(total_bytes)`` once, then ``progress(bytes)`` as input is read."""
+
+    path: str | os.PathLike
+    fmt: str = "parquet"
+    render: TextRenderer | None = None
+    on_plan: OnPlan | None = None
+    progress: Advance | None = None
+
+
+@dataclass(frozen=True)
+class RowsExport:
+    """The rows of ``splits`` of ``table`` (``columns`` projected, ``predicate`` applied, at most
+    ``limit``), saved at ``target``."""
+
+    table: FileStoreTable
+    splits: list
+    target: ExportTarget
+    columns: list[str] | None = None
+    predicate: object = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class ChangesExport:
+    """The changes of ``table`` in (``start``, ``end``] (``paimon_core.read.diff.diff`` with
+    ``mode`` and ``per_snapshot``), saved at ``target``. ``start``/``end``: a snapshot id (0 =
+    empty) or a Snapshot (a tag's)."""
+
+    table: FileStoreTable
+    start: object
+    end: object
+    target: ExportTarget
+    mode: str = "auto"
+    per_snapshot: bool = False
+    columns: list[str] | None = None
 
 
 class TextSink(Protocol):

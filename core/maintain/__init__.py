@@ -22,17 +22,8 @@ from paimon_core.maintain.orphans import (
     remove_orphans,
 )
 from paimon_core.maintain.rollback import RollbackPlan, RollbackResult, plan_rollback, rollback
-from paimon_core.maintain.tags import (
-    TagAlreadyExists,
-    TagDeletion,
-    TagInfo,
-    TagNotFound,
-    create_tag,
-    delete_tag,
-    get_tag,
-    list_tags,
-    plan_delete_tag,
-)
+from paimon_core.maintain.tags import TagDeletion, create_tag, delete_tag, get_tag, list_tags, plan_delete_tag
+from paimon_core.metadata.tags import TagAlreadyExists, TagInfo, TagNotFound
 
 __all__ = [
     "ExpirePlan",

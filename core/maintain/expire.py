@@ -36,10 +36,10 @@ from paimon_core.maintain.snapshot_files import (
     execute_plan_files,
     metadata_files,
 )
-from paimon_core.maintain.tags import tag_manager
+from paimon_core.metadata.tags import tag_manager
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 INT_MAX = 2147483647
 
@@ -176,7 +176,7 @@ class ExpireResult:
         return [] if self.dry_run else self.plan.snapshot_ids
 
 
-def _consumer_next(table: FileStoreTable) -> int | None:
+def _consumer_next(table: TableContext) -> int | None:
     """The smallest ``nextSnapshot`` of the table's consumers (Java's ``minNextSnapshot``)."""
     from paimon_core.metadata.consumer import consumer_manager
 
@@ -213,7 +213,7 @@ def _protected(reader: RefReader, snaps: dict, rng: ExpireRange, tagged: dict) -
 
 
 def _doomed_files(
-    table: FileStoreTable, reader: RefReader, snaps: dict, rng: ExpireRange, protected: Refs
+    table: TableContext, reader: RefReader, snaps: dict, rng: ExpireRange, protected: Refs
 ) -> list:
     """The files to delete, in the order of the module doc: data files the deltas of (begin, end]
     removed, changelog files, metadata, then the snapshot files."""
@@ -326,7 +326,7 @@ def expire_snapshots(
     return ExpireResult(plan, False, n)
 
 
-def expire_after_commit(table: FileStoreTable, now_ms: int | None = None) -> ExpireResult | None:
+def expire_after_commit(table: TableContext, now_ms: int | None = None) -> ExpireResult | None:
     """Expiry as Paimon's writers run it after a commit: table options only, off with
     ``write-only``; consumers idle longer than ``consumer.expiration-time`` are deleted first."""
     if table.schema.core_options.get("write-only"):

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from paimon_core import paths
 from paimon_core.storage.file_io import FileIO
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def delete_file(io: FileIO, path: str) -> None:
 
 
 def entry_path(
-    table: FileStoreTable, partition: bytes, bucket: int, file_name: str, external_path: str | None = None
+    table: TableContext, partition: bytes, bucket: int, file_name: str, external_path: str | None = None
 ) -> str:
     """Where a data or changelog file named by a manifest entry lives."""
     if external_path:  # outside the table directory (Paimon 1.x data-file.external-paths)
@@ -52,21 +52,21 @@ def entry_path(
     return table.io.join(table.bucket_path(table.partition_codec.from_bytes(partition), bucket), file_name)
 
 
-def extra_paths(table: FileStoreTable, partition: bytes, bucket: int, extra_files) -> list[str]:
+def extra_paths(table: TableContext, partition: bytes, bucket: int, extra_files) -> list[str]:
     """Extra files (file indexes) sit next to their data file in the bucket directory."""
     d = table.bucket_path(table.partition_codec.from_bytes(partition), bucket)
     return [table.io.join(d, f) for f in extra_files]
 
 
-def manifest_path(table: FileStoreTable, name: str) -> str:
+def manifest_path(table: TableContext, name: str) -> str:
     return paths.manifest_file(table.path, name)
 
 
-def index_path(table: FileStoreTable, name: str) -> str:
+def index_path(table: TableContext, name: str) -> str:
     return paths.index_file(table.path, name)
 
 
-def index_entry_path(table: FileStoreTable, entry) -> str:
+def index_entry_path(table: TableContext, entry) -> str:
     """Where an index manifest entry's file lives: its ``_EXTERNAL_PATH`` when set (global
     indexes under ``global-index.external-path``, 1.3+), the bucket directory with
     ``index-file-in-data-file-dir`` (1.3+), else ``<table>/index``."""
@@ -79,7 +79,7 @@ def index_entry_path(table: FileStoreTable, entry) -> str:
     return index_path(table, entry.file_name)
 
 
-def statistics_path(table: FileStoreTable, name: str) -> str:
+def statistics_path(table: TableContext, name: str) -> str:
     return paths.statistics_file(table.path, name)
 
 

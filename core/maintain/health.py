@@ -25,18 +25,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from paimon_core.bucket_mode import POSTPONE_BUCKET
 from paimon_core.errors import PaimonError
 from paimon_core.maintain.expire import _consumer_next, decide_expire_range, now_millis
 from paimon_core.maintain.orphans import DAY_MS, plan_orphans
 from paimon_core.maintain.refs import RefReader, Refs
-from paimon_core.maintain.tags import tag_manager
 from paimon_core.metadata.index_manifest import IndexStore
-from paimon_core.read.scan import live_entries
+from paimon_core.metadata.live_files import live_entries
+from paimon_core.metadata.tags import tag_manager
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
-POSTPONE_BUCKET = -2
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 
 
@@ -142,7 +142,7 @@ class TableHealth:
 
 
 def _bucket_health(
-    table: FileStoreTable, partition: str, bucket: int, entries, pk: bool, small: int
+    table: TableContext, partition: str, bucket: int, entries, pk: bool, small: int
 ) -> BucketHealth:
     levels: dict[int, list[int]] = {}
     n_small = 0
@@ -161,7 +161,7 @@ def _bucket_health(
     return BucketHealth(partition, bucket, stats, runs, n_small, l0)
 
 
-def _deletion_vectors(table: FileStoreTable, snapshot, rows: int) -> tuple[int | None, float | None]:
+def _deletion_vectors(table: TableContext, snapshot, rows: int) -> tuple[int | None, float | None]:
     """(deleted rows, ratio); a table with ``deletion-vectors.enabled`` and no vector yet is 0,
     any other table without vectors is None (n/a)."""
     enabled = table.schema.core_options.get("deletion-vectors.enabled")
@@ -184,7 +184,7 @@ def _deletion_vectors(table: FileStoreTable, snapshot, rows: int) -> tuple[int |
     return deleted, (deleted / rows if rows else 0.0)
 
 
-def _snapshot_stats(table: FileStoreTable, snaps: dict, tags: int, now_ms: int) -> SnapshotStats:
+def _snapshot_stats(table: TableContext, snaps: dict, tags: int, now_ms: int) -> SnapshotStats:
     opts = table.schema.core_options
     retain_min = opts.get("snapshot.num-retained.min")
     time_retained = opts.get("snapshot.time-retained")
@@ -368,7 +368,7 @@ def _findings(h: TableHealth) -> tuple[Finding, ...]:
 
 
 def table_health(
-    table: FileStoreTable, now_ms: int | None = None, thresholds: Thresholds | None = None
+    table: TableContext, now_ms: int | None = None, thresholds: Thresholds | None = None
 ) -> TableHealth:
     """The health of ``table`` at its latest snapshot (see the module docstring)."""
     now_ms = now_millis() if now_ms is None else now_ms

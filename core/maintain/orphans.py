@@ -19,10 +19,10 @@ from paimon_core.maintain import files as _files
 from paimon_core.maintain.expire import now_millis
 from paimon_core.maintain.files import PlannedFile, is_temp_name, walk_files
 from paimon_core.maintain.refs import RefReader, Refs
-from paimon_core.maintain.tags import tag_manager
+from paimon_core.metadata.tags import tag_manager
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 METADATA_DIRS = paths.METADATA_DIRS
 DAY_MS = 86_400_000
@@ -47,7 +47,7 @@ class OrphanResult:
     deleted: int
 
 
-def referenced_files(table: FileStoreTable, reader: RefReader | None = None) -> Refs:
+def referenced_files(table: TableContext, reader: RefReader | None = None) -> Refs:
     """Everything any snapshot or tag of the table uses (full paths). ``reader`` may be one that
     already read some of these snapshots (its per-snapshot cache is reused)."""
     reader = reader or RefReader(table)
@@ -65,7 +65,7 @@ def referenced_files(table: FileStoreTable, reader: RefReader | None = None) -> 
     return refs
 
 
-def _rel(table: FileStoreTable, path: str) -> str:
+def _rel(table: TableContext, path: str) -> str:
     root = table.path.rstrip("/") + "/"
     return path[len(root) :] if path.startswith(root) else path
 

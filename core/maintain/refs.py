@@ -20,12 +20,12 @@ from paimon_core.maintain.files import (
     statistics_path,
 )
 from paimon_core.metadata.index_manifest import IndexStore
+from paimon_core.metadata.live_files import merge_entries
 from paimon_core.metadata.manifest import ADD
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.scan import merge_entries
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass
@@ -59,7 +59,7 @@ class Refs:
 class RefReader:
     """Computes :class:`Refs` of snapshots of one table, caching per snapshot (id, uuid, lists)."""
 
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: TableContext):
         self.table = table
         self.index_store = IndexStore(table.io, table.path)
         self._cache: dict[tuple, Refs] = {}

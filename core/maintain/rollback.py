@@ -19,11 +19,11 @@ from paimon_core.maintain import files as _files
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.snapshot_files import FileCollector, execute_plan_files, metadata_files
-from paimon_core.maintain.tags import snapshot_from_tag, tag_manager
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.metadata.tags import snapshot_from_tag, tag_manager
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class RollbackResult:
 
 
 def plan_rollback(
-    table: FileStoreTable, to_snapshot: int | None = None, to_tag: str | None = None
+    table: TableContext, to_snapshot: int | None = None, to_tag: str | None = None
 ) -> RollbackPlan:
     if (to_snapshot is None) == (to_tag is None):
         raise InvalidInput("rollback needs exactly one of a snapshot id or a tag name")

@@ -19,11 +19,11 @@ from paimon_core.maintain.files import (
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.metadata.manifest import ADD, DELETE
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
-def try_list(table: FileStoreTable, name: str | None):
+def try_list(table: TableContext, name: str | None):
     """Manifest metas of a list of an expiring snapshot; [] if an earlier run deleted it."""
     if not name:
         return []
@@ -35,7 +35,7 @@ def try_list(table: FileStoreTable, name: str | None):
         return []
 
 
-def try_manifest(table: FileStoreTable, name: str):
+def try_manifest(table: TableContext, name: str):
     try:
         return table.manifests.read_manifest(name)
     except CorruptMetadata:
@@ -58,7 +58,7 @@ def try_index(reader: RefReader, name: str | None):
 class FileCollector:
     """Files planned for deletion: each path once, never a protected (still used) one."""
 
-    def __init__(self, table: FileStoreTable, protected: Refs):
+    def __init__(self, table: TableContext, protected: Refs):
         self.table = table
         self.protected = protected
         self.files: list[PlannedFile] = []
@@ -73,7 +73,7 @@ class FileCollector:
         self.files.append(PlannedFile(path, size, kind))
 
 
-def deleted_data_files(table: FileStoreTable, delta_list: str | None) -> dict[str, tuple[int, list[str]]]:
+def deleted_data_files(table: TableContext, delta_list: str | None) -> dict[str, tuple[int, list[str]]]:
     """Files a snapshot's delta removed: DELETE entries not re-added in the same delta (a Java
     upgrade deletes and re-adds one file at another level). path -> (size, extra file paths)."""
     out: dict[str, tuple[int, list[str]]] = {}
@@ -87,7 +87,7 @@ def deleted_data_files(table: FileStoreTable, delta_list: str | None) -> dict[st
     return out
 
 
-def added_files(table: FileStoreTable, manifest_list: str | None) -> list[tuple[str, int, list[str]]]:
+def added_files(table: TableContext, manifest_list: str | None) -> list[tuple[str, int, list[str]]]:
     out = []
     for m in try_list(table, manifest_list):
         for e in try_manifest(table, m.file_name):
@@ -123,7 +123,7 @@ def metadata_files(reader: RefReader, snap, col: FileCollector) -> None:
         col.add(_files.statistics_path(t, snap.statistics), -1, "statistics")
 
 
-def execute_plan_files(table: FileStoreTable, files, progress=None) -> int:
+def execute_plan_files(table: TableContext, files, progress=None) -> int:
     n = 0
     for f in files:
         _files.delete_file(table.io, f.path)

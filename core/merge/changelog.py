@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.merge.merge_engines import DELETE, INSERT, KIND, UPDATE_AFTER, UPDATE_BEFORE
+from paimon_core.data.system_columns import KIND
+from paimon_core.merge.merge_engines import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE
 
 _OLD, _NEW = "__old", "__new"
 

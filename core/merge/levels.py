@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+from paimon_core.options import MergeEngineKind
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 def forces_level0_compaction(table) -> bool:
@@ -16,9 +18,11 @@ def forces_level0_compaction(table) -> bool:
 
     opts = table.schema.core_options
     return table.is_primary_key_table and (
-        opts.merge_engine == "first-row" or opts.changelog_producer == "lookup" or dv_enabled(table)
+        opts.merge_engine is MergeEngineKind.FIRST_ROW
+        or opts.changelog_producer == "lookup"
+        or dv_enabled(table)
     )
 
 
-def max_level(table: FileStoreTable) -> int:
+def max_level(table: TableContext) -> int:
     return table.schema.core_options.num_levels - 1

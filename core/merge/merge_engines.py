@@ -23,16 +23,16 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.data.types import AtomicType
 from paimon_core.errors import InvalidInput, PaimonError
 from paimon_core.merge import aggregators
 from paimon_core.merge.aggregators import AggInput
 from paimon_core.merge.merge_kernels import Groups, choose, take_rows
-from paimon_core.merge.merge_options import ENGINES, MergeOptions, sequence_fields, sequence_groups
-from paimon_core.options import CoreOptions
+from paimon_core.metadata import aggregate_rules
+from paimon_core.metadata.merge_options import MergeOptions, sequence_fields, sequence_groups
+from paimon_core.options import CoreOptions, MergeEngineKind
 
-SEQ = "_SEQUENCE_NUMBER"
-KIND = "_VALUE_KIND"
 _LEVEL = "__level"  # a record's LSM level while a lookup table merges (never stored)
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
 KIND_NAMES = {"+I": INSERT, "-U": UPDATE_BEFORE, "+U": UPDATE_AFTER, "-D": DELETE}
@@ -160,9 +160,24 @@ def _valid(col: pa.Array) -> np.ndarray:
 
 
 class MergeEngine:
-    """Merges records per key; built from table options. With ``types`` (column -> Paimon type)
-    the aggregate functions are checked against their columns' types first (a table another
-    writer created with a misfit is refused with a clear error instead of failing mid-merge)."""
+    """Merges records per key; built from table options. ``MergeEngine(options, ...)`` is an
+    instance of the strategy of the table's engine (``Deduplicate``, ``FirstRow``,
+    ``PartialUpdate``, ``Aggregation``) over the shared kernels here: sorting by key and
+    sequence, grouping, lookup levels, and assembling one record per key. With ``types`` (column
+    -> Paimon type) the aggregate functions are checked against their columns' types first (a
+    table another writer created with a misfit is refused with a clear error instead of failing
+    mid-merge)."""
+
+    # Java wraps the merge function of lookup tables (changelog-producer=lookup) in its
+    # LookupMergeFunction: of a key's records above level 0 only the latest counts, since a
+    # lookup compaction already merged the older ones into it (first-row is not wrapped)
+    lookup_wrapped = True
+    keeps_first = False  # the oldest insert of a key wins (retractions are ignored)
+
+    def __new__(cls, options: dict | None = None, *args, **kwargs):
+        if cls is MergeEngine:  # (a subclass: also unpickling, which passes no options)
+            cls = _STRATEGIES[MergeOptions.of(options).engine]
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -184,7 +199,7 @@ class MergeEngine:
         self.ignore_delete = mo.ignore_delete
         self.remove_on_delete = mo.remove_on_delete
         self.sequence_groups = mo.groups
-        if self.sequence_groups and self.engine != "partial-update":
+        if self.sequence_groups and self.engine is not MergeEngineKind.PARTIAL_UPDATE:
             raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")
         grouped = [f for seqs, fields in self.sequence_groups for f in seqs + fields]
         for f in grouped:
@@ -199,21 +214,18 @@ class MergeEngine:
                         f"sequence field '{f}' must have an atomic type to order records, not {types[f]}"
                     )
         self.funcs: dict[str, str] = {}
-        if self.engine in ("aggregation", "partial-update"):
+        if self.engine.merges_fields:
             for c in self.values:
                 f = mo.function(c)
                 if f is None:
                     continue
-                problem = aggregators.name_error(c, f)
+                problem = aggregate_rules.name_error(c, f)
                 if problem is None and types is not None and c in types:
-                    problem = aggregators.type_error(c, f, types[c])
+                    problem = aggregate_rules.type_error(c, f, types[c])
                 if problem:
                     raise InvalidInput(problem)
                 self.funcs[c] = f
-        # Java wraps the merge function of lookup tables (changelog-producer=lookup) in its
-        # LookupMergeFunction: of a key's records above level 0 only the latest counts, since a
-        # lookup compaction already merged the older ones into it (first-row is not wrapped)
-        self.lookup = CoreOptions(options).changelog_producer == "lookup" and self.engine != "first-row"
+        self.lookup = CoreOptions(options).changelog_producer == "lookup" and self.lookup_wrapped
 
     @classmethod
     def for_schema(cls, schema, columns: list[str] | None = None) -> MergeEngine:
@@ -249,7 +261,7 @@ class MergeEngine:
         drop = [c for c in drop if c in data.column_names]
         if data.num_rows == 0:
             return data.drop_columns(drop)
-        if not (self.lookup and self.engine in ("partial-update", "aggregation")):
+        if not (self.lookup and self.engine.merges_fields):
             levels, merge_singles = None, False  # neither changes what the other engines keep
         no_seq = in_order and SEQ not in data.column_names
         if levels is None:
@@ -271,7 +283,7 @@ class MergeEngine:
         """deduplicate / first-row on numeric keys: one numpy (stable) sort on the keys and a
         single ``take`` (the general path sorts with Arrow, takes every column, then filters).
         ``no_seq``: the rows are in sequence order, without ``_SEQUENCE_NUMBER``."""
-        if self.engine not in ("deduplicate", "first-row") or self.sequence_fields or self.ignore_delete:
+        if not self.engine.picks_rows or self.sequence_fields or self.ignore_delete:
             return None
         cols = []
         for k in self.keys:
@@ -293,7 +305,7 @@ class MergeEngine:
             if not retract.any():
                 retract = None
         rows = None
-        if self.engine == "first-row" and retract is not None:
+        if self.keeps_first and retract is not None:
             rows = np.flatnonzero(~retract)
             cols, seq = [c[rows] for c in cols], None if seq is None else seq[rows]
         data = data.drop_columns(drop)
@@ -304,11 +316,11 @@ class MergeEngine:
             order, bounds = np.arange(n), np.r_[True, np.zeros(n - 1, dtype=bool), True]
         else:
             order, bounds = _key_then_sequence_order(cols, seq)
-        pick = bounds[:n] if self.engine == "first-row" else bounds[1:]
+        pick = bounds[:n] if self.keeps_first else bounds[1:]
         sel = np.compress(pick, order, out=_scratch(int(np.count_nonzero(pick)), np.int64))
         if rows is not None:
             sel = rows[sel]
-        if drop_retracts and retract is not None and self.engine != "first-row":
+        if drop_retracts and retract is not None and not self.keeps_first:
             sel = sel[~retract[sel]]
         return data.take(pa.array(sel))
 
@@ -316,7 +328,7 @@ class MergeEngine:
         if self.ignore_delete:
             data = data.filter(pc.invert(is_retract(data.column(KIND))))
         data = sort_by_key_and_sequence(data, self.keys, self.sequence_fields, self.sequence_descending)
-        if self.engine == "first-row":
+        if self.keeps_first:
             data = data.filter(pc.invert(is_retract(data.column(KIND))))
         groups = Groups.of_sorted(data, self.keys)
         if _LEVEL in data.column_names:
@@ -329,16 +341,18 @@ class MergeEngine:
                 groups = Groups.of_sorted(data, self.keys)
         if data.num_rows == 0:
             return data
-        if self.engine == "deduplicate":
-            return data.take(pa.array(groups.last_where()))
-        if self.engine == "first-row":
-            return data.take(pa.array(groups.first_where()))
-        if groups.count == data.num_rows and not merge_singles:  # one record per key: nothing to merge
-            return data
-        merged = np.ones(groups.count, dtype=bool) if merge_singles else groups.sizes > 1
-        if self.engine == "partial-update":
-            return self._partial_update(data, groups, merged)
-        return self._aggregate(data, groups, merged)
+        return self._merge_groups(data, groups, merge_singles)
+
+    def _merge_groups(self, data: pa.Table, groups: Groups, merge_singles: bool) -> pa.Table:
+        """One record per group of ``data`` (sorted by key and sequence): the strategy's part."""
+        raise NotImplementedError
+
+    def _fields_to_merge(self, data: pa.Table, groups: Groups, merge_singles: bool) -> np.ndarray | None:
+        """For field-merging engines: which groups to merge (None: every key has one record
+        and passes through as stored)."""
+        if groups.count == data.num_rows and not merge_singles:
+            return None
+        return np.ones(groups.count, dtype=bool) if merge_singles else groups.sizes > 1
 
     # ---- assembling one record per key
     def _assemble(
@@ -367,7 +381,31 @@ class MergeEngine:
             cols.append(arr)
         return pa.Table.from_arrays(cols, schema=data.schema)
 
-    # ---- aggregation
+
+class Deduplicate(MergeEngine):
+    """The newest record of a key wins, whole."""
+
+    def _merge_groups(self, data: pa.Table, groups: Groups, merge_singles: bool) -> pa.Table:
+        return data.take(pa.array(groups.last_where()))
+
+
+class FirstRow(MergeEngine):
+    """The oldest insert of a key wins, whole; retractions are ignored."""
+
+    lookup_wrapped = False
+    keeps_first = True
+
+    def _merge_groups(self, data: pa.Table, groups: Groups, merge_singles: bool) -> pa.Table:
+        return data.take(pa.array(groups.first_where()))
+
+
+class Aggregation(MergeEngine):
+    """Per-field aggregate functions over a key's records in sequence order."""
+
+    def _merge_groups(self, data: pa.Table, groups: Groups, merge_singles: bool) -> pa.Table:
+        multi = self._fields_to_merge(data, groups, merge_singles)
+        return data if multi is None else self._aggregate(data, groups, multi)
+
     def _aggregate(self, data: pa.Table, groups: Groups, multi: np.ndarray) -> pa.Table:
         """Per-field aggregation in sequence order (``aggregators``). -U/-D records retract
         (sum subtracts, last_value clears, last_non_null_value clears when the retracted value
@@ -383,7 +421,14 @@ class MergeEngine:
             merged[c] = aggregators.aggregate(self.funcs[c], inp)
         return self._assemble(data, groups, multi, merged, np.full(groups.count, INSERT, np.int8))
 
-    # ---- partial-update
+
+class PartialUpdate(MergeEngine):
+    """Non-null fields of newer records overwrite; sequence groups; aggregate functions."""
+
+    def _merge_groups(self, data: pa.Table, groups: Groups, merge_singles: bool) -> pa.Table:
+        multi = self._fields_to_merge(data, groups, merge_singles)
+        return data if multi is None else self._partial_update(data, groups, multi)
+
     def _partial_update(self, data: pa.Table, groups: Groups, multi: np.ndarray) -> pa.Table:
         """Non-null fields of later records overwrite (fields with an aggregate function fold
         it instead); sequence groups decide their fields by their own sequence fields."""
@@ -489,6 +534,14 @@ class MergeEngine:
             merged[c] = aggregators.aggregate(func, inp)
 
 
+_STRATEGIES = {
+    MergeEngineKind.DEDUPLICATE: Deduplicate,
+    MergeEngineKind.FIRST_ROW: FirstRow,
+    MergeEngineKind.PARTIAL_UPDATE: PartialUpdate,
+    MergeEngineKind.AGGREGATION: Aggregation,
+}
+
+
 def _dense_rank(data: pa.Table, columns: list[str], rows: np.ndarray) -> np.ndarray:
     """Dense rank (0, 1, ...) of the tuples ``columns`` at ``rows``, NULLs first."""
     sub = pa.table({c: take_rows(_column(data, c), rows) for c in columns})
@@ -510,12 +563,9 @@ def _dense_rank(data: pa.Table, columns: list[str], rows: np.ndarray) -> np.ndar
 
 __all__ = [
     "MergeEngine",
-    "ENGINES",
     "sequence_fields",
     "sequence_groups",
     "sort_by_key_and_sequence",
     "key_boundaries",
     "is_retract",
-    "SEQ",
-    "KIND",
 ]

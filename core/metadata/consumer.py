@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from paimon_core.errors import CorruptMetadata, InvalidInput, NotFound
 from paimon_core.metadata import jsonfmt
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 PREFIX = "consumer-"
 _ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -108,5 +108,5 @@ class ConsumerManager:
         return gone
 
 
-def consumer_manager(table: FileStoreTable) -> ConsumerManager:
+def consumer_manager(table: TableContext) -> ConsumerManager:
     return ConsumerManager(table.io, table.path)

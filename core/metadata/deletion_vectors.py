@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import ADD
-from paimon_core.options import CoreOptions
+from paimon_core.options import CoreOptions, MergeEngineKind
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 VERSION = 1
@@ -136,7 +136,7 @@ def check_dv_options(options: dict, has_primary_key: bool) -> None:
     opts = CoreOptions(options)
     if not opts.get("deletion-vectors.enabled") or not has_primary_key:
         return
-    if opts.merge_engine == "first-row":
+    if opts.merge_engine is MergeEngineKind.FIRST_ROW:
         raise InvalidInput("deletion vectors are not supported with merge-engine=first-row (as in Paimon)")
     producer = opts.changelog_producer
     if producer == "full-compaction":
@@ -145,11 +145,11 @@ def check_dv_options(options: dict, has_primary_key: bool) -> None:
         )
 
 
-def dv_enabled(table: FileStoreTable) -> bool:
+def dv_enabled(table: TableContext) -> bool:
     return bool(table.schema.core_options.get("deletion-vectors.enabled"))
 
 
-def index_path(table: FileStoreTable, index_file: str, external_path: str | None = None) -> str:
+def index_path(table: TableContext, index_file: str, external_path: str | None = None) -> str:
     if external_path:  # outside the table directory: on the table's file system, any URI form
         from paimon_core.metadata.features import external_path as resolve
 
@@ -157,7 +157,7 @@ def index_path(table: FileStoreTable, index_file: str, external_path: str | None
     return table.io.join(table.path, "index", index_file)
 
 
-def dv_entries(table: FileStoreTable, snapshot) -> list:
+def dv_entries(table: TableContext, snapshot) -> list:
     """The live DELETION_VECTORS entries of a snapshot's index manifest."""
     if snapshot is None or not snapshot.index_manifest:
         return []
@@ -188,7 +188,7 @@ def deletion_files(by_bucket: dict[tuple, list]) -> dict[tuple, dict[str, Deleti
 class DeletionVectorReader:
     """Reads vectors of one table, caching index file bytes (one index file holds many)."""
 
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: TableContext):
         if table.schema.core_options.get("index-file-in-data-file-dir"):
             raise PaimonError(
                 "index-file-in-data-file-dir=true (index files in bucket directories) is not supported"

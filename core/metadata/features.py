@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from paimon_core.bucket_mode import POSTPONE_BUCKET
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.options import CoreOptions
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 def _true(options: dict, key: str) -> bool:
@@ -62,7 +63,7 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
         )
     opts = CoreOptions(options)
     func = opts.get("bucket-function.type")
-    if func != "default" and (assigns_buckets or opts.bucket == -2):
+    if func != "default" and (assigns_buckets or opts.bucket == POSTPONE_BUCKET):
         raise UnsupportedFeature(
             f"{what} sets bucket-function.type = {func}: only the default bucket function "
             "is supported for writing"
@@ -91,7 +92,7 @@ def check_file(f, where: str = "") -> None:
         )
 
 
-def external_path(table: FileStoreTable, uri: str, kind: str = "data file") -> str:
+def external_path(table: TableContext, uri: str, kind: str = "data file") -> str:
     """The path of a file stored outside the table directory (``_EXTERNAL_PATH``), on the
     table's own file system (``s3://`` and ``s3a://`` are one); another file system is refused
     by name."""

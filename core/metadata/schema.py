@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 from paimon_core import paths
+from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
+from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
     AtomicType,
     DataField,
@@ -65,6 +67,10 @@ class TableSchema:
     @property
     def core_options(self) -> CoreOptions:
         return CoreOptions(self.options, self.primary_keys)
+
+    @property
+    def bucket_mode(self) -> BucketMode:
+        return mode_of(self.core_options.bucket, self.primary_keys, self.partition_keys)
 
     @property
     def bucket_keys(self) -> list[str]:
@@ -202,7 +208,7 @@ class Schema:
                 raise InvalidInput(f"bad column name '{n}'")
             if n.lower() in seen:
                 raise InvalidInput(f"column '{n}' is defined twice")
-            if n.startswith("_KEY_") or n in ("_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"):
+            if is_system_name(n):
                 raise InvalidInput(f"column name '{n}' is reserved by Paimon")
             seen.add(n.lower())
 
@@ -245,13 +251,13 @@ class Schema:
 
         check_format_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
         self._check_bucket_key(opts.bucket_key, bucket, names, types)
-        if bucket == -2 and not self.primary_keys:
+        if bucket == POSTPONE_BUCKET and not self.primary_keys:
             raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
         from paimon_core.metadata.features import check_options
 
         check_options(options, writing=True, what="a table")
         if self.primary_keys:
-            from paimon_core.merge.merge_options import validate_merge_options
+            from paimon_core.metadata.merge_options import validate_merge_options
 
             validate_merge_options(options, types, self.primary_keys, self.partition_keys)
         elif any(k in options for k in ("merge-engine", "sequence.field")):

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.bucket_mode import DYNAMIC_BUCKET
+from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
     ArrayType,
     AtomicType,
@@ -36,8 +38,8 @@ from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 # ---------------------------------------------------------------------------------------------
 # The changes (Java ``SchemaChange`` subclasses of the same names)
@@ -172,7 +174,7 @@ def column_cast_allowed(src: DataType, dst: DataType, allow_explicit: bool = Tru
 def _check_name(name: str) -> None:
     if not name or name != name.strip():
         raise InvalidInput(f"bad column name '{name}'")
-    if name.startswith("_KEY_") or name in ("_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"):
+    if is_system_name(name):
         raise InvalidInput(f"column name '{name}' is reserved by Paimon")
 
 
@@ -208,7 +210,7 @@ def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: 
             new_b = int(new)
         except ValueError:
             raise InvalidInput(f"option 'bucket' has a bad value '{new}' (expected int)") from None
-        if old_b != new_b and (old_b == -1 or new_b == -1):
+        if old_b != new_b and (DYNAMIC_BUCKET in (old_b, new_b)):
             raise InvalidInput(
                 f"cannot change bucket from {old_b} to {new_b}: bucket -1 (dynamic/unaware) "
                 "cannot be switched to or from fixed buckets"
@@ -466,7 +468,7 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
     )
 
 
-def alter_table(table: FileStoreTable, changes):
+def alter_table(table: TableContext, changes):
     """Commit ``changes`` to ``table``'s schema; returns the table at the new schema."""
     with table.env.lock():
         new = commit_changes(table.io, table.path, changes)

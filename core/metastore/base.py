@@ -27,8 +27,9 @@ from paimon_core.errors import (
     TableNotRegistered,
 )
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
+from paimon_core.metadata.table_context import CatalogEnvironment
 from paimon_core.options import parse_duration_ms as options_parse_duration_ms
-from paimon_core.table import CatalogEnvironment, FileStoreTable
+from paimon_core.table import FileStoreTable
 
 COMMON_OPTIONS = ("uri", "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
 

@@ -21,15 +21,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.commit import CommitMessage
+from paimon_core.commit import FileStoreCommit, discard_files
+from paimon_core.data.system_columns import ROW_POS
 from paimon_core.errors import InvalidInput
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
-from paimon_core.read.predicate import filter_table
-from paimon_core.read.table_read import ROW_POS, TableRead
+from paimon_core.metadata.merge_options import MergeOptions
+from paimon_core.options import MergeEngineKind
+from paimon_core.read.predicate import filter_table, parse_filter
+from paimon_core.read.scan import plan
+from paimon_core.read.table_read import TableRead, read_rows
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass(frozen=True)
@@ -40,16 +45,16 @@ class DeleteResult:
     snapshot: object = None
 
 
-def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> DeleteResult:
+def delete_where(table: TableContext, where: str, dry_run: bool = False) -> DeleteResult:
     if not where or not where.strip():
         raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint(
             "delete_where"
         )
-    pred = table.parse_filter(where)
+    pred = parse_filter(table.schema, where)
     snap = table.snapshots.latest()
     if table.is_primary_key_table:
         return _delete_pk(table, snap, pred, where, dry_run)
-    splits = table.plan(snap, pred) if snap is not None else []
+    splits = plan(table, snap, pred) if snap is not None else []
     reader = TableRead(table, sorted(pred.columns()), pred)
     hits = []  # (split, file, matched positions)
     for s in splits:
@@ -62,11 +67,13 @@ def delete_where(table: FileStoreTable, where: str, dry_run: bool = False) -> De
     if dry_run or not hits:
         return DeleteResult(rows, len(hits), mode)
     messages = _dv_messages(table, hits) if mode == "deletion vectors" else _rewrite_messages(table, hits)
-    result = table.commit(messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE")
+    result = FileStoreCommit(table).commit(
+        messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE"
+    )
     return DeleteResult(rows, len(hits), mode, result)
 
 
-def _dv_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
+def _dv_messages(table: TableContext, hits) -> list[CommitMessage]:
     from paimon_core.compaction.dv_compaction import bucket_vectors, index_changes
 
     by_split: dict[int, list] = {}
@@ -89,7 +96,7 @@ def _dv_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
     return messages
 
 
-def _rewrite_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
+def _rewrite_messages(table: TableContext, hits) -> list[CommitMessage]:
     from paimon_core.compaction.bucket_compaction import drop_vectors
     from paimon_core.write.append_writer import RollingFileWriter
 
@@ -130,16 +137,17 @@ def _rewrite_messages(table: FileStoreTable, hits) -> list[CommitMessage]:
                 )
             )
     except BaseException:
-        table.discard(messages)
+        discard_files(table, messages)
         raise
     return messages
 
 
-def _delete_pk(table: FileStoreTable, snap, pred, where: str, dry_run: bool) -> DeleteResult:
+def _delete_pk(table: TableContext, snap, pred, where: str, dry_run: bool) -> DeleteResult:
     opts = table.schema.options
-    engine = opts.get("merge-engine", "deduplicate")
-    removes = engine == "deduplicate" or (
-        engine == "partial-update" and opts.get("partial-update.remove-record-on-delete") == "true"
+    mo = MergeOptions.of(opts)
+    engine = mo.engine.value
+    removes = mo.engine is MergeEngineKind.DEDUPLICATE or (
+        mo.engine is MergeEngineKind.PARTIAL_UPDATE and mo.remove_on_delete
     )
     if not removes:
         raise InvalidInput(
@@ -148,7 +156,7 @@ def _delete_pk(table: FileStoreTable, snap, pred, where: str, dry_run: bool) -> 
         )
     if opts.get("ignore-delete") == "true":
         raise InvalidInput("delete on a table with ignore-delete=true would be ignored")
-    rows = table.read(where=where) if snap is not None else None
+    rows = read_rows(table, snap, predicate=pred) if snap is not None else None
     if rows is None or rows.num_rows == 0:
         return DeleteResult(0, 0, "delete records")
     if dry_run:

@@ -13,16 +13,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from paimon_core.commit import CommitMessage, CommitOptions
-from paimon_core.data.values import internal_from_scalar
+from paimon_core.commit import CommitOptions, FileStoreCommit, discard_files
 from paimon_core.errors import InvalidInput, SchemaMismatch
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.literals import to_scalar
+from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.write.conform import check_columns, conform_table
 from paimon_core.write.input_files import find_inputs, input_schema
+from paimon_core.write.table_write import write_files
+from paimon_core.write.table_write import write_tables as write_table_batches
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass(frozen=True)
@@ -35,44 +37,9 @@ class IngestResult:
     skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
 
 
-def parse_partition_spec(table: FileStoreTable, spec: dict | str | None) -> dict | None:
-    """'dt=2024-01-01,hr=3' or a dict -> {key: internal value} checked against the partition keys."""
-    if spec is None or spec == "" or spec == {}:
-        return None
-    if isinstance(spec, str):
-        items = {}
-        for part in spec.split(","):
-            if "=" not in part:
-                raise InvalidInput(f"bad partition '{spec}': use k=v[,k2=v2]")
-            k, v = part.split("=", 1)
-            items[k.strip()] = v.strip()
-        spec = items
-    keys = list(table.schema.partition_keys)
-    if not keys:
-        raise InvalidInput(f"table {table.identifier} is not partitioned")
-    out = {}
-    for k, v in spec.items():
-        if k not in keys:
-            raise InvalidInput(f"'{k}' is not a partition key (partition keys: {', '.join(keys)})")
-        t = table.schema.field(k).type
-        out[k] = (
-            None
-            if v is None or v == table.schema.core_options.partition_default_name
-            else internal_from_scalar(to_scalar(v, k, t, what=f"partition '{k}={v}'"), t)
-        )
-    return out
-
-
-def _spec_matcher(table: FileStoreTable, spec: dict):
-    idx = {k: i for i, k in enumerate(table.schema.partition_keys)}
-    return lambda values: all(values[idx[k]] == v for k, v in spec.items())
-
-
-def _overwrite_filter(
-    table: FileStoreTable, messages: list[CommitMessage], overwrite: bool, spec: dict | None
-):
+def _overwrite_filter(table: TableContext, messages: list[CommitMessage], overwrite: bool, spec: dict | None):
     if overwrite and spec is not None:
-        match = _spec_matcher(table, spec)
+        match = partition_matcher(table, spec)
         stray = [m.partition for m in messages if not match(m.partition)]
         if stray:
             codec = table.partition_codec
@@ -90,7 +57,7 @@ def _overwrite_filter(
 
 
 def _commit(
-    table: FileStoreTable, messages: list[CommitMessage], overwrite: bool, spec: dict | None
+    table: TableContext, messages: list[CommitMessage], overwrite: bool, spec: dict | None
 ) -> Snapshot | None:
     """Commit ``messages`` (commit-or-abort: a failed commit leaves none of their files), then
     compact as the table's writers do."""
@@ -99,9 +66,9 @@ def _commit(
             overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec)
         )
     except BaseException:
-        table.discard(messages)  # a refused overwrite: nothing was committed
+        discard_files(table, messages)  # a refused overwrite: nothing was committed
         raise
-    snap = table.commit(messages, opts)
+    snap = FileStoreCommit(table, opts).commit(messages)
     if snap is not None:
         _compact_after_write(table, messages)
     return snap
@@ -110,7 +77,7 @@ def _commit(
 REWRITES = 3  # how often a dynamic-bucket write is redone after a bucket assignment conflict
 
 
-def _write_and_commit(table: FileStoreTable, write, overwrite: bool, spec: dict | None):
+def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | None):
     """``write(read)`` (the engine's write; ``read`` collects input row counts), then commit.
     A dynamic-bucket write whose new keys another writer meanwhile put in other buckets cannot
     be committed as written (``index_rebase``): its files are deleted and the write is redone
@@ -132,7 +99,7 @@ def _write_and_commit(table: FileStoreTable, write, overwrite: bool, spec: dict 
     raise AssertionError("unreachable")
 
 
-def _compact_after_write(table: FileStoreTable, messages: list[CommitMessage]) -> None:
+def _compact_after_write(table: TableContext, messages: list[CommitMessage]) -> None:
     """Paimon's writers compact the buckets they wrote when a bucket has too many sorted runs
     (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
     off with ``write-only``); the data is committed already, so a compaction that loses a race
@@ -149,7 +116,7 @@ def _compact_after_write(table: FileStoreTable, messages: list[CommitMessage]) -
     expire_after_commit(table)  # per the table's snapshot.* options, as Paimon's writers do
 
 
-def _evolution(table: FileStoreTable, schemas: list[pa.Schema]) -> tuple[list, object]:
+def _evolution(table: TableContext, schemas: list[pa.Schema]) -> tuple[list, object]:
     """The schema changes that make every input fit (new nullable columns, implicit widening)
     and the schema they lead to; nothing is committed here."""
     from paimon_core.metadata.schema_evolution import apply_changes, changes_for_input
@@ -163,7 +130,7 @@ def _evolution(table: FileStoreTable, schemas: list[pa.Schema]) -> tuple[list, o
     return changes, candidate
 
 
-def _check_inputs(table: FileStoreTable, named_schemas: list[tuple[str, pa.Schema]], evolve: bool):
+def _check_inputs(table: TableContext, named_schemas: list[tuple[str, pa.Schema]], evolve: bool):
     """Check every input against the table (evolved in memory when ``evolve``) before anything is
     written; commits the evolved schema and returns (table to write with, changes)."""
     changes: list = []
@@ -207,8 +174,6 @@ def ingest_files(
     """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved.
     ``evolve``: input columns the table lacks are added (nullable) and narrower table types
     widened, in a new schema committed before the data."""
-    from paimon_core.engines.local import LocalEngine
-
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
         raise InvalidInput("a partition spec needs overwrite (it names the partition to replace)").with_hint(
@@ -223,10 +188,11 @@ def ingest_files(
     table, evolved = _check_inputs(table, named, evolve)
     if on_plan:
         on_plan(sum(f.size for f in inputs))
-    eng = engine or LocalEngine()
 
     def write(read: list) -> list:
-        return eng.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
+        if engine is None:  # in-process
+            return write_files(table, inputs, progress, row_kind_column, on_rows=read.append)
+        return engine.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
 
     messages, snap, read = _write_and_commit(table, write, overwrite, spec)
     return IngestResult(
@@ -247,15 +213,13 @@ def write_tables(
     row_kind_column: str | None = None,
     evolve: bool = False,
 ) -> IngestResult:
-    from paimon_core.engines.local import LocalEngine
-
     spec = parse_partition_spec(table, partition)
     evolved: tuple = ()
     if evolve:
         named = [("", _without_kind(t.schema, row_kind_column, "")) for t in tables]
         table, evolved = _check_inputs(table, named, evolve)
     messages, snap, _ = _write_and_commit(
-        table, lambda read: LocalEngine().write_tables(table, tables, row_kind_column), overwrite, spec
+        table, lambda read: write_table_batches(table, tables, row_kind_column), overwrite, spec
     )
     return IngestResult(
         snap,

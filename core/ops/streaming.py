@@ -36,17 +36,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-from paimon_core.commit import CommitOptions, latest_commit_of
+from paimon_core.commit import CommitOptions, FileStoreCommit, latest_commit_of
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.write.table_write import write_tables
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 LAST_FILE = "ingest.watch.last-file"
 
 
-def watch_commit_user(table: FileStoreTable, directory: str, pattern: str) -> str:
+def watch_commit_user(table: TableContext, directory: str, pattern: str) -> str:
     """A commit user stable across restarts of the same watch (same table, folder and pattern)."""
     key = f"paimon-cli:watch:{table.identifier}:{os.path.abspath(directory)}:{pattern}"
     return str(uuid.uuid5(uuid.NAMESPACE_URL, key))
@@ -62,7 +63,7 @@ class CommitResult:
 class StreamingCommitter:
     """Commits of one stable ``commit_user`` with increasing identifiers, each exactly once."""
 
-    def __init__(self, table: FileStoreTable, commit_user: str):
+    def __init__(self, table: TableContext, commit_user: str):
         self.table = table
         self.commit_user = commit_user
         self.last = latest_commit_of(table, commit_user)
@@ -71,14 +72,13 @@ class StreamingCommitter:
     def write(
         self, tables: list[pa.Table], properties: dict | None = None, row_kind_column: str | None = None
     ) -> CommitResult:
-        from paimon_core.engines.local import LocalEngine
         from paimon_core.ops.ingest import _compact_after_write
 
         ident = self.next_identifier
-        messages = LocalEngine().write_tables(self.table, tables, row_kind_column)
+        messages = write_tables(self.table, tables, row_kind_column)
         rows = sum(f.row_count for m in messages for f in m.new_files)
         opts = CommitOptions(commit_user=self.commit_user, commit_identifier=ident, properties=properties)
-        snap = self.table.commit(messages, opts)  # commit-or-abort: None left no files
+        snap = FileStoreCommit(self.table, opts).commit(messages)  # commit-or-abort: None left no files
         if snap is not None:
             self.last = snap
             self.next_identifier = ident + 1

@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.system_columns import KIND
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.merge.changelog import changes
-from paimon_core.merge.merge_engines import KIND
+from paimon_core.metadata.live_files import merge_entries
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.scan import DataSplit, merge_entries
+from paimon_core.read.scan import DataSplit, plan
 from paimon_core.read.table_read import TableRead
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 ROW_KIND = "_row_kind"
 SNAPSHOT = "_snapshot"
@@ -40,7 +41,7 @@ def range_error(start: int, end: int) -> InvalidInput:
     )
 
 
-def check_range(table: FileStoreTable, start: int, end: int, need_all: bool) -> None:
+def check_range(table: TableContext, start: int, end: int, need_all: bool) -> None:
     if start > end:
         raise range_error(start, end)
     sm = table.snapshots
@@ -67,7 +68,7 @@ def with_row_kind(t: pa.Table, kinds) -> pa.Table:
     return t.add_column(0, ROW_KIND, pc.take(KIND_TEXT, kinds.cast(pa.int32())))
 
 
-def _read_entries(table: FileStoreTable, entries, columns) -> pa.Table:
+def _read_entries(table: TableContext, entries, columns) -> pa.Table:
     codec = table.partition_codec
     reader = TableRead(table, columns)
     parts = []
@@ -84,14 +85,14 @@ def _read_entries(table: FileStoreTable, entries, columns) -> pa.Table:
     return pa.concat_tables(parts) if parts else empty_changes(table, columns)
 
 
-def empty_changes(table: FileStoreTable, columns) -> pa.Table:
+def empty_changes(table: TableContext, columns) -> pa.Table:
     """No rows, with the columns of a change table (``_row_kind`` first)."""
     schema = table.schema.arrow_schema()
     t = schema.empty_table().select(columns or schema.names)
     return with_row_kind(t, pa.array([], pa.int8()))
 
 
-def snapshot_changelog(table: FileStoreTable, snap, columns) -> pa.Table:
+def snapshot_changelog(table: TableContext, snap, columns) -> pa.Table:
     """The rows of the changelog files ``snap`` committed (any commit kind), with their kinds."""
     if not snap.changelog_manifest_list:
         return empty_changes(table, columns)
@@ -102,7 +103,7 @@ def snapshot_changelog(table: FileStoreTable, snap, columns) -> pa.Table:
     return _read_entries(table, entries, columns)
 
 
-def snapshot_delta(table: FileStoreTable, snap, columns) -> pa.Table:
+def snapshot_delta(table: TableContext, snap, columns) -> pa.Table:
     """The rows of the data files an APPEND snapshot added, with their kinds (empty for other kinds)."""
     if snap.commit_kind != "APPEND":
         return empty_changes(table, columns)
@@ -111,16 +112,16 @@ def snapshot_delta(table: FileStoreTable, snap, columns) -> pa.Table:
     return _read_entries(table, merge_entries(entries), columns)
 
 
-def _state(table: FileStoreTable, point, columns) -> pa.Table:
+def _state(table: TableContext, point, columns) -> pa.Table:
     """Rows at a snapshot id (0 = the empty table) or at a Snapshot object (e.g. from a tag)."""
     if point == 0:
         return table.schema.arrow_schema().empty_table().select(columns)
     snap = point if isinstance(point, Snapshot) else table.snapshots.snapshot(point)
-    return table.new_read(columns).to_arrow(table.plan(snap))
+    return TableRead(table, columns).to_arrow(plan(table, snap))
 
 
 def _state_diff(
-    table: FileStoreTable, start, end, columns, before: pa.Table | None = None
+    table: TableContext, start, end, columns, before: pa.Table | None = None
 ) -> tuple[pa.Table, pa.Table]:
     """(changes from start to end, the state at end); ``before`` is the state at start if known."""
     keys = list(table.schema.primary_keys)

@@ -282,6 +282,13 @@ def _bind_in(p: In, t) -> Predicate:
     return p
 
 
+def parse_filter(schema, where: str | None) -> Predicate | None:
+    """A ``--where`` text bound to the columns of ``schema`` (a TableSchema); None for no filter."""
+    if not where:
+        return None
+    return bind(parse_where(where), {f.name: f.type for f in schema.fields})
+
+
 def bind(pred: Predicate, fields: dict) -> Predicate:
     """Check columns exist and bind literals to the column types (``fields``: name -> DataType).
     Returns the bound predicate (comparisons may be rewritten, see ``literals``)."""

@@ -1,4 +1,5 @@
-"""Planning a read: from a snapshot to the live data files, grouped by (partition, bucket).
+"""Planning a read: from a snapshot to the live data files (``metadata/live_files.py``), grouped by
+(partition, bucket).
 
 The live set of a snapshot = entries of its base list, then its delta list, in order; a DELETE
 cancels the earlier ADD with the same identifier (docs/format.md section 5.4). Partitions and files
@@ -7,24 +8,24 @@ are pruned with the predicate where statistics prove nothing can match.
 
 from __future__ import annotations
 
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from paimon_core import paths
+from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.data.binary_row import deserialize_row
-from paimon_core.errors import CorruptMetadata, PaimonError
-from paimon_core.metadata.features import check_file
+from paimon_core.errors import PaimonError, UnsupportedFeature
+from paimon_core.metadata.features import check_file, check_readable
+from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.manifest import (
-    ADD,
-    DELETE,
     DataFileMeta,
     ManifestEntry,
     ManifestFileMeta,
-    ManifestStore,
 )
-from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
+from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 @dataclass(frozen=True)
@@ -49,91 +50,6 @@ class DataSplit:
             if name == file_name:
                 return df
         return None
-
-
-def merge_entries(entries) -> list[ManifestEntry]:
-    """Apply ADD/DELETE in order; what remains are the live ADD entries."""
-    live: dict[tuple, ManifestEntry] = {}
-    for e in entries:
-        key = e.identifier
-        if e.kind == ADD:
-            live[key] = e
-        elif e.kind == DELETE:
-            live.pop(key, None)
-    return list(live.values())
-
-
-def data_manifests(store: ManifestStore, snapshot: Snapshot) -> list[ManifestFileMeta]:
-    return store.read_list(snapshot.base_manifest_list) + store.read_list(snapshot.delta_manifest_list)
-
-
-def live_entries(
-    store: ManifestStore, snapshot: Snapshot | None, manifest_filter=None, entry_filter=None
-) -> list[ManifestEntry]:
-    if snapshot is None:
-        return []
-    entries = []
-    try:
-        for meta in data_manifests(store, snapshot):
-            if manifest_filter is not None and not manifest_filter(meta):
-                continue
-            for e in store.read_manifest(meta.file_name):
-                if entry_filter is None or entry_filter(e):
-                    entries.append(e)
-    except CorruptMetadata as e:
-        check_not_expired(store, snapshot, e)
-        raise
-    return merge_entries(entries)
-
-
-def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception) -> None:
-    """After a metadata file of ``snapshot`` turned out missing: raise SnapshotExpired if another
-    process expired the snapshot while we read it (a lost race, not damage). Expiry deletes the
-    snapshot file last, so while a newer snapshot exists, wait a moment for it to go."""
-    table_path = paths.table_of_manifest_dir(store.dir)
-
-    def path(i: int) -> str:
-        return paths.snapshot_file(table_path, i)
-
-    deadline = time.monotonic() + 2.0
-    while store.io.exists(path(snapshot.id)):
-        if not store.io.exists(path(snapshot.id + 1)) or time.monotonic() > deadline:
-            return  # the latest snapshot is never expired: the file is really missing
-        time.sleep(0.05)
-    if _tagged(store.io, table_path, snapshot.id):
-        return  # a tag's snapshot, long expired: its files stay while the tag does, so damage
-    raise SnapshotExpired(
-        f"snapshot {snapshot.id} was expired by another process while it was being read ({error}); run again"
-    ) from None
-
-
-def _tagged(io, table_path: str, snapshot_id: int) -> bool:
-    """Whether a tag holds snapshot ``snapshot_id`` (read only on an error path)."""
-    import json
-
-    tag_dir = paths.join(table_path, paths.TAG_DIR)
-    for name in io.list_names(tag_dir):
-        if not name.startswith(paths.TAG_PREFIX):
-            continue
-        try:
-            if json.loads(io.read_text(paths.join(tag_dir, name))).get("id") == snapshot_id:
-                return True
-        except (OSError, ValueError):
-            continue
-    return False
-
-
-@contextmanager
-def expiry_checked(table, snapshot: Snapshot | None):
-    """Around reading ``snapshot``'s files: a file that went missing because another process
-    expired the snapshot meanwhile raises SnapshotExpired (a lost race: run again), not an
-    error that calls the table damaged."""
-    try:
-        yield
-    except (CorruptMetadata, FileNotFoundError) as e:
-        if snapshot is not None:
-            check_not_expired(table.manifests, snapshot, e)
-        raise
 
 
 class TableScan:
@@ -182,14 +98,16 @@ class TableScan:
         skip_level0 = (
             not self.all_levels
             and self.table.is_primary_key_table
-            and (self.table.schema.core_options.merge_engine == "first-row" or dv_enabled(self.table))
+            and (self.table.schema.core_options.merge_engine.reads_compacted_only or dv_enabled(self.table))
         )
         dv_index: dict[tuple, list] = {}
         for e in dv_entries(self.table, self.snapshot):
             dv_index.setdefault((e.partition, e.bucket), []).append(e)
         dvs = deletion_files(dv_index)
         for (pbytes, bucket), entries in groups.items():
-            if bucket < 0:  # bucket-postpone: waiting for a compaction, not read (as Java's batch scans)
+            if (
+                bucket == POSTPONE_BUCKET
+            ):  # bucket-postpone: waiting for a compaction, not read (as Java's batch scans)
                 continue
             partition = codec.from_bytes(pbytes)
             if self.predicate is not None and codec.keys:
@@ -285,3 +203,41 @@ class TableScan:
             return may_match(self.predicate, ranges)
 
         return keep
+
+
+def plan(
+    table: TableContext,
+    snapshot: Snapshot | None,
+    predicate: Predicate | None = None,
+    all_levels: bool = False,
+) -> list[DataSplit]:
+    """Splits to read; ``all_levels`` includes level-0 files that batch reads of first-row and
+    deletion-vector tables skip (for compaction and other maintenance). Rows waiting in
+    ``bucket-postpone`` are in no split (``postpone_rows`` counts them); a table whose readers
+    must merge them (``postpone.merge-on-read``, Flink only) is refused while rows wait."""
+    table.require_readable()
+    check_readable(table.schema)
+    if not all_levels and table.schema.core_options.get("postpone.merge-on-read"):
+        check_merge_on_read(postpone_rows(table, snapshot))
+    return TableScan(table, snapshot, predicate, all_levels).plan()
+
+
+def postpone_rows(table: TableContext, snapshot: Snapshot | None) -> int:
+    """Rows of a postpone-bucket table that wait in ``bucket-postpone`` (not read until a
+    compaction assigns them to buckets); 0 for other tables."""
+    if snapshot is None or table.schema.bucket_mode is not BucketMode.POSTPONE:
+        return 0
+    return sum(
+        e.file.row_count for e in live_entries(table.manifests, snapshot) if e.bucket == POSTPONE_BUCKET
+    )
+
+
+def check_merge_on_read(waiting: int) -> None:
+    """``postpone.merge-on-read`` (2.0, honoured by Flink's reads only) asks readers to merge the
+    waiting rows into their buckets; we do not, so such reads are refused while rows wait."""
+    if waiting:
+        raise UnsupportedFeature(
+            f"the table sets postpone.merge-on-read = true and {waiting} row(s) wait in "
+            "bucket-postpone: merging them on read is not supported; run `paimon compact` "
+            "first"
+        )

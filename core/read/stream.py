@@ -47,9 +47,11 @@ from paimon_core.errors import CorruptMetadata, InvalidInput, SnapshotNotFound
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.diff import empty_changes, snapshot_changelog, snapshot_delta, with_row_kind
+from paimon_core.read.scan import plan
+from paimon_core.read.table_read import TableRead
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 MODES = ("latest-full", "latest", "from-snapshot", "from-snapshot-full")
 
@@ -72,7 +74,7 @@ class StreamBatch:
     next_snapshot: int
 
 
-def change_source(table: FileStoreTable, snap: Snapshot) -> str | None:
+def change_source(table: TableContext, snap: Snapshot) -> str | None:
     """``changelog``, ``delta`` or None (nothing to stream) for one snapshot of ``table``."""
     producer = table.schema.core_options.changelog_producer
     if not table.is_primary_key_table or producer == "none":
@@ -85,7 +87,7 @@ def change_source(table: FileStoreTable, snap: Snapshot) -> str | None:
 
 
 def snapshot_changes(
-    table: FileStoreTable, snap: Snapshot, columns: list[str] | None = None
+    table: TableContext, snap: Snapshot, columns: list[str] | None = None
 ) -> pa.Table | None:
     """The changes one snapshot contributes to a stream; None when it has none to stream."""
     source = change_source(table, snap)
@@ -141,10 +143,10 @@ class StreamRead:
 
     # ---- start
     def _full(self, snap: Snapshot) -> StreamBatch:
-        view = self.table.for_snapshot(snap) if snap.schema_id != self.table.schema.id else self.table
-        reader = view.new_read(self.columns)
+        view = self.table.for_snapshot(snap)  # each snapshot read with its own schema
+        reader = TableRead(view, self.columns)
         parts = []
-        for split in view.plan(snap):
+        for split in plan(view, snap):
             t, kinds = reader.read_split_with_kinds(split)
             parts.append(
                 with_row_kind(t, pa.array(np.zeros(t.num_rows, np.int8)) if kinds is None else kinds)

@@ -13,22 +13,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+from paimon_core.data.system_columns import KIND, ROW_POS, SEQ
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.fileformat.formats import read_data_file
 from paimon_core.merge.merge_engines import MergeEngine
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
 from paimon_core.metadata.features import check_file, check_readable
+from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.metadata.schema_evolution import cast_for_read
+from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.predicate import Predicate, filter_table
-from paimon_core.read.scan import DataSplit
+from paimon_core.read.scan import DataSplit, plan
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
-
-SEQ = "_SEQUENCE_NUMBER"
-KIND = "_VALUE_KIND"
-KEY_PREFIX = "_KEY_"
-ROW_POS = "_ROW_POS"
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 _SEQ_TYPE, _KIND_TYPE = AtomicType(False, "BIGINT"), AtomicType(False, "TINYINT")
@@ -78,7 +76,7 @@ def seq_ordered(files) -> list | None:
 
 class TableRead:
     def __init__(
-        self, table: FileStoreTable, columns: list[str] | None = None, predicate: Predicate | None = None
+        self, table: TableContext, columns: list[str] | None = None, predicate: Predicate | None = None
     ):
         check_readable(table.schema)
         self.table = table
@@ -93,7 +91,7 @@ class TableRead:
         self.dv_mode = self.is_pk and dv_enabled(table)
         self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
-            from paimon_core.merge.merge_options import sequence_fields, sequence_groups
+            from paimon_core.metadata.merge_options import sequence_fields, sequence_groups
 
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}
@@ -222,3 +220,17 @@ class TableRead:
         if not parts:
             return self.schema.arrow_schema().empty_table().select(self.columns)
         return pa.concat_tables(parts)
+
+
+def read_rows(
+    table: TableContext,
+    snapshot: Snapshot | None,
+    columns=None,
+    predicate: Predicate | None = None,
+    limit: int | None = None,
+) -> pa.Table:
+    """The rows of ``snapshot`` (read through ``table``'s schema), filtered and projected. A file
+    missing because another process expired the snapshot meanwhile raises SnapshotExpired."""
+    reader = TableRead(table, columns, predicate)
+    with expiry_checked(table, snapshot):
+        return reader.to_arrow(plan(table, snapshot, predicate), limit)

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.commit import CommitMessage
 from paimon_core.data.values import internal_values
 from paimon_core.fileformat import formats
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 def split_by(table: pa.Table, columns: list[str]):
@@ -70,7 +70,7 @@ class RollingFileWriter:
     repeat dictionaries); the roll check runs after each row group."""
 
     def __init__(
-        self, table: FileStoreTable, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"
+        self, table: TableContext, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"
     ):
         self.table = table
         self.partition = partition
@@ -179,7 +179,7 @@ class RollingFileWriter:
 class AppendWriter:
     """Splits incoming batches by partition and bucket; one RollingFileWriter per pair."""
 
-    def __init__(self, table: FileStoreTable, restore_max_seq: Callable[[tuple, int], int] | None = None):
+    def __init__(self, table: TableContext, restore_max_seq: Callable[[tuple, int], int] | None = None):
         self.table = table
         schema = table.schema
         self.partition_keys = list(schema.partition_keys)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from paimon_core.metadata.index_manifest import HASH_INDEX, IndexEntry, IndexStore
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
 class _PartitionIndex:
@@ -48,7 +48,7 @@ class _PartitionIndex:
 
 
 class DynamicBucketAssigner:
-    def __init__(self, table: FileStoreTable, snapshot, target_rows: int):
+    def __init__(self, table: TableContext, snapshot, target_rows: int):
         self.table = table
         self.store = IndexStore(table.io, table.path)
         self.target = max(1, target_rows)

@@ -21,27 +21,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.commit import CommitMessage
+from paimon_core.bucket_mode import DYNAMIC_BUCKET
 from paimon_core.data.binary_row import serialize_row
+from paimon_core.data.system_columns import KEY_PREFIX, KIND, SEQ
 from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_values
 from paimon_core.errors import PaimonError
 from paimon_core.fileformat import formats
-from paimon_core.merge.merge_engines import (
-    KIND,
-    SEQ,
-    MergeEngine,
-    is_retract,
-    sort_by_key_and_sequence,
-)
+from paimon_core.merge.merge_engines import MergeEngine, is_retract, sort_by_key_and_sequence
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.write.bucket import assign_buckets
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
-KEY_PREFIX = "_KEY_"
 FLUSH_THREADS = min(4, os.cpu_count() or 1)
 
 
@@ -65,7 +60,7 @@ def to_kv_layout(records: pa.Table, schema) -> pa.Table:
 class KeyValueFileWriter:
     """Writes one bucket's merged, sorted records as level-0 files rolled at the target size."""
 
-    def __init__(self, table: FileStoreTable, partition: tuple, bucket: int):
+    def __init__(self, table: TableContext, partition: tuple, bucket: int):
         self.table = table
         schema = table.schema
         self.dir = table.bucket_path(partition, bucket)
@@ -174,7 +169,7 @@ class _BucketBuffer:
 class KeyValueWriter:
     """Buffers records per (partition, bucket); flushes merged sorted runs at level 0."""
 
-    def __init__(self, table: FileStoreTable, restore_max_seq=None):
+    def __init__(self, table: TableContext, restore_max_seq=None):
         self.table = table
         schema = table.schema
         self.schema = schema
@@ -184,7 +179,7 @@ class KeyValueWriter:
         opts = schema.core_options
         self.num_buckets = opts.bucket
         self.assigner = None
-        if self.num_buckets == -1:
+        if self.num_buckets == DYNAMIC_BUCKET:
             from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
             self.assigner = DynamicBucketAssigner(

@@ -29,42 +29,30 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.commit import CommitMessage
+from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.data.binary_row import serialize_row
+from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.data.values import internal_values
 from paimon_core.errors import CorruptMetadata, UnsupportedFeature
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta, SimpleStats
 from paimon_core.metadata.stats import StatsCollector
+from paimon_core.write.sequence import sequence_restorer
 
-if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
-    from paimon_core.table import FileStoreTable
-
-POSTPONE_BUCKET = -2
-SEQ = "_SEQUENCE_NUMBER"
-KIND = "_VALUE_KIND"
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
 
 
-def is_postpone(table: FileStoreTable) -> bool:
-    return table.schema.core_options.bucket == POSTPONE_BUCKET
+def is_postpone(table: TableContext) -> bool:
+    return table.schema.bucket_mode is BucketMode.POSTPONE
 
 
-def check_supported(table: FileStoreTable) -> None:
+def check_supported(table: TableContext) -> None:
     """Changelog producers that look at bucket contents are not implemented for these tables."""
     producer = table.schema.core_options.changelog_producer
     if producer in ("lookup", "full-compaction"):
         raise UnsupportedFeature(
             f"changelog-producer = {producer} on a postpone-bucket table (bucket = -2) is not supported"
-        )
-
-
-def check_merge_on_read(waiting: int) -> None:
-    """``postpone.merge-on-read`` (2.0, honoured by Flink's reads only) asks readers to merge the
-    waiting rows into their buckets; we do not, so such reads are refused while rows wait."""
-    if waiting:
-        raise UnsupportedFeature(
-            f"the table sets postpone.merge-on-read = true and {waiting} row(s) wait in "
-            "bucket-postpone: merging them on read is not supported; run `paimon compact` "
-            "first"
         )
 
 
@@ -87,7 +75,7 @@ def pending_rows_by_partition(entries) -> dict[bytes, int]:
     return out
 
 
-def new_partition_buckets(table: FileStoreTable, pending_rows: int) -> int:
+def new_partition_buckets(table: TableContext, pending_rows: int) -> int:
     """Buckets for a partition that has no real-bucket files yet."""
     opts = table.schema.core_options
     t = opts.get("postpone.target-row-num-per-bucket")
@@ -101,7 +89,7 @@ def new_partition_buckets(table: FileStoreTable, pending_rows: int) -> int:
     return n
 
 
-def with_buckets(table: FileStoreTable, n: int):
+def with_buckets(table: TableContext, n: int):
     """The table seen as a fixed-bucket table of ``n`` buckets (same files and snapshots)."""
     schema = replace(table.schema, options={**table.schema.options, "bucket": str(n)})
     return table.with_schema(schema)
@@ -117,7 +105,7 @@ class PostponeWriter:
     """Writer of a postpone-bucket table: to real buckets (``postpone.batch-write-fixed-bucket``,
     the default) or to ``bucket-postpone``."""
 
-    def __init__(self, table: FileStoreTable):
+    def __init__(self, table: TableContext):
         check_supported(table)
         self.table = table
         schema = table.schema
@@ -129,7 +117,7 @@ class PostponeWriter:
         self._pending: dict[tuple, list[pa.Table]] = {}
         self._next_seq: dict[tuple, int] = {}
         self._counts: dict[bytes, int] | None = None
-        self._restore = table._sequence_restorer()
+        self._restore = sequence_restorer(table)
         prefix = schema.core_options.get("data-file.prefix")
         self.prefix = f"{prefix}-u-{uuid.uuid4()}-s-{random.randrange(2**31 - 1)}-w-"
         self.written: list[str] = []
@@ -137,7 +125,7 @@ class PostponeWriter:
     # ---- fixed buckets
     def _bucket_count(self, partition: tuple) -> int:
         if self._counts is None:
-            from paimon_core.read.scan import live_entries
+            from paimon_core.metadata.live_files import live_entries
 
             self._counts = known_bucket_counts(
                 live_entries(self.table.manifests, self.table.snapshots.latest())

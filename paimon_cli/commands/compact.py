@@ -41,18 +41,12 @@ def compact(
       paimon compact -t demo.events --full -p dt=2024-01-01
     """
     from paimon_core.compaction.compaction import compact as run_compact
-    from paimon_core.ops.ingest import parse_partition_spec
 
     state = get_state(ctx)
     tbl = state.table(table)
-    spec = parse_partition_spec(tbl, partition)
-    filt = None
-    if spec is not None:
-        idx = {k: i for i, k in enumerate(tbl.schema.partition_keys)}
-        filt = lambda values: all(values[idx[k]] == v for k, v in spec.items())  # noqa: E731
     with count_progress(f"compact {tbl.identifier}", "buckets") as advance:
         result = run_compact(
-            tbl, full=level_max, partition_filter=filt, engine=state.engine(), progress=advance
+            tbl, full=level_max, partition=partition, engine=state.engine(), progress=advance
         )
     sid = result.snapshot.id if result.snapshot is not None else None
     text = (

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from paimon_core import paths
 
 from paimon_cli.params import TableOpt
 from paimon_cli.state import get_state
@@ -25,19 +24,14 @@ class Mode(str, Enum):
 def resolve_point(tbl, text: str, flag: str):
     """A snapshot id, a tag name, or a time (ISO / epoch millis) -> snapshot id (0 = empty table),
     or for a tag its Snapshot (which stays readable after the snapshot itself expired)."""
-    from paimon_cli.params import parse_time_millis
+    from paimon_core.errors import InvalidInput
+    from paimon_core.metadata.time_travel import diff_point, parse_point
 
-    s = text.strip()
-    if s.isdigit():
-        return int(s)
-    tag_file = paths.tag_file(tbl.path, s)
-    if tbl.io.exists(tag_file):
-        return tbl.resolve_snapshot(tag=s)
     try:
-        ms = parse_time_millis(s)
-    except typer.BadParameter:
-        raise typer.BadParameter(f"'{text}' is not a snapshot id, a tag or a time", param_hint=flag) from None
-    return tbl.snapshots.at_or_before(ms).id
+        spec = parse_point(tbl, text)
+    except InvalidInput as e:
+        raise typer.BadParameter(str(e), param_hint=flag) from None
+    return diff_point(tbl, spec)
 
 
 @app.command("diff")
@@ -98,22 +92,14 @@ def diff(
     b = resolve_point(tbl, end, "'--to'") if end is not None else (tbl.snapshots.latest_id() or 0)
     columns = split_list(select) or None
     if out is not None:
+        from paimon_core.engines import ChangesExport, ExportTarget
+
         from paimon_cli.outfile import export_record, out_format, text_renderer
 
         with byte_progress(f"diff {tbl.identifier}") as (on_plan, advance):
-            result = state.engine().export_changes(
-                tbl,
-                a,
-                b,
-                mode.value,
-                per_snapshot,
-                columns,
-                out,
-                out_format(out),
-                render=text_renderer,
-                on_plan=on_plan,
-                progress=advance,
-            )
+            target = ExportTarget(out, out_format(out), text_renderer, on_plan, advance)
+            request = ChangesExport(tbl, a, b, target, mode.value, per_snapshot, columns)
+            result = state.engine().export_changes(request)
         export_record(state, result, "changes")
         return
     with spinner(f"diff {tbl.identifier}"):

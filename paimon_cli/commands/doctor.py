@@ -9,6 +9,7 @@ import sys
 from typing import Annotated
 
 import typer
+from paimon_core.bucket_mode import POSTPONE_BUCKET
 
 from paimon_cli.params import TableOpt
 from paimon_cli.state import get_state
@@ -102,7 +103,7 @@ def _render(h) -> None:
         grid.add_column("size", justify="right", no_wrap=True)
         grid.add_column("rows", justify="right", no_wrap=True)
         for b in shown:
-            bucket = "postpone" if b.bucket == -2 else b.bucket
+            bucket = "postpone" if b.bucket == POSTPONE_BUCKET else b.bucket
             where = f"{b.partition}/{bucket}" if b.partition else f"bucket {bucket}"
             note = []
             if b.sorted_runs is not None:
@@ -113,10 +114,14 @@ def _render(h) -> None:
                 note.append((f"{' · ' if note else ''}{b.small_files} small", style))
             for i, lv in enumerate(b.levels):
                 label = Text(where) if i == 0 else Text.assemble("  ", *note) if i == 1 else Text("")
-                style = "red" if b.bucket == -2 else LEVEL_STYLES[min(lv.level, len(LEVEL_STYLES) - 1)]
+                style = (
+                    "red"
+                    if b.bucket == POSTPONE_BUCKET
+                    else LEVEL_STYLES[min(lv.level, len(LEVEL_STYLES) - 1)]
+                )
                 grid.add_row(
                     label,
-                    "P" if b.bucket == -2 else f"L{lv.level}",
+                    "P" if b.bucket == POSTPONE_BUCKET else f"L{lv.level}",
                     _bar(lv.bytes, top, style),
                     str(lv.files),
                     _size(lv.bytes),

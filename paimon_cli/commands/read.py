@@ -89,14 +89,13 @@ def read(
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
     tbl = state.table(table)
     columns = split_list(select) or None
-    snap = tbl.resolve_snapshot(snapshot, as_of_ms, tag)
-    if snapshot is not None or as_of_ms is not None or tag is not None:
-        tbl = tbl.for_snapshot(snap)  # time travel reads with the schema of that snapshot
+    at = tbl.at(snapshot, tag, as_of_ms)  # time travel reads with the schema of that snapshot
+    tbl, snap = at.table, at.snapshot
     if count and not columns:
         columns = tbl.schema.field_names[:1]  # the fewest columns that still count rows
     predicate = tbl.parse_filter(where)
     reader = tbl.new_read(columns, predicate)
-    from paimon_core.read.scan import expiry_checked
+    from paimon_core.metadata.live_files import expiry_checked
 
     with expiry_checked(tbl, snap):  # an expire racing this read: a clear "run again"
         _read(state, tbl, snap, reader, predicate, limit, count, out)
@@ -116,21 +115,15 @@ def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:
+        from paimon_core.engines import ExportTarget, RowsExport
+
         from paimon_cli.outfile import export_record, out_format, text_renderer
         from paimon_cli.progress import byte_progress
 
         with byte_progress(f"read {tbl.identifier}") as (on_plan, advance):
+            target = ExportTarget(out, out_format(out), text_renderer, on_plan, advance)
             result = state.engine().export_rows(
-                tbl,
-                splits,
-                reader.columns,
-                predicate,
-                limit,
-                out,
-                out_format(out),
-                render=text_renderer,
-                on_plan=on_plan,
-                progress=advance,
+                RowsExport(tbl, splits, target, reader.columns, predicate, limit)
             )
         export_record(state, result, "rows")
         return

@@ -9,57 +9,38 @@ moves, and a restart skips snapshots a file in DIR already holds.
 
 from __future__ import annotations
 
-import os
-import re
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from paimon_core.ops.stream_sink import ParquetDirSink
 
 from paimon_cli.params import split_list
 from paimon_cli.state import get_state
 
 app = typer.Typer()
 
-PART = re.compile(r"^part-(\d{12})-(\d{12})\.parquet$")
-
 
 class _Stop(Exception):
     pass
 
 
-def _parse_from(tbl, text: str):
-    """--from: a snapshot id, a tag (its Snapshot) or a time -> (start, start_time_ms)."""
-    from paimon_core.data.times import parse_time_millis
+def _parse_point(tbl, text: str, flag: str):
+    """--from / --until: a snapshot id, a tag (its Snapshot) or a time -> (start, start_time_ms)."""
+    from paimon_core.errors import InvalidInput
+    from paimon_core.metadata.time_travel import parse_point, resolve_snapshot
 
-    s = text.strip()
-    if s.isdigit():
-        return int(s), None
-    if tbl.io.exists(tbl.io.join(tbl.path, "tag", f"tag-{s}")):
-        return tbl.resolve_snapshot(tag=s), None
     try:
-        return None, parse_time_millis(s)
-    except Exception:
-        raise typer.BadParameter(
-            f"'{text}' is not a snapshot id, a tag or a time", param_hint="'--from'"
-        ) from None
-
-
-def _parse_until(text: str | None):
-    from paimon_core.data.times import parse_time_millis
-
-    if text is None:
-        return None, None
-    s = text.strip()
-    if s.isdigit() and len(s) < 12:  # a snapshot id (epoch millis have 13 digits)
-        return int(s), None
-    try:
-        return None, parse_time_millis(s)
-    except Exception:
-        raise typer.BadParameter(f"'{text}' is not a snapshot id or a time", param_hint="'--until'") from None
+        spec = parse_point(tbl, text)
+    except InvalidInput as e:
+        raise typer.BadParameter(str(e), param_hint=flag) from None
+    if spec.time_millis is not None:
+        return None, spec.time_millis
+    if spec.tag is not None:
+        return resolve_snapshot(tbl, spec), None
+    return spec.snapshot_id, None
 
 
 class _RowSink:
@@ -140,59 +121,6 @@ class _LiveSink:
     def close(self) -> None:
         if self.live is not None:
             self.live.stop()
-
-
-class _ParquetDirSink:
-    """Rolling Parquet files in DIR: ``part-<first>-<last>.parquet`` (snapshot ids), written to a
-    hidden temporary name and renamed, so a file is complete or absent. Rows are buffered until
-    ``roll_rows`` or ``roll_ms`` is reached; only then are the buffered batches acknowledged."""
-
-    def __init__(self, out: Path, roll_rows: int, roll_ms: int, ack):
-        self.out = out
-        out.mkdir(parents=True, exist_ok=True)
-        self.roll_rows = roll_rows
-        self.roll_ms = roll_ms
-        self.ack = ack
-        self.pending: list = []  # (batch, rows)
-        self.since = time.monotonic()
-        self.done_upto = max((int(m.group(2)) for n in os.listdir(out) if (m := PART.match(n))), default=0)
-
-    def already_written(self, batch) -> bool:
-        return batch.snapshot_id <= self.done_upto
-
-    def deliver(self, batch, rows) -> None:
-        if not self.pending:
-            self.since = time.monotonic()
-        self.pending.append((batch, rows))
-        self.maybe_roll()
-
-    def maybe_roll(self, force: bool = False) -> None:
-        if not self.pending:
-            return
-        n = sum(r.num_rows for _, r in self.pending)
-        if not force and n < self.roll_rows and (time.monotonic() - self.since) * 1000 < self.roll_ms:
-            return
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        first, last = self.pending[0][0].snapshot_id, self.pending[-1][0].snapshot_id
-        tables = [r for _, r in self.pending if r.num_rows]
-        if tables:
-            name = f"part-{first:012d}-{last:012d}.parquet"
-            tmp = self.out / f".{name}.tmp-{os.getpid()}"
-            data = pa.concat_tables([t.cast(tables[0].schema) for t in tables])
-            pq.write_table(data, tmp)
-            with open(tmp, "rb") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, self.out / name)
-        self.done_upto = last
-        batches = [b for b, _ in self.pending]
-        self.pending = []
-        for b in batches:
-            self.ack(b)
-
-    def close(self) -> None:
-        self.maybe_roll(force=True)
 
 
 @app.command("stream")
@@ -291,8 +219,10 @@ def stream(
     if name and table and name != table:
         raise typer.BadParameter("give the table once (argument or --table)")
     tbl = state.table(name or table)
-    s, s_ms = _parse_from(tbl, start) if start is not None else (None, None)
-    until_id, until_ms = _parse_until(until)
+    s, s_ms = _parse_point(tbl, start, "'--from'") if start is not None else (None, None)
+    until_id, until_ms = _parse_point(tbl, until, "'--until'") if until is not None else (None, None)
+    if until_id is not None and not isinstance(until_id, int):
+        until_id = until_id.id  # a tag: up to the snapshot it holds
     poll_s = parse_duration_ms(poll) / 1000
     reader = StreamRead(
         tbl,
@@ -306,7 +236,7 @@ def stream(
     columns = ["_row_kind"] + (["_snapshot"] if snapshot_column else []) + reader.columns
     fmt = state.flags.output or "json"
     if out is not None:
-        sink = _ParquetDirSink(out, roll_rows, parse_duration_ms(roll_interval), reader.ack)
+        sink = ParquetDirSink(out, roll_rows, parse_duration_ms(roll_interval), reader.ack)
     elif fmt == "table":
         sink = _LiveSink(columns, f"{tbl.identifier} (streaming)")
     else:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from paimon_core.engines import ExportResult, get_engine
+from paimon_core.engines import ChangesExport, ExportResult, ExportTarget, RowsExport, get_engine
 from paimon_core.errors import UnsupportedFeature
 
 from .conftest import events, write_parquet
@@ -93,17 +93,8 @@ def test_local_export_rows_matches_the_input(cli, history, tmp_path):
     tbl = _table(cli, history)
     splits = tbl.plan(tbl.snapshots.latest())
     on_plan, done = [], []
-    res = get_engine("local").export_rows(
-        tbl,
-        splits,
-        ["id", "name"],
-        None,
-        None,
-        tmp_path / "x.parquet",
-        "parquet",
-        on_plan=on_plan.append,
-        progress=done.append,
-    )
+    target = ExportTarget(tmp_path / "x.parquet", "parquet", on_plan=on_plan.append, progress=done.append)
+    res = get_engine("local").export_rows(RowsExport(tbl, splits, target, ["id", "name"]))
     assert res == ExportResult(str(tmp_path / "x.parquet"), 30, "file")
     got = pq.read_table(tmp_path / "x.parquet").sort_by("id")
     expected = pa.concat_tables([events(10), events(10, 10), events(10, 20)]).select(["id", "name"])
@@ -116,10 +107,12 @@ def test_local_export_limit_and_changes(cli, history, tmp_path):
     tbl = _table(cli, history)
     eng = get_engine("local")
     res = eng.export_rows(
-        tbl, tbl.plan(tbl.snapshots.latest()), None, None, 7, tmp_path / "l.parquet", "parquet"
+        RowsExport(tbl, tbl.plan(tbl.snapshots.latest()), ExportTarget(tmp_path / "l.parquet"), limit=7)
     )
     assert res.rows == 7 == pq.read_table(tmp_path / "l.parquet").num_rows
-    res = eng.export_changes(tbl, 1, 3, "delta", False, ["id"], tmp_path / "c.parquet", "parquet")
+    res = eng.export_changes(
+        ChangesExport(tbl, 1, 3, ExportTarget(tmp_path / "c.parquet"), "delta", False, ["id"])
+    )
     got = pq.read_table(tmp_path / "c.parquet")
     assert res.rows == 20 and sorted(got.column("id").to_pylist()) == list(range(10, 30))
     assert set(got.column("_row_kind").to_pylist()) == {"+I"}
@@ -129,7 +122,7 @@ def test_text_export_needs_a_renderer_and_leaves_no_file(cli, history, tmp_path)
     tbl = _table(cli, history)
     with pytest.raises(UnsupportedFeature, match="text renderer"):
         get_engine("local").export_rows(
-            tbl, tbl.plan(tbl.snapshots.latest()), out_path=tmp_path / "x.csv", fmt="csv"
+            RowsExport(tbl, tbl.plan(tbl.snapshots.latest()), ExportTarget(tmp_path / "x.csv", "csv"))
         )
     assert list(tmp_path.glob("x.csv*")) == [] and list(tmp_path.glob(".x.csv*")) == []
 
@@ -140,9 +133,9 @@ def test_spark_refuses_text_formats_before_starting_spark(cli, history, tmp_path
     spark = get_engine("spark")
     for fmt in ("csv", "json"):
         with pytest.raises(UnsupportedFeature, match="folder of Parquet part files"):
-            spark.export_rows(tbl, splits, out_path=tmp_path / f"x.{fmt}", fmt=fmt)
+            spark.export_rows(RowsExport(tbl, splits, ExportTarget(tmp_path / f"x.{fmt}", fmt)))
         with pytest.raises(UnsupportedFeature, match="folder of Parquet part files"):
-            spark.export_changes(tbl, 0, 3, out_path=tmp_path / f"x.{fmt}", fmt=fmt)
+            spark.export_changes(ChangesExport(tbl, 0, 3, ExportTarget(tmp_path / f"x.{fmt}", fmt)))
     assert spark._spark is None  # no session was started
 
 
@@ -155,11 +148,11 @@ def test_auto_export_picks_the_engine_by_size(cli, history, tmp_path):
     splits = tbl.plan(tbl.snapshots.latest())
     big = get_engine("auto", spark_threshold=0)
     with pytest.raises(UnsupportedFeature):
-        big.export_rows(tbl, splits, out_path=tmp_path / "x.csv", fmt="csv", render=text_renderer)
+        big.export_rows(RowsExport(tbl, splits, ExportTarget(tmp_path / "x.csv", "csv", text_renderer)))
     assert big.chosen == "spark"
     small = get_engine("auto", spark_threshold="1gb")
     res = small.export_changes(
-        tbl, 0, 3, "diff", False, None, tmp_path / "x.csv", "csv", render=text_renderer
+        ChangesExport(tbl, 0, 3, ExportTarget(tmp_path / "x.csv", "csv", text_renderer), "diff")
     )
     assert small.chosen == "local" and res.rows == 30
     assert (tmp_path / "x.csv").read_text().splitlines()[0] == "_row_kind,id,name,value,dt"

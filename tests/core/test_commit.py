@@ -7,8 +7,9 @@ import os
 import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.commit import CommitMessage, CommitOptions
+from paimon_core.commit import CommitOptions
 from paimon_core.errors import CommitConflict
+from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.schema import Schema
 
 

@@ -1,7 +1,7 @@
 """Index manifest layouts against Java Paimon 0.9 (docs/format.md section 9):
 
 * Java 0.9's own index manifests have exactly the 0.9 schema spelled out in
-  ``tests/core/test_newer_index_manifest.py``; our rewrite of such a table keeps it (hash
+  ``tests/core/metadata/test_newer_index_manifest.py``; our rewrite of such a table keeps it (hash
   indexes) or moves to 1.0's (our deletion vectors carry ``_CARDINALITY``), and Java 0.9 reads
   our result and writes and compacts on top of it, every reader agreeing;
 * an index manifest in Paimon 2.0's schema, with a global index entry of a type nobody here
@@ -16,7 +16,15 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.delete import delete_where
 
-from tests.core.test_newer_index_manifest import SPEC_2_0, _by_name, _canon, _global, _plant, _raw, _spec
+from tests.core.metadata.test_newer_index_manifest import (
+    SPEC_2_0,
+    _by_name,
+    _canon,
+    _global,
+    _plant,
+    _raw,
+    _spec,
+)
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

@@ -20,11 +20,11 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.maintain.orphans import remove_orphans
-from paimon_core.read.scan import live_entries
+from paimon_core.metadata.live_files import live_entries
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
-from tests.core.test_newer_metadata import rewrite_entries
+from tests.core.metadata.test_newer_metadata import rewrite_entries
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

@@ -23,10 +23,10 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.data.types import parse_type, to_arrow_type
+from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema
 from paimon_core.options import FIELD_OPTIONS, OPTIONS
 from paimon_core.read.diff import diff
-from paimon_core.read.scan import live_entries
 
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 from tests.reference.merge_model import PkModel
@@ -1076,29 +1076,29 @@ FIELD_COVERED_HERE = {
 COVERED_ELSEWHERE = {
     "fields.default-aggregate-function": "tests/interop/test_merge_engines_interop.py (agg_product)",
     "file.format.per.level": "tests/interop/test_file_formats_interop.py",
-    "file.compression.per.level": "tests/core/test_file_formats.py",
+    "file.compression.per.level": "tests/core/fileformat/test_file_formats.py",
     "changelog-file.format": "tests/interop/test_file_formats_interop.py",
     "changelog-file.compression": "tests/interop/test_file_formats_interop.py",
     "file.suffix.include.compression": "tests/interop/test_file_formats_interop.py",
     "postpone.batch-write-fixed-bucket": "tests/interop/test_postpone_interop.py",
     "postpone.default-bucket-num": "tests/interop/test_postpone_interop.py",
-    "postpone.target-row-num-per-bucket": "tests/core/test_postpone.py",
-    "postpone.merge-on-read": "tests/core/test_postpone.py",
+    "postpone.target-row-num-per-bucket": "tests/core/write/test_postpone.py",
+    "postpone.merge-on-read": "tests/core/write/test_postpone.py",
     "bucket-function.type": "tests/interop/test_newer_metadata_interop.py",
     "row-tracking.enabled": "tests/interop/test_newer_metadata_interop.py",
-    "data-evolution.enabled": "tests/core/test_newer_metadata.py",
+    "data-evolution.enabled": "tests/core/metadata/test_newer_metadata.py",
     "data-file.thin-mode": "tests/interop/test_newer_metadata_interop.py",
-    "consumer.expiration-time": "tests/core/test_stream.py",
-    "disable-explicit-type-casting": "tests/core/test_schema_evolution.py",
+    "consumer.expiration-time": "tests/core/read/test_stream.py",
+    "disable-explicit-type-casting": "tests/core/metadata/test_schema_evolution.py",
     "deletion-vectors.enabled": "tests/interop/test_deletion_vectors_interop.py",
-    "type": "tests/core/test_newer_metadata.py",
+    "type": "tests/core/metadata/test_newer_metadata.py",
     "index-file-in-data-file-dir": "tests/core/test_options.py",
     "metastore.partitioned-table": "tests/catalog/test_hive_catalog.py",
-    "deletion-vectors.bitmap64": "tests/core/test_deletion_vectors.py",
+    "deletion-vectors.bitmap64": "tests/core/metadata/test_deletion_vectors.py",
 }
 FIELD_COVERED_ELSEWHERE = {  # per-column options (fields.<col>.<name>) tested in another module
-    "distinct": "tests/core/test_merge_types.py",
-    "nested-key": "tests/core/test_merge_types.py",
+    "distinct": "tests/core/merge/test_merge_types.py",
+    "nested-key": "tests/core/merge/test_merge_types.py",
 }
 NO_OBSERVABLE_EFFECT = {
     "manifest.format": "only avro is accepted (others refused by name); manifests are read by Java in every test",

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
-from paimon_core.read.scan import live_entries
+from paimon_core.metadata.live_files import live_entries
 from typer.testing import CliRunner
 
 from paimon_cli.app import app

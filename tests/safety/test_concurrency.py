@@ -123,7 +123,7 @@ def test_concurrent_writers_compactor_expirer(warehouse, tmp_path, pk, shared, o
     if helper_stats["compactor"]["ok"] < 1:
         from collections import Counter
 
-        from paimon_core.read.scan import live_entries
+        from paimon_core.metadata.live_files import live_entries
 
         t = cat.get_table("db.t")
         levels = Counter(e.file.level for e in live_entries(t.manifests, t.snapshots.latest()))

@@ -43,6 +43,8 @@ import uuid
 from functools import partial
 from typing import TYPE_CHECKING
 
+from paimon_core.bucket_mode import BucketMode
+from paimon_core.engines.export import ChangesExport, ExportResult, RowsExport
 from paimon_core.engines.spark import tasks as T
 from paimon_core.engines.spark.errors import task_error
 from paimon_core.engines.spark.frames import ship_core, splits_dataframe, to_dataframe, write_parquet_dir
@@ -129,7 +131,7 @@ class SparkEngine:
     ) -> list:
         """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed).
         ``on_rows`` hears the input row count when every input is Parquet (known from metadata)."""
-        if table.schema.core_options.bucket == -2:
+        if table.schema.bucket_mode is BucketMode.POSTPONE:
             from paimon_core.errors import UnsupportedFeature
 
             raise UnsupportedFeature(
@@ -251,50 +253,25 @@ class SparkEngine:
             path = write_parquet_dir(df, str(out_path))
         return ExportResult(path, self.spark.read.parquet(path).count(), "folder")
 
-    def export_rows(
-        self,
-        table,
-        splits,
-        columns=None,
-        predicate=None,
-        limit=None,
-        out_path=None,
-        fmt: str = "parquet",
-        *,
-        render=None,
-        on_plan=None,
-        progress=None,
-    ):
+    def export_rows(self, request: RowsExport) -> ExportResult:
         from paimon_core.engines.export import refuse_text_formats, split_bytes
 
-        refuse_text_formats(out_path, fmt)
-        reader = table.new_read(columns, predicate)  # validates the columns before Spark starts
-        df = splits_dataframe(self.spark, table, splits, reader.columns, predicate)
-        if limit is not None:
-            df = df.limit(limit)
-        return self.export_dataframe(df, out_path, on_plan, progress, split_bytes(splits))
+        r, t = request, request.target
+        refuse_text_formats(t.path, t.fmt)
+        reader = r.table.new_read(r.columns, r.predicate)  # validates the columns before Spark starts
+        df = splits_dataframe(self.spark, r.table, r.splits, reader.columns, r.predicate)
+        if r.limit is not None:
+            df = df.limit(r.limit)
+        return self.export_dataframe(df, t.path, t.on_plan, t.progress, split_bytes(r.splits))
 
-    def export_changes(
-        self,
-        table,
-        start,
-        end,
-        mode: str = "auto",
-        per_snapshot: bool = False,
-        columns=None,
-        out_path=None,
-        fmt: str = "parquet",
-        *,
-        render=None,
-        on_plan=None,
-        progress=None,
-    ):
+    def export_changes(self, request: ChangesExport) -> ExportResult:
         from paimon_core.engines.export import point_bytes, refuse_text_formats
         from paimon_core.engines.spark.sql import diff_dataframe
 
-        refuse_text_formats(out_path, fmt)
-        df = diff_dataframe(self.spark, table, start, end, mode, per_snapshot, columns)
-        return self.export_dataframe(df, out_path, on_plan, progress, point_bytes(table, end))
+        r, t = request, request.target
+        refuse_text_formats(t.path, t.fmt)
+        df = diff_dataframe(self.spark, r.table, r.start, r.end, r.mode, r.per_snapshot, r.columns)
+        return self.export_dataframe(df, t.path, t.on_plan, t.progress, point_bytes(r.table, r.end))
 
 
 def register(spark, warehouse: str | None = None) -> None:

@@ -15,6 +15,7 @@ import threading
 import uuid
 import zipfile
 from functools import partial
+from pathlib import Path
 
 from paimon_core.engines.spark import tasks as T
 from paimon_core.engines.spark.types import spark_schema
@@ -24,9 +25,7 @@ from paimon_core.errors import PaimonError
 def core_zip() -> str:
     """``paimon_core`` (the folder of this package) zipped as ``paimon_core/``; named by content
     hash so shipping it twice to one session is harmless."""
-    import paimon_core
-
-    root = os.path.dirname(os.path.abspath(paimon_core.__file__))
+    root = str(Path(__file__).resolve().parents[2])  # core/engines/spark/frames.py -> core/
     files = []
     for dirpath, dirnames, names in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
@@ -94,9 +93,11 @@ def to_dataframe(spark, table, snapshot_id: int | None = None, columns=None, whe
     Spark Connect session."""
     from paimon_core.metadata.snapshot import Snapshot
 
-    snap = snapshot_id if isinstance(snapshot_id, Snapshot) else table.resolve_snapshot(snapshot_id)
-    if snapshot_id is not None:
-        table = table.for_snapshot(snap)
+    if isinstance(snapshot_id, Snapshot):
+        snap, table = snapshot_id, table.for_snapshot(snapshot_id)
+    else:
+        at = table.at(snapshot_id)
+        snap, table = at.snapshot, at.table
     pred = table.parse_filter(where)
     splits = table.plan(snap, pred) if snap is not None else []
     return splits_dataframe(spark, table, splits, columns, pred)

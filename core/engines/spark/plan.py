@@ -61,7 +61,7 @@ def with_offsets(pieces: list) -> list:
 
 def max_sequence_numbers(table: FileStoreTable) -> dict:
     """(partition bytes, bucket) -> highest sequence number in the latest snapshot."""
-    from paimon_core.read.scan import live_entries
+    from paimon_core.metadata.live_files import live_entries
 
     out: dict = {}
     for e in live_entries(table.manifests, table.snapshots.latest()):

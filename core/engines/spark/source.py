@@ -110,13 +110,10 @@ def _to_spark(rows: pa.Table, target: pa.Schema):
     ).to_batches()
 
 
-def _snapshot(table: FileStoreTable, options):
-    from paimon_core.data.times import parse_time_millis
-
-    sid, tag, as_of = options.get("snapshot"), options.get("tag"), options.get("as-of")
-    return table.resolve_snapshot(
-        int(sid) if sid is not None else None, parse_time_millis(as_of) if as_of is not None else None, tag
-    )
+def _at(table: FileStoreTable, options):
+    """The table as the snapshot the read options name saw it (options snapshot, tag, as-of)."""
+    sid = options.get("snapshot")
+    return table.at(int(sid) if sid is not None else None, options.get("tag"), options.get("as-of"))
 
 
 def _spec(table: FileStoreTable):
@@ -138,7 +135,7 @@ class PaimonReader(DataSourceReader):
         self.options = dict(options)
         self.with_kind = with_kind
         self.columns = columns
-        self.snapshot = _snapshot(table, options)
+        self.snapshot = _at(table, options).snapshot
         self.travel = any(options.get(k) is not None for k in ("snapshot", "tag", "as-of"))
         self.predicate = self._table().parse_filter(options.get("where"))  # core filter syntax
 
@@ -180,7 +177,7 @@ class PaimonCommitMessage(WriterCommitMessage):
 def _check_writable(table: FileStoreTable) -> None:
     from paimon_core.errors import InvalidInput
 
-    if table.is_primary_key_table and table.schema.core_options.bucket == -1:
+    if table.schema.bucket_mode.is_dynamic:
         raise InvalidInput(
             f"table {table.identifier} has dynamic buckets (bucket = -1): the Spark data source "
             "cannot write it (tasks would assign buckets independently); use `paimon ingest`"
@@ -195,12 +192,13 @@ def _check_writable(table: FileStoreTable) -> None:
 def _write_task(spec, batches) -> PaimonCommitMessage:
     from paimon_core.errors import InvalidInput
     from paimon_core.write.conform import conform_table, split_row_kinds
+    from paimon_core.write.sequence import sequence_restorer
     from pyspark import TaskContext
 
     table = spec.table()
     ctx = TaskContext.get()
     offset = (ctx.partitionId() if ctx is not None else 0) * SEQ_STRIDE
-    base = table._sequence_restorer()
+    base = sequence_restorer(table)
 
     def restore(partition, bucket):
         return base(partition, bucket) + offset
@@ -362,9 +360,8 @@ class PaimonStreamReader(DataSourceStreamReader):
         self.stream.table = table
         out = []
         if start.get("full"):
-            snap = table.snapshots.snapshot(int(start["full"]))
-            view = table.for_snapshot(snap)
-            out += [_StreamPartition("full", snap.id, s) for s in view.plan(snap) if s.files]
+            at = table.at(snapshot=int(start["full"]))
+            out += [_StreamPartition("full", int(start["full"]), s) for s in at.plan() if s.files]
         first, last = int(start["next"]), int(end["next"])
         if first < last:
             self.stream._check_gap(first)
@@ -379,8 +376,7 @@ class PaimonStreamReader(DataSourceStreamReader):
         table = self.spec.table()
         _, target = _arrow_schema(table, self.columns, True)
         if partition.kind == "full":
-            snap = table.snapshots.snapshot(partition.snapshot_id)
-            view = table.for_snapshot(snap)
+            view = table.at(snapshot=partition.snapshot_id).table
             rows, kinds = view.new_read(self.columns).read_split_with_kinds(partition.split)
             rows = with_row_kind(rows, pa.array(np.zeros(rows.num_rows, np.int8)) if kinds is None else kinds)
         else:

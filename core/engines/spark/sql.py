@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from paimon_core.data.times import parse_time_millis
 from paimon_core.errors import InvalidInput, PaimonError, SqlError
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
@@ -153,11 +152,10 @@ def rewrite(query: str, refs) -> str:
 
 
 def _point(table: FileStoreTable, text: str):
-    """A diff end point: a snapshot id, or a tag (its Snapshot, readable after expiry)."""
-    s = text.strip()
-    if s.isdigit():
-        return int(s)
-    return table.resolve_snapshot(tag=s)
+    """A diff end point: a snapshot id, a tag (its Snapshot, readable after expiry) or a time."""
+    from paimon_core.metadata.time_travel import diff_point, parse_point
+
+    return diff_point(table, parse_point(table, text))
 
 
 def ref_dataframe(spark, catalog, ref: TableRef):
@@ -169,11 +167,11 @@ def ref_dataframe(spark, catalog, ref: TableRef):
     if ref.kind == "snapshot":
         if not ref.arg.isdigit():
             raise InvalidInput(f"$snapshot= needs a snapshot id, not '{ref.arg}'")
-        return to_dataframe(spark, table, table.resolve_snapshot(int(ref.arg)))
+        return to_dataframe(spark, table, table.at(snapshot=int(ref.arg)).snapshot)
     if ref.kind == "tag":
-        return to_dataframe(spark, table, table.resolve_snapshot(tag=ref.arg))
+        return to_dataframe(spark, table, table.at(tag=ref.arg).snapshot)
     if ref.kind == "as_of":
-        return to_dataframe(spark, table, table.resolve_snapshot(as_of_millis=parse_time_millis(ref.arg)))
+        return to_dataframe(spark, table, table.at(time=ref.arg).snapshot)
     # diff
     spec, *flags = [x.strip() for x in ref.arg.split(",")]
     a, sep, b = spec.partition("..")

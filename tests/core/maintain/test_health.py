@@ -197,8 +197,8 @@ def _with_deletion_vectors(t, cardinalities):
     from dataclasses import replace
 
     from paimon_core.metadata.index_manifest import IndexEntry, IndexStore
+    from paimon_core.metadata.live_files import live_entries
     from paimon_core.metadata.manifest import ADD
-    from paimon_core.read.scan import live_entries
 
     latest = t.snapshots.latest()
     files = live_entries(t.manifests, latest)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema
-from paimon_core.read.scan import live_entries
 
 COLS = "dt STRING NOT NULL, id BIGINT NOT NULL, n BIGINT, s STRING"
 

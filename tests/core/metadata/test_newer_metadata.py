@@ -12,9 +12,9 @@ import pyarrow as pa
 import pytest
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.maintain.orphans import remove_orphans
+from paimon_core.metadata.live_files import data_manifests, live_entries
 from paimon_core.metadata.manifest import ENTRY_SCHEMA, avro_bytes
 from paimon_core.metadata.schema import Schema
-from paimon_core.read.scan import data_manifests, live_entries
 
 
 def _append_table(catalog, name="db.t"):

@@ -24,10 +24,11 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.data.value_keys import equality_keys
 from paimon_core.errors import InvalidInput, PaimonError
-from paimon_core.merge.merge_engines import DELETE, INSERT, KIND, SEQ, UPDATE_BEFORE, MergeEngine
+from paimon_core.merge.merge_engines import DELETE, INSERT, UPDATE_BEFORE, MergeEngine
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import SetOption, apply_changes
 

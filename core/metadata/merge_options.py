@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.errors import InvalidInput
-from paimon_core.merge import aggregators
-from paimon_core.options import CoreOptions
+from paimon_core.metadata import aggregate_rules as aggregators
+from paimon_core.options import CoreOptions, MergeEngineKind
 
-ENGINES = ("deduplicate", "first-row", "partial-update", "aggregation")
 # aggregate functions a partial-update sequence group can apply: their result does not depend
 # on the order Java 0.9 applies them in (it folds records older than the group's current
 # sequence "reversed"), or that order is reproduced (last_value, last_non_null_value)
@@ -49,7 +48,7 @@ def sequence_fields(options: dict) -> list[str]:
 
 @dataclass(frozen=True)
 class MergeOptions:
-    engine: str
+    engine: MergeEngineKind
     sequence_fields: list[str]
     descending: bool
     ignore_delete: bool
@@ -63,8 +62,6 @@ class MergeOptions:
     def of(options: dict) -> MergeOptions:
         opts = CoreOptions(options)
         engine = opts.merge_engine  # the registry refuses engines Paimon does not have
-        if engine not in ENGINES:
-            raise InvalidInput(f"unknown merge-engine '{engine}' (one of {', '.join(ENGINES)})")
         explicit = {}
         for k, v in options.items():
             if k.startswith("fields.") and k.endswith(".aggregate-function"):
@@ -85,7 +82,7 @@ class MergeOptions:
         """The aggregate function of a value column: aggregation always has one (default
         last_non_null_value); partial-update only where one is set or defaulted."""
         f = self.explicit_functions.get(column, self.default_function)
-        if f is None and self.engine == "aggregation":
+        if f is None and self.engine is MergeEngineKind.AGGREGATION:
             f = "last_non_null_value"
         return aggregators.canonical_name(f) if f is not None else None
 
@@ -111,11 +108,14 @@ def validate_merge_options(options: dict, types: dict[str, DataType], primary_ke
             raise InvalidInput(f"sequence.field column '{f}' must not have an aggregate function")
     if len(set(mo.sequence_fields)) != len(mo.sequence_fields):
         raise InvalidInput("sequence.field names a column twice")
-    if mo.sequence_fields and mo.engine == "first-row":
+    if mo.sequence_fields and mo.engine is MergeEngineKind.FIRST_ROW:
         raise InvalidInput("sequence.field does not apply to merge-engine=first-row (Paimon refuses it)")
-    if mo.engine == "first-row" and CoreOptions(options).changelog_producer not in ("none", "lookup"):
+    if mo.engine is MergeEngineKind.FIRST_ROW and CoreOptions(options).changelog_producer not in (
+        "none",
+        "lookup",
+    ):
         raise InvalidInput("merge-engine=first-row takes changelog-producer none or lookup only (as Paimon)")
-    if mo.groups and mo.engine != "partial-update":
+    if mo.groups and mo.engine is not MergeEngineKind.PARTIAL_UPDATE:
         raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")
     grouped: list[str] = []
     for seqs, fields in mo.groups:
@@ -134,7 +134,7 @@ def validate_merge_options(options: dict, types: dict[str, DataType], primary_ke
             raise InvalidInput(f"sequence-group field '{f}' must not be a primary-key column")
     if len(set(f for _, fs in mo.groups for f in fs)) != sum(len(fs) for _, fs in mo.groups):
         raise InvalidInput("a field belongs to two sequence groups")
-    if mo.engine == "partial-update":
+    if mo.engine is MergeEngineKind.PARTIAL_UPDATE:
         if mo.remove_on_delete and mo.ignore_delete:
             raise InvalidInput("ignore-delete and partial-update.remove-record-on-delete cannot both be set")
         if mo.remove_on_delete and mo.groups:
@@ -142,7 +142,7 @@ def validate_merge_options(options: dict, types: dict[str, DataType], primary_ke
     for c in mo.explicit_functions:
         if c not in types:
             raise InvalidInput(f"fields.{c}.aggregate-function names '{c}', which is not a column")
-    if mo.engine not in ("aggregation", "partial-update"):
+    if not mo.engine.merges_fields:
         return
     group_of = mo.group_of()
     for c in values:
@@ -154,7 +154,7 @@ def validate_merge_options(options: dict, types: dict[str, DataType], primary_ke
         )
         if problem:
             raise InvalidInput(problem)
-        if mo.engine != "partial-update":
+        if mo.engine is not MergeEngineKind.PARTIAL_UPDATE:
             continue
         if not mo.groups:
             raise InvalidInput(

@@ -1,0 +1,100 @@
+"""The live-file set of a snapshot: its manifest entries with every DELETE applied.
+
+The live set = entries of the snapshot's base list, then its delta list, in order; a DELETE
+cancels the earlier ADD with the same identifier (docs/format.md section 5.4). Commit, scan,
+compaction and maintenance all see a snapshot's files through ``live_entries``. A metadata file
+that goes missing while a snapshot is read is told apart here: expired by another process (a lost
+race, ``SnapshotExpired``) or damage.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from paimon_core import paths
+from paimon_core.errors import CorruptMetadata
+from paimon_core.metadata.manifest import ADD, DELETE, ManifestEntry, ManifestFileMeta, ManifestStore
+from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
+from paimon_core.metadata.tags import TagManager
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.table_context import TableContext
+
+
+def merge_entries(entries) -> list[ManifestEntry]:
+    """Apply ADD/DELETE in order; what remains are the live ADD entries."""
+    live: dict[tuple, ManifestEntry] = {}
+    for e in entries:
+        key = e.identifier
+        if e.kind == ADD:
+            live[key] = e
+        elif e.kind == DELETE:
+            live.pop(key, None)
+    return list(live.values())
+
+
+def data_manifests(store: ManifestStore, snapshot: Snapshot) -> list[ManifestFileMeta]:
+    return store.read_list(snapshot.base_manifest_list) + store.read_list(snapshot.delta_manifest_list)
+
+
+def live_entries(
+    store: ManifestStore, snapshot: Snapshot | None, manifest_filter=None, entry_filter=None
+) -> list[ManifestEntry]:
+    if snapshot is None:
+        return []
+    entries = []
+    try:
+        for meta in data_manifests(store, snapshot):
+            if manifest_filter is not None and not manifest_filter(meta):
+                continue
+            for e in store.read_manifest(meta.file_name):
+                if entry_filter is None or entry_filter(e):
+                    entries.append(e)
+    except CorruptMetadata as e:
+        check_not_expired(store, snapshot, e)
+        raise
+    return merge_entries(entries)
+
+
+def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception) -> None:
+    """After a metadata file of ``snapshot`` turned out missing: raise SnapshotExpired if another
+    process expired the snapshot while we read it (a lost race, not damage). Expiry deletes the
+    snapshot file last, so while a newer snapshot exists, wait a moment for it to go."""
+    table_path = paths.table_of_manifest_dir(store.dir)
+
+    def path(i: int) -> str:
+        return paths.snapshot_file(table_path, i)
+
+    deadline = time.monotonic() + 2.0
+    while store.io.exists(path(snapshot.id)):
+        if not store.io.exists(path(snapshot.id + 1)) or time.monotonic() > deadline:
+            return  # the latest snapshot is never expired: the file is really missing
+        time.sleep(0.05)
+    if _tagged(store.io, table_path, snapshot.id):
+        return  # a tag's snapshot, long expired: its files stay while the tag does, so damage
+    raise SnapshotExpired(
+        f"snapshot {snapshot.id} was expired by another process while it was being read ({error}); run again"
+    ) from None
+
+
+def _tagged(io, table_path: str, snapshot_id: int) -> bool:
+    """Whether a tag holds snapshot ``snapshot_id`` (read only on an error path)."""
+    try:
+        return any(s.id == snapshot_id for s in TagManager(io, table_path).tagged().values())
+    except (OSError, CorruptMetadata):
+        return False
+
+
+@contextmanager
+def expiry_checked(table: TableContext, snapshot: Snapshot | None):
+    """Around reading ``snapshot``'s files: a file that went missing because another process
+    expired the snapshot meanwhile raises SnapshotExpired (a lost race: run again), not an
+    error that calls the table damaged."""
+    try:
+        yield
+    except (CorruptMetadata, FileNotFoundError) as e:
+        if snapshot is not None:
+            check_not_expired(table.manifests, snapshot, e)
+        raise

@@ -1,0 +1,101 @@
+"""The low-level context every layer above metadata works on: one table's FileIO, path, schema,
+snapshots, schemas and manifests, and the catalog environment it was loaded through. It reads and
+writes nothing itself; the facade with the operations is ``paimon_core.table.FileStoreTable``.
+
+Invariant: a context is a view of one table at one schema version; ``with_schema`` and
+``for_snapshot`` give views of other versions sharing the same files and schema cache."""
+
+from __future__ import annotations
+
+import contextlib
+from functools import cached_property
+from typing import TypeVar
+
+from paimon_core import paths
+from paimon_core.data.partition import PartitionCodec
+from paimon_core.metadata.manifest import ManifestStore, manifest_codec
+from paimon_core.metadata.schema import SchemaManager, TableSchema
+from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
+from paimon_core.options import check_supported
+from paimon_core.storage.file_io import FileIO
+
+T = TypeVar("T", bound="TableContext")
+
+
+class CatalogEnvironment:
+    """What a table loaded through a catalog needs from it at write time (Paimon's
+    ``CatalogEnvironment``): a lock around snapshot and schema commits, and hooks that keep the
+    metastore in step after a commit or a schema change. The default does nothing."""
+
+    def lock(self):
+        """A context manager held while ``snapshot-N`` or ``schema-N`` is created."""
+        return contextlib.nullcontext()
+
+    def after_commit(self, table: TableContext, snapshot, messages) -> None:
+        """Called once a snapshot is committed (e.g. to add metastore partitions)."""
+
+    def after_schema_change(self, table: TableContext, schema) -> None:
+        """Called once a new schema version is committed (e.g. to mirror the columns)."""
+
+
+NO_ENVIRONMENT = CatalogEnvironment()
+
+
+class TableContext:
+    """One table's files and metadata at one schema version (see the module docstring)."""
+
+    def __init__(self, io: FileIO, path: str, identifier: str, schema: TableSchema):
+        self.io = io
+        self.path = path
+        self.identifier = identifier
+        self.schema = schema
+        self.snapshots = SnapshotManager(io, path)
+        self.schemas = SchemaManager(io, path)
+        self.manifests = ManifestStore(io, path, schema.core_options.get("manifest.compression"))
+        self._schema_cache: dict[int, TableSchema] = {schema.id: schema}
+        self.env = NO_ENVIRONMENT  # the catalog that loads the table sets its own
+
+    @cached_property
+    def partition_codec(self) -> PartitionCodec:
+        keys = list(self.schema.partition_keys)
+        return PartitionCodec(
+            keys, self.schema.types_of(keys), self.schema.core_options.partition_default_name
+        )
+
+    def require_readable(self) -> None:
+        """Refuse (UnsupportedFeature) a table whose options would make our reads return wrong rows."""
+        check_supported(self.schema.options, writing=False, what=f"table {self.identifier}")
+
+    def require_writable(self) -> None:
+        """Refuse a table whose options ask writers for something this project does not do."""
+        check_supported(self.schema.options, writing=True, what=f"table {self.identifier}")
+        manifest_codec(self.schema.core_options.get("manifest.compression"))  # before any file is written
+
+    @property
+    def is_primary_key_table(self) -> bool:
+        return bool(self.schema.primary_keys)
+
+    def schema_for(self, schema_id: int) -> TableSchema:
+        if schema_id not in self._schema_cache:
+            self._schema_cache[schema_id] = self.schemas.schema(schema_id)
+        return self._schema_cache[schema_id]
+
+    def with_schema(self: T, schema: TableSchema) -> T:
+        """This table seen through another version of its schema (same files and snapshots)."""
+        if schema is self.schema:
+            return self
+        other = type(self)(self.io, self.path, self.identifier, schema)
+        other._schema_cache = self._schema_cache
+        other.env = self.env
+        self._schema_cache.setdefault(schema.id, schema)
+        return other
+
+    def for_snapshot(self: T, snapshot: Snapshot | None) -> T:
+        """The table as a snapshot saw it: reads of an older snapshot use the schema it was
+        committed with (its columns, names and types); writes keep using the latest schema."""
+        if snapshot is None or snapshot.schema_id == self.schema.id:
+            return self
+        return self.with_schema(self.schema_for(snapshot.schema_id))
+
+    def bucket_path(self, partition: tuple, bucket: int) -> str:
+        return paths.bucket_dir(self.path, self.partition_codec.path(partition), bucket)
