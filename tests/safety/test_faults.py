@@ -174,6 +174,61 @@ class Op:
     history: int = 3  # batches written before
     options: dict = field(default_factory=dict)  # table options besides the kind's
     catalog: str = "filesystem"  # or "jdbc": a JDBC catalog on SQLite, commits under its lock
+    # the rows after the operation, from the batches written before (a plain-Python model);
+    # None: the rows do not change
+    model: Callable | None = None
+
+
+# ---------------------------------------------------------------- row models
+def _tuples(*tables: pa.Table) -> list[tuple]:
+    return [(r["id"], r["v"], r["p"]) for t in tables for r in t.to_pylist()]
+
+
+def written(pk: bool, rows: list[tuple]) -> list[tuple]:
+    """A table's rows after ``rows`` were written in order: PK tables keep the last of a key."""
+    if not pk:
+        return list(rows)
+    last = {(i, p): (i, v, p) for i, v, p in rows}
+    return list(last.values())
+
+
+def history_rows(op) -> list[tuple]:
+    return _tuples(*(batch(b) for b in range(op.history)))
+
+
+def after_writing(*batches: int):
+    def model(op):
+        pk = KINDS[op.kind][0]
+        if op.kind == "pk-postpone":  # every row waits in bucket-postpone: reads see none
+            return []
+        return written(pk, history_rows(op) + _tuples(*(batch(b) for b in batches)))
+
+    return model
+
+
+def after_delete(op):
+    return [r for r in written(KINDS[op.kind][0], history_rows(op)) if not r[0] < 5]
+
+
+def after_overwrite(op):
+    return _tuples(batch(7))
+
+
+def after_overwrite_a(op):
+    kept = [r for r in written(True, history_rows(op)) if r[2] != "a"]
+    return kept + [r for r in _tuples(batch(7)) if r[2] == "a"]
+
+
+def all_history(op):
+    return written(KINDS[op.kind][0], history_rows(op))
+
+
+def after_rollback(op):
+    return written(True, _tuples(batch(0), batch(1)))  # snapshot 2: the first two batches
+
+
+def with_new_column(op):
+    return [(*r, None) for r in written(KINDS[op.kind][0], history_rows(op))]
 
 
 def _input_file(work: Path, b: int) -> str:
@@ -302,31 +357,38 @@ def _alter(table, work):
 
 WRITE_ONLY = {"write-only": "true"}  # the history leaves work for an explicit compaction
 OPS = [
-    *[Op(f"ingest[{k}]", k, _ingest) for k in KINDS],
-    Op("ingest --watch", "pk-fixed", _watch),
-    Op("ingest -", "append", _stdin),
-    Op("delete[append]", "append", _delete),
-    Op("delete[pk-fixed]", "pk-fixed", _delete),
-    Op("delete[pk-dv]", "pk-dv", _delete),
-    Op("overwrite[append]", "append", _overwrite),
-    Op("overwrite[pk-fixed, p=a]", "pk-fixed", _overwrite_partition),
-    Op("compact[pk-fixed]", "pk-fixed", _compact, options=WRITE_ONLY),
-    Op("compact --level-max[pk-fixed]", "pk-fixed", _compact_full, options=WRITE_ONLY),
-    Op("compact --level-max[pk-dv]", "pk-dv", _compact_full, options=WRITE_ONLY),
-    Op("compact[append]", "append", _compact, options=WRITE_ONLY),
-    Op("compact[pk-postpone]", "pk-postpone", _compact, options=WRITE_ONLY),
-    Op("expire", "pk-fixed", _expire, passes_through_old=True),
-    Op("rollback", "pk-fixed", _rollback, passes_through_old=True),
-    Op("tag create", "pk-fixed", _tag_create),
-    Op("tag delete", "pk-fixed", _tag_delete, prepare=_tag_prepare),
-    Op("remove-orphans", "pk-fixed", _remove_orphans, prepare=_plant_orphans),
-    Op("alter-table", "pk-fixed", _alter),
-    Op("spark write[pk-fixed]", "pk-fixed", _spark_write),
-    Op("spark write[append]", "append", _spark_write),
-    Op("spark writeStream[pk-dv]", "pk-dv", _spark_stream),
-    Op("jdbc: ingest[pk-fixed]", "pk-fixed", _ingest, catalog="jdbc"),
-    Op("jdbc: compact --level-max[pk-dv]", "pk-dv", _compact_full, options=WRITE_ONLY, catalog="jdbc"),
-    Op("jdbc: alter-table", "pk-fixed", _alter, catalog="jdbc"),
+    *[Op(f"ingest[{k}]", k, _ingest, model=after_writing(7)) for k in KINDS],
+    Op("ingest --watch", "pk-fixed", _watch, model=after_writing(7, 8)),
+    Op("ingest -", "append", _stdin, model=after_writing(7, 8)),
+    Op("delete[append]", "append", _delete, model=after_delete),
+    Op("delete[pk-fixed]", "pk-fixed", _delete, model=after_delete),
+    Op("delete[pk-dv]", "pk-dv", _delete, model=after_delete),
+    Op("overwrite[append]", "append", _overwrite, model=after_overwrite),
+    Op("overwrite[pk-fixed, p=a]", "pk-fixed", _overwrite_partition, model=after_overwrite_a),
+    Op("compact[pk-fixed]", "pk-fixed", _compact, options=WRITE_ONLY, model=all_history),
+    Op("compact --level-max[pk-fixed]", "pk-fixed", _compact_full, options=WRITE_ONLY, model=all_history),
+    Op("compact --level-max[pk-dv]", "pk-dv", _compact_full, options=WRITE_ONLY, model=all_history),
+    Op("compact[append]", "append", _compact, options=WRITE_ONLY, model=all_history),
+    Op("compact[pk-postpone]", "pk-postpone", _compact, options=WRITE_ONLY, model=all_history),
+    Op("expire", "pk-fixed", _expire, passes_through_old=True, model=all_history),
+    Op("rollback", "pk-fixed", _rollback, passes_through_old=True, model=after_rollback),
+    Op("tag create", "pk-fixed", _tag_create, model=all_history),
+    Op("tag delete", "pk-fixed", _tag_delete, prepare=_tag_prepare, model=all_history),
+    Op("remove-orphans", "pk-fixed", _remove_orphans, prepare=_plant_orphans, model=all_history),
+    Op("alter-table", "pk-fixed", _alter, model=with_new_column),
+    Op("spark write[pk-fixed]", "pk-fixed", _spark_write, model=after_writing(7, 8)),
+    Op("spark write[append]", "append", _spark_write, model=after_writing(7, 8)),
+    Op("spark writeStream[pk-fixed]", "pk-fixed", _spark_stream, model=after_writing(7, 8)),
+    Op("jdbc: ingest[pk-fixed]", "pk-fixed", _ingest, catalog="jdbc", model=after_writing(7)),
+    Op(
+        "jdbc: compact --level-max[pk-dv]",
+        "pk-dv",
+        _compact_full,
+        options=WRITE_ONLY,
+        catalog="jdbc",
+        model=all_history,
+    ),
+    Op("jdbc: alter-table", "pk-fixed", _alter, catalog="jdbc", model=with_new_column),
 ]
 
 
@@ -378,6 +440,8 @@ class Harness:
         assert after != before or table_files(t) != set(table_files_of(self.pristine, t.path)), (
             f"{self.op.name}: the uninterrupted run changed nothing"
         )
+        want = tuple(sorted(self.op.model(self.op), key=repr))
+        assert after[1] == want, f"{self.op.name}: the uninterrupted run does not match the model"
         new_ids = [i for i in t.snapshots.list_ids() if i not in old_ids]
         self.allowed |= {after} | {state_at(t, sid) for sid in new_ids}
         self.doomed = set(old_ids) - set(t.snapshots.list_ids())  # expired by the operation
