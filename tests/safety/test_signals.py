@@ -132,3 +132,28 @@ def test_sigint_and_sigkill_at_random_moments(op, tmp_path):
         for _ in range(RUNS):
             codes.append(h.signalled(COMMANDS[op.name], sig, rng.uniform(0.3 * took, 0.9 * took)))
     print(f"\n{op.name}: CLI run {took:.2f}s; exits of {len(codes)} signalled runs: {sorted(codes)}")
+
+
+def test_sigint_while_the_cli_imports(tmp_path):
+    """Ctrl-C in the first moments, while ``paimon`` is still importing its modules: exit 130 and
+    one line, no traceback (it printed a KeyboardInterrupt traceback and died of SIGINT)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "paimon_cli", "-w", str(tmp_path), "tables"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=_default_sigint,
+        text=True,
+    )
+    seen = []
+    for line in proc.stderr:  # -X importtime: a line per finished import
+        seen.append(line)
+        if line.rstrip().endswith("typer.colors"):  # paimon_cli.app is importing typer
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.stderr.read()
+    code = proc.wait(timeout=60)
+    assert seen and seen[-1].rstrip().endswith("typer.colors"), "typer was never imported"
+    messages = [x for x in rest.splitlines() if not x.startswith("import time:")]
+    assert (code, messages) == (130, ["interrupted: nothing committed"]), (code, rest[-2000:])
