@@ -148,9 +148,14 @@ def metadata_file(rel: str) -> bool:
     )
 
 
-def _listing(root) -> set[str]:
-    """Relative paths of the files under ``root``."""
-    return {os.path.relpath(os.path.join(d, n), root) for d, _, ns in os.walk(root) for n in ns}
+def _inodes(root) -> dict[str, int]:
+    """Relative path -> inode of the files under ``root``."""
+    out = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(d, n)
+            out[os.path.relpath(p, root)] = os.stat(p).st_ino
+    return out
 
 
 def table_files_of(copy: Path, path: str) -> list[str]:
@@ -411,7 +416,7 @@ class Harness:
         self.path = table.path
         self.pristine = tmp / "pristine"
         shutil.copytree(self.path, self.pristine, copy_function=os.link)
-        self.pristine_listing = _listing(self.pristine)
+        self.pristine_inodes = _inodes(self.pristine)
         self.java_wh = tmp / "java"
         self.java_copies: dict[str, tuple] = {}  # signature -> (table name, rows we read)
 
@@ -419,10 +424,19 @@ class Harness:
         return self.cat.get_table("db.t")
 
     def restore(self):
-        """The starting table again: hard links, as no file of a table is ever changed in place
-        (new files get new names, hints are replaced by a rename)."""
-        shutil.rmtree(self.path)
-        shutil.copytree(self.pristine, self.path, copy_function=os.link)
+        """The starting table again, by difference: files the run added go, files it removed or
+        replaced (the hints) come back as hard links. Safe because no file of a table is ever
+        changed in place (new files get new names, hints are replaced by a rename)."""
+        now = _inodes(self.path)
+        for rel in now.keys() - self.pristine_inodes.keys():
+            os.unlink(os.path.join(self.path, rel))
+        for rel, ino in self.pristine_inodes.items():
+            if now.get(rel) != ino:
+                dst = os.path.join(self.path, rel)
+                if rel in now:
+                    os.unlink(dst)
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                os.link(os.path.join(self.pristine, rel), dst)
 
     def calibrate(self) -> tuple[list[str], set]:
         self.restore()
@@ -471,8 +485,8 @@ class Harness:
         return outcome
 
     def check(self, where: str) -> None:
-        if self.op.catalog == "filesystem" and _listing(self.path) == self.pristine_listing:
-            return  # not a file changed (files are immutable): the table is exactly as before
+        if self.op.catalog == "filesystem" and _inodes(self.path) == self.pristine_inodes:
+            return  # not a file added, removed or replaced: the table is exactly as before
         t = self.table()
         try:
             got = state_at(t)
