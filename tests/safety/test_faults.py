@@ -53,6 +53,7 @@ from paimon_core.maintain import (
     remove_orphans,
     rollback,
 )
+from paimon_core.maintain.files import is_temp_name
 from paimon_core.maintain.refs import RefReader
 from paimon_core.maintain.tags import tag_manager
 from paimon_core.metadata.schema import Schema
@@ -134,8 +135,12 @@ def used_files(table, skip: set[int]) -> set[str]:
 
 
 def orphan_cleanup_may_remove(rel: str) -> bool:
-    """Java's orphan cleanup lists manifest/, index/, statistics/ and the bucket folders."""
+    """Java's orphan cleanup lists manifest/, index/, statistics/ and the bucket folders; ours
+    also removes the temporary files of atomic writes (``.<name>.<uuid>.tmp``, left by a kill -9
+    during a snapshot create or a hint update) from snapshot/, schema/ and tag/."""
     parts = rel.split("/")
+    if parts[0] in ("snapshot", "schema", "tag") and len(parts) == 2:
+        return is_temp_name(parts[1])
     return parts[0] in ("manifest", "index", "statistics") or any(p.startswith("bucket-") for p in parts[:-1])
 
 

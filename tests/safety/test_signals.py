@@ -44,7 +44,7 @@ COMMANDS = {
     "remove-orphans": ["remove-orphans", *T, "--older-than", "0s"],
     "alter-table": ["alter-table", "db.t", "add-column", "w", "INT"],
 }
-RUNS = 3  # signalled runs per command and signal
+RUNS = 2  # signalled runs per command and signal
 
 
 def _default_sigint() -> None:
