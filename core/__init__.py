@@ -32,7 +32,7 @@ _EXPORTS = {
     # write, read, commit
     "ingest_files": "paimon_core.ops.ingest",
     "write_tables": "paimon_core.ops.ingest",
-    "CommitMessage": "paimon_core.commit",
+    "CommitMessage": "paimon_core.metadata.commit_message",
     "CommitOptions": "paimon_core.commit",
     "diff": "paimon_core.read.diff",
     "compact": "paimon_core.compaction.compaction",

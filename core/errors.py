@@ -104,6 +104,21 @@ class CorruptMetadata(PaimonError):
     """A metadata file is missing or unreadable; the message names the file."""
 
 
+class DamagedSnapshot(CorruptMetadata):
+    """``snapshot-N`` exists but is not a snapshot (truncated, garbage). ``previous`` is the
+    nearest older snapshot id (None if there is none): rolling back to it removes the damaged
+    file, so the error carries the hint "damaged_snapshot" with ``id`` and ``previous``."""
+
+    def __init__(self, snapshot_id: int, path: str, detail: str, previous: int | None):
+        super().__init__(f"snapshot file {path} is damaged ({detail})")
+        self.snapshot_id, self.path, self.detail, self.previous = snapshot_id, path, detail, previous
+        if previous is not None:
+            self.with_hint("damaged_snapshot", id=snapshot_id, previous=previous)
+
+    def __reduce__(self):
+        return type(self), (self.snapshot_id, self.path, self.detail, self.previous), self.__dict__
+
+
 class UnsupportedFeature(PaimonError):
     """The table uses a Paimon feature this project does not implement; refused rather than
     read or written wrongly."""

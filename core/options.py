@@ -142,7 +142,7 @@ _REGISTRY = [
         "str",
         "zstd",
         "data file codec, checked per format by fileformat.formats (parquet: "
-        "zstd gzip uncompressed; orc: zstd lz4 snappy zlib none; avro: zstd deflate null)",
+        "zstd gzip uncompressed none; orc: zstd lz4 snappy zlib none; avro: zstd deflate null none)",
     ),
     Option("file.compression.zstd-level", "int", 1, "zstd level of data files", lo=-131072, hi=22),
     Option("manifest.format", "enum", "avro", "manifest format", ("avro", "parquet", "orc")),

@@ -41,6 +41,8 @@ _HINTS = {
     "drop_table": "{message} with `paimon drop-table`",
     "delete_where": "delete needs --where EXPR (to empty a table, use ingest --overwrite)",
     "partition_needs_overwrite": "--partition needs --overwrite (it names the partition to replace)",
+    "damaged_snapshot": "{message}: `paimon rollback --to {previous}` on this table removes it (and any "
+    "newer snapshot) and makes snapshot {previous} the latest",
     "overwrite_partition": "--overwrite --partition {spec}: the input has rows of partition {stray}; "
     "nothing was written",
 }

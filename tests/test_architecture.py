@@ -184,3 +184,69 @@ def test_folders_of_one_layer_form_no_cycle():
         for dep in graph[folder]:
             graph.setdefault(dep, set())
     assert _cycles(graph) == []
+
+
+# Policies that hold the system together, each in one module: the text that spells a policy out
+# may appear there only (docs/architecture.md, "Policies that hold the system together").
+ONE_PLACE = {
+    "system column names": (
+        r'"(_SEQUENCE_NUMBER|_VALUE_KIND|_KEY_|_ROW_ID|_ROW_POS)"',
+        {"data/system_columns.py"},
+    ),
+    "bucket numbers with a meaning": (
+        r"(bucket\w*|num_buckets) *(==|!=|<|<=) *-[12]\b|POSTPONE_BUCKET *=|DYNAMIC_BUCKET *=",
+        {"bucket_mode.py"},
+    ),
+    "merge engine names": (
+        r'"(deduplicate|first-row|partial-update|aggregation)"',
+        {"options.py", "option_keys.py"},
+    ),
+    "time travel to a time": (r"\bat_or_before\(", {"metadata/time_travel.py", "metadata/snapshot.py"}),
+    "tag files read": (
+        r"\bsnapshot_from_tag\(|TagManager\(",
+        {"metadata/tags.py", "metadata/live_files.py", "metadata/time_travel.py"},
+    ),
+    "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it
+}
+
+
+def _core_sources():
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        yield str(path.relative_to(ROOT / "core")), path.read_text()
+    for path in sorted((ROOT / "paimon_cli").rglob("*.py")):
+        yield str(path.relative_to(ROOT)), path.read_text()
+
+
+def test_each_policy_lives_in_one_place():
+    import re
+
+    found = {}
+    for policy, (pattern, allowed) in ONE_PLACE.items():
+        if policy == "commit-or-abort":
+            continue
+        rx = re.compile(pattern)
+        where = sorted({name for name, text in _core_sources() if rx.search(text)} - allowed)
+        if where:
+            found[policy] = where
+    assert found == {}, found
+
+
+def test_only_the_commit_and_writers_that_give_up_delete_message_files():
+    """Commit-or-abort belongs to ``FileStoreCommit.commit``: no caller wraps a commit in its
+    own cleanup. ``discard_files`` is called by the commit, by ``FileStoreTable.discard`` and by
+    work that gives up before it reaches a commit (compaction and delete planning)."""
+    import re
+
+    rx = re.compile(r"\bdiscard_files\(")
+    users = sorted(name for name, text in _core_sources() if rx.search(text))
+    assert users == [
+        "commit.py",
+        "compaction/bucket_compaction.py",
+        "compaction/postpone_compaction.py",
+        "ops/delete.py",
+        "ops/ingest.py",
+        "table.py",
+    ]
+    for name, text in _core_sources():
+        for m in re.finditer(r"\.commit\((?:.|\n){0,200}?\)\n(\s*)except BaseException:", text):
+            raise AssertionError(f"{name}: a commit wrapped in a hand-written cleanup ({m.group(0)[:60]!r})")

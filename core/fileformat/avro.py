@@ -42,6 +42,7 @@ RECORD_NAME = "org.apache.paimon.avro.generated.record"
 CODECS = {
     "zstd": "zstandard",
     "null": "null",
+    "none": "null",  # Paimon's name for no codec
     "deflate": "deflate",
     "snappy": "snappy",
     "bzip2": "bzip2",

@@ -27,11 +27,13 @@ FORMATS = ("parquet", "orc", "avro")
 
 # file.compression values each format takes (Paimon passes the name to the format's own codec
 # lookup; names a pyarrow/fastavro writer lacks, or Java Paimon 0.9 cannot read, are refused by
-# name: its jar has no snappy-java, so snappy Parquet and Avro are read here but never written)
+# name: its jar has no snappy-java, so snappy Parquet and Avro are read here but never written).
+# ``none`` (Paimon's own name for no codec, which Java accepts in a table's options: ORC takes it
+# as NONE) writes uncompressed files in every format: Parquet UNCOMPRESSED, Avro ``null``.
 CODECS: dict[str, tuple[str, ...]] = {
-    "parquet": ("zstd", "gzip", "uncompressed"),
+    "parquet": ("zstd", "gzip", "uncompressed", "none"),
     "orc": tuple(orc.CODECS),
-    "avro": ("zstd", "deflate", "null"),
+    "avro": ("zstd", "deflate", "null", "none"),
 }
 
 _WRITERS = {"parquet": parquet.ParquetFileWriter, "orc": orc.OrcFileWriter, "avro": avro.AvroFileWriter}

@@ -41,7 +41,8 @@ def _has_timestamp(t: pa.DataType) -> bool:
 
 def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | None = 1) -> dict:
     int96 = any(_has_nanos(f.type) for f in schema)
-    compression = "none" if compression.lower() == "uncompressed" else compression  # Java's name, pyarrow's
+    # Java's UNCOMPRESSED and Paimon's "none" are pyarrow's "none"
+    compression = "none" if compression.lower() in ("uncompressed", "none") else compression
     opts = {
         "compression": compression,
         "store_decimal_as_integer": True,

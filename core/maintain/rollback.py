@@ -7,6 +7,10 @@ their manifests and index files, and tags newer than the target (as Java does: t
 snapshots that no longer exist and whose ids will be reused). Nothing the target, an older
 snapshot or a remaining tag uses is deleted. If a rollback is interrupted after the snapshot
 files are gone, the files left behind are unreferenced and ``remove_orphans`` deletes them.
+
+A newer snapshot file that is damaged (does not parse) does not stop a rollback past it: its file
+is deleted with the others (after LATEST points at the target), and since the files it added
+cannot be listed they are left for ``remove_orphans`` (``RollbackPlan.damaged`` names them).
 """
 
 from __future__ import annotations
@@ -14,13 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.errors import InvalidInput, SnapshotNotFound
+from paimon_core.errors import DamagedSnapshot, InvalidInput, SnapshotNotFound
 from paimon_core.maintain import files as _files
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.snapshot_files import FileCollector, execute_plan_files, metadata_files
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.metadata.tags import snapshot_from_tag, tag_manager
+from paimon_core.metadata.tags import tag_manager
+from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -34,6 +39,7 @@ class RollbackPlan:
     snapshots: tuple[int, ...]  # ids to delete, newest first
     tags_deleted: tuple[str, ...]  # tags on snapshots newer than the target
     files: tuple[PlannedFile, ...]  # data, changelog, manifests, index files (after the snapshots)
+    damaged: tuple[int, ...] = ()  # newer snapshot files that do not parse: deleted, files unknown
 
     @property
     def total_bytes(self) -> int:
@@ -54,10 +60,7 @@ def plan_rollback(
         raise InvalidInput("rollback needs exactly one of a snapshot id or a tag name")
     sm, tags = table.snapshots, tag_manager(table)
     tagged = tags.tagged()
-    if to_tag is not None:
-        target = snapshot_from_tag(tags.snapshot(to_tag))
-    else:
-        target = sm.snapshot(to_snapshot)  # raises SnapshotNotFound
+    target = require_snapshot(table, SnapshotSpec(snapshot_id=to_snapshot, tag=to_tag))
     ids = sm.list_ids()
     if not ids and to_tag is None:
         raise SnapshotNotFound("the table has no snapshots")
@@ -79,7 +82,13 @@ def plan_rollback(
         if i <= target.id:
             protected.update(reader.manifest_names(sm.snapshot(i)))
     col = FileCollector(table, protected)
-    doomed = [sm.snapshot(i) for i in newer] + [tags.snapshot(n) for n in newer_tags]
+    doomed, damaged = [], []
+    for i in newer:
+        try:
+            doomed.append(sm.snapshot(i))
+        except DamagedSnapshot:  # its file goes; what only it referenced is left to remove_orphans
+            damaged.append(i)
+    doomed += [tags.snapshot(n) for n in newer_tags]
     for s in doomed:  # every file a doomed snapshot uses, not only what its delta added:
         r = reader.refs(s)  # snapshots between an expired tag and the earliest hold files too
         for p, size in r.data.items():
@@ -88,7 +97,7 @@ def plan_rollback(
             col.add(p, size, "changelog")
     for s in doomed:
         metadata_files(reader, s, col)
-    return RollbackPlan(target, to_tag, recreate, tuple(newer), newer_tags, tuple(col.files))
+    return RollbackPlan(target, to_tag, recreate, tuple(newer), newer_tags, tuple(col.files), tuple(damaged))
 
 
 def rollback(

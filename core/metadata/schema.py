@@ -243,7 +243,7 @@ class Schema:
         validate_options(options, names)
         opts = CoreOptions(options, self.primary_keys)
         bucket = opts.bucket
-        if bucket == 0 or bucket < -2:
+        if bucket == 0 or bucket < POSTPONE_BUCKET:
             raise InvalidInput(
                 f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}"
             )

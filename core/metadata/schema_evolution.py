@@ -444,9 +444,10 @@ def cast_for_read(arr, name: str, src: DataType, dst: DataType):
 # Committing
 
 
-def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> TableSchema:
+def commit_changes(io, table_path: str, changes, max_retries: int = 10, check=None) -> TableSchema:
     """Apply ``changes`` to the latest schema and write ``schema-(N+1)`` if absent; when another
-    writer took that id first, re-read and re-apply (the rules are checked against what won)."""
+    writer took that id first, re-read and re-apply (the rules are checked against what won).
+    ``check(latest, new)``, if given, runs before each write and raises to refuse the change."""
     from paimon_core.metadata.snapshot import SnapshotManager
 
     changes = list(changes)
@@ -459,6 +460,8 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
         if latest is None:
             raise InvalidInput(f"no table at {table_path}")
         new = apply_changes(latest, changes, has_snapshot=snapshots.latest() is not None)
+        if check is not None:
+            check(latest, new)
         if manager.commit(new):
             record_commit(table_path, new.id, "schema")
             return new
@@ -468,9 +471,10 @@ def commit_changes(io, table_path: str, changes, max_retries: int = 10) -> Table
     )
 
 
-def alter_table(table: TableContext, changes):
-    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema."""
+def alter_table(table: TableContext, changes, check=None):
+    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema. ``check``:
+    see ``commit_changes`` (``ops/alter.py`` passes the stored-data check of narrowing changes)."""
     with table.env.lock():
-        new = commit_changes(table.io, table.path, changes)
+        new = commit_changes(table.io, table.path, changes, check=check)
     table.env.after_schema_change(table, new)
     return table.with_schema(new)

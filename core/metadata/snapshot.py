@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 
 from paimon_core import paths
-from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
+from paimon_core.errors import CommitConflict, DamagedSnapshot, SnapshotNotFound
 from paimon_core.metadata import jsonfmt
 from paimon_core.storage.file_io import FileIO
 
@@ -144,8 +144,23 @@ class SnapshotManager:
             raise SnapshotNotFound(f"snapshot {snapshot_id} does not exist ({span})") from None
         try:
             return Snapshot.from_json(data.decode("utf-8"))
-        except (ValueError, TypeError, KeyError) as e:
-            raise CorruptMetadata(f"snapshot file {path} is unreadable: {e}") from None
+        except (ValueError, TypeError, KeyError, AttributeError) as e:
+            detail = str(e).splitlines()[0] if str(e) else type(e).__name__
+            previous = max((i for i in self.list_ids() if i < snapshot_id), default=None)
+            raise DamagedSnapshot(snapshot_id, path, detail, previous) from None
+
+    def readable(self) -> tuple[list[Snapshot], list[DamagedSnapshot]]:
+        """Every listed snapshot that parses, and the error of each damaged one (ids ascending);
+        a snapshot expired while listing is left out."""
+        good, bad = [], []
+        for i in self.list_ids():
+            try:
+                good.append(self.snapshot(i))
+            except DamagedSnapshot as e:
+                bad.append(e)
+            except SnapshotNotFound:
+                continue
+        return good, bad
 
     def latest(self) -> Snapshot | None:
         sid = self.latest_id()

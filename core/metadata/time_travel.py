@@ -81,3 +81,11 @@ def resolve_snapshot(table: TableContext, spec: SnapshotSpec) -> Snapshot | None
     if spec.tag is not None:
         return snapshot_from_tag(tag_manager(table).snapshot(spec.tag))
     return table.snapshots.latest()
+
+
+def require_snapshot(table: TableContext, spec: SnapshotSpec) -> Snapshot:
+    """Like ``resolve_snapshot``, but a table without snapshots raises SnapshotNotFound."""
+    snap = resolve_snapshot(table, spec)
+    if snap is None:
+        raise SnapshotNotFound(f"table {table.identifier} has no snapshots")
+    return snap

@@ -146,7 +146,7 @@ def _check_inputs(table: TableContext, named_schemas: list[tuple[str, pa.Schema]
         except SchemaMismatch as e:
             raise SchemaMismatch(f"{where}{e}").with_hint(e.hint_key, **e.hint_values) from None
     if changes:  # before the data, so the data commit records the new schemaId
-        from paimon_core.metadata.schema_evolution import alter_table
+        from paimon_core.ops.alter import alter_table
 
         target = alter_table(table, changes)
     return target, tuple(changes)

@@ -39,6 +39,7 @@ import pyarrow as pa
 from paimon_core.commit import CommitOptions, FileStoreCommit, latest_commit_of
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.write.input_errors import InputRowError
 from paimon_core.write.table_write import write_tables
 
 if TYPE_CHECKING:
@@ -202,9 +203,25 @@ def watch_dir(
 
 # ---------------------------------------------------------------- stdin
 def _reader_thread(stream, q: queue.Queue, chunk: int = 1 << 20) -> threading.Thread:
+    """A daemon thread putting ``stream``'s bytes on ``q``, then None (or the exception raised).
+
+    A stream with a file descriptor is read with ``os.read`` on the descriptor: a thread blocked
+    in a read of a buffered file object holds that object's lock, and an interpreter that exits
+    (after an error, while the producer is still writing) then aborts with "Fatal Python error"
+    when it flushes ``sys.stdin`` at shutdown. ``os.read`` holds no Python-level lock."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        fd = None
+    if fd is not None:
+
+        def read(n: int) -> bytes:
+            return os.read(fd, n)
+    else:
+        read = getattr(stream, "read1", stream.read)
+
     def run():
         try:
-            read = getattr(stream, "read1", stream.read)
             while True:
                 data = read(chunk)
                 if not data:
@@ -219,32 +236,87 @@ def _reader_thread(stream, q: queue.Queue, chunk: int = 1 << 20) -> threading.Th
     return t
 
 
-def parse_lines(data: bytes, fmt: str, schema, header: list[str] | None) -> pa.Table:
-    """Whole JSON lines or CSV records (without the header) -> an Arrow table with the table's types."""
+def _parse(data: bytes, fmt: str, types: dict, header: list[str] | None) -> pa.Table:
+    if fmt == "json":
+        import pyarrow.json as pjson
+
+        return pjson.read_json(
+            io.BytesIO(data),
+            read_options=pjson.ReadOptions(block_size=max(1 << 20, len(data))),
+            parse_options=pjson.ParseOptions(
+                explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
+                unexpected_field_behavior="infer",
+            ),
+        )
+    import pyarrow.csv as pcsv
+
+    return pcsv.read_csv(
+        io.BytesIO(data),
+        read_options=pcsv.ReadOptions(column_names=header),
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=True),
+    )
+
+
+_PARSE_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError)
+
+
+def _first_bad_line(data: bytes, fmt: str, types: dict, header: list[str] | None) -> tuple[int, bytes]:
+    """(0-based index, text) of the first line of ``data`` that the lines before it parse without
+    and with which they fail: a binary search over prefixes (the error path only)."""
+    lines = data.splitlines(keepends=True)
+    lo, hi = 0, len(lines)  # lines[:lo] parse, lines[:hi] fail
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            _parse(b"".join(lines[:mid]), fmt, types, header)
+            lo = mid
+        except _PARSE_ERRORS:
+            hi = mid
+    return hi - 1, lines[hi - 1] if lines else b""
+
+
+def parse_lines(
+    data: bytes, fmt: str, schema, header: list[str] | None, first_line: int | None = None
+) -> pa.Table:
+    """Whole JSON lines or CSV records (without the header) -> an Arrow table with the table's
+    types. ``first_line``: the 1-based line number of ``data``'s first line in the whole input;
+    when given, an error names the first bad line and shows the record."""
     from paimon_core.write.input_files import _csv_types
 
     types = _csv_types(schema)
     try:
-        if fmt == "json":
-            import pyarrow.json as pjson
+        return _parse(data, fmt, types, header)
+    except _PARSE_ERRORS as e:
+        why = str(e).splitlines()[0]
+        if first_line is None:
+            raise InvalidInput(f"stdin: cannot read as {fmt.upper()}: {why}") from None
+        i, line = _first_bad_line(data, fmt, types, header)
+        try:
+            _parse(line, fmt, types, header)
+        except _PARSE_ERRORS as e2:
+            why = str(e2).splitlines()[0]
+        record = _shown(line)
+        shown = "" if why.endswith(record) else f": {record}"
+        raise InvalidInput(
+            f"stdin line {first_line + i}: cannot read as {fmt.upper()}: {why}{shown}"
+        ) from None
 
-            return pjson.read_json(
-                io.BytesIO(data),
-                read_options=pjson.ReadOptions(block_size=max(1 << 20, len(data))),
-                parse_options=pjson.ParseOptions(
-                    explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
-                    unexpected_field_behavior="infer",
-                ),
-            )
-        import pyarrow.csv as pcsv
 
-        return pcsv.read_csv(
-            io.BytesIO(data),
-            read_options=pcsv.ReadOptions(column_names=header),
-            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=True),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as e:
-        raise InvalidInput(f"stdin: cannot read as {fmt.upper()}: {str(e).splitlines()[0]}") from None
+def _shown(line: bytes) -> str:
+    record = line.decode("utf-8", "replace").strip()
+    return record if len(record) <= 80 else record[:77] + "..."
+
+
+def _record_line(data: bytes, row: int) -> tuple[int, bytes]:
+    """(0-based line index, text) of the ``row``-th (from 0) non-blank line of ``data``."""
+    lines = data.splitlines()
+    seen = -1
+    for i, line in enumerate(lines):
+        if line.strip():
+            seen += 1
+            if seen == row:
+                return i, line
+    return max(len(lines) - 1, 0), lines[-1] if lines else b""
 
 
 def ingest_stream(
@@ -269,14 +341,21 @@ def ingest_stream(
     tail = b""  # an incomplete last line
     rows = 0
     header: list[str] | None = None
+    done = 0  # lines of the input before ``pending`` (the CSV header included)
     deadline = time.monotonic() + commit_interval_s
     eof = False
 
     def flush():
-        nonlocal pending, rows, deadline
+        nonlocal pending, rows, deadline, done
         if pending:
-            t = parse_lines(b"".join(pending), fmt, table.schema, header)
-            result = committer.write([t], None, row_kind_column)
+            data = b"".join(pending)
+            t = parse_lines(data, fmt, table.schema, header, done + 1)
+            try:
+                result = committer.write([t], None, row_kind_column)
+            except InputRowError as e:  # a value the table refuses (null in a NOT NULL column, ...)
+                i, line = _record_line(data, e.row)
+                raise InvalidInput(f"stdin line {done + 1 + i}: {e.what}: {_shown(line)}") from None
+            done += data.count(b"\n")
             if on_commit is not None:
                 on_commit(result)
         pending, rows = [], 0
@@ -307,6 +386,7 @@ def ingest_stream(
                     fmt = "json" if first == b"{" else "csv"
                 if fmt == "csv" and header is None:
                     line, _, whole = whole.partition(b"\n")
+                    done += 1
                     header = [h.strip() for h in line.decode("utf-8").rstrip("\r").split(",")]
                 pending.append(whole)
                 rows += whole.count(b"\n")

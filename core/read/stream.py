@@ -46,6 +46,7 @@ import pyarrow as pa
 from paimon_core.errors import CorruptMetadata, InvalidInput, SnapshotNotFound
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
 from paimon_core.read.diff import empty_changes, snapshot_changelog, snapshot_delta, with_row_kind
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead
@@ -155,12 +156,11 @@ class StreamRead:
         return StreamBatch(snap.id, "full", snap.commit_kind, snap.time_millis, rows, snap.id + 1)
 
     def _start_snapshot(self) -> Snapshot:
-        sm = self.table.snapshots
         if isinstance(self.start, Snapshot):
             return self.start
-        if self.start is not None:
-            return sm.snapshot(self.start)
-        return sm.at_or_before(self.start_time_ms)
+        return require_snapshot(
+            self.table, SnapshotSpec(snapshot_id=self.start, time_millis=self.start_time_ms)
+        )
 
     def _first_after_time(self, ms: int) -> int:
         """Id of the first snapshot committed at or after ``ms`` (latest + 1 if none)."""

@@ -89,9 +89,9 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
         raise typer.BadParameter(f"two table names given: '{given}' and --table '{table}'")
     tbl = state.table(table or given)
     if ctx.meta.get(DRY_RUN_KEY):
-        from paimon_core.metadata.schema_evolution import apply_changes
+        from paimon_core.ops.alter import preview_changes
 
-        new = apply_changes(tbl.schema, changes, has_snapshot=tbl.snapshots.latest() is not None)
+        new = preview_changes(tbl, changes)
         cols = ", ".join(f"{f.name} {f.type}" for f in new.fields)
         state.out.record(
             {"table": tbl.identifier, "schema_id": new.id, "written": False, "columns": cols},
@@ -100,7 +100,7 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
         return
     verb, _, rest = text.partition(" ")
     done = f"{_PAST[verb]} {rest}"
-    from paimon_core.metadata.schema_evolution import alter_table as do_alter
+    from paimon_core.ops.alter import alter_table as do_alter
 
     new = do_alter(tbl, changes).schema
     state.out.record(

@@ -8,6 +8,7 @@ import sys
 
 import typer
 
+from paimon_cli.errors import CliError
 from paimon_cli.humanize import human_bytes
 from paimon_cli.params import SnapshotOpt, TableOpt, iso_millis
 from paimon_cli.state import get_state
@@ -28,8 +29,26 @@ def snapshots(ctx: typer.Context, table: TableOpt = None) -> None:
       paimon snapshots -t demo.events
     """
     state = get_state(ctx)
-    _, manager = state.snapshot_manager(table)  # no pyarrow: this command must start fast
-    snaps = list(manager.snapshots())
+    name, manager = state.snapshot_manager(table)  # no pyarrow: this command must start fast
+    snaps, damaged = manager.readable()
+    _list_snapshots(state, manager, snaps)
+    if damaged:  # after the readable ones: exit 1 naming each damaged file and the repair
+        raise CliError(_damaged_advice(name, damaged))
+
+
+def _damaged_advice(name: str, damaged) -> str:
+    files = ", ".join(f"{e.path} ({e.detail})" for e in damaged)
+    what = f"damaged snapshot file{'s' if len(damaged) > 1 else ''}: {files}"
+    previous = damaged[0].previous
+    if previous is None:
+        return f"{what}; no older snapshot to roll back to: restore the file(s) from a backup"
+    return (
+        f"{what}; run `paimon rollback -t {name} --to {previous}` to remove "
+        f"{'them' if len(damaged) > 1 else 'it'} and make snapshot {previous} the latest"
+    )
+
+
+def _list_snapshots(state, manager, snaps) -> None:
     if state.out.fmt != "table":
         rows = [
             [

@@ -55,6 +55,8 @@ def rollback(
             write_line(f"  tags deleted: {', '.join(plan.tags_deleted)}")
         if plan.recreate_snapshot:
             write_line(f"  snapshot {plan.target.id} is rewritten from the tag (it had expired)")
+        if plan.damaged:
+            write_line(f"  {_damaged(plan)}")
         print_files_plan(state, plan.files, None)
 
     def record(plan, result):
@@ -65,6 +67,8 @@ def rollback(
         removed = sorted(plan.snapshots)
         what = f"{len(removed)} snapshot(s) ({id_range(removed)}), " if removed else "no snapshot, "
         what += f"{len(plan.files)} file(s), {human_bytes(size)}"
+        if plan.damaged:
+            what += f" ({_damaged(plan)})"
         text = (
             f"dry run: rolling back to {where} would delete {what}; nothing was deleted"
             if dry_run
@@ -78,6 +82,7 @@ def rollback(
                 "tag": tag,
                 "snapshots_removed": removed,
                 "tags_deleted": list(plan.tags_deleted),
+                "damaged_snapshots": list(plan.damaged),
                 "recreated_snapshot": plan.recreate_snapshot,
                 "file_count": len(plan.files),
                 "bytes": size,
@@ -98,4 +103,12 @@ def rollback(
             run=lambda plan, done: run_rollback(tbl, to, tag, progress=done),
         ),
         dry_run,
+    )
+
+
+def _damaged(plan) -> str:
+    ids = ", ".join(map(str, sorted(plan.damaged)))
+    return (
+        f"damaged snapshot file(s) {ids}: deleted with the others; the data files only they added "
+        "cannot be listed, `paimon remove-orphans` deletes them"
     )

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from paimon_core.ops.stream_sink import ParquetDirSink
 
 from paimon_cli.params import split_list
 from paimon_cli.state import get_state
@@ -236,6 +235,8 @@ def stream(
     columns = ["_row_kind"] + (["_snapshot"] if snapshot_column else []) + reader.columns
     fmt = state.flags.output or "json"
     if out is not None:
+        from paimon_core.ops.stream_sink import ParquetDirSink
+
         sink = ParquetDirSink(out, roll_rows, parse_duration_ms(roll_interval), reader.ack)
     elif fmt == "table":
         sink = _LiveSink(columns, f"{tbl.identifier} (streaming)")

@@ -1,6 +1,8 @@
 """Fixtures for the catalog tests: a real PostgreSQL server for the session (Debian's binaries,
 127.0.0.1, a free port, stopped by pid), a fresh JDBC catalog database per test on SQLite or
-PostgreSQL, and the Java Paimon 0.9 driver with the JDBC drivers on its classpath."""
+PostgreSQL, and the Java Paimon 0.9 driver with the JDBC drivers (fetched from Maven Central into
+the interop cache) on its classpath. A missing PostgreSQL server fails the tests that need it,
+saying what to install: the catalog is never left untested silently."""
 
 from __future__ import annotations
 
@@ -14,13 +16,21 @@ from tests.catalog import postgres
 from tests.interop.conftest import java  # noqa: F401  (the session fixture, shared)
 
 _ids = itertools.count()
-JDBC_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/sqlite-jdbc.jar")
+
+
+def require_postgres() -> None:
+    """Fail (never skip) the test when the PostgreSQL server binaries are missing."""
+    if postgres.bin_dir() is None:
+        pytest.fail(
+            "no PostgreSQL server binaries under /usr/lib/postgresql: install them "
+            "(apt-get install postgresql; .ci/run does)",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session")
 def pg_server():
-    if postgres.bin_dir() is None:
-        pytest.skip("no PostgreSQL server binaries (apt-get install postgresql; .ci/run does)")
+    require_postgres()
     server = postgres.start()
     atexit.register(server.stop)
     yield server
@@ -88,13 +98,9 @@ def jdbc(request, tmp_path) -> JdbcBackend:
 
 @pytest.fixture(scope="session")
 def java_jdbc(java):  # noqa: F811
-    missing = [j for j in JDBC_JARS if not os.path.exists(j)]
-    if missing:
-        pytest.skip(
-            f"no JDBC driver jars {missing} (apt-get install libpostgresql-jdbc-java "
-            "libxerial-sqlite-jdbc-java; .ci/run does)"
-        )
-    return java.with_classpath(*JDBC_JARS)
+    from tests.interop.harness.jdbc_jars import ensure_jdbc_jars
+
+    return java.with_classpath(*ensure_jdbc_jars(java.cache_dir))
 
 
 @pytest.fixture(scope="session")

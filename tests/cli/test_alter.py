@@ -254,3 +254,73 @@ def test_ingest_evolve(cli, events_table):
 def test_subprocess_exit_code(tmp_path, cli, events_table):
     p = run_paimon("-w", cli.wh, "alter-table", events_table, "drop-column", "dt", cwd=tmp_path)
     assert p.returncode == 1 and p.stderr.strip() == "error: cannot drop partition column 'dt'"
+
+
+# ---- a narrowing alter-column checks the stored data first (issue 19, item 5)
+
+
+@pytest.fixture
+def text_table(cli, tmp_path) -> str:
+    cli("create-table", "db.n", "--schema", "id BIGINT NOT NULL, s STRING, big BIGINT, dt STRING", "-p", "dt")
+    rows = pa.table(
+        {
+            "id": pa.array([1, 2, 3], pa.int64()),
+            "s": ["12", None, "-7"],
+            "big": pa.array([5, 70_000, -3], pa.int64()),
+            "dt": ["a", "a", "b"],
+        }
+    )
+    cli("ingest", write_parquet(tmp_path / "n1.parquet", rows), "-t", "db.n")
+    more = pa.table(
+        {
+            "id": pa.array([4], pa.int64()),
+            "s": ["abc"],
+            "big": pa.array([5_000_000_000], pa.int64()),
+            "dt": ["b"],
+        }
+    )
+    cli("ingest", write_parquet(tmp_path / "n2.parquet", more), "-t", "db.n")
+    return "db.n"
+
+
+def data_file_of(wh: Path, partition: str, row_id: int) -> str:
+    import pyarrow.parquet as pq
+
+    for p in (wh / "db.db" / "n" / partition).rglob("data-*.parquet"):
+        if row_id in pq.read_table(p, columns=["id"]).column("id").to_pylist():
+            return p.name
+    raise AssertionError(f"no file holds id {row_id}")
+
+
+@pytest.mark.parametrize(
+    "column, new_type, value",
+    [("s", "INT", "'abc'"), ("big", "INT", "5000000000"), ("big", "SMALLINT", "70000")],
+)
+def test_a_narrowing_change_refuses_the_first_value_that_does_not_fit(
+    cli, wh, text_table, column, new_type, value
+):
+    before = schema_json(cli, text_table)["id"]
+    rows = read_json(cli, text_table)
+    partition, row_id = ("dt=a", 2) if value == "70000" else ("dt=b", 4)
+    for dry in ([], ["--dry-run"]):
+        r = cli("alter-table", text_table, *dry, "alter-column", column, new_type, code=1)
+        err = r.stderr.strip()
+        assert "\n" not in err and "Traceback" not in err
+        assert f"cannot change column '{column}'" in err and f"to {new_type}" in err, err
+        assert f"stored value {value} " in err, err
+        assert data_file_of(wh, partition, row_id) in err and f"partition {partition}" in err, err
+    assert schema_json(cli, text_table)["id"] == before  # nothing written
+    assert read_json(cli, text_table) == rows  # and every read still works
+
+
+def test_a_narrowing_change_whose_values_fit_and_widening_keep_working(cli, text_table):
+    cli("-o", "json", "delete", "-t", text_table, "--where", "id = 4")
+    cli("alter-table", text_table, "--dry-run", "alter-column", "s", "INT")
+    cli("alter-table", text_table, "alter-column", "s", "INT")
+    cli("alter-table", text_table, "alter-column", "big", "INT")
+    cli("alter-table", text_table, "alter-column", "big", "DOUBLE")  # widening: no data read
+    assert [(r["id"], r["s"], r["big"]) for r in read_json(cli, text_table)] == [
+        (1, 12, 5.0),
+        (2, None, 70000.0),
+        (3, -7, -3.0),
+    ]

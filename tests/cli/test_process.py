@@ -90,6 +90,13 @@ main()
 """
 
 
+def default_sigint() -> None:
+    """In the child before it runs Python: SIGINT back to its default action. A test run started
+    in the background (``pytest &``, ``nohup``) ignores SIGINT, children inherit that, and Python
+    then installs no KeyboardInterrupt handler: the Ctrl-C these tests deliver would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_at(tmp_path: Path, where: str, after_call: bool, argv: list[str]) -> tuple[int, str]:
     """Run paimon ARGV with ``where`` (module:Owner.name) pausing (before or after calling
     the real function); SIGINT once it pauses. Returns (exit code, stderr without the marker)."""
@@ -108,6 +115,7 @@ def interrupt_at(tmp_path: Path, where: str, after_call: bool, argv: list[str]) 
         cwd=tmp_path,
         env=paimon_env(),
         text=True,
+        preexec_fn=default_sigint,
     )
     line = proc.stderr.readline()
     assert line == "PAUSED\n", line + proc.stderr.read()
@@ -130,11 +138,13 @@ def table_with_one_snapshot(cli, wh, tmp_path) -> Cli:
 
 
 def test_ctrl_c_before_the_commit(tmp_path, wh, table_with_one_snapshot):
+    """Ctrl-C once the writer handed its files to the commit, before anything was committed: the
+    commit (which owns commit-or-abort) deletes them."""
     cli = table_with_one_snapshot
     before = all_files(wh)
     code, err = interrupt_at(
         tmp_path,
-        "paimon_core.commit:FileStoreCommit.commit",
+        "paimon_core.commit:FileStoreCommit._commit",
         False,
         ["-w", str(wh), "ingest", "b.parquet", "-t", T],
     )

@@ -1,5 +1,5 @@
 """Warm the interop caches before pytest (CI): Java Paimon 0.9 jars + compiled driver + CDS
-archive, and the pypaimon 2.1.0 venv.
+archive, the PostgreSQL and SQLite JDBC driver jars (Maven Central), and the pypaimon 2.1.0 venv.
 
     python -m tests.interop.harness.prepare [--java-only | --pypaimon-only] [--cache-dir DIR]
     python tests/interop/harness/prepare.py ...
@@ -17,6 +17,7 @@ if __package__ in (None, ""):  # run as a script: make `tests.interop.harness` i
     __package__ = "tests.interop.harness"  # noqa: A001
 
 from .java_paimon import JavaPaimon, ensure_java_classpath  # noqa: E402
+from .jdbc_jars import ensure_jdbc_jars  # noqa: E402
 from .pypaimon_env import PyPaimon, ensure_pypaimon_python  # noqa: E402
 
 
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         cp = ensure_java_classpath(args.cache_dir)
         JavaPaimon(args.cache_dir).call("bucket_of", types=["INT"], rows=[[1]], num_buckets=4)
         print(f"java: ready in {time.time() - t:.1f}s; classpath {cp}")
+        print(f"jdbc drivers: {', '.join(ensure_jdbc_jars(args.cache_dir))}")
     if not args.java_only:
         t = time.time()
         py = ensure_pypaimon_python(args.cache_dir)
