@@ -43,6 +43,9 @@ class CommitOptions:
     # a streaming commit's increasing id (Paimon's commitIdentifier); with a stable commit_user a
     # commit whose identifier the user already committed is skipped (exactly-once on replay)
     commit_identifier: int = BATCH_COMMIT_IDENTIFIER
+    # cross-partition upsert tables: the snapshot id (0: none) the write's global key index was
+    # read from; new data files commit only while no data changed since (write/cross_partition.py)
+    index_base: int | None = None
 
 
 def _now_ms() -> int:
@@ -132,6 +135,21 @@ class FileStoreCommit:
                 f"file deletion conflict: {len(gone)} file(s) to replace were already removed by another "
                 f"commit (e.g. {gone[0]}); nothing was committed"
             )
+
+    def _check_index_base(self, latest: Snapshot | None, messages) -> None:
+        """New data files of a cross-partition upsert table need a write that routed its keys
+        through the global key index of a snapshot no data commit has followed."""
+        if not self.table.schema.cross_partition_update or not any(m.new_files for m in messages):
+            return
+        from paimon_core.write import cross_partition_guard
+
+        if self.options.index_base is None:
+            cross_partition_guard.refuse(
+                self.table,
+                "a commit of new data files without CommitOptions.index_base",
+                "commit a table writer's messages with CommitOptions(index_base=writer.index_base)",
+            )
+        cross_partition_guard.check_base(self.table, self.options.index_base, latest)
 
     # ---- commit
     def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
@@ -238,6 +256,7 @@ class FileStoreCommit:
             entries = self._overwrite_deletes(latest)
         else:
             self._check_deletes(latest, deletes)
+        self._check_index_base(latest, messages)
         entries += adds
         delta_metas = []
         if entries:

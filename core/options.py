@@ -210,6 +210,19 @@ _REGISTRY = [
         lo=1,
     ),
     Option("dynamic-bucket.target-row-num", "long", 2_000_000, "keys per bucket in dynamic mode", lo=1),
+    Option(
+        "cross-partition-upsert.index-ttl",
+        "duration",
+        None,
+        "cross-partition tables: keys of buckets with no file this young are left out of the key index",
+    ),
+    Option(
+        "cross-partition-upsert.bootstrap-parallelism",
+        "int",
+        10,
+        "cross-partition tables: threads reading the key index at the start of a write",
+        lo=1,
+    ),
     # catalogs
     Option(
         "metastore.partitioned-table", "bool", False, "Hive catalog: partitions registered in the metastore"

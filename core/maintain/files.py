@@ -130,6 +130,43 @@ def walk_files(io: FileIO, root: str) -> list[FileInfo]:
     return out
 
 
+def list_dir(io: FileIO, directory: str) -> tuple[list[FileInfo], list[str]]:
+    """The files directly in ``directory`` (with sizes and modification times) and the full
+    paths of its subdirectories; both empty when it does not exist. Not recursive."""
+    files: list[FileInfo] = []
+    dirs: list[str] = []
+    if io.is_local:
+        try:
+            entries = list(os.scandir(directory))
+        except (FileNotFoundError, NotADirectoryError):
+            return files, dirs
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    dirs.append(e.path)
+                elif e.is_file(follow_symlinks=False):
+                    st = e.stat(follow_symlinks=False)
+                    files.append(FileInfo(e.path, st.st_size, int(st.st_mtime * 1000)))
+            except FileNotFoundError:  # removed while we listed
+                continue
+        return files, dirs
+    directory = directory.rstrip("/")
+    try:
+        found = io.fs.ls(directory, detail=True, refresh=True)
+    except FileNotFoundError:
+        return files, dirs
+    for info in found:
+        name = str(info.get("name", "")).rstrip("/")
+        if not name or name == directory:  # s3fs lists an empty "directory" as itself
+            continue
+        p = io.join(directory, name.rsplit("/", 1)[-1])  # in the caller's form, like ``directory``
+        if info.get("type", "file") == "directory":
+            dirs.append(p)
+        else:
+            files.append(FileInfo(p, int(info.get("size") or 0), _mtime_ms(info)))
+    return files, dirs
+
+
 def is_temp_name(name: str) -> bool:
     """Temporary files of atomic writes: ``.<target-name>.<uuid>.tmp`` (ours and pypaimon's),
     and Hadoop-style ``.<name>.crc`` / ``_temporary`` leftovers are not treated as temp here."""
@@ -145,6 +182,7 @@ __all__ = [
     "index_entry_path",
     "index_path",
     "is_temp_name",
+    "list_dir",
     "manifest_path",
     "safe_size",
     "statistics_path",

@@ -13,9 +13,8 @@ the latest snapshot's scan read) and returns a :class:`TableHealth`:
   when the table has no deletion vectors, or a vector's cardinality is not recorded);
 * snapshots (count, ages, how many ``expire`` with the table's settings would remove), tags, the
   files (data, changelog, index) that only older snapshots or tags still use, and orphan files
-  (the remove-orphans planner, dry run, with its one-day default; it reuses the references
-  read here, so a file committed after that read counts as unreferenced, but it is younger
-  than the cut-off and so never an orphan).
+  (the remove-orphans planner, dry run, with its one-day default; the manifests it reads are
+  mostly cached by the reads here).
 
 Every :class:`Finding` names its threshold, so the advice can be checked by a reader.
 """
@@ -129,7 +128,7 @@ class TableHealth:
     snapshots: SnapshotStats
     held_files: int  # files only older snapshots or tags use
     held_bytes: int
-    orphan_files: int | None  # None when the planner refused (e.g. branches), see orphans_note
+    orphan_files: int | None  # None when the planner refused (a branch without a schema), see orphans_note
     orphan_bytes: int | None
     orphans_note: str | None
     findings: tuple[Finding, ...] = field(default=())
@@ -410,7 +409,7 @@ def table_health(
     older = [s for i, s in snaps.items() if latest is not None and i != latest.id] + list(tagged.values())
     held_files, held_bytes = _held(reader, latest, older)
     try:
-        plan = plan_orphans(table, thresholds.orphan_age_ms, now_ms, reader)  # reuses the refs read above
+        plan = plan_orphans(table, thresholds.orphan_age_ms, now_ms)  # the manifests read above are cached
         orphans, orphan_bytes, note = len(plan.files), plan.total_bytes, None
     except PaimonError as e:
         orphans, orphan_bytes, note = None, None, str(e)

@@ -1,11 +1,14 @@
-"""Orphan files: files under a table directory that no snapshot and no tag uses, such as the
-data files and manifests of a writer that crashed before committing, or files left by an
-interrupted rollback or tag deletion.
+"""Orphan files: files in the table's data and metadata directories that nothing uses, such as
+the data files and manifests of a writer that crashed before committing, or files left by an
+interrupted expire, rollback or tag deletion.
 
-A file is deleted only if it is unreferenced **and** older than the cut-off, so the files of a
+Which files are looked at is :mod:`~paimon_core.maintain.orphan_scope` (Java Paimon's scope:
+``manifest/``, ``index/``, ``statistics/``, the ``bucket-*`` directories, leftovers in
+``snapshot/`` and ``changelog/``); what is used is :mod:`~paimon_core.maintain.used_names`
+(every snapshot, tag and decoupled changelog of the table and of its branches). A file is
+deleted only if it is in scope, not used **and** older than the cut-off, so the files of a
 commit still in flight (written, not yet committed) are safe as long as commits take less
-time than the cut-off. ``schema/``, ``snapshot/``, ``tag/``, ``consumer/`` and ``branch/``
-hold no orphans: only stale temporary files (``.<name>.<uuid>.tmp``) are removed there.
+time than the cut-off (one day by default, as in Java).
 """
 
 from __future__ import annotations
@@ -13,25 +16,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core import paths
 from paimon_core.errors import PaimonError
 from paimon_core.maintain import files as _files
 from paimon_core.maintain.expire import now_millis
-from paimon_core.maintain.files import PlannedFile, is_temp_name, walk_files
+from paimon_core.maintain.files import PlannedFile
+from paimon_core.maintain.orphan_scope import UNUSED, candidates
 from paimon_core.maintain.refs import RefReader, Refs
+from paimon_core.maintain.used_names import branch_paths, used_names
 from paimon_core.metadata.tags import tag_manager
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
-METADATA_DIRS = paths.METADATA_DIRS
 DAY_MS = 86_400_000
 
 
 @dataclass(frozen=True)
 class OrphanPlan:
     files: tuple[PlannedFile, ...]
-    referenced: int  # files in use
+    referenced: int  # files in scope that are in use
     too_young: int  # unreferenced files kept because they are newer than the cut-off
     cutoff_ms: int
 
@@ -65,58 +68,30 @@ def referenced_files(table: TableContext, reader: RefReader | None = None) -> Re
     return refs
 
 
-def _rel(table: TableContext, path: str) -> str:
-    root = table.path.rstrip("/") + "/"
-    return path[len(root) :] if path.startswith(root) else path
-
-
-def _kind(rel: str) -> str:
-    top = rel.split("/", 1)[0]
-    name = rel.rsplit("/", 1)[-1]
-    if is_temp_name(name):
-        return "temp"
-    if top == "manifest":
-        return (
-            "manifest-list"
-            if name.startswith("manifest-list")
-            else ("index-manifest" if name.startswith("index-manifest") else "manifest")
-        )
-    if top == "index":
-        return "index"
-    return "changelog" if name.startswith("changelog-") else "data"
-
-
-def plan_orphans(
-    table, older_than_ms: int = DAY_MS, now_ms: int | None = None, reader: RefReader | None = None
-) -> OrphanPlan:
+def plan_orphans(table, older_than_ms: int = DAY_MS, now_ms: int | None = None) -> OrphanPlan:
+    """The files :func:`remove_orphans` deletes: the candidates of
+    :mod:`~paimon_core.maintain.orphan_scope` that are older than the cut-off and either
+    leftovers or unused by every snapshot, tag and changelog of every branch."""
     if older_than_ms < 0:
         raise PaimonError(f"older-than must not be negative, got {older_than_ms} ms")
-    io = table.io
-    if [n for n in io.list_names(io.join(table.path, "branch")) if n.startswith("branch-")]:
-        raise PaimonError("the table has branches; remove-orphans does not handle them yet")
     now_ms = now_millis() if now_ms is None else now_ms
     cutoff = now_ms - older_than_ms
-    # list first, then read the references: a file committed in between is then referenced,
-    # and a file written after the listing is not seen at all
-    listing = walk_files(io, table.path)
-    refs = referenced_files(table, reader).all_paths()
-    out, n_ref, young = [], 0, 0
-    for f in listing:
-        rel = _rel(table, f.path)
-        top = rel.split("/", 1)[0]
-        name = rel.rsplit("/", 1)[-1]
-        if top in METADATA_DIRS or "/" not in rel:
-            if not is_temp_name(name):
-                continue
-        elif f.path in refs:
-            n_ref += 1
+    branches = branch_paths(table)  # refuses a branch without a schema before anything else
+    # list first, then read what is used: a file committed in between is then used, and a
+    # file written after the listing is not seen at all
+    listing = candidates(table, branches)
+    used = used_names(table, branches)
+    out, n_used, young = [], 0, 0
+    for c in listing:
+        if c.rule == UNUSED and c.file.path.rsplit("/", 1)[-1] in used:
+            n_used += 1
             continue
-        if f.mtime_ms <= 0 or f.mtime_ms >= cutoff:  # unknown time counts as young
+        if c.file.mtime_ms <= 0 or c.file.mtime_ms >= cutoff:  # unknown time counts as young
             young += 1
             continue
-        out.append(PlannedFile(f.path, f.size, _kind(rel)))
+        out.append(PlannedFile(c.file.path, c.file.size, c.kind))
     out.sort(key=lambda p: p.path)
-    return OrphanPlan(tuple(out), n_ref, young, cutoff)
+    return OrphanPlan(tuple(out), n_used, young, cutoff)
 
 
 def remove_orphans(

@@ -65,6 +65,14 @@ class TableSchema:
         return [k for k in self.primary_keys if k not in self.partition_keys]
 
     @property
+    def cross_partition_update(self) -> bool:
+        """Paimon's cross-partition upsert mode: a primary key that leaves out a partition key
+        (always with ``bucket = -1``); a key is unique across partitions (write/cross_partition.py)."""
+        return bool(self.primary_keys and self.partition_keys) and not set(self.partition_keys) <= set(
+            self.primary_keys
+        )
+
+    @property
     def core_options(self) -> CoreOptions:
         return CoreOptions(self.options, self.primary_keys)
 
@@ -228,12 +236,6 @@ class Schema:
             if not isinstance(types[k], AtomicType):
                 raise InvalidInput(f"primary key '{k}' must have an atomic type, not {types[k]}")
         if self.primary_keys and self.partition_keys:
-            missing = [p for p in self.partition_keys if p not in self.primary_keys]
-            if missing:
-                columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
-                raise InvalidInput(
-                    f"the primary key must include the partition keys ({', '.join(missing)} missing)"
-                ).with_hint("primary_key_columns", columns=columns)
             if not [k for k in self.primary_keys if k not in self.partition_keys]:
                 raise InvalidInput("the primary key must have a column that is not a partition key")
 
@@ -253,6 +255,7 @@ class Schema:
         self._check_bucket_key(opts.bucket_key, bucket, names, types)
         if bucket == POSTPONE_BUCKET and not self.primary_keys:
             raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
+        self._check_cross_partition(opts, bucket)
         from paimon_core.metadata.features import check_options
 
         check_options(options, writing=True, what="a table")
@@ -266,6 +269,24 @@ class Schema:
 
         check_dv_options(options, bool(self.primary_keys))
         return bucket
+
+    def _check_cross_partition(self, opts: CoreOptions, bucket: int) -> None:
+        """A primary key without every partition key is Paimon's cross-partition upsert mode:
+        Java 0.9 allows it only with dynamic buckets and without ``sequence.field``."""
+        missing = [p for p in self.partition_keys if self.primary_keys and p not in self.primary_keys]
+        if not missing:
+            return
+        if mode_of(bucket, self.primary_keys, self.partition_keys) is not BucketMode.KEY_DYNAMIC:
+            columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
+            raise InvalidInput(
+                f"a primary key without the partition keys ({', '.join(missing)} missing) is a cross-partition "
+                f"upsert table, which needs dynamic buckets (bucket = -1), not bucket = {bucket}"
+            ).with_hint("primary_key_columns", columns=columns)
+        if opts.sequence_fields:
+            raise InvalidInput(
+                "sequence.field cannot be used on a cross-partition upsert table (a primary key without "
+                f"the partition keys: {', '.join(missing)} missing)"
+            )
 
     def _check_bucket_key(self, bucket_key: list[str], bucket: int, names: list[str], types: dict) -> None:
         for k in bucket_key:

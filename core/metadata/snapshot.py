@@ -197,9 +197,22 @@ class SnapshotManager:
     def try_commit(self, snapshot: Snapshot) -> bool:
         """Create snapshot-N if absent; on success update the LATEST hint (best effort). A
         create refused because snapshot-N holds exactly these bytes (a unique uuid among them)
-        is ours: a PUT that succeeded, lost its response and was retried by the client."""
+        is ours: a PUT that succeeded, lost its response and was retried by the client.
+
+        An id that was taken and then expired (or rolled back) is free on storage again, but
+        not ours to take: snapshot-N is created only while snapshot-(N-1), the snapshot it was
+        built on, still exists, and a snapshot-N created while snapshot-(N+1) exists (the id
+        was reused after an expiry raced this commit) is deleted again. Both are lost races
+        (False): the caller retries on the new latest snapshot. Expiry deletes the earliest
+        snapshot first, so an id can only be reused after its predecessor is gone."""
         data = snapshot.to_json().encode("utf-8")
+        if snapshot.id > 1 and not self.exists(snapshot.id - 1):
+            return False  # the snapshot this one extends was expired or rolled back meanwhile
         if not self.io.write_if_absent(self.path(snapshot.id), data) and not self.holds(snapshot):
+            return False
+        if self.exists(snapshot.id + 1):  # the id was reused: take our snapshot back
+            if self.holds(snapshot):
+                self.io.delete(self.path(snapshot.id))
             return False
         self.write_hint("LATEST", snapshot.id)
         return True

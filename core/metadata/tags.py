@@ -108,6 +108,12 @@ def tag_manager(table: TableContext) -> TagManager:
     return TagManager(table.io, table.path)
 
 
+def branch_tag_manager(io, branch_path: str) -> TagManager:
+    """The tags of a branch, whose directory (``<table>/branch/branch-NAME``, or the table's own
+    for the main branch) holds ``tag/tag-<name>`` as a table does."""
+    return TagManager(io, branch_path)
+
+
 def snapshot_from_tag(snapshot: Snapshot) -> Snapshot:
     """The plain snapshot a tag holds (Java's tag-only fields dropped)."""
     if not any(k in snapshot.extra for k in TAG_FIELDS):

@@ -50,6 +50,9 @@ def delete_where(table: TableContext, where: str, dry_run: bool = False) -> Dele
         raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint(
             "delete_where"
         )
+    from paimon_core.write.cross_partition_guard import refuse
+
+    refuse(table, "delete", "a batch ingest of -D records deletes keys")
     pred = parse_filter(table.schema, where)
     snap = table.snapshots.latest()
     if table.is_primary_key_table:

@@ -57,13 +57,19 @@ def _overwrite_filter(table: TableContext, messages: list[CommitMessage], overwr
 
 
 def _commit(
-    table: TableContext, messages: list[CommitMessage], overwrite: bool, spec: dict | None
+    table: TableContext,
+    messages: list[CommitMessage],
+    overwrite: bool,
+    spec: dict | None,
+    index_base: int | None = None,
 ) -> Snapshot | None:
     """Commit ``messages`` (commit-or-abort: a failed commit leaves none of their files), then
     compact as the table's writers do."""
     try:
         opts = CommitOptions(
-            overwrite=overwrite, overwrite_filter=_overwrite_filter(table, messages, overwrite, spec)
+            overwrite=overwrite,
+            overwrite_filter=_overwrite_filter(table, messages, overwrite, spec),
+            index_base=index_base,
         )
     except BaseException:
         discard_files(table, messages)  # a refused overwrite: nothing was committed
@@ -81,14 +87,26 @@ def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | 
     """``write(read)`` (the engine's write; ``read`` collects input row counts), then commit.
     A dynamic-bucket write whose new keys another writer meanwhile put in other buckets cannot
     be committed as written (``index_rebase``): its files are deleted and the write is redone
-    against the new index, a few times. Returns (messages, snapshot, read)."""
+    against the new index, a few times; so is a cross-partition upsert write when another writer
+    added data after it read the key index (``cross_partition_guard``). Returns (messages,
+    snapshot, read)."""
+    from paimon_core.write.cross_partition_guard import CrossPartitionConflict, index_base, refuse
     from paimon_core.write.index_rebase import BucketAssignmentConflict
 
+    if overwrite:
+        refuse(table, "overwrite")
     for attempt in range(REWRITES + 1):
         read: list = []
+        base = index_base(table)  # the writer's key index is read from this snapshot or a later one
         messages = write(read)
         try:
-            return messages, _commit(table, messages, overwrite, spec), read
+            return messages, _commit(table, messages, overwrite, spec, base), read
+        except CrossPartitionConflict:  # _commit deleted the files
+            if attempt == REWRITES:
+                raise CrossPartitionConflict(
+                    f"{table.identifier}: other writers kept adding data while this write routed keys through "
+                    f"the global key index ({REWRITES + 1} attempts); nothing was committed. Run the write again"
+                ) from None
         except BucketAssignmentConflict:  # _commit deleted the files
             if attempt == REWRITES:
                 raise BucketAssignmentConflict(

@@ -73,12 +73,31 @@ class StreamingCommitter:
     def write(
         self, tables: list[pa.Table], properties: dict | None = None, row_kind_column: str | None = None
     ) -> CommitResult:
+        """Write and commit ``tables`` as the next identifier. A cross-partition upsert table's
+        write is redone on the new snapshot when another writer added data after it read the
+        key index (nothing of it was committed), a few times."""
+        from paimon_core.ops.ingest import REWRITES
+        from paimon_core.write.cross_partition_guard import CrossPartitionConflict
+
+        for attempt in range(REWRITES + 1):
+            try:
+                return self._write_once(tables, properties, row_kind_column)
+            except CrossPartitionConflict:
+                if attempt == REWRITES:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _write_once(self, tables: list[pa.Table], properties: dict | None, row_kind_column: str | None):
         from paimon_core.ops.ingest import _compact_after_write
+        from paimon_core.write.cross_partition_guard import index_base
 
         ident = self.next_identifier
+        base = index_base(self.table)  # before the writer reads the key index
         messages = write_tables(self.table, tables, row_kind_column)
         rows = sum(f.row_count for m in messages for f in m.new_files)
-        opts = CommitOptions(commit_user=self.commit_user, commit_identifier=ident, properties=properties)
+        opts = CommitOptions(
+            commit_user=self.commit_user, commit_identifier=ident, properties=properties, index_base=base
+        )
         snap = FileStoreCommit(self.table, opts).commit(messages)  # commit-or-abort: None left no files
         if snap is not None:
             self.last = snap

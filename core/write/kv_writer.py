@@ -179,7 +179,12 @@ class KeyValueWriter:
         opts = schema.core_options
         self.num_buckets = opts.bucket
         self.assigner = None
-        if self.num_buckets == DYNAMIC_BUCKET:
+        self.cross = None
+        if schema.cross_partition_update:
+            from paimon_core.write.cross_partition import CrossPartitionAssigner
+
+            self.cross = CrossPartitionAssigner(table)  # global key index; no hash index files
+        elif self.num_buckets == DYNAMIC_BUCKET:
             from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
             self.assigner = DynamicBucketAssigner(
@@ -200,6 +205,12 @@ class KeyValueWriter:
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0
 
+    @property
+    def index_base(self) -> int | None:
+        """Cross-partition upsert tables: the snapshot id (0: none) this writer's global key index
+        was read from, to commit its messages with ``CommitOptions(index_base=...)``; else None."""
+        return self.cross.base if self.cross is not None else None
+
     def write(self, batch: pa.Table, kinds: pa.Array | None = None) -> None:
         """``batch`` has the table's Arrow schema; ``kinds`` the row kind bytes (default +I)."""
         n = batch.num_rows
@@ -208,7 +219,9 @@ class KeyValueWriter:
         if kinds is None:
             kinds = pa.array(np.zeros(n, dtype=np.int8))
         batch = batch.append_column(KIND, kinds.cast(pa.int8()))
-        if self.assigner is None:
+        if self.cross is not None:
+            batch, buckets = self.cross.assign(batch)
+        elif self.assigner is None:
             buckets = assign_buckets(batch, self.bucket_keys, self.bucket_types, self.num_buckets)
         else:
             buckets = self._dynamic_buckets(batch)

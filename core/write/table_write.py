@@ -31,6 +31,10 @@ def new_append_writer(table: TableContext):
 def new_writer(table: TableContext):
     """A writer for ``table``: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
     check_writable(table.schema)
+    if table.schema.cross_partition_update:  # only dynamic buckets route keys across partitions
+        from paimon_core.write.cross_partition_guard import check_writable as check_cross
+
+        check_cross(table)
     if table.schema.bucket_mode is BucketMode.POSTPONE:
         from paimon_core.write.postpone import PostponeWriter
 

@@ -161,8 +161,10 @@ def ingest(
     sid = snap.id if snap is not None else None
     what = "overwrote" if overwrite else "ingested"
     rows = _count(result.rows, "row")
-    if result.input_rows is not None and result.input_rows != result.rows:
+    if result.input_rows is not None and result.input_rows > result.rows:
         rows += f" ({_count(result.input_rows, 'input row')}; rows with the same key were merged)"
+    elif result.input_rows is not None and result.input_rows < result.rows:  # cross-partition moves
+        rows += f" ({_count(result.input_rows, 'input row')}; with deletes of keys that moved partition)"
     text = (
         f"{what} {rows} in {_count(result.files, 'file')} into {tbl.identifier}: snapshot {sid}"
         if sid is not None

@@ -1,5 +1,6 @@
-"""``paimon remove-orphans``: delete files no snapshot, tag or consumer references, older than
-``--older-than`` (plan, ``--dry-run``, one record with the files it deletes)."""
+"""``paimon remove-orphans``: delete files in Java Paimon's orphan-cleanup scope that no snapshot,
+tag, branch or changelog uses, older than ``--older-than`` (plan, ``--dry-run``, one record with
+the files it deletes; see ``paimon_core.maintain.orphan_scope``)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ def remove_orphans(
     ] = "1d",
     dry_run: DryRunOpt = False,
 ) -> None:
-    """Delete files under the table that no snapshot or tag uses.
+    """Delete data and metadata files that no snapshot, tag, branch or changelog uses.
 
-    Such files are left by crashed writers or an interrupted expire, rollback or tag deletion. Only files older than --older-than go: younger ones may belong to a commit in flight.
+    Such files are left by crashed writers or an interrupted expire, rollback or tag deletion. Only manifest/, index/, statistics/ and the bucket directories are looked at (plus stray files in snapshot/ and changelog/), as Java Paimon does; everything else in the table directory is never touched. Only files older than --older-than go: younger ones may belong to a commit in flight.
 
     Examples:
 

@@ -114,3 +114,51 @@ def test_stale_latest_hint_is_not_trusted(tmp_path):
     assert t.snapshots.latest_id() == 3
     t.write_arrow(pa.table({"id": pa.array([9], pa.int64())}))
     assert t.snapshots.latest_id() == 4
+
+
+def test_an_id_freed_by_expiry_is_not_taken_by_a_late_writer(tmp_path):
+    """A writer built snapshot 3 on snapshot 2; meanwhile others committed 3..5 and an expirer
+    deleted 1..4. Creating snapshot-3 would succeed on storage (the file is gone) and put the
+    writer's rows in a snapshot outside the chain (lost). It must retry on 5 and land as 6."""
+    from paimon_core.maintain import expire_snapshots
+
+    cat = FileSystemCatalog(str(tmp_path / "wh"))
+    t = cat.create_table("db.t", Schema(Schema.parse_columns("id BIGINT")))
+    for i in (1, 2):
+        t.write_arrow(pa.table({"id": pa.array([i], pa.int64())}))
+    writer = t.new_writer()
+    writer.write(pa.table({"id": pa.array([100], pa.int64())}))
+    messages = writer.prepare_commit()
+    other = cat.get_table("db.t")
+    real_try = t.snapshots.try_commit
+    calls = []
+
+    def late_try(snapshot):
+        calls.append(snapshot.id)
+        if len(calls) == 1:
+            for i in (3, 4, 5):
+                other.write_arrow(pa.table({"id": pa.array([i], pa.int64())}))
+            expire_snapshots(other, older_than_ms=0, retain_min=1)
+            assert other.snapshots.list_ids() == [5]
+        return real_try(snapshot)
+
+    t.snapshots.try_commit = late_try
+    snap = t.commit(messages)
+    assert calls == [3, 6] and snap.id == 6
+    assert t.snapshots.list_ids() == [5, 6]
+    assert sorted(cat.get_table("db.t").read().column("id").to_pylist()) == [1, 2, 3, 4, 5, 100]
+
+
+def test_a_snapshot_created_below_a_newer_one_is_taken_back(tmp_path):
+    """snapshot-(N-1) and snapshot-(N+1) exist, snapshot-N does not (its id was freed): a create
+    of snapshot-N is undone and reported as a lost race."""
+    from dataclasses import replace
+
+    cat = FileSystemCatalog(str(tmp_path / "wh"))
+    t = cat.create_table("db.t", Schema(Schema.parse_columns("id BIGINT")))
+    for i in (1, 2, 3):
+        t.write_arrow(pa.table({"id": pa.array([i], pa.int64())}))
+    s2 = t.snapshots.snapshot(2)
+    os.remove(t.snapshots.path(2))
+    assert not t.snapshots.try_commit(replace(s2, uuid="another"))
+    assert t.snapshots.list_ids() == [1, 3]

@@ -131,6 +131,9 @@ class SparkEngine:
     ) -> list:
         """Write ``inputs`` (InputFile list) into new files; return CommitMessages (not committed).
         ``on_rows`` hears the input row count when every input is Parquet (known from metadata)."""
+        from paimon_core.write.cross_partition_guard import refuse
+
+        refuse(table, "the Spark engine's write")
         if table.schema.bucket_mode is BucketMode.POSTPONE:
             from paimon_core.errors import UnsupportedFeature
 

@@ -248,6 +248,9 @@ def _commit(table: FileStoreTable, messages, options) -> object:
 
 class PaimonWriter(DataSourceArrowWriter):
     def __init__(self, table: FileStoreTable, overwrite: bool):
+        from paimon_core.write.cross_partition_guard import refuse
+
+        refuse(table, "the paimon Spark data source's write")
         _check_writable(table)
         self.spec = _spec(table)
         self.overwrite = overwrite
@@ -271,6 +274,9 @@ class PaimonWriter(DataSourceArrowWriter):
 
 class PaimonStreamWriter(DataSourceStreamArrowWriter):
     def __init__(self, table: FileStoreTable, options):
+        from paimon_core.write.cross_partition_guard import refuse
+
+        refuse(table, "the paimon Spark data source's streaming write")
         from paimon_core.errors import InvalidInput
 
         _check_writable(table)

@@ -139,6 +139,8 @@ public class InteropDriver {
       case "rollback": return opRollback(req);
       case "stream": return opStream(req);
       case "consumer": return opConsumer(req);
+      case "orphan_clean": return opOrphanClean(req);
+      case "create_branch": return opCreateBranch(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -211,7 +213,7 @@ public class InteropDriver {
     return res;
   }
 
-  /** The table of the request, with the request's "options" (and "snapshot") applied. */
+  /** The table of the request, with the request's "options" (and "snapshot", "branch") applied. */
   static FileStoreTable table(JsonNode req) throws Exception {
     String name = text(req, "table", null);
     if (name == null) throw new IllegalArgumentException("missing \"table\"");
@@ -223,6 +225,10 @@ public class InteropDriver {
     Map<String, String> opts = options(req);
     if (req.hasNonNull("snapshot")) opts.put("scan.snapshot-id", req.get("snapshot").asText());
     FileStoreTable ft = (FileStoreTable) t;
+    if (req.hasNonNull("branch")) {  // "branch": that branch's schema, snapshots and tags
+      ft = ft.switchToBranch(text(req, "branch", null));
+      opts.put("branch", text(req, "branch", null));  // else copy(opts) reads the main branch's tags
+    }
     return opts.isEmpty() ? ft : ft.copy(opts);
   }
 
@@ -327,11 +333,39 @@ public class InteropDriver {
         .snapshotRetainMin(req.has("retain_min") ? req.get("retain_min").asInt() : 1)
         .snapshotTimeRetain(java.time.Duration.ZERO)
         .snapshotMaxDeletes(Integer.MAX_VALUE)
+        .changelogRetainMax(req.has("changelog_retain_max") ? req.get("changelog_retain_max").asInt() : null)
+        .changelogRetainMin(req.has("changelog_retain_min") ? req.get("changelog_retain_min").asInt() : null)
         .build();
     int n = t.newExpireSnapshots().config(cfg).expire();
     ObjectNode res = NF.objectNode();
     res.put("expired", n);
     return res;
+  }
+
+  /**
+   * Java's own orphan cleanup (OrphanFilesClean): {"older_than_ms": epoch millis (files modified
+   * before it may go), "dry_run": bool}. Answers {"deleted": [paths it deleted or would delete]}.
+   */
+  static ObjectNode opOrphanClean(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    java.time.LocalDateTime cut = java.time.LocalDateTime.ofInstant(
+        java.time.Instant.ofEpochMilli(req.get("older_than_ms").asLong()), java.util.TimeZone.getDefault().toZoneId());
+    org.apache.paimon.operation.OrphanFilesClean clean = new org.apache.paimon.operation.OrphanFilesClean(t)
+        .olderThan(cut.format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")));
+    if (flag(req, "dry_run", false)) clean.fileCleaner(p -> {});
+    ObjectNode res = NF.objectNode();
+    ArrayNode out = res.putArray("deleted");
+    for (Path p : clean.clean()) out.add(p.toUri().getPath());
+    return res;
+  }
+
+  /** {"name": branch, "from_tag": tag (optional)}: Java's createBranch (empty, or from a tag). */
+  static ObjectNode opCreateBranch(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    String tag = text(req, "from_tag", null);
+    if (tag == null) t.createBranch(text(req, "name", null));
+    else t.createBranch(text(req, "name", null), tag);
+    return NF.objectNode();
   }
 
   /** {"tag": name, "tag_snapshot": id}: Java's createTag. */
@@ -500,6 +534,8 @@ public class InteropDriver {
           kx.setRecord(r);
           w.write(r, assigner.assign(kx.partition(), kx.trimmedPrimaryKey().hashCode()));
         }
+      } else if (t.bucketMode() == BucketMode.CROSS_PARTITION) {
+        writeCrossPartition(t, w, rows);
       } else {
         for (GenericRow r : rows) w.write(r);
       }
@@ -509,6 +545,60 @@ public class InteropDriver {
     res.put("written", rows.size());
     res.put("snapshot", t.snapshotManager().latestSnapshotId());
     return res;
+  }
+
+  /**
+   * Cross-partition upsert: Java's GlobalIndexAssigner keeps its key index in RocksDB, which the
+   * bridge jar lacks, so its per-record logic is replayed over a HashMap with Java's own pieces:
+   * IndexBootstrap (the key, partition and bucket of the live rows), the crosspartition
+   * BucketAssigner and the merge engine's ExistingProcessor. A key found twice by the bootstrap
+   * fails as Java's bulk load of the index does.
+   */
+  static void writeCrossPartition(FileStoreTable t, BatchTableWrite w, List<GenericRow> rows) throws Exception {
+    org.apache.paimon.crosspartition.KeyPartPartitionKeyExtractor bx =
+        new org.apache.paimon.crosspartition.KeyPartPartitionKeyExtractor(t.schema());
+    org.apache.paimon.table.sink.RowPartitionKeyExtractor rx =
+        new org.apache.paimon.table.sink.RowPartitionKeyExtractor(t.schema());
+    org.apache.paimon.crosspartition.BucketAssigner ba = new org.apache.paimon.crosspartition.BucketAssigner();
+    java.util.Map<BinaryRow, BinaryRow> partOf = new java.util.HashMap<>();
+    java.util.Map<BinaryRow, Integer> bucketOf = new java.util.HashMap<>();
+    int target = (int) t.coreOptions().dynamicBucketTargetRowNum();
+    try (RecordReader<InternalRow> rr = new org.apache.paimon.crosspartition.IndexBootstrap(t).bootstrap(1, 0)) {
+      rr.forEachRemaining(row -> {
+        BinaryRow key = bx.trimmedPrimaryKey(row).copy();
+        BinaryRow part = bx.partition(row).copy();
+        int bucket = row.getInt(row.getFieldCount() - 1);
+        if (partOf.containsKey(key)) throw new IllegalStateException("bootstrap: duplicate key in the table");
+        ba.bootstrapBucket(part, bucket);
+        partOf.put(key, part);
+        bucketOf.put(key, bucket);
+      });
+    }
+    java.util.function.BiConsumer<InternalRow, Integer> collect = (row, bucket) -> {
+      try { w.write(row, bucket); } catch (Exception e) { throw new RuntimeException(e); }
+    };
+    org.apache.paimon.crosspartition.ExistingProcessor proc =
+        org.apache.paimon.crosspartition.ExistingProcessor.create(
+            t.coreOptions().mergeEngine(),
+            new org.apache.paimon.utils.ProjectToRowFunction(t.rowType(), t.partitionKeys()),
+            ba, collect);
+    for (GenericRow r : rows) {
+      BinaryRow part = rx.partition(r).copy();
+      BinaryRow key = rx.trimmedPrimaryKey(r).copy();
+      BinaryRow prev = partOf.get(key);
+      boolean isNew = prev == null;
+      if (prev != null && prev.equals(part)) {
+        collect.accept(r, bucketOf.get(key));
+      } else if (prev != null) {
+        isNew = proc.processExists(r, prev, bucketOf.get(key));
+      }
+      if (isNew) {
+        int bucket = ba.assignBucket(part, b -> true, target);
+        partOf.put(key, part);
+        bucketOf.put(key, bucket);
+        collect.accept(r, bucket);
+      }
+    }
   }
 
   static ObjectNode opCompact(JsonNode req) throws Exception {
