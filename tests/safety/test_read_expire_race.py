@@ -13,7 +13,7 @@ from paimon_core.compaction.compaction import compact
 from paimon_core.maintain import expire_snapshots
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.snapshot import SnapshotExpired
-from paimon_core.table import FileStoreTable
+from paimon_core.read.scan import TableScan
 
 from tests.cli.conftest import Cli
 
@@ -31,11 +31,11 @@ def _table(wh):
 def _expire_after_planning(monkeypatch, cat, times: int = 1):
     """The next ``times`` plans are followed by a rival's full compaction and expire with no
     retention, so the planned files are gone before the read opens them."""
-    orig = FileStoreTable.plan
+    orig = TableScan.plan
     left = [times]
 
-    def plan(self, *args, **kwargs):
-        splits = orig(self, *args, **kwargs)
+    def plan(self):
+        splits = orig(self)
         if left[0] > 0:
             left[0] -= 1
             rival = cat.get_table("db.t")
@@ -44,7 +44,7 @@ def _expire_after_planning(monkeypatch, cat, times: int = 1):
             assert expire_snapshots(rival, retain_min=1, older_than_ms=0).expired
         return splits
 
-    monkeypatch.setattr(FileStoreTable, "plan", plan)
+    monkeypatch.setattr(TableScan, "plan", plan)
 
 
 def test_a_latest_read_runs_again_on_the_new_latest(tmp_path, monkeypatch):
