@@ -184,9 +184,6 @@ class _CountingHandler(pafs.FileSystemHandler):
         self._inj = inj
         self._fs = fs
 
-    def _c(self, name, *a):
-        return self._inj.call(f"arrow.{name}", getattr(self._fs, name), *a)
-
     def __eq__(self, other):
         return isinstance(other, _CountingHandler) and other._fs == self._fs
 
@@ -202,44 +199,27 @@ class _CountingHandler(pafs.FileSystemHandler):
     def equals(self, other):
         return self == other
 
-    def get_file_info(self, paths):
-        return self._c("get_file_info", paths)
+    def _delegate(name: str):  # noqa: N805 - a helper of the class body, not a method
+        def method(self, *args):
+            return self._inj.call(f"arrow.{name}", getattr(self._fs, name), *args)
 
-    def get_file_info_selector(self, selector):
-        return self._c("get_file_info", selector)
+        return method
 
-    def create_dir(self, path, recursive):
-        return self._c("create_dir", path, recursive)
-
-    def delete_dir(self, path):
-        return self._c("delete_dir", path)
-
-    def delete_dir_contents(self, path, missing_dir_ok=False):
-        return self._inj.call("arrow.delete_dir_contents", self._fs.delete_dir_contents, path, missing_dir_ok)
+    get_file_info = get_file_info_selector = _delegate("get_file_info")
+    create_dir = _delegate("create_dir")
+    delete_dir = _delegate("delete_dir")
+    delete_dir_contents = _delegate("delete_dir_contents")
+    delete_file = _delegate("delete_file")
+    move = _delegate("move")
+    copy_file = _delegate("copy_file")
+    open_input_stream = _delegate("open_input_stream")
+    open_input_file = _delegate("open_input_file")
+    open_output_stream = _delegate("open_output_stream")
+    open_append_stream = _delegate("open_append_stream")
+    del _delegate
 
     def delete_root_dir_contents(self):
-        return self._c("delete_dir_contents", "/")
-
-    def delete_file(self, path):
-        return self._c("delete_file", path)
-
-    def move(self, src, dest):
-        return self._c("move", src, dest)
-
-    def copy_file(self, src, dest):
-        return self._c("copy_file", src, dest)
-
-    def open_input_stream(self, path):
-        return self._c("open_input_stream", path)
-
-    def open_input_file(self, path):
-        return self._c("open_input_file", path)
-
-    def open_output_stream(self, path, metadata):
-        return self._c("open_output_stream", path, metadata)
-
-    def open_append_stream(self, path, metadata):
-        return self._c("open_append_stream", path, metadata)
+        return self._inj.call("arrow.delete_dir_contents", self._fs.delete_dir_contents, "/")
 
 
 def mutating(label: str) -> bool:
