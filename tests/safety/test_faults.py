@@ -26,7 +26,8 @@ After each injection:
 The Spark writers are driven in this process through the data source's writer protocol (the
 write task, the driver's commit, its abort after a failed commit), as Spark calls them: inside a
 Spark session the tasks run in worker processes the injector cannot reach. The JDBC catalog
-runs on SQLite with its commit lock; the Hive catalog (a 40 s metastore start) is not here.
+runs on SQLite with its commit lock, the Hive catalog on a Hive Metastore 2.3 (PySpark's jars,
+started once per session, ~40 s) with its table lock.
 
 Injection points per operation (``pytest -s`` prints them again after the run: storage calls
 failed before they happen / failed after they landed / Ctrl-C after they landed; Java reads:
@@ -67,7 +68,10 @@ are Paimon 1.1+, so Java 0.9 reads none of them). With test_signals.py the whole
     jdbc: ingest[pk-fixed]                   72     22     22    116          3
     jdbc: compact --level-max[pk-dv]         38     13     13     64          2
     jdbc: alter-table                         7      1      1      9          2
-    all                                                         2550
+    hive: ingest[pk-fixed]                   72     22     22    116          3
+    hive: compact --level-max[pk-dv]         38     13     13     64          2
+    hive: alter-table                         7      1      1      9          2
+    all                                                         2739
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ from paimon_core.ops.delete import delete_where
 from paimon_core.ops.ingest import ingest_files
 from paimon_core.ops.streaming import ingest_stream, watch_dir
 
+from tests.catalog.conftest import hive_ms  # noqa: F401  (the session's Hive Metastore, for the hive: ops)
 from tests.safety.checks import table_files, unreachable_files
 from tests.safety.faults import FaultInjector, InjectedFault, mutating
 
@@ -443,12 +448,22 @@ OPS = [
         model=all_history,
     ),
     Op("jdbc: alter-table", "pk-fixed", _alter, catalog="jdbc", model=with_new_column),
+    Op("hive: ingest[pk-fixed]", "pk-fixed", _ingest, catalog="hive", model=after_writing(7)),
+    Op(
+        "hive: compact --level-max[pk-dv]",
+        "pk-dv",
+        _compact_full,
+        options=WRITE_ONLY,
+        catalog="hive",
+        model=all_history,
+    ),
+    Op("hive: alter-table", "pk-fixed", _alter, catalog="hive", model=with_new_column),
 ]
 
 
 # ---------------------------------------------------------------- the harness
 class Harness:
-    def __init__(self, op: Op, tmp: Path):
+    def __init__(self, op: Op, tmp: Path, metastore=None):
         self.op = op
         self.work = tmp / "work"
         self.work.mkdir()
@@ -456,9 +471,14 @@ class Harness:
             uri = f"jdbc:sqlite:{tmp / 'catalog.db'}"
             opts = {"uri": uri, "lock.enabled": "true", "lock-acquire-timeout": "5s"}
             self.cat = create_catalog("jdbc", str(tmp / "wh"), opts)
+        elif op.catalog == "hive":  # commits under the metastore's table lock
+            opts = {"uri": metastore.uri, "lock.enabled": "true", "lock-acquire-timeout": "5 s"}
+            self.cat = create_catalog("hive", str(tmp / "wh"), opts)
         else:
             self.cat = FileSystemCatalog(str(tmp / "wh"))
         self.cat.create_database("db")
+        if op.catalog == "hive":  # one metastore for the session: the previous op's table goes
+            self.cat.drop_table("db.t", ignore_if_missing=True)
         table = make(self.cat, "t", op.kind, op.history, op.options)
         if op.prepare:
             op.prepare(self.cat, table, self.work)
@@ -615,8 +635,9 @@ MODES = (
 
 
 @pytest.mark.parametrize("op", OPS, ids=[o.name for o in OPS])
-def test_fault_at_every_storage_call(op: Op, tmp_path, java):
-    h = Harness(op, tmp_path)
+def test_fault_at_every_storage_call(op: Op, tmp_path, java, request):
+    metastore = request.getfixturevalue("hive_ms") if op.catalog == "hive" else None
+    h = Harness(op, tmp_path, metastore)
     calls = h.calibrate()
     counts = {}
     outcomes: dict[str, int] = {}
