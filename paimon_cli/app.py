@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from paimon_cli import interrupt
 from paimon_cli.config import Flags, resolve_from_environment
 from paimon_cli.errors import interrupted_message, report, stdout_to_devnull
 from paimon_cli.helpstyle import tidy_command, tidy_param
@@ -102,6 +103,10 @@ class PaimonGroup(TyperGroup):
         except (typer.TyperException, typer.Exit, typer.Abort):  # usage errors, exits: Typer's own
             raise
         except Exception as e:
+            if interrupt.received():  # caused by Ctrl-C (an import it cut short, ...)
+                sys.stderr.write(interrupted_message(journal, ctx.invoked_subcommand) + "\n")
+                sys.stderr.flush()
+                raise typer.Exit(130) from None
             if isinstance(e, OSError) and e.errno == errno.EPIPE:
                 stdout_to_devnull()
                 raise typer.Exit(0) from None
@@ -319,4 +324,8 @@ _register()
 
 def main() -> None:
     """Console-script entry point (``paimon``)."""
-    app(prog_name="paimon")
+    interrupt.watch()
+    try:
+        app(prog_name="paimon")
+    except KeyboardInterrupt:  # before a command ran (Click's own startup)
+        interrupt.exit_before_command()

@@ -176,9 +176,12 @@ class FileIO:
         """Replace a hint file (LATEST/EARLIEST): atomic locally via rename, best effort."""
         if self.is_local:
             tmp = f"{os.path.dirname(path)}/.{os.path.basename(path)}.{uuid.uuid4()}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
+            try:
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, path)
+            finally:
+                _unlink_quietly(tmp)  # gone already after the rename
             return
         self.fs.pipe_file(path, data)
 
@@ -188,17 +191,17 @@ class FileIO:
             directory = os.path.dirname(path)
             os.makedirs(directory, exist_ok=True)
             tmp = f"{directory}/.{os.path.basename(path)}.{uuid.uuid4()}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            try:
+            try:  # the temporary file goes whatever happens, Ctrl-C while writing it too
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
                 os.link(tmp, path)
                 return True
             except FileExistsError:
                 return False
             finally:
-                os.unlink(tmp)
+                _unlink_quietly(tmp)
         return self._conditional_put(path, data)
 
     def _conditional_put(self, path: str, data: bytes) -> bool:
@@ -319,6 +322,13 @@ class FileIO:
             return 0
         assert isinstance(found, dict)  # detail=True: {path: info}
         return sum(1 for info in found.values() if info.get("type") == "file")
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _is_precondition_failed(e: BaseException | None) -> bool:

@@ -11,6 +11,7 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 
+from tests.interop.conftest import java  # noqa: F401
 from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_warehouse  # noqa: F401
 
 PRELOAD = [
@@ -96,3 +97,26 @@ def warehouse(request, tmp_path) -> tuple[str, dict]:
 @pytest.fixture
 def local_warehouse(tmp_path) -> tuple[str, dict]:
     return str(tmp_path / "wh"), {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The injection points per operation of the fault harness (test_faults.py), when it ran."""
+    import sys
+
+    module = sys.modules.get("tests.safety.test_faults")
+    points = getattr(module, "POINTS", None)
+    if not points:
+        return
+    tr = terminalreporter
+    tr.section("fault injection points per operation")
+    modes = ("error", "error-after", "interrupt")
+    tr.write_line(f"{'operation':36} {'calls':>6} {'after':>6} {'Ctrl-C':>6} {'total':>6} {'Java reads':>10}")
+    for name, c in points.items():
+        total = sum(c[m] for m in modes)
+        tr.write_line(
+            f"{name:36} {c['error']:>6} {c['error-after']:>6} {c['interrupt']:>6} {total:>6} "
+            f"{c['java-read tables']:>10}"
+        )
+    tr.write_line(
+        f"{'all':36} {'':>6} {'':>6} {'':>6} {sum(sum(c[m] for m in modes) for c in points.values()):>6}"
+    )

@@ -1,0 +1,39 @@
+"""Ctrl-C seen by the process, for errors it causes indirectly.
+
+SIGINT raises KeyboardInterrupt wherever the program is; inside a third-party import or a
+library that catches it, it can come back as another error (a half-imported module's
+AttributeError). ``watch()`` records that SIGINT arrived, so the CLI reports such a failure as
+the interruption it is (exit 130), not as an internal error. A process that ignores SIGINT
+(started in the background) keeps ignoring it. Standard library only: it runs before the rest of
+the CLI is imported.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+_received = False
+
+
+def _on_sigint(signum, frame):
+    global _received
+    _received = True
+    raise KeyboardInterrupt
+
+
+def watch() -> None:
+    """Record SIGINT from now on (only where it would raise KeyboardInterrupt anyway)."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def received() -> bool:
+    return _received
+
+
+def exit_before_command() -> None:
+    """Ctrl-C before any command ran (while the CLI starts): nothing was done."""
+    sys.stderr.write("interrupted: nothing committed\n")
+    sys.stderr.flush()
+    raise SystemExit(130)
