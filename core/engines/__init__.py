@@ -17,7 +17,7 @@ from paimon_core.engines.export import ChangesExport, ExportResult, ExportTarget
 @contextmanager
 def sql_errors() -> Iterator[None]:
     """Spark's answers to mistakes in a SQL query as one-line ``SqlError``s (see
-    ``spark_sql.user_errors``); needs pyspark."""
+    ``spark.sql.user_errors``); needs pyspark."""
     from paimon_core.engines.spark.sql import user_errors
 
     with user_errors():

@@ -1095,6 +1095,8 @@ COVERED_ELSEWHERE = {
     "index-file-in-data-file-dir": "tests/core/test_options.py",
     "metastore.partitioned-table": "tests/catalog/test_hive_catalog.py",
     "deletion-vectors.bitmap64": "tests/core/metadata/test_deletion_vectors.py",
+    "cross-partition-upsert.index-ttl": "tests/core/write/test_cross_partition.py",
+    "cross-partition-upsert.bootstrap-parallelism": "tests/core/write/test_cross_partition.py",
 }
 FIELD_COVERED_ELSEWHERE = {  # per-column options (fields.<col>.<name>) tested in another module
     "distinct": "tests/core/merge/test_merge_types.py",

@@ -41,7 +41,7 @@ def test_core_zip_holds_the_package():
     import zipfile
 
     names = zipfile.ZipFile(core_zip()).namelist()
-    assert "paimon_core/__init__.py" in names and "paimon_core/engines/spark_tasks.py" in names
+    assert "paimon_core/__init__.py" in names and "paimon_core/engines/spark/tasks.py" in names
 
 
 def test_get_engine():

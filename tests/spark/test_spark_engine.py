@@ -180,7 +180,7 @@ def test_auto_engine(engine, inputs, tmp_path):
 
 
 def test_sql_and_diff_dataframes(engine, inputs, tmp_path):
-    """`spark_sql.sql` (time travel, joins) and `diff_dataframe` on every lane (Connect included)."""
+    """`spark.sql.sql` (time travel, joins) and `diff_dataframe` on every lane (Connect included)."""
     from paimon_core.engines.spark.sql import diff_dataframe, sql
     from paimon_core.read.diff import diff
 

@@ -1,9 +1,9 @@
 """The Spark engine: the core writers, compactors and readers run inside Spark tasks.
 
-The driver plans (input pieces, splits, each bucket's highest sequence number: ``spark_plan``),
+The driver plans (input pieces, splits, each bucket's highest sequence number: ``plan``),
 executors write files straight to the warehouse and return pickled CommitMessages
-(``spark_tasks``), and the caller commits once on the driver. Sessions are made in
-``spark_session``, job progress and failed-job errors in ``spark_progress`` / ``spark_errors``.
+(``tasks``), and the caller commits once on the driver. Sessions are made in
+``session``, job progress and failed-job errors in ``progress`` / ``errors``.
 Only the ``spark*`` modules import pyspark, lazily.
 
 - ingest without a shuffle (the default for fixed-bucket tables fed Parquet, and for append
@@ -26,7 +26,7 @@ Failure: a failed job leaves no commit; the driver deletes every file carrying t
 file prefix (including files of killed attempts that never reported), then re-raises.
 
 Python API for Spark users (no Java connector): ``to_dataframe(spark, table, snapshot)``,
-``spark_sql.diff_dataframe(spark, table, a, b)`` and ``spark_sql.sql(spark, catalog, query)``
+``sql.diff_dataframe(spark, table, a, b)`` and ``sql.sql(spark, catalog, query)``
 (the query's DB.TABLE names become temporary views; time travel with ``VERSION AS OF`` /
 ``TIMESTAMP AS OF`` or ``` `db.t$snapshot=42` ```, changes with ``` `db.t$diff=A..B` ```).
 ``spark_frames.write_parquet_dir`` is the executors' side of ``read/diff/sql --out`` (a folder of part files).

@@ -1,7 +1,7 @@
 """Spark DataFrames of a table's rows, shipping ``paimon_core`` to a session's executors, and
 writing a DataFrame as a folder of Parquet part files (``read/diff/sql --out``).
 
-The lowest layer of the Spark engine (``spark``, ``spark_sql`` and ``spark_source`` build on it):
+The lowest layer of the Spark engine (``engine``, ``sql`` and ``source`` build on it):
 the driver plans splits, each task reads one with ``paimon_core`` (no Java connector). pyspark is
 only imported by the sessions passed in.
 """
