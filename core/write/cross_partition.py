@@ -167,6 +167,14 @@ class CrossPartitionAssigner:
         write, their buckets)."""
         state: dict[int, tuple[int, int]] = {}
         src, dst_part, dst_bucket, kinds = [], [], [], []
+
+        def emit(row: int, partition, bucket: int, kind: int) -> None:
+            """Route input ``row`` to (``partition``, ``bucket``) as ``kind`` (-1: as given)."""
+            src.append(row)
+            dst_part.append(partition)
+            dst_bucket.append(bucket)
+            kinds.append(kind)
+
         for i in np.flatnonzero(rows_multi).tolist():
             k, q = int(kid[i]), int(part[i])
             cur = state.get(k)
@@ -175,15 +183,15 @@ class CrossPartitionAssigner:
             if cur is None or cur[0] == q:
                 if cur is None:
                     cur = (q, int(self.index.new_buckets(q, 1, self.target)[0]))
-                src.append(i), dst_part.append(q), dst_bucket.append(cur[1]), kinds.append(-1)
+                emit(i, q, cur[1], -1)
             elif self.engine is MergeEngineKind.DEDUPLICATE:
                 p, b = cur
-                src.append(i), dst_part.append(p), dst_bucket.append(b), kinds.append(DELETE)
+                emit(i, p, b, DELETE)
                 self.index.add_count(p, b, -1)
                 cur = (q, int(self.index.new_buckets(q, 1, self.target)[0]))
-                src.append(i), dst_part.append(q), dst_bucket.append(cur[1]), kinds.append(-1)
+                emit(i, q, cur[1], -1)
             elif self.engine in (MergeEngineKind.PARTIAL_UPDATE, MergeEngineKind.AGGREGATION):
-                src.append(i), dst_part.append(cur[0]), dst_bucket.append(cur[1]), kinds.append(-1)
+                emit(i, cur[0], cur[1], -1)
             # first-row: a record for a key living in another partition is dropped
             state[k] = cur
         for k, (p, b) in state.items():
