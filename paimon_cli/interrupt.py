@@ -22,10 +22,24 @@ def _on_sigint(signum, frame):
     raise KeyboardInterrupt
 
 
+def _quiet_unraisable(previous):
+    """A KeyboardInterrupt raised where Python cannot propagate it (a weakref or import-lock
+    callback, a finalizer) is dropped silently: the command goes on as if Ctrl-C came a moment
+    too early to count, instead of printing 'Exception ignored' with a traceback."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        previous(unraisable)
+
+    return hook
+
+
 def watch() -> None:
     """Record SIGINT from now on (only where it would raise KeyboardInterrupt anyway)."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_sigint)
+        sys.unraisablehook = _quiet_unraisable(sys.unraisablehook)
 
 
 def received() -> bool:

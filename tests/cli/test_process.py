@@ -192,3 +192,26 @@ def test_ctrl_c_in_a_deleting_command(tmp_path, wh, table_with_one_snapshot):
         "interrupted: remove-orphans may have stopped part-way; run it again to finish\n",
     )
     assert run_paimon("-w", wh, "read", "-t", T, "--count", cwd=tmp_path).stdout == "10\n"
+
+
+def test_ctrl_c_where_python_cannot_raise_it_prints_no_traceback():
+    """SIGINT landing in a callback Python cannot propagate from (weakref, import-lock and
+    finalizer callbacks) used to print 'Exception ignored ... Traceback'; the CLI drops it."""
+    code = textwrap.dedent("""
+        import weakref
+        from paimon_cli import interrupt
+        interrupt.watch()
+
+        class Thing:
+            pass
+
+        def callback(_ref):
+            raise KeyboardInterrupt
+
+        thing = Thing()
+        ref = weakref.ref(thing, callback)
+        del thing
+        print("went on")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "went on\n", "")

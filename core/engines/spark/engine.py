@@ -39,6 +39,7 @@ Spark sessions: ``local[*]`` by default, ``spark://host:port``, or Spark Connect
 from __future__ import annotations
 
 import pickle
+import time
 import uuid
 from functools import partial
 from typing import TYPE_CHECKING
@@ -47,7 +48,13 @@ from paimon_core.bucket_mode import BucketMode
 from paimon_core.engines.export import ChangesExport, ExportResult, RowsExport
 from paimon_core.engines.spark import tasks as T
 from paimon_core.engines.spark.errors import task_error
-from paimon_core.engines.spark.frames import ship_core, splits_dataframe, to_dataframe, write_parquet_dir
+from paimon_core.engines.spark.frames import (
+    is_connect,
+    ship_core,
+    splits_dataframe,
+    to_dataframe,
+    write_parquet_dir,
+)
 from paimon_core.engines.spark.plan import (
     PIECE_BYTES,
     job_prefix,
@@ -115,7 +122,7 @@ class SparkEngine:
             with JobProgress(self.spark, group, total, progress):
                 rows = df.collect()
         except BaseException as e:
-            sweep_job_files(table, prefix, keep=set(), dirs=swept_dirs)
+            self._sweep_failed_job(table, prefix, swept_dirs)
             if isinstance(e, (KeyboardInterrupt, SystemExit, PaimonError)):
                 raise
             raise task_error(e) from e
@@ -126,6 +133,22 @@ class SparkEngine:
             dirs = {table.bucket_path(m.partition, m.bucket) for m in messages}
             sweep_job_files(table, prefix, keep, dirs)
         return messages
+
+    def _sweep_failed_job(self, table: TableContext, prefix: str, dirs) -> None:
+        """Delete a failed job's files. Tasks of a failed job can outlive it for a moment (a
+        cancelled Python worker is killed asynchronously), so the sweep runs again once the
+        session has no active stage, until a sweep finds nothing left (at most ~30 s)."""
+        sweep_job_files(table, prefix, keep=set(), dirs=dirs)
+        if is_connect(self.spark):
+            return
+        tracker = self.spark.sparkContext.statusTracker()
+        deadline = time.monotonic() + 30
+        while tracker.getActiveStageIds() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        quiet = 0
+        while quiet < 2 and time.monotonic() < deadline:
+            time.sleep(0.25)
+            quiet = quiet + 1 if sweep_job_files(table, prefix, keep=set(), dirs=dirs) == 0 else 0
 
     # ---- ingest
     def write(
