@@ -12,11 +12,11 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from paimon_core import paths
-from paimon_core.errors import CommitConflict, CorruptMetadata, SnapshotNotFound
+from paimon_core.errors import CommitConflict, CorruptMetadata, SchemaMismatch, SnapshotNotFound
 from paimon_core.journal import InterruptedAfterCommit, record_commit
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.live_files import check_not_expired, live_entries, merge_entries
@@ -28,6 +28,7 @@ from paimon_core.metadata.manifest import (
     SimpleStats,
 )
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
+from paimon_core.read.partition_spec import partition_matcher
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -38,6 +39,9 @@ class CommitOptions:
     overwrite: bool = False
     # partitions to replace, as a test on the partition tuple; None = the whole table
     overwrite_filter: Callable[[tuple], bool] | None = None
+    # the one partition an overwrite replaces ({key: internal value}); messages of another
+    # partition are refused before anything is committed (sets the filter)
+    overwrite_partition: dict | None = None
     commit_user: str = field(default_factory=lambda: str(uuid.uuid4()))
     properties: dict | None = None
     # a streaming commit's increasing id (Paimon's commitIdentifier); with a stable commit_user a
@@ -141,6 +145,21 @@ class FileStoreCommit:
                 f"commit (e.g. {gone[0]}); nothing was committed"
             )
 
+    def _partition_only(self, messages: list[CommitMessage]) -> Callable[[tuple], bool]:
+        """The test for ``overwrite_partition``; refuses messages of any other partition."""
+        spec = self.options.overwrite_partition or {}
+        match = partition_matcher(self.table, spec)
+        stray = [m.partition for m in messages if not match(m.partition)]
+        if stray:
+            codec = self.table.partition_codec
+            raise SchemaMismatch(
+                f"overwrite of partition {codec.display(spec)}: the input has rows of "
+                f"partition {codec.display(codec.spec(stray[0]))}; nothing was written"
+            ).with_hint(
+                "overwrite_partition", spec=codec.display(spec), stray=codec.display(codec.spec(stray[0]))
+            )
+        return match
+
     def _check_index_base(self, latest: Snapshot | None, messages) -> None:
         """New data files of a cross-partition upsert table need a write that routed its keys
         through the global key index of a snapshot no data commit has followed."""
@@ -194,6 +213,8 @@ class FileStoreCommit:
 
         self.table.require_writable()
         check_writable(self.table.schema, compaction=kind == "COMPACT")
+        if self.options.overwrite and self.options.overwrite_partition is not None:
+            self.options = replace(self.options, overwrite_filter=self._partition_only(messages))
         adds, deletes = self._entries(messages)
         changelog = [
             ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)

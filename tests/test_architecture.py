@@ -244,7 +244,6 @@ def test_only_the_commit_and_writers_that_give_up_delete_message_files():
         "compaction/bucket_compaction.py",
         "compaction/postpone_compaction.py",
         "ops/delete.py",
-        "ops/ingest.py",
         "table.py",
     ]
     for name, text in _core_sources():

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
-from paimon_core.commit import CommitOptions, FileStoreCommit, discard_files
+from paimon_core.commit import CommitOptions, FileStoreCommit
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
+from paimon_core.read.partition_spec import parse_partition_spec
 from paimon_core.write.conform import check_columns, conform_table
 from paimon_core.write.input_files import find_inputs, input_schema
 from paimon_core.write.table_write import write_files
@@ -39,22 +39,12 @@ class IngestResult:
     skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
 
 
-def _overwrite_filter(table: TableContext, messages: list[CommitMessage], overwrite: bool, spec: dict | None):
-    if overwrite and spec is not None:
-        match = partition_matcher(table, spec)
-        stray = [m.partition for m in messages if not match(m.partition)]
-        if stray:
-            codec = table.partition_codec
-            raise SchemaMismatch(
-                f"overwrite of partition {codec.display(spec)}: the input has rows of "
-                f"partition {codec.display(codec.spec(stray[0]))}; nothing was written"
-            ).with_hint(
-                "overwrite_partition", spec=codec.display(spec), stray=codec.display(codec.spec(stray[0]))
-            )
-        return match
-    if overwrite and table.schema.partition_keys:
-        written = {m.partition for m in messages}
-        return written.__contains__
+def _written_partitions(
+    table: TableContext, messages: list[CommitMessage], overwrite: bool, spec: dict | None
+):
+    """An overwrite without a partition spec replaces the partitions the input wrote."""
+    if overwrite and spec is None and table.schema.partition_keys:
+        return {m.partition for m in messages}.__contains__
     return None
 
 
@@ -67,15 +57,12 @@ def _commit(
 ) -> Snapshot | None:
     """Commit ``messages`` (commit-or-abort: a failed commit leaves none of their files), then
     compact as the table's writers do."""
-    try:
-        opts = CommitOptions(
-            overwrite=overwrite,
-            overwrite_filter=_overwrite_filter(table, messages, overwrite, spec),
-            index_base=index_base,
-        )
-    except BaseException:
-        discard_files(table, messages)  # a refused overwrite: nothing was committed
-        raise
+    opts = CommitOptions(
+        overwrite=overwrite,
+        overwrite_filter=_written_partitions(table, messages, overwrite, spec),
+        overwrite_partition=spec if overwrite else None,
+        index_base=index_base,
+    )
     snap = FileStoreCommit(table, opts).commit(messages)
     if snap is not None:
         _compact_after_write(table, messages)
