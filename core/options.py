@@ -193,6 +193,16 @@ _REGISTRY = [
     Option("snapshot.num-retained.max", "int", INT_MAX, "snapshots kept at most", lo=1),
     Option("snapshot.time-retained", "duration", 3600_000, "keep snapshots younger than this"),
     Option("snapshot.expire.limit", "int", 50, "most snapshots expired per run", lo=1),
+    Option("changelog.num-retained.min", "int", None, "changelogs always kept (default: as snapshots)", lo=1),
+    Option(
+        "changelog.num-retained.max", "int", None, "changelogs kept at most (default: as snapshots)", lo=1
+    ),
+    Option(
+        "changelog.time-retained",
+        "duration",
+        None,
+        "keep changelogs younger than this (default: as snapshots)",
+    ),
     Option("write-only", "bool", False, "skip compaction and expiry after writes"),
     # compaction
     Option("num-sorted-run.compaction-trigger", "int", 5, "sorted runs that trigger compaction", lo=1),
@@ -393,9 +403,6 @@ _UNSUPPORTED = [
     Unsupported("pk-bitmap.index.columns", "primary-key indexes", reads=False),
     Unsupported("pk-full-text.index.columns", "primary-key indexes", reads=False),
     Unsupported("pk-vector.index.columns", "primary-key indexes", reads=False),
-    Unsupported("changelog.num-retained.min", "a changelog lifecycle decoupled from snapshots", reads=False),
-    Unsupported("changelog.num-retained.max", "a changelog lifecycle decoupled from snapshots", reads=False),
-    Unsupported("changelog.time-retained", "a changelog lifecycle decoupled from snapshots", reads=False),
     Unsupported("partition.expiration-time", "partition expiry on commit", reads=False),
     Unsupported("tag.automatic-creation", "automatic tag creation", _is("none"), reads=False),
     Unsupported(

@@ -15,6 +15,12 @@ simply be run again:
 
 Data files go first because they are found through manifests of the expired snapshots; once
 they are gone a re-run finds nothing more to delete there. Missing files are never an error.
+
+With a decoupled changelog lifecycle (``changelog.*`` retention above the snapshots', see
+``changelog_expire.py``), as Java: step 2 is skipped, step 3 keeps the changelog lists (and, with
+``changelog-producer = none``, the base and delta lists, and step 1 the files writes added), and
+right before each snapshot file goes its ``changelog/changelog-N`` is written; then the changelog
+expiry runs on the new state.
 """
 
 from __future__ import annotations
@@ -25,6 +31,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_core.errors import CommitConflict, InvalidInput, SnapshotNotFound
+from paimon_core.maintain.changelog_expire import (
+    ChangelogPlan,
+    changelog_retention,
+    execute_changelog_plan,
+    plan_changelog_expire,
+)
+from paimon_core.maintain.expire_range import ExpireRange
 from paimon_core.maintain.files import (
     PlannedFile,
 )
@@ -36,10 +49,12 @@ from paimon_core.maintain.snapshot_files import (
     execute_plan_files,
     metadata_files,
 )
+from paimon_core.metadata.changelog import changelog_manager
 from paimon_core.metadata.tags import tag_manager
 
 if TYPE_CHECKING:
     from paimon_core.maintain.files import FileProgress
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
 INT_MAX = 2147483647
@@ -50,22 +65,6 @@ def now_millis() -> int:
 
 
 # ---------------------------------------------------------------- pure decision
-@dataclass(frozen=True)
-class ExpireRange:
-    """Expire snapshots ``[begin, end)``; ``end`` is the new earliest. Empty when begin == end."""
-
-    begin: int
-    end: int
-    reason: str  # what kept snapshot `end`: retain-min | time-retained | expire-limit | consumer | retain-max | nothing
-
-    @property
-    def ids(self) -> range:
-        return range(self.begin, self.end)
-
-    def __bool__(self) -> bool:
-        return self.end > self.begin
-
-
 def decide_expire_range(
     ids: Sequence[int],
     times: Mapping[int, int],
@@ -132,6 +131,10 @@ class ExpirePlan:
     time_retained_ms: int
     max_deletes: int
     now_ms: int
+    # a decoupled changelog lifecycle: the snapshots that become changelog-N, and the changelog
+    # expiry that follows (planned on the state after this expiry); None when coupled
+    changelog_writes: tuple[Snapshot, ...] = ()
+    changelog: ChangelogPlan | None = None
 
     @property
     def snapshot_ids(self) -> list[int]:
@@ -163,18 +166,23 @@ class ExpirePlan:
         out["stopped-by"] = self.range.reason
         if self.tags:
             out["tags"] = ", ".join(f"{n}->{i}" for n, i in self.tags) + " (their files are kept)"
+        if self.changelog is not None:
+            c, r = self.changelog, self.changelog.retention
+            kept = (
+                f"changelogs {c.range.end}..{c.latest}"
+                if c.range
+                else (f"changelogs {c.earliest}..{c.latest}" if c.latest is not None else "no changelogs")
+            )
+            out["changelog"] = (
+                f"decoupled: {kept} kept (changelog.num-retained.min {r.retain_min}, "
+                f"max {r.retain_max}, time-retained {r.time_retained_ms} ms); stopped by {c.range.reason}"
+            )
         return out
 
-
-@dataclass(frozen=True)
-class ExpireResult:
-    plan: ExpirePlan
-    dry_run: bool
-    deleted: int  # files deleted (0 in a dry run)
-
     @property
-    def expired(self) -> list[int]:
-        return [] if self.dry_run else self.plan.snapshot_ids
+    def nothing(self) -> bool:
+        """Neither snapshots nor changelogs to expire."""
+        return not self.range and not (self.changelog is not None and self.changelog.range)
 
 
 def _consumer_next(table: TableContext) -> int | None:
@@ -214,23 +222,34 @@ def _protected(reader: RefReader, snaps: dict, rng: ExpireRange, tagged: dict) -
 
 
 def _doomed_files(
-    table: TableContext, reader: RefReader, snaps: dict, rng: ExpireRange, protected: Refs
+    table: TableContext,
+    reader: RefReader,
+    snaps: dict,
+    rng: ExpireRange,
+    protected: Refs,
+    decoupled: bool = False,
 ) -> list:
     """The files to delete, in the order of the module doc: data files the deltas of (begin, end]
-    removed, changelog files, metadata, then the snapshot files."""
+    removed, changelog files, metadata, then the snapshot files. A ``decoupled`` changelog keeps
+    the changelog files and lists; without a changelog producer also the base and delta lists
+    and the files writes added (what streaming that changelog reads), as Java's SnapshotDeletion."""
+    produces = table.schema.core_options.changelog_producer != "none"
+    keep_appended = decoupled and not produces
     col = FileCollector(table, protected)
     for i in range(rng.begin + 1, rng.end + 1):
-        for p, (size, extras) in deleted_data_files(table, snaps[i].delta_manifest_list).items():
+        deleted = deleted_data_files(table, snaps[i].delta_manifest_list, keep_appended)
+        for p, (size, extras) in deleted.items():
             col.add(p, size, "data")
             for x in extras:
                 col.add(x, -1, "data")
+    if not decoupled:
+        for i in rng.ids:
+            for p, size, extras in added_files(table, snaps[i].changelog_manifest_list):
+                col.add(p, size, "changelog")
+                for x in extras:
+                    col.add(x, -1, "changelog")
     for i in rng.ids:
-        for p, size, extras in added_files(table, snaps[i].changelog_manifest_list):
-            col.add(p, size, "changelog")
-            for x in extras:
-                col.add(x, -1, "changelog")
-    for i in rng.ids:
-        metadata_files(reader, snaps[i], col)
+        metadata_files(reader, snaps[i], col, data_lists=not keep_appended, changelog_list=not decoupled)
     for i in rng.ids:
         col.add(table.snapshots.path(i), -1, "snapshot")
     return col.files
@@ -248,7 +267,8 @@ def plan_expire(
 
     ``older_than_ms`` is a duration (keep snapshots younger than this), overriding the table's
     ``snapshot.time-retained``; the other arguments override ``snapshot.num-retained.min``,
-    ``snapshot.num-retained.max`` and ``snapshot.expire.limit``.
+    ``snapshot.num-retained.max`` and ``snapshot.expire.limit``. The ``changelog.*`` options
+    apply as set (each unset one follows the snapshot value in effect).
     """
     table.require_writable()
     opts = table.schema.core_options
@@ -259,11 +279,18 @@ def plan_expire(
     now_ms = now_millis() if now_ms is None else now_ms
     if time_retained < 0:
         raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
+    retention = changelog_retention(opts, keep_min, keep_max, time_retained)
+    if retention.retain_max < retention.retain_min:
+        raise InvalidInput(
+            f"changelog.num-retained.max ({retention.retain_max}) must not be smaller than "
+            f"changelog.num-retained.min ({retention.retain_min})"
+        )
 
     ids = table.snapshots.list_ids()
     tagged = tag_manager(table).tagged()
     tags = tuple(sorted(((n, s.id) for n, s in tagged.items()), key=lambda x: (x[1], x[0])))
     earliest, latest, snaps = _listed_snapshots(table.snapshots)
+    consumer_next = _consumer_next(table)
     rng = ExpireRange(0, 0, "nothing")
     if snaps:
         rng = decide_expire_range(
@@ -274,18 +301,32 @@ def plan_expire(
             time_retained_ms=time_retained,
             max_deletes=limit,
             now_ms=now_ms,
-            consumer_next=_consumer_next(table),
+            consumer_next=consumer_next,
         )
     files: tuple = ()
+    writes: tuple = ()
     if snaps and rng:
         reader = RefReader(table)
-        files = tuple(_doomed_files(table, reader, snaps, rng, _protected(reader, snaps, rng, tagged)))
-        return ExpirePlan(
-            earliest, latest, rng, files, tags, keep_min, keep_max, time_retained, limit, now_ms
+        protected = _protected(reader, snaps, rng, tagged)
+        files = tuple(_doomed_files(table, reader, snaps, rng, protected, retention.decoupled))
+        if retention.decoupled:
+            writes = tuple(snaps[i] for i in rng.ids)
+    else:
+        earliest, latest = (ids[0], ids[-1]) if ids else (None, None)
+    changelog = None
+    if retention.decoupled:
+        changelog = plan_changelog_expire(
+            table,
+            retention,
+            max_deletes=limit,
+            now_ms=now_ms,
+            consumer_next=consumer_next,
+            pending={s.id: s for s in writes},
+            gone=frozenset(f.path for f in files),
         )
     return ExpirePlan(
-        ids[0] if ids else None,
-        ids[-1] if ids else None,
+        earliest,
+        latest,
         rng,
         files,
         tags,
@@ -294,7 +335,46 @@ def plan_expire(
         time_retained,
         limit,
         now_ms,
+        writes,
+        changelog,
     )
+
+
+@dataclass(frozen=True)
+class ExpireResult:
+    plan: ExpirePlan
+    dry_run: bool
+    deleted: int  # files deleted (0 in a dry run)
+    changelog: ChangelogPlan | None = None  # the changelog expiry run after the snapshots'
+
+    @property
+    def expired(self) -> list[int]:
+        return [] if self.dry_run else self.plan.snapshot_ids
+
+    @property
+    def expired_changelogs(self) -> list[int]:
+        plan = self.plan.changelog if self.dry_run else self.changelog
+        return [] if plan is None or self.dry_run else plan.changelog_ids
+
+    @property
+    def files(self) -> tuple[PlannedFile, ...]:
+        """Every file deleted (or planned): the snapshot expiry's, then the changelog expiry's."""
+        c = self.plan.changelog if self.dry_run else self.changelog
+        return self.plan.files + (c.files if c is not None else ())
+
+
+def _run_snapshot_plan(table: TableContext, plan: ExpirePlan, progress) -> int:
+    """Delete the plan's files in order; right before each snapshot file, write its changelog-N
+    when the changelog is decoupled (an interrupted run re-plans and finishes)."""
+    writes = {table.snapshots.path(s.id): s for s in plan.changelog_writes}
+    cm = changelog_manager(table)
+    n = 0
+    for f in plan.files:
+        snap = writes.get(f.path) if f.kind == "snapshot" else None
+        if snap is not None:
+            cm.commit(snap)
+        n += execute_plan_files(table, (f,), progress)
+    return n
 
 
 def expire_snapshots(
@@ -308,23 +388,36 @@ def expire_snapshots(
     progress: FileProgress | None = None,
 ) -> ExpireResult:
     """Expire old snapshots and delete the files only they used; see the module doc for the
-    order. ``progress(PlannedFile)`` is called after each deletion."""
+    order. With a decoupled changelog lifecycle, the changelog expiry runs next (planned again on
+    the new state). ``progress(PlannedFile)`` is called after each deletion."""
     plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms)
     if dry_run:
         return ExpireResult(plan, dry_run, 0)
-    if not plan.range:
+    n = 0
+    if plan.range:
+        n = _run_snapshot_plan(table, plan, progress)
+        table.snapshots.write_hint("EARLIEST", plan.range.end)
+    elif (
         # a run interrupted after its deletions but before the hint: finish it (only expiry
         # removes snapshot 1, so an earliest above 1 means one ran)
-        if (
-            plan.earliest is not None
-            and plan.earliest > 1
-            and table.snapshots.read_hint("EARLIEST") != plan.earliest
-        ):
-            table.snapshots.write_hint("EARLIEST", plan.earliest)
-        return ExpireResult(plan, dry_run, 0)
-    n = execute_plan_files(table, plan.files, progress)
-    table.snapshots.write_hint("EARLIEST", plan.range.end)
-    return ExpireResult(plan, False, n)
+        plan.earliest is not None
+        and plan.earliest > 1
+        and table.snapshots.read_hint("EARLIEST") != plan.earliest
+    ):
+        table.snapshots.write_hint("EARLIEST", plan.earliest)
+    changelog = None
+    if plan.changelog is not None:
+        changelog = plan.changelog
+        if plan.range:  # the state changed: plan the changelog expiry on it
+            changelog = plan_changelog_expire(
+                table,
+                changelog.retention,
+                max_deletes=plan.max_deletes,
+                now_ms=plan.now_ms,
+                consumer_next=_consumer_next(table),
+            )
+        n += execute_changelog_plan(table, changelog, progress)
+    return ExpireResult(plan, False, n, changelog)
 
 
 def expire_after_commit(table: TableContext, now_ms: int | None = None) -> ExpireResult | None:

@@ -4,7 +4,9 @@ The table is readable at the target at every step: first the target's snapshot f
 recreated from the tag if it has expired, and LATEST is pointed at it; then the newer
 snapshot files are deleted, newest first; only then the files they added (data, changelog),
 their manifests and index files, and tags newer than the target (as Java does: they name
-snapshots that no longer exist and whose ids will be reused). Nothing the target, an older
+snapshots that no longer exist and whose ids will be reused). Long-lived changelogs newer than
+the target (a rollback to a tag older than the earliest snapshot) go too, with their files, as
+Java's RollbackHelper does. Nothing the target, an older
 snapshot or a remaining tag uses is deleted. If a rollback is interrupted after the snapshot
 files are gone, the files left behind are unreferenced and ``remove_orphans`` deletes them.
 
@@ -20,9 +22,15 @@ from typing import TYPE_CHECKING
 
 from paimon_core.errors import DamagedSnapshot, InvalidInput, SnapshotNotFound
 from paimon_core.maintain import files as _files
-from paimon_core.maintain.files import PlannedFile
+from paimon_core.maintain.files import PlannedFile, manifest_path
 from paimon_core.maintain.refs import RefReader, Refs
-from paimon_core.maintain.snapshot_files import FileCollector, execute_plan_files, metadata_files
+from paimon_core.maintain.snapshot_files import (
+    FileCollector,
+    added_files,
+    execute_plan_files,
+    metadata_files,
+)
+from paimon_core.metadata.changelog import changelog_manager
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.tags import tag_manager
 from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
@@ -41,6 +49,7 @@ class RollbackPlan:
     tags_deleted: tuple[str, ...]  # tags on snapshots newer than the target
     files: tuple[PlannedFile, ...]  # data, changelog, manifests, index files (after the snapshots)
     damaged: tuple[int, ...] = ()  # newer snapshot files that do not parse: deleted, files unknown
+    changelogs: tuple[int, ...] = ()  # long-lived changelogs newer than the target, newest first
 
     @property
     def total_bytes(self) -> int:
@@ -96,9 +105,28 @@ def plan_rollback(
             col.add(p, size, "data")
         for p, size in r.changelog.items():
             col.add(p, size, "changelog")
+    cm = changelog_manager(table)
+    newer_changelogs = sorted((i for i in cm.list_ids() if i > target.id), reverse=True)
+    for i in newer_changelogs:
+        c = cm.changelog(i)
+        for p, size, _extras in added_files(table, c.changelog_manifest_list):
+            col.add(p, size, "changelog")
+        if table.io.exists(manifest_path(table, c.delta_manifest_list)):
+            for p, size, _extras in added_files(table, c.delta_manifest_list):
+                col.add(p, size, "data")
+        doomed.append(c)
     for s in doomed:
         metadata_files(reader, s, col)
-    return RollbackPlan(target, to_tag, recreate, tuple(newer), newer_tags, tuple(col.files), tuple(damaged))
+    return RollbackPlan(
+        target,
+        to_tag,
+        recreate,
+        tuple(newer),
+        newer_tags,
+        tuple(col.files),
+        tuple(damaged),
+        tuple(newer_changelogs),
+    )
 
 
 def rollback(
@@ -122,6 +150,13 @@ def rollback(
         n += 1
     if plan.recreate_snapshot:
         sm.write_hint("EARLIEST", plan.target.id)
+    cm = changelog_manager(table)
+    for i in plan.changelogs:  # newest first, as the snapshots
+        _files.delete_file(io, cm.path(i))
+        n += 1
+    if plan.changelogs:
+        rest = [i for i in cm.list_ids() if i <= plan.target.id]
+        cm.write_hint("LATEST", rest[-1] if rest else -1)
     tags = tag_manager(table)
     for name in plan.tags_deleted:
         _files.delete_file(io, tags.path(name))

@@ -18,7 +18,7 @@ from paimon_core.maintain.files import (
     safe_size,
 )
 from paimon_core.maintain.refs import RefReader, Refs
-from paimon_core.metadata.manifest import ADD, DELETE
+from paimon_core.metadata.manifest import ADD, DELETE, FILE_SOURCE_APPEND
 
 if TYPE_CHECKING:
     from paimon_core.maintain.files import FileProgress
@@ -76,10 +76,15 @@ class FileCollector:
         self.files.append(PlannedFile(path, size, kind))
 
 
-def deleted_data_files(table: TableContext, delta_list: str | None) -> dict[str, tuple[int, list[str]]]:
+def deleted_data_files(
+    table: TableContext, delta_list: str | None, keep_appended: bool = False
+) -> dict[str, tuple[int, list[str]]]:
     """Files a snapshot's delta removed: DELETE entries not re-added in the same delta (a Java
-    upgrade deletes and re-adds one file at another level). path -> (size, extra file paths)."""
+    upgrade deletes and re-adds one file at another level). path -> (size, extra file paths).
+    ``keep_appended`` leaves out files a write made (file source APPEND or unknown): a decoupled
+    changelog without a changelog producer still streams them."""
     out: dict[str, tuple[int, list[str]]] = {}
+    appended: set[str] = set()
     for m in try_list(table, delta_list):
         for e in try_manifest(table, m.file_name):
             p = entry_path(table, e.partition, e.bucket, e.file.file_name, e.file.external_path)
@@ -87,6 +92,10 @@ def deleted_data_files(table: TableContext, delta_list: str | None) -> dict[str,
                 out.pop(p, None)
             elif e.kind == DELETE:
                 out[p] = (e.file.file_size, extra_paths(table, e.partition, e.bucket, e.file.extra_files))
+                if e.file.file_source in (None, FILE_SOURCE_APPEND):
+                    appended.add(p)
+    if keep_appended:
+        return {p: v for p, v in out.items() if p not in appended}
     return out
 
 
@@ -105,15 +114,23 @@ def added_files(table: TableContext, manifest_list: str | None) -> list[tuple[st
     return out
 
 
-def metadata_files(reader: RefReader, snap: Snapshot, col: FileCollector) -> None:
-    """Manifest lists, manifests, index manifest and index files of ``snap`` that nobody kept."""
+def metadata_files(
+    reader: RefReader,
+    snap: Snapshot,
+    col: FileCollector,
+    data_lists: bool = True,
+    changelog_list: bool = True,
+) -> None:
+    """Manifest lists, manifests, index manifest and index files of ``snap`` that nobody kept;
+    without ``data_lists`` its base and delta lists stay, without ``changelog_list`` its changelog
+    list (a decoupled changelog keeps them)."""
     t = reader.table
-    for lst, size in (
-        (snap.base_manifest_list, snap.base_manifest_list_size),
-        (snap.delta_manifest_list, snap.delta_manifest_list_size),
-        (snap.changelog_manifest_list, snap.changelog_manifest_list_size),
+    for lst, size, wanted in (
+        (snap.base_manifest_list, snap.base_manifest_list_size, data_lists),
+        (snap.delta_manifest_list, snap.delta_manifest_list_size, data_lists),
+        (snap.changelog_manifest_list, snap.changelog_manifest_list_size, changelog_list),
     ):
-        if not lst:
+        if not lst or not wanted:
             continue
         for m in try_list(t, lst):
             col.add(manifest_path(t, m.file_name), m.file_size, "manifest")

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from paimon_core.data.system_columns import KIND
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.merge.changelog import changes
+from paimon_core.metadata.changelog import changelog_manager, changelog_or_snapshot
 from paimon_core.metadata.live_files import merge_entries
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.scan import DataSplit, plan
@@ -41,11 +42,15 @@ def range_error(start: int, end: int) -> InvalidInput:
     )
 
 
-def check_range(table: TableContext, start: int, end: int, need_all: bool) -> None:
+def check_range(table: TableContext, start: int, end: int, need_all: bool, changelogs: bool = False) -> None:
+    """Refuse a range whose snapshots do not exist; with ``changelogs`` the long-lived changelogs
+    of expired snapshots count as existing (their changes are still readable)."""
     if start > end:
         raise range_error(start, end)
     sm = table.snapshots
     ids = sm.list_ids()
+    if changelogs:
+        ids = sorted(set(ids) | set(changelog_manager(table).list_ids()))
     if not ids:
         raise SnapshotNotFound("the table has no snapshots")
     if end not in ids:
@@ -59,6 +64,12 @@ def check_range(table: TableContext, start: int, end: int, need_all: bool) -> No
             f"snapshots {start + 1}..{ids[0] - 1} have expired; the changes since {start} are gone "
             f"(earliest is {ids[0]})"
         ).with_hint("mode_diff")
+
+
+def _changelogs_readable(mode: str, producer: str) -> bool:
+    """Whether a long-lived changelog answers ``mode``: its changelog files always stay, its delta
+    list only without a changelog producer (Java's SnapshotDeletion)."""
+    return mode == "changelog" or (mode == "delta" and producer == "none")
 
 
 def with_row_kind(t: pa.Table, kinds: pa.Array | pa.ChunkedArray) -> pa.Table:
@@ -161,7 +172,13 @@ def diff(
         return _state_diff(table, start, end, columns)[0]
     start = start.id if isinstance(start, Snapshot) else start
     end = end.id if isinstance(end, Snapshot) else end
-    check_range(table, start, end, need_all=mode != "diff" or per_snapshot)
+    check_range(
+        table,
+        start,
+        end,
+        need_all=mode != "diff" or per_snapshot,
+        changelogs=_changelogs_readable(mode, producer),
+    )
     if mode == "diff" and not per_snapshot:
         return _state_diff(table, start, end, columns)[0]
     parts = []
@@ -170,7 +187,7 @@ def diff(
         if mode == "diff":
             t, state = _state_diff(table, sid - 1, sid, columns, state)
         else:
-            snap = table.snapshots.snapshot(sid)
+            snap = changelog_or_snapshot(table.snapshots, changelog_manager(table), sid)
             t = (
                 snapshot_changelog(table, snap, columns)
                 if mode == "changelog"

@@ -25,6 +25,9 @@ The changes of one snapshot (Paimon 0.9's follow-up scanners):
   (COMPACT snapshots, where Java and this project's compactions put them; tables written by
   this project before that have lookup changelog in APPEND snapshots, read as well).
 
+A snapshot that expired while the table keeps its changelog (``changelog/changelog-N``, a
+decoupled changelog lifecycle) is read from that changelog, as Java's streaming scan does.
+
 OVERWRITE snapshots are not streamed (as Java with ``streaming-read-overwrite = false``): they
 come out as batches of kind ``skipped`` so that a caller can say so.
 
@@ -44,6 +47,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 from paimon_core.errors import CorruptMetadata, InvalidInput, SnapshotNotFound
+from paimon_core.metadata.changelog import changelog_manager, changelog_or_snapshot
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
@@ -169,15 +173,17 @@ class StreamRead:
         )
 
     def _first_after_time(self, ms: int) -> int:
-        """Id of the first snapshot committed at or after ``ms`` (latest + 1 if none)."""
-        sm = self.table.snapshots
-        ids = sm.list_ids()
+        """Id of the first snapshot (or long-lived changelog) committed at or after ``ms``
+        (latest + 1 if none)."""
+        sm, cm = self.table.snapshots, changelog_manager(self.table)
+        snapshot_ids = sm.list_ids()
+        ids = [i for i in cm.list_ids() if not snapshot_ids or i < snapshot_ids[0]] + snapshot_ids
         if not ids:
             return 1
         lo, hi = 0, len(ids)
         while lo < hi:
             mid = (lo + hi) // 2
-            if sm.snapshot(ids[mid]).time_millis < ms:
+            if changelog_or_snapshot(sm, cm, ids[mid]).time_millis < ms:
                 lo = mid + 1
             else:
                 hi = mid
@@ -219,6 +225,11 @@ class StreamRead:
     def _check_gap(self, nxt: int) -> None:
         earliest = self.table.snapshots.earliest_id()
         if earliest is not None and nxt < earliest:
+            cm = changelog_manager(self.table)
+            first = cm.earliest_id()
+            if first is not None and first <= nxt and cm.exists(nxt):
+                return  # expired as a snapshot, kept as a changelog
+            earliest = first if first is not None and first < earliest else earliest
             who = f"consumer '{self.consumer_id}'" if self.consumer_id else "this stream"
             raise StreamGap(
                 f"snapshots {nxt}..{earliest - 1} of {self.table.identifier} expired before {who} read them: "
@@ -232,7 +243,7 @@ class StreamRead:
         sm = self.table.snapshots
         sid = self.cursor
         try:
-            snap = sm.snapshot(sid)
+            snap = changelog_or_snapshot(sm, changelog_manager(self.table), sid)
         except SnapshotNotFound:
             self._check_gap(sid)
             return None

@@ -120,12 +120,21 @@ def expire(
     ident = tbl.identifier
 
     def render(plan) -> None:
-        plan_line(
-            dry_run,
-            f"expire snapshots {id_range(plan.snapshot_ids)} of {ident} "
-            f"({len(plan.snapshot_ids)} snapshot(s)); snapshot {plan.range.end} becomes the earliest",
-        )
-        print_files_plan(state, plan.files, None)
+        if plan.range:
+            plan_line(
+                dry_run,
+                f"expire snapshots {id_range(plan.snapshot_ids)} of {ident} "
+                f"({len(plan.snapshot_ids)} snapshot(s)); snapshot {plan.range.end} becomes the earliest"
+                + ("; their changelogs stay in changelog/ (decoupled)" if plan.changelog_writes else ""),
+            )
+        c = plan.changelog
+        if c is not None and c.range:
+            plan_line(
+                dry_run,
+                f"expire changelogs {id_range(c.changelog_ids)} of {ident} "
+                f"({len(c.changelog_ids)} changelog(s)); changelog {c.range.end} becomes the earliest",
+            )
+        print_files_plan(state, plan.files + (c.files if c is not None else ()), None)
         if dry_run:
             write_line("what protects the rest:")
             prot = _protection(plan)
@@ -134,7 +143,7 @@ def expire(
                 write_line(f"  {k:<{width}}  {v}")
 
     def record(plan, result):
-        if not plan.range:
+        if plan.nothing:
             why = _nothing_reason(plan)
             return (
                 {
@@ -150,18 +159,37 @@ def expire(
                 },
                 f"nothing to expire in {ident}: {why}",
             )
-        result_plan, expired = (plan, plan.snapshot_ids) if result is None else (result.plan, result.expired)
-        files = result_plan.files
+        if result is None:
+            result_plan, expired = plan, plan.snapshot_ids
+            cplan = plan.changelog
+            changelogs = cplan.changelog_ids if cplan is not None else []
+            files = plan.files + (cplan.files if cplan is not None else ())
+        else:
+            result_plan, expired, changelogs, files = (
+                result.plan,
+                result.expired,
+                result.expired_changelogs,
+                result.files,
+            )
         size = total_bytes(files)
+        what = " and ".join(
+            x
+            for x in (
+                f"snapshots {id_range(expired)}" if expired else "",
+                f"changelogs {id_range(changelogs)}" if changelogs else "",
+            )
+            if x
+        )
         if dry_run:
             text = (
-                f"dry run: would expire snapshots {id_range(expired)} of {ident} and delete {len(files)} "
+                f"dry run: would expire {what} of {ident} and delete {len(files)} "
                 f"file(s) ({kinds_text(files)}), {human_bytes(size)}; nothing was deleted"
             )
-        elif expired:
+        elif what:
             text = (
-                f"expired snapshots {id_range(expired)} of {ident}: deleted {len(files)} file(s) "
-                f"({kinds_text(files)}), {human_bytes(size)}; earliest is now {result_plan.range.end}"
+                f"expired {what} of {ident}: deleted {len(files)} file(s) "
+                f"({kinds_text(files)}), {human_bytes(size)}"
+                + (f"; earliest is now {result_plan.range.end}" if expired else "")
             )
         else:  # the table changed between plan and run
             text = f"nothing to expire in {ident}: {_nothing_reason(result_plan)}"
@@ -170,6 +198,7 @@ def expire(
                 "table": ident,
                 "dry_run": dry_run,
                 "expired": expired,
+                "expired_changelogs": changelogs,
                 "earliest": result_plan.range.end if expired else result_plan.earliest,
                 "file_count": len(files),
                 "bytes": size,
@@ -185,9 +214,9 @@ def expire(
         Destructive(
             label=f"expire {ident}",
             plan=lambda: plan_expire(tbl, **kw),
-            nothing=lambda plan: not plan.range,
+            nothing=lambda plan: plan.nothing,
             render=render,
-            work=lambda plan: len(plan.files),
+            work=lambda plan: len(plan.files) + (len(plan.changelog.files) if plan.changelog else 0),
             record=record,
             run=lambda plan, done: expire_snapshots(tbl, dry_run=False, progress=done, **kw),
         ),
