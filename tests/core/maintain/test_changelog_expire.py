@@ -159,7 +159,9 @@ def test_tag_and_rollback_with_changelogs(catalog):
 def test_decide_changelog_range_is_javas():
     ret = ChangelogRetention(1, 4, 0, True)
     # snapshots 6..8, changelogs 2..5: keep changelogs from 8-4+1=5, the latest changelog stays
-    rng = decide_changelog_range(8, [2, 3, 4, 5], dict.fromkeys(range(2, 6), 0), ret, max_deletes=50, now_ms=1)
+    rng = decide_changelog_range(
+        8, [2, 3, 4, 5], dict.fromkeys(range(2, 6), 0), ret, max_deletes=50, now_ms=1
+    )
     assert (rng.begin, rng.end) == (2, 5)
     rng = decide_changelog_range(8, [2, 3, 4, 5], {}, ret, max_deletes=1, now_ms=1)
     assert (rng.begin, rng.end, rng.reason) == (2, 3, "expire-limit")

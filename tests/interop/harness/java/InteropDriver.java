@@ -325,7 +325,7 @@ public class InteropDriver {
     return res;
   }
 
-  /** Java's own snapshot expiry: {"retain_max": N, "retain_min": M} (time retention 0). */
+  /** Java's own snapshot expiry: {"retain_max": N, "retain_min": M} (time retention 0); "changelog": true adds the changelog expiry. */
   static ObjectNode opExpire(JsonNode req) throws Exception {
     FileStoreTable t = table(req);
     org.apache.paimon.options.ExpireConfig cfg = org.apache.paimon.options.ExpireConfig.builder()
@@ -339,6 +339,8 @@ public class InteropDriver {
     int n = t.newExpireSnapshots().config(cfg).expire();
     ObjectNode res = NF.objectNode();
     res.put("expired", n);
+    // "changelog": true runs Java's changelog expiry next, as a writer with a decoupled changelog does
+    if (flag(req, "changelog", false)) res.put("expired_changelogs", t.newExpireChangelog().config(cfg).expire());
     return res;
   }
 
