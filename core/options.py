@@ -565,7 +565,19 @@ def validate_options(options: dict[str, str], columns: list[str] | None = None) 
             near = suggest(key)
             if near:
                 raise InvalidInput(f"unknown table option '{key}': did you mean '{near}'?")
+    _check_retention(CoreOptions(options))
     check_supported(options, writing=True, what="the table")
+
+
+def _check_retention(opts: CoreOptions) -> None:
+    """Java's SchemaValidation: each minimum retention at most its maximum (an unset changelog
+    bound is the snapshot's)."""
+    smin, smax = opts.get("snapshot.num-retained.min"), opts.get("snapshot.num-retained.max")
+    if smin > smax:
+        raise InvalidInput("snapshot.num-retained.min should not be larger than snapshot.num-retained.max")
+    cmin, cmax = opts.get("changelog.num-retained.min"), opts.get("changelog.num-retained.max")
+    if (smin if cmin is None else cmin) > (smax if cmax is None else cmax):
+        raise InvalidInput("changelog.num-retained.min should not be larger than changelog.num-retained.max")
 
 
 class CoreOptions:

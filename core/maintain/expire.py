@@ -280,7 +280,7 @@ def plan_expire(
     if time_retained < 0:
         raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
     retention = changelog_retention(opts, keep_min, keep_max, time_retained)
-    if retention.retain_max < retention.retain_min:
+    if retention.retain_max < retention.retain_min and keep_max >= keep_min:  # (else the snapshots' error)
         raise InvalidInput(
             f"changelog.num-retained.max ({retention.retain_max}) must not be smaller than "
             f"changelog.num-retained.min ({retention.retain_min})"

@@ -64,13 +64,18 @@ class RollbackResult:
 
 
 def plan_rollback(
-    table: TableContext, to_snapshot: int | None = None, to_tag: str | None = None
+    table: TableContext,
+    to_snapshot: int | None = None,
+    to_tag: str | None = None,
+    as_of_ms: int | None = None,
 ) -> RollbackPlan:
-    if (to_snapshot is None) == (to_tag is None):
-        raise InvalidInput("rollback needs exactly one of a snapshot id or a tag name")
+    """Plan a rollback to a snapshot id, a tag, or the newest snapshot committed at or before
+    ``as_of_ms`` (a time before the earliest snapshot is refused, naming the earliest)."""
+    if sum(x is not None for x in (to_snapshot, to_tag, as_of_ms)) != 1:
+        raise InvalidInput("rollback needs exactly one of a snapshot id, a tag name or a time")
     sm, tags = table.snapshots, tag_manager(table)
     tagged = tags.tagged()
-    target = require_snapshot(table, SnapshotSpec(snapshot_id=to_snapshot, tag=to_tag))
+    target = require_snapshot(table, SnapshotSpec(snapshot_id=to_snapshot, tag=to_tag, time_millis=as_of_ms))
     ids = sm.list_ids()
     if not ids and to_tag is None:
         raise SnapshotNotFound("the table has no snapshots")
@@ -135,9 +140,10 @@ def rollback(
     to_tag: str | None = None,
     dry_run: bool = False,
     progress: FileProgress | None = None,
+    as_of_ms: int | None = None,
 ) -> RollbackResult:
     """Make the target snapshot the latest again, deleting everything newer."""
-    plan = plan_rollback(table, to_snapshot, to_tag)
+    plan = plan_rollback(table, to_snapshot, to_tag, as_of_ms)
     if dry_run:
         return RollbackResult(plan, True, 0)
     sm, io = table.snapshots, table.io

@@ -10,7 +10,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_bytes, write_line
 from paimon_cli.humanize import human_bytes, id_range
-from paimon_cli.params import DryRunOpt, TableOpt
+from paimon_cli.params import DryRunOpt, TableOpt, parse_time_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -24,9 +24,17 @@ def rollback(
         int | None, typer.Option("--to", metavar="ID", min=1, help="Snapshot to roll back to.")
     ] = None,
     tag: Annotated[str | None, typer.Option("--tag", metavar="NAME", help="Tag to roll back to.")] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            metavar="TIME",
+            help="Roll back to the newest snapshot committed at or before this time (as read --as-of).",
+        ),
+    ] = None,
     dry_run: DryRunOpt = False,
 ) -> None:
-    """Roll a table back to an older snapshot or a tag, deleting everything newer.
+    """Roll a table back to an older snapshot, a tag or a time, deleting everything newer.
 
     Deletes every newer snapshot, the files only they used, and tags on newer snapshots; a tag whose snapshot has expired brings that snapshot back.
 
@@ -35,18 +43,25 @@ def rollback(
       paimon rollback -t demo.events --to 3 --dry-run
       paimon rollback -t demo.events --to 3
       paimon rollback -t demo.events --tag before-fix
+      paimon rollback -t demo.events --as-of 2024-05-01T12:00:00
     """
     from paimon_core.maintain import plan_rollback
     from paimon_core.maintain import rollback as run_rollback
 
-    if (to is None) == (tag is None):
-        raise typer.BadParameter("give exactly one of --to ID or --tag NAME", param_hint="'--to' / '--tag'")
+    if sum(x is not None for x in (to, tag, as_of)) != 1:
+        raise typer.BadParameter(
+            "give exactly one of --to ID, --tag NAME or --as-of TIME",
+            param_hint="'--to' / '--tag' / '--as-of'",
+        )
+    as_of_ms = parse_time_millis(as_of) if as_of is not None else None
     state = get_state(ctx)
     tbl = state.table(table)
     ident = tbl.identifier
 
     def target(plan) -> str:
-        return f"tag {tag} (snapshot {plan.target.id})" if tag else f"snapshot {plan.target.id}"
+        if tag:
+            return f"tag {tag} (snapshot {plan.target.id})"
+        return f"snapshot {plan.target.id}" + (f" (the newest at or before {as_of})" if as_of else "")
 
     def render(plan) -> None:
         plan_line(dry_run, f"roll {ident} back to {target(plan)}")
@@ -96,11 +111,11 @@ def rollback(
         state,
         Destructive(
             label=f"roll back {ident}",
-            plan=lambda: plan_rollback(tbl, to, tag),
+            plan=lambda: plan_rollback(tbl, to, tag, as_of_ms),
             render=render,
             work=lambda plan: len(plan.files),
             record=record,
-            run=lambda plan, done: run_rollback(tbl, to, tag, progress=done),
+            run=lambda plan, done: run_rollback(tbl, to, tag, progress=done, as_of_ms=as_of_ms),
         ),
         dry_run,
     )
