@@ -387,8 +387,8 @@ def test_rollback_to_latest_is_a_no_op(cli, history):
 @pytest.mark.parametrize(
     "args, code, message",
     [
-        (["--to", "2", "--tag", "v1"], 2, "give exactly one of --to ID or --tag NAME"),
-        ([], 2, "give exactly one of --to ID or --tag NAME"),
+        (["--to", "2", "--tag", "v1"], 2, "give exactly one of --to ID, --tag NAME or --as-of TIME"),
+        ([], 2, "give exactly one of --to ID, --tag NAME or --as-of TIME"),
         (["--to", "0"], 2, None),
         (["--to", "99"], 1, "error: snapshot 99 does not exist"),
         (["--tag", "nope"], 1, "error: tag 'nope' does not exist"),
