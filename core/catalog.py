@@ -43,6 +43,14 @@ def parse_identifier(identifier: str, default_db: str | None = None) -> tuple[st
     return parts[0], parts[1]
 
 
+def not_empty(db: str, tables: list[str]) -> InvalidInput:
+    """The refusal to drop a database that holds tables without cascade."""
+    names = ", ".join(tables[:3]) + (f" and {len(tables) - 3} more" if len(tables) > 3 else "")
+    return InvalidInput(
+        f"database '{db}' is not empty ({len(tables)} table(s): {names}); drop it with --cascade to drop them too"
+    )
+
+
 class Catalog:
     """The catalog interface. Tables live on the warehouse storage at
     ``<warehouse>/<db>.db/<table>`` whatever the catalog; catalogs differ in where names are
@@ -89,10 +97,18 @@ class Catalog:
     def database_exists(self, db: str) -> bool:
         raise NotImplementedError
 
-    def create_database(self, db: str, ignore_if_exists: bool = True) -> None:
+    def create_database(self, db: str, ignore_if_exists: bool = True, properties: dict | None = None) -> None:
+        """Create database ``db`` with ``properties`` (Java's: ``comment``, ``location`` where the
+        catalog takes it, any other key kept as given); an existing one is kept unchanged."""
+        raise NotImplementedError
+
+    def database_properties(self, db: str) -> dict[str, str]:
+        """The properties ``db`` was created with (as the catalog stores them)."""
         raise NotImplementedError
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
+        """Drop ``db``; one that holds tables is refused by name unless ``cascade`` (then its
+        tables are dropped first)."""
         raise NotImplementedError
 
     def list_tables(self, db: str) -> list[str]:
@@ -127,21 +143,31 @@ class FileSystemCatalog(Catalog):
     def database_exists(self, db: str) -> bool:
         return self.io.is_dir(self.db_path(db))
 
-    def create_database(self, db: str, ignore_if_exists: bool = True) -> None:
+    def create_database(self, db: str, ignore_if_exists: bool = True, properties: dict | None = None) -> None:
         if not _NAME.match(db):
             raise InvalidInput(f"bad database name '{db}'")
+        if properties:  # Java's filesystem catalog drops them (with a log line): refuse instead
+            raise InvalidInput(
+                f"the filesystem catalog cannot store database properties ({', '.join(sorted(properties))}); "
+                "use a JDBC or Hive catalog for them"
+            )
         if self.database_exists(db):
             if ignore_if_exists:
                 return
             raise AlreadyExists(f"database '{db}' already exists")
         self.io.mkdirs(self.db_path(db))
 
+    def database_properties(self, db: str) -> dict[str, str]:
+        if not self.database_exists(db):
+            raise self._database_missing(db)
+        return {}
+
     def drop_database(self, db: str, cascade: bool = False) -> None:
         if not self.database_exists(db):
             raise self._database_missing(db)
         tables = self.list_tables(db)
         if tables and not cascade:
-            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables; cascade drops them too)")
+            raise not_empty(db, tables)
         self.io.delete_dir(self.db_path(db))
 
     # ---- tables

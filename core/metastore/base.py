@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paimon_core.catalog import Catalog, parse_identifier
+from paimon_core.catalog import Catalog, not_empty, parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,
@@ -110,7 +110,10 @@ class MetastoreCatalog(Catalog):
     def _db_registered(self, db: str) -> bool:
         raise NotImplementedError
 
-    def _db_register(self, db: str) -> None:
+    def _db_register(self, db: str, properties: dict[str, str]) -> None:
+        raise NotImplementedError
+
+    def _db_properties(self, db: str) -> dict[str, str]:
         raise NotImplementedError
 
     def _db_unregister(self, db: str) -> None:
@@ -163,21 +166,26 @@ class MetastoreCatalog(Catalog):
     def database_exists(self, db: str) -> bool:
         return self._db_registered(db)
 
-    def create_database(self, db: str, ignore_if_exists: bool = True) -> None:
+    def create_database(self, db: str, ignore_if_exists: bool = True, properties: dict | None = None) -> None:
         parse_identifier(f"{db}.x")  # name rules
         self._check_name("database", db)
         if self._db_registered(db):
             if ignore_if_exists:
                 return
             raise AlreadyExists(f"database '{db}' already exists")
-        self._db_register(db)
+        self._db_register(db, {str(k): str(v) for k, v in (properties or {}).items()})
+
+    def database_properties(self, db: str) -> dict[str, str]:
+        if not self._db_registered(db):
+            raise DatabaseNotFound(db)
+        return self._db_properties(db)
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
         if not self._db_registered(db):
             raise DatabaseNotFound(db)
         tables = self._table_names(db)
         if tables and not cascade:
-            raise InvalidInput(f"database '{db}' is not empty ({len(tables)} tables; cascade drops them too)")
+            raise not_empty(db, sorted(tables))
         for t in tables:
             self.drop_table(f"{db}.{t}", ignore_if_missing=True)
         self._db_unregister(db)
@@ -234,7 +242,7 @@ class MetastoreCatalog(Catalog):
             )
         new_db = not self._db_registered(db)
         if new_db:
-            self._db_register(db)
+            self._db_register(db, {})
         wrote = False
         try:
             with self.table_lock(db, name):

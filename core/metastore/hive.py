@@ -125,8 +125,19 @@ class HiveCatalog(MetastoreCatalog):
     def _db_registered(self, db: str) -> bool:
         return self._call("get_database", db, missing=lambda: None) is not None
 
-    def _db_register(self, db: str) -> None:
-        database = self.T.Database(name=db, locationUri=self.io.uri(self.db_path(db)), parameters={})
+    def _db_register(self, db: str, properties: dict[str, str]) -> None:
+        """As Java's HiveCatalog: ``comment`` becomes the description, ``location`` the location
+        (made if missing; its tables go there), every other property a parameter."""
+        params = {k: v for k, v in properties.items() if k not in ("comment", "location")}
+        location = properties.get("location")
+        if location is not None:
+            self.io.mkdirs(self._to_path(location))
+        database = self.T.Database(
+            name=db,
+            description=properties.get("comment"),
+            locationUri=location if location is not None else self.io.uri(self.db_path(db)),
+            parameters=params,
+        )
         try:
             self.client.create_database(database)
         except self.T.AlreadyExistsException:
@@ -135,6 +146,15 @@ class HiveCatalog(MetastoreCatalog):
             raise CatalogUnavailable(
                 f"hive metastore {self.uri} refused create_database: {_reason(e)}"
             ) from None
+
+    def _db_properties(self, db: str) -> dict[str, str]:
+        d = self._call("get_database", db)
+        out = dict(d.parameters or {})
+        if d.description:
+            out["comment"] = d.description
+        if d.locationUri:
+            out["location"] = d.locationUri
+        return out
 
     def _db_unregister(self, db: str) -> None:
         self._call("drop_database", db, True, True, missing=lambda: None)

@@ -217,14 +217,24 @@ class JdbcCatalog(MetastoreCatalog):
             or self.db.query(Q.GET_DATABASE_PROPERTIES, (self.catalog_key, db))
         )
 
-    def _db_register(self, db: str) -> None:
-        # Java's createDatabaseImpl: an "exists" marker and the location
-        props = {"exists": "true", "location": self.io.uri(self.db_path(db))}
+    def _db_register(self, db: str, properties: dict[str, str]) -> None:
+        # Java's createDatabaseImpl: an "exists" marker, the given properties, the location
+        if "location" in properties:  # Java stores it but keeps the tables under the warehouse
+            raise InvalidInput(
+                "the jdbc catalog keeps a database's tables under the warehouse: a 'location' property "
+                "would not be where they are; leave it out"
+            )
+        props = {"exists": "true", **properties, "location": self.io.uri(self.db_path(db))}
         args = [a for k, v in props.items() for a in (self.catalog_key, db, k, v)]
         try:
             self.db.execute(Q.insert_properties(len(props)), args)
         except IntegrityViolation:
             pass  # registered by another process meanwhile
+
+    def _db_properties(self, db: str) -> dict[str, str]:
+        """As Java's loadDatabasePropertiesImpl: every stored key but the "exists" marker."""
+        rows = self.db.query(Q.ALL_DATABASE_PROPERTIES, (self.catalog_key, db))
+        return {r[2]: r[3] for r in rows if r[2] != "exists"}
 
     def _db_unregister(self, db: str) -> None:
         self.db.execute(Q.DELETE_TABLES, (self.catalog_key, db))

@@ -195,3 +195,81 @@ def tables(
     dbs = [database] if database else catalog.list_databases()
     rows = [[db, name] for db in dbs for name in catalog.list_tables(db)]
     state.out.rows(["database", "table"], rows)
+
+
+@app.command("create-database")
+def create_database(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(metavar="DB", show_default=False, help="Database name.")],
+    prop: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--property",
+            "-P",
+            metavar="KEY=VALUE",
+            help="Database property; repeat for more (JDBC and Hive catalogs).",
+        ),
+    ] = None,
+    comment: Annotated[
+        str | None, typer.Option("--comment", metavar="TEXT", help="Database comment.")
+    ] = None,
+    if_not_exists: Annotated[
+        bool, typer.Option("--if-not-exists", help="Do nothing if the database exists.")
+    ] = False,
+) -> None:
+    """Create a database, with properties where the catalog stores them.
+
+    The JDBC catalog stores properties as Java's does (paimon_database_properties); the Hive catalog takes `comment` as the description, `location` as the database location (its tables go there) and the rest as parameters. The filesystem catalog cannot store properties and refuses them.
+
+    Examples:
+
+      paimon create-database shop
+      paimon create-database shop -P owner=data-team --comment "orders and customers"
+    """
+    state = get_state(ctx)
+    props = parse_kv(prop, "--property")
+    if comment is not None:
+        props["comment"] = comment
+    catalog = state.catalog
+    existed = catalog.database_exists(name)
+    if existed and not if_not_exists:
+        raise CliError(f"database '{name}' already exists (--if-not-exists keeps it)")
+    catalog.create_database(name, ignore_if_exists=True, properties=props)
+    stored = catalog.database_properties(name)
+    text = f"database {name} exists; nothing created" if existed else f"created database {name}"
+    if stored and not existed:
+        text += " (" + ", ".join(f"{k}={v}" for k, v in sorted(stored.items())) + ")"
+    state.out.record({"database": name, "created": not existed, "properties": stored}, text)
+
+
+@app.command("drop-database")
+def drop_database(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(metavar="DB", show_default=False, help="Database name.")],
+    cascade: Annotated[
+        bool,
+        typer.Option("--cascade", help="Drop its tables too (a database with tables is refused without)."),
+    ] = False,
+    if_exists: Annotated[
+        bool, typer.Option("--if-exists", help="Do nothing if the database does not exist.")
+    ] = False,
+) -> None:
+    """Drop a database; one that still has tables needs --cascade, which drops them (and their files) too.
+
+    Examples:
+
+      paimon drop-database scratch
+      paimon drop-database scratch --cascade
+    """
+    state = get_state(ctx)
+    catalog = state.catalog
+    if not catalog.database_exists(name):
+        if if_exists:
+            state.out.record(
+                {"database": name, "dropped": False}, f"database {name} does not exist; nothing dropped"
+            )
+            return
+    tables = catalog.list_tables(name)  # a missing database is reported here
+    catalog.drop_database(name, cascade=cascade)
+    text = f"dropped database {name}" + (f" and its {len(tables)} table(s)" if tables else "")
+    state.out.record({"database": name, "dropped": True, "tables_dropped": tables}, text)

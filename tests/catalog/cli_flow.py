@@ -18,8 +18,9 @@ def _config(tmp_path, kind: str, options: dict):
 
 
 def every_command(tmp_path, monkeypatch, kind: str, options: dict) -> None:
-    """create, ingest, read, tag, compact, diff, alter, rollback, expire, rename, drop, list
-    through the catalog configured in paimon.toml; a table only on storage is refused."""
+    """create, ingest, read, tag, compact, diff, alter, rollback, expire, rename, drop, list,
+    create-database with properties and drop-database (--cascade) through the catalog configured
+    in paimon.toml; a table only on storage is refused."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     _config(tmp_path, kind, options)
@@ -73,6 +74,19 @@ def every_command(tmp_path, monkeypatch, kind: str, options: dict) -> None:
     assert "shop" in [r["database"] for r in js("databases")]
     run("drop-table", "shop.pk2")
     assert js("tables", "shop") == []
+    # databases with properties; a database with tables is dropped only with --cascade
+    rec = js("create-database", "crm", "-P", "owner=data-team", "--comment", "customers")[0]
+    assert (
+        rec["created"] and {"owner": "data-team", "comment": "customers"}.items() <= rec["properties"].items()
+    )
+    run("create-table", "crm.c", "--schema", "id INT")
+    res = runner.invoke(app, ["drop-database", "crm"])
+    assert res.exit_code == 1 and res.stderr == (
+        "error: database 'crm' is not empty (1 table(s): c); drop it with --cascade to drop them too\n"
+    )
+    assert js("tables", "crm") == [{"database": "crm", "table": "c"}]
+    assert js("drop-database", "crm", "--cascade")[0]["tables_dropped"] == ["c"]
+    assert "crm" not in [r["database"] for r in js("databases")]
     # a table only on storage is reported, not silently used
     out = runner.invoke(app, ["--catalog", "filesystem", "create-table", "shop.fs", "--schema", "id INT"])
     assert out.exit_code == 0
