@@ -6,7 +6,14 @@ Grammar (case-insensitive keywords)::
     term    := factor (AND factor)*
     factor  := NOT factor | '(' expr ')' | col op literal | col [NOT] IN (lit, ...)
              | col IS [NOT] NULL | col BETWEEN lit AND lit
+             | col [NOT] LIKE 'pattern' [ESCAPE 'c']
     op      := = | == | != | <> | < | <= | > | >=
+    col     := name | name.field[.field...]   (a field of a ROW column) | `quoted name`
+
+``LIKE`` is SQL's: ``%`` any run of characters, ``_`` one character, the escape character
+(backslash unless ``ESCAPE`` names another) makes the next ``%``, ``_`` or itself literal; the whole
+value must match. On statistics it prunes only by the pattern's literal prefix. A field of a ROW
+column is null where the row is null; it is never used to prune on statistics.
 
 Literals are numbers, 'quoted strings' (also for dates, times and decimals: they are cast to
 the column's type), TRUE, FALSE. Numbers compare with numeric columns as in SQL, exactly and
@@ -25,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from paimon_core.data.types import AtomicType, to_arrow_type
+from paimon_core.data.types import AtomicType, RowType, to_arrow_type
 from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import FilterError
 from paimon_core.read.literals import exact_compare, exact_member, is_exact_numeric, to_scalar
@@ -46,53 +53,105 @@ _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!="}
 
 class Predicate:
     def columns(self) -> set[str]:
+        """The table's (top-level) columns the predicate reads."""
         raise NotImplementedError
 
 
+class _OnColumn(Predicate):
+    """A predicate on one column or on a field of a ROW column (``path``, set by binding: the
+    top-level column, then field names; empty before binding)."""
+
+    column: str
+    path: tuple[str, ...]
+
+    def columns(self) -> set[str]:
+        return {self.path[0] if self.path else self.column}
+
+    @property
+    def nested(self) -> bool:
+        return len(self.path) > 1
+
+
 @dataclass
-class Compare(Predicate):
+class Compare(_OnColumn):
     column: str
     op: str  # = != < <= > >=
     literal: object
     scalar: pa.Scalar | None = None
     internal: object = None
-
-    def columns(self) -> set[str]:
-        return {self.column}
+    path: tuple[str, ...] = ()
 
 
 @dataclass
-class In(Predicate):
+class In(_OnColumn):
     column: str
     literals: list
     negated: bool = False
     scalars: list | None = None
     internals: list | None = None
     arrow_type: pa.DataType | None = None
-
-    def columns(self) -> set[str]:
-        return {self.column}
+    path: tuple[str, ...] = ()
 
 
 @dataclass
-class Always(Predicate):
+class Always(_OnColumn):
     """A comparison whose answer is ``value`` for every non-null value of ``column`` (and null
     where the column is null), e.g. ``id = 100.5`` on BIGINT (always False)."""
 
     column: str
     value: bool
-
-    def columns(self) -> set[str]:
-        return {self.column}
+    path: tuple[str, ...] = ()
 
 
 @dataclass
-class IsNull(Predicate):
+class IsNull(_OnColumn):
     column: str
     negated: bool = False
+    path: tuple[str, ...] = ()
 
-    def columns(self) -> set[str]:
-        return {self.column}
+
+@dataclass
+class Like(_OnColumn):
+    """``column [NOT] LIKE pattern [ESCAPE escape]`` on a string column."""
+
+    column: str
+    pattern: str
+    negated: bool = False
+    escape: str = "\\"
+    path: tuple[str, ...] = ()
+
+    def regex(self) -> str:
+        """The pattern as an anchored RE2 regex (``.`` matches newlines too)."""
+        out, i, pat = [], 0, self.pattern
+        while i < len(pat):
+            c = pat[i]
+            if c == self.escape:
+                if i + 1 >= len(pat) or pat[i + 1] not in ("%", "_", self.escape):
+                    raise FilterError(
+                        f"LIKE pattern '{pat}': the escape character '{self.escape}' must be followed "
+                        f"by %, _ or itself"
+                    )
+                out.append(re.escape(pat[i + 1]))
+                i += 2
+                continue
+            out.append(".*" if c == "%" else "." if c == "_" else re.escape(c))
+            i += 1
+        return "(?s)^" + "".join(out) + "$"
+
+    def prefix(self) -> str:
+        """The literal text every match starts with (up to the first wildcard)."""
+        out, i, pat = [], 0, self.pattern
+        while i < len(pat):
+            c = pat[i]
+            if c == self.escape and i + 1 < len(pat):
+                out.append(pat[i + 1])
+                i += 2
+                continue
+            if c in ("%", "_"):
+                break
+            out.append(c)
+            i += 1
+        return "".join(out)
 
 
 @dataclass
@@ -121,11 +180,11 @@ class Not(Predicate):
         return self.child.columns()
 
 
-Leaf = Compare | In | Always | IsNull  # the predicates on one column
+Leaf = Compare | In | Always | IsNull | Like  # the predicates on one column
 
 
 def _leaf(p: Predicate) -> Leaf:
-    if not isinstance(p, (Compare, In, Always, IsNull)):
+    if not isinstance(p, (Compare, In, Always, IsNull, Like)):
         raise TypeError(f"not a predicate on a column: {p!r}")
     return p
 
@@ -223,8 +282,22 @@ class _Parser:
         if self.peek_kw("NOT"):
             self.take()
             neg = True
-            if not self.peek_kw("IN"):
-                raise FilterError("expected IN after NOT", self.text)
+            if not self.peek_kw("IN", "LIKE"):
+                raise FilterError("expected IN or LIKE after NOT", self.text)
+        if self.peek_kw("LIKE"):
+            self.take()
+            pattern = self.literal()
+            if not isinstance(pattern, str):
+                raise FilterError("LIKE takes a 'quoted' pattern", self.text)
+            escape = "\\"
+            if self.peek_kw("ESCAPE"):
+                self.take()
+                escape = self.literal()
+                if not isinstance(escape, str) or len(escape) != 1:
+                    raise FilterError("ESCAPE takes one 'quoted' character", self.text)
+            like = Like(col, pattern, neg, escape)
+            like.regex()  # a bad escape is a parse error
+            return like
         if self.peek_kw("IN"):
             self.take()
             self.expect_punct("(")
@@ -319,18 +392,39 @@ def bind(pred: Predicate, fields: dict) -> Predicate:
             return type(p)(visit(p.left), visit(p.right))
         if isinstance(p, Not):
             return Not(visit(p.child))
-        if p.column not in fields:
-            raise FilterError(f"unknown column '{p.column}' (columns: {', '.join(fields)})")
-        t = fields[p.column]
-        if isinstance(p, (Compare, In)) and not isinstance(t, AtomicType):
+        p = _leaf(p)
+        path, t = _resolve(p.column, fields)
+        if isinstance(p, (Compare, In, Like)) and not isinstance(t, AtomicType):
             raise FilterError(f"column '{p.column}' of type {t} cannot be compared")
-        if isinstance(p, Compare):
-            return _bind_compare(p, t)
-        if isinstance(p, In):
-            return _bind_in(p, t)
-        return p
+        if isinstance(p, Like) and not (isinstance(t, AtomicType) and t.is_string):
+            raise FilterError(f"LIKE needs a string column; '{p.column}' is {t}")
+        bound = _bind_compare(p, t) if isinstance(p, Compare) else _bind_in(p, t) if isinstance(p, In) else p
+        leaf = _leaf(bound)
+        leaf.path = path
+        return leaf
 
     return visit(pred)
+
+
+def _resolve(column: str, fields: dict) -> tuple[tuple[str, ...], object]:
+    """(path, type) of a column name or a dotted field of a ROW column; a top-level column whose
+    name has dots wins over a nested reading."""
+    if column in fields:
+        return (column,), fields[column]
+    head, *rest = column.split(".")
+    if head not in fields or not rest:
+        raise FilterError(f"unknown column '{column}' (columns: {', '.join(fields)})")
+    t = fields[head]
+    for i, name in enumerate(rest):
+        if not isinstance(t, RowType):
+            raise FilterError(f"'{'.'.join([head, *rest[:i]])}' is {t}, not a ROW: it has no field '{name}'")
+        sub = {f.name: f.type for f in t.fields}
+        if name not in sub:
+            raise FilterError(
+                f"ROW column '{'.'.join([head, *rest[:i]])}' has no field '{name}' (fields: {', '.join(sub)})"
+            )
+        t = sub[name]
+    return (head, *rest), t
 
 
 # ---- evaluation on Arrow ------------------------------------------------------------------------
@@ -344,10 +438,13 @@ def to_expression(p: Predicate) -> pc.Expression:
     if isinstance(p, Not):
         return ~to_expression(p.child)
     p = _leaf(p)
-    f = pc.field(p.column)
+    f = pc.field(*p.path) if p.path else pc.field(p.column)
     unknown = pc.scalar(pa.scalar(None, pa.bool_()))  # SQL's null truth value
     if isinstance(p, IsNull):
         return ~f.is_null() if p.negated else f.is_null()
+    if isinstance(p, Like):
+        e = pc.match_substring_regex(f, pattern=p.regex())
+        return ~e if p.negated else e
     if isinstance(p, Always):  # Kleene logic: null where the column is null, else the constant
         return (f.is_valid() | unknown) if p.value else (f.is_null() & unknown)
     if isinstance(p, In):
@@ -389,6 +486,8 @@ def may_match(p: Predicate, ranges: dict) -> bool:
     if isinstance(p, Not):
         return True  # negation of a "maybe" is a "maybe"
     p = _leaf(p)
+    if p.nested:
+        return True  # statistics are kept for top-level columns only
     r = ranges.get(p.column)
     if r is None:
         return True
@@ -403,6 +502,8 @@ def may_match(p: Predicate, ranges: dict) -> bool:
         return False
     if r.min is None or r.max is None:
         return True
+    if isinstance(p, Like):
+        return _like_may_match(p, r)
     try:
         if isinstance(p, In):
             if p.negated:
@@ -428,9 +529,25 @@ def may_match(p: Predicate, ranges: dict) -> bool:
     return True
 
 
+def _like_may_match(p: Like, r: ColumnRange) -> bool:
+    """Only a positive LIKE with a literal prefix prunes: every match lies in [prefix, the
+    prefix with its last character raised)."""
+    prefix = p.prefix()
+    if p.negated or not prefix or not isinstance(r.min, str) or not isinstance(r.max, str):
+        return True
+    if r.max < prefix:
+        return False
+    last = ord(prefix[-1])
+    if last >= 0x10FFFF:
+        return True
+    upper = prefix[:-1] + chr(last + 1)
+    return r.min < upper
+
+
 __all__ = [
     "Always",
     "ColumnRange",
+    "Like",
     "Predicate",
     "bind",
     "filter_table",
