@@ -138,6 +138,33 @@ class RefReader:
         self._cache[key] = r
         return r
 
+    def changelog_refs(self, c: Snapshot) -> Refs:
+        """What a long-lived changelog (``changelog/changelog-N``) uses: its changelog list, the
+        manifests and files it lists, and its base and delta lists where they still exist (with
+        ``changelog-producer = none``), with the manifests and the files its delta added."""
+        t, store = self.table, self.table.manifests
+        r = Refs()
+        for lst, size in (
+            (c.changelog_manifest_list, c.changelog_manifest_list_size),
+            (c.base_manifest_list, c.base_manifest_list_size),
+            (c.delta_manifest_list, c.delta_manifest_list_size),
+        ):
+            if not lst or (lst != c.changelog_manifest_list and not t.io.exists(manifest_path(t, lst))):
+                continue
+            r.manifests[manifest_path(t, lst)] = -1 if size is None else size
+            for m in store.read_list(lst):
+                r.manifests[manifest_path(t, m.file_name)] = m.file_size
+                if lst == c.base_manifest_list:
+                    continue
+                for e in store.read_manifest(m.file_name):
+                    if e.kind == ADD:
+                        path, extra = self._file_paths(e)
+                        target = r.changelog if lst == c.changelog_manifest_list else r.data
+                        target[path] = e.file.file_size
+                        for p in extra:
+                            target[p] = -1
+        return r
+
     def union(self, snapshots: Iterable[Snapshot]) -> Refs:
         out = Refs()
         for s in snapshots:

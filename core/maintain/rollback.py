@@ -96,6 +96,10 @@ def plan_rollback(
     for i in ids:  # metadata of every snapshot that stays (cheap; a subset of the target's in practice)
         if i <= target.id:
             protected.update(reader.manifest_names(sm.snapshot(i)))
+    cm = changelog_manager(table)
+    for i in cm.list_ids():  # the changelogs that stay keep their files
+        if i <= target.id:
+            protected.update(reader.changelog_refs(cm.changelog(i)))
     col = FileCollector(table, protected)
     doomed, damaged = [], []
     for i in newer:
@@ -110,7 +114,6 @@ def plan_rollback(
             col.add(p, size, "data")
         for p, size in r.changelog.items():
             col.add(p, size, "changelog")
-    cm = changelog_manager(table)
     newer_changelogs = sorted((i for i in cm.list_ids() if i > target.id), reverse=True)
     for i in newer_changelogs:
         c = cm.changelog(i)

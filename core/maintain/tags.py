@@ -61,9 +61,11 @@ class TagDeletion:
 def plan_delete_tag(table: TableContext, name: str) -> tuple[TagInfo, tuple]:
     """The tag and the files only it keeps alive: nothing while its snapshot file still exists;
     otherwise what its snapshot used that neither the earliest snapshot (files are never re-added
-    once removed, so a later snapshot using it would mean the earliest does) nor another tag uses."""
+    once removed, so a later snapshot using it would mean the earliest does), another tag nor a
+    long-lived changelog uses (streams still read those)."""
     from paimon_core.maintain.refs import RefReader, Refs
     from paimon_core.maintain.snapshot_files import FileCollector, metadata_files
+    from paimon_core.metadata.changelog import changelog_manager
 
     info = get_tag(table, name)
     sm = table.snapshots
@@ -77,6 +79,9 @@ def plan_delete_tag(table: TableContext, name: str) -> tuple[TagInfo, tuple]:
             protected.update(reader.refs(s))
     for i in sm.list_ids():
         protected.update(reader.manifest_names(sm.snapshot(i)))
+    cm = changelog_manager(table)
+    for i in cm.list_ids():  # a long-lived changelog (maybe of the tag's own snapshot) keeps its files
+        protected.update(reader.changelog_refs(cm.changelog(i)))
     col = FileCollector(table, protected)
     r = reader.refs(info.snapshot)
     for p, size in r.data.items():

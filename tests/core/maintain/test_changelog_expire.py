@@ -175,3 +175,17 @@ def test_plan_refuses_changelog_max_below_min(catalog):
     write(t, [1], "a")
     with pytest.raises(Exception, match="changelog.num-retained.max"):
         plan_expire(t)
+
+
+@pytest.mark.parametrize("producer", ["input", "none"])
+def test_deleting_a_tag_keeps_what_changelogs_stream(catalog, producer):
+    t = build(catalog, producer)
+    create_tag(t, "four", 4)
+    latest = t.snapshots.latest_id()
+    before = stream_rows(t, 3)
+    expire_snapshots(t, now_ms=young(t))
+    assert changelog_manager(t).list_ids() == [3, 4, 5]
+    delete_tag(t, "four")  # its snapshot is changelog-4 now: the changelog keeps its files
+    assert stream_rows(t, 3) == before
+    assert remove_orphans(t, older_than_ms=FAR_FUTURE).plan.files == ()
+    assert t.snapshots.list_ids() == [latest - 1, latest]
