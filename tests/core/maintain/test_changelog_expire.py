@@ -10,6 +10,7 @@ import os
 import pyarrow as pa
 import pytest
 from paimon_core.compaction.compaction import full_compact
+from paimon_core.errors import InvalidInput
 from paimon_core.maintain import create_tag, delete_tag, remove_orphans, rollback
 from paimon_core.maintain.changelog_expire import ChangelogRetention, decide_changelog_range
 from paimon_core.maintain.expire import expire_snapshots, plan_expire
@@ -170,11 +171,23 @@ def test_decide_changelog_range_is_javas():
     assert not decide_changelog_range(8, [], {}, ret, max_deletes=50, now_ms=1)
 
 
-def test_plan_refuses_changelog_max_below_min(catalog):
-    t = table(catalog, "input", **{"changelog.num-retained.min": "6", "changelog.num-retained.max": "5"})
+def test_changelog_max_below_min_is_refused(catalog):
+    with pytest.raises(InvalidInput, match="changelog.num-retained.min should not be larger"):
+        table(catalog, "input", **{"changelog.num-retained.min": "6", "changelog.num-retained.max": "5"})
+    # an unset changelog maximum follows the snapshot maximum, also an overridden one
+    opts = {"changelog.num-retained.min": "3", "changelog.num-retained.max": "3"}
+    t = table(catalog, "input", **opts)
     write(t, [1], "a")
-    with pytest.raises(Exception, match="changelog.num-retained.max"):
-        plan_expire(t)
+    plan_expire(t, retain_min=1, retain_max=3)  # fine: 3 <= 3
+    with pytest.raises(InvalidInput, match="changelog.num-retained.max"):
+        plan_expire(
+            catalog.create_table(
+                "db.only_min",
+                Schema(Schema.parse_columns("id INT"), (), (), {"changelog.num-retained.min": "3"}),
+            ),
+            retain_min=1,
+            retain_max=2,
+        )
 
 
 @pytest.mark.parametrize("producer", ["input", "none"])
