@@ -202,3 +202,30 @@ def test_deleting_a_tag_keeps_what_changelogs_stream(catalog, producer):
     assert stream_rows(t, 3) == before
     assert remove_orphans(t, older_than_ms=FAR_FUTURE).plan.files == ()
     assert t.snapshots.list_ids() == [latest - 1, latest]
+
+
+def test_expiry_after_each_write_keeps_decoupled_changelogs(catalog):
+    opts = {
+        "snapshot.num-retained.min": "1",
+        "snapshot.num-retained.max": "2",
+        "changelog.num-retained.max": "4",
+    }
+    schema = Schema(
+        Schema.parse_columns("id INT NOT NULL, v STRING"),
+        (),
+        ("id",),
+        {"bucket": "1", "changelog-producer": "input", **opts},
+    )
+    t = catalog.create_table("db.after", schema)
+    written = {}  # APPEND snapshot id -> the id it wrote (a write may add a COMPACT snapshot too)
+    for i in range(6):
+        before = t.snapshots.latest_id() or 0
+        write(t, [i], "w")
+        written[before + 1] = i
+    latest = t.snapshots.latest_id()
+    # retain-max 2 expires snapshots whatever their age; the young changelogs stay up to max 4
+    assert t.snapshots.list_ids() == [latest - 1, latest]
+    assert changelog_manager(t).list_ids() == [latest - 3, latest - 2]
+    assert [r[2] for r in stream_rows(t, latest - 3)] == [
+        v for k, v in sorted(written.items()) if k >= latest - 3
+    ]
