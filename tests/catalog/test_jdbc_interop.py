@@ -103,3 +103,34 @@ def test_java_reads_our_catalog_and_we_read_javas(jdbc, java_jdbc, tmp_path):
     assert ours.list_tables("ours") == [] and not (tmp_path / "wh" / "ours.db" / "events").exists()
     if lock:
         assert jdbc.rows("SELECT count(*) FROM paimon_distributed_locks") == [(0,)]
+
+
+def test_database_properties_both_ways(jdbc, java_jdbc, tmp_path):
+    wh = str(tmp_path / "wh")
+    ours = create_catalog("jdbc", wh, dict(jdbc.options))
+    ours.create_database("ours_db", properties={"owner": "data-team", "comment": "customers"})
+    cat = java_options(jdbc, lock=False)
+    res = java_jdbc.run(
+        [
+            {
+                "op": "catalog",
+                "action": "database_properties",
+                "database": "ours_db",
+                "warehouse": wh,
+                "catalog": cat,
+            },
+            {
+                "op": "catalog",
+                "action": "create_database",
+                "database": "java_db",
+                "properties": {"k": "v"},
+                "warehouse": wh,
+                "catalog": cat,
+            },
+        ]
+    )
+    assert res[0]["properties"] == ours.database_properties("ours_db")
+    assert {"owner": "data-team", "comment": "customers"}.items() <= res[0]["properties"].items()
+    assert ours.database_properties("java_db")["k"] == "v"
+    ours.drop_database("java_db")
+    assert "java_db" not in ours.list_databases()

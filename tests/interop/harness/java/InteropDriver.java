@@ -183,7 +183,7 @@ public class InteropDriver {
     return CatalogFactory.createCatalog(CatalogContext.create(o));
   }
 
-  /** Catalog listing and maintenance: {"op": "catalog", "action": list_databases|list_tables|create_database|drop_table|table_exists, "database"?, "table"?}. */
+  /** Catalog listing and maintenance: {"op": "catalog", "action": list_databases|list_tables|create_database (with "properties")|database_properties|drop_table|table_exists, "database"?, "table"?}. */
   static ObjectNode opCatalog(JsonNode req) throws Exception {
     ObjectNode res = NF.objectNode();
     try (Catalog c = catalog(req)) {
@@ -198,9 +198,17 @@ public class InteropDriver {
           new java.util.TreeSet<>(c.listTables(text(req, "database", null))).forEach(a::add);
           break;
         }
-        case "create_database":
-          c.createDatabase(text(req, "database", null), true);
+        case "create_database": {
+          java.util.Map<String, String> props = new java.util.HashMap<>();
+          if (req.has("properties")) req.get("properties").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+          c.createDatabase(text(req, "database", null), true, props);
           break;
+        }
+        case "database_properties": {
+          ObjectNode o = res.putObject("properties");
+          new java.util.TreeMap<>(c.loadDatabaseProperties(text(req, "database", null))).forEach(o::put);
+          break;
+        }
         case "drop_table":
           c.dropTable(Identifier.fromString(text(req, "table", null)), false);
           break;
