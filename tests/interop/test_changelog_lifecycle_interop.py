@@ -151,3 +151,41 @@ def test_twin_expiry_with_decoupled_changelogs(java, tmp_path, producer):
     full_compact(FileSystemCatalog(our_copy).get_table(NAME))
     _ours_write(our_copy, model, [400])
     _round(java, our_copy, tmp_path, 3, model)
+
+
+def test_twin_rollback_to_a_tag_before_the_earliest_snapshot(java, tmp_path):
+    """Rollback to a tag whose snapshot expired (its changelog stays): the newer snapshots and
+    changelogs go, with their files, as Java's RollbackHelper does them (and the data files only
+    they used, which Java leaves for orphan cleanup)."""
+    from paimon_core.maintain import create_tag, rollback
+    from paimon_core.maintain.used_names import used_names
+
+    base = str(tmp_path / "base")
+    opts = {"bucket": "1", "changelog-producer": "input", "write-only": "true", **RETAIN}
+    FileSystemCatalog(base).create_table(
+        NAME, Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), (), ("id",), opts)
+    )
+    model = Model()
+    for i in range(8):
+        _ours_write(base, model, [i])
+    create_tag(FileSystemCatalog(base).get_table(NAME), "t5", 5)
+    expire_snapshots(FileSystemCatalog(base).get_table(NAME), older_than_ms=0, max_deletes=2**31 - 1)
+    t = FileSystemCatalog(base).get_table(NAME)
+    assert changelog_manager(t).list_ids()[0] <= 5 < t.snapshots.earliest_id()
+    a, b = str(tmp_path / "java"), str(tmp_path / "ours")
+    shutil.copytree(base, a)
+    shutil.copytree(base, b)
+    java.call("rollback", warehouse=a, table=NAME, to_tag="t5")
+    rollback(FileSystemCatalog(b).get_table(NAME), to_tag="t5")
+    # Java leaves the data files the expired snapshots 6, 7 added (its rollback of a changelog
+    # deletes only its changelog files): unused, remove-orphans' business. We delete them.
+    java_only = _files(a) - _files(b)
+    assert _files(b) <= _files(a)
+    used = used_names(FileSystemCatalog(a).get_table(NAME))
+    assert java_only and all(
+        f.startswith("bucket-0/data-") and os.path.basename(f) not in used for f in java_only
+    )
+    tb = FileSystemCatalog(b).get_table(NAME)
+    assert tb.snapshots.list_ids() == [5] and changelog_manager(tb).list_ids() == [4, 5]
+    rows = java.call("read", warehouse=b, table=NAME)["rows"]
+    assert sorted(r["id"] for r in rows) == [0, 1, 2, 3, 4]
