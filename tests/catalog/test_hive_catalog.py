@@ -250,3 +250,25 @@ def test_four_writers_lose_nothing(hive_ms, tmp_path):
 
 def test_every_command_through_the_hive_catalog(hive_ms, tmp_path, monkeypatch):
     every_command(tmp_path, monkeypatch, "hive", {"uri": hive_ms.uri, "lock.enabled": "true"})
+
+
+def test_database_properties_and_location(hive_ms, tmp_path):
+    """As Java's HiveCatalog: ``comment`` is the description, ``location`` the database location
+    (made; its tables go there), other properties are parameters; read back over Thrift."""
+    db = fresh_db()
+    wh, elsewhere = tmp_path / "wh", tmp_path / "elsewhere" / "crm"
+    cat = create_catalog("hive", str(wh), {"uri": hive_ms.uri})
+    cat.create_database(
+        db, properties={"owner": "data-team", "comment": "customers", "location": str(elsewhere)}
+    )
+    raw = raw_client(hive_ms).get_database(db)
+    assert raw.description == "customers" and raw.parameters == {"owner": "data-team"}
+    assert raw.locationUri.endswith(str(elsewhere))
+    props = cat.database_properties(db)
+    assert props["owner"] == "data-team" and props["comment"] == "customers"
+    cat.create_table(f"{db}.t", Schema(columns=Schema.parse_columns("id INT"), options={}))
+    assert (elsewhere / "t" / "schema" / "schema-0").exists()
+    with pytest.raises(Exception, match="is not empty"):
+        cat.drop_database(db)
+    cat.drop_database(db, cascade=True)
+    assert db not in cat.list_databases()
