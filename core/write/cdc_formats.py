@@ -121,7 +121,7 @@ def _debezium(event: dict, out: Changes, line: int) -> None:
         out.add("-D", _required(before, "before", op), line)
     elif op == "t":
         raise _BadEvent(
-            "a truncate ('op': 't') is not a row change: empty the table with `paimon ingest --overwrite` instead"
+            "a truncate ('op': 't') is not a row change: replace the table's rows with an overwrite instead"
         )
     elif op == "m":
         return  # a logical decoding message
@@ -252,7 +252,7 @@ def _canal(event: dict, out: Changes, line: int) -> None:
             out.add("-D", r, line)
     elif kind == "TRUNCATE":
         raise _BadEvent(
-            "a TRUNCATE is not a row change: empty the table with `paimon ingest --overwrite` instead"
+            "a TRUNCATE is not a row change: replace the table's rows with an overwrite instead"
         )
     elif kind in ("CREATE", "ALTER", "ERASE", "QUERY", "CINDEX", "DINDEX", "RENAME"):
         return
@@ -336,7 +336,7 @@ def _ogg(event: dict, out: Changes, line: int) -> None:
         out.add("-D", _obj(event, "before"), line)
     elif op == "T":
         raise _BadEvent(
-            "a truncate ('op_type': 'T') is not a row change: empty the table with `paimon ingest --overwrite` instead"
+            "a truncate ('op_type': 'T') is not a row change: replace the table's rows with an overwrite instead"
         )
     else:
         raise _BadEvent(f"unknown 'op_type' {op!r} (I, U or D)")
