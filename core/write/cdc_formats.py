@@ -251,9 +251,7 @@ def _canal(event: dict, out: Changes, line: int) -> None:
         for r in data or ():
             out.add("-D", r, line)
     elif kind == "TRUNCATE":
-        raise _BadEvent(
-            "a TRUNCATE is not a row change: replace the table's rows with an overwrite instead"
-        )
+        raise _BadEvent("a TRUNCATE is not a row change: replace the table's rows with an overwrite instead")
     elif kind in ("CREATE", "ALTER", "ERASE", "QUERY", "CINDEX", "DINDEX", "RENAME"):
         return
     else:
