@@ -286,6 +286,7 @@ def _register() -> None:
         ingest,
         inspect,
         orphans,
+        partition,
         read,
         rollback,
         sql,
@@ -308,6 +309,7 @@ def _register() -> None:
         sql,
         inspect,
         expire,
+        partition,
         tags,
         rollback,
         orphans,
@@ -322,9 +324,24 @@ def _register() -> None:
 _register()
 
 
+def _warnings_to_stderr() -> None:
+    """Warnings of the core (a housekeeping step that failed after a commit landed, a partition
+    expiry could not date) go to stderr as one line each; results stay on stdout."""
+    import logging
+    import sys
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    log = logging.getLogger("paimon_core")
+    log.addHandler(handler)
+    log.setLevel(logging.WARNING)
+    log.propagate = False
+
+
 def main() -> None:
     """Console-script entry point (``paimon``)."""
     interrupt.watch()
+    _warnings_to_stderr()
     try:
         app(prog_name="paimon")
     except KeyboardInterrupt:  # before a command ran (Click's own startup)

@@ -206,6 +206,16 @@ ONE_PLACE = {
         r"\bsnapshot_from_tag\(|TagManager\(",
         {"metadata/tags.py", "metadata/live_files.py", "metadata/time_travel.py"},
     ),
+    "housekeeping after a commit": (
+        r"\b(expire_after_commit|expire_partitions_after_commit|create_auto_tags|create_batch_tag)\(|"
+        r"\bexpire_tags\(table, now_ms\)",
+        {
+            "maintain/after_commit.py",
+            "maintain/expire.py",
+            "maintain/partition_expire.py",
+            "maintain/auto_tags.py",
+        },
+    ),
     "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it
 }
 
