@@ -123,7 +123,10 @@ def test_the_cli_uses_engines_through_their_package_api():
 # the layers below it (annotation-only imports included: a type is a dependency too), and the
 # folders of one layer do not import each other in a cycle. Top-level modules are named alone.
 LAYERS = [
-    ("base", ("errors", "journal", "paths", "option_keys", "options", "bucket_mode", "data", "storage")),
+    (
+        "base",
+        ("clock", "errors", "journal", "paths", "option_keys", "options", "bucket_mode", "data", "storage"),
+    ),
     ("file formats", ("fileformat",)),
     ("metadata", ("metadata",)),
     ("merge functions", ("merge",)),

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
+from paimon_core.clock import local, now_ms
 from paimon_core.errors import InvalidInput
-from paimon_core.maintain.clock import local, now_ms
 from paimon_core.metadata.tags import tag_manager, tag_ttl
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from paimon_core.clock import epoch_ms, local, now_ms
 from paimon_core.errors import InvalidInput
-from paimon_core.maintain.clock import epoch_ms, local, now_ms
 from paimon_core.maintain.partition_time import UnparsablePartitionTime, partition_time, validate_formatter
 from paimon_core.maintain.partitions import drop_partitions, java_strings, partition_stats
 

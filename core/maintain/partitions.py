@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from paimon_core.clock import epoch_ms, now_ms
 from paimon_core.data.partition import value_to_path_string
 from paimon_core.errors import InvalidInput, NotFound, UnsupportedFeature
-from paimon_core.maintain.clock import epoch_ms, now_ms
 from paimon_core.metadata.live_files import live_entries
 
 if TYPE_CHECKING:

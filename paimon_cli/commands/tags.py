@@ -63,8 +63,8 @@ def tag_create(
       paimon tag create before-fix -t demo.events --snapshot 3
       paimon tag create eod -t demo.events --as-of 2024-05-01T23:59:59 --time-retained 7d
     """
+    from paimon_core.clock import now_ms
     from paimon_core.maintain import create_tag
-    from paimon_core.maintain.clock import now_ms
 
     state = get_state(ctx)
     tbl = state.table(table)

@@ -1,11 +1,11 @@
-"""The clock of the housekeeping that runs after commits (partition expiry, automatic tags, tag
+"""The clock of commits and of the housekeeping after them (partition expiry, automatic tags, tag
 time-to-live), injectable for tests.
 
 ``now_ms()`` is the wall clock, unless the environment variable ``PAIMON_CLOCK_MS`` holds epoch
-milliseconds: then that fixed instant is "now" for every housekeeping decision of the process (a
-test runs ``paimon`` with it to make partition and tag expiry deterministic). Core functions also
-take ``now_ms`` directly. Snapshot commit times are never taken from this clock: they stay the real
-time of the commit, as Java's.
+milliseconds: then that fixed instant is "now" for the process: the commit time of its snapshots
+(still never earlier than the previous snapshot's) and every housekeeping decision (a test sets it
+to make process-time tags and partition expiry deterministic). Core functions also take ``now_ms``
+directly. Never set it in production: every snapshot of the process gets the same time.
 
 Java works in local date-times (``LocalDateTime.now()``, the JVM's default zone); so do the helpers
 here, with the process's local zone (``TZ``).
