@@ -150,35 +150,30 @@ def partition_expire(
     table: TableOpt = None,
     expiration_time: Annotated[
         str | None,
-        typer.Option(
-            "--expiration-time", metavar="DURATION", help="Override partition.expiration-time (e.g. 30d)."
-        ),
+        typer.Option("--expiration-time", metavar="DURATION", help="Expire older partitions (e.g. 30d)."),
     ] = None,
     strategy: Annotated[
         str | None,
-        typer.Option(
-            "--strategy", metavar="values-time|update-time", help="Override partition.expiration-strategy."
-        ),
+        typer.Option("--strategy", metavar="NAME", help="values-time or update-time."),
     ] = None,
     formatter: Annotated[
         str | None,
-        typer.Option(
-            "--timestamp-formatter", metavar="PATTERN", help="Override partition.timestamp-formatter."
-        ),
+        typer.Option("--timestamp-formatter", metavar="PATTERN", help="Java date pattern, e.g. yyyyMMdd."),
     ] = None,
     pattern: Annotated[
         str | None,
-        typer.Option("--timestamp-pattern", metavar="PATTERN", help="Override partition.timestamp-pattern."),
+        typer.Option("--timestamp-pattern", metavar="PATTERN", help="Time from the keys, e.g. $dt."),
     ] = None,
     max_num: Annotated[
         int | None,
-        typer.Option("--max-num", metavar="N", min=1, help="Override partition.expiration-max-num."),
+        typer.Option("--max-num", metavar="N", min=1, help="Most partitions to drop."),
     ] = None,
     dry_run: DryRunOpt = False,
 ) -> None:
     """Drop the partitions older than the expiration time now (whatever the check interval), in
     one OVERWRITE snapshot. A partition whose values the timestamp formatter cannot read is named
-    and nothing is dropped.
+    and nothing is dropped. Each flag overrides the table's partition.expiration-* or
+    partition.timestamp-* option.
 
     Examples:
 

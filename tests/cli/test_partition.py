@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from paimon_cli.app import app
+
 from .conftest import events, write_parquet
 from .test_lifecycle import listing, unchanged
 
@@ -121,3 +123,35 @@ def test_tag_commands(parted):
     parted("tag", "expire", "-t", T, env=clock(2024, 1, 1, 2))
     assert {t["tag"] for t in parted.json("tag", "list", "-t", T)} == {"c"}
     unchanged(parted, ["tag", "rename", "nope", "x", "-t", T], 1)
+
+
+def test_streaming_ingest_and_compact_run_the_housekeeping(cli):
+    cli(
+        "create-table", T, "--schema", SCHEMA, "--partition", "dt",
+        "--option", "partition.expiration-time=1d", "--option", "partition.expiration-check-interval=0",
+        "--option", "write-only=true",
+    )  # fmt: skip
+    rows = '{"id": 1, "dt": "2024-01-01"}\n{"id": 2, "dt": "2024-01-05"}\n'
+    r = cli.runner.invoke(
+        app,
+        ["-w", str(cli.wh), "ingest", "-", "-t", T],
+        input=rows,
+        env=clock(2024, 1, 6),
+    )
+    assert r.exit_code == 0, r.stderr
+    assert len(cli.json("partition", "list", "-t", T)) == 2  # write-only: nothing expired
+    cli("alter-table", T, "remove-option", "write-only")
+    cli.runner.invoke(
+        app,
+        ["-w", str(cli.wh), "ingest", "-", "-t", T],
+        input='{"id": 3, "dt": "2024-01-06"}\n',
+        env=clock(2024, 1, 6),
+    )
+    # the cutoff is 2024-01-05 00:00: a partition at the cutoff is not older than it (as Java)
+    kept = ["dt=2024-01-05", "dt=2024-01-06"]
+    assert [p["partition"] for p in cli.json("partition", "list", "-t", T)] == kept
+    cli("ingest", write_parquet(Path("in/old.parquet"), events(1, 50, days=("2024-01-02",))), "-t", T,
+        env=clock(2024, 1, 1))  # fmt: skip
+    assert len(cli.json("partition", "list", "-t", T)) == 3  # the clock of that ingest kept it
+    cli("compact", "-t", T, "--full", env=clock(2024, 1, 6))
+    assert [p["partition"] for p in cli.json("partition", "list", "-t", T)] == kept

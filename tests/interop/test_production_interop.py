@@ -197,3 +197,32 @@ def test_mixed_history_reads_as_the_model(tmp_path, java):
     assert len(day_tags) == 1  # one automatic daily tag, made by whichever writer came first
     kinds = [s["commitKind"] for s in java.call("snapshots", warehouse=wh, table=T)["snapshots"]]
     assert kinds.count("OVERWRITE") == 3 and "COMPACT" in kinds
+
+
+def test_java_parses_our_success_file_and_housekeeping_options_never_block_reads(tmp_path, java):
+    """mark-done's _SUCCESS is Java's; a Java table with an option we do not implement for writes
+    (changelog.time-retained) is still read, planned (expire --dry-run), checked (doctor) and
+    listed (partition list)."""
+    from typer.testing import CliRunner
+
+    from paimon_cli.app import app
+
+    wh = str(tmp_path / "wh")
+    _java_create(java, wh, {"changelog.time-retained": "1 d", "partition.mark-done-action": "success-file"})
+    java.call("write", warehouse=wh, table=T, rows=_rows([(1, "x")]))
+    runner = CliRunner()
+
+    def paimon(*args):
+        r = runner.invoke(app, ["-w", wh, *args])
+        assert r.exit_code == 0, (args, r.stdout, r.stderr)
+        return r
+
+    paimon("partition", "mark-done", "-t", T, "-p", "dt=x")
+    got = java.call("success_file", path=str(tmp_path / "wh" / "db.db" / "t" / "dt=x"))
+    assert got["creationTime"] > 0 and got["modificationTime"] >= got["creationTime"]
+    paimon("read", "-t", T)
+    paimon("expire", "-t", T, "--dry-run")
+    paimon("doctor", "-t", T)
+    assert "dt=x" in paimon("partition", "list", "-t", T).stdout
+    r = runner.invoke(app, ["-w", wh, "ingest", "-", "-t", T], input='{"id": 2, "dt": "y"}\n')
+    assert r.exit_code == 1 and "changelog.time-retained" in r.stderr

@@ -143,6 +143,7 @@ public class InteropDriver {
       case "create_branch": return opCreateBranch(req);
       case "partitions": return opPartitions(req);
       case "tags": return opTags(req);
+      case "success_file": return opSuccessFile(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -397,6 +398,19 @@ public class InteropDriver {
       o.put("fileSizeInBytes", e.fileSizeInBytes());
       o.put("fileCount", e.fileCount());
       o.put("lastFileCreationTime", e.lastFileCreationTime());
+    }
+    return res;
+  }
+
+  /** {"path": partition dir}: Java's parse of its _SUCCESS file: {"creationTime", "modificationTime"} or {}. */
+  static ObjectNode opSuccessFile(JsonNode req) throws Exception {
+    Path dir = new Path(text(req, "path", null));
+    org.apache.paimon.partition.file.SuccessFile f = org.apache.paimon.partition.file.SuccessFile.safelyFromPath(
+        org.apache.paimon.fs.local.LocalFileIO.create(), new Path(dir, "_SUCCESS"));
+    ObjectNode res = NF.objectNode();
+    if (f != null) {
+      res.put("creationTime", f.creationTime());
+      res.put("modificationTime", f.modificationTime());
     }
     return res;
   }
