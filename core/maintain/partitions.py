@@ -3,7 +3,8 @@
 * :func:`partition_stats`: per partition of the latest snapshot, the live files' record count,
   size, file count and newest file creation time: Java's ``PartitionEntry`` figures.
 * :func:`drop_partitions`: one OVERWRITE commit that deletes every live file of the partitions, as
-  Java's ``FileStoreCommit.dropPartitions`` (partition expiry commits the same way). A partition
+  Java's ``FileStoreCommit.dropPartitions`` (partition expiry commits the same way), then the
+  catalog drops them from its metastore (Hive with ``metastore.partitioned-table``). A partition
   without live files is refused by name before anything is written.
 * :func:`mark_done`: the table's ``partition.mark-done-action``: ``success-file`` writes Java's
   ``_SUCCESS`` JSON into the partition directory (updating ``modificationTime`` when it exists);
@@ -108,7 +109,10 @@ def drop_partitions(table: TableContext, partitions: Sequence[tuple], commit_use
     opts = CommitOptions(overwrite=True, overwrite_filter=wanted.__contains__)
     if commit_user is not None:
         opts = CommitOptions(overwrite=True, overwrite_filter=wanted.__contains__, commit_user=commit_user)
-    return FileStoreCommit(table, opts).commit([])
+    snap = FileStoreCommit(table, opts).commit([])
+    if snap is not None:
+        table.env.after_partitions_dropped(table, list(partitions))
+    return snap
 
 
 # ---------------------------------------------------------------- mark done

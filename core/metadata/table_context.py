@@ -43,6 +43,10 @@ class CatalogEnvironment:
     def after_schema_change(self, table: TableContext, schema: TableSchema) -> None:
         """Called once a new schema version is committed (e.g. to mirror the columns)."""
 
+    def after_partitions_dropped(self, table: TableContext, partitions: Sequence[tuple]) -> None:
+        """Called once a commit dropped these partitions (value tuples; e.g. to drop them from
+        the metastore, as Java's partition expiry and drop partition do)."""
+
 
 NO_ENVIRONMENT = CatalogEnvironment()
 

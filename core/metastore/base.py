@@ -75,6 +75,9 @@ class MetastoreEnvironment(CatalogEnvironment):
     def after_schema_change(self, table: TableContext, schema: TableSchema) -> None:
         self.catalog.after_schema_change(self.db, self.table, table, schema)
 
+    def after_partitions_dropped(self, table: TableContext, partitions: Sequence[tuple]) -> None:
+        self.catalog.after_partitions_dropped(self.db, self.table, table, partitions)
+
 
 class MetastoreCatalog(Catalog):
     """Subclasses implement the registration primitives (``_db_*``, ``_table_*``) and may
@@ -141,6 +144,11 @@ class MetastoreCatalog(Catalog):
         pass
 
     def after_schema_change(self, db: str, name: str, table: TableContext, schema: TableSchema) -> None:
+        pass
+
+    def after_partitions_dropped(
+        self, db: str, name: str, table: TableContext, partitions: Sequence[tuple]
+    ) -> None:
         pass
 
     # ---- shared logic

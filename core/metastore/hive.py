@@ -233,6 +233,17 @@ class HiveCatalog(MetastoreCatalog):
         raise NotImplementedError
 
     # ---- hooks
+    def after_partitions_dropped(
+        self, db: str, name: str, table: TableContext, partitions: Sequence[tuple]
+    ) -> None:
+        """Dropped partitions leave the metastore too (their files stay for time travel)."""
+        if not H.partitioned_in_metastore(table.schema):
+            return
+        codec = table.partition_codec
+        for p in partitions:
+            values = [_unescape(seg.split("=", 1)[1]) for seg in codec.path(p).split("/")]
+            self._call("drop_partition", db, name, values, False, missing=lambda: None)
+
     def after_commit(
         self, db: str, name: str, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
     ) -> None:
