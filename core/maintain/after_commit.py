@@ -10,7 +10,8 @@ after each commit, in Java 0.9's order:
 
 Java 1.4 runs the same steps in the other order (tags, partitions, consumers, snapshots); the
 twins of this project are checked against 0.9. ``write-only`` turns every step off, as Java's
-``newCommit`` passes no expiry, partition expiry or tag manager then.
+``newCommit`` passes no snapshot expiry, partition expiry or tag manager then (and, since 1.x,
+no consumer expiry: Java 0.9 still deleted idle consumers of a write-only table).
 
 Every committing operation calls :func:`after_commit` (ingest in every mode, overwrite, delete,
 compaction, streaming ingest, the Spark writer); no other module runs these steps

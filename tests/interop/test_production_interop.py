@@ -99,11 +99,27 @@ def _twins(tmp_path, java, options: dict, commits: list[list[dict]], pause_s: fl
         )
         ours.write_arrow(_arrow(rows))
         states.append((_our_state(owh), _java_state(res[1:])))
-    # each side reads the other's table
-    jread = java.call("read", warehouse=owh, table=T)["rows"]
+    # each side reads the other's table; Java's $partitions of our table shows our figures
+    jread, jparts = java.run([{"op": op, "warehouse": owh, "table": T} for op in ("read", "partitions")])
     assert_same_rows(
-        jread, rows_from_arrow(FileSystemCatalog(jwh).get_table(T).read()), label_a="java reads ours"
+        jread["rows"], rows_from_arrow(FileSystemCatalog(jwh).get_table(T).read()), label_a="java reads ours"
     )
+    ot = FileSystemCatalog(owh).get_table(T)
+    figures = [
+        (
+            {"dt": java_strings(ot, s.values)[0]},
+            s.record_count,
+            s.file_size_in_bytes,
+            s.file_count,
+            s.last_file_creation_time,
+        )
+        for s in partition_stats(ot)
+    ]
+    theirs = [
+        (p["partition"], p["recordCount"], p["fileSizeInBytes"], p["fileCount"], p["lastFileCreationTime"])
+        for p in jparts["partitions"]
+    ]
+    assert sorted(figures, key=str) == sorted(theirs, key=str)
     return states
 
 
