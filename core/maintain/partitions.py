@@ -8,7 +8,7 @@
   without live files is refused by name before anything is written.
 * :func:`mark_done`: the table's ``partition.mark-done-action``: ``success-file`` writes Java's
   ``_SUCCESS`` JSON into the partition directory (updating ``modificationTime`` when it exists);
-  ``done-partition`` and the metastore event need a metastore catalog and are refused by name here.
+  ``done-partition`` and ``mark-event`` go to the Hive metastore (refused by name elsewhere).
 """
 
 from __future__ import annotations
@@ -149,24 +149,32 @@ def success_file_json(creation: int, modification: int) -> str:
 
 
 def mark_done(table: TableContext, partitions: Sequence[tuple], dry_run: bool = False) -> list[str]:
-    """Run the table's mark-done actions on each partition; returns the actions run. Refuses
-    (before doing anything) actions this catalog cannot run."""
+    """Run the table's mark-done actions on each partition; returns the actions run. Actions this
+    catalog cannot run are refused (by name) before anything is done: ``done-partition`` and
+    ``mark-event`` need the Hive catalog (``CatalogEnvironment.mark_done``); ``http-report`` and
+    ``custom`` are never run here."""
     actions = mark_done_actions(table)
     for a in actions:
-        if a != "success-file":
+        if a in ("http-report", "custom"):
             raise UnsupportedFeature(
-                f"partition.mark-done-action '{a}' needs a metastore catalog that keeps done partitions "
-                f"or events; table {table.identifier} is not in one (use success-file)"
+                f"partition.mark-done-action '{a}' is not run by this project (use success-file, "
+                "done-partition or mark-event)"
             ).with_hint("unsupported_option", option="partition.mark-done-action")
+        if a != "success-file":
+            table.env.mark_done(table, [], a)  # refuses (before anything is done) when the catalog cannot
     if dry_run:
         return actions
-    for values in partitions:
-        now = now_ms()
-        old = read_success_file(table, values)
-        created = int(old["creationTime"]) if old and "creationTime" in old else now
-        table.io.write_bytes(
-            success_file_path(table, values), success_file_json(created, now).encode("utf-8")
-        )
+    for a in actions:
+        if a != "success-file":
+            table.env.mark_done(table, partitions, a)
+            continue
+        for values in partitions:
+            now = now_ms()
+            old = read_success_file(table, values)
+            created = int(old["creationTime"]) if old and "creationTime" in old else now
+            table.io.write_bytes(
+                success_file_path(table, values), success_file_json(created, now).encode("utf-8")
+            )
     return actions
 
 

@@ -78,6 +78,10 @@ class MetastoreEnvironment(CatalogEnvironment):
     def after_partitions_dropped(self, table: TableContext, partitions: Sequence[tuple]) -> None:
         self.catalog.after_partitions_dropped(self.db, self.table, table, partitions)
 
+    def mark_done(self, table: TableContext, partitions: Sequence[tuple], action: str) -> None:
+        if not self.catalog.mark_done(self.db, self.table, table, partitions, action):
+            super().mark_done(table, partitions, action)
+
 
 class MetastoreCatalog(Catalog):
     """Subclasses implement the registration primitives (``_db_*``, ``_table_*``) and may
@@ -150,6 +154,12 @@ class MetastoreCatalog(Catalog):
         self, db: str, name: str, table: TableContext, partitions: Sequence[tuple]
     ) -> None:
         pass
+
+    def mark_done(
+        self, db: str, name: str, table: TableContext, partitions: Sequence[tuple], action: str
+    ) -> bool:
+        """Run a metastore mark-done action; False when this metastore has no such thing."""
+        return False
 
     # ---- shared logic
     def info(self) -> dict:
