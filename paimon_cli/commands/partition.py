@@ -99,11 +99,8 @@ def partition_drop(
     tbl = state.table(table)
     found = matching(tbl, _specs(tbl, partition))
     names = _names(tbl, found)
+    # Java's drop partition commits through FileStoreCommit, without the table commit's housekeeping
     snap = None if dry_run else drop_partitions(tbl, found)
-    if snap is not None:
-        from paimon_core.maintain.after_commit import after_commit
-
-        after_commit(tbl)
     sid = snap.id if snap is not None else None
     text = (
         f"dry run: would drop {len(names)} partition(s) of {tbl.identifier}: {'; '.join(names)}; nothing was written"
@@ -197,11 +194,7 @@ def partition_expire(
     )
     if settings is None:
         raise InvalidInput(f"table {tbl.identifier} has no partition.expiration-time: give --expiration-time")
-    result = expire_partitions(tbl, settings, dry_run=dry_run, strict=True)
-    if result.snapshot is not None:
-        from paimon_core.maintain.after_commit import after_commit
-
-        after_commit(tbl)
+    result = expire_partitions(tbl, settings, dry_run=dry_run, strict=True)  # no housekeeping after, as Java
     names = _names(tbl, result.expired)
     sid = result.snapshot.id if result.snapshot is not None else None
     if not names:
