@@ -83,6 +83,7 @@ def test_expire_with_flags_and_dry_run(parted):
     unchanged(parted, ["partition", "expire", "-t", T], 1, None)  # no expiration time anywhere
 
 
+@pytest.mark.slow
 def test_expiry_after_ingest_and_a_failing_step_exits_zero(cli):
     cli(
         "create-table", T, "--schema", SCHEMA, "--partition", "dt",
@@ -106,6 +107,7 @@ def test_date_partitions_show_as_dates(cli):
     assert [r["partition"] for r in cli.json("partition", "list", "-t", "demo.d")] == ["dt=2024-03-01"]
 
 
+@pytest.mark.slow
 def test_tag_commands(parted):
     parted("ingest", write_parquet(Path("in/b.parquet"), events(2, 100)), "-t", T)
     parted("tag", "create", "a", "-t", T, "--snapshot", "1", "--time-retained", "1h", env=clock(2024, 1, 1))
@@ -125,6 +127,7 @@ def test_tag_commands(parted):
     unchanged(parted, ["tag", "rename", "nope", "x", "-t", T], 1)
 
 
+@pytest.mark.slow
 def test_streaming_ingest_and_compact_run_the_housekeeping(cli):
     cli(
         "create-table", T, "--schema", SCHEMA, "--partition", "dt",
