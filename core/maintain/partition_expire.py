@@ -114,7 +114,7 @@ def plan_partition_expiry(
                     raise UnparsablePartition(
                         f"partition {where} of {table.identifier}: its time cannot be read ({e}); "
                         "nothing was expired. Check partition.timestamp-formatter / partition.timestamp-pattern, "
-                        "or use --strategy update-time"
+                        "or the update-time expiration strategy"
                     ) from None
                 skipped.append((where, str(e)))
                 continue
