@@ -273,7 +273,9 @@ class FileStoreCommit:
         (their names go to ``written``) and return the snapshot that names them."""
         from paimon_core.metadata.index_manifest import IndexStore, check_writable_index
 
-        index_store = IndexStore(self.table.io, self.table.path)
+        index_store = IndexStore(
+            self.table.io, self.table.path, self.table.manifests.format, self.table.manifests.compression
+        )
         if latest is not None and latest.index_manifest:  # before any file of this attempt is written
             check_writable_index(
                 index_store.read_manifest(latest.index_manifest), f"table {self.table.identifier}"

@@ -345,7 +345,7 @@ def _is(*values: str) -> Callable[[str], bool]:
 _FALSE = _is("false")
 _UNSUPPORTED = [
     # rows a reader must return
-    Unsupported("manifest.format", "manifests in another format than Avro", _is("avro")),
+    Unsupported("manifest.format", "manifests in another format than Avro or ORC", _is("avro", "orc")),
     Unsupported("deletion-vectors.merge-on-read", "merge-on-read of deletion-vector tables", _FALSE),
     Unsupported("data-file.path-directory", "data files under a path directory"),
     Unsupported("index-file-in-data-file-dir", "index files in data file directories", _FALSE),

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType, to_arrow_type
-from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.errors import CorruptMetadata, InvalidInput, NullMapKey
 from paimon_core.fileformat import avro, orc, parquet
 from paimon_core.options import CoreOptions
 from paimon_core.storage.file_io import FileIO
@@ -243,6 +243,10 @@ def _read(
     if fmt == "parquet":
         return parquet.read(fileio, path, columns)
     if fmt == "orc":
+        if any(_has_map(types[c]) for c in columns):  # pyarrow aborts on a NULL map key
+            bad = [c for c in orc.columns_with_null_map_keys(fileio, path) if c in columns]
+            if bad:
+                raise NullMapKey(bad[0], path)
         data = orc.read(fileio, path, columns)
         zone = None
         if legacy_ltz and any(_has_root(types[c], "TIMESTAMP_LTZ") for c in columns) and data.num_rows:
@@ -318,6 +322,16 @@ def _wall_clock(arr: pa.Array, zone: str) -> pa.Array:
     """Instants (tz UTC) -> their wall clock in ``zone``, labelled UTC (Paimon's LTZ value)."""
     local = pc.local_timestamp(arr.cast(pa.timestamp(arr.type.unit, tz=zone)))
     return local.cast(pa.timestamp(arr.type.unit, tz="UTC"))
+
+
+def _has_map(t: DataType) -> bool:
+    if isinstance(t, MapType):
+        return True
+    if isinstance(t, ArrayType):
+        return _has_map(t.element)
+    if isinstance(t, RowType):
+        return any(_has_map(f.type) for f in t.fields)
+    return False
 
 
 def _has_root(t: DataType, root: str) -> bool:

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 from paimon_core.data.system_columns import KIND, ROW_POS, SEQ
 from paimon_core.data.types import AtomicType, to_arrow_type
+from paimon_core.errors import NullMapKey
 from paimon_core.fileformat.formats import read_data_file
 from paimon_core.merge.merge_engines import MergeEngine
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
@@ -135,13 +136,16 @@ class TableRead:
         types.update({old.name: old.type for old, _ in renames if old is not None})
         legacy_ltz = self.schema.core_options.get("orc.timestamp-ltz.legacy.type")
         df = split.deletion_file(f.file_name) if split.deletion_files else None
-        if df is None:
-            data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz), None
-        else:  # the deleted rows are dropped as the file is decoded
-            deleted = self._dv_reader().positions(df)
-            data, keep = read_data_file(
-                self.table.io, path, extra + wanted, types, legacy_ltz, deleted=deleted
-            )
+        try:
+            if df is None:
+                data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz), None
+            else:  # the deleted rows are dropped as the file is decoded
+                deleted = self._dv_reader().positions(df)
+                data, keep = read_data_file(
+                    self.table.io, path, extra + wanted, types, legacy_ltz, deleted=deleted
+                )
+        except NullMapKey as e:
+            raise e.in_table(self.table.identifier) from None
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:
