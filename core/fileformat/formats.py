@@ -14,12 +14,16 @@ Invariants (as Java Paimon):
 
 from __future__ import annotations
 
+import io as _io
 from collections.abc import Mapping
 from typing import overload
 
+import fastavro
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.orc as orc_format
+import pyarrow.parquet as pq
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType, to_arrow_type
 from paimon_core.errors import CorruptMetadata, InvalidInput, NullMapKey
 from paimon_core.fileformat import avro, orc, parquet
@@ -54,6 +58,26 @@ def format_of(file_name: str) -> str:
             f" ({', '.join(FORMATS)})"
         )
     return ext
+
+
+def stored_columns(fileio: FileIO, path: str) -> list[str]:
+    """The top-level column names a data file stores (from its footer or header only)."""
+    fmt = format_of(path)
+    try:
+        if fmt == "parquet":
+            with pq.ParquetFile(path, filesystem=fileio.arrow_fs) as pf:
+                return list(pf.schema_arrow.names)
+        if fmt == "orc":
+            with fileio.arrow_fs.open_input_file(path) as f:
+                return list(orc_format.ORCFile(f).schema.names)
+        reader = fastavro.reader(_io.BytesIO(fileio.read_bytes(path)))
+        schema = reader.writer_schema
+        record = schema[-1] if isinstance(schema, list) else schema
+        return [fld["name"] for fld in record["fields"]] if isinstance(record, dict) else []
+    except FileNotFoundError:
+        raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
+    except (pa.ArrowException, ValueError, KeyError, EOFError, OSError) as e:
+        raise CorruptMetadata(f"data file {path} is unreadable: {e}") from None
 
 
 # ------------------------------------------------------------------ options

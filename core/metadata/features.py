@@ -52,12 +52,12 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
         raise UnsupportedFeature(
             f"{what} has type = {kind} (only Paimon tables with snapshots are supported)"
         )
-    if _true(options, "data-evolution.enabled"):
-        raise UnsupportedFeature(
-            f"{what} uses data evolution (data-evolution.enabled = true), which is not supported"
-        )
     if not writing:
         return
+    if _true(options, "data-evolution.enabled"):
+        raise UnsupportedFeature(
+            f"{what} uses data evolution (data-evolution.enabled = true): writing it is not supported"
+        )
     if _true(options, "row-tracking.enabled"):
         raise UnsupportedFeature(
             f"{what} uses row tracking (row-tracking.enabled = true): writing it is not "

@@ -127,7 +127,7 @@ def test_refused_on_read_of_existing_table(cli, tmp_path):
     obj["fields"].pop()
     obj["options"]["data-evolution.enabled"] = "true"
     schema_file.write_text(json.dumps(obj))
-    _one_line(cli("read", "-t", "db.t", code=1), "data evolution")
+    cli("read", "-t", "db.t")  # data evolution is read (files of some columns merged by row id)
 
 
 def test_postpone_needs_a_primary_key(cli):
