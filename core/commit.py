@@ -27,6 +27,7 @@ from paimon_core.metadata.manifest import (
     ManifestFileMeta,
     SimpleStats,
 )
+from paimon_core.metadata.row_ids import assign_row_ids, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
 
@@ -287,6 +288,9 @@ class FileStoreCommit:
         else:
             self._check_deletes(latest, deletes)
         self._check_index_base(latest, messages)
+        next_row_id = latest.next_row_id if latest is not None else None
+        if row_tracking(self.table.schema):  # ids given on each attempt, from the latest snapshot
+            adds, next_row_id = assign_row_ids(adds, latest, (latest.id + 1) if latest else 1)
         entries += adds
         delta_metas = []
         if entries:
@@ -327,6 +331,7 @@ class FileStoreCommit:
             watermark=latest.watermark if latest else None,
             properties=self.options.properties,
             uuid=str(uuid.uuid4()),
+            next_row_id=next_row_id,
         )
 
     def _publish(self, snap: Snapshot, messages, rebased: list, landed: list) -> bool:

@@ -268,8 +268,8 @@ _REGISTRY = [
         "bucket hash: only default is written here",
         ("default", "mod", "hive"),
     ),
-    Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
-    Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),
+    Option("row-tracking.enabled", "bool", False, "row ids (_ROW_ID), unaware-bucket append tables"),
+    Option("data-evolution.enabled", "bool", False, "files of some columns merged by row id (append tables)"),
     Option(
         "data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"
     ),

@@ -24,12 +24,14 @@ import pyarrow.compute as pc
 from paimon_core.bucket_mode import BucketMode
 from paimon_core.commit import discard_files
 from paimon_core.data.system_columns import KIND
+from paimon_core.errors import UnsupportedFeature
 from paimon_core.merge.changelog import rows_with_keys
 from paimon_core.merge.levels import forces_level0_compaction, max_level
 from paimon_core.merge.merge_engines import MergeEngine, is_retract
 from paimon_core.merge.universal_compaction import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
+from paimon_core.metadata.row_ids import data_evolution, row_tracking
 from paimon_core.options import MergeEngineKind
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels
@@ -243,23 +245,40 @@ def _lookup_changelog(table: TableContext, split: DataSplit, writer, files, outp
     return writer.write_run(log, level=output_level, changelog=True)
 
 
+def check_compactable(table: TableContext, files: Iterable[DataFileMeta]) -> None:
+    """Files of a data-evolution table that hold some columns only are merged on read by row id;
+    rewriting them (compaction, delete) is not implemented: refused by name."""
+    for f in files:
+        if f.write_cols is not None and data_evolution(table.schema):
+            raise UnsupportedFeature(
+                f"table {table.identifier}: data file {f.file_name} holds some columns only (data "
+                "evolution): compacting or deleting from such files is not supported"
+            )
+
+
 def compact_append_files(
     table: TableContext, split: DataSplit, files: Iterable[DataFileMeta]
 ) -> CommitMessage:
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
-    files = sorted(files, key=lambda f: f.min_sequence_number)
+    tracked = row_tracking(table.schema)  # rows keep their _ROW_ID (stored in the new files)
+    if tracked:
+        check_compactable(table, files)
+        files = sorted(files, key=lambda f: (f.first_row_id is None, f.first_row_id or 0))
+    else:
+        files = sorted(files, key=lambda f: f.min_sequence_number)
     writer = RollingFileWriter(
         table,
         split.partition,
         split.bucket,
         files[0].min_sequence_number,
         table.schema.core_options.get("data-file.prefix"),
+        tracked=tracked,
     )
     try:
         for f in files:
-            writer.write(reader.read_file(split, f, False))
+            writer.write(reader.read_tracked_file(split, f) if tracked else reader.read_file(split, f, False))
         after = [replace(a, file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
         index_written: list = []
         added, deleted = drop_vectors(table, split, files, index_written)

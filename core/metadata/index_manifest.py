@@ -291,7 +291,8 @@ class IndexEntry:
 def check_writable_index(entries: Iterable[IndexEntry], what: str = "table") -> None:
     """Refuse (UnsupportedFeature) a write to a table whose index manifest holds global indexes
     over row ids: those exist only on row-tracking / data-evolution tables (``global-index``
-    docs), whose writers must assign row ids, which this project does not. Global indexes built
+    docs); a write must keep them right for the rows it adds or changes, which this project does
+    not do (it assigns row ids, but maintains no global index). Global indexes built
     from a primary-key table's files (2.0, with ``_SOURCE_META``) are carried: Java checks them
     against the live files and ignores the ones whose files were rewritten."""
     for e in entries:
@@ -299,7 +300,7 @@ def check_writable_index(entries: Iterable[IndexEntry], what: str = "table") -> 
             raise UnsupportedFeature(
                 f"{what} has a global index over row ids ({e.index_type} index file {e.file_name}, "
                 f"rows {e.global_index.row_range_start}..{e.global_index.row_range_end}): such "
-                "indexes need row tracking, and writing row-tracking tables is not supported"
+                "indexes are not maintained here, so writing the table is not supported"
             )
 
 

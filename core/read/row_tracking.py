@@ -20,21 +20,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paimon_core.errors import UnsupportedFeature
-from paimon_core.options import CoreOptions
+from paimon_core.metadata.row_ids import data_evolution, row_tracking
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import DataFileMeta
-    from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
 
 
-def row_tracking(schema: TableSchema) -> bool:
-    opts = CoreOptions(schema.options)
-    return bool(opts.get("row-tracking.enabled")) or bool(opts.get("data-evolution.enabled"))
-
-
-def data_evolution(schema: TableSchema) -> bool:
-    return bool(CoreOptions(schema.options).get("data-evolution.enabled"))
+__all__ = ["column_sources", "data_evolution", "held_field_ids", "row_groups", "row_tracking"]
 
 
 def row_groups(files: list[DataFileMeta]) -> list[list[DataFileMeta]]:

@@ -183,6 +183,18 @@ class TableRead:
         return self._dvs
 
     # ---- row tracking and data evolution (read/row_tracking.py)
+    def read_tracked_file(self, split: DataSplit, f: DataFileMeta, with_position: bool = False) -> pa.Table:
+        """``read_file`` of a row-tracking table's file plus its ``_ROW_ID`` and
+        ``_SEQUENCE_NUMBER`` (last), for rewrites that must keep them (compaction, delete)."""
+        t = self.read_file(split, f, False, with_position=True)
+        positions = t.column(ROW_POS).combine_chunks()
+        cols = self._tracking_columns(f, lambda g: self._path(split, g), positions)
+        if not with_position:
+            t = t.drop_columns([ROW_POS])
+        for c in TRACKING_COLUMNS:
+            t = t.append_column(pa.field(c, pa.int64(), nullable=False), cols[c])
+        return t
+
     def _tracking_columns(self, f: DataFileMeta, path_of, positions: pa.Array) -> dict[str, pa.Array]:
         """``_ROW_ID`` and ``_SEQUENCE_NUMBER`` of the rows of ``f`` at ``positions``: stored ones
         (a compaction's output) where not NULL, else first row id + position and the file's

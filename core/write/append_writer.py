@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.system_columns import ROW_ID, SEQ, TRACKING_COLUMNS
+from paimon_core.data.types import AtomicType
 from paimon_core.data.values import internal_values
 from paimon_core.fileformat import formats
 from paimon_core.metadata.commit_message import CommitMessage
@@ -63,6 +65,9 @@ def _split_by_int(table: pa.Table, column: str):
 ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per row group (ORC stripe, Avro block)
 
 
+_TRACKING_TYPE = AtomicType(False, "BIGINT")
+
+
 class RollingFileWriter:
     """Data files of one (partition, bucket), rolled at the target size.
 
@@ -70,9 +75,20 @@ class RollingFileWriter:
     repeat dictionaries); the roll check runs after each row group."""
 
     def __init__(
-        self, table: TableContext, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"
+        self,
+        table: TableContext,
+        partition: tuple,
+        bucket: int,
+        next_seq: int,
+        file_prefix: str = "data-",
+        tracked: bool = False,
     ):
+        """``tracked``: batches end with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` (a rewrite of a
+        row-tracking table's rows), stored as the files' last columns; each file's first row id
+        is its first row's ``_ROW_ID`` and its sequence range that of its rows (value stats
+        cover the table's columns only)."""
         self.table = table
+        self.tracked = tracked
         self.partition = partition
         self.bucket = bucket
         self.next_seq = next_seq
@@ -114,14 +130,16 @@ class RollingFileWriter:
             self._name = f"{self.file_prefix}{uuid.uuid4()}-0{self.extension}"
             path = self.table.io.join(self.dir, self._name)
             self._written_paths.append(path)
+            arrow_schema = schema.arrow_schema()
+            types = {f.name: f.type for f in schema.fields}
+            if self.tracked:
+                for name in TRACKING_COLUMNS:
+                    arrow_schema = arrow_schema.append(pa.field(name, pa.int64(), nullable=False))
+                    types[name] = _TRACKING_TYPE
+                self._first_row_id = batch.column(ROW_ID)[0].as_py()
+                self._seqs: list[tuple[int, int]] = []
             self._writer = formats.open_writer(
-                self.format,
-                self.table.io,
-                path,
-                schema.arrow_schema(),
-                self.compression,
-                self.level,
-                {f.name: f.type for f in schema.fields},
+                self.format, self.table.io, path, arrow_schema, self.compression, self.level, types
             )
             self._stats = StatsCollector(
                 schema.field_names,
@@ -131,6 +149,10 @@ class RollingFileWriter:
             )
         assert self._stats is not None  # made with the writer
         self._writer.write(batch)
+        if self.tracked:
+            seq = batch.column(SEQ)
+            self._seqs.append((pc.min(seq).as_py(), pc.max(seq).as_py()))
+            batch = batch.drop_columns(list(TRACKING_COLUMNS))
         self._stats.update(batch)
         if self._writer.bytes_written >= self.target:
             self._roll()
@@ -141,14 +163,18 @@ class RollingFileWriter:
         assert self._stats is not None  # made with the writer
         rows = self._writer.row_count
         size = self._writer.close()
+        seq_range = (self.next_seq, self.next_seq + rows - 1)
+        if self.tracked:
+            seq_range = (min(a for a, _ in self._seqs), max(b for _, b in self._seqs))
         self.files.append(
             DataFileMeta(
                 file_name=self._name,
                 file_size=size,
                 row_count=rows,
                 value_stats=self._stats.to_simple_stats(),
-                min_sequence_number=self.next_seq,
-                max_sequence_number=self.next_seq + rows - 1,
+                min_sequence_number=seq_range[0],
+                max_sequence_number=seq_range[1],
+                first_row_id=self._first_row_id if self.tracked else None,
                 schema_id=self.table.schema.id,
                 level=0,
                 creation_time=dt.datetime.now().replace(
