@@ -27,7 +27,7 @@ from paimon_core.metadata.manifest import (
     ManifestFileMeta,
     SimpleStats,
 )
-from paimon_core.metadata.row_ids import assign_row_ids, row_tracking
+from paimon_core.metadata.row_ids import assign_row_ids, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
 
@@ -290,7 +290,8 @@ class FileStoreCommit:
         self._check_index_base(latest, messages)
         next_row_id = latest.next_row_id if latest is not None else None
         if row_tracking(self.table.schema):  # ids given on each attempt, from the latest snapshot
-            adds, next_row_id = assign_row_ids(adds, latest, (latest.id + 1) if latest else 1)
+            start = next_free_row_id(latest, live_entries(self.table.manifests, latest))
+            adds, next_row_id = assign_row_ids(adds, start, (latest.id + 1) if latest else 1)
         entries += adds
         delta_metas = []
         if entries:

@@ -9,7 +9,8 @@ Every appended file's sequence numbers are the id of the snapshot that adds it (
 same: ``_SEQUENCE_NUMBER`` of a row-tracking row is its snapshot).
 Files that already have a first row id (compaction output, data-evolution column files, which
 update rows that exist) keep it. A snapshot without ``nextRowId`` (row tracking enabled later)
-counts from 0, as Java does.
+counts from 0, as Java does; ids are never given twice: the count starts past the highest id a
+live file holds when the snapshot's ``nextRowId`` is behind it.
 """
 
 from __future__ import annotations
@@ -35,15 +36,24 @@ def data_evolution(schema: TableSchema) -> bool:
     return bool(CoreOptions(schema.options).get("data-evolution.enabled"))
 
 
+def next_free_row_id(latest: Snapshot | None, live: list[ManifestEntry]) -> int:
+    """The first row id no live file holds: the snapshot's ``nextRowId``, or past the highest
+    id a live file holds when that is larger (a Java 1.3 development build left ``nextRowId``
+    at 0 on a data-evolution table whose files hold ids 0..9)."""
+    start = (latest.next_row_id if latest is not None else None) or 0
+    ends = [e.file.first_row_id + e.file.row_count for e in live if e.file.first_row_id is not None]
+    return max([start, *ends])
+
+
 def assign_row_ids(
-    adds: list[ManifestEntry], latest: Snapshot | None, snapshot_id: int
+    adds: list[ManifestEntry], start: int, snapshot_id: int
 ) -> tuple[list[ManifestEntry], int]:
-    """``adds`` with first row ids given to appended files that have none, and the next row id.
+    """``adds`` with first row ids from ``start`` given to appended files that have none, and
+    the next row id.
     Appended files also get ``snapshot_id`` as their sequence numbers (a row's
     ``_SEQUENCE_NUMBER`` is the snapshot that wrote it; data evolution's newest file wins)."""
     from paimon_core.metadata.manifest import ADD, FILE_SOURCE_APPEND
 
-    start = (latest.next_row_id if latest is not None else None) or 0
     out = []
     for e in adds:
         f = e.file

@@ -228,28 +228,30 @@ class TableRead:
         """An append split of a row-tracking table: data-evolution groups merged column-wise,
         the system columns asked for added."""
         groups = row_groups(list(split.files)) if self.evolution else [[f] for f in split.files]
-        parts = []
-        for group in groups:
-            if len(group) == 1 and (group[0].write_cols is None or not self.evolution):
-                f = group[0]
-                t = self.read_file(split, f, False, with_position=True)
-                positions = t.column(ROW_POS).combine_chunks()
-                t = t.drop_columns([ROW_POS])
-            else:
-                t, f = self._merge_group(split, group), None
-                positions = pa.array(np.arange(t.num_rows, dtype=np.int64))
-            if self.system:
-                anchor = f if f is not None else group[0]
-                cols = self._tracking_columns(anchor, lambda g: self._path(split, g), positions)
-                if f is None:
-                    cols[SEQ] = pa.array(
-                        np.full(t.num_rows, max(g.max_sequence_number for g in group), np.int64)
-                    )
-                for c in self.system:
-                    t = t.append_column(pa.field(c, pa.int64()), cols[c])
-            parts.append(filter_table(t, self.predicate))
+        parts = [filter_table(self.read_group(split, g, self.system), self.predicate) for g in groups]
         out = pa.concat_tables(parts) if parts else self._empty()
         return out.select(self.columns)
+
+    def read_group(self, split: DataSplit, group: list[DataFileMeta], system: Sequence[str]) -> pa.Table:
+        """The rows of one row group (one file, or a data-evolution group of files merged
+        column-wise): ``read_columns``, then the ``system`` columns (``_ROW_ID``,
+        ``_SEQUENCE_NUMBER``; a merged group's sequence number is its newest file's)."""
+        if len(group) == 1 and (group[0].write_cols is None or not self.evolution):
+            f = group[0]
+            t = self.read_file(split, f, False, with_position=True)
+            positions = t.column(ROW_POS).combine_chunks()
+            t = t.drop_columns([ROW_POS])
+        else:
+            t, f = self._merge_group(split, group), None
+            positions = pa.array(np.arange(t.num_rows, dtype=np.int64))
+        if system:
+            anchor = f if f is not None else group[0]
+            cols = self._tracking_columns(anchor, lambda g: self._path(split, g), positions)
+            if f is None:
+                cols[SEQ] = pa.array(np.full(t.num_rows, max(g.max_sequence_number for g in group), np.int64))
+            for c in system:
+                t = t.append_column(pa.field(c, pa.int64(), nullable=False), cols[c])
+        return t
 
     def _merge_group(self, split: DataSplit, group: list[DataFileMeta]) -> pa.Table:
         """The rows of a data-evolution group: each column from the newest file holding it."""

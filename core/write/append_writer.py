@@ -66,6 +66,7 @@ ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per row gr
 
 
 _TRACKING_TYPE = AtomicType(False, "BIGINT")
+_NO_ID = -1  # ``_next_row_id`` after a row without a row id
 
 
 class RollingFileWriter:
@@ -89,6 +90,7 @@ class RollingFileWriter:
         cover the table's columns only)."""
         self.table = table
         self.tracked = tracked
+        self._next_row_id: int | None = None  # the _ROW_ID that continues the open file
         self.partition = partition
         self.bucket = bucket
         self.next_seq = next_seq
@@ -110,10 +112,41 @@ class RollingFileWriter:
         self.level = opts.get("file.compression.zstd-level")
 
     def write(self, batch: pa.Table) -> None:
+        if self.tracked:
+            self._write_tracked(batch)
+            return
+        self._write(batch)
+
+    def _write_tracked(self, batch: pa.Table) -> None:
+        """Rows whose ``_ROW_ID`` does not follow the previous row's start a new file: a file's
+        rows have the ids first row id + position (readers such as pypaimon rely on it); rows
+        without an id (written before row tracking was enabled) go to files without one."""
+        n = batch.num_rows
+        if not n:
+            return
+        ids = batch.column(ROW_ID).combine_chunks()
+        null = ids.is_null().to_numpy(zero_copy_only=False)
+        vals = ids.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        follows = np.empty(n, dtype=bool)
+        follows[1:] = (null[1:] & null[:-1]) | (~null[1:] & ~null[:-1] & (vals[1:] == vals[:-1] + 1))
+        nxt = self._next_row_id
+        follows[0] = nxt is None or (
+            bool(null[0]) if nxt == _NO_ID else (not null[0] and int(vals[0]) == nxt)
+        )
+        breaks = set(np.flatnonzero(~follows).tolist())
+        bounds = sorted({0, n, *breaks})
+        for lo, hi in zip(bounds, bounds[1:]):
+            if lo in breaks:
+                self.flush_row_group()
+                self._roll()
+            self._write(batch.slice(lo, hi - lo))
+        self._next_row_id = _NO_ID if null[-1] else int(vals[-1]) + 1
+
+    def _write(self, batch: pa.Table) -> None:
         if batch.nbytes > self.row_group_bytes and batch.num_rows > 1:
             step = max(1, batch.num_rows * self.row_group_bytes // batch.nbytes)
             for offset in range(0, batch.num_rows, step):
-                self.write(batch.slice(offset, step))
+                self._write(batch.slice(offset, step))
             return
         self._pending.append(batch)
         self.pending_bytes += batch.nbytes
