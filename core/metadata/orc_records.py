@@ -4,7 +4,7 @@ tables with ``manifest.format = orc``.
 One schema for both formats: the Avro schema of a record (``metadata/manifest.py``,
 ``metadata/index_manifest.py``) is turned into the ORC schema Java Paimon derives from the same
 Paimon row type, so the records (dicts keyed by field name) are the same whichever format holds
-them. Facts checked on files Java Paimon 1.0 and 1.4.2 wrote (``FORMAT-1X.md``):
+them. Facts checked on files Java Paimon 1.0 and 1.4.2 wrote (docs/format.md section 15):
 
 * Avro ``int`` is ORC ``int``, except ``_KIND`` and ``_FILE_SOURCE`` (Paimon TINYINT) which are
   ``tinyint``; ``long`` is ``bigint``, ``bytes`` ``binary``, ``string`` ``string``, an array a
