@@ -19,8 +19,9 @@ from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.partition_spec import parse_partition_spec
+from paimon_core.write.cdc_formats import ROW_KIND
 from paimon_core.write.conform import check_columns, conform_table
-from paimon_core.write.input_files import find_inputs, input_schema
+from paimon_core.write.input_files import as_change_events, find_inputs, input_schema
 from paimon_core.write.table_write import write_files
 from paimon_core.write.table_write import write_tables as write_table_batches
 
@@ -194,10 +195,13 @@ def ingest_files(
     on_plan: Callable[[int], None] | None = None,
     row_kind_column: str | None = None,
     evolve: bool = False,
+    input_format: str | None = None,
 ) -> IngestResult:
     """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved.
     ``evolve``: input columns the table lacks are added (nullable) and narrower table types
-    widened, in a new schema committed before the data."""
+    widened, in a new schema committed before the data. ``input_format``: a change-event format
+    (``cdc_formats.CDC_FORMATS``) the JSON inputs are read in; their events are applied in file
+    and line order, in-process (a Spark job would not keep that order)."""
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
         raise InvalidInput("a partition spec needs overwrite (it names the partition to replace)").with_hint(
@@ -205,6 +209,12 @@ def ingest_files(
         )
     found = find_inputs(paths)
     inputs = found.files
+    if input_format is not None:
+        inputs, row_kind_column, engine = (
+            as_change_events(inputs, input_format, row_kind_column),
+            ROW_KIND,
+            None,
+        )
     named = [
         (f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
         for f in inputs

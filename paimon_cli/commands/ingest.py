@@ -78,7 +78,10 @@ def ingest(
     input_format: Annotated[
         str,
         typer.Option(
-            "--format", metavar="FMT", help="Stdin: json (JSON lines) | csv (with a header) | auto."
+            "--format",
+            metavar="FMT",
+            help="Stdin: json (JSON lines) | csv (with a header) | auto; stdin, --watch and JSON files: "
+            "change events in debezium-json | canal-json | maxwell-json | ogg-json.",
         ),
     ] = "auto",
     poll: Annotated[
@@ -104,6 +107,7 @@ def ingest(
       paimon ingest more_columns.parquet -t demo.events --evolve
       paimon ingest --watch landing/ --pattern "*.parquet" -t demo.events
       producer | paimon ingest - -t demo.events --commit-interval 5s
+      kafka-console-consumer ... | paimon ingest - -t shop.orders --format debezium-json
     """
     from paimon_core.ops.ingest import ingest_files
 
@@ -146,6 +150,7 @@ def ingest(
             on_plan=on_plan,
             row_kind_column=row_kind_column,
             evolve=evolve,
+            input_format=None if input_format in ("auto", "json", "csv") else input_format,
         )
     from paimon_cli.output import note
 
