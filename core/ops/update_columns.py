@@ -1,4 +1,4 @@
-"""Column updates of data-evolution tables (``ingest --update-columns``), written as Java's
+"""Column updates of data-evolution tables (the CLI's ``ingest --update-columns``), written as Java's
 data-evolution MERGE INTO writes them.
 
 Input rows name a row by ``_ROW_ID`` and hold new values of some columns. For every row group of
@@ -51,24 +51,24 @@ class UpdateResult:
 def _check(table: TableContext, updates: pa.Table, columns: list[str]) -> None:
     if not data_evolution(table.schema) or table.schema.primary_keys:
         raise UnsupportedFeature(
-            f"table {table.identifier}: --update-columns needs an append table with "
+            f"table {table.identifier}: column updates need an append table with "
             "data-evolution.enabled = true"
         )
     if not columns:
-        raise InvalidInput("--update-columns names no column")
+        raise InvalidInput("a column update names no column")
     for c in columns:
         table.schema.field(c)  # InvalidInput for an unknown column
         if c in table.schema.partition_keys:
-            raise InvalidInput(f"--update-columns: '{c}' is a partition key, which cannot be updated")
+            raise InvalidInput(f"column update: '{c}' is a partition key, which cannot be updated")
         if c not in updates.column_names:
-            raise InvalidInput(f"--update-columns: the input has no column '{c}'")
+            raise InvalidInput(f"column update: the input has no column '{c}'")
     if ROW_ID not in updates.column_names:
-        raise InvalidInput("--update-columns: the input needs a _ROW_ID column naming the rows to update")
+        raise InvalidInput("column update: the input needs a _ROW_ID column naming the rows to update")
     ids = updates.column(ROW_ID)
     if ids.null_count:
-        raise InvalidInput("--update-columns: _ROW_ID is NULL in some input rows")
+        raise InvalidInput("column update: _ROW_ID is NULL in some input rows")
     if pc.count_distinct(ids).as_py() != updates.num_rows:
-        raise InvalidInput("--update-columns: some _ROW_ID appears in more than one input row")
+        raise InvalidInput("column update: some _ROW_ID appears in more than one input row")
 
 
 def update_columns(table: TableContext, updates: pa.Table, columns: list[str]) -> UpdateResult:
@@ -111,7 +111,7 @@ def update_columns(table: TableContext, updates: pa.Table, columns: list[str]) -
                     CommitMessage(split.partition, split.bucket, split.total_buckets, new_files=(f,))
                 )
         if not used.all():
-            raise InvalidInput(f"--update-columns: no live row has _ROW_ID {int(ids[np.argmin(used)])}")
+            raise InvalidInput(f"column update: no live row has _ROW_ID {int(ids[np.argmin(used)])}")
     except BaseException:
         from paimon_core.commit import discard_files
 
@@ -164,11 +164,9 @@ def update_columns_from_files(table: TableContext, patterns: list[str], columns:
 
     parts = [b for f in resolve_inputs(patterns) for b in read_batches(f, table.schema)]
     if not parts:
-        raise InvalidInput("--update-columns: the input has no rows")
+        raise InvalidInput("column update: the input has no rows")
     try:
         updates = pa.concat_tables(parts, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
-        raise InvalidInput(
-            f"--update-columns: the input files do not agree: {str(e).splitlines()[0]}"
-        ) from None
+        raise InvalidInput(f"column update: the input files do not agree: {str(e).splitlines()[0]}") from None
     return update_columns(table, updates, columns)
