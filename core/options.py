@@ -316,8 +316,8 @@ _REGISTRY = [
         "bucket hash: only default is written here",
         ("default", "mod", "hive"),
     ),
-    Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
-    Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),
+    Option("row-tracking.enabled", "bool", False, "row ids (_ROW_ID), unaware-bucket append tables"),
+    Option("data-evolution.enabled", "bool", False, "files of some columns merged by row id (append tables)"),
     Option(
         "data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"
     ),
@@ -393,7 +393,7 @@ def _is(*values: str) -> Callable[[str], bool]:
 _FALSE = _is("false")
 _UNSUPPORTED = [
     # rows a reader must return
-    Unsupported("manifest.format", "manifests in another format than Avro", _is("avro")),
+    Unsupported("manifest.format", "manifests in another format than Avro or ORC", _is("avro", "orc")),
     Unsupported("deletion-vectors.merge-on-read", "merge-on-read of deletion-vector tables", _FALSE),
     Unsupported("data-file.path-directory", "data files under a path directory"),
     Unsupported("index-file-in-data-file-dir", "index files in data file directories", _FALSE),

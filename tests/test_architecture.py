@@ -247,7 +247,7 @@ def test_each_policy_lives_in_one_place():
 def test_only_the_commit_and_writers_that_give_up_delete_message_files():
     """Commit-or-abort belongs to ``FileStoreCommit.commit``: no caller wraps a commit in its
     own cleanup. ``discard_files`` is called by the commit, by ``FileStoreTable.discard`` and by
-    work that gives up before it reaches a commit (compaction and delete planning)."""
+    work that gives up before it reaches a commit (compaction, delete and column-update planning)."""
     import re
 
     rx = re.compile(r"\bdiscard_files\(")
@@ -257,6 +257,7 @@ def test_only_the_commit_and_writers_that_give_up_delete_message_files():
         "compaction/bucket_compaction.py",
         "compaction/postpone_compaction.py",
         "ops/delete.py",
+        "ops/update_columns.py",
         "table.py",
     ]
     for name, text in _core_sources():

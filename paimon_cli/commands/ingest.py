@@ -110,6 +110,15 @@ def ingest(
     poll: Annotated[
         str, typer.Option("--poll", metavar="DURATION", help="With --watch: wait between looks.")
     ] = "1s",
+    update_columns: Annotated[
+        str | None,
+        typer.Option(
+            "--update-columns",
+            metavar="COL,...",
+            help="Data-evolution tables: set these columns of the rows the input's _ROW_ID names "
+            "(writes files of these columns only, as Java's MERGE INTO).",
+        ),
+    ] = None,
     commit_user: Annotated[
         str | None,
         typer.Option(
@@ -128,6 +137,7 @@ def ingest(
       paimon ingest day.parquet -t demo.events --overwrite -p dt=2024-01-01
       paimon ingest cdc.parquet -t shop.customers --row-kind-column op
       paimon ingest more_columns.parquet -t demo.events --evolve
+      paimon ingest fixes.csv -t demo.docs --update-columns title,score   # rows by _ROW_ID
       paimon ingest --watch landing/ --pattern "*.parquet" -t demo.events
       producer | paimon ingest - -t demo.events --commit-interval 5s
       kafka-console-consumer ... | paimon ingest - -t shop.orders --format debezium-json
@@ -167,6 +177,13 @@ def ingest(
     elif primary_key is not None:
         raise typer.BadParameter("--primary-key goes with --create")
     tbl = state.table(table)
+    if update_columns is not None:
+        if overwrite or partition or evolve or row_kind_column:
+            raise typer.BadParameter(
+                "--update-columns takes no --overwrite, --partition, --evolve or --row-kind-column"
+            )
+        _update(state, tbl, files, update_columns)
+        return
     engine = state.engine()
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
         result = ingest_files(
@@ -316,3 +333,17 @@ def _describe(change) -> str:
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _update(state, tbl, files: list[str], columns: str) -> None:
+    from paimon_core.ops.update_columns import update_columns_from_files
+
+    names = [c.strip() for c in columns.split(",") if c.strip()]
+    result = update_columns_from_files(tbl, files, names)
+    sid = result.snapshot.id if result.snapshot is not None else None
+    text = (
+        f"updated {', '.join(names)} of {_count(result.rows, 'row')} in "
+        f"{_count(result.files, 'column file')} of {tbl.identifier}: snapshot {sid}"
+    )
+    record = {"table": tbl.identifier, "snapshot": sid, "rows": result.rows, "files": result.files}
+    state.out.record(record, text)

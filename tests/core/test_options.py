@@ -107,7 +107,7 @@ def test_structural_keys_are_not_options():
     "options",
     [
         {"deletion-vectors.merge-on-read": "true"},
-        {"manifest.format": "orc"},
+        {"manifest.format": "parquet"},
         {"partition.legacy-name": "false"},
         {"scan.snapshot-id": "3"},
         {"fields.v.default-value": "0"},
@@ -163,7 +163,7 @@ def test_sizes_and_durations():
 def _refused_value(key: str) -> str:
     """A value of ``key`` that its Unsupported entry does not call harmless."""
     u = UNSUPPORTED[key]
-    for v in ("true", "-2", "orc", "x", "from-snapshot", "process-time", "false"):
+    for v in ("true", "-2", "parquet", "x", "from-snapshot", "process-time", "false"):
         if not u.applies(v):
             continue
         try:
