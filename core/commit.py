@@ -27,6 +27,7 @@ from paimon_core.metadata.manifest import (
     ManifestFileMeta,
     SimpleStats,
 )
+from paimon_core.metadata.row_ids import assign_row_ids, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
 
@@ -53,7 +54,9 @@ class CommitOptions:
 
 
 def _now_ms() -> int:
-    return int(time.time() * 1000)
+    from paimon_core.clock import now_ms
+
+    return now_ms()
 
 
 def commit_kind(
@@ -273,7 +276,9 @@ class FileStoreCommit:
         (their names go to ``written``) and return the snapshot that names them."""
         from paimon_core.metadata.index_manifest import IndexStore, check_writable_index
 
-        index_store = IndexStore(self.table.io, self.table.path)
+        index_store = IndexStore(
+            self.table.io, self.table.path, self.table.manifests.format, self.table.manifests.compression
+        )
         if latest is not None and latest.index_manifest:  # before any file of this attempt is written
             check_writable_index(
                 index_store.read_manifest(latest.index_manifest), f"table {self.table.identifier}"
@@ -285,6 +290,10 @@ class FileStoreCommit:
         else:
             self._check_deletes(latest, deletes)
         self._check_index_base(latest, messages)
+        next_row_id = latest.next_row_id if latest is not None else None
+        if row_tracking(self.table.schema):  # ids given on each attempt, from the latest snapshot
+            start = next_free_row_id(latest, live_entries(self.table.manifests, latest))
+            adds, next_row_id = assign_row_ids(adds, start, (latest.id + 1) if latest else 1)
         entries += adds
         delta_metas = []
         if entries:
@@ -325,6 +334,7 @@ class FileStoreCommit:
             watermark=latest.watermark if latest else None,
             properties=self.options.properties,
             uuid=str(uuid.uuid4()),
+            next_row_id=next_row_id,
         )
 
     def _publish(self, snap: Snapshot, messages, rebased: list, landed: list) -> bool:

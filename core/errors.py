@@ -108,6 +108,23 @@ class CorruptMetadata(PaimonError):
     """A metadata file is missing or unreadable; the message names the file."""
 
 
+class NullMapKey(CorruptMetadata):
+    """A data file holds a MAP whose keys include NULL (Paimon's MAP keys are NOT NULL; Arrow's
+    maps cannot hold one, so it is refused, never dropped). ``column`` and ``path`` name where;
+    readers that know the table add its name with ``in_table``."""
+
+    def __init__(self, column: str, path: str, table: str | None = None):
+        self.column, self.path, self.table = column, path, table
+        where = f"table {table}: " if table else ""
+        super().__init__(
+            f"{where}data file {path} has a NULL key in MAP column {column}, which cannot be"
+            " read (Paimon map keys are NOT NULL)"
+        )
+
+    def in_table(self, table: str) -> NullMapKey:
+        return NullMapKey(self.column, self.path, table)
+
+
 class DamagedSnapshot(CorruptMetadata):
     """``snapshot-N`` exists but is not a snapshot (truncated, garbage). ``previous`` is the
     nearest older snapshot id (None if there is none): rolling back to it removes the damaged
@@ -126,6 +143,10 @@ class DamagedSnapshot(CorruptMetadata):
 class UnsupportedFeature(PaimonError):
     """The table uses a Paimon feature this project does not implement; refused rather than
     read or written wrongly."""
+
+
+class EngineUnavailable(PaimonError):
+    """The Spark master or Connect server asked for cannot be reached."""
 
 
 class CatalogUnavailable(PaimonError):

@@ -203,7 +203,55 @@ _REGISTRY = [
         None,
         "keep changelogs younger than this (default: as snapshots)",
     ),
-    Option("write-only", "bool", False, "skip compaction and expiry after writes"),
+    Option(
+        "write-only",
+        "bool",
+        False,
+        "skip compaction, expiry, partition expiry and automatic tags after writes",
+    ),
+    # partition expiry and partition commands (maintain/partition_expire.py, maintain/partitions.py)
+    Option("partition.expiration-time", "duration", None, "drop partitions older than this after commits"),
+    Option(
+        "partition.expiration-check-interval",
+        "duration",
+        3600_000,
+        "a writer checks partition expiry at most this often (from its start)",
+    ),
+    Option(
+        "partition.expiration-strategy",
+        "enum",
+        "values-time",
+        "age of a partition: from its values or from its newest file",
+        ("values-time", "update-time"),
+    ),
+    Option("partition.timestamp-formatter", "str", None, "Java DateTimeFormatter pattern of partition times"),
+    Option("partition.timestamp-pattern", "str", None, "partition time from keys, e.g. $dt $hr:00:00"),
+    Option("partition.expiration-max-num", "int", 100, "most partitions dropped by one expiry", lo=1),
+    Option("end-input.check-partition-expire", "bool", False, "batch commits check partition expiry at once"),
+    Option("partition.mark-done-action", "str", "success-file", "what mark-done does (comma list)"),
+    # automatic tags (maintain/auto_tags.py)
+    Option(
+        "tag.automatic-creation",
+        "enum",
+        "none",
+        "tags made after commits",
+        ("none", "process-time", "watermark", "batch"),
+    ),
+    Option(
+        "tag.creation-period", "enum", "daily", "period of automatic tags", ("daily", "hourly", "two-hours")
+    ),
+    Option("tag.creation-delay", "duration", 0, "wait this long after a period ends before tagging it"),
+    Option(
+        "tag.period-formatter",
+        "enum",
+        "with_dashes",
+        "names of automatic tags",
+        ("with_dashes", "without_dashes", "without_dashes_and_spaces"),
+    ),
+    Option("tag.num-retained-max", "int", None, "automatic tags kept at most", lo=1),
+    Option("tag.default-time-retained", "duration", None, "time-to-live of automatic tags"),
+    Option("tag.automatic-completion", "bool", False, "tag every missed period, not only the newest"),
+    Option("sink.watermark-time-zone", "str", "UTC", "zone of watermarks (watermark tags)"),
     # compaction
     Option("num-sorted-run.compaction-trigger", "int", 5, "sorted runs that trigger compaction", lo=1),
     Option("num-levels", "int", None, "LSM levels (default trigger + 1)", lo=2),
@@ -278,8 +326,8 @@ _REGISTRY = [
         "bucket hash: only default is written here",
         ("default", "mod", "hive"),
     ),
-    Option("row-tracking.enabled", "bool", False, "row ids (read as plain rows; writes refused)"),
-    Option("data-evolution.enabled", "bool", False, "column-wise file groups (refused)"),
+    Option("row-tracking.enabled", "bool", False, "row ids (_ROW_ID), unaware-bucket append tables"),
+    Option("data-evolution.enabled", "bool", False, "files of some columns merged by row id (append tables)"),
     Option(
         "data-file.thin-mode", "bool", False, "PK files without _KEY_ columns (read; we write full files)"
     ),
@@ -355,7 +403,7 @@ def _is(*values: str) -> Callable[[str], bool]:
 _FALSE = _is("false")
 _UNSUPPORTED = [
     # rows a reader must return
-    Unsupported("manifest.format", "manifests in another format than Avro", _is("avro")),
+    Unsupported("manifest.format", "manifests in another format than Avro or ORC", _is("avro", "orc")),
     Unsupported("deletion-vectors.merge-on-read", "merge-on-read of deletion-vector tables", _FALSE),
     Unsupported("data-file.path-directory", "data files under a path directory"),
     Unsupported("index-file-in-data-file-dir", "index files in data file directories", _FALSE),
@@ -403,8 +451,6 @@ _UNSUPPORTED = [
     Unsupported("pk-bitmap.index.columns", "primary-key indexes", reads=False),
     Unsupported("pk-full-text.index.columns", "primary-key indexes", reads=False),
     Unsupported("pk-vector.index.columns", "primary-key indexes", reads=False),
-    Unsupported("partition.expiration-time", "partition expiry on commit", reads=False),
-    Unsupported("tag.automatic-creation", "automatic tag creation", _is("none"), reads=False),
     Unsupported(
         "dynamic-partition-overwrite",
         "static-partition overwrite of the whole table",

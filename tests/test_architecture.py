@@ -123,7 +123,10 @@ def test_the_cli_uses_engines_through_their_package_api():
 # the layers below it (annotation-only imports included: a type is a dependency too), and the
 # folders of one layer do not import each other in a cycle. Top-level modules are named alone.
 LAYERS = [
-    ("base", ("errors", "journal", "paths", "option_keys", "options", "bucket_mode", "data", "storage")),
+    (
+        "base",
+        ("clock", "errors", "journal", "paths", "option_keys", "options", "bucket_mode", "data", "storage"),
+    ),
     ("file formats", ("fileformat",)),
     ("metadata", ("metadata",)),
     ("merge functions", ("merge",)),
@@ -206,6 +209,16 @@ ONE_PLACE = {
         r"\bsnapshot_from_tag\(|TagManager\(",
         {"metadata/tags.py", "metadata/live_files.py", "metadata/time_travel.py"},
     ),
+    "housekeeping after a commit": (
+        r"\b(expire_after_commit|expire_partitions_after_commit|create_auto_tags|create_batch_tag)\(|"
+        r"\bexpire_tags\(table, now_ms\)",
+        {
+            "maintain/after_commit.py",
+            "maintain/expire.py",
+            "maintain/partition_expire.py",
+            "maintain/auto_tags.py",
+        },
+    ),
     "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it
 }
 
@@ -234,7 +247,7 @@ def test_each_policy_lives_in_one_place():
 def test_only_the_commit_and_writers_that_give_up_delete_message_files():
     """Commit-or-abort belongs to ``FileStoreCommit.commit``: no caller wraps a commit in its
     own cleanup. ``discard_files`` is called by the commit, by ``FileStoreTable.discard`` and by
-    work that gives up before it reaches a commit (compaction and delete planning)."""
+    work that gives up before it reaches a commit (compaction, delete and column-update planning)."""
     import re
 
     rx = re.compile(r"\bdiscard_files\(")
@@ -244,6 +257,7 @@ def test_only_the_commit_and_writers_that_give_up_delete_message_files():
         "compaction/bucket_compaction.py",
         "compaction/postpone_compaction.py",
         "ops/delete.py",
+        "ops/update_columns.py",
         "table.py",
     ]
     for name, text in _core_sources():

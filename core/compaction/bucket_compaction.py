@@ -23,14 +23,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.bucket_mode import BucketMode
 from paimon_core.commit import discard_files
-from paimon_core.data.system_columns import KIND
+from paimon_core.data.system_columns import KIND, TRACKING_COLUMNS
+from paimon_core.errors import UnsupportedFeature
 from paimon_core.merge.changelog import rows_with_keys
 from paimon_core.merge.levels import forces_level0_compaction, max_level
 from paimon_core.merge.merge_engines import MergeEngine, is_retract
 from paimon_core.merge.universal_compaction import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
+from paimon_core.metadata.row_ids import data_evolution, row_tracking
 from paimon_core.options import MergeEngineKind
+from paimon_core.read.row_tracking import row_groups
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels
 
@@ -243,22 +246,44 @@ def _lookup_changelog(table: TableContext, split: DataSplit, writer, files, outp
     return writer.write_run(log, level=output_level, changelog=True)
 
 
+def check_compactable(table: TableContext, files: Iterable[DataFileMeta]) -> None:
+    """Files of a data-evolution table that hold some columns only are merged on read by row id;
+    a delete that rewrites them is not implemented: refused by name (compaction merges them)."""
+    for f in files:
+        if f.write_cols is not None and data_evolution(table.schema):
+            raise UnsupportedFeature(
+                f"table {table.identifier}: data file {f.file_name} holds some columns only (data "
+                "evolution): deleting rows from such files is not supported (compact the table first)"
+            )
+
+
 def compact_append_files(
     table: TableContext, split: DataSplit, files: Iterable[DataFileMeta]
 ) -> CommitMessage:
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
-    files = sorted(files, key=lambda f: f.min_sequence_number)
+    tracked = row_tracking(table.schema)  # rows keep their _ROW_ID (stored in the new files)
+    groups: list[list[DataFileMeta]] = []
+    if tracked:  # whole row groups, in row-id order; data-evolution groups merged into full rows
+        chosen = {f.file_name for f in files}
+        all_groups = row_groups(list(split.files) if data_evolution(table.schema) else list(files))
+        groups = [g for g in all_groups if any(f.file_name in chosen for f in g)]
+        files = [f for g in groups for f in g]
+    else:
+        files = sorted(files, key=lambda f: f.min_sequence_number)
     writer = RollingFileWriter(
         table,
         split.partition,
         split.bucket,
         files[0].min_sequence_number,
         table.schema.core_options.get("data-file.prefix"),
+        tracked=tracked,
     )
     try:
-        for f in files:
+        for g in groups:
+            writer.write(reader.read_group(split, g, TRACKING_COLUMNS))
+        for f in [] if tracked else files:
             writer.write(reader.read_file(split, f, False))
         after = [replace(a, file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
         index_written: list = []

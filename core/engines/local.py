@@ -40,7 +40,7 @@ class LocalEngine:
         r, t = request, request.target
         check_format(t.fmt, t.render)
         reader = r.table.new_read(r.columns, r.predicate)
-        empty = r.table.schema.arrow_schema().empty_table().select(reader.columns).schema
+        empty = reader.output_schema()
         if t.on_plan:
             t.on_plan(split_bytes(r.splits))
         batches = read_batches(reader, r.splits, r.limit, t.progress)

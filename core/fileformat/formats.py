@@ -14,14 +14,18 @@ Invariants (as Java Paimon):
 
 from __future__ import annotations
 
+import io as _io
 from collections.abc import Mapping
 from typing import overload
 
+import fastavro
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.orc as orc_format
+import pyarrow.parquet as pq
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType, to_arrow_type
-from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.errors import CorruptMetadata, InvalidInput, NullMapKey
 from paimon_core.fileformat import avro, orc, parquet
 from paimon_core.options import CoreOptions
 from paimon_core.storage.file_io import FileIO
@@ -54,6 +58,26 @@ def format_of(file_name: str) -> str:
             f" ({', '.join(FORMATS)})"
         )
     return ext
+
+
+def stored_columns(fileio: FileIO, path: str) -> list[str]:
+    """The top-level column names a data file stores (from its footer or header only)."""
+    fmt = format_of(path)
+    try:
+        if fmt == "parquet":
+            with pq.ParquetFile(path, filesystem=fileio.arrow_fs) as pf:
+                return list(pf.schema_arrow.names)
+        if fmt == "orc":
+            with fileio.arrow_fs.open_input_file(path) as f:
+                return list(orc_format.ORCFile(f).schema.names)
+        reader = fastavro.reader(_io.BytesIO(fileio.read_bytes(path)))
+        schema = reader.writer_schema
+        record = schema[-1] if isinstance(schema, list) else schema
+        return [fld["name"] for fld in record["fields"]] if isinstance(record, dict) else []
+    except FileNotFoundError:
+        raise CorruptMetadata(f"data file {path} is missing (listed in a manifest)") from None
+    except (pa.ArrowException, ValueError, KeyError, EOFError, OSError) as e:
+        raise CorruptMetadata(f"data file {path} is unreadable: {e}") from None
 
 
 # ------------------------------------------------------------------ options
@@ -243,6 +267,10 @@ def _read(
     if fmt == "parquet":
         return parquet.read(fileio, path, columns)
     if fmt == "orc":
+        if any(_has_map(types[c]) for c in columns):  # pyarrow aborts on a NULL map key
+            bad = [c for c in orc.columns_with_null_map_keys(fileio, path) if c in columns]
+            if bad:
+                raise NullMapKey(bad[0], path)
         data = orc.read(fileio, path, columns)
         zone = None
         if legacy_ltz and any(_has_root(types[c], "TIMESTAMP_LTZ") for c in columns) and data.num_rows:
@@ -318,6 +346,16 @@ def _wall_clock(arr: pa.Array, zone: str) -> pa.Array:
     """Instants (tz UTC) -> their wall clock in ``zone``, labelled UTC (Paimon's LTZ value)."""
     local = pc.local_timestamp(arr.cast(pa.timestamp(arr.type.unit, tz=zone)))
     return local.cast(pa.timestamp(arr.type.unit, tz="UTC"))
+
+
+def _has_map(t: DataType) -> bool:
+    if isinstance(t, MapType):
+        return True
+    if isinstance(t, ArrayType):
+        return _has_map(t.element)
+    if isinstance(t, RowType):
+        return any(_has_map(f.type) for f in t.fields)
+    return False
 
 
 def _has_root(t: DataType, root: str) -> bool:

@@ -285,3 +285,54 @@ def _pb_int(v: int | bytes) -> int:
     if not isinstance(v, int):
         raise InvalidInput("corrupt ORC file tail: bytes where a number belongs")
     return v
+
+
+# ------------------------------------------------------------------ map keys that are NULL
+_ORC_MAP = 11  # Type.Kind.MAP in orc_proto
+
+
+def _packed_ints(v: int | bytes) -> list[int]:
+    if isinstance(v, int):
+        return [v]
+    out, i = [], 0
+    while i < len(v):
+        x, i = _varint(v, i)
+        out.append(x)
+    return out
+
+
+def columns_with_null_map_keys(fileio: FileIO, path: str) -> list[str]:
+    """Top-level columns of an ORC file holding a MAP whose keys include NULL, from the footer's
+    column statistics (``hasNull`` of the key column, which Java's ORC writer records). Paimon's
+    MAP keys are NOT NULL and pyarrow's reader aborts the process on such a file, so callers
+    refuse it by name before reading it."""
+    with fileio.arrow_fs.open_input_file(path) as f:
+        tail = dict(_pb_fields(orc.ORCFile(f).reader.serialized_file_tail()))
+    footer = _pb_bytes(tail.get(2, b""))
+    types, stats = [], []
+    for num, v in _pb_fields(footer):
+        if num == 4:
+            t: dict[str, list] = {"kind": [], "sub": [], "names": []}
+            for n, x in _pb_fields(_pb_bytes(v)):
+                if n == 1:
+                    t["kind"].append(_pb_int(x))
+                elif n == 2:
+                    t["sub"] += _packed_ints(x)
+                elif n == 3:
+                    t["names"].append(_pb_bytes(x).decode("utf-8"))
+            types.append(t)
+        elif num == 7:
+            stats.append(dict(_pb_fields(_pb_bytes(v))))
+    if not types or not stats:
+        return []
+
+    def has_null_keys(type_id: int) -> bool:
+        t = types[type_id]
+        if t["kind"] == [_ORC_MAP] and t["sub"]:
+            key = t["sub"][0]
+            if key < len(stats) and stats[key].get(10) == 1:
+                return True
+        return any(has_null_keys(s) for s in t["sub"] if s < len(types))
+
+    root = types[0]
+    return [name for name, sub in zip(root["names"], root["sub"]) if sub < len(types) and has_null_keys(sub)]

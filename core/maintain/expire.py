@@ -270,7 +270,7 @@ def plan_expire(
     ``snapshot.num-retained.max`` and ``snapshot.expire.limit``. The ``changelog.*`` options
     apply as set (each unset one follows the snapshot value in effect).
     """
-    table.require_writable()
+    table.require_readable()  # a plan deletes nothing: options only writers must know never block it
     opts = table.schema.core_options
     keep_min: int = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
     keep_max: int = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
@@ -393,6 +393,7 @@ def expire_snapshots(
     plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms)
     if dry_run:
         return ExpireResult(plan, dry_run, 0)
+    table.require_writable()
     n = 0
     if plan.range:
         n = _run_snapshot_plan(table, plan, progress)

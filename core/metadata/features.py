@@ -5,18 +5,18 @@ Handled elsewhere (read correctly): unknown snapshot JSON keys (kept in ``Snapsh
 ``_VALUE_STATS_COLS`` (stats only for the listed columns, ``read/scan.py``), thin-mode files
 without ``_KEY_`` columns (keys come from the value columns), ``_EXTERNAL_PATH`` (read from, and
 expired at, that path), ``_EXTRA_FILES`` file indexes (referenced files for expire/orphans),
-``_FIRST_ROW_ID`` of row-tracking tables (ignored by plain reads, as the rows are the same),
+row tracking and data evolution (``metadata/row_ids.py`` assigns row ids at commit,
+``read/row_tracking.py`` merges column files and gives ``_ROW_ID``),
 postpone buckets (``write/postpone.py``), index manifests of every release's layout with
 entries of index types we do not write, ``_GLOBAL_INDEX`` included (carried field for field,
 ``metadata/index_manifest.py``).
 
 Refused, because reading or writing them without the feature gives wrong rows:
 
-* data evolution (``data-evolution.enabled``, files with ``_WRITE_COLS``): a reader must merge
-  files column-wise by first row id; refused on read and write;
-* row tracking (``row-tracking.enabled``): a writer must assign ``_FIRST_ROW_ID`` and carry
-  ``nextRowId``; refused on write (reads are plain); so is a commit to a table whose index
-  manifest holds a global index over row ids, whatever its options say (``index_manifest.py``);
+* a file with ``_WRITE_COLS`` (data evolution) outside the read that merges them by row id
+  (``read/row_tracking.py``): delta reads, deletes and compactions read whole files;
+* row tracking on a primary-key or fixed-bucket table (Paimon has none); a commit to a table
+  whose index manifest holds a global index over row ids (``index_manifest.py``);
 * ``bucket-function.type`` other than ``default``: rows would land in the wrong buckets;
   refused on write;
 * column default values (``defaultValue``): a writer must fill them in; refused on write
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET
+from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.options import CoreOptions
 
@@ -52,17 +52,8 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
         raise UnsupportedFeature(
             f"{what} has type = {kind} (only Paimon tables with snapshots are supported)"
         )
-    if _true(options, "data-evolution.enabled"):
-        raise UnsupportedFeature(
-            f"{what} uses data evolution (data-evolution.enabled = true), which is not supported"
-        )
     if not writing:
         return
-    if _true(options, "row-tracking.enabled"):
-        raise UnsupportedFeature(
-            f"{what} uses row tracking (row-tracking.enabled = true): writing it is not "
-            "supported (reading is)"
-        )
     opts = CoreOptions(options)
     func = opts.get("bucket-function.type")
     if func != "default" and (assigns_buckets or opts.bucket == POSTPONE_BUCKET):
@@ -78,6 +69,14 @@ def check_readable(schema: TableSchema, what: str = "table") -> None:
 
 def check_writable(schema: TableSchema, what: str = "table", compaction: bool = False) -> None:
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
+    evolution = _true(schema.options, "data-evolution.enabled")
+    tracked = evolution or _true(schema.options, "row-tracking.enabled")
+    if tracked and schema.bucket_mode is not BucketMode.BUCKET_UNAWARE:
+        feature = "data evolution" if evolution else "row tracking"
+        raise UnsupportedFeature(
+            f"{what} uses {feature} with a primary key or fixed buckets; Paimon has it only on "
+            "unaware-bucket append tables: writing it is not supported"
+        )
     defaults = [f.name for f in schema.fields if getattr(f, "default_value", None) is not None]
     if defaults and not compaction:  # a compaction rewrites stored rows, it fills in nothing
         raise UnsupportedFeature(

@@ -1,4 +1,5 @@
-"""Table index files and the index manifest (Avro) that lists them.
+"""Table index files and the index manifest (Avro, or ORC with ``manifest.format = orc``) that
+lists them.
 
 The index manifest a snapshot references is the complete current set: each new one is the
 previous set with this commit's DELETE/ADD changes applied (docs/format.md section 9). We write
@@ -25,7 +26,6 @@ them would be rewritten.
 
 from __future__ import annotations
 
-import io as _io
 import uuid
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -34,7 +34,7 @@ import fastavro
 import numpy as np
 from paimon_core import paths
 from paimon_core.errors import CorruptMetadata, UnsupportedFeature
-from paimon_core.metadata.manifest import ADD, DELETE, NS, as_records, avro_bytes
+from paimon_core.metadata.manifest import ADD, DELETE, NS, read_records, record_bytes
 from paimon_core.storage.file_io import FileIO
 
 if TYPE_CHECKING:
@@ -291,7 +291,8 @@ class IndexEntry:
 def check_writable_index(entries: Iterable[IndexEntry], what: str = "table") -> None:
     """Refuse (UnsupportedFeature) a write to a table whose index manifest holds global indexes
     over row ids: those exist only on row-tracking / data-evolution tables (``global-index``
-    docs), whose writers must assign row ids, which this project does not. Global indexes built
+    docs); a write must keep them right for the rows it adds or changes, which this project does
+    not do (it assigns row ids, but maintains no global index). Global indexes built
     from a primary-key table's files (2.0, with ``_SOURCE_META``) are carried: Java checks them
     against the live files and ignores the ones whose files were rewritten."""
     for e in entries:
@@ -299,15 +300,21 @@ def check_writable_index(entries: Iterable[IndexEntry], what: str = "table") -> 
             raise UnsupportedFeature(
                 f"{what} has a global index over row ids ({e.index_type} index file {e.file_name}, "
                 f"rows {e.global_index.row_range_start}..{e.global_index.row_range_end}): such "
-                "indexes need row tracking, and writing row-tracking tables is not supported"
+                "indexes are not maintained here, so writing the table is not supported"
             )
 
 
 class IndexStore:
     """Index files in ``<table>/index`` and index manifests in ``<table>/manifest``."""
 
-    def __init__(self, fileio: FileIO, table_path: str):
+    def __init__(
+        self, fileio: FileIO, table_path: str, manifest_format: str = "avro", compression: str = "zstd"
+    ):
+        """``manifest_format``, ``compression``: how index manifests are written (the table's
+        ``manifest.format`` and ``manifest.compression``); reads take Avro and ORC alike."""
         self.io = fileio
+        self.format = str(manifest_format).strip().lower()
+        self.compression = compression
         self.index_dir = fileio.join(table_path, paths.INDEX_DIR)
         self.manifest_dir = fileio.join(table_path, paths.MANIFEST_DIR)
         self._prefix = str(uuid.uuid4())
@@ -331,17 +338,8 @@ class IndexStore:
 
     def _read(self, name: str) -> list[IndexEntry]:
         path = self.io.join(self.manifest_dir, name)
-        try:
-            data = self.io.read_bytes(path)
-        except FileNotFoundError:
-            raise CorruptMetadata(f"index manifest {path} is missing") from None
-        try:
-            reader = fastavro.reader(_io.BytesIO(data))
-            records = [r for r in reader if r is not None]
-        except Exception as e:  # fastavro raises many kinds on damaged input
-            raise CorruptMetadata(f"index manifest {path} is unreadable: {e}") from None
-        records = as_records(records, f"index manifest {path}")
-        layout, unknown = layout_of(reader.writer_schema)
+        records, writer_schema = read_records(self.io, path, "index manifest")
+        layout, unknown = layout_of(writer_schema)
         if self.layout is None or _rank(layout) > _rank(self.layout):
             self.layout = layout
         if unknown:
@@ -370,7 +368,9 @@ class IndexStore:
         name = self._name("index-manifest")
         self.io.write_bytes(
             self.io.join(self.manifest_dir, name),
-            avro_bytes(INDEX_SCHEMAS[layout], [e.to_avro(layout) for e in entries]),
+            record_bytes(
+                INDEX_SCHEMAS[layout], [e.to_avro(layout) for e in entries], self.format, self.compression
+            ),
         )
         return name
 

@@ -1,4 +1,5 @@
-"""Manifest files (ManifestEntry records) and manifest lists (ManifestFileMeta records), in Avro.
+"""Manifest files (ManifestEntry records) and manifest lists (ManifestFileMeta records), in Avro
+or, with ``manifest.format = orc``, in ORC with the same schemas (``metadata/orc_records.py``).
 
 We write the newer layout (21-field ``_FILE``, 15-field manifest list, version 2) that Java 0.9
 and pypaimon 2.1 both read; the reader also accepts the older Java field sets, treating missing
@@ -17,6 +18,7 @@ import fastavro
 from paimon_core import paths
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.metadata.orc_records import is_orc, orc_bytes, orc_codec, read_orc_records
 from paimon_core.storage.file_io import FileIO
 
 if TYPE_CHECKING:
@@ -336,16 +338,50 @@ def avro_bytes(schema: AvroSchema, records: Iterable[dict], codec: str = "zstand
 
 
 def read_avro(fileio: FileIO, path: str, what: str = "metadata file") -> list[dict]:
-    """Records of an Avro metadata file; a missing or damaged file is CorruptMetadata naming it."""
+    """Records of an Avro (or ORC) metadata file; a missing or damaged file is CorruptMetadata
+    naming it."""
+    return read_records(fileio, path, what)[0]
+
+
+def read_records(fileio: FileIO, path: str, what: str = "metadata file") -> tuple[list[dict], object]:
+    """(records, writer schema) of a metadata file in Avro or ORC (told apart by its first
+    bytes); a missing or damaged file is CorruptMetadata naming it."""
     try:
         data = fileio.read_bytes(path)
     except FileNotFoundError:
         raise CorruptMetadata(f"{what} {path} is missing") from None
     try:
-        records = [r for r in fastavro.reader(_io.BytesIO(data)) if r is not None]
-    except Exception as e:  # fastavro raises many kinds on damaged input
+        if is_orc(data):
+            records, schema = read_orc_records(data)
+        else:
+            reader = fastavro.reader(_io.BytesIO(data))
+            records = [r for r in reader if r is not None]
+            schema = reader.writer_schema
+    except Exception as e:  # fastavro and pyarrow raise many kinds on damaged input
         raise CorruptMetadata(f"{what} {path} is unreadable: {e}") from None
-    return as_records(records, f"{what} {path}")
+    return as_records(records, f"{what} {path}"), schema
+
+
+def record_bytes(schema, records: list[dict], manifest_format: str, compression: str) -> bytes:
+    """``records`` as a metadata file in ``manifest_format`` (avro or orc), ``compression``
+    being the table's ``manifest.compression``."""
+    if manifest_format == "orc":
+        return orc_bytes(schema, records, compression)
+    return avro_bytes(schema, records, manifest_codec(compression))
+
+
+def check_manifest_format(manifest_format: str, compression: str) -> None:
+    """InvalidInput for a manifest format or compression this project does not write."""
+    if manifest_format not in ("avro", "orc"):
+        raise InvalidInput(f"manifest.format '{manifest_format}' is not supported here (use avro or orc)")
+    if manifest_format == "orc":
+        if orc_codec(compression) is None:
+            raise InvalidInput(
+                f"manifest.compression '{compression}' is not supported for ORC manifests "
+                "(use zstd, zlib, snappy, lz4 or none)"
+            )
+    else:
+        manifest_codec(compression)
 
 
 def as_records(values: list, what: str) -> list[dict]:
@@ -360,10 +396,14 @@ def as_records(values: list, what: str) -> list[dict]:
 class ManifestStore:
     """Reads and writes manifests and manifest lists in ``<table>/manifest``."""
 
-    def __init__(self, fileio: FileIO, table_path: str, compression: str = "zstd"):
-        """``compression``: the table's ``manifest.compression`` (checked when a manifest is written)."""
+    def __init__(
+        self, fileio: FileIO, table_path: str, compression: str = "zstd", manifest_format: str = "avro"
+    ):
+        """``compression``, ``manifest_format``: the table's ``manifest.compression`` and
+        ``manifest.format`` (checked when a manifest is written; reads take any format)."""
         self.io = fileio
         self.compression = compression
+        self.format = str(manifest_format).strip().lower()
         self.dir = fileio.join(table_path, paths.MANIFEST_DIR)
         self._prefix = str(uuid.uuid4())
         self._counter = 0
@@ -381,7 +421,7 @@ class ManifestStore:
         self, entries: list[ManifestEntry], schema_id: int, partition_stats: SimpleStats
     ) -> ManifestFileMeta:
         name = self._next_name("manifest")
-        data = avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries], manifest_codec(self.compression))
+        data = record_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries], self.format, self.compression)
         self.io.write_bytes(self.path(name), data)
         buckets = [e.bucket for e in entries]
         levels = [e.file.level for e in entries]
@@ -402,7 +442,7 @@ class ManifestStore:
 
     def write_list(self, metas: list[ManifestFileMeta]) -> tuple[str, int]:
         name = self._next_name("manifest-list")
-        data = avro_bytes(LIST_SCHEMA, [m.to_avro() for m in metas], manifest_codec(self.compression))
+        data = record_bytes(LIST_SCHEMA, [m.to_avro() for m in metas], self.format, self.compression)
         self.io.write_bytes(self.path(name), data)
         return name, len(data)
 

@@ -27,7 +27,7 @@ from paimon_core.data.types import (
     to_arrow_schema,
     to_arrow_type,
 )
-from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
+from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError, UnsupportedFeature
 from paimon_core.metadata import jsonfmt
 from paimon_core.options import CoreOptions, validate_options
 from paimon_core.storage.file_io import FileIO
@@ -260,6 +260,16 @@ class Schema:
         from paimon_core.metadata.features import check_options
 
         check_options(options, writing=True, what="a table")
+        for key, feature in (
+            ("data-evolution.enabled", "data evolution"),
+            ("row-tracking.enabled", "row tracking"),
+        ):
+            mode = mode_of(bucket, self.primary_keys, self.partition_keys)
+            if opts.get(key) and mode is not BucketMode.BUCKET_UNAWARE:
+                raise UnsupportedFeature(
+                    f"{feature} ({key}) needs an append table without fixed buckets (bucket = -1), "
+                    "as in Paimon"
+                )
         if self.primary_keys:
             from paimon_core.metadata.merge_options import validate_merge_options
 

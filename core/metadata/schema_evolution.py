@@ -407,6 +407,25 @@ def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[Sche
 # Reading values written under an older column type
 
 
+_TRUE_TEXT = ("t", "true", "y", "yes", "1")
+_FALSE_TEXT = ("f", "false", "n", "no", "0")
+
+
+def _text_to_boolean(arr: pa.Array, name: str, src: DataType, dst: DataType) -> pa.Array:
+    """Java's string -> BOOLEAN cast (``BinaryStringUtils.toBoolean``): trimmed, any case,
+    t/true/y/yes/1 and f/false/n/no/0; any other text is an error naming it."""
+    text = pc.utf8_lower(pc.utf8_trim_whitespace(arr))
+    true, false = pc.is_in(text, pa.array(_TRUE_TEXT)), pc.is_in(text, pa.array(_FALSE_TEXT))
+    bad = pc.and_(pc.is_valid(text), pc.invert(pc.or_(true, false)))
+    if pc.any(bad).as_py():
+        value = pc.filter(arr, bad)[0].as_py()
+        raise SchemaMismatch(
+            f"column '{name}': values written as {src.with_nullable(True)} cannot be read as "
+            f"{dst.with_nullable(True)}: '{value}' is not a boolean"
+        )
+    return pc.if_else(pc.is_valid(text), true, pa.scalar(None, pa.bool_()))
+
+
 def cast_for_read(arr: pa.Array, name: str, src: DataType, dst: DataType) -> pa.Array:
     """Values stored as ``src`` read as ``dst`` (Java's CastExecutors semantics where they differ
     from Arrow's: integer <-> timestamp counts seconds, numeric narrowing wraps/truncates)."""
@@ -436,6 +455,8 @@ def cast_for_read(arr: pa.Array, name: str, src: DataType, dst: DataType) -> pa.
                 return arr.cast(target, safe=False)
             if s == "BOOLEAN" and d == "DECIMAL":
                 return arr.cast(pa.int8()).cast(target)
+            if s in ("CHAR", "VARCHAR") and d == "BOOLEAN":
+                return _text_to_boolean(arr, name, src, dst)
         return arr.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         raise SchemaMismatch(

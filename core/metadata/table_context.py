@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from paimon_core import paths
 from paimon_core.data.partition import PartitionCodec
-from paimon_core.metadata.manifest import ManifestStore, manifest_codec
+from paimon_core.metadata.manifest import ManifestStore, check_manifest_format
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
 from paimon_core.options import check_supported
@@ -43,6 +43,20 @@ class CatalogEnvironment:
     def after_schema_change(self, table: TableContext, schema: TableSchema) -> None:
         """Called once a new schema version is committed (e.g. to mirror the columns)."""
 
+    def mark_done(self, table: TableContext, partitions: Sequence[tuple], action: str) -> None:
+        """Run a metastore mark-done action (``done-partition``, ``mark-event``) on partitions;
+        catalogs without a metastore that keeps them refuse by name."""
+        from paimon_core.errors import UnsupportedFeature
+
+        raise UnsupportedFeature(
+            f"partition.mark-done-action '{action}' needs a Hive metastore catalog; table "
+            f"{table.identifier} is not in one (use success-file)"
+        ).with_hint("unsupported_option", option="partition.mark-done-action")
+
+    def after_partitions_dropped(self, table: TableContext, partitions: Sequence[tuple]) -> None:
+        """Called once a commit dropped these partitions (value tuples; e.g. to drop them from
+        the metastore, as Java's partition expiry and drop partition do)."""
+
 
 NO_ENVIRONMENT = CatalogEnvironment()
 
@@ -57,7 +71,12 @@ class TableContext:
         self.schema = schema
         self.snapshots = SnapshotManager(io, path)
         self.schemas = SchemaManager(io, path)
-        self.manifests = ManifestStore(io, path, schema.core_options.get("manifest.compression"))
+        self.manifests = ManifestStore(
+            io,
+            path,
+            schema.core_options.get("manifest.compression"),
+            schema.core_options.get("manifest.format"),
+        )
         self._schema_cache: dict[int, TableSchema] = {schema.id: schema}
         self.env = NO_ENVIRONMENT  # the catalog that loads the table sets its own
 
@@ -75,7 +94,8 @@ class TableContext:
     def require_writable(self) -> None:
         """Refuse a table whose options ask writers for something this project does not do."""
         check_supported(self.schema.options, writing=True, what=f"table {self.identifier}")
-        manifest_codec(self.schema.core_options.get("manifest.compression"))  # before any file is written
+        opts = self.schema.core_options  # checked before any file is written
+        check_manifest_format(opts.get("manifest.format"), opts.get("manifest.compression"))
 
     @property
     def is_primary_key_table(self) -> bool:

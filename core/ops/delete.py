@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 from paimon_core.commit import FileStoreCommit, discard_files
 from paimon_core.data.system_columns import ROW_POS
 from paimon_core.errors import InvalidInput
+from paimon_core.maintain.after_commit import after_commit
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
@@ -74,6 +75,7 @@ def delete_where(table: TableContext, where: str, dry_run: bool = False) -> Dele
     result = FileStoreCommit(table).commit(
         messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE"
     )
+    after_commit(table)
     return DeleteResult(rows, len(hits), mode, result)
 
 
@@ -101,10 +103,12 @@ def _dv_messages(table: TableContext, hits) -> list[CommitMessage]:
 
 
 def _rewrite_messages(table: TableContext, hits) -> list[CommitMessage]:
-    from paimon_core.compaction.bucket_compaction import drop_vectors
+    from paimon_core.compaction.bucket_compaction import check_compactable, drop_vectors
+    from paimon_core.metadata.row_ids import row_tracking
     from paimon_core.write.append_writer import RollingFileWriter
 
     reader = TableRead(table)
+    tracked = row_tracking(table.schema)  # kept rows keep their _ROW_ID
     prefix = table.schema.core_options.get("data-file.prefix")
     by_split: dict[int, list] = {}
     for s, f, pos in hits:
@@ -114,13 +118,19 @@ def _rewrite_messages(table: TableContext, hits) -> list[CommitMessage]:
         for s, *files in by_split.values():
             before, after = [], []
             for f, pos in files:
-                data = reader.read_file(s, f, False, with_position=True)
+                if tracked:
+                    check_compactable(table, [f])
+                    data = reader.read_tracked_file(s, f, with_position=True)
+                else:
+                    data = reader.read_file(s, f, False, with_position=True)
                 keep = data.filter(pc.invert(pc.is_in(data.column(ROW_POS), pa.array(pos)))).drop_columns(
                     [ROW_POS]
                 )
                 before.append(f)
                 if keep.num_rows:
-                    w = RollingFileWriter(table, s.partition, s.bucket, f.min_sequence_number, prefix)
+                    w = RollingFileWriter(
+                        table, s.partition, s.bucket, f.min_sequence_number, prefix, tracked=tracked
+                    )
                     try:
                         w.write(keep)
                         after += [replace(a, file_source=FILE_SOURCE_COMPACT) for a in w.close()]

@@ -105,7 +105,7 @@ class StreamingCommitter:
         if snap is not None:
             self.last = snap
             self.next_identifier = ident + 1
-            _compact_after_write(self.table, messages)
+        _compact_after_write(self.table, messages if snap is not None else [])
         return CommitResult(snap, ident, rows if snap is not None else 0)
 
 
@@ -361,7 +361,7 @@ def ingest_stream(
         raise InvalidInput(f"unknown input format '{fmt}' (json, csv or one of {', '.join(CDC_FORMATS)})")
     if fmt in CDC_FORMATS:
         if row_kind_column is not None:
-            raise InvalidInput(f"--row-kind-column does not go with {fmt}: the events give each row's kind")
+            raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
         row_kind_column = ROW_KIND
     committer = StreamingCommitter(table, commit_user or str(uuid.uuid4()))
     q: queue.Queue = queue.Queue(maxsize=64)

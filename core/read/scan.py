@@ -23,6 +23,7 @@ from paimon_core.metadata.manifest import (
 )
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
+from paimon_core.read.row_tracking import data_evolution
 
 if TYPE_CHECKING:
     from paimon_core.metadata.deletion_vectors import DeletionFile
@@ -95,7 +96,9 @@ class TableScan:
         for e in self.entries():
             groups.setdefault((e.partition, e.bucket), []).append(e)
         splits = []
-        value_filter = self._value_filter()
+        evolution = not self.table.is_primary_key_table and data_evolution(self.table.schema)
+        # a file of some columns has stats for those only: pruning it would split its row group
+        value_filter = None if evolution else self._value_filter()
         # as Java's batch scans: first-row and deletion-vector tables show only compacted data
         # (levels above 0)
         from paimon_core.metadata.deletion_vectors import deletion_files, dv_enabled, dv_entries
@@ -122,8 +125,9 @@ class TableScan:
                 if not may_match(self.predicate, ranges):
                     continue
             files = [e.file for e in entries]
-            for f in files:
-                check_file(f)
+            if not evolution:  # a data-evolution reader merges files of some columns (row_tracking.py)
+                for f in files:
+                    check_file(f)
             # the vectors of every live file of the bucket, pruned or not: writers that replace the
             # bucket's index (compaction, delete) must carry all of them over
             bucket_dvs = dvs.get((pbytes, bucket), {})

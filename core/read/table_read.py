@@ -13,16 +13,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-from paimon_core.data.system_columns import KIND, ROW_POS, SEQ
+import pyarrow.compute as pc
+from paimon_core.data.system_columns import KIND, ROW_ID, ROW_POS, SEQ, TRACKING_COLUMNS
 from paimon_core.data.types import AtomicType, to_arrow_type
-from paimon_core.fileformat.formats import read_data_file
+from paimon_core.errors import NullMapKey, UnsupportedFeature
+from paimon_core.fileformat.formats import read_data_file, stored_columns
 from paimon_core.merge.merge_engines import MergeEngine
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
 from paimon_core.metadata.features import check_file, check_readable
 from paimon_core.metadata.live_files import expiry_checked
+from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.predicate import Predicate, filter_table
+from paimon_core.read.row_tracking import column_sources, data_evolution, row_groups, row_tracking
 from paimon_core.read.scan import DataSplit, plan
 
 if TYPE_CHECKING:
@@ -85,12 +89,17 @@ class TableRead:
         self.table = table
         self.schema = table.schema
         self.columns = list(columns) if columns else self.schema.field_names
+        self.is_pk = bool(self.schema.primary_keys)
+        self.tracked = not self.is_pk and row_tracking(self.schema)
+        self.evolution = not self.is_pk and data_evolution(self.schema)
+        # _ROW_ID, _SEQUENCE_NUMBER: readable system columns of row-tracking tables
+        self.system = [c for c in self.columns if self.tracked and c in TRACKING_COLUMNS]
         for c in self.columns:
-            self.schema.field(c)  # raises InvalidInput for unknown columns
+            if c not in self.system:
+                self.schema.field(c)  # raises InvalidInput for unknown columns
         self.predicate = predicate
         needed = set(self.columns) | (predicate.columns() if predicate else set())
         self.read_columns = [n for n in self.schema.field_names if n in needed]
-        self.is_pk = bool(self.schema.primary_keys)
         self.dv_mode = self.is_pk and dv_enabled(table)
         self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
@@ -108,16 +117,23 @@ class TableRead:
         system_columns: bool,
         with_position: bool = False,
         sequence: bool = True,
+        field_ids: set[int] | None = None,
+        columns: list[str] | None = None,
     ) -> pa.Table:
-        """Columns of the current schema (``self.read_columns``) from one file, by field id, without
-        the rows its deletion vector (if any) marks deleted; ``with_position`` adds ``_ROW_POS``,
-        each row's 0-based position in the file. ``system_columns`` adds ``_SEQUENCE_NUMBER`` (unless
-        ``sequence`` is False) and ``_VALUE_KIND``."""
-        check_file(f)
+        """Columns of the current schema (``columns``, default ``self.read_columns``) from one
+        file, by field id, without the rows its deletion vector (if any) marks deleted;
+        ``with_position`` adds ``_ROW_POS``, each row's 0-based position in the file.
+        ``system_columns`` adds ``_SEQUENCE_NUMBER`` (unless ``sequence`` is False) and
+        ``_VALUE_KIND``. ``field_ids``: the columns the file holds (data evolution: a file of
+        some columns; the others read as NULL); without it the file must hold every column."""
+        if field_ids is None:
+            check_file(f)
         file_schema = self.table.schema_for(f.schema_id)
         by_id = {fld.id: fld for fld in file_schema.fields}
+        if field_ids is not None:
+            by_id = {i: fld for i, fld in by_id.items() if i in field_ids}
         wanted, renames = [], []
-        for name in self.read_columns:
+        for name in self.read_columns if columns is None else columns:
             cur = self.schema.field(name)
             old = by_id.get(cur.id)
             if old is not None:
@@ -126,22 +142,21 @@ class TableRead:
             else:
                 renames.append((None, cur))
         extra = ([SEQ, KIND] if sequence else [KIND]) if system_columns else []
-        path = self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
-        if f.external_path:
-            from paimon_core.metadata.features import external_path
-
-            path = external_path(self.table, f.external_path)
+        path = self._path(split, f)
         types = {SEQ: _SEQ_TYPE, KIND: _KIND_TYPE}
         types.update({old.name: old.type for old, _ in renames if old is not None})
         legacy_ltz = self.schema.core_options.get("orc.timestamp-ltz.legacy.type")
         df = split.deletion_file(f.file_name) if split.deletion_files else None
-        if df is None:
-            data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz), None
-        else:  # the deleted rows are dropped as the file is decoded
-            deleted = self._dv_reader().positions(df)
-            data, keep = read_data_file(
-                self.table.io, path, extra + wanted, types, legacy_ltz, deleted=deleted
-            )
+        try:
+            if df is None:
+                data, keep = read_data_file(self.table.io, path, extra + wanted, types, legacy_ltz), None
+            else:  # the deleted rows are dropped as the file is decoded
+                deleted = self._dv_reader().positions(df)
+                data, keep = read_data_file(
+                    self.table.io, path, extra + wanted, types, legacy_ltz, deleted=deleted
+                )
+        except NullMapKey as e:
+            raise e.in_table(self.table.identifier) from None
         n = data.num_rows
         arrays, fields = [], []
         for old, cur in renames:
@@ -167,8 +182,110 @@ class TableRead:
             self._dvs = DeletionVectorReader(self.table)
         return self._dvs
 
+    # ---- row tracking and data evolution (read/row_tracking.py)
+    def read_tracked_file(self, split: DataSplit, f: DataFileMeta, with_position: bool = False) -> pa.Table:
+        """``read_file`` of a row-tracking table's file plus its ``_ROW_ID`` and
+        ``_SEQUENCE_NUMBER`` (last), for rewrites that must keep them (compaction, delete)."""
+        t = self.read_file(split, f, False, with_position=True)
+        positions = t.column(ROW_POS).combine_chunks()
+        cols = self._tracking_columns(f, lambda g: self._path(split, g), positions)
+        if not with_position:
+            t = t.drop_columns([ROW_POS])
+        for c in TRACKING_COLUMNS:
+            t = t.append_column(pa.field(c, pa.int64(), nullable=False), cols[c])
+        return t
+
+    def _tracking_columns(self, f: DataFileMeta, path_of, positions: pa.Array) -> dict[str, pa.Array]:
+        """``_ROW_ID`` and ``_SEQUENCE_NUMBER`` of the rows of ``f`` at ``positions``: stored ones
+        (a compaction's output) where not NULL, else first row id + position and the file's
+        maximum sequence number."""
+        n = len(positions)
+        row_ids = (
+            pa.nulls(n, pa.int64())
+            if f.first_row_id is None
+            else pc.add(positions.cast(pa.int64()), pa.scalar(f.first_row_id, pa.int64()))
+        )
+        seqs = pa.array(np.full(n, f.max_sequence_number, dtype=np.int64))
+        out = {ROW_ID: row_ids, SEQ: seqs}
+        if f.file_source == FILE_SOURCE_COMPACT:  # appended files never store them
+            stored = [c for c in (ROW_ID, SEQ) if c in stored_columns(self.table.io, path_of(f))]
+            if stored:
+                data = read_data_file(self.table.io, path_of(f), stored, {ROW_ID: _SEQ_TYPE, SEQ: _SEQ_TYPE})
+                if n != data.num_rows:
+                    data = data.take(positions)
+                for c in stored:
+                    out[c] = pc.coalesce(data.column(c).combine_chunks().cast(pa.int64()), out[c])
+        return out
+
+    def _path(self, split: DataSplit, f: DataFileMeta) -> str:
+        if f.external_path:
+            from paimon_core.metadata.features import external_path
+
+            return external_path(self.table, f.external_path)
+        return self.table.io.join(self.table.bucket_path(split.partition, split.bucket), f.file_name)
+
+    def _read_tracked(self, split: DataSplit) -> pa.Table:
+        """An append split of a row-tracking table: data-evolution groups merged column-wise,
+        the system columns asked for added."""
+        groups = row_groups(list(split.files)) if self.evolution else [[f] for f in split.files]
+        parts = [filter_table(self.read_group(split, g, self.system), self.predicate) for g in groups]
+        out = pa.concat_tables(parts) if parts else self._empty()
+        return out.select(self.columns)
+
+    def read_group(self, split: DataSplit, group: list[DataFileMeta], system: Sequence[str]) -> pa.Table:
+        """The rows of one row group (one file, or a data-evolution group of files merged
+        column-wise): ``read_columns``, then the ``system`` columns (``_ROW_ID``,
+        ``_SEQUENCE_NUMBER``; a merged group's sequence number is its newest file's)."""
+        if len(group) == 1 and (group[0].write_cols is None or not self.evolution):
+            f = group[0]
+            t = self.read_file(split, f, False, with_position=True)
+            positions = t.column(ROW_POS).combine_chunks()
+            t = t.drop_columns([ROW_POS])
+        else:
+            t, f = self._merge_group(split, group), None
+            positions = pa.array(np.arange(t.num_rows, dtype=np.int64))
+        if system:
+            anchor = f if f is not None else group[0]
+            cols = self._tracking_columns(anchor, lambda g: self._path(split, g), positions)
+            if f is None:
+                cols[SEQ] = pa.array(np.full(t.num_rows, max(g.max_sequence_number for g in group), np.int64))
+            for c in system:
+                t = t.append_column(pa.field(c, pa.int64(), nullable=False), cols[c])
+        return t
+
+    def _merge_group(self, split: DataSplit, group: list[DataFileMeta]) -> pa.Table:
+        """The rows of a data-evolution group: each column from the newest file holding it."""
+        if any(split.deletion_file(g.file_name) for g in group if split.deletion_files):
+            raise UnsupportedFeature(
+                f"data files {', '.join(g.file_name for g in group)} are one data-evolution row group "
+                "with deleted rows (deletion vectors): reading it is not supported"
+            )
+        fields = [self.schema.field(n) for n in self.read_columns]
+        sources = column_sources(self.table, group, [fld.id for fld in fields])
+        n = group[0].row_count
+        arrays = {fld.name: pa.nulls(n, to_arrow_type(fld.type)) for fld in fields}
+        for g in group:
+            mine = [fld.name for fld in fields if sources.get(fld.id) is g]
+            if not mine:
+                continue
+            t = self.read_file(
+                split,
+                g,
+                False,
+                field_ids={fld.id for fld in fields if sources.get(fld.id) is g},
+                columns=mine,
+            )
+            for name in mine:
+                arrays[name] = t.column(name)
+        schema = pa.schema(
+            [pa.field(f.name, to_arrow_type(f.type), nullable=f.type.nullable) for f in fields]
+        )
+        return pa.Table.from_arrays([arrays[f.name] for f in fields], schema=schema)
+
     # ---- one split
     def read_split(self, split: DataSplit) -> pa.Table:
+        if self.tracked and (self.system or self.evolution):
+            return self._read_tracked(split)
         if not self.is_pk or self._raw_convertible(split):
             parts = [filter_table(self.read_file(split, f, False), self.predicate) for f in split.files]
             out = pa.concat_tables(parts) if parts else self._empty()
@@ -181,8 +298,15 @@ class TableRead:
         without level-0 files and without retract rows is read file by file, unmerged (as Java)."""
         return self.dv_mode and all(f.level > 0 and f.delete_row_count == 0 for f in split.files)
 
+    def output_schema(self) -> pa.Schema:
+        """The Arrow schema of what this read returns (``columns``, system ones included)."""
+        return self._empty().select(self.columns).schema
+
     def _empty(self) -> pa.Table:
-        return self.schema.arrow_schema().empty_table().select(self.read_columns)
+        t = self.schema.arrow_schema().empty_table().select(self.read_columns)
+        for c in self.system:
+            t = t.append_column(pa.field(c, pa.int64()), pa.array([], pa.int64()))
+        return t
 
     def _merge(self, split: DataSplit, keep_kind: bool = False) -> pa.Table:
         """Merge-on-read of a split. The sequence numbers only order the records of a key and are
@@ -228,7 +352,7 @@ class TableRead:
     def to_arrow(self, splits: Sequence[DataSplit], limit: int | None = None) -> pa.Table:
         parts = list(self.to_batches(splits, limit))
         if not parts:
-            return self.schema.arrow_schema().empty_table().select(self.columns)
+            return self._empty().select(self.columns)
         return pa.concat_tables(parts)
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.system_columns import ROW_ID, SEQ, TRACKING_COLUMNS
+from paimon_core.data.types import AtomicType
 from paimon_core.data.values import internal_values
 from paimon_core.fileformat import formats
 from paimon_core.metadata.commit_message import CommitMessage
@@ -63,6 +65,10 @@ def _split_by_int(table: pa.Table, column: str):
 ROW_GROUP_BYTES = 128 * 1024 * 1024  # in-memory Arrow bytes buffered per row group (ORC stripe, Avro block)
 
 
+_TRACKING_TYPE = AtomicType(False, "BIGINT")
+_NO_ID = -1  # ``_next_row_id`` after a row without a row id
+
+
 class RollingFileWriter:
     """Data files of one (partition, bucket), rolled at the target size.
 
@@ -70,9 +76,21 @@ class RollingFileWriter:
     repeat dictionaries); the roll check runs after each row group."""
 
     def __init__(
-        self, table: TableContext, partition: tuple, bucket: int, next_seq: int, file_prefix: str = "data-"
+        self,
+        table: TableContext,
+        partition: tuple,
+        bucket: int,
+        next_seq: int,
+        file_prefix: str = "data-",
+        tracked: bool = False,
     ):
+        """``tracked``: batches end with ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` (a rewrite of a
+        row-tracking table's rows), stored as the files' last columns; each file's first row id
+        is its first row's ``_ROW_ID`` and its sequence range that of its rows (value stats
+        cover the table's columns only)."""
         self.table = table
+        self.tracked = tracked
+        self._next_row_id: int | None = None  # the _ROW_ID that continues the open file
         self.partition = partition
         self.bucket = bucket
         self.next_seq = next_seq
@@ -94,10 +112,41 @@ class RollingFileWriter:
         self.level = opts.get("file.compression.zstd-level")
 
     def write(self, batch: pa.Table) -> None:
+        if self.tracked:
+            self._write_tracked(batch)
+            return
+        self._write(batch)
+
+    def _write_tracked(self, batch: pa.Table) -> None:
+        """Rows whose ``_ROW_ID`` does not follow the previous row's start a new file: a file's
+        rows have the ids first row id + position (readers such as pypaimon rely on it); rows
+        without an id (written before row tracking was enabled) go to files without one."""
+        n = batch.num_rows
+        if not n:
+            return
+        ids = batch.column(ROW_ID).combine_chunks()
+        null = ids.is_null().to_numpy(zero_copy_only=False)
+        vals = ids.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        follows = np.empty(n, dtype=bool)
+        follows[1:] = (null[1:] & null[:-1]) | (~null[1:] & ~null[:-1] & (vals[1:] == vals[:-1] + 1))
+        nxt = self._next_row_id
+        follows[0] = nxt is None or (
+            bool(null[0]) if nxt == _NO_ID else (not null[0] and int(vals[0]) == nxt)
+        )
+        breaks = set(np.flatnonzero(~follows).tolist())
+        bounds = sorted({0, n, *breaks})
+        for lo, hi in zip(bounds, bounds[1:]):
+            if lo in breaks:
+                self.flush_row_group()
+                self._roll()
+            self._write(batch.slice(lo, hi - lo))
+        self._next_row_id = _NO_ID if null[-1] else int(vals[-1]) + 1
+
+    def _write(self, batch: pa.Table) -> None:
         if batch.nbytes > self.row_group_bytes and batch.num_rows > 1:
             step = max(1, batch.num_rows * self.row_group_bytes // batch.nbytes)
             for offset in range(0, batch.num_rows, step):
-                self.write(batch.slice(offset, step))
+                self._write(batch.slice(offset, step))
             return
         self._pending.append(batch)
         self.pending_bytes += batch.nbytes
@@ -114,14 +163,16 @@ class RollingFileWriter:
             self._name = f"{self.file_prefix}{uuid.uuid4()}-0{self.extension}"
             path = self.table.io.join(self.dir, self._name)
             self._written_paths.append(path)
+            arrow_schema = schema.arrow_schema()
+            types = {f.name: f.type for f in schema.fields}
+            if self.tracked:
+                for name in TRACKING_COLUMNS:
+                    arrow_schema = arrow_schema.append(pa.field(name, pa.int64(), nullable=False))
+                    types[name] = _TRACKING_TYPE
+                self._first_row_id = batch.column(ROW_ID)[0].as_py()
+                self._seqs: list[tuple[int, int]] = []
             self._writer = formats.open_writer(
-                self.format,
-                self.table.io,
-                path,
-                schema.arrow_schema(),
-                self.compression,
-                self.level,
-                {f.name: f.type for f in schema.fields},
+                self.format, self.table.io, path, arrow_schema, self.compression, self.level, types
             )
             self._stats = StatsCollector(
                 schema.field_names,
@@ -131,6 +182,10 @@ class RollingFileWriter:
             )
         assert self._stats is not None  # made with the writer
         self._writer.write(batch)
+        if self.tracked:
+            seq = batch.column(SEQ)
+            self._seqs.append((pc.min(seq).as_py(), pc.max(seq).as_py()))
+            batch = batch.drop_columns(list(TRACKING_COLUMNS))
         self._stats.update(batch)
         if self._writer.bytes_written >= self.target:
             self._roll()
@@ -141,14 +196,18 @@ class RollingFileWriter:
         assert self._stats is not None  # made with the writer
         rows = self._writer.row_count
         size = self._writer.close()
+        seq_range = (self.next_seq, self.next_seq + rows - 1)
+        if self.tracked:
+            seq_range = (min(a for a, _ in self._seqs), max(b for _, b in self._seqs))
         self.files.append(
             DataFileMeta(
                 file_name=self._name,
                 file_size=size,
                 row_count=rows,
                 value_stats=self._stats.to_simple_stats(),
-                min_sequence_number=self.next_seq,
-                max_sequence_number=self.next_seq + rows - 1,
+                min_sequence_number=seq_range[0],
+                max_sequence_number=seq_range[1],
+                first_row_id=self._first_row_id if self.tracked else None,
                 schema_id=self.table.schema.id,
                 level=0,
                 creation_time=dt.datetime.now().replace(

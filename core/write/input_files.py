@@ -105,7 +105,7 @@ def as_change_events(inputs: list[InputFile], fmt: str, row_kind_column: str | N
     if fmt not in CDC_FORMATS:
         raise InvalidInput(f"unknown input format '{fmt}' for files (one of {', '.join(CDC_FORMATS)})")
     if row_kind_column is not None:
-        raise InvalidInput(f"--row-kind-column does not go with {fmt}: the events give each row's kind")
+        raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
     other = next((f for f in inputs if f.format != "json"), None)
     if other is not None:
         raise InvalidInput(f"{other.path}: {fmt} events are JSON lines (name the file .json or .jsonl)")

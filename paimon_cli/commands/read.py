@@ -135,7 +135,7 @@ def _print(state, reader, splits, limit: int | None) -> None:
 
     capped = state.out.fmt == "table" and limit is None
     fetch = DISPLAY_ROWS + 1 if capped else limit
-    arrow_schema = reader.table.schema.arrow_schema()
+    arrow_schema = reader.output_schema()
     numeric = [is_numeric(arrow_schema.field(c).type) for c in reader.columns]
     sink = state.out.sink(reader.columns, numeric)
     shown = 0

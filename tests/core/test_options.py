@@ -107,7 +107,7 @@ def test_structural_keys_are_not_options():
     "options",
     [
         {"deletion-vectors.merge-on-read": "true"},
-        {"manifest.format": "orc"},
+        {"manifest.format": "parquet"},
         {"partition.legacy-name": "false"},
         {"scan.snapshot-id": "3"},
         {"fields.v.default-value": "0"},
@@ -125,8 +125,6 @@ def test_unsupported_features_refused_on_read_and_write(options):
     [
         {"rowkind.field": "op"},
         {"data-file.external-paths": "s3://x/y"},
-        {"tag.automatic-creation": "process-time"},
-        {"partition.expiration-time": "7d"},
     ],
 )
 def test_write_only_features_refused_on_write_but_readable(options):
@@ -164,7 +162,7 @@ def test_sizes_and_durations():
 def _refused_value(key: str) -> str:
     """A value of ``key`` that its Unsupported entry does not call harmless."""
     u = UNSUPPORTED[key]
-    for v in ("true", "-2", "orc", "x", "from-snapshot", "process-time", "false"):
+    for v in ("true", "-2", "parquet", "x", "from-snapshot", "process-time", "false"):
         if not u.applies(v):
             continue
         try:

@@ -136,17 +136,19 @@ def test_newer_column_types_are_refused(catalog, typ, feature):
         catalog.get_table("db.t")
 
 
-def test_data_evolution_is_refused_on_read_and_row_tracking_on_write(catalog):
+def test_row_tracking_enabled_later_counts_row_ids_from_zero(catalog):
     t = _append_table(catalog)
     t.write_arrow(_rows([1], [1], [1]))
     _edit_schema(t, lambda o: o["options"].update({"row-tracking.enabled": "true"}))
     t = catalog.get_table("db.t")
     assert t.read().num_rows == 1  # plain reads of row-tracking tables return the same rows
-    with pytest.raises(UnsupportedFeature, match="row tracking"):
-        t.write_arrow(_rows([2], [2], [2]))
+    t.write_arrow(_rows([2], [2], [2]))  # the snapshot before has no nextRowId: ids from 0, as Java
+    t = catalog.get_table("db.t")
+    assert t.snapshots.latest().next_row_id == 1
+    ids = {r["id"]: r["_ROW_ID"] for r in t.read(columns=["id", "_ROW_ID"]).to_pylist()}
+    assert ids == {1: None, 2: 0}
     _edit_schema(t, lambda o: o["options"].update({"data-evolution.enabled": "true"}))
-    with pytest.raises(UnsupportedFeature, match="data evolution"):
-        catalog.get_table("db.t").read()
+    assert catalog.get_table("db.t").read().num_rows == 2
 
 
 def test_bucket_function_other_than_default_is_refused_on_write(catalog):

@@ -249,8 +249,11 @@ def _table(req: dict):
 
 
 def op_read(req: dict) -> dict:
+    """``projection`` (optional): the columns to read, system ones (``_ROW_ID``) included."""
     table = _table(req)
     rb = table.new_read_builder()
+    if req.get("projection"):
+        rb = rb.with_projection(list(req["projection"]))
     splits = rb.new_scan().plan().splits()
     try:  # ask for row kinds (a TableRead argument that the public ReadBuilder does not expose)
         from pypaimon.read.table_read import TableRead
@@ -260,6 +263,7 @@ def op_read(req: dict) -> dict:
         read = rb.new_read()
     data = read.to_arrow(splits)
     types = {f.name: str(f.type) for f in table.fields}
+    types.update({"_ROW_ID": "BIGINT", "_SEQUENCE_NUMBER": "BIGINT"})
     rows = canonical.rows_from_arrow(data, types) if data is not None else []
     return {"rows": rows, "row_count": len(rows), "splits": len(splits)}
 
