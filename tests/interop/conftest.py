@@ -3,7 +3,7 @@ drivers, with their caches warmed once per session (jar download/compilation, CD
 
 `java` is parametrised over JAVA_VERSIONS: every test that takes it (here, and in tests/catalog,
 tests/safety, which import it) runs once per Java release, with the ids `java09` and `java14`
-(`pytest -k java14` runs one lane). A test that needs to know which release it talks to reads
+(`pytest -k java14` runs one lane); a module may narrow it with its own `JAVA_VERSIONS`. A test that needs to know which release it talks to reads
 `java.version` ("0.9" or "1.4.2").
 
 The tests skip when no JDK is installed (`java` not on PATH / JAVA_HOME), and fail instead when
@@ -21,9 +21,9 @@ import pytest
 
 from tests.infra import missing
 from tests.interop.harness import JavaPaimon, PyPaimon
-from tests.interop.harness.java_paimon import version_id
+from tests.interop.harness.java_paimon import VERSIONS, version_id
 
-JAVA_VERSIONS = ("0.9", "1.4.2")
+JAVA_VERSIONS = tuple(VERSIONS)  # "0.9", "1.4.2"
 
 
 def _have_java() -> bool:
@@ -31,8 +31,19 @@ def _have_java() -> bool:
     return bool((home and (Path(home) / "bin" / "java").exists()) or shutil.which("java"))
 
 
-@pytest.fixture(scope="session", params=JAVA_VERSIONS, ids=[version_id(v) for v in JAVA_VERSIONS])
+def parametrize_java(metafunc: pytest.Metafunc) -> None:
+    """Every test taking ``java`` runs once per release in its module's ``JAVA_VERSIONS`` (all
+    of them unless the module narrows it, naming the differences it has not pinned yet); called
+    by tests/conftest.py's pytest_generate_tests, so tests/catalog and tests/safety get it too."""
+    if "java" in metafunc.fixturenames:
+        versions = getattr(metafunc.module, "JAVA_VERSIONS", JAVA_VERSIONS)
+        ids = [version_id(v) for v in versions]
+        metafunc.parametrize("java", versions, indirect=True, ids=ids, scope="session")
+
+
+@pytest.fixture(scope="session")
 def java(request: pytest.FixtureRequest) -> JavaPaimon:
+    """Java Paimon of the release the test is parametrised with (see parametrize_java)."""
     return _java_driver(request.param)
 
 
