@@ -87,6 +87,15 @@ TABLES: dict[str, dict] = {
         },
         "writes": [_rows(0, 3, v) for v in "abcd"],
     },
+    # Java 0.9's jar has no snappy-java; 1.4.2's bundle brings it
+    "snappy_parquet": {
+        "options": {"bucket": "1", "file.format": "parquet", "file.compression": "snappy"},
+        "writes": [_rows(0, 4), _rows(2, 6, "y")],
+    },
+    "snappy_avro": {
+        "options": {"bucket": "1", "file.format": "avro", "file.compression": "snappy"},
+        "writes": [_rows(0, 4), _rows(2, 6, "y")],
+    },
     "iceberg": {
         "options": {"bucket": "1", "metadata.iceberg.storage": "table-location"},
         "writes": [_rows(0, 4), _rows(2, 6, "y")],
@@ -238,6 +247,24 @@ def test_decoupled_changelog(java14, built):  # writes lift with #21
     assert "changelog-1" in kept and "changelog-2" in kept, kept
     _same_as_java(built, "changelog_retained")
     _write_or_refused(java14, built, "changelog_retained", _rows(0, 2, "e"), "changelog.num-retained")
+
+
+@pytest.mark.parametrize("name", ["snappy_parquet", "snappy_avro"])
+def test_snappy_data_files(built, name):
+    import fastavro
+    import pyarrow.parquet as pq
+
+    fmt = name.split("_")[1]
+    root = os.path.join(built["wh"], "j14.db", name, "bucket-0")
+    files = [os.path.join(root, f) for f in os.listdir(root) if f.endswith(f".{fmt}")]
+    assert files
+    for f in files:
+        if fmt == "parquet":
+            assert pq.ParquetFile(f).metadata.row_group(0).column(0).compression == "SNAPPY", f
+        else:
+            with open(f, "rb") as fh:
+                assert fastavro.reader(fh).codec == "snappy", f
+    _same_as_java(built, name)
 
 
 def test_iceberg_metadata(built):
