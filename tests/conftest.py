@@ -52,6 +52,12 @@ def lanes_of(item: pytest.Item) -> set[str]:
     return found
 
 
+def pytest_generate_tests(metafunc):
+    from tests.interop.conftest import parametrize_java
+
+    parametrize_java(metafunc)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         lanes = lanes_of(item)

@@ -2,7 +2,9 @@
 
 Java 0.9 cannot read DECIMAL(p<=18) as dictionary-encoded fixed-length bytes, nor TIMESTAMP
 with nanoseconds as INT64: so decimals p<=9 go to INT32 and p<=18 to INT64, and a file with a
-TIMESTAMP(7..9) column stores timestamps as INT96 (docs/format.md section 0, 7.3).
+TIMESTAMP(7..9) column stores timestamps as INT96 (docs/format.md section 0, 7.3). DECIMAL(p>18)
+(fixed-length bytes) is written without a dictionary, as Java's writer does: Java 1.4's Parquet
+filter drops every row of a dictionary-encoded one on an equality predicate.
 """
 
 from __future__ import annotations
@@ -39,7 +41,13 @@ def _has_timestamp(t: pa.DataType) -> bool:
     return _any_type(t, pa.types.is_timestamp)
 
 
+def _has_wide_decimal(t: pa.DataType) -> bool:
+    return _any_type(t, lambda x: pa.types.is_decimal(x) and x.precision > 18)
+
+
 def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | None = 1) -> dict:
+    """pyarrow's write options for a file of ``schema``. Invariant: a column holding INT96
+    timestamps or fixed-length-bytes decimals (p > 18) is never dictionary-encoded."""
     int96 = any(_has_nanos(f.type) for f in schema)
     # Java's UNCOMPRESSED and Paimon's "none" are pyarrow's "none"
     compression = "none" if compression.lower() in ("uncompressed", "none") else compression
@@ -49,9 +57,11 @@ def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | No
         "use_deprecated_int96_timestamps": int96,
         "write_statistics": True,
     }
-    if int96:
-        # Java 0.9 decodes dictionary pages of INT96 columns as longs and fails: write them plain
-        opts["use_dictionary"] = [f.name for f in schema if not _has_timestamp(f.type)]
+    # Java 0.9 decodes dictionary pages of INT96 columns as longs and fails, and Java 1.4's
+    # filter of dictionary-encoded FLBA decimals never matches: write those columns plain
+    plain = [f.name for f in schema if (int96 and _has_timestamp(f.type)) or _has_wide_decimal(f.type)]
+    if plain:
+        opts["use_dictionary"] = [f.name for f in schema if f.name not in plain]
     if compression.lower() in ("zstd", "gzip", "brotli") and level is not None:
         opts["compression_level"] = level
     return opts

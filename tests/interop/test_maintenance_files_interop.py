@@ -18,6 +18,7 @@ from tests.interop.test_lifecycle_interop import _build
 
 pytestmark = pytest.mark.interop
 
+
 HINTS = ("LATEST", "EARLIEST")
 
 # scenario -> steps, each ("tag", name, snapshot) | ("untag", name) | ("expire", retain_max)
@@ -109,6 +110,9 @@ KNOWN = {
 }
 
 
+ROLLBACK_LEAVES_14 = ("rollback_to_snapshot", "rollback_to_live_tag")
+
+
 @pytest.mark.parametrize(
     "scenario",
     [
@@ -116,10 +120,16 @@ KNOWN = {
         for s in SCENARIOS
     ],
 )
-def test_we_leave_the_files_java_leaves(done, scenario):
+def test_we_leave_the_files_java_leaves(done, scenario, java):
     ours, theirs, _ = done[scenario]
-    mine, java = _files(ours), _files(theirs)
-    assert mine == java, {"only ours": sorted(mine - java)[:10], "only java's": sorted(java - mine)[:10]}
+    mine, javas = _files(ours), _files(theirs)
+    diff = {"only ours": sorted(mine - javas)[:10], "only java's": sorted(javas - mine)[:10]}
+    if java.version == "1.4.2" and scenario in ROLLBACK_LEAVES_14:
+        # Java 1.4.2's rollback deletes the newer snapshots (and tags) but leaves their manifest
+        # lists, manifests and data files to orphan cleanup; Java 0.9 and we delete them
+        assert mine < javas, diff
+        return
+    assert mine == javas, diff
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))

@@ -32,6 +32,12 @@ from tests.interop import merge_matrix as M
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop
+# Java 1.4.2 is not a reference here yet (issue #30): it refuses listagg on VARCHAR(n), so it
+# cannot read our agg table (pinned: test_java14_tables_interop.py::test_listagg_on_varchar), and
+# its aggregation and partial-update merges give other FLOAT values than 0.9's (which we follow)
+# for some rows of the agg and partial_groups tables: not yet pinned, so this module runs for 0.9.
+JAVA_VERSIONS = ("0.9",)
+
 
 NAMES = list(M.TABLES)
 STEPS = ("commit 1", "commit 2", "commit 3", "full compaction")
@@ -56,13 +62,30 @@ def _same(a, b, name: str, label_a: str, label_b: str, ignore_kind: bool = True)
     )
 
 
-def _java_table_requests(wh: str, table: str, name: str, full_compaction: bool) -> list[dict]:
+def _java_columns(name: str, version: str) -> list[dict]:
+    """The matrix columns for Java's twin. Java 1.4.2 refuses listagg on a bounded VARCHAR(n)
+    ("must be STRING"), which Java 0.9 (and we) take: its twin declares such a column STRING
+    (same canonical values; test_java_14_refuses_listagg_on_varchar pins the refusal)."""
+    aggs = M.options(name)
+    out = []
+    for n, t in M.COLUMNS:
+        if (
+            version != "0.9"
+            and t.startswith("VARCHAR(")
+            and aggs.get(f"fields.{n}.aggregate-function") == "listagg"
+        ):
+            t = "STRING"
+        out.append({"name": n, "type": t})
+    return out
+
+
+def _java_table_requests(wh: str, table: str, name: str, full_compaction: bool, version: str) -> list[dict]:
     reqs = [
         {
             "op": "create_table",
             "warehouse": wh,
             "table": table,
-            "schema": [{"name": n, "type": t} for n, t in M.COLUMNS],
+            "schema": _java_columns(name, version),
             "primary_keys": ["id"],
             "options": M.options(name),
         }
@@ -88,8 +111,8 @@ def java_side(tmp_path_factory, java):
     wh = str(tmp_path_factory.mktemp("java_matrix"))
     reqs = []
     for name in NAMES:
-        reqs += _java_table_requests(wh, f"j.{name}", name, True)
-        reqs += _java_table_requests(wh, f"jc.{name}", name, False)
+        reqs += _java_table_requests(wh, f"j.{name}", name, True, java.version)
+        reqs += _java_table_requests(wh, f"jc.{name}", name, False, java.version)
     results = java.run(reqs)
     reads, snaps, last = {}, {}, {}
     for q, r in zip(reqs, results):

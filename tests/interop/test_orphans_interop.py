@@ -209,15 +209,23 @@ def _twins(root, java):
     }
 
 
-def test_we_keep_the_files_java_keeps(twins):
-    base, mine, java = _all_files(twins["base"]), _all_files(twins["ours"]), _all_files(twins["theirs"])
-    only_java = set(ONLY_JAVA_DELETES)
+def _only_java_deletes(java) -> set[str]:
+    """Java 0.9 deletes a partition directory's _SUCCESS and folders inside scanned directories;
+    Java 1.4.2 keeps them, as we do (a difference between the two releases, pinned here)."""
+    return set(ONLY_JAVA_DELETES) if java.version == "0.9" else set()
+
+
+def test_we_keep_the_files_java_keeps(twins, java):
+    base, mine, theirs = _all_files(twins["base"]), _all_files(twins["ours"]), _all_files(twins["theirs"])
+    only_java = _only_java_deletes(java)
     only_we = set(ONLY_WE_DELETE)
-    assert only_java <= base - java and only_java <= mine, "a documented difference from Java 0.9 is gone"
-    assert only_we <= base - mine and only_we <= java, "a documented difference from Java 0.9 is gone"
-    assert mine | only_we == java | only_java, {
-        "only ours": sorted(mine - java - only_java),
-        "only java's": sorted(java - mine - only_we),
+    if java.version == "1.4.2":
+        assert set(ONLY_JAVA_DELETES) <= theirs, "Java 1.4.2 keeps _SUCCESS files and nested folders"
+    assert only_java <= base - theirs and only_java <= mine, "a documented difference from Java 0.9 is gone"
+    assert only_we <= base - mine and only_we <= theirs, "a documented difference from Java is gone"
+    assert mine | only_we == theirs | only_java, {
+        "only ours": sorted(mine - theirs - only_java),
+        "only java's": sorted(theirs - mine - only_we),
     }
     # and what that means, file by file
     assert not set(IN_SCOPE) & mine
@@ -244,11 +252,12 @@ def test_decoupled_changelog_files_are_kept(twins):
             assert names <= {f.rsplit("/", 1)[-1] for f in files}, f"changelog-{i} lost files"
 
 
-def test_dry_runs_list_the_same_files(twins):
-    # Java's dry run lists a directory it deletes, not the files in it
+def test_dry_runs_list_the_same_files(twins, java):
+    # Java 0.9's dry run lists a directory it deletes, not the files in it (1.4.2 deletes none)
+    only_java = _only_java_deletes(java)
     dirs = {p for p in twins["java_dry"] if os.path.isdir(os.path.join(twins["base"], p))}
-    assert dirs == {os.path.dirname(p) for p in ONLY_JAVA_DELETES if "_SUCCESS" not in p}
-    java = twins["java_dry"] - dirs - set(ONLY_JAVA_DELETES)
+    assert dirs == {os.path.dirname(p) for p in only_java if "_SUCCESS" not in p}
+    java = twins["java_dry"] - dirs - only_java
     mine = twins["ours_dry"] - set(ONLY_WE_DELETE)
     assert mine == java, {"only ours": sorted(mine - java), "only java's": sorted(java - mine)}
 

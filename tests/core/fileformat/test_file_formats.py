@@ -504,3 +504,26 @@ def test_full_compaction_changelog_in_the_output_levels_format(catalog):
     full_compact(catalog.get_table("db.fc"))
     logs = [p for p in _files(t) if p.name.startswith("changelog-")]
     assert logs and {p.suffix for p in logs} == {".orc"}
+
+
+def test_parquet_wide_decimals_are_not_dictionary_encoded(tmp_path):
+    """DECIMAL(p>18) is fixed-length bytes: written plain (as Java's writer does), since Java
+    1.4's Parquet filter finds no row of a dictionary-encoded one on `=` (interop:
+    test_java_filter_keeps_files_with_matches[java14-dec38=...]); narrower columns keep theirs."""
+    import pyarrow.parquet as pq
+    from paimon_core.fileformat.parquet import writer_options
+
+    schema = pa.schema([("w", pa.decimal128(38, 10)), ("n", pa.decimal128(18, 2)), ("s", pa.string())])
+    rows = pa.table(
+        {
+            "w": pa.array([decimal.Decimal("0.0000000001")] * 3, pa.decimal128(38, 10)),
+            "n": pa.array([decimal.Decimal("1.50")] * 3, pa.decimal128(18, 2)),
+            "s": ["a", "a", "b"],
+        },
+        schema=schema,
+    )
+    path = tmp_path / "f.parquet"
+    pq.write_table(rows, path, **writer_options(schema))
+    rg = pq.ParquetFile(path).metadata.row_group(0)
+    assert "RLE_DICTIONARY" not in rg.column(0).encodings
+    assert "RLE_DICTIONARY" in rg.column(1).encodings and "RLE_DICTIONARY" in rg.column(2).encodings

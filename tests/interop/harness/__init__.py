@@ -1,4 +1,4 @@
-"""Interop test harness: drive Java Paimon 0.9 and pypaimon 2.1.0 with JSON request batches and
+"""Interop test harness: drive Java Paimon (0.9, 1.4.2) and pypaimon 2.1.0 with JSON request batches and
 compare rows in one canonical JSON encoding (see README.md)."""
 
 from ._common import InteropError

@@ -1,8 +1,10 @@
-"""Java Paimon 0.9 as a batch oracle for interop tests.
+"""Java Paimon 0.9 and 1.4.2 as batch oracles for interop tests.
 
-`ensure_java_classpath()` fetches the jars and compiles `java/InteropDriver.java` into the cache
-folder (once, under a file lock); `JavaPaimon().run([...])` starts one JVM per batch of requests.
-See README.md in this folder for the request ops and the canonical value encoding.
+`ensure_java_classpath(version=...)` fetches that release's jars and compiles `java/InteropDriver.java`
+with `java/compat/<release line>/Compat.java` (the calls whose API differs) into the cache folder
+(once per version and source digest, under a file lock); `JavaPaimon(version=...).run([...])` starts
+one JVM per batch of requests. See README.md in this folder for the request ops and the canonical
+value encoding.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import BatchDriver, InteropError, cache_root, check_results, file_lock, run_json_batch
+from .maven import MavenJar, fetch_jars
 
 HERE = Path(__file__).resolve().parent
 JAVA_SRC = HERE / "java"
@@ -30,7 +33,36 @@ MAIN_CLASS = "InteropDriver"
 NO_CDS_ENV = "PAIMON_CLI_INTEROP_NO_CDS"
 JAVA_OPTS_ENV = "PAIMON_CLI_INTEROP_JAVA_OPTS"
 
-__all__ = ["JavaPaimon", "ensure_java_classpath", "InteropError"]
+# Java Paimon 1.4.2 (the newest release Maven Central serves here): the bundle and the compile
+# dependencies its pom declares (snappy for Parquet/Avro/Iceberg manifests, lz4, slf4j), SHA-256 pinned
+PAIMON_14_JARS = (
+    MavenJar(
+        "org.apache.paimon",
+        "paimon-bundle",
+        "1.4.2",
+        "85a1587409e6c044b46eb20370a46ecd288576b8bc7aadf6b0432a4f2370f5d1",
+    ),
+    MavenJar(
+        "org.xerial.snappy",
+        "snappy-java",
+        "1.1.10.8",
+        "50485d06037fea3d6e40c968386feeca6338cc9872e25549593ff3eb352cefcc",
+    ),
+    MavenJar(
+        "at.yawk.lz4",
+        "lz4-java",
+        "1.10.4",
+        "cfc173bd3c7c34751ae2100fc084787ebd1ff1f3f5e494c5787b0c2c382cbfbe",
+    ),
+    MavenJar(
+        "org.slf4j", "slf4j-api", "1.7.32", "3624f8474c1af46d75f98bc097d7864a323c81b3808aa43689a6e1c601c027be"
+    ),
+)
+# version -> the compat source folder under java/compat/
+VERSIONS = {"0.9": "0.9", "1.4.2": "1.4"}
+DEFAULT_VERSION = "0.9"
+
+__all__ = ["JavaPaimon", "ensure_java_classpath", "InteropError", "VERSIONS"]
 
 
 def _java_bin(tool: str) -> str:
@@ -108,18 +140,28 @@ def _fetch_hadoop_jars(root: Path) -> list[Path]:
     return targets
 
 
-def _sources() -> list[Path]:
-    return sorted(JAVA_SRC.rglob("*.java"))
+def _paimon_libs(root: Path, version: str) -> list[Path]:
+    """The Java Paimon jars of ``version`` (0.9: the bridge jar in ``root``; 1.4.2: Maven Central
+    into ``root/1.4.2``)."""
+    if version == "0.9":
+        return [_fetch_paimon_jar(root)]
+    return fetch_jars(root / version, PAIMON_14_JARS)
 
 
-def _source_digest() -> str:
-    h = hashlib.sha256()
-    for p in _sources():
+def _sources(version: str) -> list[Path]:
+    """The driver's common sources plus the compat source of ``version``."""
+    common = [p for p in JAVA_SRC.rglob("*.java") if "compat" not in p.relative_to(JAVA_SRC).parts]
+    return sorted(common) + sorted((JAVA_SRC / "compat" / VERSIONS[version]).glob("*.java"))
+
+
+def _source_digest(version: str) -> str:
+    h = hashlib.sha256(version.encode() + b"\0")
+    for p in _sources(version):
         h.update(str(p.relative_to(JAVA_SRC)).encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
-def _compile(root: Path, lib_cp: str, digest: str) -> Path:
+def _compile(root: Path, lib_cp: str, digest: str, version: str) -> Path:
     jar = root / f"interop-driver-{digest}.jar"
     if jar.exists():
         return jar
@@ -136,7 +178,7 @@ def _compile(root: Path, lib_cp: str, digest: str) -> Path:
             str(classes),
             "-cp",
             lib_cp,
-            *map(str, _sources()),
+            *map(str, _sources(version)),
         ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -231,53 +273,78 @@ def _cds_archive(root: Path, cp: str, digest: str) -> Path | None:
     return jsa
 
 
-def _prepare(cache_dir: str | os.PathLike[str] | None = None) -> tuple[str, Path | None]:
+def version_id(version: str) -> str:
+    """``0.9`` -> ``java09``, ``1.4.2`` -> ``java14`` (pytest ids: ``-k java14`` runs one lane)."""
+    return "java" + "".join(version.split(".")[:2])
+
+
+def _check_version(version: str) -> str:
+    if version not in VERSIONS:
+        raise InteropError(f"Java Paimon version {version!r}: the harness has {', '.join(VERSIONS)}")
+    return version
+
+
+def _prepare(cache_dir: str | os.PathLike[str] | None, version: str) -> tuple[str, Path | None]:
+    """(classpath, CDS archive or None) of ``version``: its jars, the Hadoop jars and the driver
+    compiled with its compat source; driver jar and archive are named by the source digest, which
+    covers the version, so the two versions never share either."""
     root = cache_root(cache_dir) / "java"
     root.mkdir(parents=True, exist_ok=True)
     with file_lock(root / ".lock"):
-        libs = [_fetch_paimon_jar(root), *_fetch_hadoop_jars(root)]
+        libs = [*_paimon_libs(root, version), *_fetch_hadoop_jars(root)]
         lib_cp = os.pathsep.join(map(str, libs))
-        digest = _source_digest()
-        jar = _compile(root, lib_cp, digest)
+        digest = _source_digest(version)
+        jar = _compile(root, lib_cp, digest, version)
         cp = os.pathsep.join([str(jar), lib_cp])
         jsa = _cds_archive(root, cp, digest)
     return cp, jsa
 
 
-def ensure_java_classpath(cache_dir: str | os.PathLike[str] | None = None) -> str:
-    """Fetch Java Paimon 0.9 + Hadoop jars and compile the driver (once); return the full classpath."""
-    return _prepare(cache_dir)[0]
+def ensure_java_classpath(
+    cache_dir: str | os.PathLike[str] | None = None, version: str = DEFAULT_VERSION
+) -> str:
+    """Fetch Java Paimon ``version`` + Hadoop jars and compile the driver (once); return the full classpath."""
+    return _prepare(cache_dir, _check_version(version))[0]
 
 
 class JavaPaimon(BatchDriver):
-    """Runs batches of requests through Java Paimon 0.9: one JVM per `run` call.
+    """Runs batches of requests through Java Paimon ``version`` (0.9 or 1.4.2): one JVM per `run` call.
 
-    >>> JavaPaimon().run([{"op": "read", "warehouse": wh, "table": "db.t"}])[0]["rows"]
+    >>> JavaPaimon(version="1.4.2").run([{"op": "read", "warehouse": wh, "table": "db.t"}])[0]["rows"]
     """
-
-    label = "Java Paimon 0.9"
 
     def __init__(
         self,
         cache_dir: str | os.PathLike[str] | None = None,
         timeout: float = 600.0,
         extra_classpath: list[str] | tuple[str, ...] = (),
+        version: str = DEFAULT_VERSION,
     ):
         """``extra_classpath``: jars appended at run time (JDBC drivers, Hive's jars for the
         catalog tests); the driver is compiled without them."""
         super().__init__(cache_dir, timeout)
+        self.version = _check_version(version)
+        self.label = f"Java Paimon {version}"
         self._prepared: tuple[str, Path | None] | None = None
         self.extra_classpath = tuple(extra_classpath)
 
+    @property
+    def id(self) -> str:
+        """The test id of this version: ``java09`` or ``java14``."""
+        return version_id(self.version)
+
+    def __repr__(self) -> str:
+        return f"JavaPaimon(version={self.version!r})"
+
     def with_classpath(self, *entries: str) -> JavaPaimon:
         """The same driver with more jars on the classpath."""
-        other = JavaPaimon(self.cache_dir, self.timeout, self.extra_classpath + entries)
+        other = JavaPaimon(self.cache_dir, self.timeout, self.extra_classpath + entries, self.version)
         other._prepared = self._prepared
         return other
 
     def command(self) -> list[str]:
         if self._prepared is None:
-            self._prepared = _prepare(self.cache_dir)
+            self._prepared = _prepare(self.cache_dir, self.version)
         cp, jsa = self._prepared
         flags = _jvm_flags()
         if jsa is not None and jsa.exists():

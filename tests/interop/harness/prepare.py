@@ -1,5 +1,5 @@
-"""Warm the interop caches before pytest (CI): Java Paimon 0.9 jars + compiled driver + CDS
-archive, the PostgreSQL and SQLite JDBC driver jars (Maven Central), and the pypaimon 2.1.0 venv.
+"""Warm the interop caches before pytest (CI): Java Paimon 0.9 and 1.4.2 jars + the driver
+compiled for each + a CDS archive each, the PostgreSQL and SQLite JDBC driver jars (Maven Central), and the pypaimon 2.1.0 venv.
 
     python -m tests.interop.harness.prepare [--java-only | --pypaimon-only] [--cache-dir DIR]
     python tests/interop/harness/prepare.py ...
@@ -16,7 +16,7 @@ if __package__ in (None, ""):  # run as a script: make `tests.interop.harness` i
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     __package__ = "tests.interop.harness"  # noqa: A001
 
-from .java_paimon import JavaPaimon, ensure_java_classpath  # noqa: E402
+from .java_paimon import VERSIONS, JavaPaimon, ensure_java_classpath  # noqa: E402
 from .jdbc_jars import ensure_jdbc_jars  # noqa: E402
 from .pypaimon_env import PyPaimon, ensure_pypaimon_python  # noqa: E402
 
@@ -31,10 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     if not args.pypaimon_only:
-        t = time.time()
-        cp = ensure_java_classpath(args.cache_dir)
-        JavaPaimon(args.cache_dir).call("bucket_of", types=["INT"], rows=[[1]], num_buckets=4)
-        print(f"java: ready in {time.time() - t:.1f}s; classpath {cp}")
+        for version in VERSIONS:
+            t = time.time()
+            cp = ensure_java_classpath(args.cache_dir, version=version)
+            JavaPaimon(args.cache_dir, version=version).call(
+                "bucket_of", types=["INT"], rows=[[1]], num_buckets=4
+            )
+            print(f"java {version}: ready in {time.time() - t:.1f}s; classpath {cp}")
         print(f"jdbc drivers: {', '.join(ensure_jdbc_jars(args.cache_dir))}")
     if not args.java_only:
         t = time.time()

@@ -1,5 +1,4 @@
 import org.apache.paimon.Snapshot;
-import org.apache.paimon.append.UnawareAppendCompactionTask;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -22,7 +21,6 @@ import org.apache.paimon.fs.Path;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.predicate.PredicateBuilder;
-import org.apache.paimon.operation.AppendOnlyFileStoreWrite;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -37,7 +35,6 @@ import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
-import org.apache.paimon.table.sink.KeyAndBucketExtractor;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
@@ -70,7 +67,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Test driver around Java Paimon 0.9 for the paimon-cli interop tests.
+ * Test driver around Java Paimon (0.9 or 1.4; the API calls that differ are in compat/VERSION/Compat.java)
+ * for the paimon-cli interop tests.
  *
  * <p>stdin: a JSON array of request objects, each with an "op". stdout: a JSON array with one
  * result object per request, in order. A failing request yields {"error": "Class: message",
@@ -144,6 +142,7 @@ public class InteropDriver {
       case "partitions": return opPartitions(req);
       case "tags": return opTags(req);
       case "success_file": return opSuccessFile(req);
+      case "expire_partitions": return opExpirePartitions(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -209,14 +208,19 @@ public class InteropDriver {
         }
         case "database_properties": {
           ObjectNode o = res.putObject("properties");
-          new java.util.TreeMap<>(c.loadDatabaseProperties(text(req, "database", null))).forEach(o::put);
+          new java.util.TreeMap<>(Compat.databaseProperties(c, text(req, "database", null))).forEach(o::put);
           break;
         }
         case "drop_table":
           c.dropTable(Identifier.fromString(text(req, "table", null)), false);
           break;
         case "table_exists":
-          res.put("exists", c.tableExists(Identifier.fromString(text(req, "table", null))));
+          try {  // (0.9's Catalog.tableExists is gone in 1.x)
+            c.getTable(Identifier.fromString(text(req, "table", null)));
+            res.put("exists", true);
+          } catch (Catalog.TableNotExistException e) {
+            res.put("exists", false);
+          }
           break;
         default: throw new IllegalArgumentException("unknown catalog action: " + text(req, "action", ""));
       }
@@ -363,12 +367,35 @@ public class InteropDriver {
     FileStoreTable t = table(req);
     java.time.LocalDateTime cut = java.time.LocalDateTime.ofInstant(
         java.time.Instant.ofEpochMilli(req.get("older_than_ms").asLong()), java.util.TimeZone.getDefault().toZoneId());
-    org.apache.paimon.operation.OrphanFilesClean clean = new org.apache.paimon.operation.OrphanFilesClean(t)
-        .olderThan(cut.format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")));
-    if (flag(req, "dry_run", false)) clean.fileCleaner(p -> {});
+    String olderThan = cut.format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS"));
     ObjectNode res = NF.objectNode();
     ArrayNode out = res.putArray("deleted");
-    for (Path p : clean.clean()) out.add(p.toUri().getPath());
+    for (Path p : Compat.cleanOrphans(t, olderThan, req.get("older_than_ms").asLong(), flag(req, "dry_run", false))) {
+      out.add(p.toUri().getPath());
+    }
+    return res;
+  }
+
+  /** Java's partition expiry, now, by the table's partition.expiration-* options: {"expired": [{k: v}, ...]}. */
+  static ObjectNode opExpirePartitions(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    org.apache.paimon.operation.PartitionExpire pe = Compat.partitionExpire(t, "interop-expire");
+    if (pe == null) throw new IllegalArgumentException("the table has no partition.expiration-time");
+    ObjectNode res = NF.objectNode();
+    ArrayNode out = res.putArray("expired");
+    List<Map<String, String>> expired = pe.expire(Long.MAX_VALUE);
+    if (expired != null) for (Map<String, String> m : expired) out.add(JSON.valueToTree(new TreeMap<>(m)));
+    return res;
+  }
+
+  /** Every tag: {"tags": {name: snapshot id}}. */
+  static ObjectNode opTags(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    ObjectNode res = NF.objectNode();
+    ObjectNode out = res.putObject("tags");
+    for (Map.Entry<Snapshot, List<String>> e : t.tagManager().tags().entrySet()) {
+      for (String name : e.getValue()) out.put(name, e.getKey().id());
+    }
     return res;
   }
 
@@ -421,17 +448,6 @@ public class InteropDriver {
     if (f != null) {
       res.put("creationTime", f.creationTime());
       res.put("modificationTime", f.modificationTime());
-    }
-    return res;
-  }
-
-  /** {"tags": {name: snapshot id}}: every tag, through Java's TagManager. */
-  static ObjectNode opTags(JsonNode req) throws Exception {
-    FileStoreTable t = table(req);
-    ObjectNode res = NF.objectNode();
-    ObjectNode tags = res.putObject("tags");
-    for (Map.Entry<Snapshot, List<String>> e : t.tagManager().tags().entrySet()) {
-      for (String name : e.getValue()) tags.put(name, e.getKey().id());
     }
     return res;
   }
@@ -589,14 +605,12 @@ public class InteropDriver {
         // dynamic bucket: the bucket of each row comes from Java's hash-index assigner
         org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor kx =
             new org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor(t.schema());
-        org.apache.paimon.index.HashBucketAssigner assigner = new org.apache.paimon.index.HashBucketAssigner(
-            t.snapshotManager(), "interop-assigner", t.store().newIndexFileHandler(), 1, 1, 0,
-            t.coreOptions().dynamicBucketTargetRowNum());
+        org.apache.paimon.index.HashBucketAssigner assigner = Compat.hashBucketAssigner(t);
         for (GenericRow r : rows) {
           kx.setRecord(r);
           w.write(r, assigner.assign(kx.partition(), kx.trimmedPrimaryKey().hashCode()));
         }
-      } else if (t.bucketMode() == BucketMode.CROSS_PARTITION) {
+      } else if (Compat.isCrossPartition(t)) {
         writeCrossPartition(t, w, rows);
       } else {
         for (GenericRow r : rows) w.write(r);
@@ -677,17 +691,14 @@ public class InteropDriver {
     int units = 0;
     if (t.bucketMode() == BucketMode.BUCKET_UNAWARE) {
       // bucket = -1 append table: rewrite all files of every partition holding more than one
-      AppendOnlyFileStoreWrite w = (AppendOnlyFileStoreWrite) t.store().newWrite("interop-compact");
-      List<CommitMessage> msgs = new ArrayList<>();
+      Map<BinaryRow, List<DataFileMeta>> byPart = new LinkedHashMap<>();
       for (Map.Entry<BinaryRow, Map<Integer, List<DataFileMeta>>> e : live.entrySet()) {
         List<DataFileMeta> files = new ArrayList<>();
         e.getValue().values().forEach(files::addAll);
-        if (files.size() > 1) {
-          msgs.add(new UnawareAppendCompactionTask(e.getKey(), files).doCompact(t, w));
-          units++;
-        }
+        byPart.put(e.getKey(), files);
       }
-      w.close();
+      List<CommitMessage> msgs = Compat.compactAppendPartitions(t, byPart);
+      units = msgs.size();
       if (!msgs.isEmpty()) {
         try (BatchTableCommit c = t.newBatchWriteBuilder().newCommit()) {
           c.commit(msgs);
@@ -768,7 +779,7 @@ public class InteropDriver {
         o.put("level", f.level());
         o.put("fileName", f.fileName());
         o.put("rowCount", f.rowCount());
-        o.put("addRowCount", f.addRowCount().orElse(null));
+        o.put("addRowCount", Compat.addRowCount(f));
         o.put("deleteRowCount", f.deleteRowCount().orElse(null));
         o.put("minSeq", f.minSequenceNumber());
         o.put("maxSeq", f.maxSequenceNumber());
@@ -793,16 +804,13 @@ public class InteropDriver {
     List<org.apache.paimon.mergetree.LevelSortedRun> runs = new ArrayList<>();
     int n = 0;
     for (JsonNode r : req.get("runs")) {
-      org.apache.paimon.io.DataFileMeta f = org.apache.paimon.io.DataFileMeta.forAppend(
-          "f" + n, r.get(1).asLong(), 1L, org.apache.paimon.stats.SimpleStats.EMPTY_STATS, n, n, 0L,
-          org.apache.paimon.manifest.FileSource.APPEND);
+      org.apache.paimon.io.DataFileMeta f = Compat.pickFile("f" + n, r.get(1).asLong(), n);
       runs.add(new org.apache.paimon.mergetree.LevelSortedRun(
           r.get(0).asInt(), org.apache.paimon.mergetree.SortedRun.fromSingle(f)));
       n++;
     }
     org.apache.paimon.mergetree.compact.UniversalCompaction uc =
-        new org.apache.paimon.mergetree.compact.UniversalCompaction(
-            req.get("max_size_amp").asInt(), req.get("size_ratio").asInt(), req.get("trigger").asInt());
+        Compat.universal(req.get("max_size_amp").asInt(), req.get("size_ratio").asInt(), req.get("trigger").asInt());
     java.util.Optional<org.apache.paimon.compact.CompactUnit> unit = uc.pick(req.get("num_levels").asInt(), runs);
     ObjectNode out = NF.objectNode();
     if (unit.isPresent()) {
@@ -837,9 +845,8 @@ public class InteropDriver {
       GenericRow g = new GenericRow(rt.getFieldCount());
       for (int k = 0; k < rt.getFieldCount(); k++) g.setField(k, fromJson(fields.get(k).type(), values.get(k)));
       BinaryRow key = (viaSerializer ? ser.toBinaryRow(g) : proj.apply(g)).copy();
-      int hash = KeyAndBucketExtractor.bucketKeyHashCode(key);
-      hashes.add(hash);
-      buckets.add(KeyAndBucketExtractor.bucket(hash, numBuckets));
+      hashes.add(Compat.bucketKeyHash(key));
+      buckets.add(Compat.bucket(key, numBuckets));
     }
     ObjectNode res = NF.objectNode();
     res.set("buckets", buckets);
@@ -935,6 +942,7 @@ public class InteropDriver {
         return out;
       }
       default:
+        if (type.getTypeRoot().name().equals("BLOB")) return NF.textNode(hex(Compat.blobBytes(v)));
         throw new UnsupportedOperationException("no canonical encoding for " + type);
     }
   }
@@ -1007,6 +1015,7 @@ public class InteropDriver {
         return r;
       }
       default:
+        if (type.getTypeRoot().name().equals("BLOB")) return Compat.blob(unhex(n.asText()));
         throw new UnsupportedOperationException("cannot build a value of " + type);
     }
   }
