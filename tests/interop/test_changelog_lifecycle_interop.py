@@ -182,9 +182,14 @@ def test_twin_rollback_to_a_tag_before_the_earliest_snapshot(java, tmp_path):
     java_only = _files(a) - _files(b)
     assert _files(b) <= _files(a)
     used = used_names(FileSystemCatalog(a).get_table(NAME))
-    assert java_only and all(
-        f.startswith("bucket-0/data-") and os.path.basename(f) not in used for f in java_only
+    # Java 1.4.2's rollback also leaves the rolled-back changelogs' files and manifests to orphan cleanup
+    left = (
+        ("bucket-0/data-",)
+        if java.version == "0.9"
+        else ("bucket-0/data-", "bucket-0/changelog-", "manifest/")
     )
+    odd = sorted(f for f in java_only if not f.startswith(left) or os.path.basename(f) in used)
+    assert java_only and not odd, odd
     tb = FileSystemCatalog(b).get_table(NAME)
     assert tb.snapshots.list_ids() == [5] and changelog_manager(tb).list_ids() == [4, 5]
     rows = java.call("read", warehouse=b, table=NAME)["rows"]

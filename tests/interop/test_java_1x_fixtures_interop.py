@@ -28,8 +28,8 @@ WRITABLE = {  # fixture -> who else reads it
     "pk-agg-lookup-dv-parquet-1.4": "pypaimon",
     "pk-dv-avro-1.4": "pypaimon",
     "timestamps-parquet-1.3dev": "pypaimon",
-    "append-bucketed-orc-1.0": "java",
-    "pk-first-row-orc-1.3dev": "java",
+    "append-bucketed-orc-1.0": "java14",
+    "pk-first-row-orc-1.3dev": "java14",
     "data-evolution-alter-cast-orc-1.3": None,
 }
 MODELS = {  # fixture -> rows after ingest + compaction, from the rows before

@@ -123,7 +123,7 @@ def test_ingest_redoes_the_write_against_the_new_index(table):
         calls.append(1)
         return messages
 
-    _, snap, _ = _write_and_commit(table, write, False, None)
+    _, snap, _, _ = _write_and_commit(table, write, False, None)
     assert len(calls) == 2 and snap.id == 2
     check_buckets_and_index(table)
     got = {r["id"]: r["v"] for r in table.read().to_pylist()}
