@@ -275,6 +275,7 @@ def version_text(verbose: bool) -> str:
 def _register() -> None:
     from paimon_cli.commands import (
         alter,
+        branches,
         catalog,
         compact,
         consumer,
@@ -309,6 +310,7 @@ def _register() -> None:
         inspect,
         expire,
         tags,
+        branches,
         rollback,
         orphans,
         consumer,

@@ -206,6 +206,7 @@ ONE_PLACE = {
         r"\bsnapshot_from_tag\(|TagManager\(",
         {"metadata/tags.py", "metadata/live_files.py", "metadata/time_travel.py"},
     ),
+    "branch table names (db.t$branch_NAME)": (r"[\"']\$branch_|\$branch_\{", {"metadata/branches.py"}),
     "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it
 }
 

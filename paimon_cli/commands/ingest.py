@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import TableOpt
+from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.progress import byte_progress
 from paimon_cli.state import get_state
 
@@ -25,6 +25,7 @@ def ingest(
         ),
     ] = None,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     overwrite: Annotated[
         bool,
         typer.Option(
@@ -118,7 +119,7 @@ def ingest(
             raise typer.BadParameter("--overwrite, --partition and --evolve are not supported when streaming")
         run_streaming(
             state,
-            table,
+            state.table(table, branch),
             watch,
             pattern,
             commit_interval,
@@ -133,7 +134,7 @@ def ingest(
         raise typer.BadParameter("give FILES, - (stdin) or --watch DIR")
     if "-" in files:
         raise typer.BadParameter("- (stdin) cannot be mixed with files")
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     engine = state.engine()
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
         result = ingest_files(

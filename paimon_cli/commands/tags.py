@@ -10,7 +10,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_bytes
 from paimon_cli.humanize import human_bytes
-from paimon_cli.params import DryRunOpt, TableOpt, iso_millis
+from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, iso_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -35,6 +35,7 @@ def tag_create(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="Tag name: letters, digits, '-', '_', '.'.")],
     table: TableOpt = None,
+    branch: BranchOpt = None,
     snapshot: Annotated[
         int | None,
         typer.Option("--snapshot", "-s", metavar="ID", min=1, help="Snapshot to tag (default: the latest)."),
@@ -50,7 +51,7 @@ def tag_create(
     from paimon_core.maintain import create_tag
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     info = create_tag(tbl, name, snapshot)
     state.out.record(
         {
@@ -65,7 +66,7 @@ def tag_create(
 
 
 @tag_app.command("list")
-def tag_list(ctx: typer.Context, table: TableOpt = None) -> None:
+def tag_list(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
     """List the tags of a table with their snapshots.
 
     expired = true: the snapshot file is gone and only the tag keeps it readable.
@@ -77,7 +78,7 @@ def tag_list(ctx: typer.Context, table: TableOpt = None) -> None:
     from paimon_core.maintain import list_tags
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     earliest = tbl.snapshots.earliest_id()
     rows = [
         [
@@ -97,6 +98,7 @@ def tag_delete(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="The tag to delete.")],
     table: TableOpt = None,
+    branch: BranchOpt = None,
     dry_run: DryRunOpt = False,
 ) -> None:
     """Delete a tag, and the files only it kept (when its snapshot has expired).
@@ -109,7 +111,7 @@ def tag_delete(
     from paimon_core.maintain import delete_tag, plan_delete_tag
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     ident = tbl.identifier
 
     def render(plan) -> None:
