@@ -141,6 +141,8 @@ public class InteropDriver {
       case "consumer": return opConsumer(req);
       case "orphan_clean": return opOrphanClean(req);
       case "create_branch": return opCreateBranch(req);
+      case "fast_forward": return opFastForward(req);
+      case "delete_branch": return opDeleteBranch(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -365,6 +367,18 @@ public class InteropDriver {
     String tag = text(req, "from_tag", null);
     if (tag == null) t.createBranch(text(req, "name", null));
     else t.createBranch(text(req, "name", null), tag);
+    return NF.objectNode();
+  }
+
+  /** {"name": branch}: Java's fastForward (main becomes the branch). */
+  static ObjectNode opFastForward(JsonNode req) throws Exception {
+    table(req).fastForward(text(req, "name", null));
+    return NF.objectNode();
+  }
+
+  /** {"name": branch}: Java's deleteBranch (the branch directory only). */
+  static ObjectNode opDeleteBranch(JsonNode req) throws Exception {
+    table(req).deleteBranch(text(req, "name", null));
     return NF.objectNode();
   }
 
