@@ -175,7 +175,7 @@ class History:
             t = self.t(name)
             assert t.snapshots.latest_id() == (m.latest or None), (name, self.log)
             assert table_rows(t.read()) == as_rows(m.rows), (name, self.log)
-            for tag, (sid, rows) in sorted(m.tags.items()):
+            for tag, (_sid, rows) in sorted(m.tags.items()):
                 assert table_rows(t.read(tag=tag)) == as_rows(rows), (name, tag, self.log)
 
     def run(self, steps: int) -> History:
