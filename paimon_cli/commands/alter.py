@@ -26,7 +26,7 @@ class AlterGroup(TyperGroup):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         i = 0
         while i < len(args) and args[i].startswith("-") and args[i] != "--":
-            i += 2 if args[i] in ("-t", "--table") else 1
+            i += 2 if args[i] in ("-t", "--table", "-b", "--branch") else 1
         if i < len(args) and args[i] not in self.commands and args[i] != "--" and i + 1 < len(args):
             ctx.meta[TABLE_KEY] = args[i]
             args = args[:i] + args[i + 1 :]
