@@ -98,7 +98,15 @@ class TableContext:
         return bool(self.schema.primary_keys)
 
     def schema_for(self, schema_id: int) -> TableSchema:
+        """Schema ``schema_id`` of this branch. A branch Java 0.9 made from a tag holds only the
+        tag's schema file; the files it shares with main that an older schema wrote are read
+        with main's schema file of that id (Java 1.x copies them all)."""
         if schema_id not in self._schema_cache:
+            if not self.is_main_branch and not self.io.exists(self.schemas.path(schema_id)):
+                main = SchemaManager(self.io, self.path)
+                if self.io.exists(main.path(schema_id)):
+                    self._schema_cache[schema_id] = main.schema(schema_id)
+                    return self._schema_cache[schema_id]
             self._schema_cache[schema_id] = self.schemas.schema(schema_id)
         return self._schema_cache[schema_id]
 
