@@ -194,3 +194,32 @@ def test_java09_branch_over_an_evolved_schema(tmp_path, java):
         (r["id"], r["extra"]) for r in FileSystemCatalog(wh).get_table(f"{T}$branch_b").read().to_pylist()
     )
     assert ours == [(1, None), (2, None), (3, 7)]
+
+
+def test_fallback_branch_read_like_java(tmp_path, java):
+    """``scan.fallback-branch``: main's partitions from main, the others from the branch."""
+    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+
+    wh = str(tmp_path / "wh")
+    t = {"warehouse": wh, "table": T}
+    java.run(
+        [
+            {
+                **t,
+                "op": "create_table",
+                "schema": COLS,
+                "primary_keys": ["dt", "id"],
+                "partition_keys": ["dt"],
+                "options": {"bucket": "1"},
+            },
+            {**t, "op": "create_branch", "name": "fb"},
+            {**t, "branch": "fb", "op": "write", "rows": _rows(1, [1, 2]) + _rows(1, [3], "d2")},
+            {**t, "op": "write", "rows": _rows(2, [1])},
+        ]
+    )
+    cat = FileSystemCatalog(wh)
+    alter_table(cat.get_table(T), [SetOption("scan.fallback-branch", "fb")])
+    ours = rows_from_arrow(cat.get_table(T).read())
+    assert sorted((r["dt"], r["id"], r["v"]) for r in ours) == [("d1", 1, "w2-1"), ("d2", 3, "w1-3")]
+    java_rows = java.run([{**t, "op": "read"}])[0]["rows"]
+    assert_same_rows(java_rows, ours, label_a="Java's fallback read", label_b="ours")
