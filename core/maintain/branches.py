@@ -14,7 +14,10 @@ consumer}`` and shares the table's data, manifest and index files.
 * fast-forward: main becomes the branch, as Java's ``fastForward``: main's snapshots from the
   branch's earliest snapshot id on, its schemas from that snapshot's schema id on and its tags of
   those snapshots are deleted (newest snapshot first, so main stays readable), then the branch's
-  snapshot, schema and tag files are copied in and the hints rewritten. Refused when a snapshot or
+  snapshot, schema and tag files are copied in and the hints rewritten. Main's older snapshots
+  stay when their ids run up to the branch's earliest; when they would leave a gap in the ids
+  (the branch started from a snapshot main has since lost, e.g. by a rollback) they are dropped
+  too, where Java keeps them: snapshot ids stay contiguous. Refused when a snapshot or
   tag main keeps would then see another schema under its schema id ("main cannot take the
   branch's schema"). Files only the dropped main snapshots used are left to ``remove_orphans``,
   as Java leaves them.
@@ -240,7 +243,9 @@ def plan_fast_forward(table: TableContext, name: str) -> FastForwardPlan:
     earliest = bsm.snapshot(ids[0])
     schema_from = earliest.schema_id
     main_ids = main.list_ids()
-    kept = [main.snapshot(i) for i in main_ids if i < earliest.id]
+    below = [i for i in main_ids if i < earliest.id]
+    gap = bool(below) and below[-1] != earliest.id - 1
+    kept = [] if gap else [main.snapshot(i) for i in below]
     tagged = main_tags.tagged()
     kept += [s for s in tagged.values() if s.id < earliest.id]
     branch_ids = set(bschemas.list_ids())
@@ -262,7 +267,7 @@ def plan_fast_forward(table: TableContext, name: str) -> FastForwardPlan:
         name,
         earliest.id,
         schema_from,
-        tuple(sorted((i for i in main_ids if i >= earliest.id), reverse=True)),
+        tuple(sorted((i for i in main_ids if i >= earliest.id or gap), reverse=True)),
         tuple(i for i in main_schemas.list_ids() if i >= schema_from and i not in branch_ids),
         tuple(sorted(n for n, s in tagged.items() if s.id >= earliest.id)),
         ids[-1],
@@ -278,7 +283,7 @@ def fast_forward(table: TableContext, name: str) -> FastForwardPlan:
     main_tags = branch_tag_manager(io, table.path)
     with table.env.lock():
         if plan.snapshots_dropped:
-            keep = [i for i in main.list_ids() if i < plan.earliest]
+            keep = [i for i in main.list_ids() if i not in plan.snapshots_dropped]
             if keep:
                 main.write_hint("LATEST", keep[-1])
         for i in plan.snapshots_dropped:  # newest first: main stays a valid, older table

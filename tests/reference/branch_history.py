@@ -104,7 +104,9 @@ class History:
         earliest = min(b.snapshots)
         main = self.model["main"]
         fast_forward(self.t("main"), branch)
-        main.snapshots = {i: s for i, s in main.snapshots.items() if i < earliest}
+        below = sorted(i for i in main.snapshots if i < earliest)
+        gap = bool(below) and below[-1] != earliest - 1  # main's older ids go too: no gap in the ids
+        main.snapshots = {} if gap else {i: main.snapshots[i] for i in below}
         main.snapshots.update({i: dict(s) for i, s in b.snapshots.items()})
         main.tags = {n: v for n, v in main.tags.items() if v[0] < earliest}
         main.tags.update(b.tags)
@@ -129,7 +131,7 @@ class History:
     def expire(self, branch: str) -> None:
         m = self.model[branch]
         keep = self.rng.randint(1, 3)
-        expire_snapshots(self.t(branch), retain_max=keep, retain_min=1, now_ms=FAR_FUTURE)
+        expire_snapshots(self.t(branch), retain_max=keep, retain_min=keep, now_ms=FAR_FUTURE)
         ids = sorted(m.snapshots)
         m.snapshots = {i: m.snapshots[i] for i in ids[-keep:]}
         self.log.append(f"expire {branch} keep {keep}")
@@ -174,6 +176,7 @@ class History:
         for name, m in sorted(self.model.items()):
             t = self.t(name)
             assert t.snapshots.latest_id() == (m.latest or None), (name, self.log)
+            assert t.snapshots.list_ids() == sorted(m.snapshots), (name, self.log)
             assert table_rows(t.read()) == as_rows(m.rows), (name, self.log)
             for tag, (_sid, rows) in sorted(m.tags.items()):
                 assert table_rows(t.read(tag=tag)) == as_rows(rows), (name, tag, self.log)
