@@ -122,7 +122,9 @@ def branch_rename(
 
 
 @branch_app.command("fast-forward")
-def branch_fast_forward(ctx: typer.Context, name: NameArg, table: TableOpt = None) -> None:
+def branch_fast_forward(
+    ctx: typer.Context, name: NameArg, table: TableOpt = None, dry_run: DryRunOpt = False
+) -> None:
     """Make main the branch: main's snapshots, schemas and tags from the branch's first snapshot
     on are replaced by the branch's (as Java's fast-forward). Files only the replaced snapshots
     used are left for remove-orphans.
@@ -131,23 +133,30 @@ def branch_fast_forward(ctx: typer.Context, name: NameArg, table: TableOpt = Non
 
       paimon branch fast-forward -t demo.events fix
     """
-    from paimon_core.maintain.branches import fast_forward
+    from paimon_core.maintain.branches import fast_forward, plan_fast_forward
 
     state = get_state(ctx)
     tbl = _main_table(state, table)
-    plan = fast_forward(tbl, name)
+    plan = plan_fast_forward(tbl, name) if dry_run else fast_forward(tbl, name)
+    replaced = (
+        f" ({len(plan.snapshots_dropped)} snapshot(s) of main replaced)" if plan.snapshots_dropped else ""
+    )
+    done = (
+        f"dry run: would fast-forward {tbl.identifier} to branch {name}: main's latest snapshot would be "
+        f"{plan.latest}{replaced}; nothing was changed"
+        if dry_run
+        else f"fast-forwarded {tbl.identifier} to branch {name}: main's latest snapshot is {plan.latest}{replaced}"
+    )
     state.out.record(
         {
             "table": tbl.identifier,
             "branch": name,
+            "dry_run": dry_run,
             "snapshots_replaced": list(plan.snapshots_dropped),
             "tags_replaced": list(plan.tags_dropped),
             "latest_snapshot": plan.latest,
         },
-        f"fast-forwarded {tbl.identifier} to branch {name}: main's latest snapshot is {plan.latest}"
-        + (
-            f" ({len(plan.snapshots_dropped)} snapshot(s) of main replaced)" if plan.snapshots_dropped else ""
-        ),
+        done,
     )
 
 

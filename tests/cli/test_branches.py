@@ -87,6 +87,10 @@ def test_worked_example_test_on_a_branch_then_fast_forward(cli, wh):
             "tags": "nightly",
         }
     ]
+    before = tree(wh)
+    dry = cli.json("branch", "fast-forward", "-t", T, "fix", "--dry-run")[0]
+    assert dry["dry_run"] is True and dry["snapshots_replaced"] == [1] and dry["latest_snapshot"] == 2
+    assert tree(wh) == before
     out = cli("branch", "fast-forward", "-t", T, "fix").stdout
     assert "main's latest snapshot is 2" in out
     assert rows(cli) == [(1, "a", "d1"), (2, "B", "d1"), (3, "c", "d2")]
