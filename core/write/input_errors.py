@@ -14,7 +14,7 @@ import re
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import to_arrow_type
-from paimon_core.errors import SchemaMismatch
+from paimon_core.errors import InvalidInput, SchemaMismatch
 
 
 class InputRowError(SchemaMismatch):
@@ -24,6 +24,15 @@ class InputRowError(SchemaMismatch):
         super().__init__(f"row {row + 1}: {what}")
         self.what = what
         self.row = row
+
+
+class InputLineError(InvalidInput):
+    """A bad record at ``line`` (1-based) of a text input; ``what`` says what is wrong."""
+
+    def __init__(self, where: str, line: int, what: str):
+        super().__init__(f"{where}: line {line}: {what}")
+        self.line = line
+        self.what = what
 
 
 def _csv_records(path: str):

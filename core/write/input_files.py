@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.schema import TableSchema
+from paimon_core.write.text_input import csv_options, read_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -102,10 +102,6 @@ def resolve_inputs(patterns: list[str]) -> list[InputFile]:
     return find_inputs(patterns).files
 
 
-def _csv_types(schema: TableSchema) -> dict:
-    return {f.name: to_arrow_type(f.type) for f in schema.fields if isinstance(f.type, AtomicType)}
-
-
 def input_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
     """The Arrow schema of an input file, read without reading its data where possible."""
     if f.format == "parquet":
@@ -130,28 +126,13 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
         elif f.format == "csv":
             import pyarrow.csv as pcsv
 
-            reader = pcsv.open_csv(
-                f.path,
-                read_options=pcsv.ReadOptions(block_size=16 << 20),
-                convert_options=pcsv.ConvertOptions(
-                    column_types=_csv_types(schema), strings_can_be_null=True
-                ),
-            )
+            read, parse, convert = csv_options(schema)
+            reader = pcsv.open_csv(f.path, read_options=read, parse_options=parse, convert_options=convert)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
         else:
-            import pyarrow.json as pjson
-
-            types = _csv_types(schema)
-            table = pjson.read_json(
-                f.path,
-                parse_options=pjson.ParseOptions(
-                    explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
-                    unexpected_field_behavior="infer",
-                ),
-            )
-            present = set(_json_keys(f.path))
-            table = table.select([c for c in table.column_names if c in present or c not in types])
+            with open(f.path, "rb") as fh:
+                table = read_json(fh.read(), schema, f.path)
             for batch in table.to_batches(max_chunksize=batch_rows):
                 yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
@@ -187,22 +168,3 @@ def _parquet_chunks(pf, batch_rows: int):
         size += rg_size
     if group:
         yield pf.read_row_groups(group)
-
-
-def _json_keys(path: str, sample: int = 1000) -> set:
-    """Keys that appear in the first records: columns absent from a JSON file stay 'missing'
-    (so NOT NULL checks fire) instead of arriving as all-null columns."""
-    import json
-
-    keys: set = set()
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            if i >= sample:
-                break
-            line = line.strip()
-            if line:
-                try:
-                    keys.update(json.loads(line).keys())
-                except (ValueError, AttributeError):
-                    raise InvalidInput(f"{path}: line {i + 1} is not a JSON object") from None
-    return keys

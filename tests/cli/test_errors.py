@@ -81,7 +81,7 @@ CASES = [
     ),
     (
         ["ingest", "good.parquet", "bad_cast.parquet", "-t", T],
-        "bad_cast.parquet: column 'value': cannot cast",
+        "bad_cast.parquet: row 1: column 'value' has 'a', not a valid DOUBLE",
     ),
     (["ingest", "struct.parquet", "-t", T], "struct.parquet: column 'name': cannot cast"),
     (["ingest", "extra_col.parquet", "-t", T], "extra_col.parquet: unknown column 'zzz'"),
