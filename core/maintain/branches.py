@@ -39,6 +39,7 @@ from paimon_core.metadata.branches import (
     BranchAlreadyExists,
     BranchNotFound,
     branch_path,
+    split_branch,
     validate_branch_name,
 )
 from paimon_core.metadata.schema import SchemaManager
@@ -76,7 +77,7 @@ def _require(table: TableContext, name: str) -> str:
 
 
 def _main_name(table: TableContext) -> str:
-    return table.identifier.split("$", 1)[0]
+    return split_branch(table.identifier)[0]
 
 
 def _copy(io: FileIO, src: str, dst: str) -> None:
