@@ -125,9 +125,10 @@ def branch_rename(
 def branch_fast_forward(
     ctx: typer.Context, name: NameArg, table: TableOpt = None, dry_run: DryRunOpt = False
 ) -> None:
-    """Make main the branch: main's snapshots, schemas and tags from the branch's first snapshot
-    on are replaced by the branch's (as Java's fast-forward). Files only the replaced snapshots
-    used are left for remove-orphans.
+    """Make main the branch, as Java's fast-forward.
+
+    Main's snapshots, schemas and tags from the branch's first snapshot on are replaced by the
+    branch's. Files only the replaced snapshots used are left for remove-orphans.
 
     Example:
 
