@@ -39,9 +39,10 @@ import pyarrow as pa
 from paimon_core.commit import CommitOptions, FileStoreCommit, latest_commit_of
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.write.cdc_formats import CDC_FORMATS, ROW_KIND
 from paimon_core.write.input_errors import InputLineError, InputRowError
 from paimon_core.write.table_write import write_tables
-from paimon_core.write.text_input import csv_options, read_json
+from paimon_core.write.text_input import csv_options, read_changes, read_json
 
 if TYPE_CHECKING:
     from paimon_core.metadata.schema import TableSchema
@@ -104,7 +105,7 @@ class StreamingCommitter:
         if snap is not None:
             self.last = snap
             self.next_identifier = ident + 1
-            _compact_after_write(self.table, messages)
+        _compact_after_write(self.table, messages if snap is not None else [])
         return CommitResult(snap, ident, rows if snap is not None else 0)
 
 
@@ -178,11 +179,13 @@ def watch_dir(
     on_commit=None,
     on_skip=None,
     row_kind_column: str | None = None,
+    input_format: str | None = None,
 ) -> StreamingCommitter:
     """Ingest the files of ``directory`` matching ``pattern`` as they appear, in name order, each
     exactly once (see the module doc). One commit per file, or with ``commit_interval_s`` one
-    commit of all files ready when the interval is up. Runs until ``stop()`` is true."""
-    from paimon_core.write.input_files import _file, read_batches
+    commit of all files ready when the interval is up. Runs until ``stop()`` is true.
+    ``input_format``: a change-event format the (JSON) files are read in."""
+    from paimon_core.write.input_files import _file, as_change_events, read_batches
 
     committer = StreamingCommitter(table, commit_user or watch_commit_user(table, directory, pattern))
     state_path = os.path.join(directory, f".paimon-watch-{committer.commit_user}")
@@ -208,8 +211,11 @@ def watch_dir(
             tables = []
             for name in group:
                 f = _file(os.path.join(directory, name))
+                if input_format is not None:
+                    f = as_change_events([f], input_format, row_kind_column)[0]
                 tables.extend(read_batches(f, table.schema))
-            result = committer.write(tables, {LAST_FILE: group[-1]}, row_kind_column)
+            kinds = ROW_KIND if input_format is not None else row_kind_column
+            result = committer.write(tables, {LAST_FILE: group[-1]}, kinds)
             last = group[-1]
             _write_state(state_path, last, result.identifier)
             last_commit = time.monotonic()
@@ -262,6 +268,8 @@ def _parse(
 ) -> pa.Table:
     if fmt == "json":
         return read_json(data, schema, "stdin", first_line, every_column=True)
+    if fmt in CDC_FORMATS:
+        return read_changes(data, fmt, schema, "stdin", first_line, every_column=True)
     import pyarrow.csv as pcsv
 
     read, parse, convert = csv_options(schema, header)
@@ -349,8 +357,12 @@ def ingest_stream(
 ) -> StreamingCommitter:
     """Read JSON lines or CSV (with a header) from ``stream`` until EOF or ``stop()``, committing
     whole lines every ``commit_interval_s`` seconds, and every ``commit_rows`` lines exactly."""
-    if fmt not in ("auto", "json", "csv"):
-        raise InvalidInput(f"unknown input format '{fmt}' (json or csv)")
+    if fmt not in ("auto", "json", "csv", *CDC_FORMATS):
+        raise InvalidInput(f"unknown input format '{fmt}' (json, csv or one of {', '.join(CDC_FORMATS)})")
+    if fmt in CDC_FORMATS:
+        if row_kind_column is not None:
+            raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
+        row_kind_column = ROW_KIND
     committer = StreamingCommitter(table, commit_user or str(uuid.uuid4()))
     q: queue.Queue = queue.Queue(maxsize=64)
     _reader_thread(stream, q)

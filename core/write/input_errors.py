@@ -35,6 +35,18 @@ class InputLineError(InvalidInput):
         self.what = what
 
 
+def json_line(text: bytes, where: str, line: int):
+    """The JSON value on ``line`` of ``where``; InputLineError when it is not valid JSON."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputLineError(where, line, f"not valid JSON ({e.msg})") from None
+    except UnicodeDecodeError:
+        raise InputLineError(where, line, "not UTF-8 text") from None
+
+
 def _csv_records(path: str):
     """(first line number, fields) of each non-blank record, the header first."""
     with open(path, newline="", encoding="utf-8", errors="replace") as fh:

@@ -3,6 +3,7 @@ stream of Arrow tables (bounded memory: one batch at a time)."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 from dataclasses import dataclass
@@ -11,7 +12,8 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.schema import TableSchema
-from paimon_core.write.text_input import csv_options, read_json
+from paimon_core.write.cdc_formats import CDC_FORMATS
+from paimon_core.write.text_input import csv_options, read_changes, read_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -97,6 +99,19 @@ def find_inputs(patterns: list[str]) -> Inputs:
     return Inputs(out, tuple(skipped))
 
 
+def as_change_events(inputs: list[InputFile], fmt: str, row_kind_column: str | None) -> list[InputFile]:
+    """``inputs`` (JSON files) read as change events in ``fmt`` (``cdc_formats``); the row kind
+    column is the events' own."""
+    if fmt not in CDC_FORMATS:
+        raise InvalidInput(f"unknown input format '{fmt}' for files (one of {', '.join(CDC_FORMATS)})")
+    if row_kind_column is not None:
+        raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
+    other = next((f for f in inputs if f.format != "json"), None)
+    if other is not None:
+        raise InvalidInput(f"{other.path}: {fmt} events are JSON lines (name the file .json or .jsonl)")
+    return [dataclasses.replace(f, format=fmt) for f in inputs]
+
+
 def resolve_inputs(patterns: list[str]) -> list[InputFile]:
     """The input files of ``patterns`` (see ``find_inputs``)."""
     return find_inputs(patterns).files
@@ -132,7 +147,12 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
                 yield pa.Table.from_batches([batch])
         else:
             with open(f.path, "rb") as fh:
-                table = read_json(fh.read(), schema, f.path)
+                data = fh.read()
+            table = (
+                read_json(data, schema, f.path)
+                if f.format == "json"
+                else read_changes(data, f.format, schema, f.path)
+            )
             for batch in table.to_batches(max_chunksize=batch_rows):
                 yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:

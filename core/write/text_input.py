@@ -28,7 +28,8 @@ from paimon_core.data.types import (
 )
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.schema import TableSchema
-from paimon_core.write.input_errors import InputLineError, InputRowError
+from paimon_core.write.cdc_formats import ROW_KIND, decode_events
+from paimon_core.write.input_errors import InputLineError, InputRowError, json_line
 from paimon_core.write.text_values import from_json_values
 
 # atomic types whose JSON (and CSV) text Arrow's own parser reads exactly
@@ -128,12 +129,7 @@ def _lines(data: bytes, first_line: int) -> Iterable[tuple[int, bytes]]:
 
 
 def _record(text: bytes, where: str, line: int) -> dict:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputLineError(where, line, f"not valid JSON ({e.msg})") from None
-    except UnicodeDecodeError:
-        raise InputLineError(where, line, "not UTF-8 text") from None
+    obj = json_line(text, where, line)
     if not isinstance(obj, dict):
         raise InputLineError(where, line, "not a JSON object")
     return obj
@@ -146,6 +142,33 @@ def _read_json_lines(
     for line, text in lines:
         numbers.append(line)
         records.append(_record(text, where, line))
+    return _columns(records, numbers, schema, where, every_column)
+
+
+def read_changes(
+    data: bytes, fmt: str, schema: TableSchema, where: str, first_line: int = 1, every_column: bool = False
+) -> pa.Table:
+    """The row changes of change events (``cdc_formats``) in ``data``, as ``read_json`` reads
+    rows, plus their kinds in a ``_row_kind`` column (+I/-U/+U/-D). Refuses events whose primary
+    key differs from the table's."""
+    changes = decode_events(_lines(data, first_line), fmt, where)
+    if (
+        changes.primary_keys is not None
+        and schema.primary_keys
+        and set(changes.primary_keys) != set(schema.primary_keys)
+    ):
+        raise InvalidInput(
+            f"{where}: the events' primary key ({', '.join(changes.primary_keys)}) is not the table's "
+            f"({', '.join(schema.primary_keys)})"
+        )
+    table = _columns(changes.rows, changes.lines, schema, where, every_column)
+    return table.append_column(ROW_KIND, pa.array(changes.kinds, pa.string()))
+
+
+def _columns(
+    records: list[dict], numbers: list[int], schema: TableSchema, where: str, every_column: bool
+) -> pa.Table:
+    """Columns of JSON ``records`` (``numbers[i]``: the input line of record i) for ``schema``."""
     keys: dict = dict.fromkeys(schema.field_names) if every_column else {}
     for r in records:
         keys.update(dict.fromkeys(r))
@@ -167,4 +190,4 @@ def _read_json_lines(
     return pa.table(columns)
 
 
-__all__ = ["csv_column_types", "csv_options", "read_json"]
+__all__ = ["csv_column_types", "csv_options", "read_changes", "read_json"]

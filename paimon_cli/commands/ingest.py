@@ -46,6 +46,29 @@ def ingest(
             help="Input column with the row kind of each row: +I, -U, +U or -D (CDC input; primary-key tables).",
         ),
     ] = None,
+    create: Annotated[
+        bool,
+        typer.Option(
+            "--create",
+            help="With a change-event --format: create the table from the first file's events when it does not exist.",
+        ),
+    ] = False,
+    primary_key: Annotated[
+        str | None,
+        typer.Option(
+            "--primary-key",
+            "-k",
+            metavar="COLS",
+            help="With --create: the primary key, where the events name none.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Check the input against the table and, with --overwrite, say what it would replace; write nothing.",
+        ),
+    ] = False,
     evolve: Annotated[
         bool,
         typer.Option(
@@ -79,7 +102,10 @@ def ingest(
     input_format: Annotated[
         str,
         typer.Option(
-            "--format", metavar="FMT", help="Stdin: json (JSON lines) | csv (with a header) | auto."
+            "--format",
+            metavar="FMT",
+            help="Stdin: json (JSON lines) | csv (with a header) | auto; stdin, --watch and JSON files: "
+            "change events in debezium-json | canal-json | maxwell-json | ogg-json.",
         ),
     ] = "auto",
     poll: Annotated[
@@ -105,6 +131,7 @@ def ingest(
       paimon ingest more_columns.parquet -t demo.events --evolve
       paimon ingest --watch landing/ --pattern "*.parquet" -t demo.events
       producer | paimon ingest - -t demo.events --commit-interval 5s
+      kafka-console-consumer ... | paimon ingest - -t shop.orders --format debezium-json
     """
     from paimon_core.ops.ingest import ingest_files
 
@@ -115,8 +142,10 @@ def ingest(
 
         if files and watch is not None:
             raise typer.BadParameter("--watch takes no FILES")
-        if overwrite or partition or evolve:
-            raise typer.BadParameter("--overwrite, --partition and --evolve are not supported when streaming")
+        if overwrite or partition or evolve or dry_run:
+            raise typer.BadParameter(
+                "--overwrite, --partition, --evolve and --dry-run are not supported when streaming"
+            )
         run_streaming(
             state,
             state.table(table, branch),
@@ -134,6 +163,10 @@ def ingest(
         raise typer.BadParameter("give FILES, - (stdin) or --watch DIR")
     if "-" in files:
         raise typer.BadParameter("- (stdin) cannot be mixed with files")
+    if create:
+        _create_from_events(state, table, files, input_format, primary_key)
+    elif primary_key is not None:
+        raise typer.BadParameter("--primary-key goes with --create")
     tbl = state.table(table, branch)
     engine = state.engine()
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
@@ -147,6 +180,8 @@ def ingest(
             on_plan=on_plan,
             row_kind_column=row_kind_column,
             evolve=evolve,
+            input_format=None if input_format in ("auto", "json", "csv") else input_format,
+            dry_run=dry_run,
         )
     from paimon_cli.output import note
 
@@ -158,6 +193,14 @@ def ingest(
             f"skipped {_count(len(result.skipped), 'file')} that {'is' if len(result.skipped) == 1 else 'are'} "
             f"not Parquet, CSV or JSON (by extension): {shown}"
         )
+    if result.missing:
+        note(
+            f"{'column' if len(result.missing) == 1 else 'columns'} {', '.join(result.missing)} "
+            f"{'is' if len(result.missing) == 1 else 'are'} not in the input: written as NULL"
+        )
+    if dry_run:
+        _report_dry_run(state, tbl.identifier, result, overwrite)
+        return
     snap = result.snapshot
     sid = snap.id if snap is not None else None
     what = "overwrote" if overwrite else "ingested"
@@ -171,6 +214,8 @@ def ingest(
         if sid is not None
         else f"nothing to commit for {tbl.identifier} (no rows)"
     )
+    if result.replaced is not None and sid is not None:
+        text += f" (replaced {_replaced(result.replaced)})"
     if result.evolved:
         note(f"evolved the schema of {tbl.identifier}: " + "; ".join(_describe(c) for c in result.evolved))
     record = {
@@ -180,7 +225,64 @@ def ingest(
         "input_rows": result.input_rows,
         "files": result.files,
     }
+    if result.replaced is not None:
+        record["replaced"] = _replaced_record(result.replaced)
     state.out.record(record, text)
+
+
+def _replaced(r) -> str:
+    where = f" in {', '.join(r.partitions)}" if r.partitions else ""
+    return f"{_count(r.files, 'file')} of {_count(r.records, 'record')}{where}"
+
+
+def _replaced_record(r) -> dict:
+    return {"files": r.files, "records": r.records, "partitions": list(r.partitions)}
+
+
+def _report_dry_run(state, identifier: str, result, overwrite: bool) -> None:
+    changes = "; ".join(_describe(c) for c in result.evolved)
+    text = f"dry run: the input fits {identifier}" + (f" once evolved ({changes})" if changes else "")
+    if overwrite and result.replaced is not None:
+        text += f"; the overwrite would replace {_replaced(result.replaced)}"
+    record = {"table": identifier, "dry_run": True, "evolve": [_describe(c) for c in result.evolved]}
+    if result.replaced is not None:
+        record["replaced"] = _replaced_record(result.replaced)
+    state.out.record(record, text + "; nothing was written")
+
+
+def _create_from_events(
+    state, table: str | None, files: list[str], fmt: str, primary_key: str | None
+) -> None:
+    """Create the table from the first input file's change events, unless it exists."""
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.write.cdc_formats import CDC_FORMATS, decode_events, table_columns
+    from paimon_core.write.input_files import find_inputs
+
+    from paimon_cli.errors import CliError
+    from paimon_cli.params import split_list
+
+    if fmt not in CDC_FORMATS:
+        raise typer.BadParameter(f"--create goes with a change-event --format ({', '.join(CDC_FORMATS)})")
+    identifier = state.table_name(table)
+    if state.catalog.table_exists(identifier):
+        return
+    first = find_inputs(files).files[0]
+    with open(first.path, "rb") as fh:
+        lines = [(i, line) for i, line in enumerate(fh.read().splitlines(), 1) if line.strip()]
+    changes = decode_events(lines, fmt, first.path)
+    keys = split_list(primary_key) if primary_key else changes.primary_keys
+    if not keys:
+        raise CliError(f"{first.path}: the events name no primary key: give --primary-key with --create")
+    if not changes.rows:
+        raise CliError(f"{first.path}: no row change to take the columns from")
+    changes.primary_keys = list(keys)
+    spec = Schema(columns=Schema.parse_columns(table_columns(changes)), primary_keys=tuple(keys))
+    state.catalog.create_table(identifier, spec)
+    from paimon_cli.output import note
+
+    note(
+        f"created {identifier} from the events of {first.path}: {table_columns(changes)}; primary key {', '.join(keys)}"
+    )
 
 
 def _describe(change) -> str:

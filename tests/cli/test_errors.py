@@ -212,3 +212,39 @@ def test_subprocess_success_and_console_script(tmp_path, proc_table):
         cwd=tmp_path,
     )
     assert (r.returncode, r.stderr) == (1, "error: database 'nodb' does not exist\n")
+
+
+@pytest.mark.parametrize(
+    "flag, url, kind",
+    [
+        ("--spark-master", "spark://127.0.0.1:{}", "Spark master"),
+        ("--spark-remote", "sc://127.0.0.1:{}", "Spark Connect server"),
+    ],
+)
+def test_an_unreachable_spark_is_one_line_at_once(cli, tmp_path, flag, url, kind):
+    """Spark retries an unreachable master for about two minutes, printing Java stack traces,
+    then failed with an 'internal error' of several thousand characters."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cli("create-table", "d.t", "--schema", "id INT")
+    write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int32())}))
+    where = url.format(port)
+    r = cli("--engine", "spark", flag, where, "ingest", "-t", "d.t", str(tmp_path / "x.parquet"), code=1)
+    assert r.stderr == f"error: cannot reach the {kind} {where} (connection refused); nothing was done\n"
+    assert cli.snapshot_ids("d.t") == []
+
+
+def test_a_full_disk_is_one_plain_line():
+    import errno
+
+    from paimon_cli.errors import message_for
+
+    for exc in (
+        OSError(errno.ENOSPC, "No space left on device", "/wh/db.db/t/bucket-0/x.parquet"),
+        OSError("[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device"),
+    ):
+        text = message_for(exc)
+        assert text.startswith("no space left on the device") and "check `paimon snapshots`" in text, text

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from paimon_cli.app import app
 from paimon_core.catalog import FileSystemCatalog
+
+from paimon_cli.app import app
 
 SCHEMA = (
     "id INT NOT NULL, b BOOLEAN, ti TINYINT, si SMALLINT, bi BIGINT, f FLOAT, db DOUBLE, "
@@ -149,7 +151,7 @@ def test_csv_quoted_newlines_across_read_blocks(cli, monkeypatch):
 def test_a_bad_value_names_line_column_and_value(cli, column, text, message):
     cli("create-table", "d.b", "--schema", SCHEMA, "-k", "id")
     with open("bad.jsonl", "w") as fh:
-        fh.write('{"id": 1}\n\n{"id": 2, "%s": %s}\n' % (column, text))
+        fh.write('{"id": 1}\n\n' + json.dumps({"id": 2})[:-1] + f', "{column}": {text}}}\n')
     r = cli("ingest", "-t", "d.b", "bad.jsonl", code=1)
     assert r.stderr.startswith("error: bad.jsonl: line 3: "), r.stderr
     assert message in r.stderr and r.stderr.count("\n") == 1, r.stderr
