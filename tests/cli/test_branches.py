@@ -235,3 +235,19 @@ def test_branch_delete_dry_run_and_json(cli, wh):
         assert not Path(f["path"]).exists()
     assert rows(cli) == [(1, "a", "d1"), (2, "b", "d1")]
     assert json.dumps(done)  # one record
+
+
+@pytest.mark.slow
+def test_partition_and_tag_commands_on_a_branch(cli, wh):
+    make(cli)
+    cli("branch", "create", "-t", T, "b", "--tag", "nightly")
+    put(cli, "b1", [(5, "x", "d2")], "-b", "b")
+    parts = cli.json("partition", "list", "-t", T, "-b", "b")
+    assert sorted(str(p.get("partition")) for p in parts) == ["dt=d1", "dt=d2"]
+    assert [str(p.get("partition")) for p in cli.json("partition", "list", "-t", T)] == ["dt=d1"]
+    cli("partition", "drop", "-t", T, "-b", "b", "--partition", "dt=d1")
+    assert rows(cli, "-b", "b") == [(5, "x", "d2")]
+    assert rows(cli) == [(1, "a", "d1"), (2, "b", "d1")]
+    cli("tag", "rename", "nightly", "n2", "-t", T, "-b", "b")
+    assert [r["tag"] for r in cli.json("tag", "list", "-t", T, "-b", "b")] == ["n2"]
+    assert [r["tag"] for r in cli.json("tag", "list", "-t", T)] == ["nightly"]
