@@ -40,6 +40,7 @@ class IngestResult:
     skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
     missing: tuple = ()  # table columns no input has: written as NULL
     replaced: Replaced | None = None  # what an overwrite replaced (or, dry run, would replace)
+    after: AfterWrite | None = None  # the compaction and housekeeping that followed the commit
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,9 @@ def _commit(
     overwrite: bool,
     spec: dict | None,
     index_base: int | None = None,
-) -> Snapshot | None:
+) -> tuple[Snapshot | None, AfterWrite]:
     """Commit ``messages`` (commit-or-abort: a failed commit leaves none of their files), then
-    compact as the table's writers do."""
+    compact and keep house as the table's writers do; returns the snapshot and what followed."""
     opts = CommitOptions(
         overwrite=overwrite,
         overwrite_filter=_written_partitions(table, messages, overwrite, spec),
@@ -102,8 +103,8 @@ def _commit(
         index_base=index_base,
     )
     snap = FileStoreCommit(table, opts).commit(messages)
-    _compact_after_write(table, messages if snap is not None else [], batch=True)
-    return snap
+    after = _compact_after_write(table, messages if snap is not None else [], batch=True)
+    return snap, after
 
 
 REWRITES = 3  # how often a dynamic-bucket write is redone after a bucket assignment conflict
@@ -115,7 +116,7 @@ def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | 
     be committed as written (``index_rebase``): its files are deleted and the write is redone
     against the new index, a few times; so is a cross-partition upsert write when another writer
     added data after it read the key index (``cross_partition_guard``). Returns (messages,
-    snapshot, read)."""
+    snapshot, what ran after it, read)."""
     from paimon_core.write.cross_partition_guard import CrossPartitionConflict, index_base, refuse
     from paimon_core.write.index_rebase import BucketAssignmentConflict
 
@@ -126,7 +127,8 @@ def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | 
         base = index_base(table)  # the writer's key index is read from this snapshot or a later one
         messages = write(read)
         try:
-            return messages, _commit(table, messages, overwrite, spec, base), read
+            snap, after = _commit(table, messages, overwrite, spec, base)
+            return messages, snap, after, read
         except CrossPartitionConflict:  # _commit deleted the files
             if attempt == REWRITES:
                 raise CrossPartitionConflict(
@@ -143,7 +145,18 @@ def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | 
     raise AssertionError("unreachable")
 
 
-def _compact_after_write(table: TableContext, messages: list[CommitMessage], batch: bool = False) -> None:
+@dataclass(frozen=True)
+class AfterWrite:
+    """What ran after a write's commit: the compaction's snapshot (None when none ran) and the
+    housekeeping (``maintain.after_commit.Housekeeping``)."""
+
+    compaction: Snapshot | None = None
+    housekeeping: object = None
+
+
+def _compact_after_write(
+    table: TableContext, messages: list[CommitMessage], batch: bool = False
+) -> AfterWrite:
     """After a write's commit: Paimon's writers compact the buckets they wrote when a bucket has
     too many sorted runs (``num-sorted-run.compaction-trigger``; off with ``write-only``; nothing
     when ``messages`` is empty, i.e. nothing was committed), then the commit's housekeeping runs
@@ -153,11 +166,13 @@ def _compact_after_write(table: TableContext, messages: list[CommitMessage], bat
     from paimon_core.errors import CommitConflict
     from paimon_core.maintain.after_commit import after_commit
 
+    compacted = None
     try:
-        auto_compact(table, messages)
+        result = auto_compact(table, messages)
+        compacted = result.snapshot if result is not None and isinstance(result.snapshot, Snapshot) else None
     except CommitConflict:
         pass
-    after_commit(table, batch=batch)
+    return AfterWrite(compacted, after_commit(table, batch=batch))
 
 
 def _evolution(table: TableContext, schemas: list[pa.Schema]) -> tuple[list, TableSchema]:
@@ -279,7 +294,7 @@ def ingest_files(
             missing=_missing_columns(table, named),
             replaced=_would_replace(table, inputs, spec) if overwrite else None,
         )
-    messages, snap, read = _write_and_commit(table, write, overwrite, spec)
+    messages, snap, after, read = _write_and_commit(table, write, overwrite, spec)
     return IngestResult(
         snap,
         sum(f.row_count for m in messages for f in m.new_files),
@@ -289,6 +304,7 @@ def ingest_files(
         skipped=found.skipped,
         missing=_missing_columns(table, named),
         replaced=replaced_by(table, snap) if overwrite and snap is not None else None,
+        after=after,
     )
 
 
@@ -341,7 +357,7 @@ def write_tables(
     if evolve:
         named = [("", _without_kind(t.schema, row_kind_column, "")) for t in tables]
         table, evolved = _check_inputs(table, named, evolve)
-    messages, snap, _ = _write_and_commit(
+    messages, snap, after, _ = _write_and_commit(
         table, lambda read: write_table_batches(table, tables, row_kind_column), overwrite, spec
     )
     return IngestResult(
@@ -350,4 +366,5 @@ def write_tables(
         sum(len(m.new_files) for m in messages),
         evolved,
         input_rows=sum(t.num_rows for t in tables),
+        after=after,
     )

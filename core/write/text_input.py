@@ -34,7 +34,7 @@ from paimon_core.write.text_values import from_json_values
 
 # atomic types whose JSON (and CSV) text Arrow's own parser reads exactly
 _NATIVE = ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "CHAR", "VARCHAR")
-_CSV_NATIVE = (*_NATIVE, "DATE", "DECIMAL")
+_CSV_NATIVE = (*_NATIVE, "DATE")
 CSV_BLOCK_BYTES = 16 << 20  # Arrow parses CSV blocks of this size in parallel
 
 

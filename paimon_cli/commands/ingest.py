@@ -216,6 +216,7 @@ def ingest(
     )
     if result.replaced is not None and sid is not None:
         text += f" (replaced {_replaced(result.replaced)})"
+    text += _after(result.after)
     if result.evolved:
         note(f"evolved the schema of {tbl.identifier}: " + "; ".join(_describe(c) for c in result.evolved))
     record = {
@@ -228,6 +229,27 @@ def ingest(
     if result.replaced is not None:
         record["replaced"] = _replaced_record(result.replaced)
     state.out.record(record, text)
+
+
+def _after(after) -> str:
+    """The work that followed the commit, as the summary's tail ('' when none)."""
+    if after is None:
+        return ""
+    parts = []
+    if after.compaction is not None:
+        parts.append(f"compacted in snapshot {after.compaction.id}")
+    done = after.housekeeping
+    if done is not None:
+        expired = done.expired_snapshots.expired if done.expired_snapshots is not None else []
+        if expired:
+            parts.append(f"expired {_count(len(expired), 'snapshot')}")
+        if done.expired_partitions:
+            parts.append(f"expired {_count(len(done.expired_partitions), 'partition')}")
+        if done.created_tags:
+            parts.append(f"tagged {', '.join(str(t) for t in done.created_tags)}")
+        if done.expired_tags:
+            parts.append(f"expired {_count(len(done.expired_tags), 'tag')}")
+    return f"; then {', '.join(parts)}" if parts else ""
 
 
 def _replaced(r) -> str:

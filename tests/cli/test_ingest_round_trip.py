@@ -156,3 +156,31 @@ def test_a_bad_value_names_line_column_and_value(cli, column, text, message):
     assert r.stderr.startswith("error: bad.jsonl: line 3: "), r.stderr
     assert message in r.stderr and r.stderr.count("\n") == 1, r.stderr
     assert cli.snapshot_ids("d.b") == []
+
+
+@pytest.mark.parametrize(
+    "header, line, message",
+    [
+        ("id,d", "2,2024-1-2", "column 'd' has '2024-1-2', not a valid DATE"),
+        ("id,tm", "2,25:00:00", "column 'tm' has '25:00:00', not a valid TIME"),
+        ("id,tm", "2,10:00:00.0001", "(TIME keeps milliseconds)"),
+        ("id,by", "2,0g", "column 'by' has '0g', not hex for a BYTES"),
+        ("id,b", "2,yes", "column 'b' has 'yes', not a valid BOOLEAN"),
+        ("id,arr", '2,"[1,"', "column 'arr' has '[1,', not the JSON text of a ARRAY<INT>"),
+        ("id,m", '2,"{""k"": ""x""}"', "column 'm value' has 'x', not a valid INT"),
+        ("id,ms", '2,"{""q"": null}"', "a MULTISET count is null"),
+        ("id,r", '2,"{""x"": 1.5}"', "column 'r.x' has '1.5', not a valid INT"),
+        ("id,ltz", "2,2024-01-01 00:00:00", "needs a zone"),
+        ("id,ts9", "2,2024-01-01T00:00:00.1234567891", "not a valid TIMESTAMP(9)"),
+        ("id,dcl", "2,1e400", "not a valid DECIMAL(30, 4)"),
+        ("id,ti", "2,300", "column 'ti' has '300', not a valid TINYINT"),
+    ],
+)
+def test_a_bad_csv_value_names_line_column_and_value(cli, header, line, message):
+    cli("create-table", "d.b", "--schema", SCHEMA, "-k", "id")
+    with open("bad.csv", "w") as fh:
+        fh.write(f"{header}\n1,\n{line}\n")
+    r = cli("ingest", "-t", "d.b", "bad.csv", code=1)
+    assert r.stderr.startswith("error: bad.csv") and "line 3" in r.stderr, r.stderr
+    assert message in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert cli.snapshot_ids("d.b") == []

@@ -59,3 +59,34 @@ def test_overwrite_dry_run_writes_nothing(cli, wh):
     cli("ingest", "-t", "d.u", "a.csv", "--evolve")
     r = cli("ingest", "-t", "d.u", "b.csv", "--overwrite", "--dry-run", "--evolve")
     assert "would replace 1 file of 3 records;" in r.stdout
+
+
+def test_the_work_after_the_commit_is_named(cli):
+    """A lookup table's write is followed by a COMPACT snapshot (half of a large ingest's time),
+    and expiry after the commit deletes snapshots: the summary says both."""
+    cli(
+        "create-table",
+        "d.l",
+        "--schema",
+        "id INT NOT NULL, v STRING",
+        "-k",
+        "id",
+        "--bucket",
+        "1",
+        "-O",
+        "changelog-producer=lookup",
+        "-O",
+        "snapshot.num-retained.max=2",
+        "-O",
+        "snapshot.num-retained.min=1",
+    )
+    _csv("l.csv", "id,v\n1,a\n2,b\n")
+    assert (
+        cli("ingest", "-t", "d.l", "l.csv").stdout
+        == "ingested 2 rows in 1 file into d.l: snapshot 1; then compacted in snapshot 2\n"
+    )
+    r = cli("ingest", "-t", "d.l", "l.csv")
+    assert (
+        r.stdout
+        == "ingested 2 rows in 1 file into d.l: snapshot 3; then compacted in snapshot 4, expired 2 snapshots\n"
+    )
