@@ -44,6 +44,12 @@ _EXPORTS = {
     "create_tag": "paimon_core.maintain",
     "rollback": "paimon_core.maintain",
     "remove_orphans": "paimon_core.maintain",
+    # branches
+    "create_branch": "paimon_core.maintain.branches",
+    "delete_branch": "paimon_core.maintain.branches",
+    "fast_forward": "paimon_core.maintain.branches",
+    "list_branches": "paimon_core.maintain.branches",
+    "rename_branch": "paimon_core.maintain.branches",
     # errors
     "PaimonError": "paimon_core.errors",
     "InvalidInput": "paimon_core.errors",
@@ -61,8 +67,9 @@ __all__ = [
     "AlreadyExists", "CommitConflict", "CommitMessage", "CommitOptions", "CoreOptions", "CorruptMetadata",
     "FileStoreTable", "FileSystemCatalog", "InvalidInput", "NotFound", "PaimonError", "Schema",
     "SchemaMismatch", "Snapshot", "SnapshotNotFound", "TableNotFound", "TableSchema", "UnsupportedFeature",
-    "compact", "create_catalog", "create_tag", "diff", "expire_snapshots", "get_engine", "ingest_files",
-    "parse_identifier", "parse_type", "remove_orphans", "rollback", "write_tables",
+    "compact", "create_branch", "create_catalog", "create_tag", "delete_branch", "diff", "expire_snapshots",
+    "fast_forward", "get_engine", "ingest_files", "list_branches", "parse_identifier", "parse_type",
+    "remove_orphans", "rename_branch", "rollback", "write_tables",
 ]  # fmt: skip
 
 if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __getattr__ imports it
@@ -85,6 +92,13 @@ if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __g
         UnsupportedFeature,
     )
     from paimon_core.maintain import create_tag, expire_snapshots, remove_orphans, rollback
+    from paimon_core.maintain.branches import (
+        create_branch,
+        delete_branch,
+        fast_forward,
+        list_branches,
+        rename_branch,
+    )
     from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.schema import Schema, TableSchema
     from paimon_core.metadata.snapshot import Snapshot

@@ -22,6 +22,7 @@ from paimon_core.errors import (
     TableNotFound,
     WarehouseNotFound,
 )
+from paimon_core.metadata.branches import split_branch
 from paimon_core.metadata.schema import Schema, SchemaManager
 from paimon_core.metadata.table_context import CatalogEnvironment  # noqa: F401  (re-exported)
 from paimon_core.storage.file_io import FileIO
@@ -117,7 +118,19 @@ class Catalog:
     def table_exists(self, identifier: str) -> bool:
         raise NotImplementedError
 
-    def get_table(self, identifier: str) -> FileStoreTable:
+    def get_table(self, identifier: str, branch: str | None = None) -> FileStoreTable:
+        """The table ``db.t`` or ``db.t$branch_NAME`` (or ``branch``): every catalog opens a
+        branch this way, through the main table it belongs to. Both spellings at once must agree."""
+        name, named = split_branch(identifier)
+        if named is not None and branch is not None and named != branch:
+            raise InvalidInput(
+                f"table '{identifier}' names branch '{named}' but branch '{branch}' was asked for"
+            )
+        table = self._get_table(name)
+        return table.for_branch(named if named is not None else branch)
+
+    def _get_table(self, identifier: str) -> FileStoreTable:
+        """The main branch of table ``db.t`` (each catalog's own lookup)."""
         raise NotImplementedError
 
     def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
@@ -184,7 +197,7 @@ class FileSystemCatalog(Catalog):
         db, name = parse_identifier(identifier)
         return bool(SchemaManager(self.io, self.table_path(db, name)).list_ids())
 
-    def get_table(self, identifier: str) -> FileStoreTable:
+    def _get_table(self, identifier: str) -> FileStoreTable:
         db, name = parse_identifier(identifier)
         path = self.table_path(db, name)
         schema = SchemaManager(self.io, path).latest()

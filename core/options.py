@@ -334,6 +334,9 @@ _REGISTRY = [
     # data file formats (fileformat/formats.py checks formats and codecs per level)
     Option("file.format.per.level", "str", None, "format per LSM level, e.g. 0:avro,3:parquet"),
     Option("file.compression.per.level", "str", None, "codec per LSM level, e.g. 0:lz4,1:zstd"),
+    Option(
+        "scan.fallback-branch", "str", None, "branch a read of main falls back to for partitions main lacks"
+    ),
     Option("changelog-file.format", "str", None, "format of changelog files (default: as data files)"),
     Option("changelog-file.compression", "str", None, "codec of changelog files (default: as data files)"),
     Option("file.suffix.include.compression", "bool", False, "name files like data-<uuid>-0.zst.parquet"),
@@ -420,8 +423,7 @@ _UNSUPPORTED = [
     Unsupported("ignore-update-before", "ignore-update-before", _FALSE),
     Unsupported("changelog-producer.row-deduplicate-ignore-fields", "row-deduplicate ignore fields"),
     Unsupported("upsert-key", "upsert keys on append tables"),
-    Unsupported("branch", "branches", _is("main")),
-    Unsupported("scan.fallback-branch", "fallback branches"),
+    Unsupported("branch", "a default branch stored in the table's options", _is("main")),
     Unsupported("scan.fallback-snapshot-branch", "fallback branches"),
     Unsupported("scan.fallback-delta-branch", "fallback branches"),
     Unsupported("scan.primary-branch", "fallback branches"),

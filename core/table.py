@@ -12,12 +12,23 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from paimon_core.commit import CommitOptions, FileStoreCommit, discard_files
 from paimon_core.errors import CorruptMetadata
+from paimon_core.metadata.branches import (
+    MAIN,
+    BranchNotFound,
+    branch_path,
+    is_main,
+    split_branch,
+    validate_branch_name,
+    with_branch,
+)
 from paimon_core.metadata.commit_message import CommitMessage
-from paimon_core.metadata.schema import TableSchema
+from paimon_core.metadata.live_files import expiry_checked
+from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
-from paimon_core.metadata.table_context import TableContext
+from paimon_core.metadata.table_context import BranchEnvironment, TableContext
 from paimon_core.metadata.time_travel import SnapshotSpec, resolve_snapshot
 from paimon_core.read import scan
+from paimon_core.read.fallback import fallback_branch, with_fallback
 from paimon_core.read.predicate import Predicate, parse_filter
 from paimon_core.read.scan import DataSplit, TableScan
 from paimon_core.read.table_read import TableRead, read_rows
@@ -39,15 +50,49 @@ class TableAt:
         self.snapshot = snapshot
 
     def plan(self, predicate: Predicate | None = None) -> list[DataSplit]:
-        return scan.plan(self.table, self.snapshot, predicate)
+        """The splits a read sees (with ``scan.fallback-branch``: see ``read/fallback.py``)."""
+        return with_fallback(
+            self.table, self.snapshot, scan.plan(self.table, self.snapshot, predicate), predicate
+        )
 
     def read(
         self, columns: list[str] | None = None, where: str | None = None, limit: int | None = None
     ) -> pa.Table:
-        return read_rows(self.table, self.snapshot, columns, parse_filter(self.table.schema, where), limit)
+        predicate = parse_filter(self.table.schema, where)
+        if fallback_branch(self.table) is None:
+            return read_rows(self.table, self.snapshot, columns, predicate, limit)
+        reader = TableRead(self.table, columns, predicate)
+        with expiry_checked(self.table, self.snapshot):
+            return reader.to_arrow(self.plan(predicate), limit)
 
 
 class FileStoreTable(TableContext):
+    # ---- branches
+    @property
+    def main_identifier(self) -> str:
+        """The table's name without its branch (``db.t``)."""
+        return split_branch(self.identifier)[0]
+
+    def for_branch(self, branch: str | None) -> FileStoreTable:
+        """Branch ``branch`` of this table (None or ``main``: the main branch) at that branch's
+        latest schema; the one way every caller opens ``table@branch``. BranchNotFound when the
+        branch does not exist, or has no schema file (Java refuses such a branch as well)."""
+        if is_main(branch) and self.is_main_branch:
+            return self
+        if not is_main(branch):
+            validate_branch_name(branch or "")
+        name = branch or MAIN
+        base = self.main_identifier
+        schema = SchemaManager(self.io, branch_path(self.path, name)).latest()
+        if schema is None:
+            if is_main(name):
+                raise CorruptMetadata(f"table {base} has no schema file")
+            raise BranchNotFound(name, base)
+        other = FileStoreTable(self.io, self.path, with_branch(base, name), schema, name)
+        main_env = self.env.main if isinstance(self.env, BranchEnvironment) else self.env
+        other.env = main_env if is_main(name) else BranchEnvironment(main_env)
+        return other
+
     # ---- time travel
     def at(self, snapshot: int | None = None, tag: str | None = None, time: TimeArg | None = None) -> TableAt:
         """The table as a snapshot saw it: by id, tag or time (epoch millis, or an ISO-8601 /
@@ -75,8 +120,10 @@ class FileStoreTable(TableContext):
     def plan(
         self, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
     ) -> list[DataSplit]:
-        """Splits to read (``read.scan.plan``)."""
-        return scan.plan(self, snapshot, predicate, all_levels)
+        """Splits to read (``read.scan.plan``); a read of main (not ``all_levels``, which is for
+        maintenance) also gets the ``scan.fallback-branch`` splits (``read/fallback.py``)."""
+        splits = scan.plan(self, snapshot, predicate, all_levels)
+        return splits if all_levels else with_fallback(self, snapshot, splits, predicate)
 
     def postpone_rows(self, snapshot: Snapshot | None) -> int:
         """Rows waiting in ``bucket-postpone`` (``read.scan.postpone_rows``)."""

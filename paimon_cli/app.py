@@ -277,6 +277,7 @@ def version_text(verbose: bool) -> str:
 def _register() -> None:
     from paimon_cli.commands import (
         alter,
+        branches,
         catalog,
         compact,
         consumer,
@@ -313,6 +314,7 @@ def _register() -> None:
         expire,
         partition,
         tags,
+        branches,
         rollback,
         orphans,
         consumer,

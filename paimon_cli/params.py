@@ -18,6 +18,15 @@ TableOpt = Annotated[
         help="Table to work on. Default: env PAIMON_TABLE, then `table` in the config file.",
     ),
 ]
+BranchOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--branch",
+        "-b",
+        metavar="NAME",
+        help="Work on branch NAME of the table (default: main; also DB.TABLE$branch_NAME).",
+    ),
+]
 SnapshotOpt = Annotated[
     int | None,
     typer.Option("--snapshot", "-s", metavar="ID", min=1, help="Snapshot id (default: the latest)."),

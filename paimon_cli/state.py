@@ -57,16 +57,18 @@ class CliState:
             )
         return name.strip()
 
-    def table(self, given: str | None) -> FileStoreTable:
-        return self.catalog.get_table(self.table_name(given))
+    def table(self, given: str | None, branch: str | None = None) -> FileStoreTable:
+        """The table (``--branch`` or ``DB.TABLE$branch_NAME``: that branch of it)."""
+        return self.catalog.get_table(self.table_name(given), branch=branch)
 
-    def snapshot_manager(self, given: str | None):
+    def snapshot_manager(self, given: str | None, branch: str | None = None):
         """(identifier, SnapshotManager) without loading the table stack (see ``fastpath``)."""
         from paimon_cli.fastpath import snapshot_manager
 
         name = self.table_name(given)
-        if self.settings.catalog != "filesystem":  # registration is checked by the catalog
-            return name, self.catalog.get_table(name).snapshots
+        if self.settings.catalog != "filesystem" or branch or "$" in name:
+            table = self.catalog.get_table(name, branch=branch)  # registration, branches: the catalog's
+            return table.identifier, table.snapshots
         return name, snapshot_manager(self.warehouse, self.settings.storage, name)
 
     def engine(self):

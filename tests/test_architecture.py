@@ -209,6 +209,7 @@ ONE_PLACE = {
         r"\bsnapshot_from_tag\(|TagManager\(",
         {"metadata/tags.py", "metadata/live_files.py", "metadata/time_travel.py"},
     ),
+    "branch table names (db.t$branch_NAME)": (r"[\"']\$branch_|\$branch_\{", {"metadata/branches.py"}),
     "housekeeping after a commit": (
         r"\b(expire_after_commit|expire_partitions_after_commit|create_auto_tags|create_batch_tag)\(|"
         r"\bexpire_tags\(table, now_ms\)",

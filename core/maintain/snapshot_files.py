@@ -59,16 +59,25 @@ def try_index(reader: RefReader, name: str | None):
 
 
 class FileCollector:
-    """Files planned for deletion: each path once, never a protected (still used) one."""
+    """Files planned for deletion: each path once, never a protected (still used) one, and never
+    a file another branch of the table uses (branches share data, manifest and index files)."""
 
     def __init__(self, table: TableContext, protected: Refs):
         self.table = table
         self.protected = protected
         self.files: list[PlannedFile] = []
         self.seen: set[str] = set()
+        self._others: set[str] | None = None  # read on the first candidate: most plans have none
+
+    def _used_elsewhere(self, path: str) -> bool:
+        if self._others is None:
+            from paimon_core.maintain.used_names import other_branches_names
+
+            self._others = other_branches_names(self.table)
+        return path.rsplit("/", 1)[-1] in self._others
 
     def add(self, path: str, size: int, kind: str) -> None:
-        if path in self.seen or path in self.protected:
+        if path in self.seen or path in self.protected or self._used_elsewhere(path):
             return
         self.seen.add(path)
         if size is None or size < 0:

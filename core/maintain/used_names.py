@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.errors import PaimonError
+from paimon_core.metadata.branches import BRANCH_PREFIX, branch_path
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
 from paimon_core.metadata.tags import branch_tag_manager
@@ -37,13 +38,14 @@ if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
 CHANGELOG_DIR, CHANGELOG_PREFIX = "changelog", "changelog-"
-BRANCH_PREFIX = "branch-"
 
 
 def branch_names(table: TableContext) -> list[str]:
-    """Names of the table's branches (directories ``branch/branch-NAME``)."""
+    """Names of the table's branches (directories ``branch/branch-NAME``), main not included."""
     io = table.io
     root = io.join(table.path, paths.BRANCH_DIR)
+    if not io.is_dir(root):
+        return []
     return sorted(
         n[len(BRANCH_PREFIX) :]
         for n in io.list_names(root)
@@ -57,7 +59,7 @@ def branch_paths(table: TableContext) -> list[str]:
     io = table.io
     out = [table.path]
     for name in branch_names(table):
-        p = io.join(table.path, paths.BRANCH_DIR, BRANCH_PREFIX + name)
+        p = branch_path(table.path, name)
         if not io.list_numbered(io.join(p, paths.SCHEMA_DIR), paths.SCHEMA_PREFIX):
             raise PaimonError(
                 f"branch '{name}' has no schema (branch/{BRANCH_PREFIX}{name}/schema is empty);"
@@ -65,6 +67,16 @@ def branch_paths(table: TableContext) -> list[str]:
             )
         out.append(p)
     return out
+
+
+def other_branches_names(table: TableContext) -> set[str]:
+    """Names of every file a branch other than ``table``'s own uses (main included when
+    ``table`` is a branch): what expire, rollback, tag and branch deletion of this branch must
+    keep. Empty, and cheap, for the main branch of a table without branches."""
+    if table.is_main_branch and not branch_names(table):
+        return set()
+    own = table.branch_path.rstrip("/")
+    return used_names(table, [p for p in branch_paths(table) if p.rstrip("/") != own])
 
 
 class _Collector:
@@ -154,4 +166,11 @@ def _read_changelog(io, path: str) -> Snapshot:
         raise PaimonError(f"changelog file {path} is unreadable: {e}") from None
 
 
-__all__ = ["CHANGELOG_DIR", "CHANGELOG_PREFIX", "branch_names", "branch_paths", "used_names"]
+__all__ = [
+    "CHANGELOG_DIR",
+    "CHANGELOG_PREFIX",
+    "branch_names",
+    "branch_paths",
+    "other_branches_names",
+    "used_names",
+]

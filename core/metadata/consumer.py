@@ -110,4 +110,4 @@ class ConsumerManager:
 
 
 def consumer_manager(table: TableContext) -> ConsumerManager:
-    return ConsumerManager(table.io, table.path)
+    return ConsumerManager(table.io, table.branch_path)

@@ -63,11 +63,13 @@ def live_entries(
     return merge_entries(entries)
 
 
-def check_not_expired(store: ManifestStore, snapshot: Snapshot, error: Exception) -> None:
+def check_not_expired(
+    store: ManifestStore, snapshot: Snapshot, error: Exception, snapshot_root: str | None = None
+) -> None:
     """After a metadata file of ``snapshot`` turned out missing: raise SnapshotExpired if another
     process expired the snapshot while we read it (a lost race, not damage). Expiry deletes the
     snapshot file last, so while a newer snapshot exists, wait a moment for it to go."""
-    table_path = paths.table_of_manifest_dir(store.dir)
+    table_path = snapshot_root or paths.table_of_manifest_dir(store.dir)  # a branch's own directory
 
     def path(i: int) -> str:
         return paths.snapshot_file(table_path, i)
@@ -101,5 +103,5 @@ def expiry_checked(table: TableContext, snapshot: Snapshot | None) -> Iterator[N
         yield
     except (CorruptMetadata, FileNotFoundError) as e:
         if snapshot is not None:
-            check_not_expired(table.manifests, snapshot, e)
+            check_not_expired(table.manifests, snapshot, e, table.branch_path)
         raise

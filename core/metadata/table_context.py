@@ -2,8 +2,10 @@
 snapshots, schemas and manifests, and the catalog environment it was loaded through. It reads and
 writes nothing itself; the facade with the operations is ``paimon_core.table.FileStoreTable``.
 
-Invariant: a context is a view of one table at one schema version; ``with_schema`` and
-``for_snapshot`` give views of other versions sharing the same files and schema cache."""
+Invariant: a context is a view of one branch of one table at one schema version; ``with_schema``
+and ``for_snapshot`` give views of other versions sharing the same files and schema cache. The
+branch decides where snapshots, schemas, tags, changelogs and consumers live (``branch_path``);
+data, manifest and index files are the table's, shared by every branch (``path``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from paimon_core import paths
 from paimon_core.data.partition import PartitionCodec
+from paimon_core.metadata.branches import MAIN, branch_path
 from paimon_core.metadata.manifest import ManifestStore, check_manifest_format
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
@@ -61,16 +64,29 @@ class CatalogEnvironment:
 NO_ENVIRONMENT = CatalogEnvironment()
 
 
+class BranchEnvironment(CatalogEnvironment):
+    """A branch of a catalog's table: the table's lock, and no metastore hooks (the metastore
+    mirrors the main branch only, as in Java Paimon)."""
+
+    def __init__(self, main: CatalogEnvironment):
+        self.main = main
+
+    def lock(self) -> contextlib.AbstractContextManager:
+        return self.main.lock()
+
+
 class TableContext:
     """One table's files and metadata at one schema version (see the module docstring)."""
 
-    def __init__(self, io: FileIO, path: str, identifier: str, schema: TableSchema):
+    def __init__(self, io: FileIO, path: str, identifier: str, schema: TableSchema, branch: str = MAIN):
         self.io = io
-        self.path = path
+        self.path = path  # the table directory: data, manifest and index files of every branch
         self.identifier = identifier
         self.schema = schema
-        self.snapshots = SnapshotManager(io, path)
-        self.schemas = SchemaManager(io, path)
+        self.branch = branch
+        self.branch_path = branch_path(path, branch)  # snapshots, schemas, tags of this branch
+        self.snapshots = SnapshotManager(io, self.branch_path)
+        self.schemas = SchemaManager(io, self.branch_path)
         self.manifests = ManifestStore(
             io,
             path,
@@ -102,7 +118,15 @@ class TableContext:
         return bool(self.schema.primary_keys)
 
     def schema_for(self, schema_id: int) -> TableSchema:
+        """Schema ``schema_id`` of this branch. A branch Java 0.9 made from a tag holds only the
+        tag's schema file; the files it shares with main that an older schema wrote are read
+        with main's schema file of that id (Java 1.x copies them all)."""
         if schema_id not in self._schema_cache:
+            if not self.is_main_branch and not self.io.exists(self.schemas.path(schema_id)):
+                main = SchemaManager(self.io, self.path)
+                if self.io.exists(main.path(schema_id)):
+                    self._schema_cache[schema_id] = main.schema(schema_id)
+                    return self._schema_cache[schema_id]
             self._schema_cache[schema_id] = self.schemas.schema(schema_id)
         return self._schema_cache[schema_id]
 
@@ -110,11 +134,15 @@ class TableContext:
         """This table seen through another version of its schema (same files and snapshots)."""
         if schema is self.schema:
             return self
-        other = type(self)(self.io, self.path, self.identifier, schema)
+        other = type(self)(self.io, self.path, self.identifier, schema, self.branch)
         other._schema_cache = self._schema_cache
         other.env = self.env
         self._schema_cache.setdefault(schema.id, schema)
         return other
+
+    @property
+    def is_main_branch(self) -> bool:
+        return self.branch == MAIN
 
     def for_snapshot(self: T, snapshot: Snapshot | None) -> T:
         """The table as a snapshot saw it: reads of an older snapshot use the schema it was

@@ -193,7 +193,8 @@ def tag_ttl(snapshot: Snapshot) -> tuple[int, int] | None:
 
 
 def tag_manager(table: TableContext) -> TagManager:
-    return TagManager(table.io, table.path)
+    """The tags of the table's branch (``tag/`` under its ``branch_path``)."""
+    return TagManager(table.io, table.branch_path)
 
 
 def branch_tag_manager(io: FileIO, branch_path: str) -> TagManager:

@@ -227,7 +227,7 @@ class MetastoreCatalog(Catalog):
         table.env = MetastoreEnvironment(self, db, name)
         return table
 
-    def get_table(self, identifier: str) -> FileStoreTable:
+    def _get_table(self, identifier: str) -> FileStoreTable:
         db, name = parse_identifier(identifier)
         if not self._table_registered(db, name):
             if self._on_storage(db, name):

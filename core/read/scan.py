@@ -42,6 +42,7 @@ class DataSplit:
     # (data file name, DeletionFile) for the files with deletion vectors, sorted by name
     deletion_files: tuple = ()
     dv_index: tuple = ()  # the bucket's DELETION_VECTORS IndexEntries (for writers that replace them)
+    schema_branch: str | None = None  # files of another branch (a fallback read): its schema files
 
     @property
     def row_count(self) -> int:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from paimon_core.metadata.manifest import DataFileMeta
+    from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -128,14 +129,14 @@ class TableRead:
         some columns; the others read as NULL); without it the file must hold every column."""
         if field_ids is None:
             check_file(f)
-        file_schema = self.table.schema_for(f.schema_id)
+        file_schema, ids = self._file_schema(split, f)
         by_id = {fld.id: fld for fld in file_schema.fields}
         if field_ids is not None:
             by_id = {i: fld for i, fld in by_id.items() if i in field_ids}
         wanted, renames = [], []
         for name in self.read_columns if columns is None else columns:
             cur = self.schema.field(name)
-            old = by_id.get(cur.id)
+            old = by_id.get(ids.get(name, cur.id))
             if old is not None:
                 wanted.append(old.name)
                 renames.append((old, cur))
@@ -176,6 +177,19 @@ class TableRead:
             arrays.append(pa.array(np.arange(n, dtype=np.int64) if keep is None else np.flatnonzero(keep)))
             fields.append(pa.field(ROW_POS, pa.int64(), nullable=False))
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+    def _file_schema(self, split: DataSplit, f: DataFileMeta) -> tuple[TableSchema, dict[str, int]]:
+        """The schema ``f`` was written with, and the field id of each read column in it: the
+        table's own ids, or for a fallback branch's split (``read/fallback.py``) that branch's
+        ids of the same column names."""
+        if split.schema_branch is None:
+            return self.table.schema_for(f.schema_id), {}
+        from paimon_core.read.fallback import branch_schemas
+
+        schemas = branch_schemas(self.table, split.schema_branch)
+        latest = schemas.latest
+        ids = {f.name: f.id for f in latest.fields}
+        return schemas.schema(f.schema_id), ids
 
     def _dv_reader(self) -> DeletionVectorReader:
         if self._dvs is None:

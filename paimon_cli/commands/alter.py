@@ -12,10 +12,11 @@ import typer
 from typer.core import TyperGroup
 
 from paimon_cli.errors import CliError
-from paimon_cli.params import TableOpt
+from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.state import get_state
 
 TABLE_KEY = "paimon.alter.table"
+BRANCH_KEY = "paimon.alter.branch"
 DRY_RUN_KEY = "paimon.alter.dry_run"
 
 
@@ -25,7 +26,7 @@ class AlterGroup(TyperGroup):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         i = 0
         while i < len(args) and args[i].startswith("-") and args[i] != "--":
-            i += 2 if args[i] in ("-t", "--table") else 1
+            i += 2 if args[i] in ("-t", "--table", "-b", "--branch") else 1
         if i < len(args) and args[i] not in self.commands and args[i] != "--" and i + 1 < len(args):
             ctx.meta[TABLE_KEY] = args[i]
             args = args[:i] + args[i + 1 :]
@@ -56,6 +57,7 @@ app.add_typer(alter, name="alter-table")
 def alter_table(
     ctx: typer.Context,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -68,6 +70,7 @@ def alter_table(
             raise typer.BadParameter(f"two table names given: '{ctx.meta[TABLE_KEY]}' and --table '{table}'")
         ctx.meta[TABLE_KEY] = table
     ctx.meta[DRY_RUN_KEY] = dry_run
+    ctx.meta[BRANCH_KEY] = branch
 
 
 _PAST = {
@@ -87,7 +90,7 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
     given = ctx.meta.get(TABLE_KEY)
     if table and given and table != given:
         raise typer.BadParameter(f"two table names given: '{given}' and --table '{table}'")
-    tbl = state.table(table or given)
+    tbl = state.table(table or given, ctx.meta.get(BRANCH_KEY))
     if ctx.meta.get(DRY_RUN_KEY):
         from paimon_core.ops.alter import preview_changes
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import TableOpt
+from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.progress import count_progress
 from paimon_cli.state import get_state
 
@@ -18,6 +18,7 @@ app = typer.Typer()
 def compact(
     ctx: typer.Context,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     level_max: Annotated[
         bool,
         typer.Option(
@@ -43,7 +44,7 @@ def compact(
     from paimon_core.compaction.compaction import compact as run_compact
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     with count_progress(f"compact {tbl.identifier}", "buckets") as advance:
         result = run_compact(
             tbl, full=level_max, partition=partition, engine=state.engine(), progress=advance

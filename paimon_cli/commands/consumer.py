@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import TableOpt, iso_millis
+from paimon_cli.params import BranchOpt, TableOpt, iso_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -26,12 +26,12 @@ app.add_typer(consumer_app, name="consumer")
 
 
 @consumer_app.command("list")
-def list_consumers(ctx: typer.Context, table: TableOpt = None) -> None:
+def list_consumers(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
     """Consumers of a table with the next snapshot each will read."""
     from paimon_core.metadata.consumer import consumer_manager
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     cm = consumer_manager(tbl)
     rows = []
     for cid, nxt in sorted(cm.consumers().items()):
@@ -54,13 +54,14 @@ def reset(
         ),
     ],
     table: TableOpt = None,
+    branch: BranchOpt = None,
 ) -> None:
     """Set (or create) a consumer's next snapshot."""
     from paimon_core.errors import InvalidInput
     from paimon_core.metadata.consumer import consumer_manager
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     sm = tbl.snapshots
     earliest, latest = sm.earliest_id(), sm.latest_id()
     lo, hi = (earliest or 1), (latest or 0) + 1
@@ -78,12 +79,13 @@ def delete(
     ctx: typer.Context,
     consumer_id: Annotated[str, typer.Argument(metavar="NAME", show_default=False)],
     table: TableOpt = None,
+    branch: BranchOpt = None,
 ) -> None:
     """Delete a consumer (its snapshots may then expire)."""
     from paimon_core.metadata.consumer import consumer_manager
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     consumer_manager(tbl).delete(consumer_id)
     state.out.record(
         {"consumer": consumer_id, "deleted": True}, f"deleted consumer {consumer_id} of {tbl.identifier}"

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from paimon_cli.destructive import Destructive, run_destructive
-from paimon_cli.params import TableOpt
+from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -18,6 +18,7 @@ def delete(
     ctx: typer.Context,
     name: Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", help="Table (or -t).")] = None,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     where: Annotated[
         str, typer.Option("--where", metavar="EXPR", help="Rows to delete (as in read --where).")
     ] = "",
@@ -41,7 +42,7 @@ def delete(
     state = get_state(ctx)
     if name and table and name != table:
         raise typer.BadParameter(f"two tables given: {name} and -t {table}")
-    tbl = state.table(name or table)
+    tbl = state.table(name or table, branch)
     unit = "bucket(s)" if tbl.is_primary_key_table else "file(s)"
 
     def record(_plan, result):

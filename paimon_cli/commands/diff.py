@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import TableOpt
+from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -45,6 +45,7 @@ def diff(
         typer.Option("--to", metavar="B", help="Snapshot id, tag or time (inclusive; default latest)."),
     ] = None,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     mode: Annotated[
         Mode, typer.Option("--mode", case_sensitive=False, help="auto | changelog | delta | diff")
     ] = Mode.auto,
@@ -87,7 +88,7 @@ def diff(
         from paimon_cli.outfile import out_format
 
         out_format(out)  # refuse an unknown file type before computing anything
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     a = resolve_point(tbl, start, "'--from'")
     b = resolve_point(tbl, end, "'--to'") if end is not None else (tbl.snapshots.latest_id() or 0)
     columns = split_list(select) or None

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from paimon_core.bucket_mode import POSTPONE_BUCKET
 
-from paimon_cli.params import TableOpt
+from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -199,6 +199,7 @@ def doctor(
         ),
     ] = None,
     table: TableOpt = None,
+    branch: BranchOpt = None,
 ) -> None:
     """The health of a table at a glance, and what to run about it.
 
@@ -214,7 +215,7 @@ def doctor(
     if name and table and name != table:
         raise typer.BadParameter(f"two tables given: {name} and -t {table}")
     state = get_state(ctx)
-    tbl = state.table(name or table)
+    tbl = state.table(name or table, branch)
     h = table_health(tbl)
     fmt = state.out.fmt
     if fmt == "json":

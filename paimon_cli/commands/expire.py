@@ -14,7 +14,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, kinds_text, print_files_plan, total_bytes, write_line
 from paimon_cli.humanize import human_bytes, human_duration, id_range
-from paimon_cli.params import DryRunOpt, TableOpt, parse_duration
+from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, parse_duration
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -55,6 +55,7 @@ def _protection(plan) -> dict[str, str]:
 def expire(
     ctx: typer.Context,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     older_than: Annotated[
         str | None,
         typer.Option(
@@ -108,7 +109,7 @@ def expire(
 
     older_ms = parse_duration(older_than, "'--older-than'")
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     now = now_millis()
     kw = dict(
         older_than_ms=older_ms,

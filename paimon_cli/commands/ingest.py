@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import TableOpt
+from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.progress import byte_progress
 from paimon_cli.state import get_state
 
@@ -25,6 +25,7 @@ def ingest(
         ),
     ] = None,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     overwrite: Annotated[
         bool,
         typer.Option(
@@ -157,7 +158,7 @@ def ingest(
             )
         run_streaming(
             state,
-            table,
+            state.table(table, branch),
             watch,
             pattern,
             commit_interval,
@@ -176,7 +177,7 @@ def ingest(
         _create_from_events(state, table, files, input_format, primary_key)
     elif primary_key is not None:
         raise typer.BadParameter("--primary-key goes with --create")
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     if update_columns is not None:
         if overwrite or partition or evolve or row_kind_column:
             raise typer.BadParameter(

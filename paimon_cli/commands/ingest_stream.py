@@ -29,7 +29,7 @@ def run_streaming(
 
     from paimon_cli.output import note
 
-    tbl = state.table(table)
+    tbl = table  # the opened table (its branch chosen by the caller)
     stopping = []
 
     def on_signal(signum, frame):

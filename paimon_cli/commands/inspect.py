@@ -10,7 +10,7 @@ import typer
 
 from paimon_cli.errors import CliError
 from paimon_cli.humanize import human_bytes
-from paimon_cli.params import SnapshotOpt, TableOpt, iso_millis
+from paimon_cli.params import BranchOpt, SnapshotOpt, TableOpt, iso_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -21,7 +21,7 @@ _FILE_NAME = re.compile(
 
 
 @app.command("snapshots")
-def snapshots(ctx: typer.Context, table: TableOpt = None) -> None:
+def snapshots(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
     """List the snapshots of a table (each commit makes one).
 
     Example:
@@ -29,7 +29,7 @@ def snapshots(ctx: typer.Context, table: TableOpt = None) -> None:
       paimon snapshots -t demo.events
     """
     state = get_state(ctx)
-    name, manager = state.snapshot_manager(table)  # no pyarrow: this command must start fast
+    name, manager = state.snapshot_manager(table, branch)  # no pyarrow: this command must start fast
     snaps, damaged = manager.readable()
     _list_snapshots(state, manager, snaps)
     if damaged:  # after the readable ones: exit 1 naming each damaged file and the repair
@@ -98,7 +98,7 @@ def has_primary_key(manager) -> bool:
 
 
 @app.command("schema")
-def schema(ctx: typer.Context, table: TableOpt = None) -> None:
+def schema(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
     """Show the schema of a table: columns, partition keys, primary keys, options.
 
     With -o json, prints the schema file (schema/schema-N) as one JSON line.
@@ -109,7 +109,7 @@ def schema(ctx: typer.Context, table: TableOpt = None) -> None:
       paimon -o json schema -t demo.events
     """
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     s = tbl.schema
     if state.out.fmt == "json":
         sys.stdout.write(json.dumps(json.loads(s.to_json()), ensure_ascii=False) + "\n")
@@ -131,7 +131,9 @@ def schema(ctx: typer.Context, table: TableOpt = None) -> None:
 
 
 @app.command("files")
-def files(ctx: typer.Context, table: TableOpt = None, snapshot: SnapshotOpt = None) -> None:
+def files(
+    ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None, snapshot: SnapshotOpt = None
+) -> None:
     """List the live data files of a snapshot (default: the latest).
 
     Example:
@@ -139,7 +141,7 @@ def files(ctx: typer.Context, table: TableOpt = None, snapshot: SnapshotOpt = No
       paimon files -t demo.events --snapshot 1
     """
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     snap = tbl.resolve_snapshot(snapshot)
     codec = tbl.partition_codec
     full = state.out.fmt != "table"

@@ -11,7 +11,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, kinds_text, print_files_plan, total_bytes
 from paimon_cli.humanize import human_bytes, human_duration
-from paimon_cli.params import DryRunOpt, TableOpt, iso_millis, parse_duration
+from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, iso_millis, parse_duration
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -21,6 +21,7 @@ app = typer.Typer()
 def remove_orphans(
     ctx: typer.Context,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     older_than: Annotated[
         str,
         typer.Option(
@@ -47,7 +48,7 @@ def remove_orphans(
 
     older_ms = parse_duration(older_than, "'--older-than'")
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     ident = tbl.identifier
     now = now_millis()
 

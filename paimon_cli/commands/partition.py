@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import DryRunOpt, TableOpt, iso_millis, parse_duration
+from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, iso_millis, parse_duration
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -50,7 +50,7 @@ def _names(tbl, partitions) -> list[str]:
 
 
 @partition_app.command("list")
-def partition_list(ctx: typer.Context, table: TableOpt = None) -> None:
+def partition_list(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
     """The partitions of the latest snapshot, with Java's $partitions figures: records, bytes,
     files, newest file creation time (epoch millis, and as a UTC time in last_update).
 
@@ -61,7 +61,7 @@ def partition_list(ctx: typer.Context, table: TableOpt = None) -> None:
     from paimon_core.maintain.partitions import partition_stats
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     tbl.require_readable()
     codec = tbl.partition_codec
     rows = [
@@ -83,7 +83,11 @@ def partition_list(ctx: typer.Context, table: TableOpt = None) -> None:
 
 @partition_app.command("drop")
 def partition_drop(
-    ctx: typer.Context, partition: PartitionsOpt, table: TableOpt = None, dry_run: DryRunOpt = False
+    ctx: typer.Context,
+    partition: PartitionsOpt,
+    table: TableOpt = None,
+    branch: BranchOpt = None,
+    dry_run: DryRunOpt = False,
 ) -> None:
     """Drop partitions: one OVERWRITE snapshot without their files (as Java's drop partition).
     Time travel to earlier snapshots still reads them until those expire.
@@ -96,7 +100,7 @@ def partition_drop(
     from paimon_core.maintain.partitions import drop_partitions, matching
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     found = matching(tbl, _specs(tbl, partition))
     names = _names(tbl, found)
     # Java's drop partition commits through FileStoreCommit, without the table commit's housekeeping
@@ -114,7 +118,11 @@ def partition_drop(
 
 @partition_app.command("mark-done")
 def partition_mark_done(
-    ctx: typer.Context, partition: PartitionsOpt, table: TableOpt = None, dry_run: DryRunOpt = False
+    ctx: typer.Context,
+    partition: PartitionsOpt,
+    table: TableOpt = None,
+    branch: BranchOpt = None,
+    dry_run: DryRunOpt = False,
 ) -> None:
     """Run the table's partition.mark-done-action on partitions (success-file: a _SUCCESS file
     in the partition directory, as Java writes it).
@@ -126,7 +134,7 @@ def partition_mark_done(
     from paimon_core.maintain.partitions import mark_done, matching
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     found = matching(tbl, _specs(tbl, partition))
     names = _names(tbl, found)
     actions = mark_done(tbl, found, dry_run=dry_run)
@@ -145,6 +153,7 @@ def partition_mark_done(
 def partition_expire(
     ctx: typer.Context,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     expiration_time: Annotated[
         str | None,
         typer.Option("--expiration-time", metavar="DURATION", help="Expire older partitions (e.g. 30d)."),
@@ -181,7 +190,7 @@ def partition_expire(
     from paimon_core.maintain.partition_expire import ExpireSettings, expire_partitions
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     if dry_run:
         tbl.require_readable()
     settings = ExpireSettings.of(

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import SnapshotOpt, TableOpt, parse_time_millis, split_list
+from paimon_cli.params import BranchOpt, SnapshotOpt, TableOpt, parse_time_millis, split_list
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -20,6 +20,7 @@ DISPLAY_ROWS = 1000  # -o table stops here unless --limit says otherwise
 def read(
     ctx: typer.Context,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     snapshot: SnapshotOpt = None,
     as_of: Annotated[
         str | None,
@@ -87,7 +88,7 @@ def read(
             param_hint="'--snapshot' / '--as-of' / '--tag'",
         )
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     columns = split_list(select) or None
     at = tbl.at(snapshot, tag, as_of_ms)  # time travel reads with the schema of that snapshot
     tbl, snap = at.table, at.snapshot

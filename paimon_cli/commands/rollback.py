@@ -10,7 +10,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_bytes, write_line
 from paimon_cli.humanize import human_bytes, id_range
-from paimon_cli.params import DryRunOpt, TableOpt, parse_time_millis
+from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, parse_time_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -20,6 +20,7 @@ app = typer.Typer()
 def rollback(
     ctx: typer.Context,
     table: TableOpt = None,
+    branch: BranchOpt = None,
     to: Annotated[
         int | None, typer.Option("--to", metavar="ID", min=1, help="Snapshot to roll back to.")
     ] = None,
@@ -55,7 +56,7 @@ def rollback(
         )
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     ident = tbl.identifier
 
     def target(plan) -> str:

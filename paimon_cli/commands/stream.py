@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import split_list
+from paimon_cli.params import BranchOpt, split_list
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -130,6 +130,7 @@ def stream(
         typer.Argument(metavar="[DB.TABLE]", show_default=False, help="Table to follow (or --table)."),
     ] = None,
     table: Annotated[str | None, typer.Option("--table", "-t", metavar="DB.TABLE", hidden=True)] = None,
+    branch: BranchOpt = None,
     mode: Annotated[
         str | None,
         typer.Option(
@@ -217,7 +218,7 @@ def stream(
     state = get_state(ctx)
     if name and table and name != table:
         raise typer.BadParameter("give the table once (argument or --table)")
-    tbl = state.table(name or table)
+    tbl = state.table(name or table, branch)
     s, s_ms = _parse_point(tbl, start, "'--from'") if start is not None else (None, None)
     until_id, until_ms = _parse_point(tbl, until, "'--until'") if until is not None else (None, None)
     if until_id is not None and not isinstance(until_id, int):

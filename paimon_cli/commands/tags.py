@@ -10,7 +10,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_bytes
 from paimon_cli.humanize import human_bytes
-from paimon_cli.params import DryRunOpt, TableOpt, iso_millis, parse_duration, parse_time_millis
+from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, iso_millis, parse_duration, parse_time_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -35,6 +35,7 @@ def tag_create(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="Tag name: letters, digits, '-', '_', '.'.")],
     table: TableOpt = None,
+    branch: BranchOpt = None,
     snapshot: Annotated[
         int | None,
         typer.Option("--snapshot", "-s", metavar="ID", min=1, help="Snapshot to tag (default: the latest)."),
@@ -67,7 +68,7 @@ def tag_create(
     from paimon_core.maintain import create_tag
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     info = create_tag(
         tbl,
         name,
@@ -95,6 +96,7 @@ def tag_rename(
     old: Annotated[str, typer.Argument(metavar="OLD", help="The tag to rename.")],
     new: Annotated[str, typer.Argument(metavar="NEW", help="Its new name (must be free).")],
     table: TableOpt = None,
+    branch: BranchOpt = None,
 ) -> None:
     """Rename a tag (its snapshot and time-to-live stay).
 
@@ -105,7 +107,7 @@ def tag_rename(
     from paimon_core.maintain.tags import rename_tag
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     info = rename_tag(tbl, old, new)
     state.out.record(
         {"table": tbl.identifier, "tag": info.name, "was": old, "snapshot": info.snapshot_id},
@@ -114,7 +116,9 @@ def tag_rename(
 
 
 @tag_app.command("expire")
-def tag_expire(ctx: typer.Context, table: TableOpt = None, dry_run: DryRunOpt = False) -> None:
+def tag_expire(
+    ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None, dry_run: DryRunOpt = False
+) -> None:
     """Delete the tags whose time-to-live (tag create --time-retained, tag.default-time-retained)
     has passed, and the files only they kept, as Java's writers do after each commit.
 
@@ -125,7 +129,7 @@ def tag_expire(ctx: typer.Context, table: TableOpt = None, dry_run: DryRunOpt = 
     from paimon_core.maintain.auto_tags import expire_tags
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     if dry_run:
         tbl.require_readable()
     names = expire_tags(tbl, dry_run=dry_run)
@@ -139,7 +143,7 @@ def tag_expire(ctx: typer.Context, table: TableOpt = None, dry_run: DryRunOpt = 
 
 
 @tag_app.command("list")
-def tag_list(ctx: typer.Context, table: TableOpt = None) -> None:
+def tag_list(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
     """List the tags of a table with their snapshots.
 
     expired = true: the snapshot file is gone and only the tag keeps it readable.
@@ -151,7 +155,7 @@ def tag_list(ctx: typer.Context, table: TableOpt = None) -> None:
     from paimon_core.maintain import list_tags
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     earliest = tbl.snapshots.earliest_id()
     rows = [
         [
@@ -171,6 +175,7 @@ def tag_delete(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="NAME", help="The tag to delete.")],
     table: TableOpt = None,
+    branch: BranchOpt = None,
     dry_run: DryRunOpt = False,
 ) -> None:
     """Delete a tag, and the files only it kept (when its snapshot has expired).
@@ -183,7 +188,7 @@ def tag_delete(
     from paimon_core.maintain import delete_tag, plan_delete_tag
 
     state = get_state(ctx)
-    tbl = state.table(table)
+    tbl = state.table(table, branch)
     ident = tbl.identifier
 
     def render(plan) -> None:

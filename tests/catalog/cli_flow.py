@@ -69,7 +69,21 @@ def every_command(tmp_path, monkeypatch, kind: str, options: dict) -> None:
     assert sorted(r["id"] for r in js("read", "-t", "shop.pk")) == [1, 2, 10, 11]
     run("expire", "-t", "shop.pk", "--older-than", "0s", "--retain-min", "1", "--retain-max", "1")
     assert [r["id"] for r in js("snapshots", "-t", "shop.pk")] == [2]
+    # branches of a catalog's table: created, written and read by either spelling
+    run("branch", "create", "-t", "shop.pk", "b", "--tag", "t2")
+    pq.write_table(
+        pa.table({"id": pa.array([99], pa.int64()), "v": ["br"], "n": pa.array([9], pa.int64())}),
+        tmp_path / "br.parquet",
+    )
+    run("ingest", "-t", "shop.pk", "--branch", "b", str(tmp_path / "br.parquet"))
+    assert 99 in [r["id"] for r in js("read", "-t", "shop.pk$branch_b")]
+    assert 99 not in [r["id"] for r in js("read", "-t", "shop.pk")]
+    assert [r["id"] for r in js("snapshots", "-t", "shop.pk", "-b", "b")] == [2, 3]
+    assert [r["branch"] for r in js("branch", "list", "-t", "shop.pk")] == ["b"]
     run("rename-table", "shop.pk", "shop.pk2")
+    assert 99 in [r["id"] for r in js("read", "-t", "shop.pk2", "-b", "b")]
+    run("branch", "delete", "-t", "shop.pk2", "b")
+    assert js("branch", "list", "-t", "shop.pk2") == []
     assert js("tables", "shop") == [{"database": "shop", "table": "pk2"}]
     assert "shop" in [r["database"] for r in js("databases")]
     run("drop-table", "shop.pk2")

@@ -260,3 +260,29 @@ def test_stream_reader_resumes_from_its_consumer(spark, tmp_path):
     # a new query (new checkpoint) with the same consumer starts where the first stopped
     assert run(tmp_path / "two") == [("+I", 3, "c"), ("+U", 2, "b2")]
     assert consumer_manager(src).get("c") == 3
+
+
+def test_branches_by_name_and_option_and_in_sql(spark, tmp_path):
+    """``db.t$branch_NAME`` (and option ``branch``) reads and writes that branch; `paimon sql`
+    takes the same spelling."""
+    from paimon_core.engines.spark.sql import sql
+    from paimon_core.maintain.branches import create_branch
+    from paimon_core.maintain.tags import create_tag
+
+    cat = _cat(tmp_path)
+    t = _pk(cat, producer="none")
+    _write(t, [1, 2], ["a", "b"], ["x", "x"])
+    create_tag(t, "t1", 1)
+    create_branch(t, "b", tag="t1")
+    spark.createDataFrame([(3, "br", "y")], "id INT, cat STRING, dt STRING").write.format("paimon").mode(
+        "append"
+    ).save("db.src$branch_b")
+    assert _rows(spark.read.format("paimon").load("db.src")) == [(1, "a", "x"), (2, "b", "x")]
+    on_branch = [(1, "a", "x"), (2, "b", "x"), (3, "br", "y")]
+    assert _rows(spark.read.format("paimon").load("db.src$branch_b")) == on_branch
+    assert _rows(spark.read.format("paimon").option("branch", "b").load("db.src")) == on_branch
+    assert cat.get_table("db.src", branch="b").snapshots.latest_id() == 2
+    got = sql(spark, cat, "SELECT id FROM `db.src$branch_b` WHERE id > 1 ORDER BY id").collect()
+    assert [r["id"] for r in got] == [2, 3]
+    got = sql(spark, cat, "SELECT count(*) AS n FROM db.`src$branch_b` VERSION AS OF 1").collect()
+    assert got[0]["n"] == 2

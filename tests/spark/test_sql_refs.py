@@ -82,3 +82,23 @@ def test_errors_about_the_rewritten_query_are_told_in_the_users_terms():
         in_user_terms(f"(line {inside[0]}, pos {inside[1] - 1})", q, found)
         == f"(line {at_t[0]}, pos {at_t[1]})"
     )
+
+
+def test_branch_references():
+    q = (
+        "SELECT * FROM `db.t$branch_b` a JOIN db.`t$branch_b` VERSION AS OF 3 b "
+        "JOIN `db.t$branch_b$tag=x` c JOIN db.t d"
+    )
+    got = [r for _, r in refs(q)]
+    assert got == [
+        TableRef("db", "t", branch="b"),
+        TableRef("db", "t", "snapshot", "3", "b"),
+        TableRef("db", "t", "tag", "x", "b"),
+        TableRef("db", "t"),
+    ]
+    assert [r.identifier for r in got] == ["db.t$branch_b"] * 3 + ["db.t"]
+    assert len({r.view for r in got}) == len(got)
+    with pytest.raises(InvalidInput, match="bad branch name"):
+        refs("SELECT * FROM `db.t$branch_../x`")
+    with pytest.raises(InvalidInput, match="table db.x does not exist"):
+        refs("SELECT * FROM `db.x$branch_b`")

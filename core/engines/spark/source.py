@@ -75,7 +75,7 @@ def _load(options, default_warehouse: str | None = None):
         )
     if not name:
         raise InvalidInput("the paimon data source needs a table: load('db.t') / save('db.t')")
-    return FileSystemCatalog(wh).get_table(name)
+    return FileSystemCatalog(wh).get_table(name, branch=options.get("branch"))
 
 
 def _flag(options, key: str, default: bool) -> bool:

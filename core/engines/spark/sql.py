@@ -11,6 +11,8 @@ exist in the warehouse are replaced, so aliases and columns are left alone):
   ``FOR SYSTEM_TIME AS OF``), as in Paimon's Spark connector;
 * ``` `db.t$snapshot=42` ```, ``` `db.t$tag=nightly` ```, ``` `db.t$as_of=2024-05-01` ```: the
   same as one backquoted identifier;
+* ``` `db.t$branch_b` ```: branch ``b`` of the table (as Paimon spells it); the clauses above
+  and the ``$...=`` suffixes apply to it too (``` `db.t$branch_b$tag=nightly` ```);
 * ``` `db.t$diff=A..B` ```: the changes in (A, B] (snapshot ids or tags; A = 0 means from the
   empty table) as rows with ``_row_kind`` first (``paimon diff``'s auto mode); append
   ``,mode=changelog|delta|diff`` and/or ``,per_snapshot`` for the other modes / a
@@ -57,14 +59,24 @@ class TableRef:
     table: str
     kind: str = "latest"
     arg: str | None = None
+    branch: str | None = None
+
+    @property
+    def main_identifier(self) -> str:
+        return f"{self.db}.{self.table}"
 
     @property
     def identifier(self) -> str:
-        return f"{self.db}.{self.table}"
+        from paimon_core.metadata.branches import with_branch
+
+        return with_branch(self.main_identifier, self.branch)
 
     @property
     def view(self) -> str:
         base = re.sub(r"[^A-Za-z0-9_]", "_", f"paimon_{self.db}_{self.table}")
+        if self.branch:
+            digest = hashlib.sha1(self.branch.encode()).hexdigest()[:6]
+            base += "__b_" + re.sub(r"[^A-Za-z0-9_]", "_", self.branch)[:30] + "_" + digest
         if self.kind == "latest":
             return base
         tail = re.sub(r"[^A-Za-z0-9_]", "_", f"{self.kind}_{self.arg}")[:40]
@@ -83,16 +95,25 @@ def _literal(text: str) -> str:
 
 
 def _suffix_ref(db: str, name: str) -> TableRef:
-    """``t$snapshot=42`` etc. -> TableRef (``name`` is the part after the database)."""
+    """``t$snapshot=42``, ``t$branch_b``, ``t$branch_b$tag=x`` etc. -> TableRef (``name`` is
+    the part after the database)."""
+    from paimon_core.metadata.branches import split_branch
+
     table, _, suffix = name.partition("$")
+    branch = None
+    if suffix.startswith("branch_"):  # the branch, parsed where every table name is
+        branch_part, more, suffix = suffix.partition("$")
+        _, branch = split_branch(f"{db}.{table}${branch_part}")
+        if not more:
+            return TableRef(db, table, branch=branch)
     key, eq, value = suffix.partition("=")
     key = key.strip().lower()
     if key not in ("snapshot", "tag", "as_of", "diff") or not eq or not value.strip():
         raise InvalidInput(
             f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
-            "$as_of=TIME or $diff=A..B"
+            "$as_of=TIME, $diff=A..B or $branch_NAME"
         )
-    return TableRef(db, table, key, value.strip())
+    return TableRef(db, table, key, value.strip(), branch)
 
 
 def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int, TableRef]]:
@@ -107,8 +128,8 @@ def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int,
         if len(parts) == 1 and "." in parts[0] and "$" in parts[0]:
             db, _, rest = parts[0].partition(".")
             ref = _suffix_ref(db, rest)
-            if not exists(ref.identifier):
-                raise InvalidInput(f"table {ref.identifier} does not exist (in `{parts[0]}`)")
+            if not exists(ref.main_identifier):
+                raise InvalidInput(f"table {ref.main_identifier} does not exist (in `{parts[0]}`)")
             out.append((start, end, ref))
             continue
         if len(parts) < 2:
@@ -116,8 +137,8 @@ def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int,
         db, name = parts[0], parts[1]
         if "$" in name:
             ref = _suffix_ref(db, name)
-            if not exists(ref.identifier):
-                raise InvalidInput(f"table {ref.identifier} does not exist")
+            if not exists(ref.main_identifier):
+                raise InvalidInput(f"table {ref.main_identifier} does not exist")
         elif exists(f"{db}.{name}"):
             ref = TableRef(db, name)
         else:
@@ -136,9 +157,9 @@ def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int,
             if tm:
                 val = _literal(tm.group("val"))
                 if tm.group("v"):
-                    ref = TableRef(db, name, "snapshot" if val.isdigit() else "tag", val)
+                    ref = TableRef(ref.db, ref.table, "snapshot" if val.isdigit() else "tag", val, ref.branch)
                 else:
-                    ref = TableRef(db, name, "as_of", val)
+                    ref = TableRef(ref.db, ref.table, "as_of", val, ref.branch)
                 end = tm.end()
         out.append((start, end, ref))
     return out

@@ -39,10 +39,13 @@ class TableSpec:
     identifier: str
     schema_json: str
     file_prefix: str | None = None  # overrides data-file.prefix for this job's files
+    branch: str = "main"  # the branch whose snapshots and schemas the table sees
 
     @staticmethod
     def of(table: TableContext, file_prefix: str | None = None) -> TableSpec:
-        return TableSpec(table.io, table.path, table.identifier, table.schema.to_json(), file_prefix)
+        return TableSpec(
+            table.io, table.path, table.identifier, table.schema.to_json(), file_prefix, table.branch
+        )
 
     def table(self) -> FileStoreTable:
         from paimon_core.metadata.schema import TableSchema
@@ -51,7 +54,8 @@ class TableSpec:
         obj = json.loads(self.schema_json)
         if self.file_prefix:
             obj.setdefault("options", {})["data-file.prefix"] = self.file_prefix
-        return FileStoreTable(self.io, self.path, self.identifier, TableSchema.from_json(json.dumps(obj)))
+        schema = TableSchema.from_json(json.dumps(obj))
+        return FileStoreTable(self.io, self.path, self.identifier, schema, self.branch)
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,8 @@ public class InteropDriver {
       case "consumer": return opConsumer(req);
       case "orphan_clean": return opOrphanClean(req);
       case "create_branch": return opCreateBranch(req);
+      case "fast_forward": return opFastForward(req);
+      case "delete_branch": return opDeleteBranch(req);
       case "partitions": return opPartitions(req);
       case "tags": return opTags(req);
       case "success_file": return opSuccessFile(req);
@@ -405,6 +407,18 @@ public class InteropDriver {
     String tag = text(req, "from_tag", null);
     if (tag == null) t.createBranch(text(req, "name", null));
     else t.createBranch(text(req, "name", null), tag);
+    return NF.objectNode();
+  }
+
+  /** {"name": branch}: Java's fastForward (main becomes the branch). */
+  static ObjectNode opFastForward(JsonNode req) throws Exception {
+    table(req).fastForward(text(req, "name", null));
+    return NF.objectNode();
+  }
+
+  /** {"name": branch}: Java's deleteBranch (the branch directory only). */
+  static ObjectNode opDeleteBranch(JsonNode req) throws Exception {
+    table(req).deleteBranch(text(req, "name", null));
     return NF.objectNode();
   }
 
