@@ -143,13 +143,7 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
             import pyarrow.json as pjson
 
             types = _csv_types(schema)
-            table = pjson.read_json(
-                f.path,
-                parse_options=pjson.ParseOptions(
-                    explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
-                    unexpected_field_behavior="infer",
-                ),
-            )
+            table = _read_json_text_temporals(pjson, f.path, types)
             present = set(_json_keys(f.path))
             table = table.select([c for c in table.column_names if c in present or c not in types])
             for batch in table.to_batches(max_chunksize=batch_rows):
@@ -161,6 +155,44 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
 
             message = explain_csv_error(f.path, message, {fld.name: fld.type for fld in schema.fields})
         raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {message}") from None
+
+
+def _read_json(pjson, path: str, types: dict) -> pa.Table:
+    return pjson.read_json(
+        path,
+        parse_options=pjson.ParseOptions(
+            explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
+            unexpected_field_behavior="infer",
+        ),
+    )
+
+
+def _read_json_text_temporals(pjson, path: str, types: dict) -> pa.Table:
+    """A JSON-lines file with DATE and TIME columns in their text form ("2024-01-02",
+    "10:11:12.5"), which pyarrow's JSON reader cannot parse into those types: they are read as
+    strings and cast exactly (a value that does not fit fails the read). A file that holds them
+    as numbers (days, time units) is read as before."""
+    temporal = {n: t for n, t in types.items() if pa.types.is_date(t) or pa.types.is_time(t)}
+    if not temporal:
+        return _read_json(pjson, path, types)
+    try:
+        table = _read_json(pjson, path, {**types, **{n: pa.string() for n in temporal}})
+    except pa.ArrowInvalid:
+        return _read_json(pjson, path, types)
+    import pyarrow.compute as pc
+
+    for name, t in temporal.items():
+        i = table.schema.get_field_index(name)
+        if i < 0:
+            continue
+        col = table.column(i)
+        if pa.types.is_date(t):
+            col = col.cast(t)
+        else:
+            stamp = pc.binary_join_element_wise("1970-01-01T", col, "")
+            col = stamp.cast(pa.timestamp(t.unit)).cast(t)
+        table = table.set_column(i, name, col)
+    return table
 
 
 PARQUET_CHUNK_BYTES = 64 << 20  # uncompressed bytes of row groups read at once
