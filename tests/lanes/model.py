@@ -53,7 +53,18 @@ class PkModel:
     def state(self) -> list[dict[str, Any]]:
         return copy.deepcopy(list(self.rows.values()))
 
-    def record(self, first: int, last: int) -> None:
-        """Snapshots first..last (the ones a statement made) all hold the current state."""
+    def record(
+        self,
+        first: int,
+        last: int,
+        kinds: dict[int, str] | None = None,
+        before: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Snapshots first..last (the ones a statement made) hold the current state. On a
+        deletion-vector table (`kinds` and `before` given) an APPEND snapshot still shows the state
+        `before` the statement: batch reads of such tables skip level-0 files (Java's rule, ours
+        too), so a statement's rows show once its COMPACT snapshot, which must end it."""
+        if kinds is not None:
+            assert kinds[last] == "COMPACT", f"a write to a deletion-vector table ended in {kinds[last]}"
         for s in range(first, last + 1):
-            self.history[s] = self.state()
+            self.history[s] = before if kinds is not None and kinds[s] == "APPEND" else self.state()

@@ -52,21 +52,14 @@ def test_spark_and_paimon_write_in_turns_every_snapshot_equal(spark_connector, t
     dv = options.get("deletion-vectors.enabled") == "true"
 
     def step(run) -> None:
-        """Run one statement. Its snapshots hold the model's new state; on a deletion-vector table
-        an APPEND snapshot still shows the state before it (batch reads of such tables skip
-        level-0 files, in Java and here), and each statement ends in a COMPACT snapshot."""
+        """Run one statement; its snapshots hold the model's new state (see PkModel.record)."""
         nonlocal done
         before = model.state()
         run()
         now = latest(wh, table)
         assert now > done, "the statement made no snapshot"
         kinds = {s["id"]: s["kind"] for s in paimon_rows(wh, "snapshots", "-t", table)}
-        model.record(done + 1, now)
-        if dv:
-            assert kinds[now] == "COMPACT", kinds
-            for n in range(done + 1, now + 1):
-                if kinds[n] == "APPEND":
-                    model.history[n] = before
+        model.record(done + 1, now, kinds if dv else None, before)
         done = now
 
     opts = [x for k, v in {"bucket": "2", **options}.items() for x in ("-O", f"{k}={v}")]
