@@ -93,7 +93,7 @@ def test_flink_reads_what_we_write(flink, wh, table, options, tmp_path):
             "-t",
             table,
             write_jsonl(tmp_path / f"in{i}.jsonl", batch),
-            change=lambda: model.upsert(batch),
+            change=lambda b=batch: model.upsert(b),
         )
     deleted = ", ".join(str(v) for v in range(0, 400, 7))
     step(
