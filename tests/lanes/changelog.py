@@ -9,6 +9,7 @@ last run that printed it are taken, and a line cut by the kill is dropped.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +31,17 @@ def delivered(runs: list[Path]) -> list[dict[str, Any]]:
     return [r for s in sorted(by_snapshot) for r in by_snapshot[s]]
 
 
-def fold_checked(rows: list[dict[str, Any]], key: str, value: str) -> dict[Any, Any]:
-    """Apply a changelog of upserts whose values only grow, checking each step: +I only for an
-    absent key, -U/-D only of the key's current value, +U only right after a -U of the key, a
-    new value always above the old one. Returns key -> value."""
+def fold_checked(
+    rows: list[dict[str, Any]], key: Callable[[dict], Any], value: Callable[[dict], Any], growing: bool = True
+) -> dict[Any, Any]:
+    """Apply a changelog, checking each step: +I only for an absent key, -U/-D only of the key's
+    current value, +U only right after a -U of the key and (`growing`) with a value above the
+    old one. Returns key -> value."""
     state: dict[Any, Any] = {}
     retracted: dict[Any, Any] = {}
     for i, r in enumerate(rows):
-        k, v, kind = r[key], r[value], r["_row_kind"]
-        where = f"change {i} (snapshot {r['_snapshot']}): {kind} {key}={k} {value}={v}"
+        k, v, kind = key(r), value(r), r["_row_kind"]
+        where = f"change {i} (snapshot {r.get('_snapshot')}): {kind} key={k} value={v}"
         if kind == "+I":
             assert k not in state and k not in retracted, f"{where}: key already present ({state.get(k)})"
             state[k] = v
@@ -49,7 +52,8 @@ def fold_checked(rows: list[dict[str, Any]], key: str, value: str) -> dict[Any, 
                 retracted[k] = v
         elif kind == "+U":
             assert k in retracted, f"{where}: +U without a -U before it"
-            assert v > retracted.pop(k), f"{where}: value went backwards (a replayed input?)"
+            old = retracted.pop(k)
+            assert not growing or v > old, f"{where}: value went backwards from {old} (a replayed input?)"
             state[k] = v
         else:
             raise AssertionError(f"{where}: unknown row kind")

@@ -176,5 +176,5 @@ def test_streamed_changelog_equals_the_jobs_input_across_kills(flink, options, t
     assert appends[-1]["timeMillis"] > appends[0]["timeMillis"]
     assert {snap["commitUser"] for snap in appends} == {appends[0]["commitUser"]}
     changes = delivered(runs)
-    assert fold_checked(changes, "k", "v") == model
+    assert fold_checked(changes, lambda r: r["k"], lambda r: r["v"]) == model
     assert len({r["_snapshot"] for r in changes}) > 2, "the changelog came in one piece: nothing was followed"
