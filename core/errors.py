@@ -128,6 +128,10 @@ class UnsupportedFeature(PaimonError):
     read or written wrongly."""
 
 
+class EngineUnavailable(PaimonError):
+    """The Spark master or Connect server asked for cannot be reached."""
+
+
 class CatalogUnavailable(PaimonError):
     """The catalog's metastore cannot be used: unreachable, wrong credentials, missing database."""
 

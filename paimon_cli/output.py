@@ -7,7 +7,6 @@ terminal ``-o table`` is a Rich table; off a terminal it is a plain aligned text
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from collections.abc import Iterable, Sequence
@@ -43,16 +42,26 @@ class JsonSink:
         (self.stream or sys.stdout).flush()
 
 
+def csv_field(v) -> str:
+    """One CSV field: NULL is an empty unquoted field and the empty string a quoted one (``""``),
+    so that the two read back apart; other text is quoted only where CSV needs it."""
+    if v is None:
+        return ""
+    text = text_cell(v)
+    if text == "" or any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 class CsvSink:
     """CSV with a header line (on ``stream``, default stdout); nested values as JSON text."""
 
     def __init__(self, columns: Sequence[str], stream=None):
         self.stream = stream
-        self.writer = csv.writer(stream or sys.stdout, lineterminator="\n")
-        self.writer.writerow(list(columns))
+        (stream or sys.stdout).write(",".join(csv_field(c) for c in columns) + "\n")
 
     def write(self, rows: Iterable[Sequence]) -> None:
-        self.writer.writerows(["" if v is None else text_cell(v) for v in row] for row in rows)
+        (self.stream or sys.stdout).write("".join(",".join(map(csv_field, row)) + "\n" for row in rows))
 
     def close(self) -> None:
         (self.stream or sys.stdout).flush()

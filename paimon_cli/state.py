@@ -70,8 +70,11 @@ class CliState:
         return name, snapshot_manager(self.warehouse, self.settings.storage, name)
 
     def engine(self):
-        """The engine for heavy work: local, spark, or auto (spark above engine.spark-threshold)."""
+        """The engine for heavy work: local, spark, or auto (Spark above engine.spark-threshold
+        when a cluster is configured; its choice for a large job is said on stderr)."""
         from paimon_core.engines import get_engine
+
+        from paimon_cli.output import note
 
         if self.settings.engine in ("spark", "auto"):
             s = self.settings.spark
@@ -81,6 +84,7 @@ class CliState:
                 remote=s.remote,
                 conf=dict(s.conf),
                 spark_threshold=s.threshold,
+                notice=note,
             )
         return get_engine(self.settings.engine)
 

@@ -19,8 +19,9 @@ from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.partition_spec import parse_partition_spec
+from paimon_core.write.cdc_formats import ROW_KIND
 from paimon_core.write.conform import check_columns, conform_table
-from paimon_core.write.input_files import find_inputs, input_schema
+from paimon_core.write.input_files import as_change_events, find_inputs, input_schema
 from paimon_core.write.table_write import write_files
 from paimon_core.write.table_write import write_tables as write_table_batches
 
@@ -37,6 +38,43 @@ class IngestResult:
     evolved: tuple = ()  # the schema changes ``evolve`` committed before the data
     input_rows: int | None = None  # rows read from the input, when the engine knows
     skipped: tuple = ()  # files in the input folders that are not Parquet, CSV or JSON
+    missing: tuple = ()  # table columns no input has: written as NULL
+    replaced: Replaced | None = None  # what an overwrite replaced (or, dry run, would replace)
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """The data files an overwrite removes from the table: their count, records and partitions
+    (display form, ``dt=2024-01-01``)."""
+
+    files: int
+    records: int
+    partitions: tuple = ()
+
+
+def replaced_by(table: TableContext, snap: Snapshot) -> Replaced:
+    """What the OVERWRITE snapshot ``snap`` deleted (its delta's DELETE entries)."""
+    store = table.manifests
+    entries = [e for m in store.read_list(snap.delta_manifest_list) for e in store.read_manifest(m.file_name)]
+    return _replaced(table, [e for e in entries if e.kind == 1])
+
+
+def _replaced(table: TableContext, entries) -> Replaced:
+    codec = table.partition_codec
+    parts = sorted({e.partition for e in entries})
+    shown = (
+        tuple(codec.display(codec.spec(codec.from_bytes(p))) for p in parts)
+        if table.schema.partition_keys
+        else ()
+    )
+    return Replaced(len(entries), sum(e.file.row_count for e in entries), shown)
+
+
+def _missing_columns(table: TableContext, named_schemas) -> tuple:
+    present = set()
+    for _, s in named_schemas:
+        present.update(s.names)
+    return tuple(n for n in table.schema.field_names if n not in present)
 
 
 def _written_partitions(
@@ -137,9 +175,12 @@ def _evolution(table: TableContext, schemas: list[pa.Schema]) -> tuple[list, Tab
     return changes, candidate
 
 
-def _check_inputs(table: TableContext, named_schemas: list[tuple[str, pa.Schema]], evolve: bool):
+def _check_inputs(
+    table: TableContext, named_schemas: list[tuple[str, pa.Schema]], evolve: bool, dry_run: bool = False
+):
     """Check every input against the table (evolved in memory when ``evolve``) before anything is
-    written; commits the evolved schema and returns (table to write with, changes)."""
+    written; commits the evolved schema (not on a ``dry_run``) and returns (table to write with,
+    changes)."""
     changes: list = []
     target = table
     if evolve:
@@ -155,7 +196,7 @@ def _check_inputs(table: TableContext, named_schemas: list[tuple[str, pa.Schema]
             if e.hint_key is not None:
                 error.with_hint(e.hint_key, **e.hint_values)
             raise error from None
-    if changes:  # before the data, so the data commit records the new schemaId
+    if changes and not dry_run:  # before the data, so the data commit records the new schemaId
         from paimon_core.ops.alter import alter_table
 
         target = alter_table(table, changes)
@@ -194,10 +235,15 @@ def ingest_files(
     on_plan: Callable[[int], None] | None = None,
     row_kind_column: str | None = None,
     evolve: bool = False,
+    input_format: str | None = None,
+    dry_run: bool = False,
 ) -> IngestResult:
     """Ingest files/folders/globs. ``on_plan(total_bytes)`` is called once inputs are resolved.
     ``evolve``: input columns the table lacks are added (nullable) and narrower table types
-    widened, in a new schema committed before the data."""
+    widened, in a new schema committed before the data. ``input_format``: a change-event format
+    (``cdc_formats.CDC_FORMATS``) the JSON inputs are read in; their events are applied in file
+    and line order, in-process (a Spark job would not keep that order). ``dry_run``: check the
+    inputs and say what an overwrite would replace; nothing is written (an ``evolve`` neither)."""
     spec = parse_partition_spec(table, partition)
     if spec is not None and not overwrite:
         raise InvalidInput("a partition spec needs overwrite (it names the partition to replace)").with_hint(
@@ -205,11 +251,17 @@ def ingest_files(
         )
     found = find_inputs(paths)
     inputs = found.files
+    if input_format is not None:
+        inputs, row_kind_column, engine = (
+            as_change_events(inputs, input_format, row_kind_column),
+            ROW_KIND,
+            None,
+        )
     named = [
         (f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
         for f in inputs
     ]
-    table, evolved = _check_inputs(table, named, evolve)
+    table, evolved = _check_inputs(table, named, evolve, dry_run)
     if on_plan:
         on_plan(sum(f.size for f in inputs))
 
@@ -218,6 +270,16 @@ def ingest_files(
             return write_files(table, inputs, progress, row_kind_column, on_rows=read.append)
         return engine.write(table, inputs, progress, row_kind_column=row_kind_column, on_rows=read.append)
 
+    if dry_run:
+        return IngestResult(
+            None,
+            0,
+            0,
+            evolved,
+            skipped=found.skipped,
+            missing=_missing_columns(table, named),
+            replaced=_would_replace(table, inputs, spec) if overwrite else None,
+        )
     messages, snap, read = _write_and_commit(table, write, overwrite, spec)
     return IngestResult(
         snap,
@@ -226,7 +288,45 @@ def ingest_files(
         evolved,
         input_rows=sum(read) if read else None,
         skipped=found.skipped,
+        missing=_missing_columns(table, named),
+        replaced=replaced_by(table, snap) if overwrite and snap is not None else None,
     )
+
+
+def _would_replace(table: TableContext, inputs: list, spec: dict | None) -> Replaced:
+    """The live files an overwrite of ``inputs`` would replace: the partition ``spec`` names, the
+    partitions the input rows fall in (read from the input's partition columns), or all."""
+    from paimon_core.metadata.live_files import live_entries
+    from paimon_core.read.partition_spec import partition_matcher
+    from paimon_core.write.input_files import read_batches
+
+    latest = table.snapshots.latest()
+    if latest is None:
+        return Replaced(0, 0)
+    entries = live_entries(table.manifests, latest)
+    codec = table.partition_codec
+    keys = table.schema.partition_keys
+    if spec is not None:
+        match = partition_matcher(table, spec)
+    elif keys:
+        from paimon_core.data.values import internal_values
+        from paimon_core.write.conform import conform_column
+
+        types = {f.name: f.type for f in table.schema.fields}
+        wanted = set()
+        for f in inputs:
+            for batch in read_batches(f, table.schema):
+                columns = [
+                    internal_values(conform_column(batch.column(k), k, types[k]), types[k])
+                    if k in batch.column_names
+                    else [None] * batch.num_rows
+                    for k in keys
+                ]
+                wanted.update(zip(*columns))
+        match = wanted.__contains__
+    else:
+        return _replaced(table, entries)
+    return _replaced(table, [e for e in entries if match(codec.from_bytes(e.partition))])
 
 
 def write_tables(

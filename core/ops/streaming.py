@@ -39,8 +39,10 @@ import pyarrow as pa
 from paimon_core.commit import CommitOptions, FileStoreCommit, latest_commit_of
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.write.input_errors import InputRowError
+from paimon_core.write.cdc_formats import CDC_FORMATS, ROW_KIND
+from paimon_core.write.input_errors import InputLineError, InputRowError
 from paimon_core.write.table_write import write_tables
+from paimon_core.write.text_input import csv_options, read_changes, read_json
 
 if TYPE_CHECKING:
     from paimon_core.metadata.schema import TableSchema
@@ -177,11 +179,13 @@ def watch_dir(
     on_commit=None,
     on_skip=None,
     row_kind_column: str | None = None,
+    input_format: str | None = None,
 ) -> StreamingCommitter:
     """Ingest the files of ``directory`` matching ``pattern`` as they appear, in name order, each
     exactly once (see the module doc). One commit per file, or with ``commit_interval_s`` one
-    commit of all files ready when the interval is up. Runs until ``stop()`` is true."""
-    from paimon_core.write.input_files import _file, read_batches
+    commit of all files ready when the interval is up. Runs until ``stop()`` is true.
+    ``input_format``: a change-event format the (JSON) files are read in."""
+    from paimon_core.write.input_files import _file, as_change_events, read_batches
 
     committer = StreamingCommitter(table, commit_user or watch_commit_user(table, directory, pattern))
     state_path = os.path.join(directory, f".paimon-watch-{committer.commit_user}")
@@ -207,8 +211,11 @@ def watch_dir(
             tables = []
             for name in group:
                 f = _file(os.path.join(directory, name))
+                if input_format is not None:
+                    f = as_change_events([f], input_format, row_kind_column)[0]
                 tables.extend(read_batches(f, table.schema))
-            result = committer.write(tables, {LAST_FILE: group[-1]}, row_kind_column)
+            kinds = ROW_KIND if input_format is not None else row_kind_column
+            result = committer.write(tables, {LAST_FILE: group[-1]}, kinds)
             last = group[-1]
             _write_state(state_path, last, result.identifier)
             last_commit = time.monotonic()
@@ -256,31 +263,25 @@ def _reader_thread(stream, q: queue.Queue, chunk: int = 1 << 20) -> threading.Th
     return t
 
 
-def _parse(data: bytes, fmt: str, types: dict, header: list[str] | None) -> pa.Table:
+def _parse(
+    data: bytes, fmt: str, schema: TableSchema, header: list[str] | None, first_line: int = 1
+) -> pa.Table:
     if fmt == "json":
-        import pyarrow.json as pjson
-
-        return pjson.read_json(
-            io.BytesIO(data),
-            read_options=pjson.ReadOptions(block_size=max(1 << 20, len(data))),
-            parse_options=pjson.ParseOptions(
-                explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
-                unexpected_field_behavior="infer",
-            ),
-        )
+        return read_json(data, schema, "stdin", first_line, every_column=True)
+    if fmt in CDC_FORMATS:
+        return read_changes(data, fmt, schema, "stdin", first_line, every_column=True)
     import pyarrow.csv as pcsv
 
-    return pcsv.read_csv(
-        io.BytesIO(data),
-        read_options=pcsv.ReadOptions(column_names=header),
-        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=True),
-    )
+    read, parse, convert = csv_options(schema, header)
+    return pcsv.read_csv(io.BytesIO(data), read_options=read, parse_options=parse, convert_options=convert)
 
 
 _PARSE_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError)
 
 
-def _first_bad_line(data: bytes, fmt: str, types: dict, header: list[str] | None) -> tuple[int, bytes]:
+def _first_bad_line(
+    data: bytes, fmt: str, schema: TableSchema, header: list[str] | None
+) -> tuple[int, bytes]:
     """(0-based index, text) of the first line of ``data`` that the lines before it parse without
     and with which they fail: a binary search over prefixes (the error path only)."""
     lines = data.splitlines(keepends=True)
@@ -288,7 +289,7 @@ def _first_bad_line(data: bytes, fmt: str, types: dict, header: list[str] | None
     while hi - lo > 1:
         mid = (lo + hi) // 2
         try:
-            _parse(b"".join(lines[:mid]), fmt, types, header)
+            _parse(b"".join(lines[:mid]), fmt, schema, header)
             lo = mid
         except _PARSE_ERRORS:
             hi = mid
@@ -301,18 +302,22 @@ def parse_lines(
     """Whole JSON lines or CSV records (without the header) -> an Arrow table with the table's
     types. ``first_line``: the 1-based line number of ``data``'s first line in the whole input;
     when given, an error names the first bad line and shows the record."""
-    from paimon_core.write.input_files import _csv_types
-
-    types = _csv_types(schema)
     try:
-        return _parse(data, fmt, types, header)
+        return _parse(data, fmt, schema, header, first_line or 1)
+    except InputLineError as e:
+        if first_line is None:
+            raise InvalidInput(f"stdin: cannot read as {fmt.upper()}: {e.what}") from None
+        line = data.splitlines()[e.line - first_line]
+        raise InvalidInput(
+            f"stdin line {e.line}: cannot read as {fmt.upper()}: {e.what}: {_shown(line)}"
+        ) from None
     except _PARSE_ERRORS as e:
         why = str(e).splitlines()[0]
         if first_line is None:
             raise InvalidInput(f"stdin: cannot read as {fmt.upper()}: {why}") from None
-        i, line = _first_bad_line(data, fmt, types, header)
+        i, line = _first_bad_line(data, fmt, schema, header)
         try:
-            _parse(line, fmt, types, header)
+            _parse(line, fmt, schema, header)
         except _PARSE_ERRORS as e2:
             why = str(e2).splitlines()[0]
         record = _shown(line)
@@ -352,8 +357,12 @@ def ingest_stream(
 ) -> StreamingCommitter:
     """Read JSON lines or CSV (with a header) from ``stream`` until EOF or ``stop()``, committing
     whole lines every ``commit_interval_s`` seconds, and every ``commit_rows`` lines exactly."""
-    if fmt not in ("auto", "json", "csv"):
-        raise InvalidInput(f"unknown input format '{fmt}' (json or csv)")
+    if fmt not in ("auto", "json", "csv", *CDC_FORMATS):
+        raise InvalidInput(f"unknown input format '{fmt}' (json, csv or one of {', '.join(CDC_FORMATS)})")
+    if fmt in CDC_FORMATS:
+        if row_kind_column is not None:
+            raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
+        row_kind_column = ROW_KIND
     committer = StreamingCommitter(table, commit_user or str(uuid.uuid4()))
     q: queue.Queue = queue.Queue(maxsize=64)
     _reader_thread(stream, q)

@@ -7,10 +7,12 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import (
+    ArrayType,
     AtomicType,
     DataType,
     MapType,
     MultisetType,
+    RowType,
     from_arrow_type,
     implicitly_castable,
     to_arrow_type,
@@ -18,6 +20,7 @@ from paimon_core.data.types import (
 from paimon_core.errors import SchemaMismatch
 from paimon_core.metadata.schema import TableSchema
 from paimon_core.write.input_errors import InputRowError
+from paimon_core.write.text_values import decode_text
 
 _FAMILY = {
     "TINYINT": "num",
@@ -59,6 +62,14 @@ def conform_column(arr: pa.Array | pa.ChunkedArray, name: str, dst: DataType) ->
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
         src = from_arrow_type(arr.type)
+    if _is_text(src) and not _is_text(dst):
+        return decode_text(arr, name, dst)  # ISO times, decimal strings, hex, JSON text (text_values)
+    if isinstance(src, RowType) and isinstance(dst, RowType) and arr.type != target:
+        return _conform_struct(arr, name, src, dst)
+    if isinstance(src, ArrayType) and isinstance(dst, ArrayType) and arr.type != target:
+        return _conform_list(arr, name, dst)
+    if isinstance(dst, AtomicType) and dst.root == "DATE" and pa.types.is_integer(arr.type):
+        return pc.cast(pc.cast(arr, pa.int32()), pa.date32())  # days since 1970, as Paimon stores a DATE
     if (
         isinstance(dst, MultisetType)
         and isinstance(src, MapType)
@@ -99,6 +110,45 @@ def conform_column(arr: pa.Array | pa.ChunkedArray, name: str, dst: DataType) ->
     raise SchemaMismatch(
         f"column '{name}': cannot cast {src.with_nullable(True)} to {dst.with_nullable(True)}"
     )
+
+
+def _is_text(t: DataType) -> bool:
+    return isinstance(t, AtomicType) and t.root in ("CHAR", "VARCHAR")
+
+
+def _chunks(arr: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
+    return arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+
+
+def _conform_struct(arr: pa.Array | pa.ChunkedArray, name: str, src: RowType, dst: RowType):
+    """A ROW by field names (JSON objects arrive with their keys' order); fields the input lacks
+    are null, fields the table lacks are refused."""
+    known = {f.name for f in dst.fields}
+    extra = [f.name for f in src.fields if f.name not in known]
+    if extra:
+        raise SchemaMismatch(f"column '{name}': field '{extra[0]}' is not in {dst.with_nullable(True)}")
+    out = []
+    for chunk in _chunks(arr):
+        names = [chunk.type.field(i).name for i in range(chunk.type.num_fields)]
+        children = [
+            conform_column(chunk.field(f.name), f"{name}.{f.name}", f.type)
+            if f.name in names
+            else pa.nulls(len(chunk), to_arrow_type(f.type))
+            for f in dst.fields
+        ]
+        mask = pc.is_null(chunk) if chunk.null_count else None
+        out.append(pa.StructArray.from_arrays(children, fields=list(to_arrow_type(dst)), mask=mask))
+    return out[0] if len(out) == 1 else pa.chunked_array(out, to_arrow_type(dst))
+
+
+def _conform_list(arr: pa.Array | pa.ChunkedArray, name: str, dst: ArrayType):
+    target = to_arrow_type(dst)
+    out = []
+    for chunk in _chunks(arr):
+        items = conform_column(chunk.values, f"{name}[]", dst.element)
+        mask = pc.is_null(chunk) if chunk.null_count else None
+        out.append(pa.ListArray.from_arrays(chunk.offsets, items, type=target, mask=mask))
+    return out[0] if len(out) == 1 else pa.chunked_array(out, target)
 
 
 def check_columns(input_names: list[str], schema: TableSchema) -> None:

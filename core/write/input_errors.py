@@ -14,7 +14,7 @@ import re
 import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.data.types import to_arrow_type
-from paimon_core.errors import SchemaMismatch
+from paimon_core.errors import InvalidInput, SchemaMismatch
 
 
 class InputRowError(SchemaMismatch):
@@ -24,6 +24,27 @@ class InputRowError(SchemaMismatch):
         super().__init__(f"row {row + 1}: {what}")
         self.what = what
         self.row = row
+
+
+class InputLineError(InvalidInput):
+    """A bad record at ``line`` (1-based) of a text input; ``what`` says what is wrong."""
+
+    def __init__(self, where: str, line: int, what: str):
+        super().__init__(f"{where}: line {line}: {what}")
+        self.line = line
+        self.what = what
+
+
+def json_line(text: bytes, where: str, line: int):
+    """The JSON value on ``line`` of ``where``; InputLineError when it is not valid JSON."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputLineError(where, line, f"not valid JSON ({e.msg})") from None
+    except UnicodeDecodeError:
+        raise InputLineError(where, line, "not UTF-8 text") from None
 
 
 def _csv_records(path: str):

@@ -3,15 +3,17 @@ stream of Arrow tables (bounded memory: one batch at a time)."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.schema import TableSchema
+from paimon_core.write.cdc_formats import CDC_FORMATS
+from paimon_core.write.text_input import csv_options, read_changes, read_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -97,13 +99,22 @@ def find_inputs(patterns: list[str]) -> Inputs:
     return Inputs(out, tuple(skipped))
 
 
+def as_change_events(inputs: list[InputFile], fmt: str, row_kind_column: str | None) -> list[InputFile]:
+    """``inputs`` (JSON files) read as change events in ``fmt`` (``cdc_formats``); the row kind
+    column is the events' own."""
+    if fmt not in CDC_FORMATS:
+        raise InvalidInput(f"unknown input format '{fmt}' for files (one of {', '.join(CDC_FORMATS)})")
+    if row_kind_column is not None:
+        raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
+    other = next((f for f in inputs if f.format != "json"), None)
+    if other is not None:
+        raise InvalidInput(f"{other.path}: {fmt} events are JSON lines (name the file .json or .jsonl)")
+    return [dataclasses.replace(f, format=fmt) for f in inputs]
+
+
 def resolve_inputs(patterns: list[str]) -> list[InputFile]:
     """The input files of ``patterns`` (see ``find_inputs``)."""
     return find_inputs(patterns).files
-
-
-def _csv_types(schema: TableSchema) -> dict:
-    return {f.name: to_arrow_type(f.type) for f in schema.fields if isinstance(f.type, AtomicType)}
 
 
 def input_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
@@ -130,22 +141,18 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
         elif f.format == "csv":
             import pyarrow.csv as pcsv
 
-            reader = pcsv.open_csv(
-                f.path,
-                read_options=pcsv.ReadOptions(block_size=16 << 20),
-                convert_options=pcsv.ConvertOptions(
-                    column_types=_csv_types(schema), strings_can_be_null=True
-                ),
-            )
+            read, parse, convert = csv_options(schema)
+            reader = pcsv.open_csv(f.path, read_options=read, parse_options=parse, convert_options=convert)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
         else:
-            import pyarrow.json as pjson
-
-            types = _csv_types(schema)
-            table = _read_json_text_temporals(pjson, f.path, types)
-            present = set(_json_keys(f.path))
-            table = table.select([c for c in table.column_names if c in present or c not in types])
+            with open(f.path, "rb") as fh:
+                data = fh.read()
+            table = (
+                read_json(data, schema, f.path)
+                if f.format == "json"
+                else read_changes(data, f.format, schema, f.path)
+            )
             for batch in table.to_batches(max_chunksize=batch_rows):
                 yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
@@ -155,44 +162,6 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
 
             message = explain_csv_error(f.path, message, {fld.name: fld.type for fld in schema.fields})
         raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {message}") from None
-
-
-def _read_json(pjson, path: str, types: dict) -> pa.Table:
-    return pjson.read_json(
-        path,
-        parse_options=pjson.ParseOptions(
-            explicit_schema=pa.schema([pa.field(n, t) for n, t in types.items()]),
-            unexpected_field_behavior="infer",
-        ),
-    )
-
-
-def _read_json_text_temporals(pjson, path: str, types: dict) -> pa.Table:
-    """A JSON-lines file with DATE and TIME columns in their text form ("2024-01-02",
-    "10:11:12.5"), which pyarrow's JSON reader cannot parse into those types: they are read as
-    strings and cast exactly (a value that does not fit fails the read). A file that holds them
-    as numbers (days, time units) is read as before."""
-    temporal = {n: t for n, t in types.items() if pa.types.is_date(t) or pa.types.is_time(t)}
-    if not temporal:
-        return _read_json(pjson, path, types)
-    try:
-        table = _read_json(pjson, path, {**types, **{n: pa.string() for n in temporal}})
-    except pa.ArrowInvalid:
-        return _read_json(pjson, path, types)
-    import pyarrow.compute as pc
-
-    for name, t in temporal.items():
-        i = table.schema.get_field_index(name)
-        if i < 0:
-            continue
-        col = table.column(i)
-        if pa.types.is_date(t):
-            col = col.cast(t)
-        else:
-            stamp = pc.binary_join_element_wise("1970-01-01T", col, "")
-            col = stamp.cast(pa.timestamp(t.unit)).cast(t)
-        table = table.set_column(i, name, col)
-    return table
 
 
 PARQUET_CHUNK_BYTES = 64 << 20  # uncompressed bytes of row groups read at once
@@ -219,22 +188,3 @@ def _parquet_chunks(pf, batch_rows: int):
         size += rg_size
     if group:
         yield pf.read_row_groups(group)
-
-
-def _json_keys(path: str, sample: int = 1000) -> set:
-    """Keys that appear in the first records: columns absent from a JSON file stay 'missing'
-    (so NOT NULL checks fire) instead of arriving as all-null columns."""
-    import json
-
-    keys: set = set()
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            if i >= sample:
-                break
-            line = line.strip()
-            if line:
-                try:
-                    keys.update(json.loads(line).keys())
-                except (ValueError, AttributeError):
-                    raise InvalidInput(f"{path}: line {i + 1} is not a JSON object") from None
-    return keys

@@ -45,6 +45,13 @@ def ingest(
             help="Input column with the row kind of each row: +I, -U, +U or -D (CDC input; primary-key tables).",
         ),
     ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Check the input against the table and, with --overwrite, say what it would replace; write nothing.",
+        ),
+    ] = False,
     evolve: Annotated[
         bool,
         typer.Option(
@@ -78,7 +85,10 @@ def ingest(
     input_format: Annotated[
         str,
         typer.Option(
-            "--format", metavar="FMT", help="Stdin: json (JSON lines) | csv (with a header) | auto."
+            "--format",
+            metavar="FMT",
+            help="Stdin: json (JSON lines) | csv (with a header) | auto; stdin, --watch and JSON files: "
+            "change events in debezium-json | canal-json | maxwell-json | ogg-json.",
         ),
     ] = "auto",
     poll: Annotated[
@@ -104,6 +114,7 @@ def ingest(
       paimon ingest more_columns.parquet -t demo.events --evolve
       paimon ingest --watch landing/ --pattern "*.parquet" -t demo.events
       producer | paimon ingest - -t demo.events --commit-interval 5s
+      kafka-console-consumer ... | paimon ingest - -t shop.orders --format debezium-json
     """
     from paimon_core.ops.ingest import ingest_files
 
@@ -114,8 +125,10 @@ def ingest(
 
         if files and watch is not None:
             raise typer.BadParameter("--watch takes no FILES")
-        if overwrite or partition or evolve:
-            raise typer.BadParameter("--overwrite, --partition and --evolve are not supported when streaming")
+        if overwrite or partition or evolve or dry_run:
+            raise typer.BadParameter(
+                "--overwrite, --partition, --evolve and --dry-run are not supported when streaming"
+            )
         run_streaming(
             state,
             table,
@@ -146,6 +159,8 @@ def ingest(
             on_plan=on_plan,
             row_kind_column=row_kind_column,
             evolve=evolve,
+            input_format=None if input_format in ("auto", "json", "csv") else input_format,
+            dry_run=dry_run,
         )
     from paimon_cli.output import note
 
@@ -157,6 +172,14 @@ def ingest(
             f"skipped {_count(len(result.skipped), 'file')} that {'is' if len(result.skipped) == 1 else 'are'} "
             f"not Parquet, CSV or JSON (by extension): {shown}"
         )
+    if result.missing:
+        note(
+            f"{'column' if len(result.missing) == 1 else 'columns'} {', '.join(result.missing)} "
+            f"{'is' if len(result.missing) == 1 else 'are'} not in the input: written as NULL"
+        )
+    if dry_run:
+        _report_dry_run(state, tbl.identifier, result, overwrite)
+        return
     snap = result.snapshot
     sid = snap.id if snap is not None else None
     what = "overwrote" if overwrite else "ingested"
@@ -170,6 +193,8 @@ def ingest(
         if sid is not None
         else f"nothing to commit for {tbl.identifier} (no rows)"
     )
+    if result.replaced is not None and sid is not None:
+        text += f" (replaced {_replaced(result.replaced)})"
     if result.evolved:
         note(f"evolved the schema of {tbl.identifier}: " + "; ".join(_describe(c) for c in result.evolved))
     record = {
@@ -179,7 +204,29 @@ def ingest(
         "input_rows": result.input_rows,
         "files": result.files,
     }
+    if result.replaced is not None:
+        record["replaced"] = _replaced_record(result.replaced)
     state.out.record(record, text)
+
+
+def _replaced(r) -> str:
+    where = f" in {', '.join(r.partitions)}" if r.partitions else ""
+    return f"{_count(r.files, 'file')} of {_count(r.records, 'record')}{where}"
+
+
+def _replaced_record(r) -> dict:
+    return {"files": r.files, "records": r.records, "partitions": list(r.partitions)}
+
+
+def _report_dry_run(state, identifier: str, result, overwrite: bool) -> None:
+    changes = "; ".join(_describe(c) for c in result.evolved)
+    text = f"dry run: the input fits {identifier}" + (f" once evolved ({changes})" if changes else "")
+    if overwrite and result.replaced is not None:
+        text += f"; the overwrite would replace {_replaced(result.replaced)}"
+    record = {"table": identifier, "dry_run": True, "evolve": [_describe(c) for c in result.evolved]}
+    if result.replaced is not None:
+        record["replaced"] = _replaced_record(result.replaced)
+    state.out.record(record, text + "; nothing was written")
 
 
 def _describe(change) -> str:

@@ -25,6 +25,7 @@ def run_streaming(
 ) -> None:
     from paimon_core.ops.streaming import ingest_stream, watch_dir
     from paimon_core.options import parse_duration_ms
+    from paimon_core.write.cdc_formats import CDC_FORMATS
 
     from paimon_cli.output import note
 
@@ -75,6 +76,7 @@ def run_streaming(
                     f"{name} sorts before {last}, which is ingested already: skipped"
                 ),
                 row_kind_column=row_kind_column,
+                input_format=input_format if input_format in CDC_FORMATS else None,
             )
         else:
             interval = parse_duration_ms(commit_interval or "5s") / 1000

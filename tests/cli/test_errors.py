@@ -81,7 +81,7 @@ CASES = [
     ),
     (
         ["ingest", "good.parquet", "bad_cast.parquet", "-t", T],
-        "bad_cast.parquet: column 'value': cannot cast",
+        "bad_cast.parquet: row 1: column 'value' has 'a', not a valid DOUBLE",
     ),
     (["ingest", "struct.parquet", "-t", T], "struct.parquet: column 'name': cannot cast"),
     (["ingest", "extra_col.parquet", "-t", T], "extra_col.parquet: unknown column 'zzz'"),
@@ -212,3 +212,26 @@ def test_subprocess_success_and_console_script(tmp_path, proc_table):
         cwd=tmp_path,
     )
     assert (r.returncode, r.stderr) == (1, "error: database 'nodb' does not exist\n")
+
+
+@pytest.mark.parametrize(
+    "flag, url, kind",
+    [
+        ("--spark-master", "spark://127.0.0.1:{}", "Spark master"),
+        ("--spark-remote", "sc://127.0.0.1:{}", "Spark Connect server"),
+    ],
+)
+def test_an_unreachable_spark_is_one_line_at_once(cli, tmp_path, flag, url, kind):
+    """Spark retries an unreachable master for about two minutes, printing Java stack traces,
+    then failed with an 'internal error' of several thousand characters."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cli("create-table", "d.t", "--schema", "id INT")
+    write_parquet(tmp_path / "x.parquet", pa.table({"id": pa.array([1], pa.int32())}))
+    where = url.format(port)
+    r = cli("--engine", "spark", flag, where, "ingest", "-t", "d.t", str(tmp_path / "x.parquet"), code=1)
+    assert r.stderr == f"error: cannot reach the {kind} {where} (connection refused); nothing was done\n"
+    assert cli.snapshot_ids("d.t") == []

@@ -146,7 +146,7 @@ def test_auto_export_picks_the_engine_by_size(cli, history, tmp_path):
 
     tbl = _table(cli, history)
     splits = tbl.plan(tbl.snapshots.latest())
-    big = get_engine("auto", spark_threshold=0)
+    big = get_engine("auto", spark_threshold=0, master="spark://127.0.0.1:7")  # a cluster: never started
     with pytest.raises(UnsupportedFeature):
         big.export_rows(RowsExport(tbl, splits, ExportTarget(tmp_path / "x.csv", "csv", text_renderer)))
     assert big.chosen == "spark"
@@ -155,4 +155,9 @@ def test_auto_export_picks_the_engine_by_size(cli, history, tmp_path):
         ChangesExport(tbl, 0, 3, ExportTarget(tmp_path / "x.csv", "csv", text_renderer), "diff")
     )
     assert small.chosen == "local" and res.rows == 30
+    heard = []
+    alone = get_engine("auto", spark_threshold=0, master="local[2]", notice=heard.append)
+    alone.export_rows(RowsExport(tbl, splits, ExportTarget(tmp_path / "y.csv", "csv", text_renderer)))
+    assert alone.chosen == "local"  # local[N] Spark only shares this machine's cores: in-process wins
+    assert heard == [f"engine: local ({alone.reason})"] and "no Spark cluster is configured" in heard[0]
     assert (tmp_path / "x.csv").read_text().splitlines()[0] == "_row_kind,id,name,value,dt"

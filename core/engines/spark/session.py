@@ -55,8 +55,41 @@ def log4j2_config_path() -> str:
     return path
 
 
+def _endpoints(url: str, default_port: int) -> list[tuple[str, int]]:
+    """host:port pairs of a ``spark://h1:p1,h2:p2`` master or ``sc://host[:port][/;params]`` remote."""
+    rest = url.split("://", 1)[1].split("/", 1)[0].split(";", 1)[0]
+    out = []
+    for part in rest.split(","):
+        host, _, port = part.rpartition(":") if ":" in part else (part, "", "")
+        out.append((host.strip("[]") or "127.0.0.1", int(port) if port.isdigit() else default_port))
+    return out
+
+
+def check_reachable(url: str, timeout_s: float = 5.0) -> None:
+    """Raise EngineUnavailable, naming ``url``, unless a ``spark://`` master or ``sc://`` Connect
+    server accepts a TCP connection: Spark itself retries an unreachable master for minutes and
+    then fails with a Java stack trace."""
+    import socket
+
+    from paimon_core.errors import EngineUnavailable
+
+    if not url.startswith(("spark://", "sc://")):
+        return
+    why = ""
+    for host, port in _endpoints(url, 7077 if url.startswith("spark://") else 15002):
+        try:
+            with socket.create_connection((host, port), timeout=timeout_s):
+                return
+        except OSError as e:
+            why = e.strerror or type(e).__name__
+    kind = "Spark master" if url.startswith("spark://") else "Spark Connect server"
+    raise EngineUnavailable(f"cannot reach the {kind} {url} ({why.lower()}); nothing was done")
+
+
 def create_session(master: str | None = None, remote: str | None = None, conf: dict | None = None):
-    """Get or create a quiet SparkSession; ``remote`` (sc://host:port) means Spark Connect."""
+    """Get or create a quiet SparkSession; ``remote`` (sc://host:port) means Spark Connect. An
+    unreachable standalone master or Connect server is refused at once (``check_reachable``)."""
+    check_reachable(remote or master or "local")
     conf = dict(conf or {})
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
