@@ -55,7 +55,7 @@ def test_ingest_json_dates_and_times_in_text_form(cli):
     assert rows[1]["t"].startswith("10:11:12.5") and rows[3]["t"] == "00:00:05"
     Path("bad.jsonl").write_text('{"k": 4, "d": "2024-13-02"}\n')
     r = cli("ingest", "bad.jsonl", "-t", "db.d", code=1)
-    assert r.stderr.startswith("error: bad.jsonl: cannot read as JSON: ") and "2024-13-02" in r.stderr
+    assert r.stderr == "error: bad.jsonl: line 1: column 'd' has '2024-13-02', not a valid DATE\n"
 
 
 def test_ingest_folder_and_glob(cli):
