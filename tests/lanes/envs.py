@@ -9,19 +9,18 @@ Everything lives under the interop cache root (``$PAIMON_CLI_INTEROP_CACHE`` or
 * ``lanes-jars/``: ``paimon-flink-1.20`` 1.3.1 and ``paimon-spark-3.5`` 0.9.0 from Maven
   Central, each moved into place only after its SHA-1 equals the pinned one.
 
-A venv is complete only when its stamp file holds the exact requirement list it was built with.
+A venv is complete only when its stamp file holds the exact requirement list it was built with
+(``ensure_venv``, shared with the pypaimon harness).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 from tests.interop.harness._common import InteropError, cache_root, file_lock
 from tests.interop.harness.jdbc_jars import MAVEN, _download
-from tests.interop.harness.pypaimon_env import _base_python, _clean_env
+from tests.interop.harness.pypaimon_env import _clean_env, ensure_venv
 
 FLINK_REQUIREMENTS = ["apache-flink==1.20.*"]
 SPARK_REQUIREMENTS = ["pyspark==3.5.*"]
@@ -39,31 +38,6 @@ def lane_env() -> dict[str, str]:
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     env["TZ"] = "UTC"
     return env
-
-
-def ensure_venv(name: str, requirements: list[str], cache_dir: str | os.PathLike[str] | None = None) -> str:
-    """Build (once) ``<cache>/<name>/venv`` with `requirements`; return its python."""
-    root = cache_root(cache_dir) / name
-    venv = root / "venv"
-    python = venv / "bin" / "python"
-    stamp = venv / ".interop-complete"
-    spec = "\n".join(requirements)
-    if stamp.exists() and stamp.read_text() == spec:
-        return str(python)
-    root.mkdir(parents=True, exist_ok=True)
-    with file_lock(root / ".lock"):
-        if stamp.exists() and stamp.read_text() == spec:
-            return str(python)
-        shutil.rmtree(venv, ignore_errors=True)
-        for cmd in (
-            [_base_python(), "-m", "venv", str(venv)],
-            [str(python), "-m", "pip", "install", "-q", *requirements],
-        ):
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=_clean_env())
-            if proc.returncode != 0:
-                raise InteropError(f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
-        stamp.write_text(spec)
-    return str(python)
 
 
 def flink_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
