@@ -14,7 +14,7 @@ from .engines import start_flink, start_spark
 @pytest.fixture(scope="session")
 def flink(tmp_path_factory):
     root = tmp_path_factory.mktemp("flink-lane")
-    driver = start_flink(root / "flink.log")
+    driver = start_flink(root / "flink.log", checkpoint_interval="1s")  # for its streaming jobs
     yield driver
     driver.close()
 

@@ -5,9 +5,10 @@ compact` runs as the dedicated compactor.
 
 The job's input is a checkpointed sequence 1..N (datagen), each number written as ``v`` of key
 ``k = v % K``; so the table must end as {k: the largest v with that k}, and the changelog must be
-+I, then -U/+U pairs with values that only grow. Midway both sides are killed (SIGKILL, the
-Flink driver's whole process group and the stream process, by pid) and restarted: Flink from
-its last retained checkpoint, the stream from its consumer. Nothing may be lost or replayed.
++I, then -U/+U pairs with values that only grow. Midway the stream is killed (SIGKILL by pid)
+and restarted from its consumer; with `lookup` (and write-only) the Flink job's own driver is
+killed too (its whole process group) and restarted from its last retained checkpoint, while the
+`full-compaction` job runs in the session's Flink. Nothing may be lost or replayed.
 """
 
 from __future__ import annotations
@@ -107,15 +108,15 @@ class Compactor:
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "kill_flink"),
     [
-        {"changelog-producer": "lookup"},
-        {"changelog-producer": "full-compaction"},
-        {"changelog-producer": "lookup", "write-only": "true"},
+        ({"changelog-producer": "lookup"}, True),
+        ({"changelog-producer": "full-compaction"}, False),  # in the session's Flink: no extra start
+        ({"changelog-producer": "lookup", "write-only": "true"}, True),
     ],
     ids=["lookup", "full-compaction", "write-only-lookup"],
 )
-def test_streamed_changelog_equals_the_jobs_input_across_kills(flink, options, tmp_path):
+def test_streamed_changelog_equals_the_jobs_input_across_kills(flink, options, kill_flink, tmp_path):
     wh, ck = tmp_path / "wh", tmp_path / "checkpoints"
     wh.mkdir()
     opts = [x for k, v in {"bucket": "2", **options}.items() for x in ("-O", f"{k}={v}")]
@@ -124,22 +125,30 @@ def test_streamed_changelog_equals_the_jobs_input_across_kills(flink, options, t
     stream = start_stream(wh, runs[-1])
     compactor = Compactor(wh) if options.get("write-only") == "true" else None
 
-    job_side = start_flink(tmp_path / "job0.log", checkpoints=ck, checkpoint_interval="1s")
+    job_side = (
+        start_flink(tmp_path / "job0.log", checkpoints=ck, checkpoint_interval="1s") if kill_flink else flink
+    )
     try:
-        submit(job_side, wh)
+        job = submit(job_side, wh)
         wait_for(
-            "two snapshots and a retained checkpoint", lambda: snapshots(wh) >= 2 and latest_checkpoint(ck)
+            "two snapshots and a retained checkpoint",
+            lambda: snapshots(wh) >= 2 and (latest_checkpoint(ck) or not kill_flink),
         )
-        job_side.kill()
         kill9(stream)
-        at_kill = max(r["v"] for r in paimon_rows(wh, "read", "-t", TABLE))
-        assert at_kill < N, "the job ended before the kill: the test would not cover a restart"
+        if kill_flink:
+            job_side.kill()
+        if kill_flink:
+            at_kill = max(r["v"] for r in paimon_rows(wh, "read", "-t", TABLE))
+            assert at_kill < N, "the job ended before the kill: the test would not cover a restart"
         runs.append(tmp_path / "stream1.jsonl")
         stream = start_stream(wh, runs[-1])
-        job_side = start_flink(tmp_path / "job1.log", checkpoints=ck, restore=latest_checkpoint(ck))
-        job_side.wait(submit(job_side, wh), timeout=600)
+        if kill_flink:
+            job_side = start_flink(tmp_path / "job1.log", checkpoints=ck, restore=latest_checkpoint(ck))
+            job = submit(job_side, wh)
+        job_side.wait(job, timeout=600)
     finally:
-        job_side.kill()
+        if job_side is not flink:
+            job_side.kill()
     if compactor:
         compactor.finish()
         assert compactor.runs > 1
