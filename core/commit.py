@@ -53,7 +53,9 @@ class CommitOptions:
 
 
 def _now_ms() -> int:
-    return int(time.time() * 1000)
+    from paimon_core.clock import now_ms
+
+    return now_ms()
 
 
 def commit_kind(

@@ -193,7 +193,55 @@ _REGISTRY = [
     Option("snapshot.num-retained.max", "int", INT_MAX, "snapshots kept at most", lo=1),
     Option("snapshot.time-retained", "duration", 3600_000, "keep snapshots younger than this"),
     Option("snapshot.expire.limit", "int", 50, "most snapshots expired per run", lo=1),
-    Option("write-only", "bool", False, "skip compaction and expiry after writes"),
+    Option(
+        "write-only",
+        "bool",
+        False,
+        "skip compaction, expiry, partition expiry and automatic tags after writes",
+    ),
+    # partition expiry and partition commands (maintain/partition_expire.py, maintain/partitions.py)
+    Option("partition.expiration-time", "duration", None, "drop partitions older than this after commits"),
+    Option(
+        "partition.expiration-check-interval",
+        "duration",
+        3600_000,
+        "a writer checks partition expiry at most this often (from its start)",
+    ),
+    Option(
+        "partition.expiration-strategy",
+        "enum",
+        "values-time",
+        "age of a partition: from its values or from its newest file",
+        ("values-time", "update-time"),
+    ),
+    Option("partition.timestamp-formatter", "str", None, "Java DateTimeFormatter pattern of partition times"),
+    Option("partition.timestamp-pattern", "str", None, "partition time from keys, e.g. $dt $hr:00:00"),
+    Option("partition.expiration-max-num", "int", 100, "most partitions dropped by one expiry", lo=1),
+    Option("end-input.check-partition-expire", "bool", False, "batch commits check partition expiry at once"),
+    Option("partition.mark-done-action", "str", "success-file", "what mark-done does (comma list)"),
+    # automatic tags (maintain/auto_tags.py)
+    Option(
+        "tag.automatic-creation",
+        "enum",
+        "none",
+        "tags made after commits",
+        ("none", "process-time", "watermark", "batch"),
+    ),
+    Option(
+        "tag.creation-period", "enum", "daily", "period of automatic tags", ("daily", "hourly", "two-hours")
+    ),
+    Option("tag.creation-delay", "duration", 0, "wait this long after a period ends before tagging it"),
+    Option(
+        "tag.period-formatter",
+        "enum",
+        "with_dashes",
+        "names of automatic tags",
+        ("with_dashes", "without_dashes", "without_dashes_and_spaces"),
+    ),
+    Option("tag.num-retained-max", "int", None, "automatic tags kept at most", lo=1),
+    Option("tag.default-time-retained", "duration", None, "time-to-live of automatic tags"),
+    Option("tag.automatic-completion", "bool", False, "tag every missed period, not only the newest"),
+    Option("sink.watermark-time-zone", "str", "UTC", "zone of watermarks (watermark tags)"),
     # compaction
     Option("num-sorted-run.compaction-trigger", "int", 5, "sorted runs that trigger compaction", lo=1),
     Option("num-levels", "int", None, "LSM levels (default trigger + 1)", lo=2),
@@ -396,8 +444,6 @@ _UNSUPPORTED = [
     Unsupported("changelog.num-retained.min", "a changelog lifecycle decoupled from snapshots", reads=False),
     Unsupported("changelog.num-retained.max", "a changelog lifecycle decoupled from snapshots", reads=False),
     Unsupported("changelog.time-retained", "a changelog lifecycle decoupled from snapshots", reads=False),
-    Unsupported("partition.expiration-time", "partition expiry on commit", reads=False),
-    Unsupported("tag.automatic-creation", "automatic tag creation", _is("none"), reads=False),
     Unsupported(
         "dynamic-partition-overwrite",
         "static-partition overwrite of the whole table",

@@ -8,6 +8,7 @@ one ``error: ...`` line on stderr and exit 1, anything else an ``internal error`
 from __future__ import annotations
 
 import errno
+import logging
 import sys
 from enum import Enum
 from typing import Annotated
@@ -224,6 +225,7 @@ def root(
         ),
     ] = False,
 ) -> None:
+    _warnings_to_stderr()
     if version:
         sys.stdout.write(version_text(verbose))
         raise typer.Exit(0)
@@ -286,6 +288,7 @@ def _register() -> None:
         ingest,
         inspect,
         orphans,
+        partition,
         read,
         rollback,
         sql,
@@ -308,6 +311,7 @@ def _register() -> None:
         sql,
         inspect,
         expire,
+        partition,
         tags,
         rollback,
         orphans,
@@ -320,6 +324,23 @@ def _register() -> None:
 
 
 _register()
+
+
+class _StderrWarnings(logging.Handler):
+    """Warnings of the core (a housekeeping step that failed after a commit landed, a partition
+    expiry could not date) as one ``warning: ...`` line each on the current stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(f"warning: {record.getMessage()}\n")
+        sys.stderr.flush()
+
+
+def _warnings_to_stderr() -> None:
+    log = logging.getLogger("paimon_core")
+    if not any(isinstance(h, _StderrWarnings) for h in log.handlers):
+        log.addHandler(_StderrWarnings(logging.WARNING))
+        log.setLevel(logging.WARNING)
+        log.propagate = False
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ The mapping is used in exactly one place: the root group's ``invoke`` (see ``app
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
@@ -79,6 +80,12 @@ def message_for(exc: BaseException, verbose: bool = False) -> str:
     if isinstance(exc, CliError):
         return _one_line(exc) or type(exc).__name__
     if isinstance(exc, OSError):
+        if exc.errno == errno.ENOSPC or "No space left on device" in str(exc):
+            where = f" ({exc.filename})" if exc.filename else ""
+            return (
+                f"no space left on the device{where}: files of a write that was not committed are "
+                "deleted; free some space, check `paimon snapshots`, and run the command again"
+            )
         if exc.filename is not None and exc.strerror:
             return _one_line(f"{exc.strerror}: {exc.filename}")
         return _one_line(exc) or type(exc).__name__

@@ -123,7 +123,10 @@ def test_the_cli_uses_engines_through_their_package_api():
 # the layers below it (annotation-only imports included: a type is a dependency too), and the
 # folders of one layer do not import each other in a cycle. Top-level modules are named alone.
 LAYERS = [
-    ("base", ("errors", "journal", "paths", "option_keys", "options", "bucket_mode", "data", "storage")),
+    (
+        "base",
+        ("clock", "errors", "journal", "paths", "option_keys", "options", "bucket_mode", "data", "storage"),
+    ),
     ("file formats", ("fileformat",)),
     ("metadata", ("metadata",)),
     ("merge functions", ("merge",)),
@@ -205,6 +208,16 @@ ONE_PLACE = {
     "tag files read": (
         r"\bsnapshot_from_tag\(|TagManager\(",
         {"metadata/tags.py", "metadata/live_files.py", "metadata/time_travel.py"},
+    ),
+    "housekeeping after a commit": (
+        r"\b(expire_after_commit|expire_partitions_after_commit|create_auto_tags|create_batch_tag)\(|"
+        r"\bexpire_tags\(table, now_ms\)",
+        {
+            "maintain/after_commit.py",
+            "maintain/expire.py",
+            "maintain/partition_expire.py",
+            "maintain/auto_tags.py",
+        },
     ),
     "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it
 }

@@ -63,7 +63,25 @@ def compact(
     """Compact the buckets (of the partitions ``partition_filter(values)`` accepts, or the one
     ``partition`` names ('dt=2024-01-01' or a dict), and of the (partition, bucket) pairs in
     ``buckets`` if given) and commit once. ``engine`` (local by default) computes the new
-    files; the commit happens here."""
+    files; the commit happens here, then the commit's housekeeping (``maintain/after_commit.py``),
+    as after a Java compaction job's commit."""
+    from paimon_core.maintain.after_commit import after_commit
+
+    result = _compact(table, full, partition_filter, progress, buckets, engine, partition)
+    after_commit(table)
+    return result
+
+
+def _compact(
+    table: TableContext,
+    full: bool = False,
+    partition_filter: PartitionFilter | None = None,
+    progress: Callable[[int], None] | None = None,
+    buckets: Collection[tuple[tuple, int]] | None = None,
+    engine: CompactionEngine | None = None,
+    partition: dict | str | None = None,
+) -> CompactResult:
+    """:func:`compact` without the housekeeping (a writer's own compaction: its caller runs it)."""
     from paimon_core.metadata.features import check_writable
 
     spec = parse_partition_spec(table, partition)
@@ -142,11 +160,11 @@ def auto_compact(table: TableContext, messages: list[CommitMessage]) -> CompactR
     if opts.changelog_producer == "full-compaction":
         every = opts.get("full-compaction.delta-commits") or 1
         if every <= 1 or _commits_since_full_compaction(table, every) >= every:
-            return compact(table, full=True, buckets=touched)
+            return _compact(table, full=True, buckets=touched)
     if table.is_primary_key_table:
-        return compact(table, full=False, buckets=touched)
+        return _compact(table, full=False, buckets=touched)
     if (
         table.schema.bucket_mode is BucketMode.HASH_FIXED
     ):  # Java's fixed-bucket append writers compact as they write
-        return compact(table, full=False, buckets=touched)
-    return compact(table, full=False, buckets=touched) if opts.is_set("compaction.min.file-num") else None
+        return _compact(table, full=False, buckets=touched)
+    return _compact(table, full=False, buckets=touched) if opts.is_set("compaction.min.file-num") else None

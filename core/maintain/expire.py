@@ -250,7 +250,7 @@ def plan_expire(
     ``snapshot.time-retained``; the other arguments override ``snapshot.num-retained.min``,
     ``snapshot.num-retained.max`` and ``snapshot.expire.limit``.
     """
-    table.require_writable()
+    table.require_readable()  # a plan deletes nothing: options only writers must know never block it
     opts = table.schema.core_options
     keep_min: int = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
     keep_max: int = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
@@ -312,6 +312,7 @@ def expire_snapshots(
     plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms)
     if dry_run:
         return ExpireResult(plan, dry_run, 0)
+    table.require_writable()
     if not plan.range:
         # a run interrupted after its deletions but before the hint: finish it (only expiry
         # removes snapshot 1, so an earliest above 1 means one ran)

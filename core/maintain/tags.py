@@ -1,6 +1,6 @@
 """Tag operations: create, list, get and delete tags (the tag store is ``metadata/tags.py``).
 
-Invariants: a tag file is created only if absent and never rewritten; a tag always names a
+Invariants: a tag file is created only if absent and rewritten only by ``replace``; a tag always names a
 snapshot that existed when it was created; deleting a tag deletes only files no snapshot, tag or
 branch still uses.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.errors import SnapshotNotFound
-from paimon_core.metadata.tags import TagAlreadyExists, TagInfo, tag_manager, validate_tag_name
+from paimon_core.errors import InvalidInput, SnapshotNotFound
+from paimon_core.metadata.tags import TagAlreadyExists, TagInfo, TagNotFound, tag_manager, validate_tag_name
 
 if TYPE_CHECKING:
     from paimon_core.maintain.files import FileProgress
@@ -19,22 +19,56 @@ if TYPE_CHECKING:
 
 
 # ---- operations
-def create_tag(table: TableContext, name: str, snapshot_id: int | None = None) -> TagInfo:
-    """Tag snapshot ``snapshot_id`` (the latest by default). Refuses an existing name and a
-    snapshot that does not exist."""
+def create_tag(
+    table: TableContext,
+    name: str,
+    snapshot_id: int | None = None,
+    *,
+    as_of_ms: int | None = None,
+    time_retained_ms: int | None = None,
+    replace: bool = False,
+    now_ms: int | None = None,
+) -> TagInfo:
+    """Tag snapshot ``snapshot_id``, or the newest committed at or before ``as_of_ms``, or the
+    latest. ``time_retained_ms``: a time-to-live (``tag expire`` and the housekeeping after commits
+    delete the tag once it passed). Refuses an existing name unless ``replace`` (Java 1.x's
+    replaceTag: the tag is rewritten to the new snapshot), and a snapshot that does not exist."""
+    from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
+
     validate_tag_name(name)
+    if snapshot_id is not None and as_of_ms is not None:
+        raise InvalidInput("give a snapshot or a time to tag, not both")
     tags = tag_manager(table)
-    if tags.exists(name):
+    exists = tags.exists(name)
+    if exists and not replace:
         raise TagAlreadyExists(name)
-    if snapshot_id is None:
+    if replace and not exists:
+        raise TagNotFound(name)
+    if snapshot_id is None and as_of_ms is None:
         snap = table.snapshots.latest()
         if snap is None:
             raise SnapshotNotFound("the table has no snapshots to tag")
     else:
-        snap = table.snapshots.snapshot(snapshot_id)
-    if not tags.create(name, snap):
+        snap = require_snapshot(table, SnapshotSpec.of(snapshot_id, None, as_of_ms))
+    if replace:
+        tags.replace(name, snap, time_retained_ms, now_ms)
+    elif not tags.create(name, snap, time_retained_ms, now_ms):
         raise TagAlreadyExists(name)
     return TagInfo(name, snap.id, snap.time_millis, snap.total_record_count, snap)
+
+
+def rename_tag(table: TableContext, old: str, new: str) -> TagInfo:
+    """Rename a tag (Java 1.x's renameTag): the new tag file is written with the same content
+    (time-to-live included), then the old one deleted; no data file is touched."""
+    validate_tag_name(new)
+    tags = tag_manager(table)
+    snap = tags.snapshot(old)
+    if tags.exists(new):
+        raise TagAlreadyExists(new)
+    if not table.io.write_if_absent(tags.path(new), snap.to_json().encode("utf-8")):
+        raise TagAlreadyExists(new)
+    tags.delete(old)
+    return TagInfo(new, snap.id, snap.time_millis, snap.total_record_count, snap)
 
 
 def list_tags(table: TableContext) -> list[TagInfo]:

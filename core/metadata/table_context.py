@@ -43,6 +43,20 @@ class CatalogEnvironment:
     def after_schema_change(self, table: TableContext, schema: TableSchema) -> None:
         """Called once a new schema version is committed (e.g. to mirror the columns)."""
 
+    def mark_done(self, table: TableContext, partitions: Sequence[tuple], action: str) -> None:
+        """Run a metastore mark-done action (``done-partition``, ``mark-event``) on partitions;
+        catalogs without a metastore that keeps them refuse by name."""
+        from paimon_core.errors import UnsupportedFeature
+
+        raise UnsupportedFeature(
+            f"partition.mark-done-action '{action}' needs a Hive metastore catalog; table "
+            f"{table.identifier} is not in one (use success-file)"
+        ).with_hint("unsupported_option", option="partition.mark-done-action")
+
+    def after_partitions_dropped(self, table: TableContext, partitions: Sequence[tuple]) -> None:
+        """Called once a commit dropped these partitions (value tuples; e.g. to drop them from
+        the metastore, as Java's partition expiry and drop partition do)."""
+
 
 NO_ENVIRONMENT = CatalogEnvironment()
 

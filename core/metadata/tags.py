@@ -1,8 +1,14 @@
 """The tag store: ``tag/tag-<name>`` files holding a copy of a snapshot's JSON (same layout as the
 snapshot file), so a tag keeps its snapshot readable after the snapshot file has expired.
 
-Invariants: a tag file is created only if absent and never rewritten; a tag always names a
-snapshot that existed when it was created; expire and rollback never delete a file a tag uses.
+Invariants: a tag file is created only if absent and rewritten only by an explicit replace
+(``tag create --replace``); a tag always names a snapshot that existed when it was created; expire
+and rollback never delete a file a tag uses.
+
+A tag with a time-to-live carries Java's two extra fields: ``tagCreateTime`` (a local date-time, as
+Jackson writes ``LocalDateTime``: ``[y, M, d, h, m, s, nanos]``) and ``tagTimeRetained`` (seconds,
+as Jackson writes a ``Duration``). Java writes neither without a time-to-live (older readers cannot
+read them), and neither do we.
 """
 
 from __future__ import annotations
@@ -97,12 +103,93 @@ class TagManager:
                 continue
         return out
 
-    def create(self, name: str, snapshot: Snapshot) -> bool:
-        """Create the tag file only if absent; True if this call created it."""
-        return self.io.write_if_absent(self.path(name), snapshot.to_json().encode("utf-8"))
+    def create(
+        self, name: str, snapshot: Snapshot, time_retained_ms: int | None = None, now_ms: int | None = None
+    ) -> bool:
+        """Create the tag file only if absent; True if this call created it. With
+        ``time_retained_ms`` the tag records its creation time (``now_ms``) and time-to-live."""
+        return self.io.write_if_absent(self.path(name), tag_json(snapshot, time_retained_ms, now_ms))
+
+    def replace(
+        self, name: str, snapshot: Snapshot, time_retained_ms: int | None = None, now_ms: int | None = None
+    ) -> None:
+        """Rewrite an existing tag to name ``snapshot`` (Java 1.x's replaceTag)."""
+        self.io.write_bytes(self.path(name), tag_json(snapshot, time_retained_ms, now_ms))
+
+    def ttl(self, name: str) -> tuple[int, int] | None:
+        """(creation epoch millis, time-to-live millis) of a tag that has both, else None."""
+        return tag_ttl(self.snapshot(name))
 
     def delete(self, name: str) -> None:
         self.io.delete(self.path(name))
+
+
+def _local_fields(ms: int) -> list[int]:
+    from datetime import datetime
+
+    d = datetime.fromtimestamp(ms / 1000)
+    out = [d.year, d.month, d.day, d.hour, d.minute]
+    if d.second or d.microsecond:
+        out.append(d.second)
+    if d.microsecond:
+        out.append(d.microsecond * 1000)
+    return out
+
+
+def tag_json(snapshot: Snapshot, time_retained_ms: int | None = None, now_ms: int | None = None) -> bytes:
+    """The tag file of ``snapshot``: its JSON, plus Java's TTL fields when ``time_retained_ms``."""
+    import time
+    from dataclasses import replace
+
+    plain = snapshot_from_tag(snapshot)
+    if time_retained_ms is None:
+        return plain.to_json().encode("utf-8")
+    created = int(time.time() * 1000) if now_ms is None else now_ms
+    extra = dict(plain.extra)
+    extra["tagCreateTime"] = _local_fields(created)
+    extra["tagTimeRetained"] = time_retained_ms / 1000
+    return replace(plain, extra=extra).to_json().encode("utf-8")
+
+
+def _parse_create_time(v) -> int | None:
+    from datetime import datetime
+
+    if isinstance(v, list) and len(v) >= 3:
+        parts = [int(x) for x in v] + [0] * (7 - len(v))
+        d = datetime(parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6] // 1000)
+    elif isinstance(v, str):
+        d = datetime.fromisoformat(v[:26])
+    else:
+        return None
+    return int(round(d.timestamp() * 1000))
+
+
+def _parse_retained(v) -> int | None:
+    if isinstance(v, (int, float)):
+        return int(round(float(v) * 1000))
+    if isinstance(v, str):
+        m = re.match(r"^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$", v)
+        if m:
+            h, mi, sec = m.groups()
+            return int((int(h or 0) * 3600 + int(mi or 0) * 60 + float(sec or 0)) * 1000)
+        try:
+            return int(round(float(v) * 1000))
+        except ValueError:
+            return None
+    return None
+
+
+def tag_ttl(snapshot: Snapshot) -> tuple[int, int] | None:
+    """(creation epoch millis, time-to-live millis) of a tag file's snapshot, when it has both."""
+    created = snapshot.extra.get("tagCreateTime")
+    retained = snapshot.extra.get("tagTimeRetained")
+    if created is None or retained is None:
+        return None
+    try:
+        c, r = _parse_create_time(created), _parse_retained(retained)
+    except (ValueError, TypeError):
+        return None
+    return None if c is None or r is None else (c, r)
 
 
 def tag_manager(table: TableContext) -> TagManager:

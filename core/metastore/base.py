@@ -75,6 +75,13 @@ class MetastoreEnvironment(CatalogEnvironment):
     def after_schema_change(self, table: TableContext, schema: TableSchema) -> None:
         self.catalog.after_schema_change(self.db, self.table, table, schema)
 
+    def after_partitions_dropped(self, table: TableContext, partitions: Sequence[tuple]) -> None:
+        self.catalog.after_partitions_dropped(self.db, self.table, table, partitions)
+
+    def mark_done(self, table: TableContext, partitions: Sequence[tuple], action: str) -> None:
+        if not self.catalog.mark_done(self.db, self.table, table, partitions, action):
+            super().mark_done(table, partitions, action)
+
 
 class MetastoreCatalog(Catalog):
     """Subclasses implement the registration primitives (``_db_*``, ``_table_*``) and may
@@ -142,6 +149,17 @@ class MetastoreCatalog(Catalog):
 
     def after_schema_change(self, db: str, name: str, table: TableContext, schema: TableSchema) -> None:
         pass
+
+    def after_partitions_dropped(
+        self, db: str, name: str, table: TableContext, partitions: Sequence[tuple]
+    ) -> None:
+        pass
+
+    def mark_done(
+        self, db: str, name: str, table: TableContext, partitions: Sequence[tuple], action: str
+    ) -> bool:
+        """Run a metastore mark-done action; False when this metastore has no such thing."""
+        return False
 
     # ---- shared logic
     def info(self) -> dict:

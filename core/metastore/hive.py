@@ -233,6 +233,54 @@ class HiveCatalog(MetastoreCatalog):
         raise NotImplementedError
 
     # ---- hooks
+    def mark_done(
+        self, db: str, name: str, table: TableContext, partitions: Sequence[tuple], action: str
+    ) -> bool:
+        """Java's Hive mark-done actions: ``done-partition`` registers the partition with
+        ``.done`` after its last value (once; no files), ``mark-event`` marks it LOAD_DONE."""
+        if action not in ("done-partition", "mark-event"):
+            return False
+        codec = table.partition_codec
+        hms = self._call("get_table", db, name)
+        for p in partitions:
+            values = [_unescape(seg.split("=", 1)[1]) for seg in codec.path(p).split("/")]
+            if action == "mark-event":
+                spec = dict(zip(codec.keys, values))
+                event = self.T.PartitionEventType.LOAD_DONE
+                self._call("markPartitionForEvent", db, name, spec, event, missing=lambda: None)
+                continue
+            values[-1] += ".done"
+            self._add_partition(
+                db, name, hms, "/".join(f"{k}={v}" for k, v in zip(codec.keys, values)), values
+            )
+        return True
+
+    def _add_partition(self, db: str, name: str, hms, rel: str, values: list[str]) -> None:
+        """Register a partition at ``rel`` under the table's location unless it is there already."""
+        if self._call("get_partition", db, name, values, missing=lambda: None) is not None:
+            return
+        sd = copy.deepcopy(hms.sd)
+        sd.location = hms.sd.location.rstrip("/") + "/" + rel
+        now = int(time.time())
+        part = self.T.Partition(
+            values=values, dbName=db, tableName=name, createTime=now, lastAccessTime=now, sd=sd
+        )
+        try:
+            self.client.add_partition(part)
+        except self.T.AlreadyExistsException:
+            pass  # added by a concurrent writer
+
+    def after_partitions_dropped(
+        self, db: str, name: str, table: TableContext, partitions: Sequence[tuple]
+    ) -> None:
+        """Dropped partitions leave the metastore too (their files stay for time travel)."""
+        if not H.partitioned_in_metastore(table.schema):
+            return
+        codec = table.partition_codec
+        for p in partitions:
+            values = [_unescape(seg.split("=", 1)[1]) for seg in codec.path(p).split("/")]
+            self._call("drop_partition", db, name, values, False, missing=lambda: None)
+
     def after_commit(
         self, db: str, name: str, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
     ) -> None:
@@ -248,18 +296,8 @@ class HiveCatalog(MetastoreCatalog):
             rel = codec.path(m.partition)
             values = [seg.split("=", 1)[1] for seg in rel.split("/")]
             values = [_unescape(v) for v in values]
-            if self._call("get_partition", db, name, values, missing=lambda: None) is not None:
-                continue
-            sd = copy.deepcopy(hms.sd)
-            sd.location = hms.sd.location.rstrip("/") + "/" + rel
-            now = int(time.time())
-            part = self.T.Partition(
-                values=values, dbName=db, tableName=name, createTime=now, lastAccessTime=now, sd=sd
-            )
             try:
-                self.client.add_partition(part)
-            except self.T.AlreadyExistsException:
-                pass  # added by a concurrent writer
+                self._add_partition(db, name, hms, rel, values)
             except self.TException as e:
                 raise CatalogUnavailable(
                     f"hive metastore {self.uri}: snapshot {snapshot.id} is committed, but "

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 from paimon_core.commit import FileStoreCommit, discard_files
 from paimon_core.data.system_columns import ROW_POS
 from paimon_core.errors import InvalidInput
+from paimon_core.maintain.after_commit import after_commit
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
@@ -74,6 +75,7 @@ def delete_where(table: TableContext, where: str, dry_run: bool = False) -> Dele
     result = FileStoreCommit(table).commit(
         messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE"
     )
+    after_commit(table)
     return DeleteResult(rows, len(hits), mode, result)
 
 

@@ -102,8 +102,7 @@ def _commit(
         index_base=index_base,
     )
     snap = FileStoreCommit(table, opts).commit(messages)
-    if snap is not None:
-        _compact_after_write(table, messages)
+    _compact_after_write(table, messages if snap is not None else [], batch=True)
     return snap
 
 
@@ -144,21 +143,21 @@ def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | 
     raise AssertionError("unreachable")
 
 
-def _compact_after_write(table: TableContext, messages: list[CommitMessage]) -> None:
-    """Paimon's writers compact the buckets they wrote when a bucket has too many sorted runs
-    (``num-sorted-run.compaction-trigger``), then expire snapshots per the table options (both
-    off with ``write-only``); the data is committed already, so a compaction that loses a race
-    to another writer is simply left for the next write."""
+def _compact_after_write(table: TableContext, messages: list[CommitMessage], batch: bool = False) -> None:
+    """After a write's commit: Paimon's writers compact the buckets they wrote when a bucket has
+    too many sorted runs (``num-sorted-run.compaction-trigger``; off with ``write-only``; nothing
+    when ``messages`` is empty, i.e. nothing was committed), then the commit's housekeeping runs
+    (``maintain/after_commit.py``; ``batch``: the commit ends a batch write). The data is committed
+    already, so a compaction that loses a race to another writer is simply left for the next write."""
     from paimon_core.compaction.compaction import auto_compact
     from paimon_core.errors import CommitConflict
+    from paimon_core.maintain.after_commit import after_commit
 
     try:
         auto_compact(table, messages)
     except CommitConflict:
         pass
-    from paimon_core.maintain.expire import expire_after_commit
-
-    expire_after_commit(table)  # per the table's snapshot.* options, as Paimon's writers do
+    after_commit(table, batch=batch)
 
 
 def _evolution(table: TableContext, schemas: list[pa.Schema]) -> tuple[list, TableSchema]:

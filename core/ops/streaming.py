@@ -105,7 +105,7 @@ class StreamingCommitter:
         if snap is not None:
             self.last = snap
             self.next_identifier = ident + 1
-            _compact_after_write(self.table, messages)
+        _compact_after_write(self.table, messages if snap is not None else [])
         return CommitResult(snap, ident, rows if snap is not None else 0)
 
 

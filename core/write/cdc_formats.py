@@ -340,6 +340,32 @@ def _ogg(event: dict, out: Changes, line: int) -> None:
         raise _BadEvent(f"unknown 'op_type' {op!r} (I, U or D)")
 
 
+def _json_type(v) -> str | None:
+    if isinstance(v, bool):
+        return "BOOLEAN"
+    if isinstance(v, int):
+        return "BIGINT"
+    if isinstance(v, float):
+        return "DOUBLE"
+    if isinstance(v, str):
+        return "STRING"
+    return None if v is None else "STRING"  # nested values keep their JSON text
+
+
+def table_columns(changes: Changes) -> str:
+    """Columns for a table that holds ``changes`` (``"id INT NOT NULL, name STRING"``), in the
+    order the events first name them: the source's types where the events carry them (Debezium's
+    envelope, Canal's ``mysqlType``), else from the JSON values (whole numbers BIGINT, others
+    DOUBLE, text STRING); the primary key columns NOT NULL."""
+    names: dict = {}
+    for row in changes.rows:
+        for k, v in row.items():
+            if names.get(k) is None:
+                names[k] = changes.types.get(k) or _json_type(v)
+    keys = set(changes.primary_keys or ())
+    return ", ".join(f"`{n}` {t or 'STRING'}{' NOT NULL' if n in keys else ''}" for n, t in names.items())
+
+
 _DECODERS = {"debezium-json": _debezium, "canal-json": _canal, "maxwell-json": _maxwell, "ogg-json": _ogg}
 
-__all__ = ["CDC_FORMATS", "ROW_KIND", "Changes", "decode_events"]
+__all__ = ["CDC_FORMATS", "ROW_KIND", "Changes", "decode_events", "table_columns"]

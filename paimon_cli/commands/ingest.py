@@ -45,6 +45,22 @@ def ingest(
             help="Input column with the row kind of each row: +I, -U, +U or -D (CDC input; primary-key tables).",
         ),
     ] = None,
+    create: Annotated[
+        bool,
+        typer.Option(
+            "--create",
+            help="With a change-event --format: create the table from the first file's events when it does not exist.",
+        ),
+    ] = False,
+    primary_key: Annotated[
+        str | None,
+        typer.Option(
+            "--primary-key",
+            "-k",
+            metavar="COLS",
+            help="With --create: the primary key, where the events name none.",
+        ),
+    ] = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -146,6 +162,10 @@ def ingest(
         raise typer.BadParameter("give FILES, - (stdin) or --watch DIR")
     if "-" in files:
         raise typer.BadParameter("- (stdin) cannot be mixed with files")
+    if create:
+        _create_from_events(state, table, files, input_format, primary_key)
+    elif primary_key is not None:
+        raise typer.BadParameter("--primary-key goes with --create")
     tbl = state.table(table)
     engine = state.engine()
     with byte_progress(f"ingest into {tbl.identifier}") as (on_plan, advance):
@@ -227,6 +247,41 @@ def _report_dry_run(state, identifier: str, result, overwrite: bool) -> None:
     if result.replaced is not None:
         record["replaced"] = _replaced_record(result.replaced)
     state.out.record(record, text + "; nothing was written")
+
+
+def _create_from_events(
+    state, table: str | None, files: list[str], fmt: str, primary_key: str | None
+) -> None:
+    """Create the table from the first input file's change events, unless it exists."""
+    from paimon_core.metadata.schema import Schema
+    from paimon_core.write.cdc_formats import CDC_FORMATS, decode_events, table_columns
+    from paimon_core.write.input_files import find_inputs
+
+    from paimon_cli.errors import CliError
+    from paimon_cli.params import split_list
+
+    if fmt not in CDC_FORMATS:
+        raise typer.BadParameter(f"--create goes with a change-event --format ({', '.join(CDC_FORMATS)})")
+    identifier = state.table_name(table)
+    if state.catalog.table_exists(identifier):
+        return
+    first = find_inputs(files).files[0]
+    with open(first.path, "rb") as fh:
+        lines = [(i, line) for i, line in enumerate(fh.read().splitlines(), 1) if line.strip()]
+    changes = decode_events(lines, fmt, first.path)
+    keys = split_list(primary_key) if primary_key else changes.primary_keys
+    if not keys:
+        raise CliError(f"{first.path}: the events name no primary key: give --primary-key with --create")
+    if not changes.rows:
+        raise CliError(f"{first.path}: no row change to take the columns from")
+    changes.primary_keys = list(keys)
+    spec = Schema(columns=Schema.parse_columns(table_columns(changes)), primary_keys=tuple(keys))
+    state.catalog.create_table(identifier, spec)
+    from paimon_cli.output import note
+
+    note(
+        f"created {identifier} from the events of {first.path}: {table_columns(changes)}; primary key {', '.join(keys)}"
+    )
 
 
 def _describe(change) -> str:

@@ -10,7 +10,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_bytes
 from paimon_cli.humanize import human_bytes
-from paimon_cli.params import DryRunOpt, TableOpt, iso_millis
+from paimon_cli.params import DryRunOpt, TableOpt, iso_millis, parse_duration, parse_time_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -39,19 +39,44 @@ def tag_create(
         int | None,
         typer.Option("--snapshot", "-s", metavar="ID", min=1, help="Snapshot to tag (default: the latest)."),
     ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", metavar="TIME", help="Tag the newest snapshot committed at or before TIME."),
+    ] = None,
+    time_retained: Annotated[
+        str | None,
+        typer.Option(
+            "--time-retained",
+            metavar="DURATION",
+            help="A time-to-live (e.g. 7d): tag expire deletes it after.",
+        ),
+    ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Move an existing tag of this name to the snapshot.")
+    ] = False,
 ) -> None:
-    """Tag a snapshot (the latest by default); the name must be new.
+    """Tag a snapshot (the latest by default); the name must be new unless --replace.
 
     Examples:
 
       paimon tag create nightly -t demo.events
       paimon tag create before-fix -t demo.events --snapshot 3
+      paimon tag create eod -t demo.events --as-of 2024-05-01T23:59:59 --time-retained 7d
     """
+    from paimon_core.clock import now_ms
     from paimon_core.maintain import create_tag
 
     state = get_state(ctx)
     tbl = state.table(table)
-    info = create_tag(tbl, name, snapshot)
+    info = create_tag(
+        tbl,
+        name,
+        snapshot,
+        as_of_ms=parse_time_millis(as_of) if as_of is not None else None,
+        time_retained_ms=parse_duration(time_retained, "--time-retained"),
+        replace=replace,
+        now_ms=now_ms(),
+    )
     state.out.record(
         {
             "table": tbl.identifier,
@@ -60,8 +85,57 @@ def tag_create(
             "time": iso_millis(info.time_millis),
             "rows": info.record_count,
         },
-        f"created tag {info.name} on snapshot {info.snapshot_id} of {tbl.identifier}",
+        f"{'moved' if replace else 'created'} tag {info.name} on snapshot {info.snapshot_id} of {tbl.identifier}",
     )
+
+
+@tag_app.command("rename")
+def tag_rename(
+    ctx: typer.Context,
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The tag to rename.")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="Its new name (must be free).")],
+    table: TableOpt = None,
+) -> None:
+    """Rename a tag (its snapshot and time-to-live stay).
+
+    Example:
+
+      paimon tag rename nightly nightly-2024-05-01 -t demo.events
+    """
+    from paimon_core.maintain.tags import rename_tag
+
+    state = get_state(ctx)
+    tbl = state.table(table)
+    info = rename_tag(tbl, old, new)
+    state.out.record(
+        {"table": tbl.identifier, "tag": info.name, "was": old, "snapshot": info.snapshot_id},
+        f"renamed tag {old} to {info.name} (snapshot {info.snapshot_id}) of {tbl.identifier}",
+    )
+
+
+@tag_app.command("expire")
+def tag_expire(ctx: typer.Context, table: TableOpt = None, dry_run: DryRunOpt = False) -> None:
+    """Delete the tags whose time-to-live (tag create --time-retained, tag.default-time-retained)
+    has passed, and the files only they kept, as Java's writers do after each commit.
+
+    Example:
+
+      paimon tag expire -t demo.events --dry-run
+    """
+    from paimon_core.maintain.auto_tags import expire_tags
+
+    state = get_state(ctx)
+    tbl = state.table(table)
+    if dry_run:
+        tbl.require_readable()
+    names = expire_tags(tbl, dry_run=dry_run)
+    if not names:
+        text = f"no tag of {tbl.identifier} is past its time-to-live"
+    elif dry_run:
+        text = f"dry run: would delete {len(names)} expired tag(s) of {tbl.identifier}: {', '.join(names)}"
+    else:
+        text = f"deleted {len(names)} expired tag(s) of {tbl.identifier}: {', '.join(names)}"
+    state.out.record({"table": tbl.identifier, "dry_run": dry_run, "tags": names}, text)
 
 
 @tag_app.command("list")

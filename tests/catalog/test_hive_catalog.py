@@ -250,3 +250,63 @@ def test_four_writers_lose_nothing(hive_ms, tmp_path):
 
 def test_every_command_through_the_hive_catalog(hive_ms, tmp_path, monkeypatch):
     every_command(tmp_path, monkeypatch, "hive", {"uri": hive_ms.uri, "lock.enabled": "true"})
+
+
+def _partitioned_hive_table(hive_ms, tmp_path, options: dict):
+    db = fresh_db()
+    cat = create_catalog("hive", str(tmp_path / "wh"), {"uri": hive_ms.uri})
+    cat.create_table(
+        f"{db}.t",
+        Schema(
+            columns=Schema.parse_columns("id BIGINT NOT NULL, dt STRING"),
+            partition_keys=("dt",),
+            options={"metastore.partitioned-table": "true", **options},
+        ),
+    )
+    return db, cat.get_table(f"{db}.t")
+
+
+def test_dropped_and_expired_partitions_leave_the_metastore(hive_ms, tmp_path):
+    from paimon_core.maintain.partitions import drop_partitions, matching
+    from paimon_core.read.partition_spec import parse_partition_spec
+
+    db, t = _partitioned_hive_table(
+        hive_ms,
+        tmp_path,
+        {
+            "partition.expiration-time": "1 d",
+            "partition.expiration-check-interval": "0",
+        },
+    )
+    t.write_arrow(
+        pa.table({"id": pa.array([1, 2, 3], pa.int64()), "dt": ["2020-01-01", "2099-01-01", "2099-01-02"]})
+    )
+    assert sorted(p.values for p in raw_client(hive_ms).get_partitions(db, "t", -1)) == [
+        ["2099-01-01"],
+        ["2099-01-02"],
+    ]  # 2020-01-01 was added by the write, then expired after it
+    drop_partitions(t, matching(t, [parse_partition_spec(t, "dt=2099-01-01")]))
+    assert [p.values for p in raw_client(hive_ms).get_partitions(db, "t", -1)] == [["2099-01-02"]]
+
+
+def test_mark_done_adds_the_done_partition_and_the_load_done_event(hive_ms, tmp_path):
+    from paimon_core.maintain.partitions import mark_done, matching, read_success_file
+    from paimon_core.read.partition_spec import parse_partition_spec
+
+    db, t = _partitioned_hive_table(
+        hive_ms,
+        tmp_path,
+        {
+            "partition.mark-done-action": "success-file,done-partition,mark-event",
+        },
+    )
+    t.write_arrow(pa.table({"id": pa.array([1], pa.int64()), "dt": ["2024-01-01"]}))
+    found = matching(t, [parse_partition_spec(t, "dt=2024-01-01")])
+    mark_done(t, found)
+    mark_done(t, found)  # again: the done partition is there once
+    assert sorted(p.values for p in raw_client(hive_ms).get_partitions(db, "t", -1)) == [
+        ["2024-01-01"],
+        ["2024-01-01.done"],
+    ]
+    assert raw_client(hive_ms).isPartitionMarkedForEvent(db, "t", {"dt": "2024-01-01"}, 1)
+    assert read_success_file(t, found[0]) is not None

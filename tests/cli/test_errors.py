@@ -235,3 +235,16 @@ def test_an_unreachable_spark_is_one_line_at_once(cli, tmp_path, flag, url, kind
     r = cli("--engine", "spark", flag, where, "ingest", "-t", "d.t", str(tmp_path / "x.parquet"), code=1)
     assert r.stderr == f"error: cannot reach the {kind} {where} (connection refused); nothing was done\n"
     assert cli.snapshot_ids("d.t") == []
+
+
+def test_a_full_disk_is_one_plain_line():
+    import errno
+
+    from paimon_cli.errors import message_for
+
+    for exc in (
+        OSError(errno.ENOSPC, "No space left on device", "/wh/db.db/t/bucket-0/x.parquet"),
+        OSError("[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device"),
+    ):
+        text = message_for(exc)
+        assert text.startswith("no space left on the device") and "check `paimon snapshots`" in text, text

@@ -257,3 +257,35 @@ def test_events_of_another_primary_key_are_refused(cli):
     _write("e.jsonl", STREAMS["maxwell-json"])
     r = cli("ingest", "-t", "s.t", "e.jsonl", "--format", "maxwell-json", code=1)
     assert r.stderr == "error: e.jsonl: the events' primary key (id) is not the table's (id, name)\n"
+
+
+def test_create_takes_the_table_from_the_events(cli):
+    mysql = {
+        "id": "int(11)",
+        "name": "varchar(20)",
+        "price": "decimal(10,2)",
+        "d": "date",
+        "ts": "datetime(3)",
+    }
+    events = [dict(e, mysqlType=mysql) for e in STREAMS["canal-json"]]
+    _write("c.jsonl", events)
+    r = cli("ingest", "-t", "s.c", "c.jsonl", "--format", "canal-json", "--create")
+    assert (
+        "note: created s.c from the events of c.jsonl: `id` INT NOT NULL, `name` STRING, `price` DECIMAL(10, 2), "
+        in r.stderr
+    )
+    assert cli.json("read", "-t", "s.c") == EXPECTED
+    a = _dbz_row(1, "a", 150, 19724, 1704067200123)
+    _write("d.jsonl", [_debezium("c", after=a, envelope=True)])
+    r = cli("ingest", "-t", "s.d", "d.jsonl", "--format", "debezium-json", "--create", code=1)
+    assert r.stderr == "error: d.jsonl: the events name no primary key: give --primary-key with --create\n"
+    cli("ingest", "-t", "s.d", "d.jsonl", "--format", "debezium-json", "--create", "-k", "id")
+    schema = {f["name"]: f["type"] for f in cli.json("schema", "-t", "s.d")[0]["fields"]}
+    assert schema == {
+        "id": "INT NOT NULL",
+        "name": "STRING",
+        "price": "DECIMAL(10, 2)",
+        "d": "DATE",
+        "ts": "TIMESTAMP(3)",
+    }
+    assert cli.json("read", "-t", "s.d") == [EXPECTED[0] | {"name": "a", "price": "1.50"}]

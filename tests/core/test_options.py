@@ -126,8 +126,6 @@ def test_unsupported_features_refused_on_read_and_write(options):
         {"rowkind.field": "op"},
         {"data-file.external-paths": "s3://x/y"},
         {"changelog.num-retained.max": "5"},
-        {"tag.automatic-creation": "process-time"},
-        {"partition.expiration-time": "7d"},
     ],
 )
 def test_write_only_features_refused_on_write_but_readable(options):

@@ -243,8 +243,7 @@ def _commit(table: FileStoreTable, messages, options) -> object:
     from paimon_core.ops.ingest import _compact_after_write
 
     snap = table.commit(messages, options)  # commit-or-abort: None left no files
-    if snap is not None:
-        _compact_after_write(table, messages)
+    _compact_after_write(table, messages if snap is not None else [])
     return snap
 
 

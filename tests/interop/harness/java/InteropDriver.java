@@ -141,6 +141,9 @@ public class InteropDriver {
       case "consumer": return opConsumer(req);
       case "orphan_clean": return opOrphanClean(req);
       case "create_branch": return opCreateBranch(req);
+      case "partitions": return opPartitions(req);
+      case "tags": return opTags(req);
+      case "success_file": return opSuccessFile(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -372,6 +375,55 @@ public class InteropDriver {
   static ObjectNode opCreateTag(JsonNode req) throws Exception {
     table(req).createTag(text(req, "tag", null), req.get("tag_snapshot").asLong());
     return NF.objectNode();
+  }
+
+  /**
+   * What $partitions shows of the latest snapshot (partitionEntries): {"partitions": [{"partition":
+   * {k: Java's toString of the value}, "recordCount", "fileSizeInBytes", "fileCount",
+   * "lastFileCreationTime"}]}.
+   */
+  static ObjectNode opPartitions(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    org.apache.paimon.utils.RowDataToObjectArrayConverter conv =
+        new org.apache.paimon.utils.RowDataToObjectArrayConverter(t.schema().logicalPartitionType());
+    List<String> keys = t.partitionKeys();
+    ObjectNode res = NF.objectNode();
+    ArrayNode arr = res.putArray("partitions");
+    for (org.apache.paimon.manifest.PartitionEntry e : t.newSnapshotReader().partitionEntries()) {
+      ObjectNode o = arr.addObject();
+      ObjectNode part = o.putObject("partition");
+      Object[] values = conv.convert(e.partition());
+      for (int i = 0; i < keys.size(); i++) part.put(keys.get(i), values[i] == null ? null : values[i].toString());
+      o.put("recordCount", e.recordCount());
+      o.put("fileSizeInBytes", e.fileSizeInBytes());
+      o.put("fileCount", e.fileCount());
+      o.put("lastFileCreationTime", e.lastFileCreationTime());
+    }
+    return res;
+  }
+
+  /** {"path": partition dir}: Java's parse of its _SUCCESS file: {"creationTime", "modificationTime"} or {}. */
+  static ObjectNode opSuccessFile(JsonNode req) throws Exception {
+    Path dir = new Path(text(req, "path", null));
+    org.apache.paimon.partition.file.SuccessFile f = org.apache.paimon.partition.file.SuccessFile.safelyFromPath(
+        org.apache.paimon.fs.local.LocalFileIO.create(), new Path(dir, "_SUCCESS"));
+    ObjectNode res = NF.objectNode();
+    if (f != null) {
+      res.put("creationTime", f.creationTime());
+      res.put("modificationTime", f.modificationTime());
+    }
+    return res;
+  }
+
+  /** {"tags": {name: snapshot id}}: every tag, through Java's TagManager. */
+  static ObjectNode opTags(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    ObjectNode res = NF.objectNode();
+    ObjectNode tags = res.putObject("tags");
+    for (Map.Entry<Snapshot, List<String>> e : t.tagManager().tags().entrySet()) {
+      for (String name : e.getValue()) tags.put(name, e.getKey().id());
+    }
+    return res;
   }
 
   /** {"tag": name}: Java's deleteTag, which also deletes the files only that tag kept. */
