@@ -7,6 +7,7 @@ Markers for the test lanes, given by where a test lives and which servers it use
 * ``s3``: the SeaweedFS S3 server (tests/s3, or the ``s3_*`` fixtures)
 * ``safety``: crash, corruption and concurrency proofs (tests/safety)
 * ``catalog``: Hive Metastore and PostgreSQL servers for the catalogs (tests/catalog)
+* ``lanes``: Flink 1.20 and Spark 3.5 with Paimon's own connectors (tests/lanes)
 * ``slow``: all of the above, and tests marked by hand that take seconds
 
 ``pytest -m "not slow"`` is the quick loop for development; the README's test command runs all.
@@ -31,7 +32,14 @@ from hypothesis import settings
 from tests.infra import in_ci
 
 TESTS = Path(__file__).resolve().parent
-LANE_DIRS = {"interop": "interop", "spark": "spark", "s3": "s3", "safety": "safety", "catalog": "catalog"}
+LANE_DIRS = {
+    "interop": "interop",
+    "spark": "spark",
+    "s3": "s3",
+    "safety": "safety",
+    "catalog": "catalog",
+    "lanes": "lanes",
+}
 LANE_FIXTURES = {
     "interop": {"java", "pypaimon"},
     "spark": {"engine", "spark", "spark_session", "local_spark"},

@@ -43,6 +43,21 @@ def test_ingest_csv_and_json(cli):
     assert cli.snapshot_ids(T) == [1]  # several files, one commit
 
 
+def test_ingest_json_dates_and_times_in_text_form(cli):
+    """DATE and TIME columns in JSON lines as text (found by the Flink lane: pyarrow's JSON
+    reader refused "2024-01-02" for a DATE column), a DATE as days still taken, a bad value refused."""
+    cli("create-table", "db.d", "--schema", "k BIGINT NOT NULL, d DATE, t TIME(3)")
+    Path("d.jsonl").write_text('{"k": 1, "d": "2024-01-02", "t": "10:11:12.5"}\n{"k": 2, "d": null}\n')
+    Path("n.jsonl").write_text('{"k": 3, "d": 19000, "t": "00:00:05"}\n')
+    cli("ingest", "d.jsonl", "n.jsonl", "-t", "db.d")
+    rows = {r["k"]: r for r in cli.json("read", "-t", "db.d")}
+    assert (rows[1]["d"], rows[2]["d"], rows[3]["d"]) == ("2024-01-02", None, "2022-01-08")
+    assert rows[1]["t"].startswith("10:11:12.5") and rows[3]["t"] == "00:00:05"
+    Path("bad.jsonl").write_text('{"k": 4, "d": "2024-13-02"}\n')
+    r = cli("ingest", "bad.jsonl", "-t", "db.d", code=1)
+    assert r.stderr == "error: bad.jsonl: line 1: column 'd' has '2024-13-02', not a valid DATE\n"
+
+
 def test_ingest_folder_and_glob(cli):
     make_table(cli)
     write_parquet(Path("in/a.parquet"), events(3))

@@ -19,7 +19,7 @@ DRIVER = HERE / "pypaimon_driver.py"
 # pypaimon 2.1.0 pins pyarrow<20 and fsspec<2026 itself; pandas/polars/fastavro come as its deps
 REQUIREMENTS = ["pypaimon==2.1.0", "pyarrow<20", "fsspec<2026"]
 
-__all__ = ["PyPaimon", "ensure_pypaimon_python", "InteropError"]
+__all__ = ["PyPaimon", "ensure_pypaimon_python", "ensure_venv", "InteropError"]
 
 
 def _clean_env() -> dict[str, str]:
@@ -40,13 +40,15 @@ def _base_python() -> str:
     return str(base) if base.exists() else sys.executable
 
 
-def ensure_pypaimon_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
-    """Build (once) a venv with pypaimon 2.1.0 in the interop cache; return its python path."""
-    root = cache_root(cache_dir) / "pypaimon-2.1.0"
+def ensure_venv(name: str, requirements: list[str], cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """Build (once, under the cache's file lock) ``<cache>/<name>/venv`` with `requirements`
+    from the base interpreter; return its python. The venv counts as built only when its stamp
+    file holds exactly the requirement list (a changed list builds it again)."""
+    root = cache_root(cache_dir) / name
     venv = root / "venv"
     python = venv / "bin" / "python"
     stamp = venv / ".interop-complete"
-    spec = "\n".join(REQUIREMENTS)
+    spec = "\n".join(requirements)
     if stamp.exists() and stamp.read_text() == spec:
         return str(python)
     root.mkdir(parents=True, exist_ok=True)
@@ -57,13 +59,18 @@ def ensure_pypaimon_python(cache_dir: str | os.PathLike[str] | None = None) -> s
         env = _clean_env()
         for cmd in (
             [_base_python(), "-m", "venv", str(venv)],
-            [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS],
+            [str(python), "-m", "pip", "install", "-q", *requirements],
         ):
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
             if proc.returncode != 0:
                 raise InteropError(f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
         stamp.write_text(spec)
     return str(python)
+
+
+def ensure_pypaimon_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """Build (once) a venv with pypaimon 2.1.0 in the interop cache; return its python path."""
+    return ensure_venv("pypaimon-2.1.0", REQUIREMENTS, cache_dir)
 
 
 class PyPaimon(BatchDriver):

@@ -1,0 +1,28 @@
+"""Session fixtures of the lanes: one Flink and one Spark driver per test session.
+
+`flink` and `spark_connector` start their engine on first use and stop it at the session's end;
+their logs are kept in the session's temporary folder (a failure quotes their tails).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .engines import start_flink, start_spark
+
+
+@pytest.fixture(scope="session")
+def flink(tmp_path_factory):
+    root = tmp_path_factory.mktemp("flink-lane")
+    driver = start_flink(root / "flink.log", checkpoint_interval="1s")  # for its streaming jobs
+    yield driver
+    driver.close()
+
+
+@pytest.fixture(scope="session")
+def spark_connector(tmp_path_factory):
+    root = tmp_path_factory.mktemp("spark-lane")
+    (root / "wh").mkdir()
+    driver = start_spark(root / "spark.log", root / "wh")
+    yield driver
+    driver.close()

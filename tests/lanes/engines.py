@@ -1,0 +1,82 @@
+"""The two engines of the lanes as objects the tests hold: a Flink 1.20 driver (paimon-flink
+1.3.1) and a Spark 3.5 driver (paimon-spark 0.9.0), each a LaneDriver process in its own venv.
+
+`start_flink(log, ...)` starts one PyFlink process (the session's, or a streaming job's that a
+test kills and restarts); `start_spark(log, warehouse)` starts the session's Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .driver import LaneDriver
+from .envs import (
+    PAIMON_FLINK,
+    PAIMON_SPARK,
+    connector_jar,
+    flink_python,
+    hadoop_jars,
+    lane_env,
+    spark_python,
+)
+
+HERE = Path(__file__).resolve().parent
+
+__all__ = ["Flink", "Spark", "start_flink", "start_spark", "flink_jars"]
+
+
+def flink_jars(cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    return [connector_jar(PAIMON_FLINK, cache_dir), *hadoop_jars(cache_dir)]
+
+
+class Flink(LaneDriver):
+    """PyFlink 1.20 with paimon-flink-1.20 1.3.1 (flink_driver.py)."""
+
+    def sql(self, warehouse: Path, *statements: str, mode: str = "batch") -> list[Any]:
+        return self.call("sql", mode=mode, statements=list(statements), warehouse=str(warehouse))
+
+    def query(self, warehouse: Path, statement: str) -> list[dict[str, Any]]:
+        return self.sql(warehouse, statement)[0]
+
+    def submit(self, warehouse: Path, *statements: str) -> str:
+        """Run `statements` in the streaming environment; the job id of the last (an INSERT)."""
+        return self.sql(warehouse, *statements, mode="streaming")[-1]["job"]
+
+    def wait(self, job: str, timeout: float = 600) -> None:
+        self.call("wait", job=job, timeout=timeout)
+
+
+class Spark(LaneDriver):
+    """PySpark 3.5 with paimon-spark-3.5 0.9.0 (spark_driver.py), catalog `paimon` on `warehouse`."""
+
+    def __init__(self, *args: Any, warehouse: Path, **kw: Any):
+        super().__init__(*args, **kw)
+        self.warehouse = warehouse
+
+    def sql(self, *statements: str) -> list[Any]:
+        return self.call("sql", statements=list(statements))
+
+    def query(self, statement: str) -> list[dict[str, Any]]:
+        return self.sql(statement)[0]
+
+
+def start_flink(
+    log: Path, checkpoints: Path | None = None, restore: Path | None = None, checkpoint_interval: str = "2s"
+) -> Flink:
+    args = {
+        "jars": flink_jars(),
+        "checkpoints": str(checkpoints) if checkpoints else None,
+        "restore": str(restore) if restore else None,
+        "checkpoint_interval": checkpoint_interval,
+    }
+    cmd = [flink_python(), str(HERE / "flink_driver.py"), json.dumps(args)]
+    return Flink("Flink 1.20 (paimon-flink 1.3.1)", cmd, lane_env(), log)
+
+
+def start_spark(log: Path, warehouse: Path) -> Spark:
+    args = {"jar": connector_jar(PAIMON_SPARK), "warehouse": str(warehouse)}
+    cmd = [spark_python(), str(HERE / "spark_driver.py"), json.dumps(args)]
+    return Spark("Spark 3.5 (paimon-spark 0.9.0)", cmd, lane_env(), log, warehouse=warehouse)

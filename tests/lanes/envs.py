@@ -1,0 +1,70 @@
+"""The lanes' own environments: a venv per engine and the Paimon connector jars, cached once.
+
+Everything lives under the interop cache root (``$PAIMON_CLI_INTEROP_CACHE`` or
+``~/.cache/paimon-cli-interop``) and is built under a file lock, so parallel runs build it once:
+
+* ``flink-1.20/venv``: PyFlink 1.20 (``apache-flink==1.20.*``);
+* ``spark-3.5/venv``: PySpark 3.5 (``pyspark==3.5.*``), also the source of the Hadoop client
+  jars the Flink lane puts in ``pipeline.jars``;
+* ``lanes-jars/``: ``paimon-flink-1.20`` 1.3.1 and ``paimon-spark-3.5`` 0.9.0 from Maven
+  Central, each moved into place only after its SHA-1 equals the pinned one.
+
+A venv is complete only when its stamp file holds the exact requirement list it was built with
+(``ensure_venv``, shared with the pypaimon harness).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.interop.harness._common import InteropError, cache_root, file_lock
+from tests.interop.harness.jdbc_jars import MAVEN, _download
+from tests.interop.harness.pypaimon_env import _clean_env, ensure_venv
+
+FLINK_REQUIREMENTS = ["apache-flink==1.20.*"]
+SPARK_REQUIREMENTS = ["pyspark==3.5.*"]
+# (group path, artifact, version, sha1)
+PAIMON_FLINK = ("org/apache/paimon", "paimon-flink-1.20", "1.3.1", "500be697f0cb81b68d5356e9025aba756c7b42c9")
+PAIMON_SPARK = ("org/apache/paimon", "paimon-spark-3.5", "0.9.0", "8dfa6c87a1b9ca142bbb40fc0dbf4329746ca699")
+HADOOP_JARS = ("hadoop-client-api-", "hadoop-client-runtime-")
+
+__all__ = ["lane_env", "ensure_venv", "flink_python", "spark_python", "connector_jar", "hadoop_jars"]
+
+
+def lane_env() -> dict[str, str]:
+    """The environment of a lane's driver: no project venv leaking in, UTC, loopback only."""
+    env = _clean_env()
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    env["TZ"] = "UTC"
+    return env
+
+
+def flink_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    return ensure_venv("flink-1.20", FLINK_REQUIREMENTS, cache_dir)
+
+
+def spark_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    return ensure_venv("spark-3.5", SPARK_REQUIREMENTS, cache_dir)
+
+
+def connector_jar(coords: tuple[str, str, str, str], cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """Path of a pinned connector jar in ``<cache>/lanes-jars`` (downloaded and SHA-1 checked once)."""
+    group, artifact, version, sha1 = coords
+    root = cache_root(cache_dir) / "lanes-jars"
+    root.mkdir(parents=True, exist_ok=True)
+    target = root / f"{artifact}-{version}.jar"
+    with file_lock(root / ".lock"):
+        if not target.exists():
+            _download(f"{MAVEN}/{group}/{artifact}/{version}/{target.name}", target, sha1)
+    return str(target)
+
+
+def hadoop_jars(cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """The Hadoop client jars (api, runtime) that PySpark 3.5 ships, for Flink's classpath."""
+    python = Path(spark_python(cache_dir))
+    found = sorted(python.parent.parent.glob("lib/python*/site-packages/pyspark/jars/hadoop-client-*.jar"))
+    out = [next((str(p) for p in found if p.name.startswith(prefix)), "") for prefix in HADOOP_JARS]
+    if not all(out):
+        raise InteropError(f"PySpark 3.5's venv has no Hadoop client jars: {[p.name for p in found]}")
+    return out

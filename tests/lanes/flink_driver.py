@@ -1,0 +1,118 @@
+"""PyFlink 1.20 driver (runs in the lane's own venv; see flink.py for its requests).
+
+argv: a JSON object {"jars": [...], "checkpoints": DIR or null, "restore": DIR or null}.
+One TableEnvironment per mode, created on first use, both with ``pipeline.jars`` = the Paimon
+connector plus the Hadoop client jars, parallelism 1 and every address on 127.0.0.1.
+
+Requests:
+* ``sql(mode, statements, warehouse)``: run each statement in the batch or streaming
+  environment, after a ``paimon`` catalog on `warehouse` (created once per warehouse and
+  mode). A query returns its rows ({column: value, "_row_kind": "+I"...}); an INSERT/UPDATE/
+  DELETE in batch mode is waited for; in streaming mode it is submitted and its job id returned.
+* ``wait(job)``: wait until that streaming job ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+# no Python UDFs here: "process" mode keeps PyFlink from opening its loopback worker server
+# (a gRPC port on every interface)
+os.environ["_python_worker_execution_mode"] = "process"
+
+import lane_protocol  # noqa: E402  sibling file; the script's folder is on sys.path
+from pyflink.common import Configuration  # noqa: E402
+from pyflink.table import EnvironmentSettings, TableEnvironment  # noqa: E402
+
+LOOPBACK = {
+    "rest.bind-address": "127.0.0.1",
+    "rest.address": "127.0.0.1",
+    "rest.bind-port": "0",
+    "jobmanager.rpc.address": "127.0.0.1",
+    "jobmanager.bind-host": "127.0.0.1",
+    "taskmanager.host": "127.0.0.1",
+    "taskmanager.bind-host": "127.0.0.1",
+}
+KINDS = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
+ARGS = json.loads(sys.argv[1])
+ENVS: dict[str, TableEnvironment] = {}
+CATALOGS: dict[tuple[str, str], str] = {}
+JOBS: dict[str, object] = {}
+
+
+def _env(mode: str) -> TableEnvironment:
+    if mode not in ENVS:
+        conf = Configuration()
+        conf.set_string("pipeline.jars", ";".join(Path(j).resolve().as_uri() for j in ARGS["jars"]))
+        conf.set_string("parallelism.default", "1")
+        conf.set_string("table.dml-sync", "false")
+        for k, v in LOOPBACK.items():
+            conf.set_string(k, v)
+        if mode == "streaming":
+            conf.set_string("execution.checkpointing.interval", str(ARGS.get("checkpoint_interval", "2s")))
+            if ARGS.get("checkpoints"):
+                conf.set_string("state.checkpoints.dir", Path(ARGS["checkpoints"]).resolve().as_uri())
+                conf.set_string(
+                    "execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION"
+                )
+                conf.set_string("state.checkpoints.num-retained", "3")
+            if ARGS.get("restore"):
+                conf.set_string("execution.savepoint.path", Path(ARGS["restore"]).resolve().as_uri())
+        builder = EnvironmentSettings.new_instance().with_configuration(conf)
+        settings = (builder.in_batch_mode() if mode == "batch" else builder.in_streaming_mode()).build()
+        ENVS[mode] = TableEnvironment.create(settings)
+    return ENVS[mode]
+
+
+def _catalog(t_env: TableEnvironment, mode: str, warehouse: str) -> None:
+    key = (mode, warehouse)
+    if key not in CATALOGS:
+        name = f"wh{len(CATALOGS)}"
+        uri = Path(warehouse).resolve().as_uri()
+        t_env.execute_sql(f"CREATE CATALOG {name} WITH ('type' = 'paimon', 'warehouse' = '{uri}')").wait()
+        CATALOGS[key] = name
+    t_env.use_catalog(CATALOGS[key])
+
+
+def sql(mode: str, statements: list[str], warehouse: str) -> list:
+    t_env = _env(mode)
+    _catalog(t_env, mode, warehouse)
+    out = []
+    for stmt in statements:
+        result = t_env.execute_sql(stmt)
+        head = stmt.lstrip().split(None, 1)[0].upper()
+        if head in ("SELECT", "WITH"):
+            names = result.get_table_schema().get_field_names()
+            rows = []
+            with result.collect() as it:
+                for row in it:
+                    d = dict(zip(names, row, strict=True))
+                    d["_row_kind"] = KINDS[row.get_row_kind().value]
+                    rows.append(d)
+            out.append(rows)
+        elif head in ("INSERT", "UPDATE", "DELETE") and mode == "streaming":
+            client = result.get_job_client()
+            job = str(client.get_job_id())
+            JOBS[job] = result
+            out.append({"job": job})
+        else:
+            result.wait()
+            out.append(None)
+    return out
+
+
+def wait(job: str) -> None:
+    JOBS.pop(job).wait()  # type: ignore[attr-defined]
+
+
+def ready() -> dict:
+    import pyflink.version  # noqa: PLC0415
+
+    return {"pyflink": pyflink.version.__version__}
+
+
+if __name__ == "__main__":
+    lane_protocol.serve({"sql": sql, "wait": wait}, ready)

@@ -1,0 +1,33 @@
+"""Warm the lanes' caches before pytest (CI): the PyFlink 1.20 and PySpark 3.5 venvs and the
+pinned paimon-flink / paimon-spark jars (see envs.py). Starts no engine.
+
+    python -m tests.lanes.prepare [--cache-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from .engines import flink_jars
+from .envs import PAIMON_SPARK, connector_jar, flink_python, spark_python
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--cache-dir", default=None, help="default: $PAIMON_CLI_INTEROP_CACHE or ~/.cache/paimon-cli-interop"
+    )
+    args = ap.parse_args(argv)
+    t = time.time()
+    print(
+        f"spark lane: python {spark_python(args.cache_dir)}; jar {connector_jar(PAIMON_SPARK, args.cache_dir)}"
+    )
+    print(f"flink lane: python {flink_python(args.cache_dir)}; jars {', '.join(flink_jars(args.cache_dir))}")
+    print(f"lanes: ready in {time.time() - t:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
