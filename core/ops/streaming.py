@@ -24,6 +24,7 @@ table healthy.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import io
 import os
 import queue
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
 LAST_FILE = "ingest.watch.last-file"
+LAST_LINE = "ingest.stdin.last-line"  # SHA-1 of the last input line a stdin commit holds
 
 
 def watch_commit_user(table: TableContext, directory: str, pattern: str) -> str:
@@ -344,6 +346,48 @@ def _record_line(data: bytes, row: int) -> tuple[int, bytes]:
     return max(len(lines) - 1, 0), lines[-1] if lines else b""
 
 
+def _line_digest(line: bytes) -> str:
+    return hashlib.sha1(line.rstrip(b"\r\n")).hexdigest()
+
+
+class _Replay:
+    """Drops what a restarted producer sends again. A run with the commit user of an earlier one
+    skips its input up to and including the line that run committed last (known by its SHA-1 in
+    the snapshot's properties); when that line has not come by the first commit (or the first
+    million lines), none of the input was committed before and all of it is kept."""
+
+    LIMIT = 1_000_000
+
+    def __init__(self, digest: str | None):
+        self.digest = digest
+        self.held: list[bytes] = []
+
+    @property
+    def searching(self) -> bool:
+        return self.digest is not None
+
+    def feed(self, whole: bytes) -> tuple[bytes, int]:
+        """(the lines of ``whole`` to take, the number of lines dropped as already committed)."""
+        if self.digest is None:
+            return whole, 0
+        lines = whole.splitlines(keepends=True)
+        for i, line in enumerate(lines):
+            if _line_digest(line) == self.digest:
+                dropped = len(self.held) + i + 1
+                self.digest, self.held = None, []
+                return b"".join(lines[i + 1 :]), dropped
+        self.held.extend(lines)
+        return b"", 0
+
+    def give_up(self, due: bool) -> bytes:
+        """When ``due`` (or too much is held): stop looking, and take every held line."""
+        if self.digest is None or not (due or len(self.held) > self.LIMIT):
+            return b""
+        out = b"".join(self.held)
+        self.digest, self.held = None, []
+        return out
+
+
 def ingest_stream(
     table: TableContext,
     stream,
@@ -364,6 +408,7 @@ def ingest_stream(
             raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
         row_kind_column = ROW_KIND
     committer = StreamingCommitter(table, commit_user or str(uuid.uuid4()))
+    replay = _Replay((committer.last.properties or {}).get(LAST_LINE) if committer.last is not None else None)
     q: queue.Queue = queue.Queue(maxsize=64)
     _reader_thread(stream, q)
     pending: list[bytes] = []  # whole lines
@@ -380,7 +425,8 @@ def ingest_stream(
             data = b"".join(pending)
             t = parse_lines(data, fmt, table.schema, header, done + 1)
             try:
-                result = committer.write([t], None, row_kind_column)
+                last_line = data.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+                result = committer.write([t], {LAST_LINE: _line_digest(last_line)}, row_kind_column)
             except InputRowError as e:  # a value the table refuses (null in a NOT NULL column, ...)
                 i, line = _record_line(data, e.row)
                 raise InvalidInput(f"stdin line {done + 1 + i}: {e.what}: {_shown(line)}") from None
@@ -417,8 +463,15 @@ def ingest_stream(
                     line, _, whole = whole.partition(b"\n")
                     done += 1
                     header = [h.strip() for h in line.decode("utf-8").rstrip("\r").split(",")]
-                pending.append(whole)
-                rows += whole.count(b"\n")
+                whole, dropped = replay.feed(whole)
+                done += dropped
+                if whole:
+                    pending.append(whole)
+                    rows += whole.count(b"\n")
+        held = replay.give_up(eof or time.monotonic() >= deadline)
+        if held:
+            pending.insert(0, held)
+            rows += held.count(b"\n")
         while commit_rows is not None and rows >= commit_rows:  # exactly commit_rows lines per commit
             data = b"".join(pending)
             cut = int(np.flatnonzero(np.frombuffer(data, np.uint8) == 10)[commit_rows - 1]) + 1
@@ -429,12 +482,16 @@ def ingest_stream(
             flush()
         elif not rows and time.monotonic() >= deadline:
             deadline = time.monotonic() + commit_interval_s
+    held = replay.give_up(True)  # stopped while still looking: what was read is new
+    if held:
+        pending.insert(0, held)
     flush()
     return committer
 
 
 __all__ = [
     "LAST_FILE",
+    "LAST_LINE",
     "CommitResult",
     "StreamingCommitter",
     "ingest_stream",
