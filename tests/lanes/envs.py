@@ -19,14 +19,18 @@ import os
 from pathlib import Path
 
 from tests.interop.harness._common import InteropError, cache_root, file_lock
-from tests.interop.harness.jdbc_jars import MAVEN, _download
+from tests.interop.harness.maven import MavenJar, fetch_jars
 from tests.interop.harness.pypaimon_env import _clean_env, ensure_venv
 
 FLINK_REQUIREMENTS = ["apache-flink==1.20.*"]
 SPARK_REQUIREMENTS = ["pyspark==3.5.*"]
 # (group path, artifact, version, sha1)
-PAIMON_FLINK = ("org/apache/paimon", "paimon-flink-1.20", "1.3.1", "500be697f0cb81b68d5356e9025aba756c7b42c9")
-PAIMON_SPARK = ("org/apache/paimon", "paimon-spark-3.5", "0.9.0", "8dfa6c87a1b9ca142bbb40fc0dbf4329746ca699")
+PAIMON_FLINK = MavenJar(
+    "org.apache.paimon", "paimon-flink-1.20", "1.3.1", "500be697f0cb81b68d5356e9025aba756c7b42c9"
+)
+PAIMON_SPARK = MavenJar(
+    "org.apache.paimon", "paimon-spark-3.5", "0.9.0", "8dfa6c87a1b9ca142bbb40fc0dbf4329746ca699"
+)
 HADOOP_JARS = ("hadoop-client-api-", "hadoop-client-runtime-")
 
 __all__ = ["lane_env", "ensure_venv", "flink_python", "spark_python", "connector_jar", "hadoop_jars"]
@@ -48,16 +52,12 @@ def spark_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
     return ensure_venv("spark-3.5", SPARK_REQUIREMENTS, cache_dir)
 
 
-def connector_jar(coords: tuple[str, str, str, str], cache_dir: str | os.PathLike[str] | None = None) -> str:
+def connector_jar(jar: MavenJar, cache_dir: str | os.PathLike[str] | None = None) -> str:
     """Path of a pinned connector jar in ``<cache>/lanes-jars`` (downloaded and SHA-1 checked once)."""
-    group, artifact, version, sha1 = coords
     root = cache_root(cache_dir) / "lanes-jars"
     root.mkdir(parents=True, exist_ok=True)
-    target = root / f"{artifact}-{version}.jar"
     with file_lock(root / ".lock"):
-        if not target.exists():
-            _download(f"{MAVEN}/{group}/{artifact}/{version}/{target.name}", target, sha1)
-    return str(target)
+        return str(fetch_jars(root, (jar,))[0])
 
 
 def hadoop_jars(cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
