@@ -137,7 +137,21 @@ def test_thin_mode_files_read_and_compacted(written, pypaimon, tmp_path):
     assert_same_rows(theirs, _model(C1, C2), label_a="pypaimon after our compaction")
 
 
-@pytest.mark.parametrize("name,feature", [("rt", "row tracking"), ("mod", "bucket-function.type = mod")])
+def test_row_tracking_table_takes_our_writes(written, tmp_path):
+    """The row-tracking table pypaimon wrote: read, and (since #23) written with the next row ids."""
+    wh = str(tmp_path / "wh")
+    shutil.copytree(written, wh)
+    assert_same_rows(_ours(wh, "rt"), C1 + C2, label_a="ours rt")
+    src = tmp_path / "in.csv"
+    src.write_text("id,a,v\n100,1,x\n")
+    result = CliRunner().invoke(app, ["-w", wh, "ingest", str(src), "-t", "db.rt"])
+    assert result.exit_code == 0, result.stderr
+    t = FileSystemCatalog(wh).get_table("db.rt")
+    assert t.snapshots.latest().next_row_id == len(C1) + len(C2) + 1
+    assert len(_ours(wh, "rt")) == len(C1) + len(C2) + 1
+
+
+@pytest.mark.parametrize("name,feature", [("mod", "bucket-function.type = mod")])
 def test_read_but_writes_refused(written, tmp_path, name, feature):
     wh = str(tmp_path / "wh")
     shutil.copytree(written, wh)

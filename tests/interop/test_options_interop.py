@@ -1131,13 +1131,34 @@ COVERED_ELSEWHERE = {
     "deletion-vectors.bitmap64": "tests/core/metadata/test_deletion_vectors.py",
     "cross-partition-upsert.index-ttl": "tests/core/write/test_cross_partition.py",
     "cross-partition-upsert.bootstrap-parallelism": "tests/core/write/test_cross_partition.py",
+    "changelog.num-retained.max": "tests/interop/test_changelog_lifecycle_interop.py",
+    "changelog.num-retained.min": "tests/interop/test_changelog_lifecycle_interop.py",
+    "changelog.time-retained": "tests/core/maintain/test_changelog_expire.py",
+    "end-input.check-partition-expire": "tests/core/maintain/test_after_commit.py",
+    "partition.expiration-check-interval": "tests/core/maintain/test_after_commit.py",
+    "partition.expiration-max-num": "tests/core/maintain/test_after_commit.py",
+    "partition.expiration-strategy": "tests/interop/test_production_interop.py",
+    "partition.expiration-time": "tests/interop/test_production_interop.py",
+    "partition.mark-done-action": "tests/cli/test_partition.py",
+    "partition.timestamp-formatter": "tests/interop/test_production_interop.py",
+    "partition.timestamp-pattern": "tests/core/maintain/test_partition_time.py",
+    "scan.fallback-branch": "tests/interop/test_branches_interop.py",
+    "sink.watermark-time-zone": "tests/core/test_options.py (parsing only: watermark tags follow the "
+    "watermarks Java's commits carry, which our commits never set; not tested end to end)",
+    "tag.automatic-completion": "tests/core/maintain/test_after_commit.py",
+    "tag.automatic-creation": "tests/interop/test_production_interop.py",
+    "tag.creation-delay": "tests/core/maintain/test_after_commit.py",
+    "tag.creation-period": "tests/interop/test_production_interop.py",
+    "tag.default-time-retained": "tests/interop/test_production_interop.py",
+    "tag.num-retained-max": "tests/core/maintain/test_after_commit.py",
+    "tag.period-formatter": "tests/interop/test_production_interop.py",
 }
 FIELD_COVERED_ELSEWHERE = {  # per-column options (fields.<col>.<name>) tested in another module
     "distinct": "tests/core/merge/test_merge_types.py",
     "nested-key": "tests/core/merge/test_merge_types.py",
 }
 NO_OBSERVABLE_EFFECT = {
-    "manifest.format": "only avro is accepted (others refused by name); manifests are read by Java in every test",
+    "manifest.format": "avro (read by Java in every test) and orc (tests/core/metadata/test_orc_manifests.py); parquet is refused by name",
     "partition.legacy-name": "only the default (true) is accepted; other values are refused by name",
     "commit.max-retries": "retries of a lost commit race; tests/safety covers concurrent writers",
 }

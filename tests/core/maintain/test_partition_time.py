@@ -36,6 +36,7 @@ def test_values_that_do_not_parse_are_refused(text, formatter):
 
 
 def test_pattern_builds_the_text_from_the_keys():
+    """partition.timestamp-pattern: the partition's time text built from its keys' values."""
     t = partition_time(["dt", "hr"], ["2024-01-02", "07"], "$dt $hr:00:00", None)
     assert t == datetime(2024, 1, 2, 7)
 
