@@ -291,6 +291,7 @@ def _register() -> None:
         orphans,
         partition,
         read,
+        rest_server,
         rollback,
         sql,
         stream,
@@ -321,6 +322,7 @@ def _register() -> None:
         use,
         doctor,
         demo,
+        rest_server,
     ):
         app.add_typer(module.app)
 

@@ -108,3 +108,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_line(
             f"hypothesis seed of this run: {_SEED} (replay: --hypothesis-seed={_SEED})"
         )
+
+
+@pytest.fixture(scope="session")
+def rest_server(tmp_path_factory):
+    """``paimon rest-server`` over a fresh warehouse on 127.0.0.1, token ``rest_support.TOKEN``,
+    shared by the session (each test uses its own database names); stopped by its pid."""
+    from tests.rest_support import RestServer, SpecClient
+
+    SpecClient.load_spec()
+    server = RestServer(tmp_path_factory.mktemp("rest") / "warehouse")
+    yield server
+    server.stop()

@@ -3,7 +3,9 @@
 stdin: JSON array of requests; stdout: JSON array of results (one per request, in order). A failing
 request gives {"error": "Class: message", "trace": [...]} and the batch goes on.
 Ops: ping, read, create_table, write ("postpone_fixed_bucket": into real buckets of a bucket = -2
-table), snapshots, schema. Values use canonical.py's encoding.
+table), snapshots, schema, list_databases, list_tables, rename_table, drop_table. A request with
+``rest`` ({uri, token?, warehouse?}) goes through pypaimon's REST catalog client instead of the
+filesystem catalog of ``warehouse``. Values use canonical.py's encoding.
 """
 
 from __future__ import annotations
@@ -237,6 +239,14 @@ def _install_java09_compat() -> None:
 
 
 def _catalog(req: dict):
+    """The filesystem catalog of ``warehouse``, or with ``rest`` ({uri, token?, warehouse?}) the
+    REST catalog at ``uri`` (bearer token when given)."""
+    rest = req.get("rest")
+    if rest:
+        opts = {"metastore": "rest", "uri": rest["uri"], "warehouse": rest.get("warehouse") or "paimon"}
+        if rest.get("token"):
+            opts.update({"token.provider": "bear", "token": rest["token"]})
+        return CatalogFactory.create(opts)
     return CatalogFactory.create({"warehouse": req["warehouse"]})
 
 
@@ -350,6 +360,24 @@ def op_schema(req: dict) -> dict:
     }
 
 
+def op_list_databases(req: dict) -> dict:
+    return {"databases": sorted(_catalog(req).list_databases())}
+
+
+def op_list_tables(req: dict) -> dict:
+    return {"tables": sorted(_catalog(req).list_tables(req["database"]))}
+
+
+def op_rename_table(req: dict) -> dict:
+    _catalog(req).rename_table(req["table"], req["new_table"])
+    return {"renamed": req["new_table"]}
+
+
+def op_drop_table(req: dict) -> dict:
+    _catalog(req).drop_table(req["table"], bool(req.get("ignore_if_missing", False)))
+    return {"dropped": req["table"]}
+
+
 def op_ping(req: dict) -> dict:
     import pypaimon
 
@@ -376,6 +404,10 @@ OPS = {
     "write": op_write,
     "snapshots": op_snapshots,
     "schema": op_schema,
+    "list_databases": op_list_databases,
+    "list_tables": op_list_tables,
+    "rename_table": op_rename_table,
+    "drop_table": op_drop_table,
 }
 
 

@@ -1,0 +1,62 @@
+"""Errors as the REST spec's ``ErrorResponse`` bodies: ``{message, resourceType, resourceName,
+code}`` with ``code`` equal to the HTTP status. Every failed request answers with one of these."""
+
+from __future__ import annotations
+
+from paimon_core.errors import (
+    AlreadyExists,
+    DatabaseNotFound,
+    InvalidInput,
+    NotFound,
+    PaimonError,
+    SnapshotNotFound,
+    TableAlreadyExists,
+    TableNotFound,
+    UnsupportedFeature,
+    WarehouseNotFound,
+)
+
+DATABASE, TABLE, SNAPSHOT, UNKNOWN = "DATABASE", "TABLE", "SNAPSHOT", "UNKNOWN"
+
+
+class RestError(Exception):
+    """A request refused with HTTP ``status`` and the spec's error body."""
+
+    def __init__(self, status: int, message: str, resource_type: str | None = None, name: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.resource_type = resource_type
+        self.name = name
+
+    def body(self) -> dict:
+        return {
+            "message": self.message,
+            "resourceType": self.resource_type,
+            "resourceName": self.name,
+            "code": self.status,
+        }
+
+
+def bad_request(message: str) -> RestError:
+    return RestError(400, message)
+
+
+def from_core(error: PaimonError, database: str | None = None, table: str | None = None) -> RestError:
+    """The REST answer to a core error raised while serving ``database``/``table``."""
+    message = str(error)
+    if isinstance(error, TableNotFound):
+        return RestError(404, message, TABLE, table)
+    if isinstance(error, (DatabaseNotFound, WarehouseNotFound)):
+        return RestError(404, message, DATABASE, database)
+    if isinstance(error, SnapshotNotFound):
+        return RestError(404, message, SNAPSHOT, table)
+    if isinstance(error, NotFound):
+        return RestError(404, message, UNKNOWN, table or database)
+    if isinstance(error, TableAlreadyExists):
+        return RestError(409, message, TABLE, table)
+    if isinstance(error, AlreadyExists):
+        return RestError(409, message, DATABASE if table is None else TABLE, table or database)
+    if isinstance(error, (InvalidInput, UnsupportedFeature)):
+        return RestError(400, message)
+    return RestError(500, message)
