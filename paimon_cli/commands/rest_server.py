@@ -17,25 +17,34 @@ LOOPBACK = "127.0.0.1"
 @app.command("rest-server")
 def rest_server(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option("--port", help="TCP port to listen on.")] = 8181,
+    port: Annotated[int, typer.Option("--port", metavar="PORT", help="TCP port to listen on.")] = 8181,
     host: Annotated[
-        str, typer.Option("--host", help="Address to bind; the default serves this machine only.")
+        str,
+        typer.Option(
+            "--host", metavar="ADDRESS", help="Address to bind; the default serves this machine only."
+        ),
     ] = LOOPBACK,
     token: Annotated[
         str | None,
         typer.Option(
             "--token",
+            metavar="TOKEN",
             envvar="PAIMON_REST_TOKEN",
             show_default=False,
             help="Bearer token every request must carry (env PAIMON_REST_TOKEN). Default: none.",
         ),
     ] = None,
     prefix: Annotated[
-        str, typer.Option("--prefix", help="The URL prefix clients get from /v1/config.")
+        str, typer.Option("--prefix", metavar="PREFIX", help="The URL prefix clients get from /v1/config.")
     ] = "paimon",
     warehouse: Annotated[
         str | None,
-        typer.Option("--warehouse", show_default=False, help="Warehouse to serve (default: the global one)."),
+        typer.Option(
+            "--warehouse",
+            metavar="URI",
+            show_default=False,
+            help="Warehouse to serve (default: the global one).",
+        ),
     ] = None,
 ) -> None:
     """Serve the Paimon REST catalog API (pypaimon, Java and other REST clients) over the
