@@ -7,7 +7,7 @@ from __future__ import annotations
 from paimon_core.catalog import Catalog, FileSystemCatalog
 from paimon_core.errors import InvalidInput
 
-CATALOG_KINDS = ("filesystem", "jdbc", "hive")
+CATALOG_KINDS = ("filesystem", "jdbc", "hive", "rest")
 
 
 def create_catalog(
@@ -31,4 +31,8 @@ def create_catalog(
         from paimon_core.metastore.hive import HiveCatalog
 
         return HiveCatalog(warehouse, options, storage_options)
+    if kind == "rest":
+        from paimon_core.metastore.rest import RestCatalog
+
+        return RestCatalog(warehouse, options, storage_options)
     raise InvalidInput(f"unknown catalog '{kind}': use one of {', '.join(CATALOG_KINDS)}")

@@ -341,7 +341,7 @@ class FileStoreCommit:
         """Create ``snapshot-N`` if absent (under the catalog's lock); False when another writer got N.
         ``landed`` gets the snapshot as soon as it exists, before anything else can fail."""
         with self.table.env.lock():
-            committed = self.table.snapshots.try_commit(snap)
+            committed = self.table.env.commit_snapshot(self.table, snap)
         if committed:
             landed.append(snap)
             record_commit(self.table.path, snap.id)

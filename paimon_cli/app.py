@@ -207,7 +207,7 @@ def root(
         typer.Option(
             "--catalog",
             metavar="TYPE",
-            help="Catalog: filesystem (default), jdbc or hive. Env PAIMON_CATALOG, or \\[catalog] type in the config.",
+            help="Catalog: filesystem (default), jdbc, hive or rest. Env PAIMON_CATALOG, or \\[catalog] type in the config.",
         ),
     ] = None,
     catalog_option: Annotated[

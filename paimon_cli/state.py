@@ -31,7 +31,7 @@ class CliState:
     @cached_property
     def warehouse(self) -> str:
         """The warehouse URI; the first use notes on stderr when it is the implicit default."""
-        if self.settings.warehouse_source == "default":
+        if self.settings.warehouse_source == "default" and self.settings.catalog != "rest":
             sys.stderr.write(f"note: no warehouse configured; using {self.settings.warehouse}\n")
         return self.settings.warehouse
 

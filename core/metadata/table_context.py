@@ -38,6 +38,11 @@ class CatalogEnvironment:
         """A context manager held while ``snapshot-N`` or ``schema-N`` is created."""
         return contextlib.nullcontext()
 
+    def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
+        """Create ``snapshot-N`` (held under ``lock``); False when another writer got N. The
+        default creates it on storage; a REST catalog sends it to the server's commit endpoint."""
+        return table.snapshots.try_commit(snapshot)
+
     def after_commit(
         self, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
     ) -> None:

@@ -1,0 +1,216 @@
+"""The REST catalog client: databases and tables of a Paimon REST catalog server (the OpenAPI
+spec of apache/paimon ``docs/static/rest-catalog-open-api.yaml``), table files read and written
+on the storage path the server gives for each table.
+
+Options (Paimon's REST catalog keys): ``uri`` (required), ``token`` with ``token.provider``
+``bear`` (the default when a token is given), ``prefix`` (default: what ``/v1/config`` answers),
+``header.NAME`` extra request headers. Invariant: a commit of a main-branch table is decided by
+the server (``POST .../commit``): the snapshot is created there or the commit retries on the new
+latest; this client never creates a main-branch snapshot file itself.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from paimon_core.catalog import Catalog, parse_identifier
+from paimon_core.errors import (
+    AlreadyExists,
+    CatalogUnavailable,
+    DatabaseNotFound,
+    InvalidInput,
+    TableAlreadyExists,
+    TableNotFound,
+)
+from paimon_core.metadata.schema import Schema, SchemaManager
+from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.metadata.table_context import CatalogEnvironment, TableContext
+from paimon_core.storage.file_io import FileIO
+from paimon_core.table import FileStoreTable
+
+_KNOWN = ("uri", "token", "token.provider", "prefix", "warehouse")
+
+
+class RestEnvironment(CatalogEnvironment):
+    """A table of a REST catalog: commits go to the server."""
+
+    def __init__(self, catalog: RestCatalog, db: str, name: str, table_id: str | None):
+        self.catalog, self.db, self.name, self.table_id = catalog, db, name, table_id
+
+    def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
+        base = table.snapshots.snapshot(snapshot.id - 1).uuid if snapshot.id > 1 else None
+        body = {
+            "tableId": self.table_id,
+            "baseSnapshotUuid": base,
+            "snapshot": json.loads(snapshot.to_json()),
+            "statistics": [],
+        }
+        answer = self.catalog.call("POST", f"databases/{_q(self.db)}/tables/{_q(self.name)}/commit", body)
+        return bool(answer and answer.get("success"))
+
+
+def _q(name: str) -> str:
+    return urllib.parse.quote(name, safe="")
+
+
+class RestCatalog(Catalog):
+    kind = "rest"
+
+    def __init__(self, warehouse: str, options: dict, storage_options: dict | None = None):
+        unknown = sorted(k for k in options if k not in _KNOWN and not k.startswith("header."))
+        if unknown:
+            raise InvalidInput(
+                f"unknown rest catalog option(s): {', '.join(unknown)} (known: {', '.join(_KNOWN)}, header.*)"
+            )
+        uri = str(options.get("uri") or "").rstrip("/")
+        if not uri.startswith(("http://", "https://")):
+            raise InvalidInput("the rest catalog needs uri=http://HOST:PORT (catalog option 'uri')")
+        provider = str(options.get("token.provider") or "bear")
+        if provider != "bear":
+            raise InvalidInput(f"token.provider '{provider}' is not supported: use 'bear'")
+        super().__init__(warehouse, storage_options)
+        self.uri = uri
+        self.headers = {k[len("header.") :]: str(v) for k, v in options.items() if k.startswith("header.")}
+        if options.get("token"):
+            self.headers["Authorization"] = f"Bearer {options['token']}"
+        self.storage_options = storage_options
+        query = urllib.parse.urlencode({"warehouse": options.get("warehouse") or warehouse})
+        config = self._request("GET", f"{uri}/v1/config?{query}") or {}
+        merged = {**(config.get("defaults") or {}), **options, **(config.get("overrides") or {})}
+        self.prefix = str(merged.get("prefix") or "")
+
+    def info(self) -> dict:
+        return {"catalog": self.kind, "uri": self.uri, "prefix": self.prefix}
+
+    # ---- HTTP
+    def _request(self, method: str, url: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(
+            url, data=data, method=method, headers={"Content-Type": "application/json", **self.headers}
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as e:
+            raise _error(e.code, e.read()) from None
+        except OSError as e:
+            raise CatalogUnavailable(f"cannot reach the REST catalog at {self.uri}: {e}") from None
+        return json.loads(raw) if raw else None
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        prefix = f"/{_q(self.prefix)}" if self.prefix else ""
+        return self._request(method, f"{self.uri}/v1{prefix}/{path}", body)
+
+    # ---- databases
+    def list_databases(self) -> list[str]:
+        return sorted(self.call("GET", "databases")["databases"])
+
+    def database_exists(self, db: str) -> bool:
+        try:
+            self.call("GET", f"databases/{_q(db)}")
+        except DatabaseNotFound:
+            return False
+        return True
+
+    def create_database(self, db: str, ignore_if_exists: bool = True, properties: dict | None = None) -> None:
+        try:
+            self.call("POST", "databases", {"name": db, "options": dict(properties or {})})
+        except AlreadyExists:
+            if not ignore_if_exists:
+                raise
+
+    def database_properties(self, db: str) -> dict[str, str]:
+        return dict(self.call("GET", f"databases/{_q(db)}").get("options") or {})
+
+    def drop_database(self, db: str, cascade: bool = False) -> None:
+        from paimon_core.catalog import not_empty
+
+        tables = self.list_tables(db)
+        if tables and not cascade:
+            raise not_empty(db, tables)
+        self.call("DELETE", f"databases/{_q(db)}")
+
+    # ---- tables
+    def list_tables(self, db: str) -> list[str]:
+        return sorted(self.call("GET", f"databases/{_q(db)}/tables")["tables"])
+
+    def table_exists(self, identifier: str) -> bool:
+        try:
+            self._get_table(identifier)
+        except (TableNotFound, DatabaseNotFound):
+            return False
+        return True
+
+    def _get_table(self, identifier: str) -> FileStoreTable:
+        db, name = parse_identifier(identifier)
+        got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}")
+        io = FileIO(got["path"], self.storage_options)
+        path = io.root if io.is_local else got["path"]
+        schema = SchemaManager(io, path).latest()
+        if schema is None:
+            raise TableNotFound(f"{db}.{name}")
+        table = FileStoreTable(io, path, f"{db}.{name}", schema)
+        table.env = RestEnvironment(self, db, name, got.get("id"))
+        return table
+
+    def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
+        db, name = parse_identifier(identifier)
+        ts = schema.to_table_schema(0)  # validated here, as the server will
+        body = {
+            "identifier": {"database": db, "object": name},
+            "schema": {
+                "fields": [f.to_json() for f in ts.fields],
+                "partitionKeys": list(ts.partition_keys),
+                "primaryKeys": list(ts.primary_keys),
+                "options": dict(ts.options),
+                **({"comment": ts.comment} if ts.comment is not None else {}),
+            },
+        }
+        self.create_database(db, ignore_if_exists=True)
+        try:
+            self.call("POST", f"databases/{_q(db)}/tables", body)
+        except AlreadyExists:
+            if not ignore_if_exists:
+                raise TableAlreadyExists(f"{db}.{name}") from None
+        return self.get_table(f"{db}.{name}")
+
+    def drop_table(self, identifier: str, ignore_if_missing: bool = False) -> None:
+        db, name = parse_identifier(identifier)
+        try:
+            self.call("DELETE", f"databases/{_q(db)}/tables/{_q(name)}")
+        except (TableNotFound, DatabaseNotFound):
+            if not ignore_if_missing:
+                raise
+
+    def rename_table(self, identifier: str, new_identifier: str) -> None:
+        db, name = parse_identifier(identifier)
+        db2, name2 = parse_identifier(new_identifier)
+        body = {"source": {"database": db, "object": name}, "destination": {"database": db2, "object": name2}}
+        self.call("POST", "tables/rename", body)
+
+
+def _error(status: int, raw: bytes) -> Exception:
+    """The core error for a REST error answer (the spec's ErrorResponse body)."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    message = str(body.get("message") or raw[:200].decode("utf-8", "replace"))
+    kind, name = body.get("resourceType"), str(body.get("resourceName") or "")
+    if status == 404 and kind == "DATABASE":
+        return DatabaseNotFound(name)
+    if status == 404 and kind == "TABLE":
+        return TableNotFound(name)
+    if status == 409:
+        return TableAlreadyExists(name) if kind == "TABLE" else AlreadyExists(message)
+    if status in (401, 403):
+        return CatalogUnavailable(f"the REST catalog refused the request ({status}): {message}")
+    if status == 400:
+        return InvalidInput(f"the REST catalog refused the request: {message}")
+    return CatalogUnavailable(f"the REST catalog answered {status}: {message}")
