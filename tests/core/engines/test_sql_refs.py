@@ -1,9 +1,9 @@
-"""Finding and rewriting table references of `paimon sql` (no Spark needed)."""
+"""Finding and rewriting table references of `paimon sql` (the same for DuckDB and Spark)."""
 
 from __future__ import annotations
 
 import pytest
-from paimon_core.engines.spark.sql import TableRef, find_refs, in_user_terms, rewrite
+from paimon_core.engines.sql_refs import TableRef, find_refs, in_user_terms, rewrite
 from paimon_core.errors import InvalidInput
 
 TABLES = {"db.t", "db.u", "shop.orders"}
