@@ -43,7 +43,8 @@ def local_sql_errors(engine, statement: str) -> Iterator[None]:
         yield
     except duckdb.Error as e:
         query, refs = engine.last_refs
-        raise as_sql_error(e, statement, refs if query == statement else ()) from e
+        refs = refs if query == statement else ()
+        raise as_sql_error(e, statement, refs, list(engine.datasets.values())) from e
 
 
 def write_result_file(batches, schema, path, fmt: str, render=None) -> int:

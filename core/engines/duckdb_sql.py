@@ -65,19 +65,20 @@ def _first_line(e: BaseException) -> str:
     return line.rstrip(";").rstrip()
 
 
-def as_sql_error(e: BaseException, query: str = "", refs=()) -> BaseException:
+def as_sql_error(e: BaseException, query: str = "", refs=(), datasets=()) -> BaseException:
     """A DuckDB error as a one-line ``SqlError`` (view names turned back into the table
-    references of ``query``); our own error raised inside a scan as itself."""
-    from paimon_core.errors import PaimonError
-
-    cause = e.__cause__ or e.__context__
-    if isinstance(cause, PaimonError):
-        return cause
+    references of ``query``); an error our own read raised inside a scan of one of
+    ``datasets`` as itself."""
+    for d in datasets:
+        failure = getattr(d, "failure", None)
+        if failure is not None:
+            d.failure = None
+            return failure
     return SqlError(in_user_terms(_first_line(e), query, list(refs), '"'))
 
 
 @contextmanager
-def duckdb_errors(query: str = "", refs=()) -> Iterator[None]:
+def duckdb_errors(query: str = "", refs=(), datasets=()) -> Iterator[None]:
     """DuckDB's answers to a mistake (parse, bind, catalog, conversion errors...) as one-line
     ``SqlError``s (``as_sql_error``)."""
     import duckdb
@@ -85,7 +86,7 @@ def duckdb_errors(query: str = "", refs=()) -> Iterator[None]:
     try:
         yield
     except duckdb.Error as e:
-        raise as_sql_error(e, query, refs) from e
+        raise as_sql_error(e, query, refs, datasets) from e
 
 
 class DuckDbSql:
@@ -135,7 +136,7 @@ class DuckDbSql:
         """The result of a read-only statement as a stream of batches."""
         rewritten, refs = self._register(statement)
         self.last_refs = (statement, refs)  # for errors raised while the result streams
-        with duckdb_errors(statement, refs):
+        with duckdb_errors(statement, refs, list(self.datasets.values())):
             kinds = [s.type.name for s in self.con.extract_statements(rewritten)]
             if len(kinds) != 1:
                 raise SqlError("give one statement at a time (or a script with -f: split at ';')")
@@ -151,7 +152,7 @@ class DuckDbSql:
 
     def query_table(self, statement: str) -> pa.Table:
         reader = self.query(statement)
-        with duckdb_errors(*self.last_refs):
+        with duckdb_errors(*self.last_refs, list(self.datasets.values())):
             return reader.read_all()
 
     # ---- writes
@@ -167,13 +168,18 @@ class DuckDbSql:
     def _insert(self, ins: sql_script.Insert) -> WriteSummary:
         table = self._target(ins.table, "INSERT")
         data = self.query_table(ins.query)
-        names = ins.columns or table.schema.field_names
+        # with PARTITION (k = 'v'), the query gives the other columns (Spark's static partitions)
+        names = ins.columns or [n for n in table.schema.field_names if n not in ins.partition]
         if data.num_columns != len(names):
             raise SqlError(
                 f"INSERT into {ins.table}: the query gives {data.num_columns} column(s), "
                 f"{'the column list' if ins.columns else 'the table'} has {len(names)}"
             )
-        data = _cast(data.rename_columns(names), table.schema.arrow_schema(), ins.table)
+        data = data.rename_columns(names)
+        for key, value in ins.partition.items():
+            if key not in names:
+                data = data.append_column(key, pa.array([value] * data.num_rows, pa.string()))
+        data = _cast(data, table.schema.arrow_schema(), ins.table)
         snap = table.write_arrow(data, overwrite=ins.overwrite, partition=ins.partition or None)
         action = "overwrote" if ins.overwrite else "inserted"
         return WriteSummary(action, table.identifier, data.num_rows, snap.id if snap else None)

@@ -160,6 +160,10 @@ def find_refs(
             continue
         parts = [_unquote(p) for p in part_rx.findall(m.group("name"))]
         start, end = m.span("name")
+        if len(parts) == 1 and "." in parts[0] and "$" not in parts[0] and exists(parts[0]):
+            db, _, rest = parts[0].partition(".")  # `db.t` as one quoted identifier
+            out.append((start, end, TableRef(db, rest)))
+            continue
         if len(parts) == 1 and "." in parts[0] and "$" in parts[0]:
             db, _, rest = parts[0].partition(".")
             ref = parse_suffix(db, rest)

@@ -55,6 +55,7 @@ class SnapshotDataset(ds.Dataset):  # type: ignore[misc]  # the C++ side stays e
         self.predicate = predicate
         self._schema = TableRead(table, self.base_columns).output_schema()
         self.scans: list[tuple[list[str], str | None, int]] = []  # (columns read, where, files)
+        self.failure: Exception | None = None  # an error our read raised inside a consumer
 
     @property
     def schema(self) -> pa.Schema:  # type: ignore[override]
@@ -101,9 +102,13 @@ class SnapshotDataset(ds.Dataset):  # type: ignore[misc]  # the C++ side stays e
         )
 
     def _batches(self, reader: TableRead, splits) -> Iterator[pa.RecordBatch]:
-        with expiry_checked(self.table, self.snapshot):
-            for t in reader.to_batches(splits):
-                yield from t.to_batches(max_chunksize=BATCH_ROWS)
+        try:
+            with expiry_checked(self.table, self.snapshot):
+                for t in reader.to_batches(splits):
+                    yield from t.to_batches(max_chunksize=BATCH_ROWS)
+        except Exception as e:  # the consumer (DuckDB) reports it as text: keep it for the caller
+            self.failure = e
+            raise
 
     # ---- the Dataset methods a user of the object may call
     def to_batches(self, columns=None, filter=None, **kw):  # type: ignore[override]
