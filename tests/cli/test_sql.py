@@ -157,3 +157,57 @@ def test_script_file_stdin_and_out_file(cli, events_table, tmp_path):
 def test_real_process_bad_sql_exit_code(events_table, wh, tmp_path):
     p = run_paimon("-w", wh, "sql", "SELECT FROM WHERE", cwd=tmp_path)
     assert p.returncode == 1 and p.stderr.count("\n") == 1 and p.stderr.startswith("error: "), p.stderr
+
+
+def test_repl_on_a_terminal(events_table, wh, tmp_path):
+    """Driven through a pty: a statement over two lines runs at its ';', an error is one line
+    and the session goes on, Ctrl-D ends it, the history file keeps the statements."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    main, child = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
+    env.update(HOME=str(tmp_path / "home"), TERM="dumb")
+    p = subprocess.Popen(
+        [sys.executable, "-m", "paimon_cli", "-w", str(wh), "-o", "json", "sql"],
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        cwd=tmp_path,
+        env=env,
+    )
+    os.close(child)
+    seen = b""
+
+    def until(text: bytes, timeout: float = 60, count: int = 1) -> None:
+        nonlocal seen
+        end = time.monotonic() + timeout
+        while seen.count(text) < count:
+            assert time.monotonic() < end, seen.decode(errors="replace")
+            ready, _, _ = select.select([main], [], [], 0.5)
+            if ready:
+                try:
+                    seen += os.read(main, 4096)
+                except OSError:
+                    break
+
+    until(b"paimon> ")
+    os.write(main, b"SELECT count(*) AS n\n")
+    until(b"...> ")
+    os.write(main, b"FROM demo.events;\n")
+    until(b'{"n": 10}')
+    os.write(main, b"SELECT nope FROM demo.events;\n")
+    until(b"error: Binder Error")
+    os.write(main, b"SELECT max(id) AS m FROM demo.events;\n")
+    until(b'{"m": 9}')
+    until(b"paimon> ", count=4)  # the prompt after the last result: readline reads again
+    os.write(main, b"\x04")
+    assert p.wait(timeout=60) == 0
+    os.close(main)
+    assert b"Traceback" not in seen
+    history = (tmp_path / "home" / ".paimon_sql_history").read_text()
+    assert "FROM demo.events;" in history
