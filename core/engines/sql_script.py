@@ -18,8 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+# an unterminated string, quoted name or comment runs to the end (the REPL then reads on)
 _PIECE = re.compile(
-    r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?\*/|;|[^'\"`;/-]+|.", re.S
+    r"'(?:[^']|'')*(?:'|\Z)|\"(?:[^\"]|\"\")*(?:\"|\Z)|`(?:[^`]|``)*(?:`|\Z)|--[^\n]*|/\*.*?(?:\*/|\Z)|;"
+    r"|[^'\"`;/-]+|.",
+    re.S,
 )
 _NAME = r"(?P<name>(?:`(?:[^`]|``)+`|\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$]*)(?:\s*\.\s*(?:`(?:[^`]|``)+`|\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$]*))*)"
 _LEAD = re.compile(r"\A(?:\s+|--[^\n]*|/\*.*?\*/)*", re.S)
