@@ -62,6 +62,7 @@ def test_projection_and_filter_reach_the_scan(events_table, wh):
     assert files == 1  # one partition, one file
 
 
+@pytest.mark.slow
 def test_time_travel_spellings(cli, events_table):
     cli("ingest", write_parquet(Path("in/e2.parquet"), events(4, start=100)), "-t", "demo.events")
     counts = {
@@ -91,6 +92,7 @@ def test_branch_by_name(cli, events_table):
     assert cli.json("sql", "SELECT count(*) AS n FROM demo.events") == [{"n": 10}]
 
 
+@pytest.mark.slow
 def test_writes_make_one_snapshot_each(cli, events_table):
     before = cli.snapshot_ids("demo.events")
     r = cli(
@@ -154,11 +156,13 @@ def test_script_file_stdin_and_out_file(cli, events_table, tmp_path):
     cli("sql", "SELECT 1", "--out", tmp_path / "r.txt", code=1)
 
 
+@pytest.mark.slow
 def test_real_process_bad_sql_exit_code(events_table, wh, tmp_path):
     p = run_paimon("-w", wh, "sql", "SELECT FROM WHERE", cwd=tmp_path)
     assert p.returncode == 1 and p.stderr.count("\n") == 1 and p.stderr.startswith("error: "), p.stderr
 
 
+@pytest.mark.slow
 def test_repl_on_a_terminal(events_table, wh, tmp_path):
     """Driven through a pty: a statement over two lines runs at its ';', an error is one line
     and the session goes on, Ctrl-D ends it, the history file keeps the statements."""
