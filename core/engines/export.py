@@ -88,7 +88,7 @@ class TextSink(Protocol):
     def close(self) -> None: ...
 
 
-# (fmt, column names, text stream) -> a sink writing rows as text in ``fmt`` ("csv" | "json")
+# (fmt, column names, binary stream) -> a sink writing rows as UTF-8 text in ``fmt`` ("csv" | "json")
 TextRenderer = Callable[[str, list, object], TextSink]
 
 
@@ -182,7 +182,7 @@ def _write_parquet(batches, empty_schema, tmp: Path) -> int:
 
 def _write_text(batches, empty_schema, tmp: Path, fmt: str, render: TextRenderer) -> int:
     rows = 0
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
+    with open(tmp, "wb", buffering=1 << 20) as f:
         sink = render(fmt, list(empty_schema.names), f)
         for batch in batches:
             sink.write(_as_table(batch))
