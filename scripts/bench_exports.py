@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -44,8 +43,10 @@ TARGET_CSV = 1.3
 
 
 def flat_rows(n: int, rng) -> pa.Table:
-    words = np.array(["alpha", "beta, gamma", 'say "hi"', "", "naïve", "line\nbreak", "x" * 20])
-    name = pa.array(words[rng.integers(0, len(words), n)])
+    words = np.array(
+        ["alpha", "beta", "gamma delta", "naïve", "x" * 20] * 20 + ["b, c", 'say "hi"', "", "l\nb"]
+    )
+    name = pa.array(words[rng.integers(0, len(words), n)])  # 4% need quotes
     name = pa.array(np.where(rng.random(n) < 0.05, None, name.to_numpy(zero_copy_only=False)), pa.string())
     cents = rng.integers(-(10**8), 10**8, n)
     text = np.char.add(
@@ -58,7 +59,7 @@ def flat_rows(n: int, rng) -> pa.Table:
         {
             "id": pa.array(np.arange(n, dtype=np.int64)),
             "name": name,
-            "value": pa.array(rng.standard_normal(n) * 10.0 ** rng.integers(-8, 12, n)),
+            "value": pa.array(np.round(rng.standard_normal(n) * 10.0 ** rng.integers(0, 6, n), 2)),
             "qty": pa.array(rng.integers(-1000, 1000, n).astype(np.int32)),
             "price": price,
             "d": pa.array(days),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -123,74 +124,70 @@ def _float_text(arr: pa.Array) -> pa.Array:
     Arrow prints the same shortest digits as Python, laid out by other rules: fixed notation for
     decimal exponents -6..9 (Python: -4..15), integers without ``.0`` and one-digit exponents
     without a leading zero. The exponent is known from the magnitude (the powers of ten that
-    bound the classes are exact doubles, or the doubles whose repr is that power), so each class
-    is re-laid out a subset at a time with one pattern per exponent."""
+    bound the classes are exact doubles, or the doubles whose repr is that power), so each
+    class is re-laid out on its own rows, with one pattern per exponent."""
     arr = arr.cast(pa.float64())
     text = pc.cast(arr, pa.string())
-    values = arr.to_numpy(zero_copy_only=False)
+    values = pc.fill_null(arr, 0.0).to_numpy(zero_copy_only=False)
     with np.errstate(invalid="ignore"):
         mag = np.abs(values)
         finite = np.isfinite(values)
-        integral = finite & (mag < 1e10) & (values == np.floor(values))
-        groups = {
-            "point": integral,
-            "pad": finite & (mag >= 1e-9) & (mag < 1e-6),  # arrow 1e-7, Python 1e-07
-            "small": finite & (mag >= 1e-6) & (mag < 1e-4),  # arrow 0.00001, Python 1e-05
-            "large": finite & (mag >= 1e10) & (mag < 1e16),  # arrow 1e+10, Python 10000000000.0
-            "named": ~finite,
-        }
-    if arr.null_count:
-        groups = {k: v & ~np.asarray(pc.is_null(arr)) for k, v in groups.items()}
-    for name, mask in groups.items():
+        small = np.searchsorted(_SMALL, mag, side="right")  # 1: e-06, 2: e-05
+        large = np.searchsorted(_LARGE, mag, side="right")  # 1..6: e+10..e+15
+        groups = [
+            (finite & (mag < 1e10) & (values == np.floor(values)), _point),
+            (finite & (mag >= 1e-9) & (mag < 1e-6), _pad),  # Arrow 1e-7, Python 1e-07
+            (~finite, _named),
+        ]
+        groups += [(small == i, partial(_small, -7 + i)) for i in (1, 2)]
+        groups += [(large == i, partial(_large, 9 + i)) for i in range(1, 7)]
+    valid = np.asarray(pc.is_valid(arr)) if arr.null_count else None
+    picked, fixed = [], []
+    for mask, fix in groups:
+        if valid is not None:
+            mask = mask & valid
         if mask.any():
             idx = np.flatnonzero(mask)
-            fixed = _FLOAT_FIXES[name](text.take(pa.array(idx)), mag[idx])
-            text = pc.replace_with_mask(text, pa.array(mask), fixed)
-    return text
+            picked.append(idx)
+            fixed.append(fix(text.take(pa.array(idx))))
+    if not picked:
+        return text
+    idx = np.concatenate(picked)
+    order = np.argsort(idx, kind="stable")
+    mask = np.zeros(len(arr), bool)
+    mask[idx] = True
+    return pc.replace_with_mask(text, pa.array(mask), pa.concat_arrays(fixed).take(pa.array(order)))
 
 
-def _point(text: pa.Array, mag) -> pa.Array:
+_SMALL = np.array([1e-6, 1e-5, 1e-4])
+_LARGE = np.array([10.0**e for e in range(10, 17)])
+
+
+def _point(text: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(text, ".0", "")
 
 
-def _pad(text: pa.Array, mag) -> pa.Array:
+def _pad(text: pa.Array) -> pa.Array:
     return pc.replace_substring_regex(text, r"e-(\d)$", r"e-0\1")
 
 
-def _by_exponent(text: pa.Array, mag, fix) -> pa.Array:
-    """``fix(text, exponent)`` on the values of each decimal exponent of ``mag``."""
-    exps = np.floor(np.log10(mag)).astype(np.int64)
-    # log10 can be off by one at the boundaries: the text's exponent is the one Arrow printed
-    out = text
-    for e in np.unique(np.concatenate([exps - 1, exps, exps + 1])):
-        out = fix(out, int(e))
-    return out
+def _small(e: int, text: pa.Array) -> pa.Array:
+    """0.0000dddd (e = -5) / 0.00000dddd (e = -6) -> d.ddde-05."""
+    zeros = "0" * (-e - 1)
+    text = pc.replace_substring_regex(text, rf"^(-?)0\.{zeros}([1-9])(\d+)$", rf"\1\2.\3e-0{-e}")
+    return pc.replace_substring_regex(text, rf"^(-?)0\.{zeros}([1-9])$", rf"\1\2e-0{-e}")
 
 
-def _small(text: pa.Array, mag) -> pa.Array:
-    def fix(t, e):  # 0.0000dddd (e = -5) / 0.00000dddd (e = -6) -> d.ddde-05
-        zeros = "0" * (-e - 1)
-        t = pc.replace_substring_regex(t, rf"^(-?)0\.{zeros}([1-9])(\d+)$", rf"\1\2.\3e-0{-e}")
-        return pc.replace_substring_regex(t, rf"^(-?)0\.{zeros}([1-9])$", rf"\1\2e-0{-e}")
-
-    return _by_exponent(text, mag, fix)
-
-
-def _large(text: pa.Array, mag) -> pa.Array:
-    def fix(t, e):  # d.ddde+1X -> the digits with the point moved X places (zeros added), .0 if none
-        zeros = "0" * e
-        t = pc.replace_substring_regex(t, rf"^(-?\d)(?:\.(\d*))?e\+{e}$", rf"\1.\2{zeros}@")
-        t = pc.replace_substring_regex(t, rf"^(-?\d)\.(\d{{{e}}})(\d*?)0*@$", r"\1\2.\3")
-        return pc.replace_substring_regex(t, r"\.$", ".0")
-
-    return _by_exponent(text, mag, fix)
+def _large(e: int, text: pa.Array) -> pa.Array:
+    """d.ddde+1X -> the digits with the point moved X places (zeros added), ``.0`` if none after."""
+    zeros = "0" * e
+    text = pc.replace_substring_regex(text, rf"^(-?\d)(?:\.(\d*))?e\+{e}$", rf"\1.\2{zeros}@")
+    text = pc.replace_substring_regex(text, rf"^(-?\d)\.(\d{{{e}}})(\d*?)0*@$", r"\1\2.\3")
+    return pc.replace_substring_regex(text, r"\.$", ".0")
 
 
-def _named(text: pa.Array, mag) -> pa.Array:
+def _named(text: pa.Array) -> pa.Array:
     return pc.replace_substring_regex(pc.replace_substring(text, "inf", "Infinity"), "^nan$", "NaN")
-
-
-_FLOAT_FIXES = {"point": _point, "pad": _pad, "small": _small, "large": _large, "named": _named}
 
 
 def _decimal_text(arr: pa.Array) -> pa.Array:

@@ -56,8 +56,23 @@ TYPES = {
     "ms": "MULTISET<STRING>",
     "deep": "ARRAY<ROW<k MAP<STRING, DECIMAL(5, 1)>, l ARRAY<ARRAY<FLOAT>>>>",
 }
-TEXTS = ["", "a", "NULL", "NA", 'q"uo"te', "a,b", "line\nbreak", "cr\rlf\r\n", "tab\t", "ünïcødé ✓",
-         "back\\slash", "ctl\x01\x08\x0c\x1f", "\u2028sep", " lead", "emoji 🎉"]
+TEXTS = [
+    "",
+    "a",
+    "NULL",
+    "NA",
+    'q"uo"te',
+    "a,b",
+    "line\nbreak",
+    "cr\rlf\r\n",
+    "tab\t",
+    "ünïcødé ✓",
+    "back\\slash",
+    "ctl\x01\x08\x0c\x1f",
+    "\u2028sep",
+    " lead",
+    "emoji 🎉",
+]
 
 
 def _float(rng: random.Random) -> float:
@@ -94,7 +109,9 @@ def _value(rng: random.Random, t: pa.DataType, depth: int = 0):
     if pa.types.is_date(t):
         return dt.date(1, 1, 1) + dt.timedelta(days=rng.randint(0, 3_652_058))
     if pa.types.is_time(t):
-        return dt.time(rng.randrange(24), rng.randrange(60), rng.randrange(60), rng.choice([0, 1000, 999_000]))
+        return dt.time(
+            rng.randrange(24), rng.randrange(60), rng.randrange(60), rng.choice([0, 1000, 999_000])
+        )
     if pa.types.is_timestamp(t):
         if t.unit == "ns":
             return pa.scalar(rng.randint(-(2**62), 2**62), t).value
@@ -103,7 +120,9 @@ def _value(rng: random.Random, t: pa.DataType, depth: int = 0):
             micros = 0
         elif t.unit == "ms":
             micros -= micros % 1000
-        base = dt.datetime(1, 1, 1) + dt.timedelta(seconds=rng.randint(0, 315_537_897_599), microseconds=micros)
+        base = dt.datetime(1, 1, 1) + dt.timedelta(
+            seconds=rng.randint(0, 315_537_897_599), microseconds=micros
+        )
         return base.replace(tzinfo=dt.timezone.utc) if t.tz else base
     if pa.types.is_map(t):
         keys = {_value(rng, t.key_type, depth + 1) for _ in range(rng.randint(0, 3))} - {None}
