@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 from paimon_core.data.text_forms import SPACED, json_column, text_column
 
 ROWS_PER_PIECE = 65_536  # a piece's text stays far below the 2 GiB of a string array
@@ -36,15 +37,42 @@ def csv_header(columns: list[str]) -> bytes:
     return (",".join(csv_field_text(c) for c in columns) + "\n").encode()
 
 
-def _csv_cell(arr) -> pa.Array:
+def _csv_cell(arr) -> tuple[pa.Array, bool]:
+    """(each value's CSV field, whether any field holds , " CR or LF: a quoted one)."""
     text = text_column(arr)
+    quoted_some = False
     if not any(getattr(pa.types, check)(arr.type) for check in _BARE):  # text that may need quotes
-        needs = pc.fill_null(pc.match_substring_regex(text, '^$|[,"\r\n]'), False)
-        if pc.any(needs).as_py():
+        needs = _needs_quotes(text)
+        if needs is not None:
             some = text.filter(needs)
             quoted = pc.binary_join_element_wise('"', pc.replace_substring(some, '"', '""'), '"', "")
             text = pc.replace_with_mask(text, needs, quoted)
-    return pc.fill_null(text, "")
+            quoted_some = True
+    return (pc.fill_null(text, "") if text.null_count else text), quoted_some
+
+
+_STRUCTURAL = np.zeros(256, bool)
+_STRUCTURAL[[ord(c) for c in ',"\r\n']] = True
+
+
+def _needs_quotes(text: pa.Array) -> pa.Array | None:
+    """Which values are empty or hold , " CR or LF (None: none), found on the UTF-8 bytes at
+    once (those bytes never occur inside a multi-byte character)."""
+    text = text.cast(pa.string())
+    if len(text) == 0:
+        return None
+    offsets = np.frombuffer(text.buffers()[1], np.int32)[text.offset : text.offset + len(text) + 1]
+    data = text.buffers()[2]
+    data = (
+        np.frombuffer(data, np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, np.uint8)
+    )
+    hits = np.flatnonzero(_STRUCTURAL[data])
+    needs = np.diff(offsets) == 0
+    if text.null_count:
+        needs &= np.asarray(pc.is_valid(text))
+    if len(hits):
+        needs[np.searchsorted(offsets, hits + offsets[0], side="right") - 1] = True
+    return pa.array(needs) if needs.any() else None
 
 
 def _lines_buffer(lines: pa.Array) -> pa.Buffer:
@@ -63,8 +91,64 @@ def csv_lines(table: pa.Table) -> Iterator[pa.Buffer]:
             yield pa.py_buffer(b"\n" * piece.num_rows)
             continue
         cells = [_csv_cell(piece.column(i)) for i in range(piece.num_columns)]
+        yield _csv_piece([c for c, _ in cells], [q for _, q in cells])
+
+
+def _csv_piece(cells: list[pa.Array], quoted: list[bool]) -> pa.Buffer:
+    """Fields joined by , and lines ended by LF. Arrow's CSV writer joins them (it refuses the
+    characters quoted fields hold, so those travel as four bytes no field of the piece holds and
+    are put back in the output); without such spare bytes, compute joins them."""
+    masked = [i for i, q in enumerate(quoted) if q]
+    spare = _spare_bytes([cells[i] for i in masked]) if masked else None
+    if masked and spare is None:
         line = pc.binary_join_element_wise(*cells, ",") if len(cells) > 1 else cells[0]
-        yield _lines_buffer(pc.binary_join_element_wise(line, "", "\n"))
+        return _lines_buffer(pc.binary_join_element_wise(line, "", "\n"))
+    there, back = np.arange(256, dtype=np.uint8), np.arange(256, dtype=np.uint8)
+    if spare is not None:
+        there[_STRUCTURAL_BYTES] = spare
+        back[spare] = _STRUCTURAL_BYTES
+        for i in masked:
+            cells[i] = _translated(cells[i], there)
+    out = pa.BufferOutputStream()
+    columns = {f"c{i}": c for i, c in enumerate(cells)}
+    pcsv.write_csv(pa.table(columns), out, pcsv.WriteOptions(include_header=False, quoting_style="none"))
+    written = out.getvalue()
+    if spare is None:
+        return written
+    return pa.py_buffer(written.to_pybytes().translate(back.tobytes()))
+
+
+_STRUCTURAL_BYTES = np.array([ord(c) for c in ',"\r\n'], np.uint8)
+_SPARE_CANDIDATES = np.array([*range(1, 9), *range(14, 32), 127], np.uint8)
+
+
+def _string_bytes(text: pa.Array) -> np.ndarray:
+    offsets = np.frombuffer(text.buffers()[1], np.int32)[text.offset : text.offset + len(text) + 1]
+    data = text.buffers()[2]
+    return (
+        np.frombuffer(data, np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, np.uint8)
+    )
+
+
+def _spare_bytes(cells: list[pa.Array]) -> np.ndarray | None:
+    """Four control bytes none of ``cells`` holds (the fields that may hold them), or None."""
+    seen = np.zeros(256, bool)
+    for c in cells:
+        seen |= np.bincount(_string_bytes(c), minlength=256) > 0
+    free = _SPARE_CANDIDATES[~seen[_SPARE_CANDIDATES]]
+    return free[:4] if len(free) >= 4 else None
+
+
+def _translated(text: pa.Array, table: np.ndarray) -> pa.Array:
+    """``text`` with every byte mapped through ``table`` (ASCII to ASCII: offsets unchanged)."""
+    text = text.cast(pa.string())
+    offsets = np.frombuffer(text.buffers()[1], np.int32)[text.offset : text.offset + len(text) + 1]
+    data = table[_string_bytes(text)]
+    return pa.Array.from_buffers(
+        pa.string(),
+        len(text),
+        [None, pa.py_buffer((offsets - offsets[0]).astype(np.int32)), pa.py_buffer(data)],
+    )
 
 
 def json_lines(table: pa.Table) -> Iterator[pa.Buffer]:
