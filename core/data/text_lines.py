@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
+from paimon_core.data.parallel import THREADS, ordered_parallel
 from paimon_core.data.text_forms import SPACED, json_column, text_column
 
 ROWS_PER_PIECE = 65_536  # a piece's text stays far below the 2 GiB of a string array
@@ -85,13 +86,16 @@ def _lines_buffer(lines: pa.Array) -> pa.Buffer:
 
 
 def csv_lines(table: pa.Table) -> Iterator[pa.Buffer]:
-    """The rows of ``table`` as CSV lines (no header), a buffer per piece of rows."""
-    for piece in _pieces(table):
-        if piece.num_columns == 0:
-            yield pa.py_buffer(b"\n" * piece.num_rows)
-            continue
-        cells = [_csv_cell(piece.column(i)) for i in range(piece.num_columns)]
-        yield _csv_piece([c for c, _ in cells], [q for _, q in cells])
+    """The rows of ``table`` as CSV lines (no header), a buffer per piece of rows (pieces are
+    rendered on a few threads, in order)."""
+    return ordered_parallel(_csv_rows, _pieces(table), THREADS)
+
+
+def _csv_rows(piece: pa.Table) -> pa.Buffer:
+    if piece.num_columns == 0:
+        return pa.py_buffer(b"\n" * piece.num_rows)
+    cells = [_csv_cell(piece.column(i)) for i in range(piece.num_columns)]
+    return _csv_piece([c for c, _ in cells], [q for _, q in cells])
 
 
 def _csv_piece(cells: list[pa.Array], quoted: list[bool]) -> pa.Buffer:
@@ -152,18 +156,21 @@ def _translated(text: pa.Array, table: np.ndarray) -> pa.Array:
 
 
 def json_lines(table: pa.Table) -> Iterator[pa.Buffer]:
-    """The rows of ``table`` as JSON lines, a buffer per piece of rows."""
+    """The rows of ``table`` as JSON lines, a buffer per piece of rows (rendered on a few
+    threads, in order)."""
     names = [json.dumps(n, ensure_ascii=False) + SPACED.key for n in table.column_names]
-    for piece in _pieces(table):
-        if piece.num_columns == 0:
-            yield pa.py_buffer(b"{}\n" * piece.num_rows)
-            continue
-        members = [
-            pc.binary_join_element_wise(name, json_column(piece.column(i), SPACED), "")
-            for i, name in enumerate(names)
-        ]
-        body = pc.binary_join_element_wise(*members, SPACED.item) if len(members) > 1 else members[0]
-        yield _lines_buffer(pc.binary_join_element_wise("{", body, "}\n", ""))
+    return ordered_parallel(lambda piece: _json_rows(piece, names), _pieces(table), THREADS)
+
+
+def _json_rows(piece: pa.Table, names: list[str]) -> pa.Buffer:
+    if piece.num_columns == 0:
+        return pa.py_buffer(b"{}\n" * piece.num_rows)
+    members = [
+        pc.binary_join_element_wise(name, json_column(piece.column(i), SPACED), "")
+        for i, name in enumerate(names)
+    ]
+    body = pc.binary_join_element_wise(*members, SPACED.item) if len(members) > 1 else members[0]
+    return _lines_buffer(pc.binary_join_element_wise("{", body, "}\n", ""))
 
 
 def _pieces(table: pa.Table):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.parallel import ordered_parallel as _ordered_parallel
 from paimon_core.data.system_columns import KIND, ROW_ID, ROW_POS, SEQ, TRACKING_COLUMNS
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.errors import NullMapKey, UnsupportedFeature
@@ -39,25 +40,6 @@ if TYPE_CHECKING:
 
 _SEQ_TYPE, _KIND_TYPE = AtomicType(False, "BIGINT"), AtomicType(False, "TINYINT")
 READ_THREADS = min(4, os.cpu_count() or 1)
-
-
-def _ordered_parallel(fn, items, window: int):
-    """``fn`` over ``items`` with up to ``window`` in flight; results in input order."""
-    if window <= 1 or len(items) <= 1:
-        for it in items:
-            yield fn(it)
-        return
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(window) as pool:
-        pending = deque()
-        for it in items:
-            pending.append(pool.submit(fn, it))
-            if len(pending) >= window:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
 
 
 def file_levels(files: Sequence[DataFileMeta], parts: list[pa.Table]) -> np.ndarray:
