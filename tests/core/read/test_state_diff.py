@@ -125,3 +125,28 @@ def test_diff_parts_stream_what_diff_returns(catalog):
     assert len(parts) > 1
     assert pa.concat_tables(parts).column_names == ["_row_kind", "id", "v"]
     assert pa.concat_tables(parts).num_rows == whole.num_rows
+
+
+def test_a_diff_across_a_rescale_equals_the_whole_table_diff(catalog):
+    """The partitions go from 2 to 5 buckets between A and B: keys change buckets, so each
+    partition is compared whole (per bucket, updated keys would read as -D and +I)."""
+    from paimon_core.ops.rescale import rescale
+
+    t = catalog.create_table(
+        "db.rs", Schema(Schema.parse_columns(COLUMNS), ("p",), ("id", "p"), {"bucket": "2"})
+    )
+    rng = random.Random(9)
+    _history(t, rng, 3)
+    a = t.snapshots.latest_id()
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
+
+    alter_table(t, [SetOption("bucket", "5")])
+    t = catalog.get_table("db.rs")
+    rescale(t, 5)
+    _history(t, rng, 3)
+    b = t.snapshots.latest_id()
+    before = _whole_table(t, a, b)
+    after = pa.concat_tables(list(state_changes(t, a, b, t.schema.field_names)))
+    assert Counter(map(_key, after.to_pylist())) == Counter(map(_key, before.to_pylist()))
+    assert {"-U", "+U"} <= set(diff(t, a, b, mode="diff").column("_row_kind").to_pylist())
