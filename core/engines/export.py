@@ -3,7 +3,8 @@
 Every engine implements ``export_rows(RowsExport)`` and ``export_changes(ChangesExport)`` and
 answers an ``ExportResult``:
 the local engine writes one file (``parquet``, or ``csv`` / ``json`` lines through a renderer
-the caller supplies, so the text reads exactly as the caller prints it), the Spark engine a
+the caller supplies, which writes UTF-8 bytes on the binary stream of the file; the CLI's renders
+a batch at a time with ``paimon_core.data.text_lines``), the Spark engine a
 folder of Parquet part files written by its executors (text formats are refused before any work).
 
 Invariants: a local export appears only when complete (written to a temporary name in the same
