@@ -4,7 +4,8 @@ lists them.
 The index manifest a snapshot references is the complete current set: each new one is the
 previous set with this commit's DELETE/ADD changes applied (docs/format.md section 9). We write
 HASH indexes (dynamic bucket mode) and deletion vectors; entries of other index types (global
-indexes) are carried forward untouched, with every field they have.
+indexes) are carried forward untouched, with every field they have, except primary-key index
+payloads a commit makes untrue, which it drops (``pk_index.py``).
 
 The record grew over Paimon releases (``IndexManifestEntry.SCHEMA``, serializer ``_VERSION``
 1 in all of them); each layout is the schema Java derives for that release:
@@ -292,15 +293,18 @@ def check_writable_index(entries: Iterable[IndexEntry], what: str = "table") -> 
     """Refuse (UnsupportedFeature) a write to a table whose index manifest holds global indexes
     over row ids: those exist only on row-tracking / data-evolution tables (``global-index``
     docs); a write must keep them right for the rows it adds or changes, which this project does
-    not do (it assigns row ids, but maintains no global index). Global indexes built
-    from a primary-key table's files (2.0, with ``_SOURCE_META``) are carried: Java checks them
-    against the live files and ignores the ones whose files were rewritten."""
+    not do (it assigns row ids, but builds no global index). Java leaves appended rows
+    outside every index's row range, and its default ``scalar-index.search-mode = fast`` (2.0,
+    pypaimon 2.1) then answers a filter from the index alone: such rows would be missing from
+    filtered reads, so the write is refused. Global indexes built from a primary-key table's
+    files (2.0, with ``_SOURCE_META``) are kept true by the commit (``pk_index.stale_payloads``)."""
     for e in entries:
         if e.global_index is not None and e.global_index.over_row_ids:
             raise UnsupportedFeature(
                 f"{what} has a global index over row ids ({e.index_type} index file {e.file_name}, "
-                f"rows {e.global_index.row_range_start}..{e.global_index.row_range_end}): such "
-                "indexes are not maintained here, so writing the table is not supported"
+                f"rows {e.global_index.row_range_start}..{e.global_index.row_range_end}): this "
+                "project builds no global index, and filtered reads that use it would miss the "
+                "rows a write adds or changes, so writing the table is not supported"
             )
 
 
