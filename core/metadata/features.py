@@ -9,7 +9,8 @@ row tracking and data evolution (``metadata/row_ids.py`` assigns row ids at comm
 ``read/row_tracking.py`` merges column files and gives ``_ROW_ID``),
 postpone buckets (``write/postpone.py``), index manifests of every release's layout with
 entries of index types we do not write, ``_GLOBAL_INDEX`` included (carried field for field,
-``metadata/index_manifest.py``).
+``metadata/index_manifest.py``), primary-key index payloads of 2.0 (dropped by the commit that
+makes them untrue, ``metadata/pk_index.py``).
 
 Refused, because reading or writing them without the feature gives wrong rows:
 
