@@ -15,9 +15,12 @@ per file a uint16 BE length + the name in Java's modified UTF-8 and an int64 BE 
 
 What a commit of ours does (``stale_payloads``): Java rebuilds a level's payload in the commit
 that changes the level; we build none, so a commit that adds or removes a source file of a
-level drops (DELETE) the payloads of that level in that bucket. Levels the commit leaves alone
-keep theirs, and the files of the dropped levels are read without an index until Java's writer
-rebuilds it. Invariant: no live payload names sources other than its level's current ones.
+level drops (DELETE) the payloads of that level in that bucket, which is also what Java's writer
+does with a payload it finds stale when it restores a bucket (``BucketedSortedIndexMaintainer``
+deletes rejected payloads at its next commit, then builds the uncovered levels). Levels the
+commit leaves alone keep theirs, and the files of the dropped levels are read without an index
+until Java's writer rebuilds it. Invariant: no live payload names sources other than its
+level's current ones.
 """
 
 from __future__ import annotations
