@@ -281,7 +281,13 @@ class FileStoreCommit:
         )
         if latest is not None and latest.index_manifest:  # before any file of this attempt is written
             check_writable_index(
-                index_store.read_manifest(latest.index_manifest), f"table {self.table.identifier}"
+                index_store.read_manifest(latest.index_manifest),
+                f"table {self.table.identifier}",
+                adds,
+                list(deletes) if not self.options.overwrite else [None],
+                compact=kind == "COMPACT" and not self.options.overwrite,
+                fields=self.table.schema.fields,
+                changes_index=any(m.new_index or m.deleted_index for m in messages),
             )
         store = self.table.manifests
         entries = list(deletes)

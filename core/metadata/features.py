@@ -16,8 +16,10 @@ Refused, because reading or writing them without the feature gives wrong rows:
 
 * a file with ``_WRITE_COLS`` (data evolution) outside the read that merges them by row id
   (``read/row_tracking.py``): delta reads, deletes and compactions read whole files;
-* row tracking on a primary-key or fixed-bucket table (Paimon has none); a commit to a table
-  whose index manifest holds a global index over row ids (``index_manifest.py``);
+* row tracking on a primary-key or fixed-bucket table (Paimon has none); a commit that would
+  make a global index over row ids untrue: one adding rows, writing an indexed column, or
+  removing rows or files outside a compaction that keeps every row id
+  (``index_manifest.check_writable_index``);
 * ``bucket-function.type`` other than ``default``: rows would land in the wrong buckets;
   refused on write;
 * column default values (``defaultValue``): a writer must fill them in; refused on write
