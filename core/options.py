@@ -359,6 +359,12 @@ _REGISTRY = [
     Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
     # primary-key indexes of Paimon 2.0 (metadata/pk_index.py): reads need none; our commits drop
     # the payloads of the levels they rewrite (Java rebuilds them; uncovered files read as usual)
+    Option(
+        "global-index.enabled",
+        "bool",
+        True,
+        "readers may use global indexes (ours do not; commits keep them true or are refused)",
+    ),
     Option("pk-btree.index.columns", "str", None, "columns with a primary-key BTree index (2.0)"),
     Option("pk-bitmap.index.columns", "str", None, "columns with a primary-key Bitmap index (2.0)"),
     # p16opt: fixed-bucket append compaction as Java's writers do it (compaction/compaction.py)
@@ -452,7 +458,6 @@ _UNSUPPORTED = [
     # how a writer must write
     Unsupported("rowkind.field", "row kinds from a column", reads=False),
     Unsupported("data-file.external-paths", "external data paths", reads=False),
-    Unsupported("global-index.enabled", "global indexes", _FALSE, reads=False),
     Unsupported("pk-full-text.index.columns", "primary-key full-text indexes", reads=False),
     Unsupported("pk-vector.index.columns", "primary-key vector indexes", reads=False),
     Unsupported("pk-multivalue.index.columns", "primary-key multivalue indexes", reads=False),

@@ -209,3 +209,16 @@ def test_a_table_with_index_options_is_created_and_written(tmp_path):
     full_compact(FileSystemCatalog(str(tmp_path)).get_table("db.t"))
     t = FileSystemCatalog(str(tmp_path)).get_table("db.t")
     assert _ids(t, "s = 'b'") == [2] and payloads(t) == []
+
+
+def test_global_index_enabled_is_a_reader_option_writes_take(tmp_path):
+    """``global-index.enabled`` only says whether readers may use the indexes: a table that sets
+    it takes our writes (before, any value but false was refused on write)."""
+    from paimon_core.metadata.schema import Schema
+
+    cols = Schema.parse_columns("id INT NOT NULL, s STRING")
+    t = FileSystemCatalog(str(tmp_path)).create_table(
+        "db.t", Schema(cols, (), ("id",), {**_OK, "global-index.enabled": "true"})
+    )
+    t.write_arrow(pa.table({"id": pa.array([1], pa.int32()), "s": ["a"]}))
+    assert _ids(FileSystemCatalog(str(tmp_path)).get_table("db.t"), "s = 'a'") == [1]
