@@ -284,10 +284,10 @@ class FileStoreCommit:
                 index_store.read_manifest(latest.index_manifest),
                 f"table {self.table.identifier}",
                 adds,
-                list(deletes) if not self.options.overwrite else [None],
+                deletes,
                 compact=kind == "COMPACT" and not self.options.overwrite,
                 fields=self.table.schema.fields,
-                changes_index=any(m.new_index or m.deleted_index for m in messages),
+                removes=self.options.overwrite or any(m.new_index or m.deleted_index for m in messages),
             )
         store = self.table.manifests
         entries = list(deletes)

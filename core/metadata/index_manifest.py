@@ -296,7 +296,7 @@ def check_writable_index(
     deletes: Iterable = (),
     compact: bool = False,
     fields: Iterable = (),
-    changes_index: bool = False,
+    removes: bool = False,
 ) -> None:
     """Refuse (UnsupportedFeature) a commit that would make a global index over row ids (1.4+,
     row-tracking / data-evolution tables) untrue for its readers; this project builds no global
@@ -307,8 +307,9 @@ def check_writable_index(
       ``scalar-index.search-mode = fast`` (2.0, pypaimon 2.1) answers a filter from the index
       alone, so they would be missing from filtered reads: refused.
     * A write of an indexed column's values (a file whose ``_WRITE_COLS``, or every column when
-      unset, holds an indexed field), removed files or deletion vectors outside a compaction:
-      refused (Java's default ``global-index.column-update-action = THROW_ERROR``).
+      unset, holds an indexed field; Java's default ``global-index.column-update-action =
+      THROW_ERROR``), removed files, or ``removes`` (an overwrite, deletion vectors or other
+      index changes): refused.
     * A compaction that keeps every row id (``compact``; its files carry ``first_row_id``)
       keeps each row's id and values: the index stays true and is kept, as Java keeps it (it
       drops a partition's global indexes only when a compaction gives rows new ids).
@@ -340,7 +341,7 @@ def check_writable_index(
         )
     if compact:
         deletes = list(deletes)
-        if _row_ids(deletes) != _row_ids(adds) or changes_index:
+        if _row_ids(deletes) != _row_ids(adds) or removes:
             raise UnsupportedFeature(
                 desc + "a compaction that does not keep every row id as it was (deleted rows "
                 "dropped, rows renumbered) would make it untrue, so it is not supported"
@@ -354,7 +355,7 @@ def check_writable_index(
                 desc + f"a write of indexed column {hit[0]} would make it untrue (Java refuses it "
                 "too, global-index.column-update-action = THROW_ERROR)"
             )
-    if list(deletes) or changes_index:
+    if list(deletes) or removes:
         raise UnsupportedFeature(
             desc + "a write that removes rows or files would leave it naming them, so it is not supported"
         )
