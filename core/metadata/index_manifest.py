@@ -347,6 +347,10 @@ def check_writable_index(
                 "dropped, rows renumbered) would make it untrue, so it is not supported"
             )
         return
+    if list(deletes) or removes:
+        raise UnsupportedFeature(
+            desc + "a write that removes rows or files would leave it naming them, so it is not supported"
+        )
     for a in adds:
         cols = a.file.write_cols if a.file.write_cols is not None else tuple(names.values())
         hit = sorted(set(cols) & indexed)
@@ -355,10 +359,6 @@ def check_writable_index(
                 desc + f"a write of indexed column {hit[0]} would make it untrue (Java refuses it "
                 "too, global-index.column-update-action = THROW_ERROR)"
             )
-    if list(deletes) or removes:
-        raise UnsupportedFeature(
-            desc + "a write that removes rows or files would leave it naming them, so it is not supported"
-        )
 
 
 def _row_ids(entries) -> list[tuple[int, int]]:

@@ -11,6 +11,7 @@ from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.metadata.index_manifest import IndexStore, _row_ids, check_writable_index
 from paimon_core.metadata.live_files import live_entries
+from paimon_core.ops.delete import delete_where
 from paimon_core.ops.update_columns import update_columns
 
 from tests.java1x import fixture_copy
@@ -43,6 +44,7 @@ def test_update_of_unindexed_column_and_compaction_keep_the_index(tmp_path):
             lambda t: update_columns(t, pa.table({"_ROW_ID": pa.array([0], pa.int64()), "f2": [5]}), ["f2"]),
             "a write of indexed column f2",
         ),
+        (lambda t: delete_where(t, "f3 > 15"), "a write that removes rows or files"),
     ],
 )
 def test_writes_that_would_make_it_lie_are_refused(tmp_path, write, words):
