@@ -22,7 +22,7 @@ from paimon_core.metadata.live_files import expiry_checked
 if TYPE_CHECKING:
     from paimon_core.table import FileStoreTable
 
-ROWKIND = DataField(-1, "rowkind", parse_type("STRING NOT NULL"))
+ROWKIND = DataField(-1, "rowkind", parse_type("STRING"))  # nullable, as Java's ROW_KIND field
 _KINDS = pa.array(["+I", "-U", "+U", "-D"])
 
 
@@ -51,9 +51,7 @@ def audit_log(table: FileStoreTable) -> Iterator[pa.Table]:
         for split in table.plan(snap):
             data, kinds = reader.read_split_with_kinds(split)
             if data.num_rows:
-                yield data.add_column(
-                    0, pa.field("rowkind", pa.string(), nullable=False), _kinds(data, kinds)
-                )
+                yield data.add_column(0, pa.field("rowkind", pa.string()), _kinds(data, kinds))
 
 
 def binlog(table: FileStoreTable) -> Iterator[pa.Table]:

@@ -139,7 +139,12 @@ class _Stats:
             types = [by_name[c].type for c in cols]
             pos = {by_name[c].id: i for i, c in enumerate(cols)}
             order = sorted(self.current, key=lambda fld: fld.name)
-            plan = (types, [(fld.name, fld.type, pos.get(fld.id)) for fld in order])
+            # a column the file's schema lacks (added later) is all NULL in it: -1
+            known = {fld.id for fld in schema.fields}
+            plan = (
+                types,
+                [(fld.name, fld.type, pos.get(fld.id, None if fld.id in known else -1)) for fld in order],
+            )
             self._plans[key] = plan
         return plan
 
@@ -153,13 +158,13 @@ class _Stats:
         nulls = f.value_stats.null_counts or [None] * len(types)
 
         def at(seq, i):
-            return None if i is None or i >= len(seq) else seq[i]
+            return None if i is None or i < 0 or i >= len(seq) else seq[i]
 
         def text(pick) -> str:
             return "{" + ", ".join(f"{name}={pick(t, i)}" for name, t, i in order) + "}"
 
         return (
-            text(lambda t, i: java_text(at(nulls, i))),
+            text(lambda t, i: java_text(f.row_count if i == -1 else at(nulls, i))),
             text(lambda t, i: java_text(at(lo, i), t)),
             text(lambda t, i: java_text(at(hi, i), t)),
         )
