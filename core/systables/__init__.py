@@ -88,7 +88,7 @@ class SystemTable:
         ``columns`` (in the order given), at most ``limit`` rows in all."""
         from paimon_core.read.predicate import to_expression
 
-        cols = self._columns(columns)
+        cols = self.check_columns(columns)
         schema = self.schema
         remaining = limit
         for t in self._rows():
@@ -107,13 +107,13 @@ class SystemTable:
     def to_arrow(
         self, columns: Sequence[str] | None = None, where: str | None = None, limit: int | None = None
     ) -> pa.Table:
-        cols = self._columns(columns)
+        cols = self.check_columns(columns)
         parts = list(self.batches(cols, self.parse_filter(where), limit))
         if not parts:
             return self.schema.empty_table().select(cols)
         return pa.concat_tables(parts)
 
-    def _columns(self, columns: Sequence[str] | None) -> list[str]:
+    def check_columns(self, columns: Sequence[str] | None) -> list[str]:
         names = self.field_names
         if not columns:
             return names

@@ -128,10 +128,10 @@ def options(table: FileStoreTable) -> pa.Table:
 def tags(table: FileStoreTable) -> pa.Table:
     """Every tag of the branch, by name; ``create_time``/``time_retained`` for tags made with a
     time to live."""
-    from paimon_core.metadata.tags import TagManager, tag_ttl
+    from paimon_core.metadata.tags import tag_manager, tag_ttl
 
     rows = []
-    for name, snap in sorted(TagManager(table.io, table.branch_path).tagged().items()):
+    for name, snap in sorted(tag_manager(table).tagged().items()):
         ttl = tag_ttl(snap)
         rows.append(
             (

@@ -125,7 +125,7 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
 
     st = open_system_table(state.catalog, name)
     predicate = st.parse_filter(where)
-    cols = st.field_names if not columns else list(columns)
+    cols = st.check_columns(columns)
     batches = st.batches(cols, predicate, limit)
     if count:
         n = sum(b.num_rows for b in batches)
