@@ -108,6 +108,10 @@ def _suffix_ref(db: str, name: str) -> TableRef:
             return TableRef(db, table, branch=branch)
     key, eq, value = suffix.partition("=")
     key = key.strip().lower()
+    from paimon_core.systables import TABLE_SYSTEM_TABLES
+
+    if not eq and key in TABLE_SYSTEM_TABLES:  # `db.t$snapshots`, `db.t$branch_b$files`
+        return TableRef(db, table, "system", key, branch)
     if key not in ("snapshot", "tag", "as_of", "diff") or not eq or not value.strip():
         raise InvalidInput(
             f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
@@ -185,6 +189,9 @@ def _point(table: FileStoreTable, text: str):
 def ref_dataframe(spark, catalog, ref: TableRef):
     from paimon_core.engines.spark.frames import to_dataframe
 
+    if ref.kind == "system":  # a system table: built by the driver, handed over as Arrow
+        rows = catalog.system_table(f"{ref.identifier}${ref.arg}").to_arrow()
+        return spark.createDataFrame(rows.to_pandas(), schema=_spark_schema(rows.schema))
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
         return to_dataframe(spark, table)
@@ -213,6 +220,13 @@ def ref_dataframe(spark, catalog, ref: TableRef):
         else:
             raise InvalidInput(f"unknown $diff option '{f}' (mode=auto|changelog|delta|diff, per_snapshot)")
     return diff_dataframe(spark, table, _point(table, a), _point(table, b), mode, per_snapshot)
+
+
+def _spark_schema(schema):
+    """The Spark schema of an Arrow schema (system tables: strings, integers, timestamps, arrays)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(schema)
 
 
 def sql(spark, catalog, query: str, exists: Callable[[str], bool] | None = None):
