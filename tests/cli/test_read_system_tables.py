@@ -19,11 +19,13 @@ def test_snapshots_select_where_count(cli, events_table):
         {"snapshot_id": 1, "commit_kind": "APPEND"},
         {"snapshot_id": 2, "commit_kind": "APPEND"},
     ]
-    assert cli.json("read", "-t", f"{T}$snapshots", "--where", "snapshot_id > 1", "--select", "snapshot_id") == [
-        {"snapshot_id": 2}
-    ]
+    assert cli.json(
+        "read", "-t", f"{T}$snapshots", "--where", "snapshot_id > 1", "--select", "snapshot_id"
+    ) == [{"snapshot_id": 2}]
     assert cli("read", "-t", f"{T}$files", "--count").stdout.strip() == "4"  # 2 commits x 2 partitions
-    assert cli.json("read", "-t", f"{T}$snapshots", "-n", "1", "--select", "snapshot_id") == [{"snapshot_id": 1}]
+    assert cli.json("read", "-t", f"{T}$snapshots", "-n", "1", "--select", "snapshot_id") == [
+        {"snapshot_id": 1}
+    ]
 
 
 def test_partitions_and_out_files(cli, events_table, tmp_path):
@@ -35,7 +37,10 @@ def test_partitions_and_out_files(cli, events_table, tmp_path):
     out = tmp_path / "files.csv"
     cli("read", "-t", f"{T}$files", "--select", "partition,record_count", "--out", out)
     with out.open() as f:
-        assert sorted(tuple(r.values()) for r in csv.DictReader(f)) == [("{2024-01-01}", "5"), ("{2024-01-02}", "5")]
+        assert sorted(tuple(r.values()) for r in csv.DictReader(f)) == [
+            ("{2024-01-01}", "5"),
+            ("{2024-01-02}", "5"),
+        ]
     pout = tmp_path / "snaps.parquet"
     cli("read", "-t", f"{T}$snapshots", "--out", pout)
     assert pq.read_table(pout).column_names[:3] == ["snapshot_id", "schema_id", "commit_user"]
@@ -54,7 +59,9 @@ def test_data_system_tables(cli, events_table):
     rows = cli.json("read", "-t", f"{T}$audit_log", "--where", "id < 2", "--select", "rowkind,id")
     assert sorted(rows, key=lambda r: r["id"]) == [{"rowkind": "+I", "id": 0}, {"rowkind": "+I", "id": 1}]
     assert cli("read", "-t", f"{T}$ro", "--count").stdout.strip() == "10"
-    assert cli.json("read", "-t", f"{T}$binlog", "--where", "rowkind = '+I'", "-n", "1", "--select", "rowkind")
+    assert cli.json(
+        "read", "-t", f"{T}$binlog", "--where", "rowkind = '+I'", "-n", "1", "--select", "rowkind"
+    )
 
 
 def test_bad_system_table_names_and_flags(cli, events_table):

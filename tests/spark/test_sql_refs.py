@@ -107,4 +107,7 @@ def test_branch_references():
 def test_system_table_refs():
     """`db.t$snapshots` and `db.t$branch_b$files` name system tables (parsed where every name is)."""
     refs = find_refs("SELECT * FROM `db.t$snapshots` JOIN `db.t$branch_b$files`", TABLES.__contains__)
-    assert [(r.kind, r.arg, r.branch) for _, _, r in refs] == [("system", "snapshots", None), ("system", "files", "b")]
+    assert [(r.kind, r.arg, r.branch) for _, _, r in refs] == [
+        ("system", "snapshots", None),
+        ("system", "files", "b"),
+    ]
