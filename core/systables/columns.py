@@ -16,7 +16,7 @@ from decimal import Decimal
 
 import pyarrow as pa
 from paimon_core.data.types import AtomicType, DataField, DataType, parse_type, to_arrow_schema
-from paimon_core.data.values import java_double_string
+from paimon_core.data.values import java_double_string, java_local_datetime_string
 
 
 def fields(*spec: tuple[str, str]) -> tuple[DataField, ...]:
@@ -45,8 +45,11 @@ def local_wall(ms: int | None) -> datetime | None:
 def java_text(v, t: DataType | None = None) -> str:
     """Java's ``toString`` of an internal value (``null``, ``true``, ``1.0``, a DATE's day number,
     a DECIMAL in plain form, a TIMESTAMP as ``LocalDateTime.toString``)."""
-    from paimon_core.data.values import java_local_datetime_string
-
+    kind = type(v)
+    if kind is str:  # the common cases first: $files formats 3 values per column per file
+        return v
+    if kind is int and t is None:
+        return str(v)
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -86,3 +89,27 @@ def java_duration(ms: int) -> str:
         frac = f".{millis:03d}".rstrip("0") if millis else ""
         out += f"{sign}{secs}{frac}S"
     return out
+
+
+def _java_string_hash(s: str) -> int:
+    """Java's ``String.hashCode`` (over UTF-16 code units), as an unsigned 32-bit int."""
+    data = s.encode("utf-16-le")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] | data[i + 1] << 8)) & 0xFFFFFFFF
+    return h
+
+
+def java_hashmap_order(keys: Sequence[str]) -> list[str]:
+    """``keys`` (inserted in this order into a default ``java.util.HashMap``) in the order Java
+    iterates them: by bucket of the spread hash in the final table size, then insertion order.
+    Java's schema options are such a map, so its ``$schemas`` JSON and ``$options`` follow it."""
+    capacity = 16
+    while len(keys) > capacity * 0.75:
+        capacity *= 2
+
+    def bucket(k: str) -> int:
+        h = _java_string_hash(k)
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(keys))]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyarrow as pa
-from paimon_core.systables.columns import fields, to_table
+from paimon_core.systables.columns import fields, java_hashmap_order, to_table
 
 ALL_TABLE_OPTIONS = fields(
     ("database_name", "STRING"), ("table_name", "STRING"), ("key", "STRING"), ("value", "STRING")
@@ -22,7 +22,7 @@ def all_table_options(catalog: Any) -> pa.Table:
             table = catalog.get_table(f"{db}.{name}")
             opts = dict(table.schema.options)
             opts.setdefault("path", table.path)
-            rows.extend((db, name, k, str(v)) for k, v in opts.items())
+            rows.extend((db, name, k, str(opts[k])) for k in java_hashmap_order(list(opts)))
     return to_table(ALL_TABLE_OPTIONS, rows)
 
 

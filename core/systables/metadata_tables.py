@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from paimon_core.systables.columns import fields, java_duration, local_wall, to_table
+from paimon_core.systables.columns import fields, java_duration, java_hashmap_order, local_wall, to_table
 
 if TYPE_CHECKING:
     from paimon_core.table import FileStoreTable
@@ -72,6 +72,11 @@ AGGREGATION_FIELDS = fields(
 )
 
 
+def _java_options(options: dict) -> list[tuple[str, str]]:
+    """A schema's options in the order Java holds them (a HashMap filled in file order)."""
+    return [(k, str(options[k])) for k in java_hashmap_order(list(options))]
+
+
 def _flat_json(obj) -> str:
     """Java's ``JsonSerdeUtil.toFlatJson``: compact, keys in the order given."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
@@ -112,7 +117,7 @@ def schemas(table: FileStoreTable) -> pa.Table:
                 _flat_json([f.to_json() for f in s.fields]),
                 _flat_json(list(s.partition_keys)),
                 _flat_json(list(s.primary_keys)),
-                _flat_json(dict(s.options)),
+                _flat_json(dict(_java_options(s.options))),
                 s.comment,
                 local_wall(s.time_millis),
             )
@@ -121,8 +126,8 @@ def schemas(table: FileStoreTable) -> pa.Table:
 
 
 def options(table: FileStoreTable) -> pa.Table:
-    """The options of the latest schema, in the schema file's order."""
-    return to_table(OPTIONS, [(k, str(v)) for k, v in table.schema.options.items()])
+    """The options of the latest schema, in Java's order."""
+    return to_table(OPTIONS, _java_options(table.schema.options))
 
 
 def tags(table: FileStoreTable) -> pa.Table:
@@ -189,10 +194,10 @@ def aggregation_fields(table: FileStoreTable) -> pa.Table:
     """Per column of the latest schema: the values and keys of its ``fields.<column>.*``
     options, as Java's list texts (``[sum]``, ``[fields.v.aggregate-function]``)."""
     by_field: dict[str, list[tuple[str, str]]] = {}
-    for key, value in table.schema.options.items():
+    for key, value in _java_options(table.schema.options):
         parts = key.split(".")
         if len(parts) > 2 and parts[0] == "fields":
-            by_field.setdefault(parts[1], []).append((key, str(value)))
+            by_field.setdefault(parts[1], []).append((key, value))
     rows = []
     for f in table.schema.fields:
         opts = by_field.get(f.name, [])
