@@ -265,3 +265,11 @@ def test_sql_reads_system_tables_on_spark(cli, tmp_path):
     assert jrows(r) == [{"s": 2, "n": 2}]
     r = cli(*SPARK, "-o", "json", "sql", "SELECT sum(record_count) AS n FROM `db.st$files`")
     assert jrows(r) == [{"n": 20}]
+    r = cli(
+        *SPARK,
+        "-o",
+        "json",
+        "sql",
+        "SELECT value FROM sys.all_table_options WHERE table_name = 'st' AND key = 'path'",
+    )
+    assert jrows(r) == [{"value": str(cli.wh / "db.db" / "st")}]

@@ -120,6 +120,13 @@ def _suffix_ref(db: str, name: str) -> TableRef:
     return TableRef(db, table, key, value.strip(), branch)
 
 
+def _is_global_system_table(db: str, name: str) -> bool:
+    from paimon_core.metadata.branches import SYSTEM_DATABASE
+    from paimon_core.systables import GLOBAL_SYSTEM_TABLES
+
+    return db.lower() == SYSTEM_DATABASE and name.lower() in GLOBAL_SYSTEM_TABLES
+
+
 def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int, TableRef]]:
     """(start, end, TableRef) of each table reference in ``query``; ``exists(identifier)`` says
     whether a DB.TABLE names a table of the warehouse."""
@@ -145,6 +152,8 @@ def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int,
                 raise InvalidInput(f"table {ref.main_identifier} does not exist")
         elif exists(f"{db}.{name}"):
             ref = TableRef(db, name)
+        elif _is_global_system_table(db, name):  # sys.all_table_options, sys.catalog_options
+            ref = TableRef(db, name, "system")
         else:
             continue
         if len(parts) > 2:  # db.t.column: keep the column, qualified by the view
@@ -190,7 +199,8 @@ def ref_dataframe(spark, catalog, ref: TableRef):
     from paimon_core.engines.spark.frames import to_dataframe
 
     if ref.kind == "system":  # a system table: built by the driver, handed over as Arrow
-        rows = catalog.system_table(f"{ref.identifier}${ref.arg}").to_arrow()
+        name = ref.identifier if ref.arg is None else f"{ref.identifier}${ref.arg}"
+        rows = catalog.system_table(name).to_arrow()
         return spark.createDataFrame(rows.to_pandas(), schema=_spark_schema(rows.schema))
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
