@@ -114,6 +114,9 @@ NAMES = [
     "db.app$files",
     "db.app$buckets",
     "db.app$manifests",
+    "db.app$partitions",
+    "db.agg$schemas",
+    "db.agg$options",
     "sys.all_table_options",
     "sys.catalog_options",
 ]
