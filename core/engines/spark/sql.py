@@ -115,7 +115,7 @@ def _suffix_ref(db: str, name: str) -> TableRef:
     if key not in ("snapshot", "tag", "as_of", "diff") or not eq or not value.strip():
         raise InvalidInput(
             f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
-            "$as_of=TIME, $diff=A..B or $branch_NAME"
+            "$as_of=TIME, $diff=A..B, $branch_NAME or a system table ($snapshots, $files, ...)"
         )
     return TableRef(db, table, key, value.strip(), branch)
 
