@@ -131,13 +131,13 @@ def options(table: FileStoreTable) -> pa.Table:
 
 
 def tags(table: FileStoreTable) -> pa.Table:
-    """Every tag of the branch, by name; ``create_time``/``time_retained`` for tags made with a
-    time to live."""
-    from paimon_core.metadata.tags import tag_manager, tag_ttl
+    """Every tag of the branch, by name; ``create_time``/``time_retained`` where the tag file
+    records them (a tag made with a time to live; Java 1.x records every tag's creation)."""
+    from paimon_core.metadata.tags import tag_manager, tag_times
 
     rows = []
     for name, snap in sorted(tag_manager(table).tagged().items()):
-        ttl = tag_ttl(snap)
+        created, retained = tag_times(snap)
         rows.append(
             (
                 name,
@@ -145,8 +145,8 @@ def tags(table: FileStoreTable) -> pa.Table:
                 snap.schema_id,
                 local_wall(snap.time_millis),
                 snap.total_record_count,
-                local_wall(ttl[0]) if ttl else None,
-                java_duration(ttl[1]) if ttl else None,
+                local_wall(created),
+                None if retained is None else java_duration(retained),
             )
         )
     return to_table(TAGS, rows)

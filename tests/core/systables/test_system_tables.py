@@ -47,7 +47,9 @@ def catalog(tmp_path):
 
 
 def test_every_table_answers_on_an_empty_table(catalog):
-    catalog.create_table("db.e", Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), primary_keys=("id",)))
+    catalog.create_table(
+        "db.e", Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), primary_keys=("id",))
+    )
     counts = {n: catalog.system_table(f"db.e${n}").to_arrow().num_rows for n in TABLE_SYSTEM_TABLES}
     assert counts.pop("schemas") == 1 and counts.pop("aggregation_fields") == 2
     counts.pop("options")  # what create_table stores (the bucket)
@@ -69,17 +71,24 @@ def test_unpartitioned_evolved_and_ttl_tags(catalog):
     t = catalog.get_table("db.a")
     create_tag(t, "keep", time_retained_ms=90_000)
     files = catalog.system_table("db.a$files").to_arrow().to_pylist()
-    assert [(f["partition"], f["min_key"], f["null_value_counts"]) for f in files] == [("{}", None, "{id=1, s=0, x=2}")]
+    assert [(f["partition"], f["min_key"], f["null_value_counts"]) for f in files] == [
+        ("{}", None, "{id=1, s=0, x=2}")
+    ]
     assert files[0]["min_value_stats"] == "{id=1, s=u, x=null}"
     assert catalog.system_table("db.a$partitions").to_arrow().to_pylist()[0]["partition"] == ""
     tag = catalog.system_table("db.a$tags").to_arrow().to_pylist()[0]
     assert tag["time_retained"] == "PT1M30S" and tag["create_time"] is not None
     schemas = catalog.system_table("db.a$schemas").to_arrow(columns=["schema_id", "fields"])
-    assert schemas.column("schema_id").to_pylist() == [0, 1] and '"name":"x"' in schemas.column("fields")[1].as_py()
+    assert (
+        schemas.column("schema_id").to_pylist() == [0, 1]
+        and '"name":"x"' in schemas.column("fields")[1].as_py()
+    )
 
 
 def test_filter_projection_limit_and_refusals(catalog):
-    t = catalog.create_table("db.p", Schema(Schema.parse_columns("dt STRING, id INT"), partition_keys=("dt",)))
+    t = catalog.create_table(
+        "db.p", Schema(Schema.parse_columns("dt STRING, id INT"), partition_keys=("dt",))
+    )
     for i in range(3):
         t.write_arrow(pa.table({"dt": [f"d{i}", "dz"], "id": pa.array([i, i], pa.int32())}))
     st = catalog.system_table("db.p$snapshots")
