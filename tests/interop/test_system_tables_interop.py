@@ -80,6 +80,29 @@ def _build(wh: str) -> FileSystemCatalog:
         ),
     )
     d.write_arrow(pa.table({"k": pa.array([1, 2, 3], pa.int32()), "v": ["a", "b", "c"]}))
+    import datetime as dt
+
+    dp = c.create_table(
+        "db.dp",
+        Schema(
+            Schema.parse_columns("d DATE, h INT, id BIGINT NOT NULL, amount DECIMAL(10, 2), ts TIMESTAMP(3)"),
+            partition_keys=("d", "h"),
+        ),
+    )
+    dp.write_arrow(
+        pa.table(
+            {
+                "d": pa.array([dt.date(2024, 1, 2), dt.date(2024, 1, 2), None], pa.date32()),
+                "h": pa.array([1, None, 3], pa.int32()),
+                "id": [1, 2, 3],
+                "amount": pa.array([None, "1.50", "-2.25"], pa.string()).cast(pa.decimal128(10, 2)),
+                "ts": pa.array(
+                    [dt.datetime(2024, 1, 2, 3, 4, 5, 6000), None, dt.datetime(1999, 12, 31)],
+                    pa.timestamp("ms"),
+                ),
+            }
+        )
+    )
     p = c.create_table("db.app", Schema(Schema.parse_columns("id INT, s STRING")))
     p.write_arrow(pa.table({"id": pa.array([1, None], pa.int32()), "s": ["u", "v"]}))
     return c
@@ -115,6 +138,10 @@ NAMES = [
     "db.app$buckets",
     "db.app$manifests",
     "db.app$partitions",
+    "db.dp$files",
+    "db.dp$partitions",
+    "db.dp$buckets",
+    "db.dp$manifests",
     "db.agg$schemas",
     "db.agg$options",
     "sys.all_table_options",
