@@ -10,6 +10,7 @@ columns, a file's stats mapped to them by field id (columns the file has no stat
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -111,8 +112,6 @@ class _Partitions:
 
 def _wall(f: DataFileMeta):
     """The creation time a file records (a wall clock, as Java reads it)."""
-    from datetime import datetime, timezone
-
     t = f.creation_time
     if t is None or not isinstance(t, (int, datetime)):
         return None
@@ -198,14 +197,15 @@ def files(table: FileStoreTable) -> pa.Table:
     stats = _Stats(table)
     key_text = _keys(table)
     rows = []
+    dirs: dict[tuple, str] = {}
     for e in live_entries(table.manifests, snap):
         f = e.file
-        part_dir = (
-            table.partition_codec.path(deserialize_row(e.partition, parts.codec.types))
-            if parts.codec.types
-            else ""
-        )
-        path = f.external_path or paths.join(paths.bucket_dir(table.path, part_dir, e.bucket), f.file_name)
+        where = dirs.get((e.partition, e.bucket))
+        if where is None:
+            values = deserialize_row(e.partition, parts.codec.types) if parts.codec.types else ()
+            part_dir = table.partition_codec.path(values) if parts.codec.types else ""
+            where = dirs[(e.partition, e.bucket)] = paths.bucket_dir(table.path, part_dir, e.bucket)
+        path = f.external_path or paths.join(where, f.file_name)
         nulls, lo, hi = stats.maps(f)
         rows.append(
             (
