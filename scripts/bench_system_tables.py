@@ -59,7 +59,11 @@ def main() -> None:
     c = FileSystemCatalog(wh)
     n_files = c.system_table("bench.t$files").to_arrow(columns=["bucket"]).num_rows
     n_snaps = c.system_table("bench.t$snapshots").to_arrow(columns=["snapshot_id"]).num_rows
-    print(f"{n_files} files, {n_snaps} snapshots")
+    import os
+
+    print(
+        f"{n_files} files, {n_snaps} snapshots; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     for name in TABLE_SYSTEM_TABLES + ("sys.all_table_options", "sys.catalog_options"):
         full = name if name.startswith("sys.") else f"bench.t${name}"
         start = time.perf_counter()
