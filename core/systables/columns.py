@@ -24,13 +24,9 @@ def fields(*spec: tuple[str, str]) -> tuple[DataField, ...]:
     return tuple(DataField(i, name, parse_type(t)) for i, (name, t) in enumerate(spec))
 
 
-def arrow_schema(cols: Sequence[DataField]) -> pa.Schema:
-    return to_arrow_schema(cols)
-
-
 def to_table(cols: Sequence[DataField], rows: list[tuple]) -> pa.Table:
     """Rows (tuples in column order) as an Arrow table with the columns' schema."""
-    schema = arrow_schema(cols)
+    schema = to_arrow_schema(cols)
     arrays = [pa.array([r[i] for r in rows], type=schema.field(i).type) for i in range(len(cols))]
     return pa.Table.from_arrays(arrays, schema=schema)
 

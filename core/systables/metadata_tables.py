@@ -3,9 +3,8 @@
 
 Each builder takes the table (a branch of it for ``db.t$branch_b$x``) and returns an Arrow
 table with Java 1.4.2's columns (``columns.py``). Java 0.9 differs: ``$snapshots`` has no
-``next_row_id``; ``$branches`` has ``created_from_tag``, ``created_from_snapshot`` before
-``create_time``; ``$tags`` ends without ``create_time``/``time_retained`` in some 0.9 builds (see
-the interop test that pins each).
+``next_row_id``; ``$branches`` also has ``created_from_tag`` and ``created_from_snapshot``
+(the interop test pins each difference).
 """
 
 from __future__ import annotations
