@@ -4,7 +4,7 @@
 Partition values are shown as Java casts a partition row to a string: ``{a, 1}`` (``{}`` for an
 unpartitioned table) in ``$files``, ``$manifests``, ``$buckets`` and ``$table_indexes``;
 ``dt=a/hr=1`` (the default partition name for NULL) in ``$partitions``. Java 0.9 differs:
-``$partitions`` shows ``{a, 1}`` and lacks ``created_at`` .. ``options``; ``$files`` shows
+``$partitions`` shows ``[a, 1]`` and lacks ``created_at`` .. ``options``; ``$files`` shows
 ``[a, 1]`` and the file name alone as ``file_path``, and ends at ``creation_time``;
 ``$manifests`` has no partition stats or row ids; there is no ``$buckets`` and no
 ``$table_indexes``. Stats maps are Java's ``TreeMap.toString`` over the current schema's

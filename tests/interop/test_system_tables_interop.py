@@ -6,7 +6,7 @@ Differences of Java 0.9 pinned by name (``_JAVA09_*``): it has no ``$binlog``,
 ``deleteRowCount`` .. ``write_cols``), ``$manifests`` (no partition stats, no row ids),
 ``$partitions`` (no ``created_at`` .. ``options``) and ``$branches`` (``created_from_tag``,
 ``created_from_snapshot`` too) have other columns (the shared ones are compared); ``$files`` shows the file name alone as ``file_path`` and the partition as ``[a]``;
-``$partitions`` shows ``{a}`` (1.4.2: ``dt=a``); ``$ro`` of a deletion-vector table reads every
+``$partitions`` shows ``[a]`` (1.4.2: ``dt=a``); ``$ro`` of a deletion-vector table reads every
 level (1.4.2 and we: the top level only); ``sys.all_table_options`` has no ``path`` rows.
 """
 
