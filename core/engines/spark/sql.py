@@ -97,8 +97,14 @@ def _literal(text: str) -> str:
 def _suffix_ref(db: str, name: str) -> TableRef:
     """``t$snapshot=42``, ``t$branch_b``, ``t$branch_b$tag=x`` etc. -> TableRef (``name`` is
     the part after the database)."""
-    from paimon_core.metadata.branches import split_branch
+    from paimon_core.metadata.branches import split_branch, split_system
+    from paimon_core.systables import TABLE_SYSTEM_TABLES
 
+    if "=" not in name:  # `db.t$snapshots`, `db.t$branch_b$files`: split where every name is
+        base, system = split_system(f"{db}.{name}")
+        if system is not None and system.lower() in TABLE_SYSTEM_TABLES:
+            main, branch = split_branch(base)
+            return TableRef(db, main[len(db) + 1 :], "system", system.lower(), branch)
     table, _, suffix = name.partition("$")
     branch = None
     if suffix.startswith("branch_"):  # the branch, parsed where every table name is
@@ -108,10 +114,6 @@ def _suffix_ref(db: str, name: str) -> TableRef:
             return TableRef(db, table, branch=branch)
     key, eq, value = suffix.partition("=")
     key = key.strip().lower()
-    from paimon_core.systables import TABLE_SYSTEM_TABLES
-
-    if not eq and key in TABLE_SYSTEM_TABLES:  # `db.t$snapshots`, `db.t$branch_b$files`
-        return TableRef(db, table, "system", key, branch)
     if key not in ("snapshot", "tag", "as_of", "diff") or not eq or not value.strip():
         raise InvalidInput(
             f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
