@@ -114,6 +114,7 @@ class SystemTable:
         return pa.concat_tables(parts)
 
     def check_columns(self, columns: Sequence[str] | None) -> list[str]:
+        """``columns`` (all when none), each a column of this table, else InvalidInput naming it."""
         names = self.field_names
         if not columns:
             return names
