@@ -134,7 +134,7 @@ LAYERS = [
     ("commit", ("commit",)),
     ("compaction and maintenance", ("compaction", "maintain")),
     ("operations", ("ops",)),
-    ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore")),
+    ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore", "systables")),
     ("engines", ("engines",)),
     ("package", ("",)),
 ]
