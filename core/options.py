@@ -460,6 +460,8 @@ _UNSUPPORTED = [
         reads=False,
     ),
     Unsupported("delete.force-produce-changelog", "forced changelogs on delete", _FALSE, reads=False),
+    Unsupported("metadata.iceberg.storage", "Iceberg-compatible metadata", _is("disabled"), reads=False),
+    Unsupported("metadata.iceberg-compatible", "Iceberg-compatible metadata", _FALSE, reads=False),
 ]
 UNSUPPORTED: dict[str, Unsupported] = {u.key: u for u in _UNSUPPORTED}
 
