@@ -460,8 +460,13 @@ _UNSUPPORTED = [
         reads=False,
     ),
     Unsupported("delete.force-produce-changelog", "forced changelogs on delete", _FALSE, reads=False),
-    Unsupported("metadata.iceberg.storage", "Iceberg-compatible metadata", _is("disabled"), reads=False),
-    Unsupported("metadata.iceberg-compatible", "Iceberg-compatible metadata", _FALSE, reads=False),
+    Unsupported(
+        "metadata.iceberg.storage",
+        "Iceberg metadata in a Hive or REST catalog",
+        _is("disabled", "table-location", "hadoop-catalog"),
+        reads=False,
+    ),
+    Unsupported("metadata.iceberg.format-version", "Iceberg format version 3", _is("2"), reads=False),
 ]
 UNSUPPORTED: dict[str, Unsupported] = {u.key: u for u in _UNSUPPORTED}
 

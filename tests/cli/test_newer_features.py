@@ -198,27 +198,3 @@ def test_update_columns_by_row_id(cli, tmp_path):
     assert sorted((r["_ROW_ID"], r["id"], r["v"]) for r in rows) == [(0, 1, "a"), (1, 2, "B")]
     upd.write_text("_ROW_ID,v\n5,B\n")
     _one_line(cli("ingest", "-t", "db.d", str(upd), "--update-columns", "v", code=1), "_ROW_ID 5")
-
-
-@pytest.mark.parametrize(
-    "option", ["metadata.iceberg.storage=table-location", "metadata.iceberg-compatible=true"]
-)
-def test_iceberg_metadata_refused_until_written(cli, tmp_path, option):
-    """A table asking for Iceberg metadata is refused on create, alter and write (nothing
-    committed), never written without it; reads of such a table (Java wrote it) stay exact."""
-    _one_line(
-        cli("create-table", "db.i", "--schema", "id BIGINT", "-O", option, code=1),
-        "Iceberg-compatible metadata",
-        option.split("=")[0],
-    )
-    _small_table(cli, tmp_path)
-    _one_line(cli("alter-table", "db.t", "set-option", option, code=1), "Iceberg-compatible metadata")
-    schema_file = cli.wh / "db.db" / "t" / "schema" / "schema-0"
-    obj = json.loads(schema_file.read_text())
-    key, value = option.split("=")
-    obj["options"][key] = value
-    schema_file.write_text(json.dumps(obj))
-    src = write_parquet(tmp_path / "y.parquet", pa.table({"id": pa.array([2], pa.int64()), "v": ["b"]}))
-    _one_line(cli("ingest", "-t", "db.t", src, code=1), "Iceberg-compatible metadata", key)
-    assert cli("read", "-t", "db.t", "--count").stdout.strip() == "1"
-    assert not (cli.wh / "db.db" / "t" / "metadata").exists()
