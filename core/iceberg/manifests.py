@@ -136,6 +136,11 @@ def read_records(fileio: FileIO, path: str) -> list[dict]:
     return [dict(r) for r in fastavro.reader(io.BytesIO(fileio.read_bytes(path))) if isinstance(r, dict)]
 
 
+def writer_schema(fileio: FileIO, path: str):
+    """The Avro schema an Avro file was written with (its header)."""
+    return fastavro.reader(io.BytesIO(fileio.read_bytes(path))).writer_schema
+
+
 @dataclass
 class IcebergFiles:
     """Names and writes the manifests and the manifest list of one Iceberg commit in
@@ -212,4 +217,13 @@ def _days(v) -> int:
     return v if isinstance(v, int) else (v - datetime.date(1970, 1, 1)).days
 
 
-__all__ = ["ADDED", "DELETED", "EXISTING", "IcebergFiles", "LIST_SCHEMA", "entry_schema", "read_records"]
+__all__ = [
+    "ADDED",
+    "DELETED",
+    "EXISTING",
+    "IcebergFiles",
+    "LIST_SCHEMA",
+    "entry_schema",
+    "read_records",
+    "writer_schema",
+]

@@ -24,13 +24,14 @@ metadata's current snapshot holds exactly the exposed live files of the latest P
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from typing import TYPE_CHECKING
 
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.iceberg.bounds import to_bytes
-from paimon_core.iceberg.manifests import ADDED, DELETED, EXISTING, IcebergFiles, read_records
+from paimon_core.iceberg.manifests import ADDED, DELETED, EXISTING, IcebergFiles, read_records, writer_schema
 from paimon_core.iceberg.metadata_json import (
     metadata_json,
     name_mapping,
@@ -127,8 +128,6 @@ class _Sync:
         return IcebergFiles(self.io, self.dir, self.part_fields, self.compression)
 
     def read_json(self, n: int) -> dict:
-        import json
-
         return json.loads(self.io.read_text(_version_path(self.dir, n)))
 
     def versions(self) -> list[int]:
@@ -150,6 +149,16 @@ class _Sync:
 
     def properties(self) -> dict:
         return {"schema.name-mapping.default": name_mapping(self.paimon_schemas(self.schema.id))}
+
+    def has_field_ids(self, metadata: dict) -> bool:
+        """Whether the Avro files of ``metadata``'s current snapshot carry Iceberg field ids.
+        Java 0.9 wrote them without (and as a nullable union), which Iceberg readers such as
+        pyiceberg cannot read: such a base is not built on but replaced (metadata afresh)."""
+        current = [s for s in metadata["snapshots"] if s["snapshot-id"] == metadata["current-snapshot-id"]]
+        if not current or not self.io.exists(current[0]["manifest-list"]):
+            return False
+        schema = writer_schema(self.io, current[0]["manifest-list"])
+        return isinstance(schema, dict) and "field-id" in json.dumps(schema)
 
     def write_version(self, n: int, metadata: dict) -> None:
         self.io.write_bytes(_version_path(self.dir, n), to_text(metadata))
@@ -349,7 +358,11 @@ def sync_iceberg(table: TableContext) -> None:
     if latest in done:
         return
     start = done[-1] if done else None
-    if start is not None and all(table.snapshots.exists(i) for i in range(start + 1, latest + 1)):
+    if (
+        start is not None
+        and all(table.snapshots.exists(i) for i in range(start + 1, latest + 1))
+        and sync.has_field_ids(sync.read_json(start))
+    ):
         for i in range(start + 1, latest + 1):
             sync.create_on(table.snapshots.snapshot(i), sync.read_json(i - 1))
         return
