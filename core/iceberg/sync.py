@@ -279,14 +279,7 @@ class _Sync:
         expired = []
         while len(snapshots) > 1 and self.should_expire(snapshots[0], n, now):
             expired.append(snapshots.pop(0))
-        kept = {s["snapshot-id"] for s in snapshots}
-        refs = {}
-        by_snapshot: dict[int, str] = {}
-        for name, snap in sorted(tag_manager(self.table).tagged().items()):
-            by_snapshot.setdefault(snap.id, name)
-        for sid, name in sorted(by_snapshot.items()):
-            if sid in kept:
-                refs[name] = {"snapshot-id": sid, "type": "tag"}
+        refs = self.refs({s["snapshot-id"] for s in snapshots})
         metadata = metadata_json(
             table_uuid=base["table-uuid"],
             location=base["location"],
@@ -304,6 +297,19 @@ class _Sync:
         chain = expired + snapshots[:1]
         for old, nxt in zip(chain, chain[1:]):
             self.expire_list(old["manifest-list"], nxt["manifest-list"])
+
+    def refs(self, kept: set[int]) -> dict:
+        """Iceberg tags: for each kept snapshot a tag names, one tag (the first by name, as
+        Java takes the first of a snapshot's tags); Iceberg readers fail on a tag of a snapshot
+        the metadata does not have."""
+        by_snapshot: dict[int, str] = {}
+        for name, snap in sorted(tag_manager(self.table).tagged().items()):
+            by_snapshot.setdefault(snap.id, name)
+        return {
+            name: {"snapshot-id": sid, "type": "tag"}
+            for sid, name in sorted(by_snapshot.items())
+            if sid in kept
+        }
 
     def should_expire(self, s: dict, n: int, now: int) -> bool:
         opts = self.table.schema.core_options
@@ -409,4 +415,20 @@ def prune_iceberg(table: TableContext, earliest: int) -> None:
         sync.expire_list(old["manifest-list"], nxt["manifest-list"])
 
 
-__all__ = ["prune_iceberg", "reset_iceberg", "sync_iceberg"]
+def refresh_iceberg_tags(table: TableContext) -> None:
+    """After tags were created, renamed or deleted: the refs of the latest metadata version
+    follow them (overwritten in place, as Java's tag callback overwrites it)."""
+    if iceberg_storage(table.schema.options) is None or not table.is_main_branch:
+        return
+    sync = _Sync(table)
+    versions = sync.versions()
+    if not versions:
+        return
+    metadata = sync.read_json(versions[-1])
+    refs = sync.refs({s["snapshot-id"] for s in metadata["snapshots"]})
+    if refs != metadata.get("refs"):
+        metadata["refs"] = refs
+        sync.io.overwrite_hint(_version_path(sync.dir, versions[-1]), to_text(metadata))
+
+
+__all__ = ["prune_iceberg", "refresh_iceberg_tags", "reset_iceberg", "sync_iceberg"]

@@ -179,3 +179,25 @@ def test_what_is_not_written_is_refused_by_name(cli, tmp_path, options, schema, 
     assert len(err.splitlines()) == 1, err
     for w in words:
         assert w in err, err
+
+
+@pytest.mark.slow
+def test_tags_become_iceberg_tags(cli, tmp_path):
+    """A tag on a snapshot the metadata keeps is an Iceberg tag (created, renamed, deleted with
+    the Paimon tag; Java's tag callback), readable by pyiceberg by name."""
+    cli("create-table", "db.t", "--schema", SCHEMA, "-O", "metadata.iceberg.storage=table-location")
+    cli("ingest", "-t", "db.t", _input(tmp_path, "a.parquet", [1, 2], "a"))
+    cli("ingest", "-t", "db.t", _input(tmp_path, "b.parquet", [3], "b"))
+    cli("tag", "create", "-t", "db.t", "first", "--snapshot", "1")
+    ice = _iceberg(cli.wh)
+    assert {k: r.snapshot_id for k, r in ice.metadata.refs.items() if k != "main"} == {"first": 1}
+    assert _rows(ice.scan(snapshot_id=ice.metadata.refs["first"].snapshot_id).to_arrow()) == [
+        (1, "a1", "d1"),
+        (2, "a2", "d0"),
+    ]
+    cli("tag", "rename", "-t", "db.t", "first", "one")
+    assert {k for k in _iceberg(cli.wh).metadata.refs if k != "main"} == {"one"}
+    cli("ingest", "-t", "db.t", _input(tmp_path, "c.parquet", [4], "c"))  # kept by the next commit
+    assert {k for k in _iceberg(cli.wh).metadata.refs if k != "main"} == {"one"}
+    cli("tag", "delete", "-t", "db.t", "one")
+    assert {k for k in _iceberg(cli.wh).metadata.refs if k != "main"} == set()
