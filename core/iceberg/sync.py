@@ -389,18 +389,27 @@ def reset_iceberg(table: TableContext) -> None:
         sync.create_fresh(table.snapshots.snapshot(latest))
 
 
+def _latest(table: TableContext) -> tuple[_Sync, int, dict] | None:
+    """The table's Iceberg sync, its latest metadata version and that version's JSON; None
+    when the table asks for no Iceberg metadata (or is a branch) or has none yet."""
+    if iceberg_storage(table.schema.options) is None or not table.is_main_branch:
+        return None
+    sync = _Sync(table)
+    versions = sync.versions()
+    if not versions:
+        return None
+    return sync, versions[-1], sync.read_json(versions[-1])
+
+
 def prune_iceberg(table: TableContext, earliest: int) -> None:
     """Before a snapshot expiry deletes the files of snapshots older than ``earliest``: the
     Iceberg snapshots older than it leave the latest metadata version (overwritten in place, as
     Java overwrites it for a tag), with the manifest lists and manifests only they used, so an
     Iceberg reader never meets a deleted data file. (Java leaves them until its next commit.)"""
-    if iceberg_storage(table.schema.options) is None or not table.is_main_branch:
+    found = _latest(table)
+    if found is None:
         return
-    sync = _Sync(table)
-    versions = sync.versions()
-    if not versions:
-        return
-    metadata = sync.read_json(versions[-1])
+    sync, version, metadata = found
     snapshots = metadata["snapshots"]
     current = metadata["current-snapshot-id"]
     kept = [s for s in snapshots if s["snapshot-id"] >= earliest or s["snapshot-id"] == current]
@@ -409,7 +418,7 @@ def prune_iceberg(table: TableContext, earliest: int) -> None:
     ids = {s["snapshot-id"] for s in kept}
     metadata["snapshots"] = kept
     metadata["refs"] = {k: r for k, r in metadata["refs"].items() if r["snapshot-id"] in ids}
-    sync.io.overwrite_hint(_version_path(sync.dir, versions[-1]), to_text(metadata))
+    sync.io.overwrite_hint(_version_path(sync.dir, version), to_text(metadata))
     chain = [s for s in snapshots if s["snapshot-id"] not in ids] + kept[:1]
     for old, nxt in zip(chain, chain[1:]):
         sync.expire_list(old["manifest-list"], nxt["manifest-list"])
@@ -418,17 +427,14 @@ def prune_iceberg(table: TableContext, earliest: int) -> None:
 def refresh_iceberg_tags(table: TableContext) -> None:
     """After tags were created, renamed or deleted: the refs of the latest metadata version
     follow them (overwritten in place, as Java's tag callback overwrites it)."""
-    if iceberg_storage(table.schema.options) is None or not table.is_main_branch:
+    found = _latest(table)
+    if found is None:
         return
-    sync = _Sync(table)
-    versions = sync.versions()
-    if not versions:
-        return
-    metadata = sync.read_json(versions[-1])
+    sync, version, metadata = found
     refs = sync.refs({s["snapshot-id"] for s in metadata["snapshots"]})
     if refs != metadata.get("refs"):
         metadata["refs"] = refs
-        sync.io.overwrite_hint(_version_path(sync.dir, versions[-1]), to_text(metadata))
+        sync.io.overwrite_hint(_version_path(sync.dir, version), to_text(metadata))
 
 
 __all__ = ["prune_iceberg", "refresh_iceberg_tags", "reset_iceberg", "sync_iceberg"]
