@@ -201,3 +201,70 @@ def test_tags_become_iceberg_tags(cli, tmp_path):
     assert {k for k in _iceberg(cli.wh).metadata.refs if k != "main"} == {"one"}
     cli("tag", "delete", "-t", "db.t", "one")
     assert {k for k in _iceberg(cli.wh).metadata.refs if k != "main"} == set()
+
+
+@pytest.mark.slow
+def test_typed_bounds_prune_right(cli, tmp_path):
+    """Every mapped type's bounds (Iceberg's single-value bytes) and a DATE partition: pyiceberg
+    prunes files by them, so a filter matching one row finds it (a wrong bound loses it)."""
+    import datetime as dt
+    from decimal import Decimal
+
+    from pyiceberg.expressions import EqualTo, GreaterThan, LessThan
+
+    schema = (
+        "id INT NOT NULL, d DATE, ts TIMESTAMP(6), ts3 TIMESTAMP(3), dec DECIMAL(10,2), "
+        "big DECIMAL(30,4), f DOUBLE, b BOOLEAN, s STRING, bin BYTES, sm SMALLINT, p DATE NOT NULL"
+    )
+    cli(
+        "create-table",
+        "db.t",
+        "--schema",
+        schema,
+        "--partition",
+        "p",
+        "-O",
+        "metadata.iceberg.storage=table-location",
+    )
+    day = dt.date(2024, 1, 1)
+    t = pa.table(
+        {
+            "id": pa.array([1, 2, -3], pa.int32()),
+            "d": [day, None, dt.date(1960, 5, 6)],
+            "ts": pa.array(
+                [dt.datetime(2024, 1, 1, 1, 2, 3, 456789), None, dt.datetime(1950, 1, 1)], pa.timestamp("us")
+            ),
+            "ts3": pa.array(
+                [dt.datetime(2024, 1, 1, 1, 2, 3, 456000), None, dt.datetime(1950, 1, 1)], pa.timestamp("ms")
+            ),
+            "dec": pa.array([Decimal("1.25"), Decimal("-128.00"), None], pa.decimal128(10, 2)),
+            "big": pa.array(
+                [Decimal("12345678901234567890.1234"), Decimal("-1.0000"), None], pa.decimal128(30, 4)
+            ),
+            "f": [1.5, None, -2.0],
+            "b": [True, False, None],
+            "s": ["x", "yé", None],
+            "bin": [b"a", None, b"zz"],
+            "sm": pa.array([1, None, -5], pa.int16()),
+            "p": [day, dt.date(2024, 1, 2), day],
+        }
+    )
+    cli("ingest", "-t", "db.t", write_parquet(tmp_path / "typed.parquet", t))
+    ice = _iceberg(cli.wh)
+    cases = [
+        (EqualTo("id", -3), [-3]),
+        (EqualTo("d", "1960-05-06"), [-3]),
+        (GreaterThan("ts", "2023-01-01T00:00:00"), [1]),
+        (LessThan("ts3", "1960-01-01T00:00:00"), [-3]),
+        (EqualTo("dec", Decimal("-128.00")), [2]),
+        (GreaterThan("big", Decimal("1000000000000000000.0000")), [1]),
+        (LessThan("big", Decimal("0.0000")), [2]),
+        (LessThan("f", 0.0), [-3]),
+        (EqualTo("b", False), [2]),
+        (EqualTo("s", "yé"), [2]),
+        (EqualTo("sm", -5), [-3]),
+        (EqualTo("p", "2024-01-02"), [2]),
+        (EqualTo("bin", b"zz"), [-3]),
+    ]
+    for expr, ids in cases:
+        assert [r["id"] for r in ice.scan(row_filter=expr).to_arrow().to_pylist()] == ids, expr
