@@ -12,8 +12,9 @@ For snapshot N the metadata folder gets ``vN.metadata.json`` and ``version-hint.
   ``snapshot.time-retained``, with the manifest lists and manifests only they used; tags on a
   retained snapshot become refs;
 * otherwise (*without base*: the first snapshot, a base lost to a crash or a rollback): one
-  manifest of every live file of N, one Iceberg snapshot, and every older metadata version
-  with its manifests deleted.
+  manifest of the live files of N that Java's raw-convertible splits hold (append tables: all;
+  primary-key tables: see :meth:`_Sync.raw_convertible`, which can expose a lone level-0 file),
+  one Iceberg snapshot, and every older metadata version with its manifests deleted.
 
 Older ``v*.metadata.json`` are deleted after each commit but the last
 ``metadata.iceberg.previous-versions-max`` (0) unless ``metadata.iceberg.delete-after-commit
@@ -71,6 +72,29 @@ class _Sync:
     # ---- what Iceberg sees of a Paimon file
     def exposed(self, e: ManifestEntry) -> bool:
         return not self.table.is_primary_key_table or e.file.level == self.max_level
+
+    def raw_convertible(self, live: list[ManifestEntry]) -> list[ManifestEntry]:
+        """The live files Java's metadata *without base* exposes: its raw-convertible splits.
+        Every file of an append table; of a primary-key bucket, all its files when none is at
+        level 0 or has delete rows and they share one level (any levels with ``first-row``),
+        else its file when it is the only one, without delete rows. (Java packs the sections of
+        a bucket into 128 MB splits and exposes single-file splits: a bucket over that size can
+        expose more there.)"""
+        if not self.table.is_primary_key_table:
+            return live
+        first_row = str(self.opts.get("merge-engine", "")).lower() == "first-row"
+        buckets: dict[tuple, list[ManifestEntry]] = {}
+        for e in live:
+            buckets.setdefault((e.partition, e.bucket), []).append(e)
+        out = []
+        for files in buckets.values():
+            clean = all(e.file.delete_row_count in (None, 0) for e in files)
+            one_level = len({e.file.level for e in files}) == 1
+            if clean and all(e.file.level != 0 for e in files) and (first_row or one_level):
+                out += files
+            elif len(files) == 1 and clean:
+                out += files
+        return out
 
     def file_path(self, e: ManifestEntry) -> str:
         partition = self.table.partition_codec.from_bytes(e.partition)
@@ -177,9 +201,8 @@ class _Sync:
         n = snapshot.id
         if n == 1:
             self.clear()
-        entries = [
-            self.data_entry(e, n) for e in live_entries(self.table.manifests, snapshot) if self.exposed(e)
-        ]
+        live = live_entries(self.table.manifests, snapshot)
+        entries = [self.data_entry(e, n) for e in self.raw_convertible(live)]
         files = self.files()
         metas = [files.write_manifest(entries, n)] if entries else []
         listed = files.write_list(metas)

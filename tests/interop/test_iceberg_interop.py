@@ -59,7 +59,7 @@ def _check_every_snapshot(wh) -> list[int]:
     return ids
 
 
-def _java_table(java, wh, batches=BATCHES, options=None, compact=False) -> None:
+def _java_table(java, wh, batches=BATCHES, options=None, compact=False, pk=()) -> None:
     base = {"warehouse": str(wh), "table": "db.t"}
     java.run(
         [
@@ -67,9 +67,9 @@ def _java_table(java, wh, batches=BATCHES, options=None, compact=False) -> None:
                 "op": "create_table",
                 **base,
                 "schema": SCHEMA,
-                "primary_keys": [],
+                "primary_keys": list(pk),
                 "partition_keys": ["dt"],
-                "options": {"bucket": "-1", **_option(java), **(options or {})},
+                "options": {"bucket": "1" if pk else "-1", **_option(java), **(options or {})},
             }
         ]
         + [{"op": "write", **base, "rows": rows} for rows in batches]
@@ -161,6 +161,8 @@ def _schemas(meta: dict) -> list:
 
 
 MORE = [[{"id": 10 + i, "v": f"m{i}", "dt": "xy"[i % 2]}] for i in range(4)]
+# every bucket gets two files: a lone level-0 file Java's full compaction upgrades, ours rewrites
+UPDATES = [{"id": 1, "v": "u", "dt": "x"}, {"id": 2, "v": "w", "dt": "y"}]
 MERGING = {"metadata.iceberg.compaction.min.file-num": "2", "metadata.iceberg.compaction.max.file-num": "3"}
 
 
@@ -170,16 +172,19 @@ MERGING = {"metadata.iceberg.compaction.min.file-num": "2", "metadata.iceberg.co
         pytest.param(("two appends", BATCHES, {}, False), id="appends"),
         pytest.param(("merged manifests", BATCHES + MORE, MERGING, False), id="merging"),
         pytest.param(("full compaction", BATCHES + MORE[:2], {}, True), id="compaction"),
+        pytest.param(("primary key", BATCHES + [UPDATES], {}, True), id="pk"),
     ],
 )
 def test_our_metadata_matches_javas_for_the_same_commits(java, tmp_path, case):
-    _, batches, options, compact = case
+    name, batches, options, compact = case
+    pk = ("id", "dt") if name == "primary key" else ()
     java_wh, our_wh = tmp_path / "java", tmp_path / "ours"
-    _java_table(java, java_wh, batches, options, compact)
+    _java_table(java, java_wh, batches, options, compact, pk)
     cat = FileSystemCatalog(str(our_wh))
     cat.create_database("db")
     columns = Schema.parse_columns(", ".join(f"{c['name']} {c['type']}" for c in SCHEMA))
-    t = cat.create_table("db.t", Schema(columns, ("dt",), (), {"bucket": "-1", **_option(java), **options}))
+    bucket = "1" if pk else "-1"
+    t = cat.create_table("db.t", Schema(columns, ("dt",), pk, {"bucket": bucket, **_option(java), **options}))
     for rows in batches:
         t.write_arrow(_arrow(rows))
     if compact:
@@ -210,3 +215,35 @@ def test_our_metadata_matches_javas_for_the_same_commits(java, tmp_path, case):
     if java.version != "0.9":  # pyiceberg reads no Java 0.9 metadata (see above)
         assert _rows(_iceberg(our_wh).scan().to_arrow()) == _rows(_iceberg(java_wh).scan().to_arrow())
     assert len(os.listdir(_metadata_dir(our_wh))) == len(os.listdir(_metadata_dir(java_wh)))
+
+
+def test_hadoop_catalog_path_as_java(java, tmp_path):
+    """``hadoop-catalog``: Java 1.4.2 and we write under ``<warehouse>/iceberg/<db>/<table>/metadata``
+    (0.9 does not know the option and writes nothing)."""
+    java_wh, our_wh = tmp_path / "java", tmp_path / "ours"
+    opt = {"metadata.iceberg.storage": "hadoop-catalog"}
+    base = {"warehouse": str(java_wh), "table": "db.t"}
+    java.run(
+        [
+            {
+                "op": "create_table",
+                **base,
+                "schema": SCHEMA,
+                "primary_keys": [],
+                "partition_keys": [],
+                "options": opt,
+            },
+            {"op": "write", **base, "rows": BATCHES[0]},
+        ]
+    )
+    cat = FileSystemCatalog(str(our_wh))
+    cat.create_database("db")
+    columns = Schema.parse_columns(", ".join(f"{c['name']} {c['type']}" for c in SCHEMA))
+    cat.create_table("db.t", Schema(columns, (), (), dict(opt))).write_arrow(_arrow(BATCHES[0]))
+    ours = sorted(os.listdir(our_wh / "iceberg" / "db" / "t" / "metadata"))
+    assert ours[-2:] == ["v1.metadata.json", "version-hint.text"]
+    if java.version == "0.9":
+        assert not (java_wh / "iceberg").exists()
+        return
+    theirs = sorted(os.listdir(java_wh / "iceberg" / "db" / "t" / "metadata"))
+    assert len(ours) == len(theirs) and theirs[-2:] == ours[-2:]
