@@ -185,7 +185,10 @@ class _Sync:
         return isinstance(schema, dict) and "field-id" in json.dumps(schema)
 
     def write_version(self, n: int, metadata: dict) -> None:
-        self.io.write_bytes(_version_path(self.dir, n), to_text(metadata))
+        """``vN.metadata.json`` appears whole or not at all (a crash never leaves a torn one
+        that a later sync would take as done); a writer that finds it made keeps it, as Java's
+        ``tryToWriteAtomic``."""
+        self.io.write_if_absent(_version_path(self.dir, n), to_text(metadata))
         self.io.overwrite_hint(f"{self.dir}/{VERSION_HINT}", str(n).encode())
 
     def delete_old_versions(self, n: int) -> None:
