@@ -270,3 +270,23 @@ def test_typed_bounds_prune_right(cli, tmp_path):
     ]
     for expr, ids in cases:
         assert [r["id"] for r in ice.scan(row_filter=expr).to_arrow().to_pylist()] == ids, expr
+
+
+@pytest.mark.slow
+def test_missed_snapshots_are_caught_up(cli, tmp_path):
+    """A commit whose metadata was not written (a crash after the commit) gets it at the next
+    commit, built snapshot by snapshot on the last version there is; with
+    ``metadata.iceberg.previous-versions-max`` older versions stay."""
+    opts = ["-O", "metadata.iceberg.storage=table-location", "-O", "metadata.iceberg.previous-versions-max=9"]
+    cli("create-table", "db.t", "--schema", SCHEMA, *opts)
+    for n in range(3):
+        cli("ingest", "-t", "db.t", _input(tmp_path, f"a{n}.parquet", [n], "a"))
+    d = _metadata_dir(cli.wh)
+    for v in (2, 3):
+        os.remove(os.path.join(d, f"v{v}.metadata.json"))
+    cli("ingest", "-t", "db.t", _input(tmp_path, "b.parquet", [9], "b"))
+    assert sorted(n for n in os.listdir(d) if n.endswith(".json")) == [
+        f"v{v}.metadata.json" for v in (1, 2, 3, 4)
+    ]
+    assert _check(cli.wh) == [1, 2, 3, 4]
+    assert [s.parent_snapshot_id for s in _iceberg(cli.wh).metadata.snapshots] == [None, 1, 2, 3]
