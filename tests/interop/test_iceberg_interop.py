@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pyarrow as pa
 import pytest
@@ -109,6 +110,21 @@ def test_java_metadata_read_then_ours_on_top(java, tmp_path):
         (4, "d", "y"),
     ]
     t.write_arrow(_arrow([{"id": 5, "v": "e", "dt": "x"}]))
+    assert _check_every_snapshot(wh)[-2:] == [3, 4]
+    # Java's orphan cleanup leaves the Iceberg metadata folder alone, as ours does
+    before = sorted(os.listdir(_metadata_dir(wh)))
+    (cleaned,) = java.run(
+        [
+            {
+                "op": "orphan_clean",
+                "warehouse": str(wh),
+                "table": "db.t",
+                "older_than_ms": int(time.time() * 1000) + 60_000,
+            }
+        ]
+    )
+    assert not [p for p in cleaned["deleted"] if "metadata" in p], cleaned
+    assert sorted(os.listdir(_metadata_dir(wh))) == before
     assert _check_every_snapshot(wh)[-2:] == [3, 4]
 
 
