@@ -45,6 +45,7 @@ from paimon_core.metadata.iceberg_options import iceberg_metadata_dir, iceberg_s
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.manifest import ADD, ManifestEntry
 from paimon_core.metadata.tags import tag_manager
+from paimon_core.options import MergeEngineKind
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
@@ -65,7 +66,8 @@ class _Sync:
         self.dir = table.io.uri(iceberg_metadata_dir(table.path, self.opts))
         self.schema = table.schema
         part_fields = [table.schema.field(k) for k in table.schema.partition_keys]
-        self.compression = str(self.opts.get("metadata.iceberg.manifest-compression", "snappy"))
+        self.core = table.schema.core_options
+        self.compression = self.core.get("metadata.iceberg.manifest-compression")
         self.part_fields = part_fields
         self.max_level = table.schema.core_options.num_levels - 1
 
@@ -82,7 +84,7 @@ class _Sync:
         expose more there.)"""
         if not self.table.is_primary_key_table:
             return live
-        first_row = str(self.opts.get("merge-engine", "")).lower() == "first-row"
+        first_row = self.core.merge_engine is MergeEngineKind.FIRST_ROW
         buckets: dict[tuple, list[ManifestEntry]] = {}
         for e in live:
             buckets.setdefault((e.partition, e.bucket), []).append(e)
@@ -192,9 +194,9 @@ class _Sync:
         self.io.overwrite_hint(f"{self.dir}/{VERSION_HINT}", str(n).encode())
 
     def delete_old_versions(self, n: int) -> None:
-        if str(self.opts.get("metadata.iceberg.delete-after-commit.enabled", "true")).lower() != "true":
+        if not self.core.get("metadata.iceberg.delete-after-commit.enabled"):
             return
-        earliest = n - int(self.opts.get("metadata.iceberg.previous-versions-max", "0"))
+        earliest = n - self.core.get("metadata.iceberg.previous-versions-max")
         for v in self.versions():
             if v < earliest:
                 self.io.delete(_version_path(self.dir, v))
@@ -355,13 +357,10 @@ class _Sync:
     def compact(self, metas: list[dict], n: int, files: IcebergFiles) -> list[dict]:
         target = self.table.schema.core_options.get("manifest.target-file-size")
         small = [m for m in metas if m["manifest_length"] < target * 2 // 3]
-        if len(small) < int(self.opts.get("metadata.iceberg.compaction.min.file-num", "10")):
+        if len(small) < self.core.get("metadata.iceberg.compaction.min.file-num"):
             return metas
         total = sum(m["manifest_length"] for m in small)
-        if (
-            len(small) < int(self.opts.get("metadata.iceberg.compaction.max.file-num", "50"))
-            and total < target
-        ):
+        if len(small) < self.core.get("metadata.iceberg.compaction.max.file-num") and total < target:
             return metas
         entries = []
         for m in small:
