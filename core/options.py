@@ -155,6 +155,13 @@ _REGISTRY = [
     Option(
         "manifest.merge-min-count", "int", 30, "merge manifests once there are this many small ones", lo=1
     ),
+    Option(
+        "manifest.full-compaction-threshold-size",
+        "size",
+        16 * 1024 * 1024,
+        "rewrite all manifests once the delta ones total this size",
+        lo=1,
+    ),
     Option("target-file-size", "size", None, "roll data files at this size (128 MB PK, 256 MB append)", lo=1),
     Option("write-buffer-size", "size", 256 * 1024 * 1024, "in-memory sort buffer of PK writers", lo=1),
     Option("partition.default-name", "str", "__DEFAULT_PARTITION__", "directory name of null partitions"),
