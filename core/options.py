@@ -167,6 +167,32 @@ _REGISTRY = [
     Option("partition.default-name", "str", "__DEFAULT_PARTITION__", "directory name of null partitions"),
     Option("partition.legacy-name", "bool", True, "render partition values the legacy way"),
     Option("metadata.stats-mode", "str", "truncate(16)", "value stats: none | counts | truncate(N) | full"),
+    # Iceberg-compatible metadata (Java's IcebergOptions; core/iceberg/sync.py)
+    Option(
+        "metadata.iceberg.storage",
+        "enum",
+        "disabled",
+        "Iceberg metadata after each commit (hive-catalog and rest-catalog refused)",
+        ("disabled", "table-location", "hadoop-catalog", "hive-catalog", "rest-catalog"),
+    ),
+    Option(
+        "metadata.iceberg.storage-location",
+        "enum",
+        None,
+        "where the Iceberg metadata goes (default: by metadata.iceberg.storage)",
+        ("table-location", "catalog-location"),
+    ),
+    Option("metadata.iceberg-compatible", "bool", False, "Java 0.9: Iceberg metadata in <table>/metadata"),
+    Option("metadata.iceberg.format-version", "int", 2, "Iceberg format version (3 refused)", lo=2, hi=3),
+    Option("metadata.iceberg.manifest-compression", "str", "snappy", "codec of Iceberg manifests"),
+    Option("metadata.iceberg.previous-versions-max", "int", 0, "older vN.metadata.json kept", lo=0),
+    Option("metadata.iceberg.delete-after-commit.enabled", "bool", True, "delete older metadata versions"),
+    Option(
+        "metadata.iceberg.compaction.min.file-num", "int", 10, "small Iceberg manifests before merging", lo=1
+    ),
+    Option(
+        "metadata.iceberg.compaction.max.file-num", "int", 50, "small Iceberg manifests always merged", lo=1
+    ),
     Option("data-file.prefix", "str", "data-", "prefix of data file names"),
     Option("changelog-file.prefix", "str", "changelog-", "prefix of changelog file names"),
     # merging
@@ -475,6 +501,13 @@ _UNSUPPORTED = [
         reads=False,
     ),
     Unsupported("delete.force-produce-changelog", "forced changelogs on delete", _FALSE, reads=False),
+    Unsupported(
+        "metadata.iceberg.storage",
+        "Iceberg metadata in a Hive or REST catalog",
+        _is("disabled", "table-location", "hadoop-catalog"),
+        reads=False,
+    ),
+    Unsupported("metadata.iceberg.format-version", "Iceberg format version 3", _is("2"), reads=False),
 ]
 UNSUPPORTED: dict[str, Unsupported] = {u.key: u for u in _UNSUPPORTED}
 
