@@ -21,7 +21,10 @@ Refused, because reading or writing them without the feature gives wrong rows:
   refused on write;
 * column default values (``defaultValue``): a writer must fill them in; refused on write
   (compaction is fine);
-* VARIANT, BLOB and VECTOR columns: refused when the schema is parsed (``data/types.py``);
+* VARIANT and VECTOR columns: refused when the schema is parsed (``data/types.py``); BLOB
+  columns are read and written (``.blob`` files, ``fileformat/blob.py``), but not those whose
+  values are descriptors of bytes in other storage (``blob-descriptor-field``,
+  ``blob-external-storage-field``);
 * ``type`` other than ``table`` (format tables and others have no snapshots).
 """
 
@@ -65,10 +68,34 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
 
 def check_readable(schema: TableSchema, what: str = "table") -> None:
     check_options(schema.options, writing=False, what=what)
+    if blob_columns(schema):
+        check_blob_descriptors(schema, what)
+
+
+DESCRIPTOR_OPTIONS = ("blob-descriptor-field", "blob.stored-descriptor-fields", "blob-external-storage-field")
+
+
+def blob_columns(schema: TableSchema) -> list[str]:
+    """The top-level BLOB columns, in schema order (each written to ``.blob`` files)."""
+    return [f.name for f in schema.fields if getattr(f.type, "root", None) == "BLOB"]
+
+
+def check_blob_descriptors(schema: TableSchema, what: str = "table") -> None:
+    """Refuse, by name, BLOB columns whose values are descriptors of bytes kept elsewhere: a
+    reader gets a pointer into storage it may not reach, not the value."""
+    for key in DESCRIPTOR_OPTIONS:
+        raw = (schema.options.get(key) or "").strip()
+        if raw:
+            raise UnsupportedFeature(
+                f"{what} sets {key} = {raw}: those BLOB columns hold descriptors pointing to "
+                "bytes in other storage (not in the table), which this tool does not read or write"
+            )
 
 
 def check_writable(schema: TableSchema, what: str = "table", compaction: bool = False) -> None:
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
+    if blob_columns(schema):
+        check_blob_descriptors(schema, what)
     evolution = _true(schema.options, "data-evolution.enabled")
     tracked = evolution or _true(schema.options, "row-tracking.enabled")
     if tracked and schema.bucket_mode is not BucketMode.BUCKET_UNAWARE:

@@ -204,8 +204,8 @@ def test_data_evolution_refused_by_name(built):
     _read_or_refused(built, "data_evolution", "data-evolution")
 
 
-def test_blob_refused_by_name(built):
-    _read_or_refused(built, "blob", "BLOB")
+def test_blob_reads_as_java(built):
+    _same_as_java(built, "blob")
 
 
 def test_postpone_bucket_files(built):

@@ -31,12 +31,14 @@ WRITABLE = {  # fixture -> who else reads it
     "append-bucketed-orc-1.0": "java14",
     "pk-first-row-orc-1.3dev": "java14",
     "data-evolution-alter-cast-orc-1.3": None,
+    "multi-blob-orc-1.4": "java14",  # ORC manifests: pypaimon 2.1 reads none
 }
 MODELS = {  # fixture -> rows after ingest + compaction, from the rows before
     "append-schema-evolution-parquet-1.2": lambda before: before + before,
     "timestamps-parquet-1.3dev": lambda before: before + before,
     "append-bucketed-orc-1.0": lambda before: before + before,
     "data-evolution-alter-cast-orc-1.3": lambda before: before + before,
+    "multi-blob-orc-1.4": lambda before: before + before,
     "pk-agg-lookup-dv-parquet-1.4": lambda before: _expected_rows(
         "pk-agg-lookup-dv-parquet-1.4", "expected-after-full-compaction.jsonl"
     ),
