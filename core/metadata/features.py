@@ -96,6 +96,11 @@ def check_writable(schema: TableSchema, what: str = "table", compaction: bool = 
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     if blob_columns(schema):
         check_blob_descriptors(schema, what)
+        if not _true(schema.options, "data-evolution.enabled"):
+            raise UnsupportedFeature(
+                f"{what} has BLOB columns ({', '.join(blob_columns(schema))}) without "
+                "data-evolution.enabled = true, which Paimon requires for them (with row tracking)"
+            )
     evolution = _true(schema.options, "data-evolution.enabled")
     tracked = evolution or _true(schema.options, "row-tracking.enabled")
     if tracked and schema.bucket_mode is not BucketMode.BUCKET_UNAWARE:

@@ -260,6 +260,12 @@ class Schema:
         from paimon_core.metadata.features import check_options
 
         check_options(options, writing=True, what="a table")
+        blobs = [n for n, t, _ in self.columns if getattr(t, "root", None) == "BLOB"]
+        if blobs and not opts.get("data-evolution.enabled"):
+            raise UnsupportedFeature(
+                f"BLOB columns ({', '.join(blobs)}) need data-evolution.enabled = true and "
+                "row-tracking.enabled = true, as in Paimon"
+            )
         for key, feature in (
             ("data-evolution.enabled", "data evolution"),
             ("row-tracking.enabled", "row tracking"),
