@@ -156,6 +156,14 @@ _REGISTRY = [
         "manifest.merge-min-count", "int", 30, "merge manifests once there are this many small ones", lo=1
     ),
     Option("target-file-size", "size", None, "roll data files at this size (128 MB PK, 256 MB append)", lo=1),
+    Option(
+        "blob.target-file-size",
+        "size",
+        None,
+        "roll .blob files at this size (default target-file-size)",
+        lo=1,
+    ),
+    Option("blob-field", "str", None, "BYTES columns created as BLOB columns (comma-separated)"),
     Option("write-buffer-size", "size", 256 * 1024 * 1024, "in-memory sort buffer of PK writers", lo=1),
     Option("partition.default-name", "str", "__DEFAULT_PARTITION__", "directory name of null partitions"),
     Option("partition.legacy-name", "bool", True, "render partition values the legacy way"),

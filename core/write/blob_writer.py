@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from paimon_core.fileformat.blob import EXTENSION, BlobFileWriter
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
-from paimon_core.options import parse_size
 
 if TYPE_CHECKING:
     from paimon_core.metadata.schema import TableSchema
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
 
 def blob_target_size(schema: TableSchema) -> int:
     opts = schema.core_options
-    raw = schema.options.get("blob.target-file-size")
-    return parse_size(raw) if raw else opts.target_file_size
+    return opts.get("blob.target-file-size") or opts.target_file_size
 
 
 def _now() -> dt.datetime:

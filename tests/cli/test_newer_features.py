@@ -231,3 +231,21 @@ def test_blob_columns_end_to_end(cli, tmp_path):
     upd = tmp_path / "upd.csv"
     upd.write_text("_ROW_ID,b\n0,ee\n")
     _one_line(cli("ingest", "-t", "db.b", str(upd), "--update-columns", "b", code=1), "BLOB column 'b'")
+
+
+def test_blob_field_option_and_blob_table_rules(cli):
+    """``blob-field`` makes the BYTES columns it names BLOB columns (as Java's Flink and Spark
+    catalogs do); a table of BLOB columns only, or partitioned by one, is refused as Java refuses it."""
+    de = ("-O", "row-tracking.enabled=true", "-O", "data-evolution.enabled=true")
+    cli("create-table", "db.f", "--schema", "id INT, b BYTES, c BYTES", *de, "-O", "blob-field=b")
+    schema = json.loads((cli.wh / "db.db" / "f" / "schema" / "schema-0").read_text())
+    assert [f["type"] for f in schema["fields"]] == ["INT", "BLOB", "BYTES"]
+    _one_line(
+        cli("create-table", "db.g", "--schema", "id INT, b STRING", *de, "-O", "blob-field=b", code=1),
+        "blob-field",
+    )
+    _one_line(cli("create-table", "db.h", "--schema", "b BLOB", *de, code=1), "other columns")
+    _one_line(
+        cli("create-table", "db.i", "--schema", "id INT, b BLOB", *de, "--partition", "b", code=1),
+        "partition key",
+    )

@@ -130,3 +130,51 @@ def test_we_write_blobs_java_and_pypaimon_read_them(java14, pypaimon, tmp_path):
     assert_same_rows(py, model, label_a="pypaimon 2.1 after our expire", label_b="model")
     live = {p.name for p in bucket.iterdir()}
     assert {p.name for p in blob_files} <= live, "expiry deleted .blob files still in use"
+
+
+def _layout(wh: str, ident: str) -> list[tuple]:
+    """Each live file as (kind, _WRITE_COLS, _FIRST_ROW_ID, rows, sequence numbers, size of a
+    .blob file), in row-id order."""
+    from paimon_core.metadata.live_files import live_entries
+
+    t = FileSystemCatalog(wh).get_table(ident)
+    out = []
+    for e in live_entries(t.manifests, t.snapshots.latest()):
+        f = e.file
+        blob = f.file_name.endswith(".blob")
+        out.append(
+            (
+                "blob" if blob else "data",
+                f.write_cols,
+                f.first_row_id,
+                f.row_count,
+                (f.min_sequence_number, f.max_sequence_number),
+                f.file_size if blob else None,
+                f.value_stats_cols if blob else None,
+            )
+        )
+    return sorted(out, key=lambda x: (x[0], x[1] or (), x[2] or 0))
+
+
+def test_our_blob_files_are_laid_out_as_javas(java14, tmp_path):
+    """The same two commits written by Java 1.4.2 and by us give the same files: one data file
+    per commit naming the other columns, and per BLOB column the same .blob files (rows, first
+    row ids, sizes: the records are byte for byte Java's)."""
+    tables = {"j.blobs": str(tmp_path / "java"), "o.blobs": str(tmp_path / "ours")}
+    reqs = []
+    for ident, wh in tables.items():
+        base = {"warehouse": wh, "table": ident}
+        spec = {"schema": SCHEMA, "primary_keys": [], "partition_keys": [], "options": OPTIONS}
+        reqs.append({"op": "create_table", **base, **spec})
+        if ident.startswith("j."):
+            reqs += [
+                {"op": "write", **base, "rows": _batch(0, 12)},
+                {"op": "write", **base, "rows": _batch(12, 20)},
+            ]
+    java14.run(reqs)
+    t = FileSystemCatalog(tables["o.blobs"]).get_table("o.blobs")
+    t.write_arrow(_arrow(_batch(0, 12)))
+    FileSystemCatalog(tables["o.blobs"]).get_table("o.blobs").write_arrow(_arrow(_batch(12, 20)))
+    java, ours = _layout(tables["j.blobs"], "j.blobs"), _layout(tables["o.blobs"], "o.blobs")
+    assert [x for x in ours if x[0] == "blob"] == [x for x in java if x[0] == "blob"]
+    assert [x[1:5] for x in ours if x[0] == "data"] == [x[1:5] for x in java if x[0] == "data"]
