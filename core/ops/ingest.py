@@ -69,7 +69,8 @@ def _replaced(table: TableContext, entries) -> Replaced:
         if table.schema.partition_keys
         else ()
     )
-    return Replaced(len(entries), sum(e.file.row_count for e in entries), shown)
+    rows = sum(e.file.row_count for e in entries if not is_blob_file(e.file.file_name))
+    return Replaced(len(entries), rows, shown)
 
 
 def _missing_columns(table: TableContext, named_schemas) -> tuple:

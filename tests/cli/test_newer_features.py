@@ -231,6 +231,10 @@ def test_blob_columns_end_to_end(cli, tmp_path):
     upd = tmp_path / "upd.csv"
     upd.write_text("_ROW_ID,b\n0,ee\n")
     _one_line(cli("ingest", "-t", "db.b", str(upd), "--update-columns", "b", code=1), "BLOB column 'b'")
+    _one_line(cli("delete", "-t", "db.b", "--where", "id = 1", code=1), "BLOB columns (b)")
+    out = cli("ingest", "-t", "db.b", src, "--overwrite").stdout
+    assert "overwrote 2 rows in 2 files" in out and "replaced 4 files of 3 records" in out, out
+    assert sorted(r["id"] for r in cli.json("read", "-t", "db.b")) == [1, 2]
 
 
 def test_blob_field_option_and_blob_table_rules(cli):
