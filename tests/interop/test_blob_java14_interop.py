@@ -2,7 +2,8 @@
 ``.blob`` files roll (NULLs, values over the target size, two commits) and we read exactly what
 Java reads; we write such a table (ingest, compaction, expiry) and after each step Java 1.4.2 and
 pypaimon 2.1 read exactly our model, and Java's file layout (one data file without the BLOB
-columns, ``.blob`` files per column rolled at ``blob.target-file-size``) is ours."""
+columns, ``.blob`` files per column rolled at ``blob.target-file-size``) is ours; pypaimon 2.1
+writes one and we read it."""
 
 from __future__ import annotations
 
@@ -178,3 +179,27 @@ def test_our_blob_files_are_laid_out_as_javas(java14, tmp_path):
     java, ours = _layout(tables["j.blobs"], "j.blobs"), _layout(tables["o.blobs"], "o.blobs")
     assert [x for x in ours if x[0] == "blob"] == [x for x in java if x[0] == "blob"]
     assert [x[1:5] for x in ours if x[0] == "data"] == [x[1:5] for x in java if x[0] == "data"]
+
+
+def test_pypaimon_writes_blobs_we_read_them(pypaimon, tmp_path):
+    wh, ident = str(tmp_path / "wh"), "p.blobs"
+    base = {"warehouse": wh, "table": ident}
+    res = pypaimon.run(
+        [
+            {
+                "op": "create_table",
+                **base,
+                "schema": SCHEMA,
+                "primary_keys": [],
+                "partition_keys": [],
+                "options": OPTIONS,
+            },
+            {"op": "write", **base, "rows": _batch(0, 12)},
+            {"op": "write", **base, "rows": _batch(12, 20)},
+            {"op": "read", **base},
+        ]
+    )
+    files = [p.name for p in (tmp_path / "wh" / "p.db" / "blobs" / "bucket-0").iterdir()]
+    assert any(n.endswith(".blob") for n in files), f"pypaimon wrote no .blob files: {files}"
+    assert_same_rows(res[-1]["rows"], _batch(0, 20), label_a="pypaimon 2.1", label_b="model")
+    assert_same_rows(_ours(wh, ident), _batch(0, 20), label_a="paimon-cli", label_b="model")
