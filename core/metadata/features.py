@@ -69,7 +69,7 @@ def check_options(options: dict, writing: bool, what: str = "table", assigns_buc
 def check_readable(schema: TableSchema, what: str = "table") -> None:
     check_options(schema.options, writing=False, what=what)
     if blob_columns(schema):
-        check_blob_descriptors(schema, what)
+        check_blob_descriptors(schema.options, what)
 
 
 DESCRIPTOR_OPTIONS = ("blob-descriptor-field", "blob.stored-descriptor-fields", "blob-external-storage-field")
@@ -80,11 +80,11 @@ def blob_columns(schema: TableSchema) -> list[str]:
     return [f.name for f in schema.fields if getattr(f.type, "root", None) == "BLOB"]
 
 
-def check_blob_descriptors(schema: TableSchema, what: str = "table") -> None:
+def check_blob_descriptors(options: dict, what: str = "table") -> None:
     """Refuse, by name, BLOB columns whose values are descriptors of bytes kept elsewhere: a
     reader gets a pointer into storage it may not reach, not the value."""
     for key in DESCRIPTOR_OPTIONS:
-        raw = (schema.options.get(key) or "").strip()
+        raw = (options.get(key) or "").strip()
         if raw:
             raise UnsupportedFeature(
                 f"{what} sets {key} = {raw}: those BLOB columns hold descriptors pointing to "
@@ -95,7 +95,7 @@ def check_blob_descriptors(schema: TableSchema, what: str = "table") -> None:
 def check_writable(schema: TableSchema, what: str = "table", compaction: bool = False) -> None:
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     if blob_columns(schema):
-        check_blob_descriptors(schema, what)
+        check_blob_descriptors(schema.options, what)
         if not _true(schema.options, "data-evolution.enabled"):
             raise UnsupportedFeature(
                 f"{what} has BLOB columns ({', '.join(blob_columns(schema))}) without "

@@ -285,6 +285,10 @@ class Schema:
                 f"BLOB columns ({', '.join(blobs)}) need data-evolution.enabled = true and "
                 "row-tracking.enabled = true, as in Paimon"
             )
+        if blobs:
+            from paimon_core.metadata.features import check_blob_descriptors
+
+            check_blob_descriptors(options, "a table")
         if blobs and len(blobs) == len(self.columns):
             raise InvalidInput("a table with BLOB columns needs other columns too, as in Paimon")
         if set(blobs) & set(self.partition_keys):

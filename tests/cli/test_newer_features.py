@@ -250,6 +250,12 @@ def test_blob_field_option_and_blob_table_rules(cli):
     )
     _one_line(cli("create-table", "db.h", "--schema", "b BLOB", *de, code=1), "other columns")
     _one_line(
+        cli(
+            "create-table", "db.d", "--schema", "id INT, b BLOB", *de, "-O", "blob-descriptor-field=b", code=1
+        ),
+        "other storage",
+    )
+    _one_line(
         cli("create-table", "db.i", "--schema", "id INT, b BLOB", *de, "--partition", "b", code=1),
         "partition key",
     )
