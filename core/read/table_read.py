@@ -22,11 +22,12 @@ from paimon_core.fileformat.blob import read_values as read_blob_values
 from paimon_core.fileformat.formats import read_data_file, stored_columns
 from paimon_core.merge.merge_engines import MergeEngine
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
-from paimon_core.metadata.features import check_file, check_readable
+from paimon_core.metadata.features import check_file, check_readable, descriptor_columns
 from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.read.blob_descriptors import resolve as resolve_descriptors
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.row_tracking import (
     blob_sources,
@@ -109,6 +110,7 @@ class TableRead:
         self.predicate = predicate
         needed = set(self.columns) | (predicate.columns() if predicate else set())
         self.read_columns = [n for n in self.schema.field_names if n in needed]
+        self._descriptors = set(descriptor_columns(self.schema))
         self.dv_mode = self.is_pk and dv_enabled(table)
         self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
@@ -174,7 +176,9 @@ class TableRead:
                 arr = pa.nulls(n, target)
             else:
                 arr = data.column(old.name)
-                if arr.type != target:  # retyped by alter-column since the file was written
+                if cur.name in self._descriptors:  # the bytes its descriptors point to
+                    arr = resolve_descriptors(self.table, cur.name, arr)
+                elif arr.type != target:  # retyped by alter-column since the file was written
                     arr = cast_for_read(arr, cur.name, old.type, cur.type)
             arrays.append(arr)
             fields.append(pa.field(cur.name, target, nullable=cur.type.nullable))

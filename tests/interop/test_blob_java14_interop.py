@@ -203,3 +203,58 @@ def test_pypaimon_writes_blobs_we_read_them(pypaimon, tmp_path):
     assert any(n.endswith(".blob") for n in files), f"pypaimon wrote no .blob files: {files}"
     assert_same_rows(res[-1]["rows"], _batch(0, 20), label_a="pypaimon 2.1", label_b="model")
     assert_same_rows(_ours(wh, ident), _batch(0, 20), label_a="paimon-cli", label_b="model")
+
+
+def test_descriptor_columns_read_as_java_reads_them(java14, tmp_path):
+    """A BLOB column in ``blob-descriptor-field`` holds serialized descriptors in the data file:
+    we read the bytes they point to on the table's file system, as Java 1.4.2 does; a
+    descriptor pointing to other storage is refused naming it; writes are refused."""
+    import json
+
+    from paimon_core.errors import UnsupportedFeature
+    from paimon_core.read.blob_descriptors import serialize
+
+    payload = tmp_path / "payload.bin"
+    payload.write_bytes(bytes(range(256)) * 4)
+    wh, ident = str(tmp_path / "wh"), "d.desc"
+    cat = FileSystemCatalog(wh)
+    from paimon_core.metadata.schema import Schema
+
+    cols = Schema.parse_columns("id INT, b BYTES")
+    t = cat.create_table(ident, Schema(cols, options={k: v for k, v in OPTIONS.items() if k != "bucket"}))
+    refs = [
+        serialize(str(payload), 0, 16),
+        None,
+        serialize(f"file:{payload}", 1000, 24),
+        serialize(str(payload), 1020, -1),
+    ]
+    t.write_arrow(pa.table({"id": pa.array([1, 2, 3, 4], pa.int32()), "b": pa.array(refs, pa.binary())}))
+    schema_file = tmp_path / "wh" / "d.db" / "desc" / "schema" / "schema-0"
+    obj = json.loads(schema_file.read_text())
+    obj["fields"][1]["type"] = "BLOB"
+    obj["options"]["blob-descriptor-field"] = "b"
+    schema_file.write_text(json.dumps(obj))
+    data = payload.read_bytes()
+    model = [
+        {"id": 1, "b": data[0:16].hex()},
+        {"id": 2, "b": None},
+        {"id": 3, "b": data[1000:1024].hex()},
+        {"id": 4, "b": data[1020:].hex()},
+    ]
+    assert_same_rows(java14.read(wh, ident), model, label_a="java 1.4.2", label_b="model")
+    assert_same_rows(_ours(wh, ident), model, label_a="paimon-cli", label_b="model")
+    t = FileSystemCatalog(wh).get_table(ident)
+    with pytest.raises(UnsupportedFeature, match="writing those BLOB columns"):
+        t.write_arrow(pa.table({"id": pa.array([5], pa.int32()), "b": pa.array([b"x"])}))
+    # a descriptor to other storage: refused naming the URI and why
+    obj["fields"][1]["type"] = "BYTES"
+    obj["options"].pop("blob-descriptor-field")
+    schema_file.write_text(json.dumps(obj))
+    remote = serialize("http://example.com/x.bin", 0, 4)
+    t = FileSystemCatalog(wh).get_table(ident)
+    t.write_arrow(pa.table({"id": pa.array([9], pa.int32()), "b": pa.array([remote])}))
+    obj["fields"][1]["type"] = "BLOB"
+    obj["options"]["blob-descriptor-field"] = "b"
+    schema_file.write_text(json.dumps(obj))
+    with pytest.raises(UnsupportedFeature, match=r"http://example.com/x.bin, in other storage \(http://\)"):
+        FileSystemCatalog(wh).get_table(ident).read()

@@ -5,14 +5,13 @@ wrong row)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
-from tests.java1x import encoded_rows, expected, fixture_copy, precisions, table_dir
+from tests.java1x import encoded_rows, expected, precisions, table_dir
 
 READ_EXACTLY = [
     "append-bucketed-orc-1.0",  # ORC manifests (Java 1.0: no paimon.id attributes)
@@ -34,22 +33,6 @@ def test_fixture_reads_as_expected(name):
     wh, ident, table = table_dir(name)
     got = encoded_rows(FileSystemCatalog(str(wh)).get_table(ident).read(), precisions(table))
     assert got == expected(name)
-
-
-def test_blob_descriptor_fields_refused_by_name(tmp_path):
-    """BLOB columns stored as descriptors (pointers to bytes in other storage) are refused in one
-    line naming the option and why; the table's other BLOB columns would read."""
-    wh, ident = fixture_copy("multi-blob-orc-1.4", tmp_path)
-    src_wh, _, table = table_dir("multi-blob-orc-1.4")
-    schema = Path(wh) / table.relative_to(src_wh) / "schema"
-    s0 = json.loads((schema / "schema-0").read_text())
-    s0["options"]["blob-descriptor-field"] = "f6"
-    (schema / "schema-0").chmod(0o644)
-    (schema / "schema-0").write_text(json.dumps(s0))
-    result = CliRunner().invoke(app, ["-w", wh, "read", "-t", ident])
-    err = result.stderr.strip()
-    assert result.exit_code == 1 and len(err.splitlines()) == 1, err
-    assert "blob-descriptor-field" in err and "other storage" in err and "Traceback" not in err
 
 
 def test_null_map_key_is_one_line_naming_table_column_and_file():
