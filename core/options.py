@@ -155,6 +155,13 @@ _REGISTRY = [
     Option(
         "manifest.merge-min-count", "int", 30, "merge manifests once there are this many small ones", lo=1
     ),
+    Option(
+        "manifest.full-compaction-threshold-size",
+        "size",
+        16 * 1024 * 1024,
+        "rewrite all manifests once the delta ones total this size",
+        lo=1,
+    ),
     Option("target-file-size", "size", None, "roll data files at this size (128 MB PK, 256 MB append)", lo=1),
     Option(
         "blob.target-file-size",
@@ -386,7 +393,7 @@ FIELD_OPTIONS: dict[str, Option] = {
         Option("ignore-retract", "bool", False, "the column ignores -U/-D (aggregation engine)"),
         Option("list-agg-delimiter", "str", ",", "listagg delimiter"),
         Option("sequence-group", "str", None, "columns this sequence field orders (partial-update)"),
-        Option("distinct", "bool", False, "collect keeps distinct elements (aggregation)"),
+        Option("distinct", "bool", False, "collect and listagg keep distinct elements (aggregation)"),
         Option("nested-key", "str", None, "key fields of nested_update rows (aggregation)"),
         Option("stats-mode", "str", None, "value stats of the column (p16opt): as metadata.stats-mode"),
     )

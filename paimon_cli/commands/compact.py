@@ -28,6 +28,12 @@ def compact(
     partition: Annotated[
         str | None, typer.Option("--partition", "-p", metavar="K=V,...", help="Only this partition.")
     ] = None,
+    manifests: Annotated[
+        bool,
+        typer.Option(
+            "--manifests", help="Rewrite the table's manifests into as few as possible (no data files)."
+        ),
+    ] = False,
 ) -> None:
     """Compact a table in one COMPACT snapshot (reads return the same rows before and after).
 
@@ -40,11 +46,19 @@ def compact(
       paimon compact -t demo.events
       paimon compact -t demo.events --level-max
       paimon compact -t demo.events --full -p dt=2024-01-01
+      paimon compact -t demo.events --manifests
     """
     from paimon_core.compaction.compaction import compact as run_compact
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
+    if manifests:
+        if level_max or partition:
+            raise typer.BadParameter(
+                "--manifests compacts manifests only: without --level-max or --partition"
+            )
+        _compact_manifests(state, tbl)
+        return
     with count_progress(f"compact {tbl.identifier}", "buckets") as advance:
         result = run_compact(
             tbl, full=level_max, partition=partition, engine=state.engine(), progress=advance
@@ -63,6 +77,28 @@ def compact(
             "buckets": result.buckets,
             "files_before": result.files_before,
             "files_after": result.files_after,
+        },
+        text,
+    )
+
+
+def _compact_manifests(state, tbl) -> None:
+    from paimon_core.compaction.manifest_compaction import compact_manifests
+
+    result = compact_manifests(tbl)
+    sid = result.snapshot.id if result.snapshot is not None else None
+    text = (
+        f"compacted the manifests of {tbl.identifier}: {result.manifests_before} -> {result.manifests_after}, "
+        f"snapshot {sid}"
+        if sid is not None
+        else f"the manifests of {tbl.identifier} are compact ({result.manifests_before}); nothing to do"
+    )
+    state.out.record(
+        {
+            "table": tbl.identifier,
+            "snapshot": sid,
+            "manifests_before": result.manifests_before,
+            "manifests_after": result.manifests_after,
         },
         text,
     )

@@ -1108,6 +1108,7 @@ FIELD_COVERED_HERE = {
     "stats-mode",
 }
 COVERED_ELSEWHERE = {
+    "manifest.full-compaction-threshold-size": "tests/interop/test_manifest_merge_interop.py",
     "fields.default-aggregate-function": "tests/interop/test_merge_engines_interop.py (agg_product)",
     "file.format.per.level": "tests/interop/test_file_formats_interop.py",
     "file.compression.per.level": "tests/core/fileformat/test_file_formats.py",
