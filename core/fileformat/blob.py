@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Sequence
+from typing import BinaryIO
 
 from paimon_core.errors import CorruptMetadata
 
@@ -109,10 +110,12 @@ def read_values(data: bytes, path: str) -> list[bytes | None]:
 
 
 class BlobFileWriter:
-    """Builds one ``.blob`` file in memory; ``size`` is the bytes of its records so far (Java
-    rolls a blob file once that reaches ``blob.target-file-size``, checked after each row)."""
+    """Streams one ``.blob`` file to ``sink`` (a binary stream; None: kept in memory, for tests);
+    ``size`` is the bytes of its records so far (Java rolls a blob file once that reaches
+    ``blob.target-file-size``, checked after each row)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: BinaryIO | None = None) -> None:
+        self._sink = sink
         self._parts: list[bytes] = []
         self._lengths: list[int] = []
         self.size = 0
@@ -126,9 +129,22 @@ class BlobFileWriter:
             self._lengths.append(-1)
             return
         rec = record(value)
-        self._parts.append(rec)
+        if self._sink is None:
+            self._parts.append(rec)
+        else:
+            self._sink.write(rec)
         self._lengths.append(len(rec))
         self.size += len(rec)
 
     def finish(self) -> bytes:
-        return b"".join(self._parts) + footer(self._lengths)
+        """Writes the index; the whole file when kept in memory, else its footer (the caller
+        closes the sink)."""
+        tail = footer(self._lengths)
+        if self._sink is None:
+            return b"".join(self._parts) + tail
+        self._sink.write(tail)
+        return tail
+
+    @property
+    def file_size(self) -> int:
+        return self.size + len(footer(self._lengths))

@@ -46,30 +46,40 @@ class BlobColumnWriter:
         self.prefix = prefix
         self.target = blob_target_size(table.schema)
         self._file: BlobFileWriter | None = None
+        self._sink = None
+        self._name = ""
         self._done: list[DataFileMeta] = []
         self._written: list[str] = []
 
     def add(self, values: pa.ChunkedArray | pa.Array) -> None:
         for v in values.to_pylist():
             if self._file is None:
-                self._file = BlobFileWriter()
+                self._open()
+            assert self._file is not None  # opened above
             self._file.add(v)
             if self._file.size >= self.target:
                 self._close_file()
 
+    def _open(self) -> None:
+        self._name = f"{self.prefix}{uuid.uuid4()}-0{EXTENSION}"
+        path = self.table.io.join(self.dir, self._name)
+        self.table.io.mkdirs(self.dir)
+        self._written.append(path)
+        self._sink = self.table.io.arrow_fs.open_output_stream(path)
+        self._file = BlobFileWriter(self._sink)
+
     def _close_file(self) -> None:
         f, self._file = self._file, None
-        if f is None or not f.row_count:
+        if f is None:
             return
-        name = f"{self.prefix}{uuid.uuid4()}-0{EXTENSION}"
-        path = self.table.io.join(self.dir, name)
-        self._written.append(path)
-        data = f.finish()
-        self.table.io.write_bytes(path, data)
+        f.finish()
+        assert self._sink is not None  # opened with the file
+        self._sink.close()
+        self._sink = None
         self._done.append(
             DataFileMeta(
-                file_name=name,
-                file_size=len(data),
+                file_name=self._name,
+                file_size=f.file_size,
                 row_count=f.row_count,
                 schema_id=self.table.schema.id,
                 level=0,
@@ -89,5 +99,8 @@ class BlobColumnWriter:
 
     def abort(self) -> None:
         self._file = None
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
         for p in self._written:
             self.table.io.delete(p)
