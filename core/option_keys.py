@@ -233,6 +233,7 @@ PAIMON_OPTION_KEYS: frozenset[str] = frozenset(
         "pk-btree.index.columns",
         "pk-clustering-override",
         "pk-full-text.index.columns",
+        "pk-multivalue.index.columns",
         "pk-vector.index.columns",
         "postpone.batch-write-fixed-bucket",
         "postpone.batch-write-fixed-bucket.max-parallelism",

@@ -372,6 +372,16 @@ _REGISTRY = [
     # deletion vectors (metadata/deletion_vectors.py)
     Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
     Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
+    # primary-key indexes of Paimon 2.0 (metadata/pk_index.py): reads need none; our commits drop
+    # the payloads of the levels they rewrite (Java rebuilds them; uncovered files read as usual)
+    Option(
+        "global-index.enabled",
+        "bool",
+        True,
+        "readers may use global indexes (ours do not; commits keep them true or are refused)",
+    ),
+    Option("pk-btree.index.columns", "str", None, "columns with a primary-key BTree index (2.0)"),
+    Option("pk-bitmap.index.columns", "str", None, "columns with a primary-key Bitmap index (2.0)"),
     # p16opt: fixed-bucket append compaction as Java's writers do it (compaction/compaction.py)
     Option(
         "compaction.max.file-num",
@@ -463,11 +473,9 @@ _UNSUPPORTED = [
     # how a writer must write
     Unsupported("rowkind.field", "row kinds from a column", reads=False),
     Unsupported("data-file.external-paths", "external data paths", reads=False),
-    Unsupported("global-index.enabled", "global indexes", _FALSE, reads=False),
-    Unsupported("pk-btree.index.columns", "primary-key indexes", reads=False),
-    Unsupported("pk-bitmap.index.columns", "primary-key indexes", reads=False),
-    Unsupported("pk-full-text.index.columns", "primary-key indexes", reads=False),
-    Unsupported("pk-vector.index.columns", "primary-key indexes", reads=False),
+    Unsupported("pk-full-text.index.columns", "primary-key full-text indexes", reads=False),
+    Unsupported("pk-vector.index.columns", "primary-key vector indexes", reads=False),
+    Unsupported("pk-multivalue.index.columns", "primary-key multivalue indexes", reads=False),
     Unsupported(
         "dynamic-partition-overwrite",
         "static-partition overwrite of the whole table",

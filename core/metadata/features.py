@@ -9,14 +9,17 @@ row tracking and data evolution (``metadata/row_ids.py`` assigns row ids at comm
 ``read/row_tracking.py`` merges column files and gives ``_ROW_ID``),
 postpone buckets (``write/postpone.py``), index manifests of every release's layout with
 entries of index types we do not write, ``_GLOBAL_INDEX`` included (carried field for field,
-``metadata/index_manifest.py``).
+``metadata/index_manifest.py``), primary-key index payloads of 2.0 (dropped by the commit that
+makes them untrue, ``metadata/pk_index.py``).
 
 Refused, because reading or writing them without the feature gives wrong rows:
 
 * a file with ``_WRITE_COLS`` (data evolution) outside the read that merges them by row id
   (``read/row_tracking.py``): delta reads, deletes and compactions read whole files;
-* row tracking on a primary-key or fixed-bucket table (Paimon has none); a commit to a table
-  whose index manifest holds a global index over row ids (``index_manifest.py``);
+* row tracking on a primary-key or fixed-bucket table (Paimon has none); a commit that would
+  make a global index over row ids untrue: one adding rows, writing an indexed column, or
+  removing rows or files outside a compaction that keeps every row id
+  (``index_manifest.check_writable_index``);
 * ``bucket-function.type`` other than ``default``: rows would land in the wrong buckets;
   refused on write;
 * column default values (``defaultValue``): a writer must fill them in; refused on write

@@ -312,6 +312,9 @@ class Schema:
         from paimon_core.metadata.deletion_vectors import check_dv_options
 
         check_dv_options(options, bool(self.primary_keys))
+        from paimon_core.metadata.pk_index import validate_pk_index_options
+
+        validate_pk_index_options(options, names, self.primary_keys, bucket)
         return bucket
 
     def _check_cross_partition(self, opts: CoreOptions, bucket: int) -> None:
