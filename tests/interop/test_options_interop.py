@@ -1153,6 +1153,8 @@ COVERED_ELSEWHERE = {
     "tag.default-time-retained": "tests/interop/test_production_interop.py",
     "tag.num-retained-max": "tests/core/maintain/test_after_commit.py",
     "tag.period-formatter": "tests/interop/test_production_interop.py",
+    "blob.target-file-size": "tests/interop/test_blob_java14_interop.py (the same .blob files as Java's)",
+    "blob-field": "tests/cli/test_newer_features.py",
 }
 FIELD_COVERED_ELSEWHERE = {  # per-column options (fields.<col>.<name>) tested in another module
     "distinct": "tests/core/merge/test_merge_types.py",
