@@ -290,3 +290,31 @@ def test_missed_snapshots_are_caught_up(cli, tmp_path):
     ]
     assert _check(cli.wh) == [1, 2, 3, 4]
     assert [s.parent_snapshot_id for s in _iceberg(cli.wh).metadata.snapshots] == [None, 1, 2, 3]
+
+
+def test_storage_location_versions_kept_and_manifest_codec(cli, tmp_path):
+    """``metadata.iceberg.storage-location=table-location`` puts a hadoop-catalog table's metadata
+    in the table folder; ``metadata.iceberg.delete-after-commit.enabled=false`` keeps every
+    ``vN.metadata.json``; ``metadata.iceberg.manifest-compression=deflate`` writes deflate Avro
+    manifests that pyiceberg reads."""
+    cli(
+        "create-table", "db.t", "--schema", SCHEMA,
+        "-O", "metadata.iceberg.storage=hadoop-catalog",
+        "-O", "metadata.iceberg.storage-location=table-location",
+        "-O", "metadata.iceberg.delete-after-commit.enabled=false",
+        "-O", "metadata.iceberg.manifest-compression=deflate",
+    )  # fmt: skip
+    for k in range(3):
+        cli("ingest", "-t", "db.t", _input(tmp_path, f"{k}.parquet", [k * 10, k * 10 + 1], "a"))
+    d = _metadata_dir(cli.wh)  # the table folder, not <warehouse>/iceberg
+    assert not os.path.exists(os.path.join(cli.wh, "iceberg"))
+    assert {f for f in os.listdir(d) if f.endswith(".metadata.json")} == {
+        f"v{n}.metadata.json" for n in (1, 2, 3)
+    }
+    assert _check(cli.wh) == [1, 2, 3]
+    from fastavro import reader
+
+    manifests = [f for f in os.listdir(d) if f.endswith(".avro") and "-m" in f]
+    assert manifests
+    with open(os.path.join(d, manifests[0]), "rb") as f:
+        assert reader(f).codec == "deflate"
