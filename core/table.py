@@ -167,9 +167,9 @@ class FileStoreTable(TableContext):
 
     def count(
         self,
+        where: str | None = None,
         snapshot_id: int | None = None,
         as_of_millis: int | None = None,
-        where: str | None = None,
         tag: str | None = None,
     ) -> int:
         """The number of rows ``read`` with the same arguments returns (``TableAt.count``)."""
