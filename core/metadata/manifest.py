@@ -484,9 +484,9 @@ class ManifestStore:
         path = self.path(name)
         key = manifest_cache.key_of(self.io, path)
         cached = manifest_cache.get(key)
-        if cached is None:
+        if not isinstance(cached, tuple):
             cached = tuple(ManifestFileMeta.from_avro(r) for r in read_avro(self.io, path))
-            manifest_cache.put(key, cached)
+            manifest_cache.put(key, cached, len(cached))
         return list(cached)
 
 

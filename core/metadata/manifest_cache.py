@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 MAX_ENTRIES = 300_000
 
 _lock = threading.Lock()
-_files: OrderedDict[tuple, tuple] = OrderedDict()
+_files: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
 _held = 0
 
 
@@ -44,31 +44,32 @@ def key_of(io: FileIO, path: str) -> tuple | None:
     return (io.scheme, endpoint, path)
 
 
-def get(key: tuple | None) -> tuple | None:
+def get(key: tuple | None) -> object | None:
     if key is None:
         return None
     with _lock:
         hit = _files.get(key)
-        if hit is not None:
-            _files.move_to_end(key)
-        return hit
+        if hit is None:
+            return None
+        _files.move_to_end(key)
+        return hit[0]
 
 
-def put(key: tuple | None, records: tuple) -> None:
-    """Remember the complete decode ``records`` of the file ``key``; a file larger than the
-    whole cache is not kept."""
+def put(key: tuple | None, value: object, size: int) -> None:
+    """Remember ``value``, the complete decode of the file ``key`` (``size`` records); a file
+    larger than the whole cache is not kept."""
     global _held
-    if key is None or len(records) > MAX_ENTRIES:
+    if key is None or size > MAX_ENTRIES:
         return
     with _lock:
         old = _files.pop(key, None)
         if old is not None:
-            _held -= len(old)
-        _files[key] = records
-        _held += len(records)
+            _held -= old[1]
+        _files[key] = (value, size)
+        _held += size
         while _held > MAX_ENTRIES and _files:
-            _, dropped = _files.popitem(last=False)
-            _held -= len(dropped)
+            _, (_, dropped) = _files.popitem(last=False)
+            _held -= dropped
 
 
 def clear() -> None:

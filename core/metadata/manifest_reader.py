@@ -43,27 +43,51 @@ PARALLELISM = 8
 
 @dataclass(frozen=True)
 class EntryFilter:
-    """``keep(partition_bytes, bucket)``: whether an entry can match. ``needles``: when set,
-    every entry ``keep`` accepts has one of these exact partition bytes."""
+    """``keep(partition_bytes)``: whether entries of that partition can match. ``needles``:
+    when set, every partition ``keep`` accepts is one of these exact bytes."""
 
-    keep: Callable[[bytes, int], bool]
+    keep: Callable[[bytes], bool]
     needles: tuple[bytes, ...] | None = None
 
     def accepts(self, record: dict) -> bool:
-        return self.keep(record["_PARTITION"], record["_BUCKET"])
+        return self.keep(record["_PARTITION"])
 
 
-def read_entries(io: FileIO, path: str, build: Build, flt: EntryFilter | None = None) -> list:
+class Decoded:
+    """A complete decode of one manifest as the cache holds it: its entries in file order and,
+    built on first use, the positions of each partition's entries."""
+
+    def __init__(self, entries: tuple):
+        self.entries = entries
+        self._by_partition: dict[bytes, list[int]] | None = None
+
+    def select(self, flt: EntryFilter | None) -> list:
+        """The entries ``flt`` keeps, in file order, looking at each distinct partition once."""
+        if flt is None:
+            return list(self.entries)
+        if self._by_partition is None:
+            index: dict[bytes, list[int]] = {}
+            for i, e in enumerate(self.entries):
+                index.setdefault(e.partition, []).append(i)
+            self._by_partition = index
+        index = self._by_partition
+        parts = index if flt.needles is None else [n for n in flt.needles if n in index]
+        positions = sorted(i for p in parts if flt.keep(p) for i in index[p])
+        return [self.entries[i] for i in positions]
+
+
+def read_entries(
+    io: FileIO, path: str, build: Build, flt: EntryFilter | None = None, data: bytes | None = None
+) -> list:
     """The entries (``build(record)``: ManifestEntry.from_avro) of the manifest at ``path``
-    that ``flt`` keeps (all without a filter), in file order; a missing or damaged file is
-    CorruptMetadata naming it."""
+    that ``flt`` keeps (all without a filter), in file order; ``data``: the file's bytes when
+    the caller fetched them. A missing or damaged file is CorruptMetadata naming it."""
     key = manifest_cache.key_of(io, path)
     cached = manifest_cache.get(key)
-    if cached is not None:
-        if flt is None:
-            return list(cached)
-        return [e for e in cached if flt.keep(e.partition, e.bucket)]
-    data = _read(io, path)
+    if isinstance(cached, Decoded):
+        return cached.select(flt)
+    if data is None:
+        data = _read(io, path)
     try:
         if is_orc(data):
             records = [r for r in read_orc_records(data)[0] if isinstance(r, dict)]
@@ -75,7 +99,7 @@ def read_entries(io: FileIO, path: str, build: Build, flt: EntryFilter | None = 
     except Exception as e:  # fastavro and pyarrow raise many kinds on damaged input
         raise CorruptMetadata(f"manifest file {path} is unreadable: {e}") from None
     if flt is None:
-        manifest_cache.put(key, tuple(out))
+        manifest_cache.put(key, Decoded(tuple(out)), len(out))
     return out
 
 
@@ -87,12 +111,19 @@ def _read(io: FileIO, path: str) -> bytes:
 
 
 def _avro_entries(data: bytes, build: Build, flt: EntryFilter | None) -> list:
+    """Entries of an Avro manifest. With needles, a block is decoded only while it may hold
+    more of them: each matching record holds a needle in bytes of its own, so the needles'
+    (non-overlapping, leftmost-first) occurrence count bounds the matching records, and the
+    decode of a block stops once that many records had a needle partition."""
     out = []
     needles = flt.needles if flt is not None else None
+    wanted = frozenset(needles) if needles is not None else frozenset()
     for block in fastavro.block_reader(_io.BytesIO(data)):
+        left = -1  # records with a needle partition the block may still hold; -1: no bound
         if needles is not None:
             raw = block.bytes_.getvalue()  # pyright: ignore[reportAttributeAccessIssue]
-            if not any(n in raw for n in needles):
+            left = sum(raw.count(n) for n in needles)
+            if left == 0:
                 continue
         for r in block:
             if r is None:
@@ -101,17 +132,46 @@ def _avro_entries(data: bytes, build: Build, flt: EntryFilter | None) -> list:
                 raise CorruptMetadata("its values are not Avro records")
             if flt is None or flt.accepts(r):
                 out.append(build(r))
+            if left > 0 and r["_PARTITION"] in wanted:
+                left -= 1
+                if left == 0:
+                    break
     return out
 
 
 def read_many(io: FileIO, paths: list[str], build: Build, flt: EntryFilter | None = None) -> list[list]:
-    """``read_entries`` of each path, read by up to ``PARALLELISM`` threads; the result is in
-    the order of ``paths``."""
+    """``read_entries`` of each path, in the order of ``paths``. Remote files not in the cache
+    are fetched concurrently first (one batch on an async store such as S3, else up to
+    ``PARALLELISM`` threads); local files are read one after another (decoding holds the GIL,
+    so threads would only add switching)."""
     with gc_paused():
-        if len(paths) <= 1 or PARALLELISM <= 1:
+        if io.is_local or len(paths) <= 1:
             return [read_entries(io, p, build, flt) for p in paths]
-        with ThreadPoolExecutor(max_workers=min(PARALLELISM, len(paths))) as pool:
-            return list(pool.map(lambda p: read_entries(io, p, build, flt), paths))
+        missing = [
+            p for p in paths if not isinstance(manifest_cache.get(manifest_cache.key_of(io, p)), Decoded)
+        ]
+        fetched = _fetch_all(io, missing)
+        return [read_entries(io, p, build, flt, fetched.get(p)) for p in paths]
+
+
+def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:
+    """The bytes of ``paths`` fetched concurrently; a path that failed is absent (its
+    ``read_entries`` then reads it again and reports the error)."""
+    if not paths:
+        return {}
+    fs = io.fs
+    if getattr(fs, "async_impl", False):
+        got = fs.cat(paths, on_error="return")
+        return {p: v for p, v in got.items() if isinstance(v, bytes)} if isinstance(got, dict) else {}
+
+    def one(p: str) -> bytes | None:
+        try:
+            return io.read_bytes(p)
+        except OSError:
+            return None
+
+    with ThreadPoolExecutor(max_workers=min(PARALLELISM, len(paths))) as pool:
+        return {p: v for p, v in zip(paths, pool.map(one, paths)) if v is not None}
 
 
 _pauses = 0

@@ -55,7 +55,7 @@ def entry_filter(predicate: Predicate | None, codec: PartitionCodec) -> EntryFil
         return None
     memo: dict[bytes, bool] = {}
 
-    def keep(pbytes: bytes, bucket: int) -> bool:
+    def keep(pbytes: bytes) -> bool:
         hit = memo.get(pbytes)
         if hit is None:
             try:
