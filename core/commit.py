@@ -51,6 +51,10 @@ class CommitOptions:
     # cross-partition upsert tables: the snapshot id (0: none) the write's global key index was
     # read from; new data files commit only while no data changed since (write/cross_partition.py)
     index_base: int | None = None
+    # a write that read the table at this snapshot id (0: empty) and replaces what it read (a
+    # rescale): it commits only while no APPEND or OVERWRITE followed, which it would overwrite
+    # unseen (Java's commit.strict-mode.last-safe-snapshot); compactions may follow
+    read_base: int | None = None
 
 
 def _now_ms() -> int:
@@ -180,6 +184,36 @@ class FileStoreCommit:
             return
         cross_partition_guard.check_base(self.table, base, latest)
 
+    def _check_read_base(self, latest: Snapshot | None) -> None:
+        base = self.options.read_base
+        if base is None or latest is None or latest.id <= base:
+            return
+        for sid in range(base + 1, latest.id + 1):
+            snap = self.table.snapshots.snapshot(sid) if self.table.snapshots.exists(sid) else None
+            if snap is None or snap.commit_kind in ("APPEND", "OVERWRITE"):
+                raise CommitConflict(
+                    f"table {self.table.identifier}: snapshot {sid} ({snap.commit_kind if snap else 'expired'}) "
+                    f"changed data after "
+                    f"snapshot {base}, which this write read and replaces; nothing was committed. Run it again"
+                )
+
+    def _check_bucket_counts(self, latest: Snapshot | None, adds: list[ManifestEntry]) -> None:
+        """Outside an overwrite, files keep their partition's bucket count (``_TOTAL_BUCKETS``):
+        a key hashed over another count would land in another bucket than its stored rows."""
+        counts = {e.partition: e.total_buckets for e in adds if e.bucket >= 0 and e.total_buckets > 0}
+        if not counts or latest is None:
+            return
+        for e in live_entries(self.table.manifests, latest, entry_filter=lambda e: e.partition in counts):
+            if e.bucket >= 0 and e.total_buckets > 0 and e.total_buckets != counts[e.partition]:
+                codec = self.table.partition_codec
+                where = f"partition {codec.display(codec.spec(codec.from_bytes(e.partition)))}"
+                where = where if self.table.schema.partition_keys else "the table"
+                raise CommitConflict(
+                    f"table {self.table.identifier}: {where} holds files of {e.total_buckets} buckets, this "
+                    f"write has {counts[e.partition]}; nothing was committed. Rescale it to "
+                    f"{counts[e.partition]} buckets first (an overwrite), or write it with {e.total_buckets}"
+                )
+
     # ---- commit
     def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
         """Make ``messages`` one snapshot, or leave no trace of them: the one commit-or-abort that
@@ -290,6 +324,9 @@ class FileStoreCommit:
         else:
             self._check_deletes(latest, deletes)
         self._check_index_base(latest, messages)
+        self._check_read_base(latest)
+        if not self.options.overwrite:
+            self._check_bucket_counts(latest, adds)
         next_row_id = latest.next_row_id if latest is not None else None
         if row_tracking(self.table.schema):  # ids given on each attempt, from the latest snapshot
             start = next_free_row_id(latest, live_entries(self.table.manifests, latest))

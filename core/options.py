@@ -378,7 +378,7 @@ FIELD_OPTIONS: dict[str, Option] = {
         Option("ignore-retract", "bool", False, "the column ignores -U/-D (aggregation engine)"),
         Option("list-agg-delimiter", "str", ",", "listagg delimiter"),
         Option("sequence-group", "str", None, "columns this sequence field orders (partial-update)"),
-        Option("distinct", "bool", False, "collect keeps distinct elements (aggregation)"),
+        Option("distinct", "bool", False, "collect and listagg keep distinct elements (aggregation)"),
         Option("nested-key", "str", None, "key fields of nested_update rows (aggregation)"),
         Option("stats-mode", "str", None, "value stats of the column (p16opt): as metadata.stats-mode"),
     )

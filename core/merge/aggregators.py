@@ -259,13 +259,42 @@ def _group_offsets(
 
 
 def _listagg(inp: AggInput) -> pa.Array:
-    """Non-null values of each key joined in order (``fields.F.list-agg-delimiter``, default ',')."""
+    """Java 1.4's fold of the non-null values of each key in order (``fields.F.list-agg-delimiter``,
+    default ','): an empty string adds nothing, so a key whose values are all empty keeps "" (Java
+    0.9 joined empty strings too). With ``fields.F.distinct=true`` a value adds only its tokens
+    (split at the delimiter) that are neither empty nor already in the result; the first value is
+    kept whole."""
     rows = np.flatnonzero(inp.part())
-    delim = CoreOptions(inp.options).field(inp.column, "list-agg-delimiter")
-    g = inp.groups.gid[rows]
-    offsets, mask = _group_offsets(inp, rows, g)
-    lists = pa.ListArray.from_arrays(offsets, take_rows(inp.values, rows).cast(pa.string()), mask=mask)
+    opts = CoreOptions(inp.options)
+    delim = opts.field(inp.column, "list-agg-delimiter")
+    texts = take_rows(inp.values, rows).cast(pa.string())
+    if opts.field(inp.column, "distinct"):
+        return pa.array(_listagg_distinct(inp, rows, texts, delim), pa.string()).cast(inp.values.type)
+    nonempty = pc.greater(pc.binary_length(texts), 0).to_numpy(zero_copy_only=False).astype(bool)
+    keep = rows[nonempty]
+    offsets, mask = _group_offsets(inp, rows, inp.groups.gid[keep])
+    lists = pa.ListArray.from_arrays(offsets, texts.filter(pa.array(nonempty)), mask=mask)
     return pc.binary_join(lists, delim).cast(inp.values.type)
+
+
+def _listagg_distinct(inp: AggInput, rows: np.ndarray, texts: pa.Array, delim: str) -> list:
+    """The distinct fold per key, value by value (a rarely used option: plain Python)."""
+    out: list = [None] * inp.groups.count
+    for g, s in zip(inp.groups.gid[rows].tolist(), texts.to_pylist()):
+        acc = out[g]
+        if acc is None or not acc:
+            out[g] = s if acc is None or s else acc
+            continue
+        if not s:
+            continue
+        seen = set(acc.split(delim) if delim else acc.split())
+        added = []
+        for tok in s.split(delim) if delim else s.split():
+            if tok and tok not in seen:
+                seen.add(tok)
+                added.append(tok)
+        out[g] = acc + "".join(delim + t for t in added)
+    return out
 
 
 def _count(inp: AggInput) -> pa.Array:

@@ -99,8 +99,8 @@ def options_error(column: str, func: str, t: DataType, options: dict) -> str | N
     """Problems with a function's own options (``fields.F.nested-key``, ``fields.F.distinct``)."""
     func = canonical_name(func)
     distinct = CoreOptions(options).field(column, "distinct")
-    if distinct and func != "collect":  # Paimon 1.x's listagg distinct is not implemented here
-        return f"fields.{column}.distinct is supported with collect only, not with {func}"
+    if distinct and func not in ("collect", "listagg"):
+        return f"fields.{column}.distinct is supported with collect and listagg only, not with {func}"
     if func == "nested_update":
         nested = nested_keys(options, column)
         element = t.element if isinstance(t, ArrayType) else None

@@ -321,8 +321,18 @@ class JavaAgg:
             return acc and x
         if f == "bool_or":
             return acc or x
-        if f == "listagg":
-            return acc + self.options.get("fields.c.list-agg-delimiter", ",") + x
+        if f == "listagg":  # Java 1.4: empty strings add nothing; distinct adds new tokens only
+            d = self.options.get("fields.c.list-agg-delimiter", ",")
+            if not x or not acc:
+                return x if not acc and x else acc
+            if self.options.get("fields.c.distinct") != "true":
+                return acc + d + x
+            seen = set(acc.split(d))
+            for tok in x.split(d):
+                if tok and tok not in seen:
+                    seen.add(tok)
+                    acc += d + tok
+            return acc
         if f == "collect":
             return set_like(acc + x) if self.options.get("fields.c.distinct") == "true" else acc + x
         if f == "merge_map":
@@ -410,6 +420,8 @@ def cases(draw):
         options["fields.c.nested-key"] = "k"
     if func == "listagg":
         options["fields.c.list-agg-delimiter"] = draw(st.sampled_from([",", "|", ""]))
+        if options["fields.c.list-agg-delimiter"] and draw(st.booleans()):
+            options["fields.c.distinct"] = "true"
     kinds = [INSERT, DELETE, UPDATE_BEFORE] if func in RETRACTING else [INSERT]
     recs = draw(
         st.lists(
