@@ -97,8 +97,14 @@ def _literal(text: str) -> str:
 def _suffix_ref(db: str, name: str) -> TableRef:
     """``t$snapshot=42``, ``t$branch_b``, ``t$branch_b$tag=x`` etc. -> TableRef (``name`` is
     the part after the database)."""
-    from paimon_core.metadata.branches import split_branch
+    from paimon_core.metadata.branches import split_branch, split_system
+    from paimon_core.systables import TABLE_SYSTEM_TABLES
 
+    if "=" not in name:  # `db.t$snapshots`, `db.t$branch_b$files`: split where every name is
+        base, system = split_system(f"{db}.{name}")
+        if system is not None and system.lower() in TABLE_SYSTEM_TABLES:
+            main, branch = split_branch(base)
+            return TableRef(db, main[len(db) + 1 :], "system", system.lower(), branch)
     table, _, suffix = name.partition("$")
     branch = None
     if suffix.startswith("branch_"):  # the branch, parsed where every table name is
@@ -111,9 +117,16 @@ def _suffix_ref(db: str, name: str) -> TableRef:
     if key not in ("snapshot", "tag", "as_of", "diff") or not eq or not value.strip():
         raise InvalidInput(
             f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
-            "$as_of=TIME, $diff=A..B or $branch_NAME"
+            "$as_of=TIME, $diff=A..B, $branch_NAME or a system table ($snapshots, $files, ...)"
         )
     return TableRef(db, table, key, value.strip(), branch)
+
+
+def _is_global_system_table(db: str, name: str) -> bool:
+    from paimon_core.metadata.branches import SYSTEM_DATABASE
+    from paimon_core.systables import GLOBAL_SYSTEM_TABLES
+
+    return db.lower() == SYSTEM_DATABASE and name.lower() in GLOBAL_SYSTEM_TABLES
 
 
 def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int, TableRef]]:
@@ -141,6 +154,8 @@ def find_refs(query: str, exists: Callable[[str], bool]) -> list[tuple[int, int,
                 raise InvalidInput(f"table {ref.main_identifier} does not exist")
         elif exists(f"{db}.{name}"):
             ref = TableRef(db, name)
+        elif _is_global_system_table(db, name):  # sys.all_table_options, sys.catalog_options
+            ref = TableRef(db, name, "system")
         else:
             continue
         if len(parts) > 2:  # db.t.column: keep the column, qualified by the view
@@ -185,6 +200,10 @@ def _point(table: FileStoreTable, text: str):
 def ref_dataframe(spark, catalog, ref: TableRef):
     from paimon_core.engines.spark.frames import to_dataframe
 
+    if ref.kind == "system":  # a system table: built by the driver, handed over as Arrow
+        name = ref.identifier if ref.arg is None else f"{ref.identifier}${ref.arg}"
+        rows = catalog.system_table(name).to_arrow()
+        return spark.createDataFrame(rows.to_pandas(), schema=_spark_schema(rows.schema))
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
         return to_dataframe(spark, table)
@@ -213,6 +232,13 @@ def ref_dataframe(spark, catalog, ref: TableRef):
         else:
             raise InvalidInput(f"unknown $diff option '{f}' (mode=auto|changelog|delta|diff, per_snapshot)")
     return diff_dataframe(spark, table, _point(table, a), _point(table, b), mode, per_snapshot)
+
+
+def _spark_schema(schema):
+    """The Spark schema of an Arrow schema (system tables: strings, integers, timestamps, arrays)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(schema)
 
 
 def sql(spark, catalog, query: str, exists: Callable[[str], bool] | None = None):
