@@ -158,7 +158,13 @@ def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
         )
 
     if count:
-        n = sum(b.num_rows for b in reader.to_batches(splits, limit))
+        from paimon_core.read.count import metadata_count
+
+        n = metadata_count(tbl, splits, predicate)  # exact from manifests where it can be
+        if n is None:
+            n = sum(b.num_rows for b in reader.to_batches(splits, limit))
+        elif limit is not None:
+            n = min(n, limit)
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:

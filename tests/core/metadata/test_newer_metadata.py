@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.maintain.orphans import remove_orphans
+from paimon_core.metadata import manifest_cache
 from paimon_core.metadata.live_files import data_manifests, live_entries
 from paimon_core.metadata.manifest import ENTRY_SCHEMA, avro_bytes
 from paimon_core.metadata.schema import Schema
@@ -31,7 +32,7 @@ def rewrite_entries(table, fn) -> None:
         table.io.write_bytes(
             store.path(meta.file_name), avro_bytes(ENTRY_SCHEMA, [e.to_avro() for e in entries])
         )
-    store._cache.clear()
+    manifest_cache.clear()  # rewritten in place: a real writer never does this
 
 
 def _rows(ids, a, b):
