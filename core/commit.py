@@ -19,7 +19,7 @@ from paimon_core import paths
 from paimon_core.errors import CommitConflict, CorruptMetadata, SchemaMismatch, SnapshotNotFound
 from paimon_core.journal import InterruptedAfterCommit, record_commit
 from paimon_core.metadata.commit_message import CommitMessage
-from paimon_core.metadata.live_files import check_not_expired, live_entries, merge_entries
+from paimon_core.metadata.live_files import check_not_expired, data_manifests, live_entries
 from paimon_core.metadata.manifest import (
     ADD,
     DELETE,
@@ -27,6 +27,7 @@ from paimon_core.metadata.manifest import (
     ManifestFileMeta,
     SimpleStats,
 )
+from paimon_core.metadata.manifest_merge import ManifestMerger, MergeSettings, partition_stats
 from paimon_core.metadata.row_ids import assign_row_ids, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
@@ -51,6 +52,13 @@ class CommitOptions:
     # cross-partition upsert tables: the snapshot id (0: none) the write's global key index was
     # read from; new data files commit only while no data changed since (write/cross_partition.py)
     index_base: int | None = None
+    # a write that read the table at this snapshot id (0: empty) and replaces what it read (a
+    # rescale): it commits only while no APPEND or OVERWRITE followed, which it would overwrite
+    # unseen (Java's commit.strict-mode.last-safe-snapshot); compactions may follow
+    read_base: int | None = None
+    # rewrite the data manifests in full (Java's compactManifest): a COMPACT snapshot with an
+    # empty delta and no new files; none when the manifests are already compact
+    compact_manifests: bool = False
 
 
 def _now_ms() -> int:
@@ -125,17 +133,7 @@ class FileStoreCommit:
         return out
 
     def _partition_stats(self, entries: list[ManifestEntry]) -> SimpleStats:
-        codec = self.table.partition_codec
-        if not codec.keys:
-            return SimpleStats(codec.to_bytes(()), codec.to_bytes(()), ())
-        values = [codec.from_bytes(e.partition) for e in entries]
-        mins, maxs, nulls = [], [], []
-        for i in range(len(codec.keys)):
-            col = [v[i] for v in values if v[i] is not None]
-            mins.append(min(col) if col else None)
-            maxs.append(max(col) if col else None)
-            nulls.append(len(values) - len(col))
-        return SimpleStats(codec.to_bytes(mins), codec.to_bytes(maxs), tuple(nulls))
+        return partition_stats(self.table.partition_codec, entries)
 
     def _check_deletes(self, latest: Snapshot | None, deletes: list[ManifestEntry]) -> None:
         if not deletes:
@@ -179,6 +177,36 @@ class FileStoreCommit:
             )
             return
         cross_partition_guard.check_base(self.table, base, latest)
+
+    def _check_read_base(self, latest: Snapshot | None) -> None:
+        base = self.options.read_base
+        if base is None or latest is None or latest.id <= base:
+            return
+        for sid in range(base + 1, latest.id + 1):
+            snap = self.table.snapshots.snapshot(sid) if self.table.snapshots.exists(sid) else None
+            if snap is None or snap.commit_kind in ("APPEND", "OVERWRITE"):
+                raise CommitConflict(
+                    f"table {self.table.identifier}: snapshot {sid} ({snap.commit_kind if snap else 'expired'}) "
+                    f"changed data after "
+                    f"snapshot {base}, which this write read and replaces; nothing was committed. Run it again"
+                )
+
+    def _check_bucket_counts(self, latest: Snapshot | None, adds: list[ManifestEntry]) -> None:
+        """Outside an overwrite, files keep their partition's bucket count (``_TOTAL_BUCKETS``):
+        a key hashed over another count would land in another bucket than its stored rows."""
+        counts = {e.partition: e.total_buckets for e in adds if e.bucket >= 0 and e.total_buckets > 0}
+        if not counts or latest is None:
+            return
+        for e in live_entries(self.table.manifests, latest, entry_filter=lambda e: e.partition in counts):
+            if e.bucket >= 0 and e.total_buckets > 0 and e.total_buckets != counts[e.partition]:
+                codec = self.table.partition_codec
+                where = f"partition {codec.display(codec.spec(codec.from_bytes(e.partition)))}"
+                where = where if self.table.schema.partition_keys else "the table"
+                raise CommitConflict(
+                    f"table {self.table.identifier}: {where} holds files of {e.total_buckets} buckets, this "
+                    f"write has {counts[e.partition]}; nothing was committed. Rescale it to "
+                    f"{counts[e.partition]} buckets first (an overwrite), or write it with {e.total_buckets}"
+                )
 
     # ---- commit
     def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
@@ -226,7 +254,9 @@ class FileStoreCommit:
         ]
         index_only = any(m.new_index or m.deleted_index for m in messages)
         if not adds and not deletes and not self.options.overwrite and not index_only:
-            return None
+            if not self.options.compact_manifests:
+                return None
+            kind = "COMPACT"
         kind = kind or commit_kind(self.options.overwrite, adds, deletes, messages)
         retries = self.table.schema.core_options.get("commit.max-retries")
         for attempt in range(retries + 1):
@@ -238,6 +268,9 @@ class FileStoreCommit:
             snap = None
             try:
                 snap = self._new_snapshot(latest, adds, deletes, changelog, messages, kind, written, rebased)
+                if snap is None:  # manifests already compact: nothing to commit
+                    self._cleanup(written, rebased)
+                    return None
                 if self._publish(snap, messages, rebased, landed):
                     return snap
             except (SnapshotExpired, CorruptMetadata) as e:
@@ -271,7 +304,7 @@ class FileStoreCommit:
         kind: str,
         written: list[str],
         rebased: list,
-    ) -> Snapshot:
+    ) -> Snapshot | None:
         """Write this attempt's manifests, manifest lists and index manifest on top of ``latest``
         (their names go to ``written``) and return the snapshot that names them."""
         from paimon_core.metadata.index_manifest import IndexStore, check_writable_index
@@ -281,7 +314,13 @@ class FileStoreCommit:
         )
         if latest is not None and latest.index_manifest:  # before any file of this attempt is written
             check_writable_index(
-                index_store.read_manifest(latest.index_manifest), f"table {self.table.identifier}"
+                index_store.read_manifest(latest.index_manifest),
+                f"table {self.table.identifier}",
+                adds,
+                deletes,
+                compact=kind == "COMPACT" and not self.options.overwrite,
+                fields=self.table.schema.fields,
+                removes=self.options.overwrite or any(m.new_index or m.deleted_index for m in messages),
             )
         store = self.table.manifests
         entries = list(deletes)
@@ -290,6 +329,9 @@ class FileStoreCommit:
         else:
             self._check_deletes(latest, deletes)
         self._check_index_base(latest, messages)
+        self._check_read_base(latest)
+        if not self.options.overwrite:
+            self._check_bucket_counts(latest, adds)
         next_row_id = latest.next_row_id if latest is not None else None
         if row_tracking(self.table.schema):  # ids given on each attempt, from the latest snapshot
             start = next_free_row_id(latest, live_entries(self.table.manifests, latest))
@@ -301,6 +343,8 @@ class FileStoreCommit:
             written.append(meta.file_name)
             delta_metas.append(meta)
         base_metas = self._base_metas(latest, written)
+        if base_metas is None:
+            return None
         base_name, base_size = store.write_list(base_metas)
         written.append(base_name)
         delta_name, delta_size = store.write_list(delta_metas)
@@ -324,7 +368,7 @@ class FileStoreCommit:
             changelog_manifest_list=cl_name,
             changelog_manifest_list_size=cl_size,
             changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
-            index_manifest=self._index_manifest(latest, messages, written, rebased, index_store),
+            index_manifest=self._index_manifest(latest, messages, written, rebased, index_store, entries),
             commit_user=self.options.commit_user,
             commit_identifier=self.options.commit_identifier,
             commit_kind=kind,
@@ -386,20 +430,24 @@ class FileStoreCommit:
             return False
 
     def _index_manifest(
-        self, latest: Snapshot | None, messages, written: list[str], rebased: list, store
+        self, latest: Snapshot | None, messages, written: list[str], rebased: list, store, data_changes
     ) -> str | None:
         """The complete index manifest after this commit (the previous one if unchanged). When
         another writer changed the hash index of a partition this commit also changed (a lost
-        race), this commit's index changes are rebased onto the live index (``index_rebase``)."""
+        race), this commit's index changes are rebased onto the live index (``index_rebase``).
+        Primary-key index payloads that ``data_changes`` make untrue are dropped (``pk_index``)."""
+        from paimon_core.metadata.pk_index import stale_payloads
+
         added = [e for m in messages for e in m.new_index]
         deleted = [e for m in messages for e in m.deleted_index]
         base_name = latest.index_manifest if latest else None
-        if not added and not deleted and not (self.options.overwrite and base_name):
+        stale = stale_payloads(store.read_manifest(base_name), data_changes) if base_name else []
+        if not added and not deleted and not stale and not (self.options.overwrite and base_name):
             return base_name
         live = {e.identifier: e for e in store.read_manifest(base_name)}
         if self.options.overwrite:  # the overwritten partitions' deletion vectors go with their files
             deleted += self._overwritten_vectors(live.values(), deleted)
-            if not added and not deleted:
+            if not added and not deleted and not stale:
                 return base_name
         gone = [d for d in deleted if d.identifier not in live]
         replaced = {(d.partition, d.bucket) for d in deleted}
@@ -429,7 +477,7 @@ class FileStoreCommit:
                 store, list(live.values()), [a for a in added if a.index_type == HASH_INDEX], rebased
             )
             added, deleted = added + others[0], deleted + others[1]
-        for d in deleted:
+        for d in deleted + stale:
             live.pop(d.identifier, None)
         for a in added:
             live[a.identifier] = a
@@ -471,31 +519,27 @@ class FileStoreCommit:
             for e in m.new_index:
                 store.delete_file(e)
 
-    def _base_metas(self, latest: Snapshot | None, written: list[str]) -> list[ManifestFileMeta]:
-        """All data manifests of ``latest``; merged into fresh ones once they pile up."""
+    def _base_metas(self, latest: Snapshot | None, written: list[str]) -> list[ManifestFileMeta] | None:
+        """All data manifests of ``latest``, merged as Java's writers merge them (``manifest_merge``);
+        with ``compact_manifests``, merged in full, or None when that changes nothing."""
         if latest is None:
-            return []
+            return None if self.options.compact_manifests else []
         store = self.table.manifests
-        metas = store.read_list(latest.base_manifest_list) + store.read_list(latest.delta_manifest_list)
+        metas = data_manifests(store, latest)
+        if self.options.compact_manifests and (
+            not metas or (len(metas) == 1 and not metas[0].num_deleted_files)
+        ):
+            return None  # one manifest of live files is as compact as it gets (Java would rewrite it)
         opts = self.table.schema.core_options
-        min_count = opts.get("manifest.merge-min-count")
-        if len(metas) < min_count:
-            return metas
-        live = merge_entries(e for m in metas for e in store.read_manifest(m.file_name))
-        if not live:
-            return []
-        target = opts.get("manifest.target-file-size")
-        merged, chunk, size = [], [], 0
-        for e in live:
-            chunk.append(e)
-            size += 250 + len(e.file.value_stats.min_values) * 2  # rough encoded size of an entry
-            if size >= target:
-                merged.append(store.write_manifest(chunk, self.table.schema.id, self._partition_stats(chunk)))
-                written.append(merged[-1].file_name)
-                chunk, size = [], 0
-        if chunk:
-            merged.append(store.write_manifest(chunk, self.table.schema.id, self._partition_stats(chunk)))
-            written.append(merged[-1].file_name)
+        settings = MergeSettings(
+            opts.get("manifest.target-file-size"),
+            1 if self.options.compact_manifests else opts.get("manifest.merge-min-count"),
+            1 if self.options.compact_manifests else opts.get("manifest.full-compaction-threshold-size"),
+        )
+        merger = ManifestMerger(store, self.table.partition_codec, self.table.schema.id, settings, written)
+        merged = merger.merge(metas)
+        if self.options.compact_manifests and [m.file_name for m in merged] == [m.file_name for m in metas]:
+            return None
         return merged
 
 

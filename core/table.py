@@ -28,6 +28,7 @@ from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
 from paimon_core.metadata.table_context import BranchEnvironment, TableContext
 from paimon_core.metadata.time_travel import SnapshotSpec, resolve_snapshot
 from paimon_core.read import scan
+from paimon_core.read.count import metadata_count
 from paimon_core.read.fallback import fallback_branch, with_fallback
 from paimon_core.read.predicate import Predicate, parse_filter
 from paimon_core.read.scan import DataSplit, TableScan
@@ -64,6 +65,18 @@ class TableAt:
         reader = TableRead(self.table, columns, predicate)
         with expiry_checked(self.table, self.snapshot):
             return reader.to_arrow(self.plan(predicate), limit)
+
+    def count(self, where: str | None = None) -> int:
+        """The rows ``read(where=where)`` returns: from the manifests' row counts where they
+        are exact (``read/count.py``), from data otherwise."""
+        predicate = parse_filter(self.table.schema, where)
+        with expiry_checked(self.table, self.snapshot):
+            splits = self.plan(predicate)
+            n = metadata_count(self.table, splits, predicate)
+            if n is not None:
+                return n
+            reader = TableRead(self.table, self.table.schema.field_names[:1], predicate)
+            return sum(b.num_rows for b in reader.to_batches(splits))
 
 
 class FileStoreTable(TableContext):
@@ -151,6 +164,16 @@ class FileStoreTable(TableContext):
                 if travel or attempt == 2:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def count(
+        self,
+        where: str | None = None,
+        snapshot_id: int | None = None,
+        as_of_millis: int | None = None,
+        tag: str | None = None,
+    ) -> int:
+        """The number of rows ``read`` with the same arguments returns (``TableAt.count``)."""
+        return self.at(snapshot_id, tag, as_of_millis).count(where)
 
     # ---- DataFrame hand-offs: each reads one snapshot (latest, or by id / tag / time),
     # projected to ``columns`` and filtered by ``where`` (the --where language)

@@ -9,6 +9,7 @@ import typer
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
+TableArg = Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", help="Table (or -t).")]
 TableOpt = Annotated[
     str | None,
     typer.Option(
@@ -84,3 +85,10 @@ def parse_duration(text: str | None, flag: str) -> int | None:
     if ms < 0:
         raise typer.BadParameter(f"duration '{text}' must not be negative", param_hint=flag)
     return ms
+
+
+def one_table(name: str | None, table: str | None) -> str | None:
+    """The table named by the argument or -t (both only when they agree)."""
+    if name and table and name != table:
+        raise typer.BadParameter(f"two tables given: {name} and -t {table}")
+    return name or table

@@ -127,7 +127,13 @@ class DuckDbSql:
                 continue
             done.add(ref)
             src = resolve(self.catalog, ref)
-            obj = src.diff_rows() if src.diff is not None else SnapshotDataset(src.at_table, src.snapshot)
+            if src.system is not None:
+                obj = src.system_rows()
+            elif src.diff is not None:
+                obj = src.diff_rows()
+            else:
+                assert src.at_table is not None  # a table reference
+                obj = SnapshotDataset(src.at_table, src.snapshot)
             self.con.register(ref.view, obj)
             self.datasets[ref.view] = obj
         return rewrite(statement, refs, '"'), refs

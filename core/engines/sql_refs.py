@@ -128,8 +128,14 @@ def parse_suffix(db: str, name: str) -> TableRef:
     the part after the database): the one place a ``$`` suffix of a table name in SQL is
     understood. A new kind of suffix (system tables such as ``$snapshots``) is added here and
     in ``resolve``."""
-    from paimon_core.metadata.branches import split_branch
+    from paimon_core.metadata.branches import split_branch, split_system
+    from paimon_core.systables import TABLE_SYSTEM_TABLES
 
+    if "=" not in name:  # `db.t$snapshots`, `db.t$branch_b$files`: split where every name is
+        base, system = split_system(f"{db}.{name}")
+        if system is not None and system.lower() in TABLE_SYSTEM_TABLES:
+            main, branch = split_branch(base)
+            return TableRef(db, main[len(db) + 1 :], "system", system.lower(), branch)
     table, _, suffix = name.partition("$")
     branch = None
     if suffix.startswith("branch_"):  # the branch, parsed where every table name is
@@ -142,9 +148,16 @@ def parse_suffix(db: str, name: str) -> TableRef:
     if key not in TRAVEL_KINDS or not eq or not value.strip():
         raise InvalidInput(
             f"unknown table suffix '${suffix}' in `{db}.{name}`: use $snapshot=ID, $tag=NAME, "
-            "$as_of=TIME, $diff=A..B or $branch_NAME"
+            "$as_of=TIME, $diff=A..B, $branch_NAME or a system table ($snapshots, $files, ...)"
         )
     return TableRef(db, table, key, value.strip(), branch)
+
+
+def _is_global_system_table(db: str, name: str) -> bool:
+    from paimon_core.metadata.branches import SYSTEM_DATABASE
+    from paimon_core.systables import GLOBAL_SYSTEM_TABLES
+
+    return db.lower() == SYSTEM_DATABASE and name.lower() in GLOBAL_SYSTEM_TABLES
 
 
 def find_refs(
@@ -180,6 +193,8 @@ def find_refs(
                 raise InvalidInput(f"table {ref.main_identifier} does not exist")
         elif exists(f"{db}.{name}"):
             ref = TableRef(db, name)
+        elif _is_global_system_table(db, name):  # sys.all_table_options, sys.catalog_options
+            ref = TableRef(db, name, "system")
         else:
             continue
         if len(parts) > 2:  # db.t.column: keep the column, qualified by the view
@@ -254,21 +269,31 @@ class RefSource:
     ``at_table``/``snapshot`` (the table viewed through the schema of that snapshot; None: an
     empty table), to be scanned with the engine's pushdown, or ``diff`` (rows computed whole)."""
 
-    base: FileStoreTable
-    at_table: FileStoreTable
+    base: FileStoreTable | None
+    at_table: FileStoreTable | None
     snapshot: Snapshot | None = None
     diff: DiffSpec | None = None
+    system: str | None = None  # a system table's full name (db.t$snapshots, sys.catalog_options)
+    catalog: Catalog | None = None
+
+    def system_rows(self) -> pa.Table:
+        assert self.system is not None and self.catalog is not None  # only for system tables
+        return self.catalog.system_table(self.system).to_arrow()
 
     def diff_rows(self, columns: list[str] | None = None) -> pa.Table:
         from paimon_core.read.diff import diff
 
         assert self.diff is not None  # only for $diff= references
         d = self.diff
+        assert self.base is not None  # a diff is of a table
         return diff(self.base, d.start, d.end, d.mode, d.per_snapshot, columns)
 
 
 def resolve(catalog: Catalog, ref: TableRef) -> RefSource:
     """The source of one reference (every engine reads references through this)."""
+    if ref.kind == "system":  # system tables: core/systables, by their full name
+        name = ref.identifier if ref.arg is None else f"{ref.identifier}${ref.arg}"
+        return RefSource(None, None, system=name, catalog=catalog)
     table = catalog.get_table(ref.identifier)
     if ref.kind == "latest":
         at = table.at()

@@ -94,8 +94,9 @@ SchemaChange = (
     AddColumn | DropColumn | RenameColumn | UpdateColumnType | SetOption | RemoveOption | UpdateComment
 )
 
-# Java 0.9 ``CoreOptions.IMMUTABLE_OPTIONS`` (read from the 0.9 jar), plus ``bucket``, which this
-# implementation does not rescale: all of them change only while the table has no snapshot.
+# Java 0.9 ``CoreOptions.IMMUTABLE_OPTIONS`` (read from the 0.9 jar): they change only while the
+# table has no snapshot. ``bucket`` changes between fixed numbers as in Java: partitions keep the
+# count of their files until rescaled (ops/rescale.py), and commits refuse mixing counts.
 IMMUTABLE_OPTIONS = frozenset(
     {
         "partition",
@@ -107,7 +108,6 @@ IMMUTABLE_OPTIONS = frozenset(
         "rowkind.field",
         "force-lookup",
         "primary-key",
-        "bucket",
     }
 )
 # Options that shape how stored rows merge: partial-update settings and sequence groups.

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from paimon_cli.destructive import Destructive, run_destructive
-from paimon_cli.params import BranchOpt, TableOpt
+from paimon_cli.params import BranchOpt, TableArg, TableOpt, one_table
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -16,7 +16,7 @@ app = typer.Typer()
 @app.command("delete")
 def delete(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", help="Table (or -t).")] = None,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     where: Annotated[
@@ -40,9 +40,7 @@ def delete(
     from paimon_core.ops.delete import delete_where
 
     state = get_state(ctx)
-    if name and table and name != table:
-        raise typer.BadParameter(f"two tables given: {name} and -t {table}")
-    tbl = state.table(name or table, branch)
+    tbl = state.table(one_table(name, table), branch)
     unit = "bucket(s)" if tbl.is_primary_key_table else "file(s)"
 
     def record(_plan, result):

@@ -193,7 +193,6 @@ def test_pk_table_rules(cli, pk_table):
         (["drop-column", "id"], "cannot drop primary-key column 'id'"),
         (["rename-column", "id", "k"], "cannot rename primary-key column 'id'"),
         (["alter-column", "id", "INT"], "primary-key column 'id'"),
-        (["set-option", "bucket=4"], "option 'bucket' cannot be changed on a table with data"),
         (["set-option", "merge-engine=partial-update"], "merge-engine"),
         (["set-option", "sequence.field=n"], "sequence.field"),
         (["set-option", "partial-update.remove-record-on-delete=true"], "cannot be changed"),

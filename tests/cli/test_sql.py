@@ -215,3 +215,12 @@ def test_repl_on_a_terminal(events_table, wh, tmp_path):
     assert b"Traceback" not in seen
     history = (tmp_path / "home" / ".paimon_sql_history").read_text()
     assert "FROM demo.events;" in history
+
+
+def test_system_tables_on_duckdb(cli, events_table):
+    """System tables (core/systables) resolve through the one $-suffix place (sql_refs)."""
+    got = cli.json("sql", 'SELECT snapshot_id, commit_kind FROM "demo.events$snapshots"')
+    assert got == [{"snapshot_id": 1, "commit_kind": "APPEND"}]
+    assert cli.json("sql", "SELECT count(*) AS n FROM demo.events$files") == [{"n": 2}]
+    names = {r["table_name"] for r in cli.json("sql", "SELECT * FROM sys.all_table_options")}
+    assert any("events" in str(n) for n in names), names

@@ -278,3 +278,23 @@ def test_sql_mistakes_are_one_line_in_sparks_words(cli, tmp_path, capfd, query, 
     assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr and "paimon_db_q" not in r.stderr
     err = capfd.readouterr().err
     assert "SQLQueryContextLogger" not in err and "org.apache.spark.sql" not in err, err[:2000]
+
+
+def test_sql_reads_system_tables_on_spark(cli, tmp_path):
+    """`db.t$snapshots` and a branch's `db.t$branch_b$files` in `paimon sql --engine spark`."""
+    pq.write_table(events(10), tmp_path / "a.parquet")
+    cli("create-table", "db.st", "--schema", SCHEMA, "-p", "dt")
+    cli("ingest", tmp_path / "a.parquet", "-t", "db.st")
+    cli("ingest", tmp_path / "a.parquet", "-t", "db.st")
+    r = cli(*SPARK, "-o", "json", "sql", "SELECT max(snapshot_id) AS s, count(*) AS n FROM `db.st$snapshots`")
+    assert jrows(r) == [{"s": 2, "n": 2}]
+    r = cli(*SPARK, "-o", "json", "sql", "SELECT sum(record_count) AS n FROM `db.st$files`")
+    assert jrows(r) == [{"n": 20}]
+    r = cli(
+        *SPARK,
+        "-o",
+        "json",
+        "sql",
+        "SELECT value FROM sys.all_table_options WHERE table_name = 'st' AND key = 'path'",
+    )
+    assert jrows(r) == [{"value": str(cli.wh / "db.db" / "st")}]

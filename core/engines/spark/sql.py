@@ -24,11 +24,22 @@ if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the wo
 def ref_dataframe(spark, catalog, ref: TableRef):
     from paimon_core.engines.spark.frames import to_dataframe
 
+    if ref.kind == "system":  # a system table: built by the driver, handed over as Arrow
+        rows = resolve(catalog, ref).system_rows()
+        return spark.createDataFrame(rows.to_pandas(), schema=_spark_schema(rows.schema))
     src = resolve(catalog, ref)
+    assert src.base is not None  # a table reference (system tables are handled above)
     if src.diff is not None:
         d = src.diff
         return diff_dataframe(spark, src.base, d.start, d.end, d.mode, d.per_snapshot)
     return to_dataframe(spark, src.base, src.snapshot)
+
+
+def _spark_schema(schema):
+    """The Spark schema of an Arrow schema (system tables: strings, integers, timestamps, arrays)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(schema)
 
 
 def sql(spark, catalog, query: str, exists: Callable[[str], bool] | None = None):

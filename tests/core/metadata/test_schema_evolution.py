@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type as T
-from paimon_core.errors import InvalidInput, SchemaMismatch
+from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
 from paimon_core.metadata.schema import Schema, SchemaManager
 from paimon_core.metadata.schema_evolution import (
     AddColumn,
@@ -116,7 +116,6 @@ def test_rename_keeps_id():
             SetOption("merge-engine", "first-row"),
             "option 'merge-engine' cannot be changed on a table with data",
         ),
-        (SetOption("bucket", "4"), "option 'bucket' cannot be changed on a table with data"),
         (SetOption("bucket-key", "id"), "option 'bucket-key' cannot be changed"),
         (SetOption("sequence.field", "n"), "option 'sequence.field' cannot be changed"),
         (
@@ -132,6 +131,13 @@ def test_rename_keeps_id():
 def test_forbidden_changes(change, message):
     with pytest.raises(InvalidInput, match=message.replace("(", r"\(").replace(")", r"\)")):
         apply_changes(base_schema(), [change], has_snapshot=True)
+
+
+def test_bucket_changes_between_fixed_numbers_on_a_table_with_data():
+    """As Java: partitions keep their files' count until rescaled (tests/core/ops/test_rescale.py)."""
+    assert (
+        apply_changes(base_schema(), [SetOption("bucket", "4")], has_snapshot=True).options["bucket"] == "4"
+    )
 
 
 def test_drop_last_column():
@@ -410,8 +416,9 @@ def test_bucket_change_on_empty_table(catalog):
     t = alter_table(t, [SetOption("bucket", "3")])
     write(t, id=list(range(20)), v=["x"] * 20)
     assert {s.bucket for s in t.plan(t.snapshots.latest())} == {0, 1, 2}
-    with pytest.raises(InvalidInput, match="bucket"):
-        alter_table(t, [SetOption("bucket", "4")])
+    t = alter_table(t, [SetOption("bucket", "4")])  # the stored files keep 3 until rescaled
+    with pytest.raises(CommitConflict, match="the table holds files of 3 buckets, this write has 4"):
+        write(t, id=[1], v=["y"])
 
 
 # ---------------------------------------------------------------------------------------------
