@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from paimon_core.errors import (
     AlreadyExists,
@@ -27,6 +28,9 @@ from paimon_core.metadata.schema import Schema, SchemaManager
 from paimon_core.metadata.table_context import CatalogEnvironment  # noqa: F401  (re-exported)
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
+
+if TYPE_CHECKING:
+    from paimon_core.systables import SystemTable
 
 DB_SUFFIX = ".db"
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
@@ -128,6 +132,13 @@ class Catalog:
             )
         table = self._get_table(name)
         return table.for_branch(named if named is not None else branch)
+
+    def system_table(self, identifier: str) -> SystemTable:
+        """System table ``db.t$snapshots`` (``db.t$branch_b$files``, ``sys.catalog_options``...):
+        Java's columns, rows through ``to_arrow(columns, where, limit)`` or ``batches()``."""
+        from paimon_core.systables import open_system_table
+
+        return open_system_table(self, identifier)
 
     def _get_table(self, identifier: str) -> FileStoreTable:
         """The main branch of table ``db.t`` (each catalog's own lookup)."""

@@ -314,7 +314,13 @@ class FileStoreCommit:
         )
         if latest is not None and latest.index_manifest:  # before any file of this attempt is written
             check_writable_index(
-                index_store.read_manifest(latest.index_manifest), f"table {self.table.identifier}"
+                index_store.read_manifest(latest.index_manifest),
+                f"table {self.table.identifier}",
+                adds,
+                deletes,
+                compact=kind == "COMPACT" and not self.options.overwrite,
+                fields=self.table.schema.fields,
+                removes=self.options.overwrite or any(m.new_index or m.deleted_index for m in messages),
             )
         store = self.table.manifests
         entries = list(deletes)
@@ -362,7 +368,7 @@ class FileStoreCommit:
             changelog_manifest_list=cl_name,
             changelog_manifest_list_size=cl_size,
             changelog_record_count=sum(e.file.row_count for e in changelog) if changelog else 0,
-            index_manifest=self._index_manifest(latest, messages, written, rebased, index_store),
+            index_manifest=self._index_manifest(latest, messages, written, rebased, index_store, entries),
             commit_user=self.options.commit_user,
             commit_identifier=self.options.commit_identifier,
             commit_kind=kind,
@@ -424,20 +430,24 @@ class FileStoreCommit:
             return False
 
     def _index_manifest(
-        self, latest: Snapshot | None, messages, written: list[str], rebased: list, store
+        self, latest: Snapshot | None, messages, written: list[str], rebased: list, store, data_changes
     ) -> str | None:
         """The complete index manifest after this commit (the previous one if unchanged). When
         another writer changed the hash index of a partition this commit also changed (a lost
-        race), this commit's index changes are rebased onto the live index (``index_rebase``)."""
+        race), this commit's index changes are rebased onto the live index (``index_rebase``).
+        Primary-key index payloads that ``data_changes`` make untrue are dropped (``pk_index``)."""
+        from paimon_core.metadata.pk_index import stale_payloads
+
         added = [e for m in messages for e in m.new_index]
         deleted = [e for m in messages for e in m.deleted_index]
         base_name = latest.index_manifest if latest else None
-        if not added and not deleted and not (self.options.overwrite and base_name):
+        stale = stale_payloads(store.read_manifest(base_name), data_changes) if base_name else []
+        if not added and not deleted and not stale and not (self.options.overwrite and base_name):
             return base_name
         live = {e.identifier: e for e in store.read_manifest(base_name)}
         if self.options.overwrite:  # the overwritten partitions' deletion vectors go with their files
             deleted += self._overwritten_vectors(live.values(), deleted)
-            if not added and not deleted:
+            if not added and not deleted and not stale:
                 return base_name
         gone = [d for d in deleted if d.identifier not in live]
         replaced = {(d.partition, d.bucket) for d in deleted}
@@ -467,7 +477,7 @@ class FileStoreCommit:
                 store, list(live.values()), [a for a in added if a.index_type == HASH_INDEX], rebased
             )
             added, deleted = added + others[0], deleted + others[1]
-        for d in deleted:
+        for d in deleted + stale:
             live.pop(d.identifier, None)
         for a in added:
             live[a.identifier] = a

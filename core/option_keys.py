@@ -1,4 +1,5 @@
-"""Every table option key Java Paimon knows (CoreOptions of 0.9 and 2.0), implemented here or not.
+"""Every table option key Java Paimon knows (CoreOptions of 0.9 and 2.0, and
+IcebergOptions of 1.x), implemented here or not.
 
 Used only to tell a typo of a real key ("did you mean") from a key Paimon knows and this project
 accepts or refuses by name (see ``paimon_core.options``). Keys with a ``#`` take a number there."""
@@ -195,6 +196,23 @@ PAIMON_OPTION_KEYS: frozenset[str] = frozenset(
         "materialized-table.refresh-status",
         "merge-engine",
         "metadata.iceberg-compatible",
+        "metadata.iceberg.compaction.max.file-num",
+        "metadata.iceberg.compaction.min.file-num",
+        "metadata.iceberg.database",
+        "metadata.iceberg.delete-after-commit.enabled",
+        "metadata.iceberg.format-version",
+        "metadata.iceberg.glue.skip-archive",
+        "metadata.iceberg.hadoop-conf-dir",
+        "metadata.iceberg.hive-client-class",
+        "metadata.iceberg.hive-conf-dir",
+        "metadata.iceberg.hive-skip-update-stats",
+        "metadata.iceberg.manifest-compression",
+        "metadata.iceberg.manifest-legacy-version",
+        "metadata.iceberg.previous-versions-max",
+        "metadata.iceberg.storage",
+        "metadata.iceberg.storage-location",
+        "metadata.iceberg.table",
+        "metadata.iceberg.uri",
         "metadata.stats-dense-store",
         "metadata.stats-keep-first-n-columns",
         "metadata.stats-mode",
@@ -233,6 +251,7 @@ PAIMON_OPTION_KEYS: frozenset[str] = frozenset(
         "pk-btree.index.columns",
         "pk-clustering-override",
         "pk-full-text.index.columns",
+        "pk-multivalue.index.columns",
         "pk-vector.index.columns",
         "postpone.batch-write-fixed-bucket",
         "postpone.batch-write-fixed-bucket.max-parallelism",

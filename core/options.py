@@ -163,10 +163,44 @@ _REGISTRY = [
         lo=1,
     ),
     Option("target-file-size", "size", None, "roll data files at this size (128 MB PK, 256 MB append)", lo=1),
+    Option(
+        "blob.target-file-size",
+        "size",
+        None,
+        "roll .blob files at this size (default target-file-size)",
+        lo=1,
+    ),
+    Option("blob-field", "str", None, "BYTES columns created as BLOB columns (comma-separated)"),
     Option("write-buffer-size", "size", 256 * 1024 * 1024, "in-memory sort buffer of PK writers", lo=1),
     Option("partition.default-name", "str", "__DEFAULT_PARTITION__", "directory name of null partitions"),
     Option("partition.legacy-name", "bool", True, "render partition values the legacy way"),
     Option("metadata.stats-mode", "str", "truncate(16)", "value stats: none | counts | truncate(N) | full"),
+    # Iceberg-compatible metadata (Java's IcebergOptions; core/iceberg/sync.py)
+    Option(
+        "metadata.iceberg.storage",
+        "enum",
+        "disabled",
+        "Iceberg metadata after each commit (hive-catalog and rest-catalog refused)",
+        ("disabled", "table-location", "hadoop-catalog", "hive-catalog", "rest-catalog"),
+    ),
+    Option(
+        "metadata.iceberg.storage-location",
+        "enum",
+        None,
+        "where the Iceberg metadata goes (default: by metadata.iceberg.storage)",
+        ("table-location", "catalog-location"),
+    ),
+    Option("metadata.iceberg-compatible", "bool", False, "Java 0.9: Iceberg metadata in <table>/metadata"),
+    Option("metadata.iceberg.format-version", "int", 2, "Iceberg format version (3 refused)", lo=2, hi=3),
+    Option("metadata.iceberg.manifest-compression", "str", "snappy", "codec of Iceberg manifests"),
+    Option("metadata.iceberg.previous-versions-max", "int", 0, "older vN.metadata.json kept", lo=0),
+    Option("metadata.iceberg.delete-after-commit.enabled", "bool", True, "delete older metadata versions"),
+    Option(
+        "metadata.iceberg.compaction.min.file-num", "int", 10, "small Iceberg manifests before merging", lo=1
+    ),
+    Option(
+        "metadata.iceberg.compaction.max.file-num", "int", 50, "small Iceberg manifests always merged", lo=1
+    ),
     Option("data-file.prefix", "str", "data-", "prefix of data file names"),
     Option("changelog-file.prefix", "str", "changelog-", "prefix of changelog file names"),
     # merging
@@ -364,6 +398,16 @@ _REGISTRY = [
     # deletion vectors (metadata/deletion_vectors.py)
     Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),
     Option("deletion-vectors.bitmap64", "bool", False, "write 64-bit (v2) deletion vectors"),
+    # primary-key indexes of Paimon 2.0 (metadata/pk_index.py): reads need none; our commits drop
+    # the payloads of the levels they rewrite (Java rebuilds them; uncovered files read as usual)
+    Option(
+        "global-index.enabled",
+        "bool",
+        True,
+        "readers may use global indexes (ours do not; commits keep them true or are refused)",
+    ),
+    Option("pk-btree.index.columns", "str", None, "columns with a primary-key BTree index (2.0)"),
+    Option("pk-bitmap.index.columns", "str", None, "columns with a primary-key Bitmap index (2.0)"),
     # p16opt: fixed-bucket append compaction as Java's writers do it (compaction/compaction.py)
     Option(
         "compaction.max.file-num",
@@ -455,11 +499,9 @@ _UNSUPPORTED = [
     # how a writer must write
     Unsupported("rowkind.field", "row kinds from a column", reads=False),
     Unsupported("data-file.external-paths", "external data paths", reads=False),
-    Unsupported("global-index.enabled", "global indexes", _FALSE, reads=False),
-    Unsupported("pk-btree.index.columns", "primary-key indexes", reads=False),
-    Unsupported("pk-bitmap.index.columns", "primary-key indexes", reads=False),
-    Unsupported("pk-full-text.index.columns", "primary-key indexes", reads=False),
-    Unsupported("pk-vector.index.columns", "primary-key indexes", reads=False),
+    Unsupported("pk-full-text.index.columns", "primary-key full-text indexes", reads=False),
+    Unsupported("pk-vector.index.columns", "primary-key vector indexes", reads=False),
+    Unsupported("pk-multivalue.index.columns", "primary-key multivalue indexes", reads=False),
     Unsupported(
         "dynamic-partition-overwrite",
         "static-partition overwrite of the whole table",
@@ -467,6 +509,13 @@ _UNSUPPORTED = [
         reads=False,
     ),
     Unsupported("delete.force-produce-changelog", "forced changelogs on delete", _FALSE, reads=False),
+    Unsupported(
+        "metadata.iceberg.storage",
+        "Iceberg metadata in a Hive or REST catalog",
+        _is("disabled", "table-location", "hadoop-catalog"),
+        reads=False,
+    ),
+    Unsupported("metadata.iceberg.format-version", "Iceberg format version 3", _is("2"), reads=False),
 ]
 UNSUPPORTED: dict[str, Unsupported] = {u.key: u for u in _UNSUPPORTED}
 

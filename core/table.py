@@ -28,6 +28,7 @@ from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
 from paimon_core.metadata.table_context import BranchEnvironment, TableContext
 from paimon_core.metadata.time_travel import SnapshotSpec, resolve_snapshot
 from paimon_core.read import scan
+from paimon_core.read.count import metadata_count
 from paimon_core.read.fallback import fallback_branch, with_fallback
 from paimon_core.read.predicate import Predicate, parse_filter
 from paimon_core.read.scan import DataSplit, TableScan
@@ -64,6 +65,18 @@ class TableAt:
         reader = TableRead(self.table, columns, predicate)
         with expiry_checked(self.table, self.snapshot):
             return reader.to_arrow(self.plan(predicate), limit)
+
+    def count(self, where: str | None = None) -> int:
+        """The rows ``read(where=where)`` returns: from the manifests' row counts where they
+        are exact (``read/count.py``), from data otherwise."""
+        predicate = parse_filter(self.table.schema, where)
+        with expiry_checked(self.table, self.snapshot):
+            splits = self.plan(predicate)
+            n = metadata_count(self.table, splits, predicate)
+            if n is not None:
+                return n
+            reader = TableRead(self.table, self.table.schema.field_names[:1], predicate)
+            return sum(b.num_rows for b in reader.to_batches(splits))
 
 
 class FileStoreTable(TableContext):
@@ -151,6 +164,70 @@ class FileStoreTable(TableContext):
                 if travel or attempt == 2:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def count(
+        self,
+        where: str | None = None,
+        snapshot_id: int | None = None,
+        as_of_millis: int | None = None,
+        tag: str | None = None,
+    ) -> int:
+        """The number of rows ``read`` with the same arguments returns (``TableAt.count``)."""
+        return self.at(snapshot_id, tag, as_of_millis).count(where)
+
+    # ---- DataFrame hand-offs: each reads one snapshot (latest, or by id / tag / time),
+    # projected to ``columns`` and filtered by ``where`` (the --where language)
+    def dataset(
+        self,
+        snapshot_id: int | None = None,
+        columns: list[str] | None = None,
+        where: str | None = None,
+        tag: str | None = None,
+        as_of_millis: int | None = None,
+    ):
+        """A ``pyarrow.dataset.Dataset`` of the snapshot whose scans run this table's scan with
+        the scanner's columns and filter pushed down (``read/arrow_dataset.py``)."""
+        from paimon_core.read.arrow_dataset import SnapshotDataset
+
+        at = self.at(snapshot_id, tag, as_of_millis)
+        return SnapshotDataset(at.table, at.snapshot, columns, parse_filter(at.table.schema, where))
+
+    def to_arrow(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None) -> pa.Table:
+        """The rows as one Arrow table (``read``)."""
+        return self.read(snapshot_id, as_of_millis, columns, where, tag=tag)
+
+    def to_arrow_reader(
+        self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None
+    ) -> pa.RecordBatchReader:
+        """The rows as a stream of Arrow batches (read as they are consumed)."""
+        return self.dataset(snapshot_id, columns, where, tag, as_of_millis).to_reader()
+
+    def to_pandas(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None):
+        """The rows as a pandas DataFrame."""
+        return self.to_arrow(snapshot_id, columns, where, tag, as_of_millis).to_pandas()
+
+    def to_polars(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None):
+        """The rows as a polars DataFrame (polars takes the Arrow buffers without a copy where
+        their layout allows). Needs polars installed."""
+        try:
+            import polars
+        except ImportError as e:
+            from paimon_core.errors import InvalidInput
+
+            raise InvalidInput("to_polars needs polars: pip install polars") from e
+        return polars.from_arrow(self.to_arrow(snapshot_id, columns, where, tag, as_of_millis))
+
+    def to_duckdb(
+        self, con, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None, name=None
+    ):
+        """A DuckDB relation on connection ``con`` over the rows: nothing is read until DuckDB
+        runs it, and then only the columns and rows its query needs (DuckDB pushes its
+        projection and filters into this table's scan). ``name`` also registers it as a view."""
+        data = self.dataset(snapshot_id, columns, where, tag, as_of_millis)
+        if name is not None:
+            con.register(name, data)
+            return con.table(name)
+        return con.from_arrow(data)
 
     # ---- write
     def new_append_writer(self) -> AppendWriter:

@@ -27,24 +27,28 @@ def out_format(path: Path) -> str:
 
 
 class _TextRows:
-    """Arrow tables -> rows of plain values -> the ``-o csv`` / ``-o json`` sink on a file."""
+    """Arrow tables -> CSV (with a header) or JSON lines on a binary stream, a batch at a time
+    (``paimon_core.data.text_lines``: the same text ``-o csv`` / ``-o json`` print)."""
 
     def __init__(self, fmt: str, columns: list, stream):
-        from paimon_cli.output import CsvSink, JsonSink
+        from paimon_core.data import text_lines
 
-        self.sink = (CsvSink if fmt == "csv" else JsonSink)(columns, stream)
+        self.stream = stream
+        self.lines = text_lines.csv_lines if fmt == "csv" else text_lines.json_lines
+        if fmt == "csv":
+            stream.write(text_lines.csv_header(columns))
 
     def write(self, table) -> None:
-        from paimon_cli.convert import arrow_rows
-
-        self.sink.write(arrow_rows(table))
+        for buf in self.lines(table):
+            self.stream.write(buf)
 
     def close(self) -> None:
-        self.sink.close()
+        self.stream.flush()
 
 
 def text_renderer(fmt: str, columns: list, stream) -> _TextRows:
-    """The renderer engines' exports use for CSV and JSON lines (``paimon_core.engines.export``)."""
+    """The renderer engines' exports use for CSV and JSON lines (``paimon_core.engines.export``);
+    ``stream`` is binary."""
     return _TextRows(fmt, columns, stream)
 
 

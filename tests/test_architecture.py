@@ -132,9 +132,9 @@ LAYERS = [
     ("merge functions", ("merge",)),
     ("readers and writers", ("read", "write")),
     ("commit", ("commit",)),
-    ("compaction and maintenance", ("compaction", "maintain")),
+    ("compaction and maintenance", ("compaction", "maintain", "iceberg")),
     ("operations", ("ops",)),
-    ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore")),
+    ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore", "systables")),
     ("engines", ("engines",)),
     ("package", ("",)),
 ]
@@ -211,13 +211,14 @@ ONE_PLACE = {
     ),
     "branch table names (db.t$branch_NAME)": (r"[\"']\$branch_|\$branch_\{", {"metadata/branches.py"}),
     "housekeeping after a commit": (
-        r"\b(expire_after_commit|expire_partitions_after_commit|create_auto_tags|create_batch_tag)\(|"
+        r"\b(expire_after_commit|expire_partitions_after_commit|create_auto_tags|create_batch_tag|sync_iceberg)\(|"
         r"\bexpire_tags\(table, now_ms\)",
         {
             "maintain/after_commit.py",
             "maintain/expire.py",
             "maintain/partition_expire.py",
             "maintain/auto_tags.py",
+            "iceberg/sync.py",
         },
     ),
     "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it

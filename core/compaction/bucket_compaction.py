@@ -25,11 +25,13 @@ from paimon_core.bucket_mode import BucketMode
 from paimon_core.commit import discard_files
 from paimon_core.data.system_columns import KIND, TRACKING_COLUMNS
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.fileformat.blob import is_blob_file
 from paimon_core.merge.changelog import rows_with_keys
 from paimon_core.merge.levels import forces_level0_compaction, max_level
 from paimon_core.merge.merge_engines import MergeEngine, is_retract
 from paimon_core.merge.universal_compaction import Run, force_pick_level0, pick, sorted_runs
 from paimon_core.metadata.commit_message import CommitMessage
+from paimon_core.metadata.features import blob_columns
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.row_ids import data_evolution, row_tracking
 from paimon_core.options import MergeEngineKind
@@ -262,14 +264,18 @@ def compact_append_files(
 ) -> CommitMessage:
     from paimon_core.write.append_writer import RollingFileWriter
 
-    reader = TableRead(table)
+    blobs = blob_columns(table.schema)
+    # BLOB columns stay in their .blob files (Java's data-evolution compaction rewrites the other
+    # columns only): the rewrite reads and writes the others, one file per run of row ids
+    main = [n for n in table.schema.field_names if n not in blobs]
+    reader = TableRead(table, columns=main if blobs else None)
     tracked = row_tracking(table.schema)  # rows keep their _ROW_ID (stored in the new files)
     groups: list[list[DataFileMeta]] = []
     if tracked:  # whole row groups, in row-id order; data-evolution groups merged into full rows
         chosen = {f.file_name for f in files}
         all_groups = row_groups(list(split.files) if data_evolution(table.schema) else list(files))
         groups = [g for g in all_groups if any(f.file_name in chosen for f in g)]
-        files = [f for g in groups for f in g]
+        files = [f for g in groups for f in g if not is_blob_file(f.file_name)]
     else:
         files = sorted(files, key=lambda f: f.min_sequence_number)
     writer = RollingFileWriter(
@@ -280,6 +286,8 @@ def compact_append_files(
         table.schema.core_options.get("data-file.prefix"),
         tracked=tracked,
     )
+    if blobs:  # a data file must cover whole runs of its .blob files' rows: no roll by size
+        writer.target = 1 << 62
     try:
         for g in groups:
             writer.write(reader.read_group(split, g, TRACKING_COLUMNS))

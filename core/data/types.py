@@ -33,6 +33,7 @@ ATOMIC_ROOTS = {
     "VARCHAR",
     "BINARY",
     "VARBINARY",
+    "BLOB",
     "DATE",
     "TIME",
     "TIMESTAMP",
@@ -288,7 +289,7 @@ def _opt_args(toks: _Tokens) -> list[int]:
     return args
 
 
-_NEWER_TYPES = {"VARIANT": "1.1", "BLOB": "1.4", "VECTOR": "1.4"}
+_NEWER_TYPES = {"VARIANT": "1.1", "VECTOR": "1.4"}
 
 
 def _refuse_newer(word: str) -> None:
@@ -310,6 +311,8 @@ def _parse(toks: _Tokens) -> DataType:
         t = string_type()
     elif word == "BYTES":
         t = bytes_type()
+    elif word == "BLOB":  # Paimon 1.4: bytes kept in .blob files (fileformat/blob.py)
+        t = AtomicType(root="BLOB")
     elif word in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
         args = _opt_args(toks)
         length = args[0] if args else 1
@@ -480,6 +483,7 @@ def to_arrow_type(t: DataType) -> pa.DataType:
         "VARCHAR": pa.string(),
         "BINARY": pa.binary(),
         "VARBINARY": pa.binary(),
+        "BLOB": pa.binary(),
     }
     if r in simple:
         return simple[r]

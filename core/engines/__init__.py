@@ -2,7 +2,8 @@
 the core commits.
 
 ``local`` runs in this process on pyarrow. ``spark`` (the only module that imports pyspark)
-runs the same writers inside Spark tasks. Callers outside the core (the CLI) use engines
+runs the same writers inside Spark tasks. ``duckdb_sql`` runs SQL in this process on DuckDB
+(``duckdb_engine``); ``sql_refs`` and ``sql_script`` are what both SQL engines share. Callers outside the core (the CLI) use engines
 through this package only: ``get_engine``, the ``Engine`` protocol, ``ExportResult`` and
 ``sql_errors``.
 """
@@ -24,12 +25,44 @@ def sql_errors() -> Iterator[None]:
         yield
 
 
+def duckdb_engine(catalog):
+    """A ``duckdb_sql.DuckDbSql`` over ``catalog`` (imports DuckDB)."""
+    from paimon_core.engines.duckdb_sql import DuckDbSql
+
+    return DuckDbSql(catalog)
+
+
+@contextmanager
+def local_sql_errors(engine, statement: str) -> Iterator[None]:
+    """DuckDB's answers to mistakes in ``statement`` (also those raised while its result
+    streams) as one-line ``SqlError``s in the statement's own table names."""
+    import duckdb
+    from paimon_core.engines.duckdb_sql import as_sql_error
+
+    try:
+        yield
+    except duckdb.Error as e:
+        query, refs = engine.last_refs
+        refs = refs if query == statement else ()
+        raise as_sql_error(e, statement, refs, list(engine.datasets.values())) from e
+
+
+def write_result_file(batches, schema, path, fmt: str, render=None) -> int:
+    """Rows of a query into one file (``export.write_file``: it appears only when complete)."""
+    from paimon_core.engines.export import write_file
+
+    return write_file(batches, schema, path, fmt, render)
+
+
 __all__ = [
     "ChangesExport",
     "Engine",
     "ExportResult",
     "ExportTarget",
     "RowsExport",
+    "duckdb_engine",
     "get_engine",
+    "local_sql_errors",
     "sql_errors",
+    "write_result_file",
 ]

@@ -3,7 +3,8 @@
 Every engine implements ``export_rows(RowsExport)`` and ``export_changes(ChangesExport)`` and
 answers an ``ExportResult``:
 the local engine writes one file (``parquet``, or ``csv`` / ``json`` lines through a renderer
-the caller supplies, so the text reads exactly as the caller prints it), the Spark engine a
+the caller supplies, which writes UTF-8 bytes on the binary stream of the file; the CLI's renders
+a batch at a time with ``paimon_core.data.text_lines``), the Spark engine a
 folder of Parquet part files written by its executors (text formats are refused before any work).
 
 Invariants: a local export appears only when complete (written to a temporary name in the same
@@ -88,7 +89,7 @@ class TextSink(Protocol):
     def close(self) -> None: ...
 
 
-# (fmt, column names, text stream) -> a sink writing rows as text in ``fmt`` ("csv" | "json")
+# (fmt, column names, binary stream) -> a sink writing rows as UTF-8 text in ``fmt`` ("csv" | "json")
 TextRenderer = Callable[[str, list, object], TextSink]
 
 
@@ -182,7 +183,7 @@ def _write_parquet(batches, empty_schema, tmp: Path) -> int:
 
 def _write_text(batches, empty_schema, tmp: Path, fmt: str, render: TextRenderer) -> int:
     rows = 0
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
+    with open(tmp, "wb", buffering=1 << 20) as f:
         sink = render(fmt, list(empty_schema.names), f)
         for batch in batches:
             sink.write(_as_table(batch))

@@ -48,11 +48,13 @@ class LocalEngine:
         return ExportResult(str(t.path), rows, "file")
 
     def export_changes(self, request: ChangesExport) -> ExportResult:
-        """``paimon_core.read.diff.diff`` of (start, end] as one file."""
-        from paimon_core.read.diff import diff
+        """``paimon_core.read.diff.diff`` of (start, end] as one file, written a part at a time
+        (``diff_parts``: one group of buckets in memory for ``diff`` mode)."""
+        from paimon_core.read.diff import changes_schema, diff_parts
 
         r, t = request, request.target
         check_format(t.fmt, t.render)
-        changes = diff(r.table, r.start, r.end, r.mode, r.per_snapshot, r.columns)
-        rows = write_file(changes.to_batches(max_chunksize=65_536), changes.schema, t.path, t.fmt, t.render)
+        schema = changes_schema(r.table, r.columns, r.per_snapshot)
+        parts = diff_parts(r.table, r.start, r.end, r.mode, r.per_snapshot, r.columns)
+        rows = write_file(parts, schema, t.path, t.fmt, t.render)
         return ExportResult(str(t.path), rows, "file")

@@ -1,6 +1,10 @@
 """What runs after a commit: the one place for the housekeeping Java's ``TableCommitImpl`` runs
 after each commit, in Java 0.9's order:
 
+0. the Iceberg-compatible metadata of the new snapshots (``metadata.iceberg.storage``,
+   ``iceberg/sync.py``): Java writes it in a commit callback, inside the commit, before any
+   expiry, and whether or not the table is ``write-only`` (tags made by step 3 are added to
+   it afterwards, as Java's tag callback adds them);
 1. consumers idle longer than ``consumer.expiration-time`` deleted, then snapshot expiry (with the
    changelog's) per the ``snapshot.*`` options (``maintain/expire.py``);
 2. partition expiry (``partition.expiration-*``, ``maintain/partition_expire.py``), with the check
@@ -46,13 +50,12 @@ class Housekeeping:
 def after_commit(table: TableContext, batch: bool = False, now_ms: int | None = None) -> Housekeeping:
     """Run the housekeeping of ``table``'s options after a commit (see the module doc).
     ``batch``: the commit ends a batch write (end-input partition check, batch-write tag)."""
+    from paimon_core.iceberg.sync import refresh_iceberg_tags, sync_iceberg
     from paimon_core.maintain.auto_tags import create_auto_tags, create_batch_tag, expire_tags
     from paimon_core.maintain.expire import expire_after_commit
     from paimon_core.maintain.partition_expire import expire_partitions_after_commit
 
     done = Housekeeping()
-    if table.schema.core_options.get("write-only"):
-        return done
 
     def step(name: str, fn):
         try:
@@ -62,6 +65,9 @@ def after_commit(table: TableContext, batch: bool = False, now_ms: int | None = 
             LOG.warning(f"{table.identifier}: {name} after the commit failed (the commit stands): {e}")
             return None
 
+    step("Iceberg metadata", lambda: sync_iceberg(table))
+    if table.schema.core_options.get("write-only"):
+        return done
     done.expired_snapshots = step("snapshot expiry", lambda: expire_after_commit(table, now_ms))
     parts = step("partition expiry", lambda: expire_partitions_after_commit(table, now_ms, batch))
     if parts is not None:
@@ -72,6 +78,8 @@ def after_commit(table: TableContext, batch: bool = False, now_ms: int | None = 
         if made:
             done.created_tags.append(made)
     done.expired_tags = step("tag expiry", lambda: expire_tags(table, now_ms)) or []
+    if done.created_tags:  # the Iceberg metadata names the tags made after it was written
+        step("Iceberg tags", lambda: refresh_iceberg_tags(table))
     return done
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_core.errors import CommitConflict, InvalidInput, SnapshotNotFound
+from paimon_core.iceberg.sync import prune_iceberg
 from paimon_core.maintain.changelog_expire import (
     ChangelogPlan,
     changelog_retention,
@@ -396,6 +397,7 @@ def expire_snapshots(
     table.require_writable()
     n = 0
     if plan.range:
+        prune_iceberg(table, plan.range.end)  # Iceberg readers never meet a file deleted below
         n = _run_snapshot_plan(table, plan, progress)
         table.snapshots.write_hint("EARLIEST", plan.range.end)
     elif (

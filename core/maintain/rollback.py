@@ -9,6 +9,8 @@ the target (a rollback to a tag older than the earliest snapshot) go too, with t
 Java's RollbackHelper does. Nothing the target, an older
 snapshot or a remaining tag uses is deleted. If a rollback is interrupted after the snapshot
 files are gone, the files left behind are unreferenced and ``remove_orphans`` deletes them.
+A table with Iceberg-compatible metadata gets it afresh for the target before any file of the
+newer snapshots is deleted (``iceberg/sync.py``).
 
 A newer snapshot file that is damaged (does not parse) does not stop a rollback past it: its file
 is deleted with the others (after LATEST points at the target), and since the files it added
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_core.errors import DamagedSnapshot, InvalidInput, SnapshotNotFound
+from paimon_core.iceberg.sync import reset_iceberg
 from paimon_core.maintain import files as _files
 from paimon_core.maintain.files import PlannedFile, manifest_path
 from paimon_core.maintain.refs import RefReader, Refs
@@ -170,6 +173,7 @@ def rollback(
     for name in plan.tags_deleted:
         _files.delete_file(io, tags.path(name))
         n += 1
+    reset_iceberg(table)  # before the files go: Iceberg readers never see a deleted file
     n += execute_plan_files(table, plan.files, progress)
     sm.write_hint("LATEST", plan.target.id)
     return RollbackResult(plan, False, n)

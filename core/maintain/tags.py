@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_core.errors import InvalidInput, SnapshotNotFound
+from paimon_core.iceberg.sync import refresh_iceberg_tags
 from paimon_core.metadata.tags import TagAlreadyExists, TagInfo, TagNotFound, tag_manager, validate_tag_name
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ def create_tag(
         tags.replace(name, snap, time_retained_ms, now_ms)
     elif not tags.create(name, snap, time_retained_ms, now_ms):
         raise TagAlreadyExists(name)
+    refresh_iceberg_tags(table)
     return TagInfo(name, snap.id, snap.time_millis, snap.total_record_count, snap)
 
 
@@ -68,6 +70,7 @@ def rename_tag(table: TableContext, old: str, new: str) -> TagInfo:
     if not table.io.write_if_absent(tags.path(new), snap.to_json().encode("utf-8")):
         raise TagAlreadyExists(new)
     tags.delete(old)
+    refresh_iceberg_tags(table)
     return TagInfo(new, snap.id, snap.time_millis, snap.total_record_count, snap)
 
 
@@ -137,5 +140,6 @@ def delete_tag(
     info, files = plan_delete_tag(table, name)
     if not dry_run:
         tag_manager(table).delete(name)
+        refresh_iceberg_tags(table)
         execute_plan_files(table, files, progress)
     return TagDeletion(info, files, dry_run)

@@ -6,8 +6,9 @@ index files. The main branch is the table directory itself. A branch exists when
 does (Java's rule); a usable branch has at least one schema file.
 
 Invariants: every branch name that reaches a path went through :func:`validate_branch_name`
-(no ``/``, no ``..``, not ``main``, not only digits), and the ``$branch_`` spelling of a table
-name is parsed only here (:func:`split_branch`).
+(no ``/``, no ``..``, not ``main``, not only digits), and the ``$`` suffixes of a table name
+are parsed only here: ``$branch_NAME`` (:func:`split_branch`) and a system table's ``$NAME``
+after it (:func:`split_system`: ``db.t$branch_b$files``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ MAIN = "main"
 BRANCH_PREFIX = "branch-"
 SYSTEM_SEPARATOR = "$"
 BRANCH_SUFFIX = "$branch_"  # db.t$branch_NAME, as Java Paimon spells a branch of a table
+SYSTEM_DATABASE = "sys"  # sys.all_table_options, sys.catalog_options: the catalog's global system tables
 _NAME = re.compile(r"^[A-Za-z0-9_\-.]+$")
 
 
@@ -68,19 +70,39 @@ def branch_path(table_path: str, branch: str | None) -> str:
     return paths.join(table_path, paths.BRANCH_DIR, BRANCH_PREFIX + branch)
 
 
+def split_system(identifier: str) -> tuple[str, str | None]:
+    """``db.t$snapshots`` -> (``db.t``, ``snapshots``); ``db.t$branch_b$files`` ->
+    (``db.t$branch_b``, ``files``); a name with no system suffix -> (name, None). Only the
+    spelling is checked here (the system tables are served by ``paimon_core.systables``)."""
+    text = identifier.strip()
+    base, sep, rest = text.partition(SYSTEM_SEPARATOR)
+    if not sep:
+        return text, None
+    if (SYSTEM_SEPARATOR + rest).startswith(BRANCH_SUFFIX):
+        branch, sep2, system = rest.partition(SYSTEM_SEPARATOR)
+        if not sep2:
+            return text, None
+        base = f"{base}{SYSTEM_SEPARATOR}{branch}"
+    else:
+        system = rest
+    if not system or SYSTEM_SEPARATOR in system:
+        raise InvalidInput(f"bad table name '{identifier}': use DB.TABLE$NAME or DB.TABLE$branch_B$NAME")
+    return base, system
+
+
 def split_branch(identifier: str) -> tuple[str, str | None]:
     """``db.t$branch_b`` -> (``db.t``, ``b``); a name without ``$branch_`` -> (name, None).
-    Another ``$`` suffix (a system table) is refused: none is served here."""
-    text = identifier.strip()
+    A system table suffix (``db.t$files``) is refused: it names no table to open or write."""
+    text, system = split_system(identifier)
+    if system is not None:
+        raise InvalidInput(
+            f"'{identifier}' is a system table: read it with `paimon read -t` or `paimon sql` "
+            "(it cannot be written or changed)"
+        )
     if SYSTEM_SEPARATOR not in text:
         return text, None
     base, _, rest = text.partition(SYSTEM_SEPARATOR)
-    suffix = SYSTEM_SEPARATOR + rest
-    if not suffix.startswith(BRANCH_SUFFIX):
-        raise InvalidInput(
-            f"bad table name '{identifier}': the only '$' suffix served is $branch_NAME (a branch)"
-        )
-    name = suffix[len(BRANCH_SUFFIX) :]
+    name = rest[len(BRANCH_SUFFIX) - 1 :]
     if name == MAIN:
         return base, None
     return base, validate_branch_name(name)
@@ -95,12 +117,14 @@ __all__ = [
     "BRANCH_PREFIX",
     "BRANCH_SUFFIX",
     "MAIN",
+    "SYSTEM_DATABASE",
     "BranchAlreadyExists",
     "BranchNotFound",
     "branch_dir",
     "branch_path",
     "is_main",
     "split_branch",
+    "split_system",
     "validate_branch_name",
     "with_branch",
 ]

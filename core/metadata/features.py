@@ -9,19 +9,25 @@ row tracking and data evolution (``metadata/row_ids.py`` assigns row ids at comm
 ``read/row_tracking.py`` merges column files and gives ``_ROW_ID``),
 postpone buckets (``write/postpone.py``), index manifests of every release's layout with
 entries of index types we do not write, ``_GLOBAL_INDEX`` included (carried field for field,
-``metadata/index_manifest.py``).
+``metadata/index_manifest.py``), primary-key index payloads of 2.0 (dropped by the commit that
+makes them untrue, ``metadata/pk_index.py``).
 
 Refused, because reading or writing them without the feature gives wrong rows:
 
 * a file with ``_WRITE_COLS`` (data evolution) outside the read that merges them by row id
   (``read/row_tracking.py``): delta reads, deletes and compactions read whole files;
-* row tracking on a primary-key or fixed-bucket table (Paimon has none); a commit to a table
-  whose index manifest holds a global index over row ids (``index_manifest.py``);
+* row tracking on a primary-key or fixed-bucket table (Paimon has none); a commit that would
+  make a global index over row ids untrue: one adding rows, writing an indexed column, or
+  removing rows or files outside a compaction that keeps every row id
+  (``index_manifest.check_writable_index``);
 * ``bucket-function.type`` other than ``default``: rows would land in the wrong buckets;
   refused on write;
 * column default values (``defaultValue``): a writer must fill them in; refused on write
   (compaction is fine);
-* VARIANT, BLOB and VECTOR columns: refused when the schema is parsed (``data/types.py``);
+* VARIANT and VECTOR columns: refused when the schema is parsed (``data/types.py``); BLOB
+  columns are read and written (``.blob`` files, ``fileformat/blob.py``); descriptor columns
+  (``blob-descriptor-field``: pointers to bytes elsewhere) are read where the bytes are on the
+  table's file system (``read/blob_descriptors.py``), never written;
 * ``type`` other than ``table`` (format tables and others have no snapshots).
 """
 
@@ -67,8 +73,47 @@ def check_readable(schema: TableSchema, what: str = "table") -> None:
     check_options(schema.options, writing=False, what=what)
 
 
+DESCRIPTOR_OPTIONS = ("blob-descriptor-field", "blob.stored-descriptor-fields", "blob-external-storage-field")
+
+
+def descriptor_columns(schema: TableSchema) -> list[str]:
+    """BLOB columns whose data files hold serialized descriptors instead of the bytes
+    (``blob-descriptor-field``; ``blob-external-storage-field`` names a subset of them)."""
+    named: set[str] = set()
+    for key in DESCRIPTOR_OPTIONS:
+        named |= {n.strip() for n in str(schema.options.get(key) or "").split(",") if n.strip()}
+    return [f.name for f in schema.fields if getattr(f.type, "root", None) == "BLOB" and f.name in named]
+
+
+def blob_columns(schema: TableSchema) -> list[str]:
+    """The top-level BLOB columns kept in ``.blob`` files, in schema order (descriptor columns
+    are kept in the data files)."""
+    inline = set(descriptor_columns(schema))
+    return [f.name for f in schema.fields if getattr(f.type, "root", None) == "BLOB" and f.name not in inline]
+
+
+def check_blob_descriptors(options: dict, what: str = "table") -> None:
+    """Refuse, by name, writing BLOB columns stored as descriptors of bytes kept elsewhere: a
+    writer would have to put the bytes in that storage (reading them is supported,
+    ``read/blob_descriptors.py``)."""
+    for key in DESCRIPTOR_OPTIONS:
+        raw = (options.get(key) or "").strip()
+        if raw:
+            raise UnsupportedFeature(
+                f"{what} sets {key} = {raw}: writing those BLOB columns (descriptors pointing to "
+                "bytes in other storage, not in the table) is not supported"
+            )
+
+
 def check_writable(schema: TableSchema, what: str = "table", compaction: bool = False) -> None:
     check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
+    if blob_columns(schema) or descriptor_columns(schema):
+        check_blob_descriptors(schema.options, what)
+        if not _true(schema.options, "data-evolution.enabled"):
+            raise UnsupportedFeature(
+                f"{what} has BLOB columns ({', '.join(blob_columns(schema))}) without "
+                "data-evolution.enabled = true, which Paimon requires for them (with row tracking)"
+            )
     evolution = _true(schema.options, "data-evolution.enabled")
     tracked = evolution or _true(schema.options, "row-tracking.enabled")
     if tracked and schema.bucket_mode is not BucketMode.BUCKET_UNAWARE:

@@ -4,7 +4,8 @@ lists them.
 The index manifest a snapshot references is the complete current set: each new one is the
 previous set with this commit's DELETE/ADD changes applied (docs/format.md section 9). We write
 HASH indexes (dynamic bucket mode) and deletion vectors; entries of other index types (global
-indexes) are carried forward untouched, with every field they have.
+indexes) are carried forward untouched, with every field they have, except primary-key index
+payloads a commit makes untrue, which it drops (``pk_index.py``).
 
 The record grew over Paimon releases (``IndexManifestEntry.SCHEMA``, serializer ``_VERSION``
 1 in all of them); each layout is the schema Java derives for that release:
@@ -288,20 +289,93 @@ class IndexEntry:
         return replace(self, kind=DELETE)
 
 
-def check_writable_index(entries: Iterable[IndexEntry], what: str = "table") -> None:
-    """Refuse (UnsupportedFeature) a write to a table whose index manifest holds global indexes
-    over row ids: those exist only on row-tracking / data-evolution tables (``global-index``
-    docs); a write must keep them right for the rows it adds or changes, which this project does
-    not do (it assigns row ids, but maintains no global index). Global indexes built
-    from a primary-key table's files (2.0, with ``_SOURCE_META``) are carried: Java checks them
-    against the live files and ignores the ones whose files were rewritten."""
-    for e in entries:
-        if e.global_index is not None and e.global_index.over_row_ids:
+def check_writable_index(
+    entries: Iterable[IndexEntry],
+    what: str = "table",
+    adds: Iterable = (),
+    deletes: Iterable = (),
+    compact: bool = False,
+    fields: Iterable = (),
+    removes: bool = False,
+) -> None:
+    """Refuse (UnsupportedFeature) a commit that would make a global index over row ids (1.4+,
+    row-tracking / data-evolution tables) untrue for its readers; this project builds no global
+    index. Such an index names row ids and, per row id, the values of its column(s) then.
+
+    * Rows a commit adds get new row ids (``adds`` whose files have no ``first_row_id``): Java
+      leaves them outside every index's row range, and its default
+      ``scalar-index.search-mode = fast`` (2.0, pypaimon 2.1) answers a filter from the index
+      alone, so they would be missing from filtered reads: refused.
+    * A write of an indexed column's values (a file whose ``_WRITE_COLS``, or every column when
+      unset, holds an indexed field; Java's default ``global-index.column-update-action =
+      THROW_ERROR``), removed files, or ``removes`` (an overwrite, deletion vectors or other
+      index changes): refused.
+    * A compaction that keeps every row id (``compact``; its files carry ``first_row_id``)
+      keeps each row's id and values: the index stays true and is kept, as Java keeps it (it
+      drops a partition's global indexes only when a compaction gives rows new ids).
+    * Column updates of columns no index covers keep the index true and are kept.
+
+    Global indexes built from a primary-key table's files (2.0, with ``_SOURCE_META``) are kept
+    true by the commit itself (``pk_index.stale_payloads``)."""
+    rowid = [e for e in entries if e.global_index is not None and e.global_index.over_row_ids]
+    if not rowid:
+        return
+    e = rowid[0]
+    gi = e.global_index
+    assert gi is not None
+    desc = (
+        f"{what} has a global index over row ids ({e.index_type} index file {e.file_name}, "
+        f"rows {gi.row_range_start}..{gi.row_range_end}), which this project does not build: "
+    )
+    names = {f.id: f.name for f in fields}
+    indexed = set()
+    for x in rowid:
+        g = x.global_index
+        assert g is not None
+        indexed |= {names.get(i, f"field id {i}") for i in (g.index_field_id, *(g.extra_field_ids or ()))}
+    adds = list(adds)
+    if any(a.kind == ADD and a.file.first_row_id is None for a in adds):
+        raise UnsupportedFeature(
+            desc + "filtered reads that use it would miss the rows a write adds, so adding rows "
+            "is not supported"
+        )
+    if compact:
+        deletes = list(deletes)
+        if _row_ids(deletes) != _row_ids(adds) or removes:
             raise UnsupportedFeature(
-                f"{what} has a global index over row ids ({e.index_type} index file {e.file_name}, "
-                f"rows {e.global_index.row_range_start}..{e.global_index.row_range_end}): such "
-                "indexes are not maintained here, so writing the table is not supported"
+                desc + "a compaction that does not keep every row id as it was (deleted rows "
+                "dropped, rows renumbered) would make it untrue, so it is not supported"
             )
+        return
+    if list(deletes) or removes:
+        raise UnsupportedFeature(
+            desc + "a write that removes rows or files would leave it naming them, so it is not supported"
+        )
+    for a in adds:
+        cols = a.file.write_cols if a.file.write_cols is not None else tuple(names.values())
+        hit = sorted(set(cols) & indexed)
+        if hit:
+            raise UnsupportedFeature(
+                desc + f"a write of indexed column {hit[0]} would make it untrue (Java refuses it "
+                "too, global-index.column-update-action = THROW_ERROR)"
+            )
+
+
+def _row_ids(entries) -> list[tuple[int, int]]:
+    """The row ids of the files of ``entries`` (data files with ``first_row_id``), as merged
+    half-open ranges."""
+    spans = sorted(
+        (e.file.first_row_id, e.file.first_row_id + e.file.row_count)
+        for e in entries
+        if e.file.first_row_id is not None
+    )
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 class IndexStore:

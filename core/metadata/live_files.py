@@ -22,6 +22,7 @@ from paimon_core.metadata.tags import TagManager
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
+    from paimon_core.metadata.manifest_reader import EntryFilter
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -46,17 +47,24 @@ def live_entries(
     snapshot: Snapshot | None,
     manifest_filter: Callable[[ManifestFileMeta], bool] | None = None,
     entry_filter: Callable[[ManifestEntry], bool] | None = None,
+    decode_filter: EntryFilter | None = None,
 ) -> list[ManifestEntry]:
+    """The live entries of ``snapshot``. ``manifest_filter`` skips whole manifests (by their
+    partition statistics), ``decode_filter`` skips entries by partition and bucket while they
+    are decoded, ``entry_filter`` drops built entries. A filter may only drop entries whose
+    ADD and DELETE both go (by partition or bucket, never by a file's own fields), or a
+    DELETE would be lost and its ADD stay live."""
     if snapshot is None:
         return []
     entries = []
     try:
-        for meta in data_manifests(store, snapshot):
-            if manifest_filter is not None and not manifest_filter(meta):
-                continue
-            for e in store.read_manifest(meta.file_name):
-                if entry_filter is None or entry_filter(e):
-                    entries.append(e)
+        metas = [m for m in data_manifests(store, snapshot) if manifest_filter is None or manifest_filter(m)]
+        # read in parallel, folded in list order
+        for part in store.read_manifests([m.file_name for m in metas], decode_filter):
+            if entry_filter is None:
+                entries.extend(part)
+            else:
+                entries.extend(e for e in part if entry_filter(e))
     except CorruptMetadata as e:
         check_not_expired(store, snapshot, e)
         raise

@@ -18,6 +18,8 @@ import fastavro
 from paimon_core import paths
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata, InvalidInput
+from paimon_core.metadata import manifest_cache
+from paimon_core.metadata.manifest_reader import EntryFilter, read_entries, read_many
 from paimon_core.metadata.orc_records import is_orc, orc_bytes, orc_codec, read_orc_records
 from paimon_core.storage.file_io import FileIO
 
@@ -122,6 +124,15 @@ LIST_SCHEMA = java_record_schema(
 )
 
 
+def _built(cls, values: dict):
+    """An instance of the frozen dataclass ``cls`` with every field given in ``values``,
+    without running its ``__init__`` (a decoded manifest builds millions of these; the
+    generated frozen ``__init__`` sets each field through ``object.__setattr__``)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
+
+
 @dataclass(frozen=True)
 class SimpleStats:
     """Min/max as serialized BinaryRows and null counts, over some columns."""
@@ -140,7 +151,14 @@ class SimpleStats:
     @staticmethod
     def from_avro(d: dict) -> SimpleStats:
         nc = d.get("_NULL_COUNTS")
-        return SimpleStats(d["_MIN_VALUES"], d["_MAX_VALUES"], None if nc is None else tuple(nc))
+        return _built(
+            SimpleStats,
+            {
+                "min_values": d["_MIN_VALUES"],
+                "max_values": d["_MAX_VALUES"],
+                "null_counts": None if nc is None else tuple(nc),
+            },
+        )
 
 
 EMPTY_STATS = SimpleStats()
@@ -200,27 +218,30 @@ class DataFileMeta:
     def from_avro(d: dict) -> DataFileMeta:
         vsc = d.get("_VALUE_STATS_COLS")
         wc = d.get("_WRITE_COLS")
-        return DataFileMeta(
-            file_name=d["_FILE_NAME"],
-            file_size=d["_FILE_SIZE"],
-            row_count=d["_ROW_COUNT"],
-            min_key=d["_MIN_KEY"],
-            max_key=d["_MAX_KEY"],
-            key_stats=SimpleStats.from_avro(d["_KEY_STATS"]),
-            value_stats=SimpleStats.from_avro(d["_VALUE_STATS"]),
-            min_sequence_number=d["_MIN_SEQUENCE_NUMBER"],
-            max_sequence_number=d["_MAX_SEQUENCE_NUMBER"],
-            schema_id=d["_SCHEMA_ID"],
-            level=d["_LEVEL"],
-            extra_files=tuple(d.get("_EXTRA_FILES") or ()),
-            creation_time=d.get("_CREATION_TIME"),
-            delete_row_count=d.get("_DELETE_ROW_COUNT"),
-            embedded_index=d.get("_EMBEDDED_FILE_INDEX"),
-            file_source=d.get("_FILE_SOURCE"),
-            value_stats_cols=None if vsc is None else tuple(vsc),
-            external_path=d.get("_EXTERNAL_PATH"),
-            first_row_id=d.get("_FIRST_ROW_ID"),
-            write_cols=None if wc is None else tuple(wc),
+        return _built(
+            DataFileMeta,
+            {
+                "file_name": d["_FILE_NAME"],
+                "file_size": d["_FILE_SIZE"],
+                "row_count": d["_ROW_COUNT"],
+                "min_key": d["_MIN_KEY"],
+                "max_key": d["_MAX_KEY"],
+                "key_stats": SimpleStats.from_avro(d["_KEY_STATS"]),
+                "value_stats": SimpleStats.from_avro(d["_VALUE_STATS"]),
+                "min_sequence_number": d["_MIN_SEQUENCE_NUMBER"],
+                "max_sequence_number": d["_MAX_SEQUENCE_NUMBER"],
+                "schema_id": d["_SCHEMA_ID"],
+                "level": d["_LEVEL"],
+                "extra_files": tuple(d.get("_EXTRA_FILES") or ()),
+                "creation_time": d.get("_CREATION_TIME"),
+                "delete_row_count": d.get("_DELETE_ROW_COUNT"),
+                "embedded_index": d.get("_EMBEDDED_FILE_INDEX"),
+                "file_source": d.get("_FILE_SOURCE"),
+                "value_stats_cols": None if vsc is None else tuple(vsc),
+                "external_path": d.get("_EXTERNAL_PATH"),
+                "first_row_id": d.get("_FIRST_ROW_ID"),
+                "write_cols": None if wc is None else tuple(wc),
+            },
         )
 
     def upgrade(self, level: int) -> DataFileMeta:
@@ -259,12 +280,15 @@ class ManifestEntry:
 
     @staticmethod
     def from_avro(d: dict) -> ManifestEntry:
-        return ManifestEntry(
-            d["_KIND"],
-            d["_PARTITION"],
-            d["_BUCKET"],
-            d.get("_TOTAL_BUCKETS", -1),
-            DataFileMeta.from_avro(d["_FILE"]),
+        return _built(
+            ManifestEntry,
+            {
+                "kind": d["_KIND"],
+                "partition": d["_PARTITION"],
+                "bucket": d["_BUCKET"],
+                "total_buckets": d.get("_TOTAL_BUCKETS", -1),
+                "file": DataFileMeta.from_avro(d["_FILE"]),
+            },
         )
 
 
@@ -407,7 +431,6 @@ class ManifestStore:
         self.dir = fileio.join(table_path, paths.MANIFEST_DIR)
         self._prefix = str(uuid.uuid4())
         self._counter = 0
-        self._cache: dict[str, list] = {}
 
     def _next_name(self, kind: str) -> str:
         name = f"{kind}-{self._prefix}-{self._counter}"
@@ -446,16 +469,25 @@ class ManifestStore:
         self.io.write_bytes(self.path(name), data)
         return name, len(data)
 
-    def read_manifest(self, name: str) -> list[ManifestEntry]:
-        if name not in self._cache:
-            self._cache[name] = [ManifestEntry.from_avro(r) for r in read_avro(self.io, self.path(name))]
-        return self._cache[name]
+    def read_manifest(self, name: str, entry_filter: EntryFilter | None = None) -> list[ManifestEntry]:
+        """The entries of manifest ``name`` (those ``entry_filter`` keeps), through the
+        process-wide cache of decoded manifests (``manifest_reader``)."""
+        return read_entries(self.io, self.path(name), ManifestEntry.from_avro, entry_filter)
+
+    def read_manifests(
+        self, names: list[str], entry_filter: EntryFilter | None = None
+    ) -> list[list[ManifestEntry]]:
+        """``read_manifest`` of each name, read in parallel, in the order of ``names``."""
+        return read_many(self.io, [self.path(n) for n in names], ManifestEntry.from_avro, entry_filter)
 
     def read_list(self, name: str) -> list[ManifestFileMeta]:
-        key = "list:" + name
-        if key not in self._cache:
-            self._cache[key] = [ManifestFileMeta.from_avro(r) for r in read_avro(self.io, self.path(name))]
-        return self._cache[key]
+        path = self.path(name)
+        key = manifest_cache.key_of(self.io, path)
+        cached = manifest_cache.get(key)
+        if not isinstance(cached, tuple):
+            cached = tuple(ManifestFileMeta.from_avro(r) for r in read_avro(self.io, path))
+            manifest_cache.put(key, cached, len(cached))
+        return list(cached)
 
 
 __all__ = [

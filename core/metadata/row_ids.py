@@ -7,6 +7,9 @@ the order of the commit's entries: ``first_row_id = next``, ``next += row_count`
 ``nextRowId`` is the id after the last one given (carried unchanged by commits that add none).
 Every appended file's sequence numbers are the id of the snapshot that adds it (Java does the
 same: ``_SEQUENCE_NUMBER`` of a row-tracking row is its snapshot).
+A ``.blob`` file (BLOB columns, Paimon 1.4) continues its column's previous ``.blob`` file from
+the first row id of the data file written before it, as Java's ``RowTrackingCommitUtils`` does:
+its rows are that data file's, it takes no new ids.
 Files that already have a first row id (compaction output, data-evolution column files, which
 update rows that exist) keep it. A snapshot without ``nextRowId`` (row tracking enabled later)
 counts from 0, as Java does; ids are never given twice: the count starts past the highest id a
@@ -52,15 +55,23 @@ def assign_row_ids(
     the next row id.
     Appended files also get ``snapshot_id`` as their sequence numbers (a row's
     ``_SEQUENCE_NUMBER`` is the snapshot that wrote it; data evolution's newest file wins)."""
+    from paimon_core.fileformat.blob import is_blob_file
     from paimon_core.metadata.manifest import ADD, FILE_SOURCE_APPEND
 
     out = []
+    data_start = start  # first row id of the last data file given ids
+    blob_next: dict[str, int] = {}  # BLOB column -> the id its next .blob file starts at
     for e in adds:
         f = e.file
         if e.kind == ADD and f.file_source in (FILE_SOURCE_APPEND, None):
             f = replace(f, min_sequence_number=snapshot_id, max_sequence_number=snapshot_id)
-            if f.first_row_id is None:
+            if f.first_row_id is None and is_blob_file(f.file_name) and f.write_cols:
+                column = f.write_cols[0]
+                f = replace(f, first_row_id=blob_next.get(column, data_start))
+                blob_next[column] = (f.first_row_id or 0) + f.row_count
+            elif f.first_row_id is None:
                 f = replace(f, first_row_id=start)
+                data_start, blob_next = start, {}
                 start += f.row_count
             e = replace(e, file=f)
         out.append(e)

@@ -142,6 +142,25 @@ class Schema:
     options: dict = field(default_factory=dict)
     comment: str | None = None
 
+    def __post_init__(self) -> None:
+        """``blob-field`` (Java's Flink and Spark catalogs): the BYTES columns it names are
+        created as BLOB columns."""
+        raw = str(self.options.get("blob-field") or "")
+        named = [n.strip() for n in raw.split(",") if n.strip()]
+        if not named:
+            return
+        cols = {c[0]: c[1] for c in self.columns}
+        for n in named:
+            t = cols.get(n)
+            if not isinstance(t, AtomicType) or t.root not in ("VARBINARY", "BINARY", "BLOB"):
+                raise InvalidInput(
+                    f"option 'blob-field' names '{n}', which is not a BYTES column of the table"
+                )
+        columns = tuple(
+            (n, AtomicType(t.nullable, "BLOB") if n in named else t, d) for n, t, d in self.columns
+        )
+        object.__setattr__(self, "columns", columns)
+
     @staticmethod
     def parse_columns(text: str) -> tuple[tuple[str, DataType, str | None], ...]:
         """Parse ``"id BIGINT NOT NULL, name STRING"`` (commas inside <> or () belong to the type)."""
@@ -260,6 +279,20 @@ class Schema:
         from paimon_core.metadata.features import check_options
 
         check_options(options, writing=True, what="a table")
+        blobs = [n for n, t, _ in self.columns if getattr(t, "root", None) == "BLOB"]
+        if blobs and not opts.get("data-evolution.enabled"):
+            raise UnsupportedFeature(
+                f"BLOB columns ({', '.join(blobs)}) need data-evolution.enabled = true and "
+                "row-tracking.enabled = true, as in Paimon"
+            )
+        if blobs:
+            from paimon_core.metadata.features import check_blob_descriptors
+
+            check_blob_descriptors(options, "a table")
+        if blobs and len(blobs) == len(self.columns):
+            raise InvalidInput("a table with BLOB columns needs other columns too, as in Paimon")
+        if set(blobs) & set(self.partition_keys):
+            raise InvalidInput("a BLOB column cannot be a partition key, as in Paimon")
         for key, feature in (
             ("data-evolution.enabled", "data evolution"),
             ("row-tracking.enabled", "row tracking"),
@@ -279,6 +312,9 @@ class Schema:
         from paimon_core.metadata.deletion_vectors import check_dv_options
 
         check_dv_options(options, bool(self.primary_keys))
+        from paimon_core.metadata.pk_index import validate_pk_index_options
+
+        validate_pk_index_options(options, names, self.primary_keys, bucket)
         return bucket
 
     def _check_cross_partition(self, opts: CoreOptions, bucket: int) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from paimon_core import paths
 from paimon_core.data.partition import PartitionCodec
 from paimon_core.metadata.branches import MAIN, branch_path
+from paimon_core.metadata.iceberg_options import check_iceberg_writable
 from paimon_core.metadata.manifest import ManifestStore, check_manifest_format
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
@@ -115,6 +116,13 @@ class TableContext:
     def require_writable(self) -> None:
         """Refuse a table whose options ask writers for something this project does not do."""
         check_supported(self.schema.options, writing=True, what=f"table {self.identifier}")
+        check_iceberg_writable(
+            self.schema.options,
+            self.schema.fields,
+            self.schema.partition_keys,
+            self.is_primary_key_table,
+            f"table {self.identifier}",
+        )
         opts = self.schema.core_options  # checked before any file is written
         check_manifest_format(opts.get("manifest.format"), opts.get("manifest.compression"))
 

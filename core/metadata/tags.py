@@ -179,6 +179,19 @@ def _parse_retained(v) -> int | None:
     return None
 
 
+def tag_times(snapshot: Snapshot) -> tuple[int | None, int | None]:
+    """(creation epoch millis, time-to-live millis) of a tag file's snapshot, each None when
+    the tag does not record it (Java 1.x records the creation time of every tag it makes)."""
+    out: list[int | None] = []
+    for key, parse in (("tagCreateTime", _parse_create_time), ("tagTimeRetained", _parse_retained)):
+        v = snapshot.extra.get(key)
+        try:
+            out.append(None if v is None else parse(v))
+        except (ValueError, TypeError):
+            out.append(None)
+    return out[0], out[1]
+
+
 def tag_ttl(snapshot: Snapshot) -> tuple[int, int] | None:
     """(creation epoch millis, time-to-live millis) of a tag file's snapshot, when it has both."""
     created = snapshot.extra.get("tagCreateTime")

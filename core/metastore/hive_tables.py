@@ -40,6 +40,7 @@ _SIMPLE = {
     "BINARY": "binary",
     "VARBINARY": "binary",
     "BYTES": "binary",
+    "BLOB": "binary",  # Java 1.4's HiveTypeUtils
     "TIME": "string",
     "TIMESTAMP": "timestamp",
     # Hive 2.3 has no "timestamp with local time zone"; Java 0.9 maps LTZ to timestamp there

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from paimon_core.commit import FileStoreCommit, discard_files
 from paimon_core.data.system_columns import ROW_POS
-from paimon_core.errors import InvalidInput
+from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.maintain.after_commit import after_commit
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import dv_enabled
@@ -54,6 +54,13 @@ def delete_where(table: TableContext, where: str, dry_run: bool = False) -> Dele
     from paimon_core.write.cross_partition_guard import refuse
 
     refuse(table, "delete", "a batch ingest of -D records deletes keys")
+    from paimon_core.metadata.features import blob_columns
+
+    if blob_columns(table.schema):
+        raise UnsupportedFeature(
+            f"table {table.identifier} has BLOB columns ({', '.join(blob_columns(table.schema))}): "
+            "deleting rows from it is not supported (its rows span data and .blob files)"
+        )
     pred = parse_filter(table.schema, where)
     assert pred is not None  # where is not empty: checked above
     snap = table.snapshots.latest()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 import pyarrow as pa
 from paimon_core.commit import CommitOptions, FileStoreCommit
 from paimon_core.errors import InvalidInput, SchemaMismatch
+from paimon_core.fileformat.blob import is_blob_file  # .blob files repeat their data file's rows
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.partition_spec import parse_partition_spec
@@ -68,7 +69,8 @@ def _replaced(table: TableContext, entries) -> Replaced:
         if table.schema.partition_keys
         else ()
     )
-    return Replaced(len(entries), sum(e.file.row_count for e in entries), shown)
+    rows = sum(e.file.row_count for e in entries if not is_blob_file(e.file.file_name))
+    return Replaced(len(entries), rows, shown)
 
 
 def _missing_columns(table: TableContext, named_schemas) -> tuple:
@@ -297,7 +299,7 @@ def ingest_files(
     messages, snap, after, read = _write_and_commit(table, write, overwrite, spec)
     return IngestResult(
         snap,
-        sum(f.row_count for m in messages for f in m.new_files),
+        sum(f.row_count for m in messages for f in m.new_files if not is_blob_file(f.file_name)),
         sum(len(m.new_files) for m in messages),
         evolved,
         input_rows=sum(read) if read else None,
@@ -362,7 +364,7 @@ def write_tables(
     )
     return IngestResult(
         snap,
-        sum(f.row_count for m in messages for f in m.new_files),
+        sum(f.row_count for m in messages for f in m.new_files if not is_blob_file(f.file_name)),
         sum(len(m.new_files) for m in messages),
         evolved,
         input_rows=sum(t.num_rows for t in tables),

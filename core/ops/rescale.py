@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
-from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.compaction.partition_rewrite import rewrite_partitions
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.after_commit import after_commit
 from paimon_core.metadata.deletion_vectors import dv_enabled
@@ -30,7 +30,6 @@ from paimon_core.read.partition_spec import parse_partition_spec, partition_matc
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead
 from paimon_core.write.postpone import with_buckets
-from paimon_core.write.table_write import new_writer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -98,33 +97,19 @@ def rescale(
     for sp in plan(table, snap):
         if sp.partition in before:
             splits.setdefault(sp.partition, []).append(sp)
-    reader = TableRead(table)
     if dry_run or not before:
+        reader = TableRead(table)
         with expiry_checked(table, snap):
             rows = sum(reader.to_arrow(ss).num_rows for ss in splits.values())
         return RescaleResult(len(before), rows, shown, bucket)
     target = with_buckets(table, bucket)
-    writer = new_writer(target)
-    rows = 0
-    try:
-        with expiry_checked(table, snap):
-            for p in sorted(splits, key=str):  # one partition in memory at a time
-                data = reader.to_arrow(splits[p])
-                rows += data.num_rows
-                if data.num_rows:
-                    writer.write(data)
-        messages = writer.prepare_commit()
-    except BaseException:
-        writer.abort()
-        raise
-    keys = set(before)
-    options = CommitOptions(overwrite=True, overwrite_filter=keys.__contains__, read_base=snap.id)
-    result = FileStoreCommit(target, options).commit(messages)
+    done = rewrite_partitions(table, target, snap, splits)
+    result, rows = done.snapshot, done.rows
     if compacted_only and result is not None:  # level-0 rows are invisible here until compacted
         from paimon_core.compaction.compaction import compact
 
-        done = compact(target, full=True, partition_filter=keys.__contains__).snapshot
-        result = done if isinstance(done, Snapshot) else result
+        compacted = compact(target, full=True, partition_filter=set(splits).__contains__).snapshot
+        result = compacted if isinstance(compacted, Snapshot) else result
     else:
         after_commit(table)
     return RescaleResult(len(before), rows, shown, bucket, result)

@@ -29,6 +29,7 @@ from paimon_core.data.types import to_arrow_type
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.fileformat import formats
 from paimon_core.metadata.commit_message import CommitMessage
+from paimon_core.metadata.features import blob_columns
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.row_ids import data_evolution
 from paimon_core.metadata.stats import StatsCollector
@@ -60,6 +61,11 @@ def _check(table: TableContext, updates: pa.Table, columns: list[str]) -> None:
         table.schema.field(c)  # InvalidInput for an unknown column
         if c in table.schema.partition_keys:
             raise InvalidInput(f"column update: '{c}' is a partition key, which cannot be updated")
+        if c in blob_columns(table.schema):
+            raise UnsupportedFeature(
+                f"table {table.identifier}: column update of BLOB column '{c}' (new .blob files "
+                "over existing rows) is not supported"
+            )
         if c not in updates.column_names:
             raise InvalidInput(f"column update: the input has no column '{c}'")
     if ROW_ID not in updates.column_names:

@@ -12,6 +12,7 @@ records; this does not). ``per_snapshot`` tags each change with the snapshot it 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +25,7 @@ from paimon_core.metadata.changelog import changelog_manager, changelog_or_snaps
 from paimon_core.metadata.live_files import merge_entries
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.scan import DataSplit, plan
+from paimon_core.read.state_diff import state_changes
 from paimon_core.read.table_read import TableRead
 
 if TYPE_CHECKING:
@@ -153,7 +155,28 @@ def diff(
 ) -> pa.Table:
     """Changes in (start, end]; start may be 0 (the empty table before snapshot 1). ``start`` and
     ``end`` are snapshot ids or Snapshot objects (a tag's snapshot, which may have expired: then
-    only the state comparison of ``diff`` mode can answer)."""
+    only the state comparison of ``diff`` mode can answer). All of ``diff_parts`` in one table."""
+    parts = list(diff_parts(table, start, end, mode, per_snapshot, columns))
+    return pa.concat_tables(parts) if parts else changes_schema(table, columns, per_snapshot).empty_table()
+
+
+def changes_schema(table: TableContext, columns: list[str] | None, per_snapshot: bool) -> pa.Schema:
+    """The columns of a change table: ``_row_kind``, ``_snapshot`` with ``per_snapshot``, ``columns``."""
+    out = empty_changes(table, columns or table.schema.field_names)
+    return out.add_column(1, SNAPSHOT, pa.array([], pa.int64())).schema if per_snapshot else out.schema
+
+
+def diff_parts(
+    table: TableContext,
+    start: int | Snapshot,
+    end: int | Snapshot,
+    mode: str = "auto",
+    per_snapshot: bool = False,
+    columns: list[str] | None = None,
+) -> Iterator[pa.Table]:
+    """The changes of ``diff`` a part at a time (each with ``changes_schema``), so that a caller
+    writing them out holds one part: a snapshot's changelog or delta, or the state comparison of
+    a group of buckets (``state_diff``). The range is checked before the first part."""
     if mode not in MODES:
         raise InvalidInput(f"unknown diff mode '{mode}' (one of {', '.join(MODES)})")
     columns = columns or table.schema.field_names
@@ -169,7 +192,7 @@ def diff(
         b = end.id if isinstance(end, Snapshot) else end
         if a > b:
             raise range_error(a, b)
-        return _state_diff(table, start, end, columns)[0]
+        return _kinded(state_changes(table, start, end, columns))
     start = start.id if isinstance(start, Snapshot) else start
     end = end.id if isinstance(end, Snapshot) else end
     check_range(
@@ -180,8 +203,16 @@ def diff(
         changelogs=_changelogs_readable(mode, producer),
     )
     if mode == "diff" and not per_snapshot:
-        return _state_diff(table, start, end, columns)[0]
-    parts = []
+        return _kinded(state_changes(table, start, end, columns))
+    return _per_snapshot(table, start, end, mode, per_snapshot, columns)
+
+
+def _kinded(parts: Iterator[pa.Table]) -> Iterator[pa.Table]:
+    for log in parts:
+        yield with_row_kind(log.drop_columns([KIND]), log.column(KIND))
+
+
+def _per_snapshot(table, start: int, end: int, mode: str, per_snapshot: bool, columns) -> Iterator[pa.Table]:
     state = None  # per-snapshot diffs reuse each state as the next one's "before"
     for sid in range(start + 1, end + 1):
         if mode == "diff":
@@ -195,8 +226,5 @@ def diff(
             )
         if per_snapshot:
             t = t.add_column(1, SNAPSHOT, pa.array(np.full(t.num_rows, sid, np.int64)))
-        parts.append(t)
-    if not parts:
-        out = empty_changes(table, columns)
-        return out.add_column(1, SNAPSHOT, pa.array([], pa.int64())) if per_snapshot else out
-    return pa.concat_tables(parts)
+        if t.num_rows:
+            yield t

@@ -13,13 +13,20 @@ row-id ranges overlap and reads each column from the newest file (highest maximu
 number) that holds it, as Java's ``DataEvolutionFileReader`` does; a column no file of the group
 holds is NULL; the group's ``_SEQUENCE_NUMBER`` is its files' maximum. A group whose files cover
 different ranges, or whose rows a deletion vector removes, is refused by name (not implemented).
+
+BLOB columns (Paimon 1.4) live in ``.blob`` files of one column each (``fileformat/blob.py``),
+which roll on their own size: a group's blob files of one column together cover its data file's
+rows, each file at its own ``_FIRST_ROW_ID``. They take no part in the data files' range check;
+per column the newest file wins where two cover the same rows (Java's ``SpecialFieldBunch``), and
+a gap between them is refused by name.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.errors import UnsupportedFeature
+from paimon_core.errors import CorruptMetadata, UnsupportedFeature
+from paimon_core.fileformat.blob import is_blob_file
 from paimon_core.metadata.row_ids import data_evolution, row_tracking
 
 if TYPE_CHECKING:
@@ -27,7 +34,14 @@ if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
 
-__all__ = ["column_sources", "data_evolution", "held_field_ids", "row_groups", "row_tracking"]
+__all__ = [
+    "blob_sources",
+    "column_sources",
+    "data_evolution",
+    "held_field_ids",
+    "row_groups",
+    "row_tracking",
+]
 
 
 def row_groups(files: list[DataFileMeta]) -> list[list[DataFileMeta]]:
@@ -59,8 +73,11 @@ def held_field_ids(table: TableContext, f: DataFileMeta) -> set[int]:
 def column_sources(
     table: TableContext, group: list[DataFileMeta], field_ids: list[int]
 ) -> dict[int, DataFileMeta]:
-    """For each field id, the newest file of ``group`` that holds it (absent: no file does).
-    Refuses a group whose files do not cover the same rows."""
+    """For each field id, the newest data file of ``group`` (``.blob`` files aside) that holds it
+    (absent: no file does). Refuses a group whose data files do not cover the same rows."""
+    group = [f for f in group if not is_blob_file(f.file_name)]
+    if not group:
+        return {}
     first = group[0]
     for f in group[1:]:
         if (f.first_row_id, f.row_count) != (first.first_row_id, first.row_count):
@@ -77,3 +94,44 @@ def column_sources(
                 out[fid] = f
                 break
     return out
+
+
+def blob_sources(
+    table: TableContext, group: list[DataFileMeta], field_ids: list[int]
+) -> dict[int, list[DataFileMeta]]:
+    """For each BLOB field id among ``field_ids``, the ``.blob`` files of ``group`` that give its
+    values, in row-id order: per first row id the newest file, a file overlapping the previous
+    one's rows only when newer (then the older one's later rows stay hidden, as Java reads), and
+    no gap between them."""
+    by_field: dict[int, list[DataFileMeta]] = {}
+    for f in sorted(
+        (g for g in group if is_blob_file(g.file_name)),
+        key=lambda g: (g.first_row_id or 0, -g.max_sequence_number),
+    ):
+        ids = held_field_ids(table, f)
+        if len(ids) != 1:
+            raise CorruptMetadata(f"blob file {f.file_name} does not name one column in _WRITE_COLS")
+        (fid,) = ids
+        if fid not in field_ids:
+            continue
+        chain = by_field.setdefault(fid, [])
+        start = f.first_row_id or 0
+        if chain:
+            last = chain[-1]
+            end = (last.first_row_id or 0) + last.row_count
+            if start == last.first_row_id:
+                continue  # an older file of rows a newer one already gives
+            if start < end:
+                if f.max_sequence_number >= last.max_sequence_number:
+                    raise UnsupportedFeature(
+                        f"blob files {last.file_name} and {f.file_name} overlap with the newer one "
+                        "starting later: reading them is not supported"
+                    )
+                continue
+            if start > end:
+                raise UnsupportedFeature(
+                    f"blob files {last.file_name} and {f.file_name} leave rows {end}..{start - 1} "
+                    "without values: reading them is not supported"
+                )
+        chain.append(f)
+    return by_field

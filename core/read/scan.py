@@ -22,6 +22,7 @@ from paimon_core.metadata.manifest import (
     ManifestFileMeta,
 )
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.read.partition_filter import entry_filter, manifest_may_match, partition_may_match
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
 from paimon_core.read.row_tracking import data_evolution
 
@@ -74,22 +75,14 @@ class TableScan:
         return self.predicate is None or may_match(self.predicate, ranges)
 
     def _manifest_filter(self, meta: ManifestFileMeta) -> bool:
-        codec = self.table.partition_codec
-        if not codec.keys or self.predicate is None:
-            return True
-        try:
-            lo = deserialize_row(meta.partition_stats.min_values, codec.types)
-            hi = deserialize_row(meta.partition_stats.max_values, codec.types)
-        except (ValueError, IndexError):
-            return True
-        nulls = meta.partition_stats.null_counts or [None] * len(codec.keys)
-        n = meta.num_added_files + meta.num_deleted_files
-        ranges = {k: ColumnRange(a, b, c, n) for k, a, b, c in zip(codec.keys, lo, hi, nulls)}
         # every entry of a skipped manifest belongs to a pruned partition, ADD and DELETE alike
-        return self._partition_predicate_ok(ranges)
+        return manifest_may_match(self.predicate, self.table.partition_codec, meta)
 
     def entries(self) -> list[ManifestEntry]:
-        return live_entries(self.table.manifests, self.snapshot, self._manifest_filter)
+        decode_filter = entry_filter(self.predicate, self.table.partition_codec)
+        return live_entries(
+            self.table.manifests, self.snapshot, self._manifest_filter, decode_filter=decode_filter
+        )
 
     def plan(self) -> list[DataSplit]:
         codec = self.table.partition_codec
@@ -119,12 +112,12 @@ class TableScan:
             ):  # bucket-postpone: waiting for a compaction, not read (as Java's batch scans)
                 continue
             partition = codec.from_bytes(pbytes)
-            if self.predicate is not None and codec.keys:
-                ranges = {
-                    k: ColumnRange(v, v, 1 if v is None else 0, 1) for k, v in zip(codec.keys, partition)
-                }
-                if not may_match(self.predicate, ranges):
-                    continue
+            if (
+                self.predicate is not None
+                and codec.keys
+                and not partition_may_match(self.predicate, codec, partition)
+            ):
+                continue
             files = [e.file for e in entries]
             if not evolution:  # a data-evolution reader merges files of some columns (row_tracking.py)
                 for f in files:

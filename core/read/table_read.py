@@ -14,19 +14,29 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.parallel import ordered_parallel as _ordered_parallel
 from paimon_core.data.system_columns import KIND, ROW_ID, ROW_POS, SEQ, TRACKING_COLUMNS
 from paimon_core.data.types import AtomicType, to_arrow_type
-from paimon_core.errors import NullMapKey, UnsupportedFeature
+from paimon_core.errors import CorruptMetadata, NullMapKey, UnsupportedFeature
+from paimon_core.fileformat.blob import is_blob_file
+from paimon_core.fileformat.blob import read_values as read_blob_values
 from paimon_core.fileformat.formats import read_data_file, stored_columns
 from paimon_core.merge.merge_engines import MergeEngine
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, dv_enabled
-from paimon_core.metadata.features import check_file, check_readable
+from paimon_core.metadata.features import check_file, check_readable, descriptor_columns
 from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.read.blob_descriptors import resolve as resolve_descriptors
 from paimon_core.read.predicate import Predicate, filter_table
-from paimon_core.read.row_tracking import column_sources, data_evolution, row_groups, row_tracking
+from paimon_core.read.row_tracking import (
+    blob_sources,
+    column_sources,
+    data_evolution,
+    row_groups,
+    row_tracking,
+)
 from paimon_core.read.scan import DataSplit, plan
 
 if TYPE_CHECKING:
@@ -39,25 +49,6 @@ if TYPE_CHECKING:
 
 _SEQ_TYPE, _KIND_TYPE = AtomicType(False, "BIGINT"), AtomicType(False, "TINYINT")
 READ_THREADS = min(4, os.cpu_count() or 1)
-
-
-def _ordered_parallel(fn, items, window: int):
-    """``fn`` over ``items`` with up to ``window`` in flight; results in input order."""
-    if window <= 1 or len(items) <= 1:
-        for it in items:
-            yield fn(it)
-        return
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(window) as pool:
-        pending = deque()
-        for it in items:
-            pending.append(pool.submit(fn, it))
-            if len(pending) >= window:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
 
 
 def file_levels(files: Sequence[DataFileMeta], parts: list[pa.Table]) -> np.ndarray:
@@ -101,6 +92,7 @@ class TableRead:
         self.predicate = predicate
         needed = set(self.columns) | (predicate.columns() if predicate else set())
         self.read_columns = [n for n in self.schema.field_names if n in needed]
+        self._descriptors = set(descriptor_columns(self.schema))
         self.dv_mode = self.is_pk and dv_enabled(table)
         self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
@@ -166,7 +158,9 @@ class TableRead:
                 arr = pa.nulls(n, target)
             else:
                 arr = data.column(old.name)
-                if arr.type != target:  # retyped by alter-column since the file was written
+                if cur.name in self._descriptors:  # the bytes its descriptors point to
+                    arr = resolve_descriptors(self.table, cur.name, arr)
+                elif arr.type != target:  # retyped by alter-column since the file was written
                     arr = cast_for_read(arr, cur.name, old.type, cur.type)
             arrays.append(arr)
             fields.append(pa.field(cur.name, target, nullable=cur.type.nullable))
@@ -259,7 +253,9 @@ class TableRead:
             t, f = self._merge_group(split, group), None
             positions = pa.array(np.arange(t.num_rows, dtype=np.int64))
         if system:
-            anchor = f if f is not None else group[0]
+            anchor = (
+                f if f is not None else next((g for g in group if not is_blob_file(g.file_name)), group[0])
+            )
             cols = self._tracking_columns(anchor, lambda g: self._path(split, g), positions)
             if f is None:
                 cols[SEQ] = pa.array(np.full(t.num_rows, max(g.max_sequence_number for g in group), np.int64))
@@ -276,8 +272,17 @@ class TableRead:
             )
         fields = [self.schema.field(n) for n in self.read_columns]
         sources = column_sources(self.table, group, [fld.id for fld in fields])
-        n = group[0].row_count
+        data_files = [g for g in group if not is_blob_file(g.file_name)]
+        if not data_files:
+            raise CorruptMetadata(
+                f"blob files {', '.join(g.file_name for g in group)} have no data file of their rows"
+            )
+        n, start = data_files[0].row_count, data_files[0].first_row_id or 0
         arrays = {fld.name: pa.nulls(n, to_arrow_type(fld.type)) for fld in fields}
+        blobs = blob_sources(self.table, group, [fld.id for fld in fields])
+        for fld in fields:
+            if fld.id in blobs:
+                arrays[fld.name] = self._blob_column(split, blobs[fld.id], start, n)
         for g in group:
             mine = [fld.name for fld in fields if sources.get(fld.id) is g]
             if not mine:
@@ -295,6 +300,27 @@ class TableRead:
             [pa.field(f.name, to_arrow_type(f.type), nullable=f.type.nullable) for f in fields]
         )
         return pa.Table.from_arrays([arrays[f.name] for f in fields], schema=schema)
+
+    def _blob_column(self, split: DataSplit, files: list[DataFileMeta], start: int, n: int) -> pa.Array:
+        """The values of rows ``start .. start + n - 1`` of one BLOB column from its ``.blob``
+        files (``files``: in row-id order, as ``blob_sources`` chose them)."""
+        values: list[bytes | None] = [None] * n
+        for f in files:
+            path = self._path(split, f)
+            try:
+                data = self.table.io.read_bytes(path)
+            except FileNotFoundError:
+                raise CorruptMetadata(f"blob file {path} is missing (listed in a manifest)") from None
+            got = read_blob_values(data, path)
+            if len(got) != f.row_count:
+                raise CorruptMetadata(
+                    f"blob file {path} holds {len(got)} rows, its manifest entry {f.row_count}"
+                )
+            lo = (f.first_row_id or 0) - start
+            for i, v in enumerate(got):
+                if 0 <= lo + i < n:
+                    values[lo + i] = v
+        return pa.array(values, pa.binary())
 
     # ---- one split
     def read_split(self, split: DataSplit) -> pa.Table:

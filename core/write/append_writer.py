@@ -3,6 +3,8 @@ data files (``file.format``, level 0) that roll at ``target-file-size``; ``prepa
 
 Bucket -1 (unaware) writes everything to bucket-0; N > 0 hashes the bucket key. Each file
 numbers its rows with sequence numbers continuing from the bucket's highest, as Java does.
+BLOB columns go to ``.blob`` files beside each data file (``write/blob_writer.py``); the data
+file then holds the other columns and names them in ``_WRITE_COLS``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,8 +23,10 @@ from paimon_core.data.types import AtomicType
 from paimon_core.data.values import internal_values
 from paimon_core.fileformat import formats
 from paimon_core.metadata.commit_message import CommitMessage
+from paimon_core.metadata.features import blob_columns
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
+from paimon_core.write.blob_writer import BlobColumnWriter
 from paimon_core.write.bucket import assign_buckets
 
 if TYPE_CHECKING:
@@ -110,6 +115,13 @@ class RollingFileWriter:
         self.extension = formats.file_extension(opts.raw, self.format)
         self.compression = formats.file_compression(opts.raw, 0)
         self.level = opts.get("file.compression.zstd-level")
+        # BLOB columns: their own files beside each data file; a rewrite (``tracked``) keeps the
+        # existing .blob files and writes the other columns only
+        self.blob_cols = blob_columns(table.schema)
+        self.main_cols = [n for n in table.schema.field_names if n not in self.blob_cols]
+        self._blobs = (
+            {} if tracked else {c: BlobColumnWriter(table, self.dir, c, file_prefix) for c in self.blob_cols}
+        )
 
     def write(self, batch: pa.Table) -> None:
         if self.tracked:
@@ -163,8 +175,9 @@ class RollingFileWriter:
             self._name = f"{self.file_prefix}{uuid.uuid4()}-0{self.extension}"
             path = self.table.io.join(self.dir, self._name)
             self._written_paths.append(path)
-            arrow_schema = schema.arrow_schema()
-            types = {f.name: f.type for f in schema.fields}
+            main = [f for f in schema.fields if f.name in self.main_cols]
+            arrow_schema = pa.schema([schema.arrow_schema().field(f.name) for f in main])
+            types = {f.name: f.type for f in main}
             if self.tracked:
                 for name in TRACKING_COLUMNS:
                     arrow_schema = arrow_schema.append(pa.field(name, pa.int64(), nullable=False))
@@ -175,12 +188,16 @@ class RollingFileWriter:
                 self.format, self.table.io, path, arrow_schema, self.compression, self.level, types
             )
             self._stats = StatsCollector(
-                schema.field_names,
-                [f.type for f in schema.fields],
+                [f.name for f in main],
+                [f.type for f in main],
                 schema.core_options.stats_mode,
                 schema.core_options.fields_with("stats-mode"),
             )
         assert self._stats is not None  # made with the writer
+        if self.blob_cols:
+            for c, w in self._blobs.items():
+                w.add(batch.column(c))
+            batch = batch.drop_columns([c for c in self.blob_cols if c in batch.column_names])
         self._writer.write(batch)
         if self.tracked:
             seq = batch.column(SEQ)
@@ -215,8 +232,14 @@ class RollingFileWriter:
                 ),
                 delete_row_count=0,
                 file_source=FILE_SOURCE_APPEND,
+                write_cols=tuple(self.main_cols) if self.blob_cols else None,
             )
         )
+        for w in self._blobs.values():  # the data file's .blob files close with it
+            self.files.extend(
+                replace(b, min_sequence_number=seq_range[0], max_sequence_number=seq_range[1])
+                for b in w.close()
+            )
         self.next_seq += rows
         self._writer = None
 
@@ -227,6 +250,8 @@ class RollingFileWriter:
 
     def abort(self) -> None:
         self._pending = []
+        for w in self._blobs.values():
+            w.abort()
         if self._writer is not None:
             try:
                 self._writer.close()

@@ -34,6 +34,7 @@ _FAMILY = {
     "VARCHAR": "str",
     "BINARY": "bin",
     "VARBINARY": "bin",
+    "BLOB": "bin",
     "BOOLEAN": "bool",
     "DATE": "time",
     "TIMESTAMP": "time",
@@ -91,7 +92,7 @@ def conform_column(arr: pa.Array | pa.ChunkedArray, name: str, dst: DataType) ->
         isinstance(src, AtomicType)
         and isinstance(dst, AtomicType)
         and src.root == dst.root
-        and src.root in ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
+        and src.root in ("CHAR", "VARCHAR", "BINARY", "VARBINARY", "BLOB")
     ):
         return arr.cast(target)  # length limits are not enforced (Paimon does not either on write)
     if implicitly_castable(src, dst) or _checked_cast_allowed(src, dst):

@@ -167,7 +167,7 @@ def decode_text(arr: pa.Array, name: str, dst: DataType) -> pa.Array:
         return _decode_timestamp(arr, name, dst)
     if root == "TIME":
         return _decode_time(arr, name, dst)
-    if root in ("BINARY", "VARBINARY"):
+    if root in ("BINARY", "VARBINARY", "BLOB"):
         return _decode_hex(arr, name, dst)
     if root == "BOOLEAN":
         lowered = pc.utf8_lower(pc.utf8_trim_whitespace(arr))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import BranchOpt, TableOpt
+from paimon_cli.params import BranchOpt, TableOpt, split_list
 from paimon_cli.progress import count_progress
 from paimon_cli.state import get_state
 
@@ -28,6 +28,20 @@ def compact(
     partition: Annotated[
         str | None, typer.Option("--partition", "-p", metavar="K=V,...", help="Only this partition.")
     ] = None,
+    order_by: Annotated[
+        str | None,
+        typer.Option("--order-by", metavar="C1,C2", help="Append tables: rewrite sorted by these columns."),
+    ] = None,
+    zorder: Annotated[
+        str | None,
+        typer.Option("--zorder", metavar="C1,C2", help="Append tables: rewrite in Z-order of these columns."),
+    ] = None,
+    hilbert: Annotated[
+        str | None,
+        typer.Option(
+            "--hilbert", metavar="C1,C2", help="Append tables: rewrite in Hilbert order of these columns."
+        ),
+    ] = None,
     manifests: Annotated[
         bool,
         typer.Option(
@@ -47,6 +61,7 @@ def compact(
       paimon compact -t demo.events --level-max
       paimon compact -t demo.events --full -p dt=2024-01-01
       paimon compact -t demo.events --manifests
+      paimon compact -t demo.logs --zorder user_id,ts -p dt=2024-01-01
     """
     from paimon_core.compaction.compaction import compact as run_compact
 
@@ -58,6 +73,15 @@ def compact(
                 "--manifests compacts manifests only: without --level-max or --partition"
             )
         _compact_manifests(state, tbl)
+        return
+    sorts = {k: v for k, v in (("order", order_by), ("zorder", zorder), ("hilbert", hilbert)) if v}
+    if sorts:
+        if len(sorts) > 1 or level_max:
+            raise typer.BadParameter(
+                "give one of --order-by, --zorder, --hilbert (a sort compaction is always full)"
+            )
+        ((strategy, cols),) = sorts.items()
+        _sort_compact(state, tbl, strategy, split_list(cols), partition)
         return
     with count_progress(f"compact {tbl.identifier}", "buckets") as advance:
         result = run_compact(
@@ -99,6 +123,36 @@ def _compact_manifests(state, tbl) -> None:
             "snapshot": sid,
             "manifests_before": result.manifests_before,
             "manifests_after": result.manifests_after,
+        },
+        text,
+    )
+
+
+def _sort_compact(state, tbl, strategy: str, columns: list[str], partition: str | None) -> None:
+    from paimon_core.compaction.sort_compaction import sort_compact
+
+    from paimon_cli.progress import spinner
+
+    with spinner(f"sort-compact {tbl.identifier}"):
+        result = sort_compact(tbl, strategy, columns, partition)
+    sid = result.snapshot.id if result.snapshot is not None else None
+    how = f"{strategy} of {', '.join(columns)}" if strategy != "order" else f"order by {', '.join(columns)}"
+    text = (
+        f"rewrote {result.partitions} partition(s) of {tbl.identifier} in {how}: {result.rows} row(s), "
+        f"{result.files_before} file(s) -> {result.files_after}, snapshot {sid}"
+        if sid is not None
+        else f"nothing to sort in {tbl.identifier}"
+    )
+    state.out.record(
+        {
+            "table": tbl.identifier,
+            "snapshot": sid,
+            "strategy": strategy,
+            "columns": columns,
+            "partitions": result.partitions,
+            "rows": result.rows,
+            "files_before": result.files_before,
+            "files_after": result.files_after,
         },
         text,
     )

@@ -78,7 +78,7 @@ def diff(
       paimon diff -t shop.customers --from 0 --mode changelog --per-snapshot -o json
       paimon diff -t shop.customers --from 2024-05-01T00:00:00 --out changes.parquet
     """
-    from paimon_core.read.diff import diff as run_diff
+    from paimon_core.read.diff import changes_schema, diff_parts
 
     from paimon_cli.params import split_list
     from paimon_cli.progress import byte_progress, spinner
@@ -103,13 +103,18 @@ def diff(
             result = state.engine().export_changes(request)
         export_record(state, result, "changes")
         return
-    with spinner(f"diff {tbl.identifier}"):
-        changes = run_diff(tbl, a, b, mode.value, per_snapshot, columns)
+    import itertools
+
+    import pyarrow as pa
+
     from paimon_cli.convert import arrow_rows, is_numeric
 
-    sink = state.out.sink(changes.column_names, [is_numeric(f.type) for f in changes.schema])
-    for batch in changes.to_batches(max_chunksize=10_000):
-        import pyarrow as pa
-
-        sink.write(arrow_rows(pa.Table.from_batches([batch])))
+    schema = changes_schema(tbl, columns, per_snapshot)
+    with spinner(f"diff {tbl.identifier}"):  # the range is checked before the first part
+        parts = diff_parts(tbl, a, b, mode.value, per_snapshot, columns)
+        first = next(parts, None)
+    sink = state.out.sink(schema.names, [is_numeric(f.type) for f in schema])
+    for part in itertools.chain([first] if first is not None else [], parts):
+        for batch in part.to_batches(max_chunksize=10_000):
+            sink.write(arrow_rows(pa.Table.from_batches([batch])))
     sink.close()

@@ -76,12 +76,26 @@ def read(
       paimon read -t demo.events --out events.parquet
       paimon read -t demo.events --where "id < 100" --out sample.csv
       paimon --engine spark read -t demo.events --out events_dir
+      paimon read -t 'demo.events$snapshots' --select snapshot_id,commit_kind
+      paimon read -t 'demo.events$files' --where "level = 0" --out files.csv
     """
     state = get_state(ctx)
     if out is not None:
         from paimon_cli.outfile import out_format
 
         out_format(out)  # refuse an unknown file type before reading anything
+    from paimon_core.systables import is_system_table
+
+    name = state.table_name(table)
+    if is_system_table(name):
+        if any(x is not None for x in (snapshot, as_of, tag, branch)):
+            raise typer.BadParameter(
+                "a system table shows the latest state: --snapshot, --as-of, --tag and --branch do not "
+                "apply (name a branch's system table as DB.TABLE$branch_NAME$TABLE)",
+                param_hint="'--snapshot' / '--as-of' / '--tag' / '--branch'",
+            )
+        _read_system(state, name, split_list(select) or None, where, limit, count, out)
+        return
     if sum(x is not None for x in (snapshot, as_of, tag)) > 1:
         raise typer.BadParameter(
             "give one of --snapshot, --as-of and --tag, not several",
@@ -102,6 +116,38 @@ def read(
         _read(state, tbl, snap, reader, predicate, limit, count, out)
 
 
+def _read_system(state, name: str, columns, where, limit, count, out) -> None:
+    """``paimon read`` of a system table (``db.t$snapshots``, ``sys.catalog_options``): Java's
+    columns, ``--select``/``--where``/``--limit``/``--count``/``--out`` as for a table."""
+    from paimon_core.systables import open_system_table
+
+    from paimon_cli.convert import arrow_rows, is_numeric
+
+    st = open_system_table(state.catalog, name)
+    predicate = st.parse_filter(where)
+    cols = st.check_columns(columns)
+    batches = st.batches(cols, predicate, limit)
+    if count:
+        n = sum(b.num_rows for b in batches)
+        state.out.record({"rows": n}, str(n))
+        return
+    if out is not None:
+        from paimon_core.engines.export import write_file
+
+        from paimon_cli.outfile import out_format, text_renderer
+
+        rows = write_file(
+            batches, st.schema.empty_table().select(cols).schema, out, out_format(out), text_renderer
+        )
+        state.out.record({"file": str(out), "rows": rows}, f"wrote {rows} rows to {out}")
+        return
+    schema = st.schema
+    sink = state.out.sink(cols, [is_numeric(schema.field(c).type) for c in cols])
+    for b in batches:
+        sink.write(arrow_rows(b))
+    sink.close()
+
+
 def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
     splits = tbl.plan(snap, predicate)
     waiting = tbl.postpone_rows(snap)
@@ -112,7 +158,13 @@ def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
         )
 
     if count:
-        n = sum(b.num_rows for b in reader.to_batches(splits, limit))
+        from paimon_core.read.count import metadata_count
+
+        n = metadata_count(tbl, splits, predicate)  # exact from manifests where it can be
+        if n is None:
+            n = sum(b.num_rows for b in reader.to_batches(splits, limit))
+        elif limit is not None:
+            n = min(n, limit)
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:

@@ -17,3 +17,8 @@ def test_a_type_without_a_hive_equivalent_is_invalid_input():
     """MULTISET has no mapping here: a clear InvalidInput (it was an AttributeError)."""
     with pytest.raises(InvalidInput, match=r"type MULTISET<INT> has no Hive Metastore equivalent"):
         hive_type(parse_type("MULTISET<INT>"))
+
+
+def test_blob_is_hive_binary():
+    """Java 1.4's HiveTypeUtils maps BLOB to binary (it was refused here)."""
+    assert hive_type(parse_type("BLOB")) == "binary"

@@ -57,7 +57,17 @@ def _rows() -> list[dict]:
     empty = dict(id=2, s="", by=b"", arr=[], m=[], r=dict(x=None, y="", z=None), ms=[], deep=[])
     nulls = dict(id=3)
     text = dict(id=4, s="NULL", c="NA")  # words some CSV readers take for NULL
-    return [full, empty, nulls, text]
+    wide = dict(  # unicode, CR/LF, tabs, control characters, quotes and commas, nested too
+        id=5,
+        s='ünïcødé ✓ 🎉\n\t\x01\x1f\\ "q", ',
+        c="ß,\n",
+        arr=[],
+        m=[('ké,y"\n', 1), ("\x7f", None)],
+        r=dict(x=None, y='ü\r\n,"', z=None),
+        ms=[("🎉", 3)],
+        deep=[dict(k=[("ü\t", decimal.Decimal("-0.5"))])],
+    )
+    return [full, empty, nulls, text, wide]
 
 
 @pytest.fixture
@@ -80,7 +90,8 @@ def _stdin(cli, text: str, *args: str) -> None:
 
 
 def test_the_source_holds_every_value(source):
-    assert [r["s"] for r in source] == ['a\nb,"c"', "", None, "NULL"]
+    assert [r["s"] for r in source][:4] == ['a\nb,"c"', "", None, "NULL"]
+    assert source[4]["s"].startswith("ünïcødé ✓ 🎉\n")
     assert source[0]["ltz"] == "2024-01-01T01:02:03.123456+00:00"
 
 

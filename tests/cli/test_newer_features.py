@@ -106,7 +106,7 @@ def test_refused_options(cli, option, feature):
 
 
 def test_refused_types(cli):
-    for typ in ("VARIANT", "BLOB", "VECTOR<FLOAT, 3>"):
+    for typ in ("VARIANT", "VECTOR<FLOAT, 3>"):
         r = cli("create-table", "db.t", "--schema", f"id BIGINT NOT NULL, x {typ}", code=1)
         _one_line(r, typ.split("<")[0] + " columns")
 
@@ -198,3 +198,64 @@ def test_update_columns_by_row_id(cli, tmp_path):
     assert sorted((r["_ROW_ID"], r["id"], r["v"]) for r in rows) == [(0, 1, "a"), (1, 2, "B")]
     upd.write_text("_ROW_ID,v\n5,B\n")
     _one_line(cli("ingest", "-t", "db.d", str(upd), "--update-columns", "v", code=1), "_ROW_ID 5")
+
+
+def test_blob_columns_end_to_end(cli, tmp_path):
+    """BLOB columns take binary Parquet input and hex text as BYTES do, read back as BYTES are
+    shown, and ``--out`` them as binary; their .blob files sit beside the data file."""
+    blob = ("-O", "row-tracking.enabled=true", "-O", "data-evolution.enabled=true")
+    _one_line(cli("create-table", "db.n", "--schema", "id INT, b BLOB", code=1), "data-evolution.enabled")
+    cli("create-table", "db.b", "--schema", "id INT, b BLOB, s STRING", *blob)
+    src = write_parquet(
+        tmp_path / "in.parquet",
+        pa.table({"id": pa.array([1, 2], pa.int32()), "b": pa.array([b"\x00\xff", None]), "s": ["x", "y"]}),
+    )
+    assert "ingested 2 rows" in cli("ingest", "-t", "db.b", src).stdout
+    csv = tmp_path / "in.csv"
+    csv.write_text("id,b,s\n3,abcd,z\n")
+    cli("ingest", "-t", "db.b", str(csv))
+    rows = cli.json("read", "-t", "db.b", "--select", "_ROW_ID,id,b")
+    assert sorted((r["_ROW_ID"], r["id"], r["b"]) for r in rows) == [
+        (0, 1, "00ff"),
+        (1, 2, None),
+        (2, 3, "abcd"),
+    ]
+    assert len(list((cli.wh / "db.db" / "b" / "bucket-0").glob("*.blob"))) == 2
+    out = tmp_path / "out.parquet"
+    cli("read", "-t", "db.b", "--out", str(out))
+    import pyarrow.parquet as pq
+
+    got = pq.read_table(out)
+    assert got.schema.field("b").type == pa.binary()
+    assert sorted(got.to_pylist(), key=lambda r: r["id"])[0]["b"] == b"\x00\xff"
+    upd = tmp_path / "upd.csv"
+    upd.write_text("_ROW_ID,b\n0,ee\n")
+    _one_line(cli("ingest", "-t", "db.b", str(upd), "--update-columns", "b", code=1), "BLOB column 'b'")
+    _one_line(cli("delete", "-t", "db.b", "--where", "id = 1", code=1), "BLOB columns (b)")
+    out = cli("ingest", "-t", "db.b", src, "--overwrite").stdout
+    assert "overwrote 2 rows in 2 files" in out and "replaced 4 files of 3 records" in out, out
+    assert sorted(r["id"] for r in cli.json("read", "-t", "db.b")) == [1, 2]
+
+
+def test_blob_field_option_and_blob_table_rules(cli):
+    """``blob-field`` makes the BYTES columns it names BLOB columns (as Java's Flink and Spark
+    catalogs do); a table of BLOB columns only, or partitioned by one, is refused as Java refuses it."""
+    de = ("-O", "row-tracking.enabled=true", "-O", "data-evolution.enabled=true")
+    cli("create-table", "db.f", "--schema", "id INT, b BYTES, c BYTES", *de, "-O", "blob-field=b")
+    schema = json.loads((cli.wh / "db.db" / "f" / "schema" / "schema-0").read_text())
+    assert [f["type"] for f in schema["fields"]] == ["INT", "BLOB", "BYTES"]
+    _one_line(
+        cli("create-table", "db.g", "--schema", "id INT, b STRING", *de, "-O", "blob-field=b", code=1),
+        "blob-field",
+    )
+    _one_line(cli("create-table", "db.h", "--schema", "b BLOB", *de, code=1), "other columns")
+    _one_line(
+        cli(
+            "create-table", "db.d", "--schema", "id INT, b BLOB", *de, "-O", "blob-descriptor-field=b", code=1
+        ),
+        "other storage",
+    )
+    _one_line(
+        cli("create-table", "db.i", "--schema", "id INT, b BLOB", *de, "--partition", "b", code=1),
+        "partition key",
+    )

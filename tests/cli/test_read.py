@@ -117,6 +117,28 @@ def test_count(cli, two_snapshots):
     assert cli.json("read", "-t", T, "--count", "--where", "id < 4") == [{"rows": 4}]
 
 
+def test_count_from_metadata_reads_no_data_file(cli, two_snapshots, monkeypatch):
+    """An append table's count (whole, and with a --where on partition columns only) comes
+    from the manifests' row counts; a --where on another column still reads data (#26)."""
+    expected = {
+        w: len(cli.json("read", "-t", T, "--where", w)) for w in ("dt = '2024-01-02'", "dt != '2024-01-01'")
+    }
+    from paimon_core.read.table_read import TableRead
+
+    def refuse(*a, **k):
+        raise AssertionError("a data file was read")
+
+    with monkeypatch.context() as m:
+        m.setattr(TableRead, "read_file", refuse)
+        assert cli("read", "-t", T, "--count").stdout.strip() == "15"
+        assert cli("read", "-t", T, "--count", "--limit", "4").stdout.strip() == "4"
+        for where, n in expected.items():
+            assert cli.json("read", "-t", T, "--count", "--where", where) == [{"rows": n}], where
+        r = cli("read", "-t", T, "--count", "--where", "id < 4", code=None)
+        assert r.exit_code != 0  # a value column: counted from data
+    assert cli.json("read", "-t", T, "--count", "--where", "id < 4") == [{"rows": 4}]
+
+
 def test_csv_output(cli, events_table):
     out = cli("-o", "csv", "read", "-t", T, "--where", "id < 2").stdout
     rows = list(csv.reader(io.StringIO(out)))

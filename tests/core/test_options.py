@@ -162,7 +162,7 @@ def test_sizes_and_durations():
 def _refused_value(key: str) -> str:
     """A value of ``key`` that its Unsupported entry does not call harmless."""
     u = UNSUPPORTED[key]
-    for v in ("true", "-2", "parquet", "x", "from-snapshot", "process-time", "false"):
+    for v in ("true", "-2", "parquet", "x", "from-snapshot", "process-time", "false", "3", "hive-catalog"):
         if not u.applies(v):
             continue
         try:

@@ -206,8 +206,8 @@ def test_data_evolution(built):
     _same_as_java(built, "data_evolution")
 
 
-def test_blob_refused_by_name(built):
-    _read_or_refused(built, "blob", "BLOB")
+def test_blob_reads_as_java(built):
+    _same_as_java(built, "blob")
 
 
 def test_postpone_bucket_files(built):

@@ -1108,6 +1108,18 @@ FIELD_COVERED_HERE = {
     "stats-mode",
 }
 COVERED_ELSEWHERE = {
+    "global-index.enabled": "tests/core/metadata/test_pk_index.py",
+    "pk-bitmap.index.columns": "tests/core/metadata/test_pk_index.py",
+    "pk-btree.index.columns": "tests/core/metadata/test_pk_index.py",
+    "metadata.iceberg-compatible": "tests/interop/test_iceberg_interop.py",
+    "metadata.iceberg.storage": "tests/interop/test_iceberg_interop.py",
+    "metadata.iceberg.compaction.max.file-num": "tests/interop/test_iceberg_interop.py",
+    "metadata.iceberg.compaction.min.file-num": "tests/interop/test_iceberg_interop.py",
+    "metadata.iceberg.format-version": "tests/cli/test_iceberg_metadata.py",
+    "metadata.iceberg.previous-versions-max": "tests/cli/test_iceberg_metadata.py",
+    "metadata.iceberg.delete-after-commit.enabled": "tests/cli/test_iceberg_metadata.py",
+    "metadata.iceberg.manifest-compression": "tests/cli/test_iceberg_metadata.py",
+    "metadata.iceberg.storage-location": "tests/cli/test_iceberg_metadata.py",
     "manifest.full-compaction-threshold-size": "tests/interop/test_manifest_merge_interop.py",
     "fields.default-aggregate-function": "tests/interop/test_merge_engines_interop.py (agg_product)",
     "file.format.per.level": "tests/interop/test_file_formats_interop.py",
@@ -1153,6 +1165,8 @@ COVERED_ELSEWHERE = {
     "tag.default-time-retained": "tests/interop/test_production_interop.py",
     "tag.num-retained-max": "tests/core/maintain/test_after_commit.py",
     "tag.period-formatter": "tests/interop/test_production_interop.py",
+    "blob.target-file-size": "tests/interop/test_blob_java14_interop.py (the same .blob files as Java's)",
+    "blob-field": "tests/cli/test_newer_features.py",
 }
 FIELD_COVERED_ELSEWHERE = {  # per-column options (fields.<col>.<name>) tested in another module
     "distinct": "tests/core/merge/test_merge_types.py",

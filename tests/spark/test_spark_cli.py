@@ -139,12 +139,21 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
     )
     assert sorted(pq.read_table(tmp_path / "d2").column("_snapshot").to_pylist()) == [1] * 60 + [2] * 40
 
-    # sql: joins, time travel (Spark's clauses and the $-forms), diffs, output formats
+    # sql: joins, time travel (Spark's clauses and the $-forms), diffs, output formats; DuckDB (the
+    # default engine) answers the same SQL with the same rows
+    for sql in (
+        "SELECT l.dt, count(*) AS n FROM db.log l JOIN db.pk VERSION AS OF 1 p ON l.id = p.id GROUP BY l.dt ORDER BY l.dt",
+        "SELECT count(*) AS n, max(name) AS m FROM `db.pk$tag=first` WHERE id >= 30",
+        "SELECT _row_kind, count(*) AS n FROM `db.pk$diff=1..2` GROUP BY 1 ORDER BY 1",
+        "SELECT id, name, value, dt FROM db.log WHERE dt = '2024-01-02' AND id < 40 ORDER BY id",
+    ):
+        spark_rows = jrows(cli("--engine", "spark", "-o", "json", "sql", sql))
+        assert jrows(cli("-o", "json", "sql", sql)) == spark_rows and spark_rows, sql
     q = (
         "SELECT l.dt, count(*) AS n FROM db.log l JOIN db.pk VERSION AS OF 1 p ON l.id = p.id "
         "GROUP BY l.dt ORDER BY l.dt"
     )
-    assert jrows(cli("sql", q, "-o", "json")) == [
+    assert jrows(cli("--engine", "spark", "sql", q, "-o", "json")) == [
         {"dt": "2024-01-01", "n": 45},
         {"dt": "2024-01-02", "n": 45},
     ]
@@ -158,7 +167,14 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
         r = cli(*SPARK, "-o", "json", "sql", f"SELECT count(*) AS n, max(name) AS m FROM {tt} WHERE id >= 30")
         assert jrows(r) == [{"n": 30, "m": "n59"}], tt
     assert jrows(
-        cli("-o", "json", "sql", "SELECT count(*) AS n, max(name) AS m FROM db.pk WHERE id >= 30")
+        cli(
+            "--engine",
+            "spark",
+            "-o",
+            "json",
+            "sql",
+            "SELECT count(*) AS n, max(name) AS m FROM db.pk WHERE id >= 30",
+        )
     ) == [{"n": 40, "m": "u69"}]
     r = cli(
         "-o", "json", "sql", "SELECT _row_kind, count(*) AS n FROM `db.pk$diff=1..2` GROUP BY 1 ORDER BY 1"
@@ -168,15 +184,24 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
         {"_row_kind": "+U", "n": 30},
         {"_row_kind": "-U", "n": 30},
     ]
-    r = cli("-o", "json", "sql", "SELECT count(*) AS n FROM `db.pk$diff=first..3`")
+    r = cli("--engine", "spark", "-o", "json", "sql", "SELECT count(*) AS n FROM `db.pk$diff=first..3`")
     assert jrows(r) == [{"n": 70}]  # 1 -> 3 (the compaction changes nothing)
-    r = cli("-o", "csv", "sql", "SELECT id, name FROM db.pk WHERE id < 2 ORDER BY id")
+    r = cli("--engine", "spark", "-o", "csv", "sql", "SELECT id, name FROM db.pk WHERE id < 2 ORDER BY id")
     assert r.stdout.splitlines() == ["id,name", "0,n0", "1,n1"]
-    r = cli("sql", "SELECT id, value FROM db.pk ORDER BY id", "--limit", "2")
+    r = cli("--engine", "spark", "sql", "SELECT id, value FROM db.pk ORDER BY id", "--limit", "2")
     assert r.stdout.split() == ["id", "value", "--", "-----", "0", "0.0", "1", "0.5"]
-    r = cli("-o", "json", "sql", "SELECT * FROM db.pk WHERE id < 5", "--out", tmp_path / "sql_out")
+    r = cli(
+        "--engine",
+        "spark",
+        "-o",
+        "json",
+        "sql",
+        "SELECT * FROM db.pk WHERE id < 5",
+        "--out",
+        tmp_path / "sql_out",
+    )
     assert jrows(r)[0]["rows"] == 5 and pq.read_table(tmp_path / "sql_out").num_rows == 5
-    r = cli("sql", "SELECT * FROM `db.pk$snapshot=99`", code=1)
+    r = cli("--engine", "spark", "sql", "SELECT * FROM `db.pk$snapshot=99`", code=1)
     assert "snapshot 99" in r.stderr
 
 
@@ -253,3 +278,23 @@ def test_sql_mistakes_are_one_line_in_sparks_words(cli, tmp_path, capfd, query, 
     assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr and "paimon_db_q" not in r.stderr
     err = capfd.readouterr().err
     assert "SQLQueryContextLogger" not in err and "org.apache.spark.sql" not in err, err[:2000]
+
+
+def test_sql_reads_system_tables_on_spark(cli, tmp_path):
+    """`db.t$snapshots` and a branch's `db.t$branch_b$files` in `paimon sql --engine spark`."""
+    pq.write_table(events(10), tmp_path / "a.parquet")
+    cli("create-table", "db.st", "--schema", SCHEMA, "-p", "dt")
+    cli("ingest", tmp_path / "a.parquet", "-t", "db.st")
+    cli("ingest", tmp_path / "a.parquet", "-t", "db.st")
+    r = cli(*SPARK, "-o", "json", "sql", "SELECT max(snapshot_id) AS s, count(*) AS n FROM `db.st$snapshots`")
+    assert jrows(r) == [{"s": 2, "n": 2}]
+    r = cli(*SPARK, "-o", "json", "sql", "SELECT sum(record_count) AS n FROM `db.st$files`")
+    assert jrows(r) == [{"n": 20}]
+    r = cli(
+        *SPARK,
+        "-o",
+        "json",
+        "sql",
+        "SELECT value FROM sys.all_table_options WHERE table_name = 'st' AND key = 'path'",
+    )
+    assert jrows(r) == [{"value": str(cli.wh / "db.db" / "st")}]

@@ -286,3 +286,19 @@ def test_branches_by_name_and_option_and_in_sql(spark, tmp_path):
     assert [r["id"] for r in got] == [2, 3]
     got = sql(spark, cat, "SELECT count(*) AS n FROM db.`src$branch_b` VERSION AS OF 1").collect()
     assert got[0]["n"] == 2
+
+
+def test_system_tables_through_the_source(spark, tmp_path):
+    """load("db.t$snapshots") and sys.* give Java's columns; `where` and `columns` apply."""
+    cat = _cat(tmp_path)
+    t = _pk(cat)
+    _write(t, [1, 2], ["a", "b"], ["d1", "d2"])
+    _write(t, [3], ["c"], ["d1"])
+    df = spark.read.format("paimon").load("db.src$snapshots")
+    assert df.columns[:3] == ["snapshot_id", "schema_id", "commit_user"]
+    assert sorted(r.snapshot_id for r in df.collect()) == [1, 2]
+    parts = spark.read.format("paimon").option("columns", "partition,record_count").load("db.src$partitions")
+    assert sorted((r.partition, r.record_count) for r in parts.collect()) == [("dt=d1", 2), ("dt=d2", 1)]
+    files = spark.read.format("paimon").option("where", "bucket = 0").load("db.src$files").collect()
+    assert files and all(r.bucket == 0 for r in files)
+    assert spark.read.format("paimon").load("sys.catalog_options").collect()[0].key == "warehouse"

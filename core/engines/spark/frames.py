@@ -23,6 +23,7 @@ from paimon_core.engines.spark.types import spark_schema
 from paimon_core.errors import PaimonError
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.table import FileStoreTable
 
 
@@ -88,7 +89,11 @@ def splits_dataframe(spark, table: FileStoreTable, splits, columns=None, predica
 
 
 def to_dataframe(
-    spark, table: FileStoreTable, snapshot_id: int | None = None, columns=None, where: str | None = None
+    spark,
+    table: FileStoreTable,
+    snapshot_id: int | Snapshot | None = None,
+    columns=None,
+    where: str | None = None,
 ):
     """The rows of ``table`` at a snapshot (latest by default) as a Spark DataFrame, without any
     Java connector: the driver plans the splits, each task reads one with ``paimon_core``.

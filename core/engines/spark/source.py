@@ -14,6 +14,8 @@ Register once per session with ``paimon_core.engines.spark.register(spark, wareh
 * Every DataFrame of this source starts with a ``_row_kind`` column (+I/-U/+U/-D): a batch read
   gives +I (or +U, the kind of a primary-key row's merged record), a stream the kinds of the
   changes. Option ``row-kind = false`` leaves it out of batch reads.
+* ``load("db.t$snapshots")`` (any system table, ``db.t$branch_b$files``, ``sys.*``): Java's
+  columns, built in one task; options ``where`` and ``columns`` as for a table.
 * ``df.write.format("paimon").mode("append" | "overwrite").save("db.t")``: each task writes its
   rows with the core writer and returns its CommitMessages; the driver commits them once (then
   compacts and expires as any write). ``overwrite`` replaces the whole table. A ``_row_kind``
@@ -76,6 +78,18 @@ def _load(options, default_warehouse: str | None = None):
     if not name:
         raise InvalidInput("the paimon data source needs a table: load('db.t') / save('db.t')")
     return FileSystemCatalog(wh).get_table(name, branch=options.get("branch"))
+
+
+def _system_table(options, default_warehouse: str | None = None):
+    """The system table the options name (``db.t$snapshots``, ``sys.catalog_options``), else None."""
+    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.systables import is_system_table
+
+    name = options.get("path") or options.get("table")
+    wh = options.get("warehouse") or default_warehouse
+    if not name or not wh or not is_system_table(name):
+        return None
+    return FileSystemCatalog(wh).system_table(name)
 
 
 def _flag(options, key: str, default: bool) -> bool:
@@ -167,6 +181,25 @@ class PaimonReader(DataSourceReader):
 
             rows = with_row_kind(rows, pa.array(np.zeros(rows.num_rows, np.int8)) if kinds is None else kinds)
         yield from _to_spark(rows, target)
+
+
+class SystemTableReader(DataSourceReader):
+    """A system table (``load("db.t$files")``): built in one task, Java's columns, the ``where``
+    and ``columns`` options as for a table; no ``_row_kind`` column is added."""
+
+    def __init__(self, options, default_warehouse: str | None, columns: list[str]):
+        self.options = dict(options)
+        self.warehouse = default_warehouse
+        self.columns = columns
+
+    def read(self, partition):
+        from paimon_core.engines.spark.types import spark_schema
+
+        st = _system_table(self.options, self.warehouse)
+        assert st is not None  # the source chose this reader for a system table name
+        rows = st.to_arrow(self.columns, self.options.get("where"))
+        if rows.num_rows:
+            yield from _to_spark(rows, spark_schema(rows.schema)[1])
 
 
 # ---------------------------------------------------------------- batch write
@@ -421,6 +454,12 @@ class PaimonDataSource(DataSource):
         return _load(self.options, self.DEFAULT_WAREHOUSE)
 
     def schema(self):
+        st = _system_table(self.options, self.DEFAULT_WAREHOUSE)
+        if st is not None:
+            from paimon_core.engines.spark.types import spark_schema
+
+            cols = [c.strip() for c in (self.options.get("columns") or "").split(",") if c.strip()]
+            return spark_schema(st.schema.empty_table().select(st.check_columns(cols)).schema)[0]
         t = self._table()
         return _arrow_schema(t, _columns(t, self.options), _flag(self.options, "row-kind", True))[0]
 
@@ -433,6 +472,8 @@ class PaimonDataSource(DataSource):
         return cols, with_kind
 
     def reader(self, schema):
+        if _system_table(self.options, self.DEFAULT_WAREHOUSE) is not None:
+            return SystemTableReader(self.options, self.DEFAULT_WAREHOUSE, [f.name for f in schema.fields])
         t = self._table()
         cols, with_kind = self._chosen(t, schema)
         return PaimonReader(t, self.options, with_kind, cols)

@@ -18,6 +18,7 @@ READ_EXACTLY = [
     "append-schema-evolution-parquet-1.2",
     "data-evolution-alter-cast-orc-1.3",  # column files merged by row id, casts of every kind
     "global-bitmap-index-orc-1.3",  # row tracking, ORC index manifest with global indexes
+    "multi-blob-orc-1.4",  # two BLOB columns in rolled .blob files merged by row id
     "pk-agg-lookup-dv-parquet-1.4",
     "pk-btree-partitioned-parquet-2.0",
     "pk-dv-avro-1.4",
@@ -25,9 +26,6 @@ READ_EXACTLY = [
     "pk-global-index-golden-parquet-2.0dev",
     "timestamps-parquet-1.3dev",
 ]
-REFUSED = {  # fixture -> words the one-line refusal must hold
-    "multi-blob-orc-1.4": "BLOB",
-}
 
 
 @pytest.mark.parametrize("name", READ_EXACTLY)
@@ -35,15 +33,6 @@ def test_fixture_reads_as_expected(name):
     wh, ident, table = table_dir(name)
     got = encoded_rows(FileSystemCatalog(str(wh)).get_table(ident).read(), precisions(table))
     assert got == expected(name)
-
-
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_fixture_refused_by_name(name):
-    wh, ident, _ = table_dir(name)
-    result = CliRunner().invoke(app, ["-w", str(wh), "read", "-t", ident])
-    err = result.stderr.strip()
-    assert result.exit_code == 1 and len(err.splitlines()) == 1, err
-    assert REFUSED[name] in err and "Traceback" not in err
 
 
 def test_null_map_key_is_one_line_naming_table_column_and_file():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import io
 import os
+import struct
 
 import fastavro
 import pyarrow as pa
@@ -156,7 +157,12 @@ def _live(t):
     return _raw(t)[1]
 
 
-def _global(file_name, index_type, *, external=None, source=b"src", extra=(2,), size=5, bucket=0):
+# a valid ``_SOURCE_META`` (metadata/pk_index.py): level 3, one file no commit here adds or removes,
+# so the payload is one of a level our writes leave alone and is carried as it is
+SOURCE = struct.pack(">iiiH", 1, 3, 1, 19) + b"data-none-0.parquet" + struct.pack(">q", 100)
+
+
+def _global(file_name, index_type, *, external=None, source=SOURCE, extra=(2,), size=5, bucket=0):
     return {
         "_VERSION": 1,
         "_KIND": 0,

@@ -361,3 +361,8 @@ class JavaPaimon(BatchDriver):
 
     def bucket_of(self, types: list[str], rows: list[list[Any]], num_buckets: int) -> list[int]:
         return self.call("bucket_of", types=types, rows=rows, num_buckets=num_buckets)["buckets"]
+
+    def system_table(self, warehouse: str, name: str) -> dict[str, Any]:
+        """Java's rows of system table ``name`` (``db.t$snapshots``, ``sys.catalog_options``):
+        ``{"columns": [[name, Java's type text]], "rows": [{column: canonical value}]}``."""
+        return self.call("system_table", warehouse=str(warehouse), name=name)

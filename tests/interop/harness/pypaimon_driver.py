@@ -259,16 +259,31 @@ def _table(req: dict):
 
 
 def op_read(req: dict) -> dict:
-    """``projection`` (optional): the columns to read, system ones (``_ROW_ID``) included."""
+    """``projection`` (optional): the columns to read, system ones (``_ROW_ID``) included.
+    ``filter`` (optional, ``{"field", "op": "="|"<"|"<="|">"|">="|"is_null", "value"}``): a
+    predicate pypaimon plans with (global and primary-key indexes, stats) and reads with."""
     table = _table(req)
     rb = table.new_read_builder()
     if req.get("projection"):
         rb = rb.with_projection(list(req["projection"]))
+    predicate = None
+    if req.get("filter"):
+        f = req["filter"]
+        pb = rb.new_predicate_builder()
+        make = {
+            "=": pb.equal,
+            "<": pb.less_than,
+            "<=": pb.less_or_equal,
+            ">": pb.greater_than,
+            ">=": pb.greater_or_equal,
+        }
+        predicate = pb.is_null(f["field"]) if f["op"] == "is_null" else make[f["op"]](f["field"], f["value"])
+        rb = rb.with_filter(predicate)
     splits = rb.new_scan().plan().splits()
     try:  # ask for row kinds (a TableRead argument that the public ReadBuilder does not expose)
         from pypaimon.read.table_read import TableRead
 
-        read = TableRead(table=table, predicate=None, read_type=rb.read_type(), include_row_kind=True)
+        read = TableRead(table=table, predicate=predicate, read_type=rb.read_type(), include_row_kind=True)
     except Exception:  # noqa: BLE001
         read = rb.new_read()
     data = read.to_arrow(splits)

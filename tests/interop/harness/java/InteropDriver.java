@@ -145,6 +145,7 @@ public class InteropDriver {
       case "tags": return opTags(req);
       case "success_file": return opSuccessFile(req);
       case "expire_partitions": return opExpirePartitions(req);
+      case "system_table": return opSystemTable(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -449,6 +450,37 @@ public class InteropDriver {
       o.put("fileSizeInBytes", e.fileSizeInBytes());
       o.put("fileCount", e.fileCount());
       o.put("lastFileCreationTime", e.lastFileCreationTime());
+    }
+    return res;
+  }
+
+  /**
+   * Every row of a system table as Java reads it: {"name": "db.t$snapshots" (also
+   * "db.t$branch_b$files") or "sys.all_table_options"} -> {"columns": [[name, Java's type text]],
+   * "rows": [{column: canonical value, "_row_kind"}]}. The catalog stays open while it reads.
+   */
+  static ObjectNode opSystemTable(JsonNode req) throws Exception {
+    ObjectNode res = NF.objectNode();
+    try (Catalog c = catalog(req)) {
+      Table t = c.getTable(Identifier.fromString(text(req, "name", null)));
+      List<DataField> fields = t.rowType().getFields();
+      ArrayNode cols = res.putArray("columns");
+      List<InternalRow.FieldGetter> getters = new ArrayList<>();
+      for (int i = 0; i < fields.size(); i++) {
+        getters.add(InternalRow.createFieldGetter(fields.get(i).type(), i));
+        cols.addArray().add(fields.get(i).name()).add(fields.get(i).type().toString());
+      }
+      ReadBuilder rb = t.newReadBuilder();
+      ArrayNode rows = res.putArray("rows");
+      try (RecordReader<InternalRow> reader = rb.newRead().createReader(rb.newScan().plan().splits())) {
+        reader.forEachRemaining(row -> {
+          ObjectNode o = rows.addObject();
+          for (int i = 0; i < fields.size(); i++) {
+            o.set(fields.get(i).name(), toJson(fields.get(i).type(), getters.get(i).getFieldOrNull(row)));
+          }
+          o.put(KIND, row.getRowKind().shortString());
+        });
+      }
     }
     return res;
   }

@@ -1,9 +1,9 @@
-"""Finding and rewriting table references of `paimon sql` (no Spark needed)."""
+"""Finding and rewriting table references of `paimon sql` (the same for DuckDB and Spark)."""
 
 from __future__ import annotations
 
 import pytest
-from paimon_core.engines.spark.sql import TableRef, find_refs, in_user_terms, rewrite
+from paimon_core.engines.sql_refs import TableRef, find_refs, in_user_terms, rewrite
 from paimon_core.errors import InvalidInput
 
 TABLES = {"db.t", "db.u", "shop.orders"}
@@ -102,3 +102,12 @@ def test_branch_references():
         refs("SELECT * FROM `db.t$branch_../x`")
     with pytest.raises(InvalidInput, match="table db.x does not exist"):
         refs("SELECT * FROM `db.x$branch_b`")
+
+
+def test_system_table_refs():
+    """`db.t$snapshots` and `db.t$branch_b$files` name system tables (parsed where every name is)."""
+    refs = find_refs("SELECT * FROM `db.t$snapshots` JOIN `db.t$branch_b$files`", TABLES.__contains__)
+    assert [(r.kind, r.arg, r.branch) for _, _, r in refs] == [
+        ("system", "snapshots", None),
+        ("system", "files", "b"),
+    ]

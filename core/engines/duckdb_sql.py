@@ -1,0 +1,217 @@
+"""``paimon sql`` on DuckDB (embedded, in this process): the default SQL engine.
+
+Each table a statement names (``sql_refs``: the same names and time-travel spellings as on
+Spark) is registered on the connection as a ``read.arrow_dataset.SnapshotDataset`` under its
+view name, and the statement is rewritten to use it. DuckDB pushes the columns it needs and the
+filters its optimizer moved into the scan down to our planning and reading (see
+``arrow_dataset`` for why a Dataset is the object DuckDB pushes into). ``$diff=`` references
+are computed whole (``read.diff``) and registered as Arrow tables.
+
+Statements: queries (SELECT, VALUES, WITH, EXPLAIN, ...) run on DuckDB; the writes of
+``sql_script.parse_write`` run through our table write and delete (each exactly one commit);
+any other statement that would change something (CREATE, COPY, ATTACH, UPDATE, ...) is refused
+with one line before DuckDB runs it. Errors DuckDB raises become one-line ``SqlError``s in the
+user's names (``duckdb_errors``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+from paimon_core.engines import sql_script
+from paimon_core.engines.sql_refs import (
+    TableRef,
+    catalog_exists,
+    find_refs,
+    in_user_terms,
+    parse_suffix,
+    resolve,
+    rewrite,
+)
+from paimon_core.errors import InvalidInput, SqlError
+
+if TYPE_CHECKING:
+    from paimon_core.catalog import Catalog
+
+BATCH_ROWS = 65_536
+# statement types DuckDB may run: they read only (a query, its plan, a setting of this session)
+_READ_ONLY = {"SELECT", "EXPLAIN", "RELATION", "SET", "VARIABLE_SET", "PRAGMA"}
+
+
+@dataclass(frozen=True)
+class WriteSummary:
+    """What a write statement did: ``action`` inserted | overwrote | deleted."""
+
+    action: str
+    table: str
+    rows: int
+    snapshot: int | None  # the snapshot it made (None: nothing to commit)
+
+
+@dataclass
+class SqlResult:
+    """Either ``rows`` (a stream of the query's result) or ``write``."""
+
+    rows: pa.RecordBatchReader | None = None
+    write: WriteSummary | None = None
+
+
+def _first_line(e: BaseException) -> str:
+    line = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+    return line.rstrip(";").rstrip()
+
+
+def as_sql_error(e: BaseException, query: str = "", refs=(), datasets=()) -> BaseException:
+    """A DuckDB error as a one-line ``SqlError`` (view names turned back into the table
+    references of ``query``); an error our own read raised inside a scan of one of
+    ``datasets`` as itself."""
+    for d in datasets:
+        failure = getattr(d, "failure", None)
+        if failure is not None:
+            d.failure = None
+            return failure
+    return SqlError(in_user_terms(_first_line(e), query, list(refs), '"'))
+
+
+@contextmanager
+def duckdb_errors(query: str = "", refs=(), datasets=()) -> Iterator[None]:
+    """DuckDB's answers to a mistake (parse, bind, catalog, conversion errors...) as one-line
+    ``SqlError``s (``as_sql_error``)."""
+    import duckdb
+
+    try:
+        yield
+    except duckdb.Error as e:
+        raise as_sql_error(e, query, refs, datasets) from e
+
+
+class DuckDbSql:
+    """A DuckDB connection over ``catalog``'s tables; ``run`` one statement at a time (the
+    tables are read at their latest snapshot as of each statement)."""
+
+    def __init__(self, catalog: Catalog, connection=None):
+        import duckdb
+
+        self.catalog = catalog
+        self.con = connection if connection is not None else duckdb.connect()
+        self.con.execute("SET python_enable_replacements = false")  # no Python variables as tables
+        self.con.execute("SET TimeZone = 'UTC'")  # TIMESTAMP WITH LOCAL TIME ZONE shown in UTC
+        self.exists = catalog_exists(catalog)
+        self.datasets: dict[str, object] = {}
+        self.last_refs: tuple[str, list] = ("", [])  # view -> what is registered (SnapshotDataset / table)
+
+    def run(self, statement: str) -> SqlResult:
+        try:
+            write = sql_script.parse_write(statement)
+        except ValueError as e:
+            raise SqlError(str(e)) from e
+        if isinstance(write, sql_script.Insert):
+            return SqlResult(write=self._insert(write))
+        if isinstance(write, sql_script.Delete):
+            return SqlResult(write=self._delete(write))
+        return SqlResult(rows=self.query(statement))
+
+    # ---- queries
+    def _register(self, statement: str) -> tuple[str, list]:
+        """Register the references of ``statement``; the rewritten text and the references."""
+        from paimon_core.read.arrow_dataset import SnapshotDataset
+
+        refs = find_refs(statement, self.exists, "duckdb")
+        done: set[TableRef] = set()
+        for _, _, ref in refs:
+            if ref in done:
+                continue
+            done.add(ref)
+            src = resolve(self.catalog, ref)
+            if src.system is not None:
+                obj = src.system_rows()
+            elif src.diff is not None:
+                obj = src.diff_rows()
+            else:
+                assert src.at_table is not None  # a table reference
+                obj = SnapshotDataset(src.at_table, src.snapshot)
+            self.con.register(ref.view, obj)
+            self.datasets[ref.view] = obj
+        return rewrite(statement, refs, '"'), refs
+
+    def query(self, statement: str) -> pa.RecordBatchReader:
+        """The result of a read-only statement as a stream of batches."""
+        rewritten, refs = self._register(statement)
+        self.last_refs = (statement, refs)  # for errors raised while the result streams
+        with duckdb_errors(statement, refs, list(self.datasets.values())):
+            kinds = [s.type.name for s in self.con.extract_statements(rewritten)]
+            if len(kinds) != 1:
+                raise SqlError("give one statement at a time (or a script with -f: split at ';')")
+            if kinds[0] not in _READ_ONLY:
+                raise SqlError(
+                    f"{kinds[0]} statements are not supported: paimon sql runs queries, INSERT INTO|OVERWRITE "
+                    "db.t SELECT|VALUES ... and DELETE FROM db.t WHERE ... (other changes: the paimon commands)"
+                )
+            relation = self.con.sql(rewritten)
+            if relation is None:  # SET and the like: no rows
+                return pa.RecordBatchReader.from_batches(pa.schema([]), [])
+            return relation.to_arrow_reader(BATCH_ROWS)
+
+    def query_table(self, statement: str) -> pa.Table:
+        reader = self.query(statement)
+        with duckdb_errors(*self.last_refs, list(self.datasets.values())):
+            return reader.read_all()
+
+    # ---- writes
+    def _target(self, name: str, verb: str):
+        db, dot, rest = name.partition(".")
+        if not dot or not db or not rest:
+            raise InvalidInput(f"{verb} needs a table named db.table, not '{name}'")
+        ref = parse_suffix(db, rest) if "$" in rest else TableRef(db, rest)
+        if ref.kind != "latest":
+            raise InvalidInput(f"{verb} writes the latest snapshot of a table: `{name}` names a {ref.kind}")
+        return self.catalog.get_table(ref.identifier)
+
+    def _insert(self, ins: sql_script.Insert) -> WriteSummary:
+        table = self._target(ins.table, "INSERT")
+        data = self.query_table(ins.query)
+        # with PARTITION (k = 'v'), the query gives the other columns (Spark's static partitions)
+        names = ins.columns or [n for n in table.schema.field_names if n not in ins.partition]
+        if data.num_columns != len(names):
+            raise SqlError(
+                f"INSERT into {ins.table}: the query gives {data.num_columns} column(s), "
+                f"{'the column list' if ins.columns else 'the table'} has {len(names)}"
+            )
+        data = data.rename_columns(names)
+        for key, value in ins.partition.items():
+            if key not in names:
+                data = data.append_column(key, pa.array([value] * data.num_rows, pa.string()))
+        data = _cast(data, table.schema.arrow_schema(), ins.table)
+        snap = table.write_arrow(data, overwrite=ins.overwrite, partition=ins.partition or None)
+        action = "overwrote" if ins.overwrite else "inserted"
+        return WriteSummary(action, table.identifier, data.num_rows, snap.id if snap else None)
+
+    def _delete(self, d: sql_script.Delete) -> WriteSummary:
+        from paimon_core.ops.delete import delete_where
+
+        table = self._target(d.table, "DELETE")
+        if not d.where:
+            raise SqlError("DELETE needs a WHERE filter (to empty a table: INSERT OVERWRITE it with no rows)")
+        result = delete_where(table, d.where)
+        snap = result.snapshot
+        return WriteSummary("deleted", table.identifier, result.rows, getattr(snap, "id", None))
+
+
+def _cast(data: pa.Table, schema: pa.Schema, name: str) -> pa.Table:
+    """``data``'s columns cast to the table's types (safe casts only: nothing is rounded)."""
+    out = []
+    for col_name, column in zip(data.column_names, data.columns):
+        if schema.get_field_index(col_name) < 0:
+            raise SqlError(f"INSERT into {name}: the table has no column '{col_name}'")
+        target = schema.field(col_name).type
+        try:
+            out.append(column.cast(target) if column.type != target else column)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            raise SqlError(
+                f"INSERT into {name}: column {col_name} ({column.type}) does not fit {target}: {_first_line(e)}"
+            ) from e
+    return pa.table(out, names=data.column_names)

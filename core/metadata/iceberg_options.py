@@ -1,0 +1,142 @@
+"""Which Iceberg-compatible metadata a table asks for, where it goes, and what of it we refuse.
+
+Java Paimon 1.x: ``metadata.iceberg.storage`` = ``disabled`` (default) / ``table-location`` /
+``hadoop-catalog`` / ``hive-catalog`` / ``rest-catalog``; ``metadata.iceberg.storage-location``
+(``table-location`` / ``catalog-location``) overrides where the files go. Java 0.9:
+``metadata.iceberg-compatible=true``, the metadata in the table's own ``metadata/`` folder.
+
+Invariants: :func:`iceberg_metadata_dir` is the one place that maps a table to its Iceberg
+metadata folder (``<table>/metadata`` for the table location; ``<warehouse>/iceberg/<db>/<table>/
+metadata`` for the catalog location, Java's path for a Hadoop catalog over the warehouse);
+:func:`check_iceberg_writable` refuses by name, before any file is written, every table whose
+Iceberg metadata this project would not write as Java does.
+"""
+
+from __future__ import annotations
+
+from paimon_core import paths
+from paimon_core.data.types import AtomicType, DataType
+from paimon_core.errors import UnsupportedFeature
+
+STORAGE = "metadata.iceberg.storage"
+STORAGE_LOCATION = "metadata.iceberg.storage-location"
+LEGACY = "metadata.iceberg-compatible"  # Java 0.9
+FORMAT_VERSION = "metadata.iceberg.format-version"
+
+_WRITTEN = ("table-location", "hadoop-catalog")
+# Iceberg types of the atomic Paimon types (Java's IcebergDataField); TIME has none
+_ICEBERG_TYPES = {
+    "BOOLEAN": "boolean",
+    "TINYINT": "int",
+    "SMALLINT": "int",
+    "INT": "int",
+    "BIGINT": "long",
+    "FLOAT": "float",
+    "DOUBLE": "double",
+    "DATE": "date",
+    "CHAR": "string",
+    "VARCHAR": "string",
+    "BINARY": "binary",
+    "VARBINARY": "binary",
+}
+# partition column types whose Avro form and bound bytes this project writes
+PARTITION_ROOTS = frozenset({"BOOLEAN", "INT", "BIGINT", "DATE", "CHAR", "VARCHAR"})
+
+
+def _value(options: dict[str, str], key: str) -> str | None:
+    v = options.get(key)
+    return None if v is None else str(v).strip().lower()
+
+
+def iceberg_storage(options: dict[str, str]) -> str | None:
+    """The Iceberg storage a table's options ask for (``table-location``, ``hadoop-catalog``,
+    ...), or None when they ask for none."""
+    storage = _value(options, STORAGE)
+    if storage and storage != "disabled":
+        return storage
+    if _value(options, LEGACY) == "true":
+        return "table-location"
+    return None
+
+
+def iceberg_type(t: DataType) -> str:
+    """The Iceberg type name of an atomic Paimon type (Java's mapping); raises
+    UnsupportedFeature for the types this project does not map."""
+    if isinstance(t, AtomicType):
+        if t.root in _ICEBERG_TYPES:
+            return _ICEBERG_TYPES[t.root]
+        if t.root == "DECIMAL":
+            return f"decimal({t.declared_precision}, {t.declared_scale})"
+        if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and 3 <= t.declared_precision <= 6:
+            return "timestamp" if t.root == "TIMESTAMP" else "timestamptz"
+    raise UnsupportedFeature(f"Iceberg-compatible metadata over a {t} column is not written here")
+
+
+def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_pk: bool, what: str) -> None:
+    """Refuse (UnsupportedFeature naming the option or column) a table that asks for Iceberg
+    metadata this project does not write: another storage than the table location or a Hadoop
+    catalog, format version 3 (deletion vectors), deletion vectors, column or partition types
+    outside the mapping."""
+    storage = iceberg_storage(options)
+    if storage is None:
+        return
+    if storage not in _WRITTEN:
+        raise UnsupportedFeature(
+            f"{what} cannot be written here: it asks for Iceberg metadata in a {storage} "
+            f"({STORAGE}={storage}); only table-location and hadoop-catalog are written"
+        )
+    version = _value(options, FORMAT_VERSION)
+    if version not in (None, "2"):
+        raise UnsupportedFeature(
+            f"{what} cannot be written here: Iceberg format version {version} ({FORMAT_VERSION}) "
+            "is not written (version 2 is)"
+        )
+    if _value(options, "deletion-vectors.enabled") == "true":
+        raise UnsupportedFeature(
+            f"{what} cannot be written here: Iceberg-compatible metadata of a table with deletion "
+            "vectors (deletion-vectors.enabled) is not written (Java needs Iceberg v3 for them)"
+        )
+    by_name = {f.name: f for f in fields}
+    for f in fields:
+        try:
+            iceberg_type(f.type)
+        except UnsupportedFeature:
+            raise UnsupportedFeature(
+                f"{what} cannot be written here: Iceberg-compatible metadata over column "
+                f"{f.name} ({f.type}) is not written"
+            ) from None
+    for key in partition_keys:
+        t = by_name[key].type
+        if not isinstance(t, AtomicType) or t.root not in PARTITION_ROOTS:
+            raise UnsupportedFeature(
+                f"{what} cannot be written here: Iceberg-compatible metadata partitioned by "
+                f"{key} ({t}) is not written"
+            )
+
+
+def iceberg_metadata_dir(table_path: str, options: dict[str, str]) -> str:
+    """The folder of the table's Iceberg metadata (see the module doc)."""
+    storage = iceberg_storage(options) or "table-location"
+    location = _value(options, STORAGE_LOCATION)
+    if location is None:
+        location = "table-location" if storage == "table-location" else "catalog-location"
+    if location == "table-location":
+        return paths.join(table_path, "metadata")
+    parent, table_name = table_path.rstrip("/").rsplit("/", 1)
+    warehouse, db_dir = parent.rsplit("/", 1)
+    if not db_dir.endswith(".db"):
+        raise UnsupportedFeature(
+            f"Iceberg metadata in the catalog location needs a table of a Paimon warehouse ({table_path})"
+        )
+    return paths.join(warehouse, "iceberg", db_dir[: -len(".db")], table_name, "metadata")
+
+
+__all__ = [
+    "LEGACY",
+    "PARTITION_ROOTS",
+    "STORAGE",
+    "check_iceberg_writable",
+    "iceberg_metadata_dir",
+    "iceberg_storage",
+    "iceberg_type",
+]

@@ -1,0 +1,194 @@
+"""Benchmark (issue 26): planning and counting at scale, beside pypaimon 2.1's native planner.
+
+    .venv/bin/python scripts/bench_scale.py [--shapes 40k,1m] [--root /tmp/paimon-scale]
+                                            [--s3] [--skip-pypaimon] [--json out.json]
+
+Shapes: the probe's append table (``scripts/scale_table.py``: ``p INT`` x 2,000 partitions,
+one file per partition per commit) with 20 commits (40k files) and 500 commits (1M files),
+built once under ``--root`` and reused. For each shape, in this process (imports warm,
+the manifest cache cleared before each figure, best of two; wall seconds, and the CPU
+seconds of this process beside them, since a busy shared machine inflates wall time):
+  one     planning ``p = 7`` (target: < 1 s at 1M, ahead of pypaimon native)
+  full    planning the whole table (target: < 10 s at 1M, ahead of pypaimon native)
+  count1  ``count("p = 7")`` (metadata)
+  count   ``count()`` (metadata)
+  warm    ``one`` again with the process cache warm (a stream or Spark driver's next plan)
+pypaimon: ``scripts/bench_scale_pypaimon.py`` in the venv ``pypaimon-2.1.0-native`` of the
+interop cache (pypaimon 2.1.0 + pypaimon-rust 0.4.0, built once by the harness's
+``ensure_venv``), native planner, then its Python planner. ``--s3``: the 40k shape's
+metadata (snapshots, schemas, manifests; planning reads nothing else) copied to a throwaway
+SeaweedFS server (tests/s3/seaweed.py), planned there (target: within 2x of local disk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from scale_table import TABLE, build  # noqa: E402
+
+SHAPES = {"40k": 20, "1m": 500}
+PARTITIONS = 2000
+NATIVE_VENV = ("pypaimon-2.1.0-native", ["pypaimon==2.1.0", "pypaimon-rust==0.4.0", "fsspec<2026"])
+
+
+def shape_table(root: Path, shape: str) -> str:
+    wh = root / shape
+    done = wh / ".complete"
+    if not done.exists():
+        print(f"building {shape} ({PARTITIONS} x {SHAPES[shape]} files) in {wh}", file=sys.stderr)
+        if wh.exists():
+            import shutil
+
+            shutil.rmtree(wh)
+        build(str(wh), PARTITIONS, SHAPES[shape])
+        done.write_text("ok")
+    return str(wh)
+
+
+def best(fn, n: int = 2) -> float:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return min(out)
+
+
+def ours(warehouse: str, storage: dict | None = None) -> dict:
+    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.metadata import manifest_cache
+
+    cat = FileSystemCatalog(warehouse, storage)
+
+    def cold(fn, n: int = 2) -> float:
+        """Best of ``n`` runs of ``fn(table)``, each on a freshly loaded table (untimed) with
+        the manifest cache cleared."""
+        out = []
+        for _ in range(n):
+            manifest_cache.clear()
+            tb = cat.get_table(TABLE)
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn(tb)
+            out.append((time.perf_counter() - t0, time.process_time() - c0))
+        wall, cpu = min(out)
+        cpus[len(cpus)] = cpu
+        return wall
+
+    cpus: dict[int, float] = {}  # CPU seconds of each cold figure, in order (a busy machine's wall time lies)
+    t = cat.get_table(TABLE)
+    pred = t.parse_filter("p = 7")
+    t.count("p = 1")  # warm-up: imports
+    files = {
+        "one_files": sum(len(s.files) for s in t.plan(t.snapshots.latest(), pred)),
+        "full_files": sum(len(s.files) for s in t.plan(t.snapshots.latest())),
+    }
+    res = {
+        "one_s": cold(lambda tb: tb.plan(tb.snapshots.latest(), pred)),
+        "full_s": cold(lambda tb: tb.plan(tb.snapshots.latest())),
+        "count1_s": cold(lambda tb: tb.count("p = 7")),
+        "count_s": cold(lambda tb: tb.count()),
+        **files,
+    }
+    res.update({f"{k}_cpu": cpus[i] for i, k in enumerate(("one_s", "full_s", "count1_s", "count_s"))})
+    t.plan(t.snapshots.latest())  # the cache warm with every manifest
+    res["warm_s"] = best(lambda: t.plan(t.snapshots.latest(), pred))
+    return res
+
+
+def pypaimon(warehouse: str, python_planner: bool = False) -> dict | None:
+    from tests.interop.harness.pypaimon_env import ensure_venv
+
+    py = ensure_venv(*NATIVE_VENV)
+    args = [py, str(ROOT / "scripts" / "bench_scale_pypaimon.py"), warehouse, TABLE, "7"]
+    if python_planner:
+        args.append("--python")
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        print(f"pypaimon failed: {proc.stderr[-1500:]}", file=sys.stderr)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def s3_copy(local_wh: str, tmp: str):
+    """A SeaweedFS server holding the metadata of the table at ``local_wh``; (server,
+    warehouse URI, storage options)."""
+    from tests.s3 import seaweed
+
+    server = seaweed.start(tmp)
+    seaweed.create_bucket(server, "scale")
+    from paimon_core.storage.file_io import FileIO
+
+    opts = server.storage_options
+    io = FileIO("s3://scale/wh", opts)
+    table_dir = os.path.join(local_wh, "s.db", "probe")
+    for sub in ("schema", "snapshot", "manifest"):
+        for name in os.listdir(os.path.join(table_dir, sub)):
+            with open(os.path.join(table_dir, sub, name), "rb") as f:
+                io.write_bytes(f"scale/wh/s.db/probe/{sub}/{name}", f.read())
+    return server, "s3://scale/wh", opts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="40k")
+    ap.add_argument("--root", default=os.path.join(tempfile.gettempdir(), "paimon-scale"))
+    ap.add_argument("--s3", action="store_true")
+    ap.add_argument("--skip-pypaimon", action="store_true")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+    root = Path(a.root)
+    root.mkdir(parents=True, exist_ok=True)
+    report: dict = {}
+    for shape in a.shapes.split(","):
+        wh = shape_table(root, shape)
+        r = {"ours": ours(wh)}
+        if not a.skip_pypaimon:
+            r["pypaimon_native"] = pypaimon(wh)
+            r["pypaimon_python"] = pypaimon(wh, python_planner=True) if shape == "40k" else None
+        if a.s3 and shape == "40k":
+            with tempfile.TemporaryDirectory() as tmp:
+                server, uri, opts = s3_copy(wh, tmp)
+                try:
+                    r["ours_s3"] = ours(uri, opts)
+                finally:
+                    server.stop()
+        report[shape] = r
+        print_shape(shape, r)
+    if a.json:
+        Path(a.json).write_text(json.dumps(report, indent=2))
+
+
+def print_shape(shape: str, r: dict) -> None:
+    o = r["ours"]
+    print(f"\n{shape}: {o['full_files']} files; one partition plans {o['one_files']} files")
+    print(f"  {'figure':<22}{'ours':>10}{'pypaimon native':>18}{'ratio':>8}{'pypaimon py':>14}")
+    nat = r.get("pypaimon_native") or {}
+    py = r.get("pypaimon_python") or {}
+    for label, key in (("plan one partition", "one_s"), ("plan whole table", "full_s")):
+        ratio = f"{o[key] / nat[key]:.2f}" if key in nat else "-"
+        nv = f"{nat[key]:.3f}" if key in nat else "-"
+        pv = f"{py[key]:.3f}" if key in py else "-"
+        print(f"  {label:<22}{o[key]:>10.3f}{nv:>18}{ratio:>8}{pv:>14}   (ours CPU {o[key + '_cpu']:.3f})")
+    print(f"  {'count one partition':<22}{o['count1_s']:>10.3f}   (CPU {o['count1_s_cpu']:.3f})")
+    print(f"  {'count whole table':<22}{o['count_s']:>10.3f}   (CPU {o['count_s_cpu']:.3f})")
+    print(f"  {'plan one, cache warm':<22}{o['warm_s']:>10.3f}")
+    if "ours_s3" in r:
+        s = r["ours_s3"]
+        for label, key in (("S3 plan one", "one_s"), ("S3 plan whole", "full_s")):
+            print(f"  {label:<22}{s[key]:>10.3f}   (x{s[key] / o[key]:.2f} of local)")
+
+
+if __name__ == "__main__":
+    main()
