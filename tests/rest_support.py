@@ -146,16 +146,25 @@ class SpecClient:
     """Raw HTTP to a ``RestServer``; every answer validated against the spec."""
 
     _openapi = None
+    # why the spec could not be loaded (this machine may not reach raw.githubusercontent.com):
+    # answers are then not validated, and tests/cli/rest/test_rest_spec.py says so as a skip
+    unavailable: str | None = None
     _spec: dict = {}
 
     @classmethod
     def load_spec(cls) -> None:
         """Load the pinned spec (from the interop cache under the real HOME: call it from a
         session fixture, before a test points HOME elsewhere)."""
-        if cls._openapi is None:
+        if cls._openapi is None and cls.unavailable is None:
             from openapi_core import OpenAPI
 
-            cls._spec = _spec()
+            from tests.interop.harness._common import InteropError
+
+            try:
+                cls._spec = _spec()
+            except InteropError as e:
+                cls.unavailable = str(e)
+                return
             cls._openapi = OpenAPI.from_dict(cls._spec)
 
     def __init__(self, server: RestServer, token: str | None = TOKEN):
@@ -186,7 +195,8 @@ class SpecClient:
     def validate(self, method: str, path: str, query: str, data: bytes | None, answer: Answer) -> None:
         from urllib.parse import parse_qsl
 
-        assert self._openapi is not None
+        if self._openapi is None:  # the spec is unavailable (see ``unavailable``)
+            return
         # matched against the spec's one server (its host is not ours; the path is what counts)
         request = _Request(self._spec["servers"][0]["url"], method, path, dict(parse_qsl(query)), {}, data)
         response = _Response(answer.status, answer.raw, answer.headers)
