@@ -21,8 +21,8 @@ FIRST = [{"id": i, "name": f"n{i}", "dt": "2026-01-01" if i % 2 else "2026-01-02
 SECOND = [{"id": 6, "name": None, "dt": "2026-01-01"}, {"id": 2, "name": "two again", "dt": "2026-01-02"}]
 
 
-@pytest.fixture(scope="module")
-def written(rest_server, pypaimon):
+@pytest.fixture(scope="session")  # once per run: the server is shared, and tests of java09/java14
+def written(rest_server, pypaimon):  # may be ordered apart (a module fixture would be set up twice)
     """A partitioned primary-key table and an append table, created and written by pypaimon through
     the server (two commits each)."""
     rest = rest_server.rest_options()

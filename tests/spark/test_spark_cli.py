@@ -273,7 +273,7 @@ def test_sql_mistakes_are_one_line_in_sparks_words(cli, tmp_path, capfd, query, 
     pq.write_table(events(3), tmp_path / "q.parquet")
     cli("ingest", tmp_path / "q.parquet", "-t", "db.q")
     capfd.readouterr()
-    r = cli("sql", query, code=1)
+    r = cli("--engine", "spark", "sql", query, code=1)
     assert r.stderr.startswith("error: " + first), r.stderr
     assert r.stderr.count("\n") == 1 and "internal error" not in r.stderr and "paimon_db_q" not in r.stderr
     err = capfd.readouterr().err
