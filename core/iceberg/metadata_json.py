@@ -58,6 +58,7 @@ def snapshot_json(
 
 def metadata_json(
     *,
+    format_version: int = FORMAT_VERSION,
     table_uuid: str,
     location: str,
     snapshot_id: int,
@@ -72,7 +73,7 @@ def metadata_json(
     last_column = max((f["id"] for f in schemas[-1]["fields"]), default=0)
     last_partition = max((f["field-id"] for f in spec["fields"]), default=999)
     return {
-        "format-version": FORMAT_VERSION,
+        "format-version": format_version,
         "table-uuid": table_uuid,
         "location": location,
         "last-sequence-number": snapshot_id,

@@ -59,6 +59,22 @@ def iceberg_storage(options: dict[str, str]) -> str | None:
     return None
 
 
+def iceberg_format_version(options: dict[str, str]) -> int:
+    """The Iceberg format version the metadata is written in (``metadata.iceberg.format-version``)."""
+    return int(_value(options, FORMAT_VERSION) or 2)
+
+
+def iceberg_dv(options: dict[str, str]) -> bool:
+    """Whether deletion vectors go into the Iceberg metadata (as position deletes naming the
+    Paimon index files): Java's condition, deletion vectors of 64-bit bitmaps (Iceberg's
+    layout) and format version 3."""
+    return (
+        _value(options, "deletion-vectors.enabled") == "true"
+        and _value(options, "deletion-vectors.bitmap64") == "true"
+        and iceberg_format_version(options) == 3
+    )
+
+
 def iceberg_type(t: DataType) -> str:
     """The Iceberg type name of an atomic Paimon type (Java's mapping); raises
     UnsupportedFeature for the types this project does not map."""
@@ -75,8 +91,8 @@ def iceberg_type(t: DataType) -> str:
 def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_pk: bool, what: str) -> None:
     """Refuse (UnsupportedFeature naming the option or column) a table that asks for Iceberg
     metadata this project does not write: another storage than the table location or a Hadoop
-    catalog, format version 3 (deletion vectors), deletion vectors, column or partition types
-    outside the mapping."""
+    catalog, format versions but 2 and 3, deletion vectors other than Iceberg's (v3 and 64-bit
+    bitmaps), column or partition types outside the mapping."""
     storage = iceberg_storage(options)
     if storage is None:
         return
@@ -86,15 +102,16 @@ def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_
             f"({STORAGE}={storage}); only table-location and hadoop-catalog are written"
         )
     version = _value(options, FORMAT_VERSION)
-    if version not in (None, "2"):
+    if version not in (None, "2", "3"):
         raise UnsupportedFeature(
             f"{what} cannot be written here: Iceberg format version {version} ({FORMAT_VERSION}) "
-            "is not written (version 2 is)"
+            "is not written (versions 2 and 3 are, as Java)"
         )
-    if _value(options, "deletion-vectors.enabled") == "true":
+    if _value(options, "deletion-vectors.enabled") == "true" and not iceberg_dv(options):
         raise UnsupportedFeature(
             f"{what} cannot be written here: Iceberg-compatible metadata of a table with deletion "
-            "vectors (deletion-vectors.enabled) is not written (Java needs Iceberg v3 for them)"
+            f"vectors needs {FORMAT_VERSION}=3 and deletion-vectors.bitmap64=true (without them "
+            "Java writes metadata that shows deleted rows to Iceberg readers)"
         )
     by_name = {f.name: f for f in fields}
     for f in fields:
@@ -136,6 +153,8 @@ __all__ = [
     "PARTITION_ROOTS",
     "STORAGE",
     "check_iceberg_writable",
+    "iceberg_dv",
+    "iceberg_format_version",
     "iceberg_metadata_dir",
     "iceberg_storage",
     "iceberg_type",

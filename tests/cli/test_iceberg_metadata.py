@@ -155,14 +155,18 @@ def test_java09_option_writes_table_location_metadata(cli, tmp_path):
     [
         (["metadata.iceberg.storage=hive-catalog"], SCHEMA, ["metadata.iceberg.storage"]),
         (
-            ["metadata.iceberg.storage=table-location", "metadata.iceberg.format-version=3"],
-            SCHEMA,
-            ["format version 3"],
-        ),
-        (
             ["metadata.iceberg.storage=table-location", "deletion-vectors.enabled=true"],
             SCHEMA,
-            ["deletion-vectors.enabled"],
+            ["format-version=3", "deletion-vectors.bitmap64=true"],
+        ),
+        (
+            [
+                "metadata.iceberg.storage=table-location",
+                "deletion-vectors.enabled=true",
+                "metadata.iceberg.format-version=3",
+            ],
+            SCHEMA,
+            ["deletion-vectors.bitmap64=true"],
         ),
         (["metadata.iceberg.storage=table-location"], "id BIGINT NOT NULL, t TIME", ["column t"]),
     ],
@@ -318,3 +322,89 @@ def test_storage_location_versions_kept_and_manifest_codec(cli, tmp_path):
     assert manifests
     with open(os.path.join(d, manifests[0]), "rb") as f:
         assert reader(f).codec == "deflate"
+
+
+DV_OPTIONS = [
+    "metadata.iceberg.storage=table-location",
+    "metadata.iceberg.format-version=3",
+    "deletion-vectors.enabled=true",
+    "deletion-vectors.bitmap64=true",
+]
+
+
+def _avro(path: str) -> list[dict]:
+    import fastavro
+
+    with open(path, "rb") as f:
+        return list(fastavro.reader(f))
+
+
+def _latest_metadata(wh) -> dict:
+    d = _metadata_dir(wh)
+    with open(os.path.join(d, "version-hint.text")) as f:
+        return json.loads(open(os.path.join(d, f"v{f.read().strip()}.metadata.json")).read())
+
+
+def _deletes(meta: dict) -> list[tuple]:
+    """The position-delete entries of the current snapshot: (data file name, record count,
+    offset, size, index file name, format)."""
+    current = next(s for s in meta["snapshots"] if s["snapshot-id"] == meta["current-snapshot-id"])
+    out = []
+    for m in _avro(current["manifest-list"]):
+        for e in _avro(m["manifest_path"]):
+            d = e["data_file"]
+            assert (d["content"] == 1) == (m["content"] == 1)
+            if d["content"] == 1:
+                out.append(
+                    (
+                        os.path.basename(d["referenced_data_file"]),
+                        d["record_count"],
+                        d["content_offset"],
+                        d["content_size_in_bytes"],
+                        os.path.basename(d["file_path"]),
+                        d["file_format"],
+                    )
+                )
+    return sorted(out)
+
+
+def test_deletion_vectors_as_iceberg_v3(cli, tmp_path):
+    """Java 1.4.2's v3 metadata of a deletion-vector table: files above level 0 exposed, one
+    position-delete entry per vector naming the Paimon index file at the vector's offset."""
+    args = [x for o in DV_OPTIONS for x in ("-O", o)]
+    cli("create-table", "db.t", "--schema", SCHEMA, "--primary-key", "id", "--bucket", "1", *args)
+    cli("ingest", "-t", "db.t", _input(tmp_path, "a.parquet", [1, 2, 3, 4], "a"))
+    cli("ingest", "-t", "db.t", _input(tmp_path, "b.parquet", [2, 3], "b"))
+    table = FileSystemCatalog(str(cli.wh)).get_table("db.t")
+    latest = table.snapshots.latest()
+    meta = json.loads(open(os.path.join(_metadata_dir(cli.wh), f"v{latest.id}.metadata.json")).read())
+    assert meta["format-version"] == 3
+    from paimon_core.metadata.deletion_vectors import dv_entries
+
+    want = sorted(
+        (r[0], r[3], r[1], r[2], e.file_name, "puffin")
+        for e in dv_entries(table, latest)
+        for r in e.dv_ranges
+    )
+    assert want, "the update made deletion vectors"
+    assert _deletes(meta) == want
+    # each entry's bytes are an Iceberg deletion-vector blob: length, magic, bitmap, CRC
+    import struct
+    import zlib
+
+    from pyroaring import BitMap64
+
+    for _name, card, offset, size, index_file, _ in want:
+        with open(os.path.join(cli.wh, "db.db", "t", "index", index_file), "rb") as f:
+            blob = f.read()[offset : offset + size]
+        (length,) = struct.unpack(">i", blob[:4])
+        assert length == size - 8 and blob[4:8] == b"\xd1\xd3\x39\x64"
+        assert struct.unpack(">I", blob[-4:])[0] == zlib.crc32(blob[4:-4])
+        assert len(BitMap64.deserialize(blob[8:-4])) == card
+    # a commit that leaves the vectors as they were keeps the delete manifests
+    cli("ingest", "-t", "db.t", _input(tmp_path, "c.parquet", [9], "c"))
+    nxt = _latest_metadata(cli.wh)
+    if {e.file_name for e in dv_entries(table, table.snapshots.latest())} == {e[4] for e in want}:
+        assert _deletes(nxt) == want
+    cli("compact", "-t", "db.t", "--full")
+    assert _deletes(_latest_metadata(cli.wh)) == []  # a full compaction leaves no vector
