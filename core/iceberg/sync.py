@@ -31,6 +31,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from paimon_core.data.binary_row import deserialize_row
+from paimon_core.data.types import AtomicType
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.iceberg.bounds import to_bytes
 from paimon_core.iceberg.manifests import ADDED, DELETED, EXISTING, IcebergFiles, read_records, writer_schema
@@ -134,7 +135,7 @@ class _Sync:
                     continue
                 if counts[i] is not None:
                     nulls.append({"key": fld.id, "value": counts[i]})
-                if lo[i] is not None and hi[i] is not None:
+                if lo[i] is not None and hi[i] is not None and isinstance(fld.type, AtomicType):
                     lower.append({"key": fld.id, "value": to_bytes(fld.type, lo[i])})
                     upper.append({"key": fld.id, "value": to_bytes(fld.type, hi[i])})
         return {
@@ -478,7 +479,28 @@ def sync_iceberg(table: TableContext) -> None:
         for i in range(start + 1, latest + 1):
             sync.create_on(table.snapshots.snapshot(i), sync.read_json(i - 1))
         return
-    sync.create_fresh(table.snapshots.snapshot(latest))
+    first = _first_of_last_commit(table, latest, start)
+    sync.create_fresh(table.snapshots.snapshot(first))
+    for i in range(first + 1, latest + 1):
+        sync.create_on(table.snapshots.snapshot(i), sync.read_json(i - 1))
+
+
+def _first_of_last_commit(table: TableContext, latest: int, start: int | None) -> int:
+    """Where metadata afresh starts when there is no usable base: the earliest of the last
+    ``snapshot.num-retained.min`` snapshots after ``start`` whose schema asked for the same
+    Iceberg metadata (a write's append and the compaction its writer ran are two snapshots, and
+    Java's callback wrote metadata afresh for the first and on top of it for the next ones; the
+    Iceberg snapshots before those Java's retention would keep are not rebuilt)."""
+    opts = table.schema.options
+    want = (iceberg_storage(opts), iceberg_format_version(opts))
+    keep = table.schema.core_options.get("snapshot.num-retained.min")
+    first = latest
+    while first - 1 > (start or 0) and latest - (first - 1) < keep and table.snapshots.exists(first - 1):
+        prev = table.schema_for(table.snapshots.snapshot(first - 1).schema_id).options
+        if (iceberg_storage(prev), iceberg_format_version(prev)) != want:
+            break
+        first -= 1
+    return first
 
 
 def reset_iceberg(table: TableContext) -> None:

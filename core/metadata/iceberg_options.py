@@ -15,8 +15,9 @@ Iceberg metadata this project would not write as Java does.
 from __future__ import annotations
 
 from paimon_core import paths
-from paimon_core.data.types import AtomicType, DataType
+from paimon_core.data.types import ArrayType, AtomicType, DataField, DataType, MapType, RowType
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.fileformat.field_ids import element_id, map_key_id
 
 STORAGE = "metadata.iceberg.storage"
 STORAGE_LOCATION = "metadata.iceberg.storage-location"
@@ -24,7 +25,7 @@ LEGACY = "metadata.iceberg-compatible"  # Java 0.9
 FORMAT_VERSION = "metadata.iceberg.format-version"
 
 _WRITTEN = ("table-location", "hadoop-catalog")
-# Iceberg types of the atomic Paimon types (Java's IcebergDataField); TIME has none
+# Iceberg types of the atomic Paimon types (Java's IcebergDataField); TIME has none (Java fails)
 _ICEBERG_TYPES = {
     "BOOLEAN": "boolean",
     "TINYINT": "int",
@@ -75,9 +76,13 @@ def iceberg_dv(options: dict[str, str]) -> bool:
     )
 
 
-def iceberg_type(t: DataType) -> str:
-    """The Iceberg type name of an atomic Paimon type (Java's mapping); raises
-    UnsupportedFeature for the types this project does not map."""
+def iceberg_type(t: DataType, field_id: int = 0, depth: int = 0) -> str | dict:
+    """The Iceberg type of a Paimon type (Java's ``IcebergDataField``): a name for an atomic
+    type; a ``list`` / ``map`` / ``struct`` object for ARRAY / MAP / ROW, their element, key and
+    value ids derived from the column's id ``field_id`` and the nesting ``depth`` as in the
+    Parquet files (:mod:`paimon_core.fileformat.field_ids`), a ROW's fields with their own ids.
+    Raises UnsupportedFeature for what Java does not map either (TIME, MULTISET, VARIANT, BLOB,
+    TIMESTAMP below precision 3 or above 6: Java fails on their bounds)."""
     if isinstance(t, AtomicType):
         if t.root in _ICEBERG_TYPES:
             return _ICEBERG_TYPES[t.root]
@@ -85,7 +90,38 @@ def iceberg_type(t: DataType) -> str:
             return f"decimal({t.declared_precision}, {t.declared_scale})"
         if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and 3 <= t.declared_precision <= 6:
             return "timestamp" if t.root == "TIMESTAMP" else "timestamptz"
-    raise UnsupportedFeature(f"Iceberg-compatible metadata over a {t} column is not written here")
+    if isinstance(t, ArrayType):
+        return {
+            "type": "list",
+            "element-id": element_id(field_id, depth + 1),
+            "element-required": not t.element.nullable,
+            "element": iceberg_type(t.element, field_id, depth + 1),
+        }
+    if isinstance(t, MapType):
+        return {
+            "type": "map",
+            "key-id": map_key_id(field_id, depth + 1),
+            "key": iceberg_type(t.key, field_id, depth + 1),
+            "value-id": element_id(field_id, depth + 1),
+            "value-required": not t.value.nullable,
+            "value": iceberg_type(t.value, field_id, depth + 1),
+        }
+    if isinstance(t, RowType):
+        return {"type": "struct", "fields": [iceberg_field(f) for f in t.fields]}
+    raise UnsupportedFeature(f"Iceberg-compatible metadata over a {t} column is not written (nor by Java)")
+
+
+def iceberg_field(f: DataField) -> dict:
+    """The Iceberg schema field of a Paimon field: id, name, required, type, and doc when set."""
+    out: dict = {
+        "id": f.id,
+        "name": f.name,
+        "required": not f.type.nullable,
+        "type": iceberg_type(f.type, f.id),
+    }
+    if f.description is not None:
+        out["doc"] = f.description
+    return out
 
 
 def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_pk: bool, what: str) -> None:
@@ -154,6 +190,7 @@ __all__ = [
     "STORAGE",
     "check_iceberg_writable",
     "iceberg_dv",
+    "iceberg_field",
     "iceberg_format_version",
     "iceberg_metadata_dir",
     "iceberg_storage",

@@ -408,3 +408,70 @@ def test_deletion_vectors_as_iceberg_v3(cli, tmp_path):
         assert _deletes(nxt) == want
     cli("compact", "-t", "db.t", "--full")
     assert _deletes(_latest_metadata(cli.wh)) == []  # a full compaction leaves no vector
+
+
+def test_nested_columns_as_java_maps_them(cli, tmp_path):
+    """ARRAY, MAP and ROW columns: Java's Iceberg types (element, key and value ids from the
+    column id and depth, ROW fields with their Paimon ids), and pyiceberg reads the rows."""
+    cli(
+        "create-table",
+        "db.t",
+        "--schema",
+        "id BIGINT NOT NULL, arr ARRAY<ARRAY<INT>>, mp MAP<STRING, BIGINT>, rw ROW<x INT, y ARRAY<STRING>>",
+        "-O",
+        "metadata.iceberg.storage=table-location",
+    )
+    data = pa.table(
+        {
+            "id": pa.array([1, 2], pa.int64()),
+            "arr": pa.array([[[1, 2], None], None], pa.list_(pa.list_(pa.int32()))),
+            "mp": pa.array([[("k", 1)], []], pa.map_(pa.string(), pa.int64())),
+            "rw": pa.array(
+                [{"x": 1, "y": ["s"]}, None], pa.struct([("x", pa.int32()), ("y", pa.list_(pa.string()))])
+            ),
+        }
+    )
+    cli("ingest", "-t", "db.t", write_parquet(tmp_path / "n.parquet", data))
+    meta = _latest_metadata(cli.wh)
+    base = 2**31 // 4 - 1  # Java's SpecialFields.STRUCTURED_TYPE_FIELD_ID_BASE
+    fields = {f["name"]: f for f in meta["schemas"][-1]["fields"]}
+    assert fields["arr"]["type"] == {
+        "type": "list",
+        "element-id": base + 1 * 1024 + 1,
+        "element-required": False,
+        "element": {
+            "type": "list",
+            "element-id": base + 1 * 1024 + 2,
+            "element-required": False,
+            "element": "int",
+        },
+    }
+    assert fields["mp"]["type"] == {
+        "type": "map",
+        "key-id": base - 2 * 1024 - 1,
+        "key": "string",
+        "value-id": base + 2 * 1024 + 1,
+        "value-required": False,
+        "value": "long",
+    }
+    assert fields["rw"]["type"] == {
+        "type": "struct",
+        "fields": [
+            {"id": 4, "name": "x", "required": False, "type": "int"},
+            {
+                "id": 5,
+                "name": "y",
+                "required": False,
+                "type": {
+                    "type": "list",
+                    "element-id": base + 5 * 1024 + 1,
+                    "element-required": False,
+                    "element": "string",
+                },
+            },
+        ],
+    }
+    assert meta["last-column-id"] == 3  # Java's highestFieldId: the top-level fields'
+    got = sorted(_iceberg(cli.wh).scan().to_arrow().to_pylist(), key=lambda r: r["id"])
+    want = FileSystemCatalog(str(cli.wh)).get_table("db.t").read().sort_by("id").to_pylist()
+    assert got == want
