@@ -435,17 +435,13 @@ def test_nested_columns_as_java_maps_them(cli, tmp_path):
     meta = _latest_metadata(cli.wh)
     base = 2**31 // 4 - 1  # Java's SpecialFields.STRUCTURED_TYPE_FIELD_ID_BASE
     fields = {f["name"]: f for f in meta["schemas"][-1]["fields"]}
-    assert fields["arr"]["type"] == {
-        "type": "list",
-        "element-id": base + 1 * 1024 + 1,
-        "element-required": False,
-        "element": {
-            "type": "list",
-            "element-id": base + 1 * 1024 + 2,
-            "element-required": False,
-            "element": "int",
-        },
-    }
+
+    def optional_list(element_id: int, element) -> dict:
+        return {"type": "list", "element-id": element_id, "element-required": False, "element": element}
+
+    assert fields["arr"]["type"] == optional_list(
+        base + 1 * 1024 + 1, optional_list(base + 1 * 1024 + 2, "int")
+    )
     assert fields["mp"]["type"] == {
         "type": "map",
         "key-id": base - 2 * 1024 - 1,
@@ -458,17 +454,7 @@ def test_nested_columns_as_java_maps_them(cli, tmp_path):
         "type": "struct",
         "fields": [
             {"id": 4, "name": "x", "required": False, "type": "int"},
-            {
-                "id": 5,
-                "name": "y",
-                "required": False,
-                "type": {
-                    "type": "list",
-                    "element-id": base + 5 * 1024 + 1,
-                    "element-required": False,
-                    "element": "string",
-                },
-            },
+            {"id": 5, "name": "y", "required": False, "type": optional_list(base + 5 * 1024 + 1, "string")},
         ],
     }
     assert meta["last-column-id"] == 3  # Java's highestFieldId: the top-level fields'
