@@ -347,3 +347,37 @@ def test_java14_deletion_vectors_as_iceberg_v3(java14, tmp_path):
     assert sorted((r["id"], r["v"], r["dt"]) for r in java_rows["rows"]) == _rows(
         FileSystemCatalog(str(our_wh)).get_table("db.t").read()
     )
+
+
+def test_java14_branch_commits_and_iceberg_metadata(java14, tmp_path):
+    """Java 1.4.2 writes the Iceberg metadata of a branch's commits into the table's one
+    metadata folder, on top of the main branch's (Iceberg readers then see the branch's rows
+    as the table's). We write none for a branch's commits: the metadata stays the main
+    branch's, which pyiceberg reads."""
+    from paimon_core.maintain.branches import create_branch
+    from paimon_core.maintain.tags import create_tag
+
+    java_wh, our_wh = tmp_path / "java", tmp_path / "ours"
+    base = {"warehouse": str(java_wh), "table": "db.t"}
+    _java_table(java14, java_wh, BATCHES[:1])
+    java14.run(
+        [
+            {"op": "create_tag", **base, "tag": "t1", "tag_snapshot": 1},
+            {"op": "create_branch", **base, "name": "b1", "from_tag": "t1"},
+            {"op": "write", **base, "branch": "b1", "rows": BATCHES[1]},
+        ]
+    )
+    java_meta = json.loads(open(os.path.join(_metadata_dir(java_wh), "v2.metadata.json")).read())
+    assert [s["snapshot-id"] for s in java_meta["snapshots"]] == [1, 2]  # the branch's snapshot 2
+    assert _rows(_iceberg(java_wh).scan().to_arrow()) == _rows(_arrow(BATCHES[0] + BATCHES[1]))
+
+    cat = FileSystemCatalog(str(our_wh))
+    cat.create_database("db")
+    columns = Schema.parse_columns(", ".join(f"{c['name']} {c['type']}" for c in SCHEMA))
+    t = cat.create_table("db.t", Schema(columns, ("dt",), (), {"bucket": "-1", **_option(java14)}))
+    t.write_arrow(_arrow(BATCHES[0]))
+    create_tag(t, "t1", 1)
+    create_branch(t, "b1", tag="t1")
+    cat.get_table("db.t", branch="b1").write_arrow(_arrow(BATCHES[1]))
+    assert sorted(f for f in os.listdir(_metadata_dir(our_wh)) if f.endswith(".json")) == ["v1.metadata.json"]
+    assert _rows(_iceberg(our_wh).scan().to_arrow()) == _rows(_arrow(BATCHES[0]))
