@@ -518,7 +518,7 @@ _UNSUPPORTED = [
     Unsupported("delete.force-produce-changelog", "forced changelogs on delete", _FALSE, reads=False),
     Unsupported(
         "metadata.iceberg.storage",
-        "Iceberg metadata in a Hive or REST catalog",
+        "Iceberg metadata committed to a Hive metastore or an Iceberg REST catalog (not reached from here)",
         _is("disabled", "table-location", "hadoop-catalog"),
         reads=False,
     ),

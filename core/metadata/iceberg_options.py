@@ -135,7 +135,8 @@ def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_
     if storage not in _WRITTEN:
         raise UnsupportedFeature(
             f"{what} cannot be written here: it asks for Iceberg metadata in a {storage} "
-            f"({STORAGE}={storage}); only table-location and hadoop-catalog are written"
+            f"({STORAGE}={storage}), which Java commits to a Hive metastore or an Iceberg REST "
+            "catalog that this tool does not reach; table-location and hadoop-catalog are written"
         )
     version = _value(options, FORMAT_VERSION)
     if version not in (None, "2", "3"):
