@@ -401,6 +401,15 @@ def test_deletion_vectors_as_iceberg_v3(cli, tmp_path):
         assert length == size - 8 and blob[4:8] == b"\xd1\xd3\x39\x64"
         assert struct.unpack(">I", blob[-4:])[0] == zlib.crc32(blob[4:-4])
         assert len(BitMap64.deserialize(blob[8:-4])) == card
+    # pyiceberg 0.12 takes a deletion vector only from a whole Puffin file, which Paimon's index
+    # file is not: it fails by name rather than reading deleted rows; a reader that can must
+    # see Paimon's rows
+    try:
+        got = _rows(_iceberg(cli.wh).scan().to_arrow())
+    except ValueError as e:
+        assert "magic bytes" in str(e), e
+    else:
+        assert got == _rows(table.read())
     # a commit that leaves the vectors as they were keeps the delete manifests
     cli("ingest", "-t", "db.t", _input(tmp_path, "c.parquet", [9], "c"))
     nxt = _latest_metadata(cli.wh)
