@@ -470,3 +470,22 @@ def test_nested_columns_as_java_maps_them(cli, tmp_path):
     got = sorted(_iceberg(cli.wh).scan().to_arrow().to_pylist(), key=lambda r: r["id"])
     want = FileSystemCatalog(str(cli.wh)).get_table("db.t").read().sort_by("id").to_pylist()
     assert got == want
+
+
+def test_append_table_deletion_vectors_as_iceberg_v3(cli, tmp_path):
+    """An append table's deletion vectors (``delete``) become position deletes of its files."""
+    args = [x for o in DV_OPTIONS for x in ("-O", o)]
+    cli("create-table", "db.t", "--schema", SCHEMA, *args)
+    cli("ingest", "-t", "db.t", _input(tmp_path, "a.parquet", [1, 2, 3, 4], "a"))
+    assert _deletes(_latest_metadata(cli.wh)) == []
+    cli("delete", "-t", "db.t", "--where", "id IN (2, 3)")
+    table = FileSystemCatalog(str(cli.wh)).get_table("db.t")
+    from paimon_core.metadata.deletion_vectors import dv_entries
+
+    want = sorted(
+        (r[0], r[3], r[1], r[2], e.file_name, "puffin")
+        for e in dv_entries(table, table.snapshots.latest())
+        for r in e.dv_ranges
+    )
+    assert [w[1] for w in want] == [2]  # both rows of the one data file
+    assert _deletes(_latest_metadata(cli.wh)) == want
