@@ -368,6 +368,7 @@ def _deletes(meta: dict) -> list[tuple]:
     return sorted(out)
 
 
+@pytest.mark.slow
 def test_deletion_vectors_as_iceberg_v3(cli, tmp_path):
     """Java 1.4.2's v3 metadata of a deletion-vector table: files above level 0 exposed, one
     position-delete entry per vector naming the Paimon index file at the vector's offset."""
@@ -472,6 +473,7 @@ def test_nested_columns_as_java_maps_them(cli, tmp_path):
     assert got == want
 
 
+@pytest.mark.slow
 def test_append_table_deletion_vectors_as_iceberg_v3(cli, tmp_path):
     """An append table's deletion vectors (``delete``) become position deletes of its files."""
     args = [x for o in DV_OPTIONS for x in ("-O", o)]
