@@ -16,10 +16,18 @@ For snapshot N the metadata folder gets ``vN.metadata.json`` and ``version-hint.
   primary-key tables: see :meth:`_Sync.raw_convertible`, which can expose a lone level-0 file),
   one Iceberg snapshot, and every older metadata version with its manifests deleted.
 
+With deletion vectors (``metadata.iceberg.format-version=3`` and ``deletion-vectors.bitmap64``,
+Java's condition) the metadata is format version 3, a primary-key table exposes its files above
+level 0, and DELETES manifests hold one position delete per vector, naming the Paimon index
+file at the vector's offset (64-bit vectors are Iceberg's deletion-vector blobs): rebuilt when
+a commit changed the index files, else kept from the base. Without a usable base the commits
+of the last write (an append and its writer's compaction are two snapshots) are replayed one
+by one from metadata afresh for the first, as Java's callback wrote them.
+
 Older ``v*.metadata.json`` are deleted after each commit but the last
 ``metadata.iceberg.previous-versions-max`` (0) unless ``metadata.iceberg.delete-after-commit
-.enabled`` is false. Snapshots of other branches get no Iceberg metadata (Java writes it for the
-table it commits; we keep it the main branch's). Invariant: after :func:`sync_iceberg` the
+.enabled`` is false. Snapshots of other branches get no Iceberg metadata (Java 1.4.2 writes a
+branch's into the same folder, over the main branch's; we keep it the main branch's). Invariant: after :func:`sync_iceberg` the
 metadata's current snapshot holds exactly the exposed live files of the latest Paimon snapshot.
 """
 
