@@ -224,8 +224,7 @@ def _time_text(arr: pa.Array) -> pa.Array:
         per_second = 1000 if t.unit == "ms" else 1_000_000
         ticks = arr.view(pa.int32() if t.bit_width == 32 else pa.int64())
         fraction = np.mod(pc.fill_null(ticks, 0).to_numpy(zero_copy_only=False), per_second)
-        zero = ".000" if t.unit == "ms" else ".000000"
-        text = pc.replace_substring(text, zero, "")  # only a fraction of zeros reads like that
+        text = _drop_zero_fraction(text, fraction == 0, ".000" if t.unit == "ms" else ".000000")
         if t.unit == "ms":  # Python writes microseconds: .123 -> .123000
             some = (fraction != 0) & np.asarray(pc.is_valid(arr))
             if some.any():
@@ -234,6 +233,17 @@ def _time_text(arr: pa.Array) -> pa.Array:
     if pa.types.is_timestamp(t) and t.tz is not None:
         text = pc.replace_substring(text, "Z", "+00:00")
     return text
+
+
+def _drop_zero_fraction(text: pa.Array, zero: np.ndarray, spelled: str) -> pa.Array:
+    """``spelled`` (the fraction of zeros, which only such a fraction reads like) removed from
+    the rows ``zero`` marks, the other rows untouched (most rows of real data)."""
+    if zero.all():
+        return pc.replace_substring(text, spelled, "")
+    if not zero.any():
+        return text
+    mask = pa.array(zero)
+    return pc.replace_with_mask(text, mask, pc.replace_substring(text.filter(mask), spelled, ""))
 
 
 def _suffix(text: pa.Array, tail: str, before: str) -> pa.Array:
