@@ -45,6 +45,34 @@ def _plain(arr) -> pa.Array:
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
+def renders(t: pa.DataType) -> bool:
+    """Whether every value of type ``t`` has its text form here (the Paimon types and what
+    holds them; not durations, intervals, dictionaries or the null type)."""
+    if pa.types.is_map(t):
+        return renders(t.key_type) and renders(t.item_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return renders(t.value_type)
+    if pa.types.is_struct(t):
+        return all(renders(t.field(i).type) for i in range(t.num_fields))
+    return any(
+        check(t)
+        for check in (
+            pa.types.is_boolean,
+            pa.types.is_integer,
+            pa.types.is_floating,
+            pa.types.is_decimal,
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_binary,
+            pa.types.is_large_binary,
+            pa.types.is_fixed_size_binary,
+            pa.types.is_date,
+            pa.types.is_time,
+            pa.types.is_timestamp,
+        )
+    )
+
+
 def text_column(arr) -> pa.Array:
     """Each value's text (a string array of the same length; NULL stays NULL)."""
     arr = _plain(arr)

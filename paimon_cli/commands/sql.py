@@ -182,7 +182,7 @@ def _limited(reader, limit: int | None):
 
 
 def _emit(state, reader, out: str | None, limit: int | None) -> None:
-    from paimon_cli.convert import arrow_rows, is_numeric
+    from paimon_cli.convert import is_numeric
 
     if out is not None:
         from paimon_core.engines import write_result_file
@@ -199,14 +199,14 @@ def _emit(state, reader, out: str | None, limit: int | None) -> None:
     shown = 0
     for batch in reader:
         if capped and shown + batch.num_rows > DISPLAY_ROWS:
-            sink.write(arrow_rows(batch.slice(0, DISPLAY_ROWS - shown)))
+            sink.write_arrow(batch.slice(0, DISPLAY_ROWS - shown))
             sink.close()
             sys.stderr.write(
                 f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, -o json or --out FILE "
                 "for more\n"
             )
             return
-        sink.write(arrow_rows(batch))
+        sink.write_arrow(batch)
         shown += batch.num_rows
     sink.close()
 
