@@ -52,6 +52,18 @@ def _vectorised(table) -> bool:
     return all(renders(f.type) for f in table.schema)
 
 
+def _write_vectorised(sink, table, lines: str) -> None:
+    """``table``'s rows through ``text_lines.<lines>`` on ``sink.stream``, or through
+    ``sink.write`` (the row printer) when a column has no text form there."""
+    if not _vectorised(table):
+        sink.write(arrow_rows(table))
+        return
+    from paimon_core.data import text_lines
+
+    for buf in getattr(text_lines, lines)(table):
+        _write_bytes(sink.stream, buf)
+
+
 class JsonSink:
     """JSON lines, one object per row (on ``stream``, default stdout)."""
 
@@ -68,13 +80,7 @@ class JsonSink:
     def write_arrow(self, table) -> None:
         """The rows of an Arrow table or batch, the same bytes as ``write`` of their plain values,
         rendered a column at a time (``text_lines.json_lines``)."""
-        if not _vectorised(table):
-            self.write(arrow_rows(table))
-            return
-        from paimon_core.data.text_lines import json_lines
-
-        for buf in json_lines(table):
-            _write_bytes(self.stream, buf)
+        _write_vectorised(self, table, "json_lines")
 
     def close(self) -> None:
         (self.stream or sys.stdout).flush()
@@ -104,13 +110,7 @@ class CsvSink:
     def write_arrow(self, table) -> None:
         """The rows of an Arrow table or batch, the same bytes as ``write`` of their plain values,
         rendered a column at a time (``text_lines.csv_lines``)."""
-        if not _vectorised(table):
-            self.write(arrow_rows(table))
-            return
-        from paimon_core.data.text_lines import csv_lines
-
-        for buf in csv_lines(table):
-            _write_bytes(self.stream, buf)
+        _write_vectorised(self, table, "csv_lines")
 
     def close(self) -> None:
         (self.stream or sys.stdout).flush()
