@@ -160,15 +160,19 @@ def _float_text(arr: pa.Array) -> pa.Array:
     with np.errstate(invalid="ignore"):
         mag = np.abs(values)
         finite = np.isfinite(values)
-        small = np.searchsorted(_SMALL, mag, side="right")  # 1: e-06, 2: e-05
-        large = np.searchsorted(_LARGE, mag, side="right")  # 1..6: e+10..e+15
         groups = [
             (finite & (mag < 1e10) & (values == np.floor(values)), _point),
             (finite & (mag >= 1e-9) & (mag < 1e-6), _pad),  # Arrow 1e-7, Python 1e-07
             (~finite, _named),
         ]
-        groups += [(small == i, partial(_small, -7 + i)) for i in (1, 2)]
-        groups += [(large == i, partial(_large, 9 + i)) for i in range(1, 7)]
+        odd = np.flatnonzero((mag < 1e-4) | (mag >= 1e10))  # most data has none of these
+        if len(odd):
+            small = np.zeros(len(values), np.intp)
+            large = np.zeros(len(values), np.intp)
+            small[odd] = np.searchsorted(_SMALL, mag[odd], side="right")  # 1: e-06, 2: e-05
+            large[odd] = np.searchsorted(_LARGE, mag[odd], side="right")  # 1..6: e+10..e+15
+            groups += [(small == i, partial(_small, -7 + i)) for i in (1, 2)]
+            groups += [(large == i, partial(_large, 9 + i)) for i in range(1, 7)]
     valid = np.asarray(pc.is_valid(arr)) if arr.null_count else None
     picked, fixed = [], []
     for mask, fix in groups:
