@@ -15,31 +15,47 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from paimon_core.catalog import Catalog, parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     CatalogUnavailable,
+    CorruptMetadata,
     DatabaseNotFound,
     InvalidInput,
+    SnapshotNotFound,
     TableAlreadyExists,
     TableNotFound,
 )
-from paimon_core.metadata.schema import Schema, SchemaManager
+from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound, is_main, with_branch
+from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.table_context import CatalogEnvironment, TableContext
+from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
+from paimon_core.metastore.rest_wire import changes_json, paged
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.schema_evolution import SchemaChange
+    from paimon_core.metadata.table_context import SchemaCheck
 
 _KNOWN = ("uri", "token", "token.provider", "prefix", "warehouse")
 
 
 class RestEnvironment(CatalogEnvironment):
-    """A table of a REST catalog: commits go to the server."""
+    """A table of a REST catalog: commits and schema changes go to the server; a branch's go to
+    the branch's own address (``t$branch_b``, as Java's client sends them)."""
 
     def __init__(self, catalog: RestCatalog, db: str, name: str, table_id: str | None):
         self.catalog, self.db, self.name, self.table_id = catalog, db, name, table_id
+
+    def table_path(self, table: TableContext) -> str:
+        """``databases/<db>/tables/<t>`` (``<t>$branch_<b>`` for a branch of the table)."""
+        name = self.name if is_main(table.branch) else with_branch(self.name, table.branch)
+        return f"databases/{_q(self.db)}/tables/{_q(name)}"
 
     def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
         base = table.snapshots.snapshot(snapshot.id - 1).uuid if snapshot.id > 1 else None
@@ -49,8 +65,27 @@ class RestEnvironment(CatalogEnvironment):
             "snapshot": json.loads(snapshot.to_json()),
             "statistics": [],
         }
-        answer = self.catalog.call("POST", f"databases/{_q(self.db)}/tables/{_q(self.name)}/commit", body)
+        answer = self.catalog.call("POST", f"{self.table_path(table)}/commit", body)
         return bool(answer and answer.get("success"))
+
+    def commit_schema_changes(
+        self, table: TableContext, changes: Sequence[SchemaChange], check: SchemaCheck
+    ) -> TableSchema:
+        """The changes are checked here against the latest schema and the stored data (as a
+        dry run would), then sent to the alter-table endpoint; the server writes the schema."""
+        from paimon_core.metadata.schema_evolution import apply_changes
+
+        latest = table.schemas.latest() or table.schema
+        new = apply_changes(latest, changes, has_snapshot=table.snapshots.latest() is not None)
+        if check is not None:
+            check(latest, new)
+        self.catalog.call("POST", self.table_path(table), {"changes": changes_json(changes)})
+        committed = table.schemas.latest()
+        if committed is None or committed.id <= latest.id:
+            raise CorruptMetadata(
+                f"the REST catalog accepted the change of {table.identifier} but wrote no schema"
+            )
+        return committed
 
 
 def _q(name: str) -> str:
@@ -101,13 +136,20 @@ class RestCatalog(Catalog):
             raise CatalogUnavailable(f"cannot reach the REST catalog at {self.uri}: {e}") from None
         return json.loads(raw) if raw else None
 
-    def call(self, method: str, path: str, body: Any = None) -> Any:
+    def call(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
         prefix = f"/{_q(self.prefix)}" if self.prefix else ""
-        return self._request(method, f"{self.uri}/v1{prefix}/{path}", body)
+        tail = f"?{urllib.parse.urlencode(query)}" if query else ""
+        return self._request(method, f"{self.uri}/v1{prefix}/{path}{tail}", body)
+
+    def list_all(self, path: str, key: str, max_results: int | None = None) -> list:
+        """Every item of the paged list at ``path`` (``nextPageToken`` followed), asking for
+        pages of ``max_results`` (default: the server's page size)."""
+        size = {"maxResults": str(max_results)} if max_results else {}
+        return list(paged(lambda q: self.call("GET", path, query={**size, **q}), key))
 
     # ---- databases
     def list_databases(self) -> list[str]:
-        return sorted(self.call("GET", "databases")["databases"])
+        return sorted(self.list_all("databases", "databases"))
 
     def database_exists(self, db: str) -> bool:
         try:
@@ -136,7 +178,7 @@ class RestCatalog(Catalog):
 
     # ---- tables
     def list_tables(self, db: str) -> list[str]:
-        return sorted(self.call("GET", f"databases/{_q(db)}/tables")["tables"])
+        return sorted(self.list_all(f"databases/{_q(db)}/tables", "tables"))
 
     def table_exists(self, identifier: str) -> bool:
         try:
@@ -193,6 +235,17 @@ class RestCatalog(Catalog):
         self.call("POST", "tables/rename", body)
 
 
+# (status, resourceType) -> the core error, made from the resource's name
+_BY_NAME: dict[tuple[int, str | None], Callable[[str], Exception]] = {
+    (404, "DATABASE"): DatabaseNotFound,
+    (404, "TABLE"): TableNotFound,
+    (404, "TAG"): TagNotFound,
+    (404, "BRANCH"): BranchNotFound,
+    (409, "TAG"): TagAlreadyExists,
+    (409, "BRANCH"): BranchAlreadyExists,
+}
+
+
 def _error(status: int, raw: bytes) -> Exception:
     """The core error for a REST error answer (the spec's ErrorResponse body)."""
     try:
@@ -203,10 +256,11 @@ def _error(status: int, raw: bytes) -> Exception:
         body = {}
     message = str(body.get("message") or raw[:200].decode("utf-8", "replace"))
     kind, name = body.get("resourceType"), str(body.get("resourceName") or "")
-    if status == 404 and kind == "DATABASE":
-        return DatabaseNotFound(name)
-    if status == 404 and kind == "TABLE":
-        return TableNotFound(name)
+    by_name = _BY_NAME.get((status, kind))
+    if by_name is not None:
+        return by_name(name)
+    if status == 404 and kind == "SNAPSHOT":
+        return SnapshotNotFound(message)
     if status == 409:
         return TableAlreadyExists(name) if kind == "TABLE" else AlreadyExists(message)
     if status in (401, 403):
