@@ -60,6 +60,12 @@ class CatalogEnvironment:
         with self.lock():
             return commit_changes(table.io, table.branch_path, changes, check=check)
 
+    def versions(self) -> VersionCatalog | None:
+        """The catalog that creates and deletes the table's tags and branches (Java's
+        ``supportsVersionManagement``: a REST catalog's server), or None: the core does it on
+        storage. Reads and plans (``--dry-run``) are on storage either way."""
+        return None
+
     def after_commit(
         self, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
     ) -> None:
@@ -83,6 +89,32 @@ class CatalogEnvironment:
         the metastore, as Java's partition expiry and drop partition do)."""
 
 
+class VersionCatalog:
+    """Tag and branch changes done by a catalog instead of on storage (see
+    ``CatalogEnvironment.versions``); ``table`` is the context (and branch) they apply to. Each
+    either does the whole change or raises, changing nothing."""
+
+    def create_tag(
+        self, table: TableContext, name: str, snapshot_id: int, time_retained_ms: int | None
+    ) -> None:
+        raise NotImplementedError
+
+    def delete_tag(self, table: TableContext, name: str) -> None:
+        raise NotImplementedError
+
+    def create_branch(self, table: TableContext, name: str, tag: str | None) -> None:
+        raise NotImplementedError
+
+    def delete_branch(self, table: TableContext, name: str) -> None:
+        raise NotImplementedError
+
+    def rename_branch(self, table: TableContext, name: str, new_name: str) -> None:
+        raise NotImplementedError
+
+    def fast_forward(self, table: TableContext, name: str) -> None:
+        raise NotImplementedError
+
+
 NO_ENVIRONMENT = CatalogEnvironment()
 
 
@@ -99,6 +131,9 @@ class BranchEnvironment(CatalogEnvironment):
     def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
         """As the main table's catalog commits (``table`` is the branch's context)."""
         return self.main.commit_snapshot(table, snapshot)
+
+    def versions(self) -> VersionCatalog | None:
+        return self.main.versions()
 
     def commit_schema_changes(
         self, table: TableContext, changes: Sequence[SchemaChange], check: SchemaCheck

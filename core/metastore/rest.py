@@ -2,6 +2,9 @@
 spec of apache/paimon ``docs/static/rest-catalog-open-api.yaml``), table files read and written
 on the storage path the server gives for each table.
 
+Tags and branches are created, deleted and fast-forwarded by the server (``RestVersions``),
+as Java's client does when the catalog supports version management.
+
 Options (Paimon's REST catalog keys): ``uri`` (required), ``token`` with ``token.provider``
 ``bear`` (the default when a token is given), ``prefix`` (default: what ``/v1/config`` answers),
 ``header.NAME`` extra request headers. Invariant: a commit of a main-branch table is decided by
@@ -32,7 +35,7 @@ from paimon_core.errors import (
 from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound, is_main, with_branch
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.metadata.table_context import CatalogEnvironment, TableContext
+from paimon_core.metadata.table_context import CatalogEnvironment, TableContext, VersionCatalog
 from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
 from paimon_core.metastore.rest_wire import changes_json, paged
 from paimon_core.storage.file_io import FileIO
@@ -56,6 +59,9 @@ class RestEnvironment(CatalogEnvironment):
         """``databases/<db>/tables/<t>`` (``<t>$branch_<b>`` for a branch of the table)."""
         name = self.name if is_main(table.branch) else with_branch(self.name, table.branch)
         return f"databases/{_q(self.db)}/tables/{_q(name)}"
+
+    def versions(self) -> VersionCatalog:
+        return RestVersions(self)
 
     def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
         base = table.snapshots.snapshot(snapshot.id - 1).uuid if snapshot.id > 1 else None
@@ -86,6 +92,40 @@ class RestEnvironment(CatalogEnvironment):
                 f"the REST catalog accepted the change of {table.identifier} but wrote no schema"
             )
         return committed
+
+
+class RestVersions(VersionCatalog):
+    """Tags and branches created and deleted by the server (its tags and branches endpoints);
+    each call is the whole change, decided there."""
+
+    def __init__(self, env: RestEnvironment):
+        self.env = env
+
+    def _call(self, table: TableContext, method: str, tail: str, body: Any = None) -> None:
+        self.env.catalog.call(method, f"{self.env.table_path(table)}/{tail}", body)
+
+    def create_tag(
+        self, table: TableContext, name: str, snapshot_id: int, time_retained_ms: int | None
+    ) -> None:
+        body: dict[str, Any] = {"tagName": name, "snapshotId": snapshot_id}
+        if time_retained_ms is not None:
+            body["timeRetained"] = f"{time_retained_ms}ms"
+        self._call(table, "POST", "tags", body)
+
+    def delete_tag(self, table: TableContext, name: str) -> None:
+        self._call(table, "DELETE", f"tags/{_q(name)}")
+
+    def create_branch(self, table: TableContext, name: str, tag: str | None) -> None:
+        self._call(table, "POST", "branches", {"branch": name, "fromTag": tag})
+
+    def delete_branch(self, table: TableContext, name: str) -> None:
+        self._call(table, "DELETE", f"branches/{_q(name)}")
+
+    def rename_branch(self, table: TableContext, name: str, new_name: str) -> None:
+        self._call(table, "POST", f"branches/{_q(name)}/rename", {"toBranch": new_name})
+
+    def fast_forward(self, table: TableContext, name: str) -> None:
+        self._call(table, "POST", f"branches/{_q(name)}/forward", {})
 
 
 def _q(name: str) -> str:

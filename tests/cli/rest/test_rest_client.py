@@ -78,9 +78,14 @@ def test_tags_branches_partitions_and_alter_through_the_server(rest_server, tmp_
     (tmp_path / "b.csv").write_text("id,p\n3,x\n")
     cli(*f, "create-table", "cl_br.t", "--schema", "id INT, p STRING", "--partition", "p", warehouse=False)
     cli(*f, "ingest", "-t", "cl_br.t", str(tmp_path / "a.csv"), warehouse=False)
+    before = len(rest_server.requests())
     cli(*f, "tag", "create", "first", "-t", "cl_br.t", warehouse=False)
     assert [t["tag"] for t in cli.json(*f, "tag", "list", "-t", "cl_br.t", warehouse=False)] == ["first"]
     cli(*f, "branch", "create", "-t", "cl_br.t", "dev", "--tag", "first", warehouse=False)
+    sent = _requests_since(rest_server, before)
+    base = "/v1/paimon/databases/cl_br/tables/t"
+    for line in (f"POST {base}/tags 200", f"POST {base}/branches 200"):
+        assert line in sent, sent
 
     before = len(rest_server.requests())
     cli(*f, "ingest", "-t", "cl_br.t", "--branch", "dev", str(tmp_path / "b.csv"), warehouse=False)
@@ -95,6 +100,24 @@ def test_tags_branches_partitions_and_alter_through_the_server(rest_server, tmp_
     assert [(p["partition"], p["recordCount"]) for p in parts] == [("p=x", 2), ("p=y", 1)]
 
     before = len(rest_server.requests())
+    cli(*f, "branch", "create", "-t", "cl_br.t", "tmp", warehouse=False)
+    cli(*f, "branch", "rename", "-t", "cl_br.t", "tmp", "tmp2", warehouse=False)
+    cli(*f, "branch", "delete", "-t", "cl_br.t", "tmp2", warehouse=False)
+    cli(*f, "tag", "create", "second", "-t", "cl_br.t", "--time-retained", "1h", warehouse=False)
+    cli(*f, "tag", "delete", "second", "-t", "cl_br.t", warehouse=False)
+    r = cli(*f, "branch", "create", "-t", "cl_br.t", "s1", "--snapshot", "1", warehouse=False, code=1)
+    assert "tag the snapshot" in r.stderr and "Traceback" not in r.stderr
+    sent = _requests_since(rest_server, before)
+    for line in (
+        f"POST {base}/branches/tmp/rename 200",
+        f"DELETE {base}/branches/tmp2 200",
+        f"POST {base}/tags 200",
+        f"DELETE {base}/tags/second 200",
+    ):
+        assert line in sent, sent
+    assert [b["branch"] for b in cli.json(*f, "branch", "list", "-t", "cl_br.t", warehouse=False)] == ["dev"]
+
+    before = len(rest_server.requests())
     cli(*f, "alter-table", "add-column", "-t", "cl_br.t", "c", "BIGINT", warehouse=False)
     sent = _requests_since(rest_server, before)
     assert "POST /v1/paimon/databases/cl_br/tables/t 200" in sent, sent
@@ -103,6 +126,11 @@ def test_tags_branches_partitions_and_alter_through_the_server(rest_server, tmp_
     r = cli(*f, "alter-table", "drop-column", "-t", "cl_br.t", "nope", warehouse=False, code=1)
     assert "nope" in r.stderr and "Traceback" not in r.stderr
     assert SpecClient(rest_server).call("GET", "/v1/paimon/databases/cl_br/tables/t").body["schemaId"] == 1
+
+    before = len(rest_server.requests())
+    cli(*f, "branch", "fast-forward", "-t", "cl_br.t", "dev", warehouse=False)
+    assert f"POST {base}/branches/dev/forward 200" in _requests_since(rest_server, before)
+    assert sorted(r["id"] for r in cli.json(*f, "read", "-t", "cl_br.t", warehouse=False)) == [1, 2, 3]
 
 
 def test_the_client_follows_page_tokens(rest_server):
