@@ -186,5 +186,17 @@ def list_snapshots(svc: CatalogService, db: str, name: str, query: dict) -> dict
     sm = table.snapshots
     ids = svc.core(sm.list_ids, db, name)
     chunk, token = page(ids, query, token_of=int)
-    snaps = [_snapshot_json(s) for s in svc.core(lambda: [sm.snapshot(i) for i in chunk], db, name)]
-    return {"snapshots": snaps, "nextPageToken": token}
+    return {"snapshots": [_snapshot_json(s) for s in _existing(sm, chunk)], "nextPageToken": token}
+
+
+def _existing(sm, ids: list[int]) -> list:
+    """The snapshots of ``ids`` still there (one expired since it was listed is left out)."""
+    from paimon_core.errors import SnapshotNotFound
+
+    out = []
+    for i in ids:
+        try:
+            out.append(sm.snapshot(i))
+        except SnapshotNotFound:
+            continue
+    return out
