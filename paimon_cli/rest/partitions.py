@@ -50,37 +50,48 @@ def list_partitions(svc: CatalogService, db: str, name: str, query: dict) -> dic
     return {"partitions": out, "nextPageToken": token}
 
 
-def _specs(svc: CatalogService, table, db: str, name: str, raw: Any, key: str) -> list[dict]:
-    from paimon_core.read.partition_spec import parse_partition_spec
-
+def _specs(table, db: str, name: str, raw: Any, key: str) -> list[dict]:
+    """The request's partition specs ({key: string}), checked: a list of objects naming only
+    partition keys, each with a string (or null) value."""
     if not isinstance(raw, list) or not all(isinstance(s, dict) for s in raw):
         raise bad_request(f"malformed request: '{key}' must be a list of partition specs (objects)")
-    if not table.partition_codec.keys:
+    keys = table.partition_codec.keys
+    if not keys:
         raise bad_request(f"table '{db}.{name}' is not partitioned")
-    specs = []
     for s in raw:
         if not s or not all(isinstance(v, (str, type(None))) for v in s.values()):
             raise bad_request(f"malformed partition spec {s!r}: map keys to string values")
-        specs.append(svc.core(lambda s=s: parse_partition_spec(table, s), db, name))
-    return specs
+        unknown = sorted(k for k in s if k not in keys)
+        if unknown:
+            raise bad_request(f"'{unknown[0]}' is not a partition key (partition keys: {', '.join(keys)})")
+    return raw
 
 
 def _live(table, specs: list[dict], ignore_missing: bool) -> tuple[list[tuple], list[int]]:
     """The live partitions ``specs`` name, and the indexes of the specs that name none
-    (NotFound for the first of those unless ``ignore_missing``)."""
-    from paimon_core.errors import NotFound
-    from paimon_core.maintain.partitions import matching
+    (NotFound for the first of those unless ``ignore_missing``). A spec's value is matched as
+    the listing writes it (Java's partition string: a DATE's day number with legacy names), or
+    else read as the CLI reads a partition value (``2024-01-02``)."""
+    from paimon_core.errors import InvalidInput, NotFound
+    from paimon_core.maintain.partitions import java_strings, matching, partition_stats
+    from paimon_core.read.partition_spec import parse_partition_spec
 
+    codec = table.partition_codec
+    live = [(s.values, java_strings(table, s.values)) for s in partition_stats(table)]
     out: list[tuple] = []
     missing: list[int] = []
     for i, spec in enumerate(specs):
-        try:
-            hit = matching(table, [spec])
-        except NotFound:
-            if ignore_missing:
-                missing.append(i)
-                continue
-            raise
+        want = {codec.keys.index(k): None if v == codec.default_name else v for k, v in spec.items()}
+        hit = [vals for vals, strs in live if all(strs[j] == v for j, v in want.items())]
+        if not hit:
+            try:
+                hit = matching(table, [parse_partition_spec(table, spec) or {}])
+            except (NotFound, InvalidInput):
+                hit = []
+        if not hit and not ignore_missing:
+            raise NotFound(f"table {table.identifier} has no partition {spec}")
+        if not hit:
+            missing.append(i)
         out.extend(p for p in hit if p not in out)
     return out, missing
 
@@ -97,7 +108,7 @@ def drop_partitions(svc: CatalogService, db: str, name: str, body: Any) -> dict:
         raise bad_request("malformed request: 'ignoreIfNotExists' must be a boolean")
     raw = body.get("partitionSpecs")
     table = svc.table(db, name)
-    specs = _specs(svc, table, db, name, raw, "partitionSpecs")
+    specs = _specs(table, db, name, raw, "partitionSpecs")
     try:
         partitions, missing = svc.core(lambda: _live(table, specs, ignore), db, name)
     except RestError as e:
@@ -114,7 +125,7 @@ def mark_done(svc: CatalogService, db: str, name: str, body: Any) -> None:
 
     body = svc.obj(body, "MarkDonePartitionsRequest")
     table = svc.table(db, name)
-    specs = _specs(svc, table, db, name, body.get("specs"), "specs")
+    specs = _specs(table, db, name, body.get("specs"), "specs")
     try:
         partitions, _missing = svc.core(lambda: _live(table, specs, False), db, name)
     except RestError as e:

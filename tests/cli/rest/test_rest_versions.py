@@ -157,6 +157,24 @@ def test_partitions_list_mark_done_and_drop(rest_server, tmp_path):
     assert cli.snapshot_ids("pt_db.t") == [1, 2, 3]
 
 
+def test_a_date_partition_is_dropped_by_the_spec_its_listing_gives(rest_server, tmp_path):
+    """A DATE partition is listed as Java names it (legacy: the day number); that spec, or the
+    ISO date, names it again for mark and drop."""
+    cli = Cli(rest_server.warehouse)
+    cli("create-table", "ptd_db.t", "--schema", "a INT, d DATE", "--partition", "d")
+    f = tmp_path / "d.csv"
+    f.write_text("a,d\n1,2024-01-02\n2,2024-01-03\n")
+    cli("ingest", "-t", "ptd_db.t", str(f))
+    c = SpecClient(rest_server)
+    base = f"{V1}/databases/ptd_db/tables/t"
+    specs = [p["spec"] for p in c.call("GET", f"{base}/partitions").body["partitions"]]
+    assert specs == [{"d": "19724"}, {"d": "19725"}]
+    assert c.call("POST", f"{base}/partitions/mark", {"specs": [specs[0]]}).status == 200
+    r = c.call("POST", f"{base}/partitions/drop", {"partitionSpecs": [specs[0], {"d": "2024-01-03"}]})
+    assert r.body == {"dropped": [specs[0], {"d": "2024-01-03"}], "missing": []}
+    assert c.call("GET", f"{base}/partitions").body["partitions"] == []
+
+
 def test_databases_and_tables_are_paged_and_filtered(rest_server):
     c = SpecClient(rest_server)
     for db in ("pg_a", "pg_b", "pg_c"):
