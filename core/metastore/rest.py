@@ -63,6 +63,24 @@ class RestEnvironment(CatalogEnvironment):
     def versions(self) -> VersionCatalog:
         return RestVersions(self)
 
+    def mark_done(self, table: TableContext, partitions: Sequence[tuple], action: str) -> None:
+        """``done-partition``: the server marks the partitions done (``partitions/mark``, as
+        Java's client sends it); other metastore actions are refused as elsewhere."""
+        if action != "done-partition":
+            super().mark_done(table, partitions, action)
+            return
+        if not partitions:
+            return  # the check before any action runs: this one can
+        from paimon_core.maintain.partitions import java_strings
+
+        keys = table.partition_codec.keys
+        default = table.partition_codec.default_name
+        specs = [
+            {k: default if v is None else v for k, v in zip(keys, java_strings(table, values))}
+            for values in partitions
+        ]
+        self.catalog.call("POST", f"{self.table_path(table)}/partitions/mark", {"specs": specs})
+
     def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
         base = table.snapshots.snapshot(snapshot.id - 1).uuid if snapshot.id > 1 else None
         body = {

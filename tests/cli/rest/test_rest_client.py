@@ -143,3 +143,19 @@ def test_the_client_follows_page_tokens(rest_server):
     pages = [r for r in _requests_since(rest_server, before) if "/databases?" in r]
     assert len(pages) == len(names) and "pageToken=pc_1" in " ".join(pages)
     assert sorted(names) == catalog.list_databases()
+
+
+def test_the_done_partition_action_marks_through_the_server(rest_server, tmp_path):
+    cli = Cli(tmp_path / "unused")
+    f = _flags(rest_server)
+    (tmp_path / "a.csv").write_text("id,p\n1,x\n2,y\n")
+    cli(*f, "create-table", "cl_md.t", "--schema", "id INT, p STRING", "--partition", "p",
+        "-O", "partition.mark-done-action=done-partition", warehouse=False)  # fmt: skip
+    cli(*f, "ingest", "-t", "cl_md.t", str(tmp_path / "a.csv"), warehouse=False)
+    before = len(rest_server.requests())
+    cli(*f, "partition", "mark-done", "-t", "cl_md.t", "-p", "p=x", warehouse=False)
+    assert "POST /v1/paimon/databases/cl_md/tables/t/partitions/mark 200" in _requests_since(
+        rest_server, before
+    )
+    assert (rest_server.warehouse / "cl_md.db" / "t" / "p=x" / "_SUCCESS").exists()
+    assert not (rest_server.warehouse / "cl_md.db" / "t" / "p=y" / "_SUCCESS").exists()
