@@ -126,8 +126,7 @@ def _view_route(
     if len(rest) == 1:
         view = checked(rest[0], "view")
         if method in ("GET", "DELETE"):
-            s.require_database(db)
-            raise views.no_view(db, view)
+            return lambda: views.get_view(s, db, view)
         if method == "POST":
             raise views.unsupported("altering a view")
     raise RestError(

@@ -22,8 +22,10 @@ def list_views(svc: CatalogService, db: str, query: dict) -> dict:
     return {"views": [], "nextPageToken": None}
 
 
-def no_view(db: str, view: str) -> RestError:
-    return RestError(404, f"view '{db}.{view}' does not exist", VIEW, view)
+def get_view(svc: CatalogService, db: str, view: str) -> None:
+    """Getting or dropping view ``view``: 404 ``VIEW`` (404 ``DATABASE`` when ``db`` is not)."""
+    svc.require_database(db)
+    raise RestError(404, f"view '{db}.{view}' does not exist", VIEW, view)
 
 
 def unsupported(what: str) -> RestError:
