@@ -101,6 +101,8 @@ class TableRead:
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}
             self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
+            MergeEngine.for_schema(self.schema, self.read_columns)  # refuses bad options up front,
+            # also for reads whose splits are all raw (never merged)
 
     # ---- one file
     def read_file(
@@ -334,9 +336,22 @@ class TableRead:
         return filter_table(merged, self.predicate).select(self.columns)
 
     def _raw_convertible(self, split: DataSplit) -> bool:
-        """Deletion-vector PK tables keep at most one live row per key above level 0, so a split
-        without level-0 files and without retract rows is read file by file, unmerged (as Java)."""
-        return self.dv_mode and all(f.level > 0 and f.delete_row_count == 0 for f in split.files)
+        """True when the split's rows are its files' rows, so it is read file by file without
+        the system columns and unmerged (Java's raw-convertible splits). Needs every file known
+        to hold no retract (-U/-D) rows (``_DELETE_ROW_COUNT`` = 0; unknown: merged), and then:
+        - a lone file (a data file holds one record per key);
+        - deletion-vector tables: every file above level 0 (a key has one live row there);
+        - otherwise files all at one level above 0 (one sorted run: disjoint key ranges).
+        A record alone under its key is what every merge engine returns for it (Java reads
+        these splits raw whatever the engine)."""
+        files = split.files
+        if not files or not all(f.delete_row_count == 0 for f in files):
+            return False
+        if len(files) == 1:
+            return True
+        if self.dv_mode:
+            return all(f.level > 0 for f in files)
+        return not split.deletion_files and files[0].level > 0 and len({f.level for f in files}) == 1
 
     def output_schema(self) -> pa.Schema:
         """The Arrow schema of what this read returns (``columns``, system ones included)."""
