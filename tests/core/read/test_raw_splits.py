@@ -69,10 +69,14 @@ def _split(*files, deletion_files=()):
     )
 
 
-@pytest.mark.parametrize("dv", [False, True])
-def test_which_splits_are_raw(catalog, dv):
+@pytest.mark.parametrize("kind", ["plain", "dv", "first-row"])
+def test_which_splits_are_raw(catalog, kind):
     cols = Schema.parse_columns("id INT NOT NULL, v BIGINT")
-    opts = {"bucket": "1", "deletion-vectors.enabled": str(dv).lower()}
+    opts = {"bucket": "1"}
+    if kind == "dv":
+        opts["deletion-vectors.enabled"] = "true"
+    if kind == "first-row":
+        opts["merge-engine"] = "first-row"
     reader = TableRead(catalog.create_table("db.t", Schema(cols, (), ("id",), opts)))
     raw = reader._raw_convertible
     assert raw(_split((5, 0), (5, 0), (5, 0)))  # one level above 0: one sorted run
@@ -80,7 +84,8 @@ def test_which_splits_are_raw(catalog, dv):
     assert not raw(_split((5, 0), (5, 2)))  # retract rows must be merged away
     assert not raw(_split((0, 0), (0, 0)))  # level-0 files overlap
     assert not raw(_split())
-    assert raw(_split((4, 0), (5, 0))) == dv  # two runs: only a deletion vector hides old rows
+    # two runs above level 0: a key's older rows are hidden by vectors, or never written (first-row)
+    assert raw(_split((4, 0), (5, 0))) == (kind != "plain")
     assert raw(_split((0, 0)))  # a lone file holds one record a key
 
 
