@@ -26,7 +26,8 @@ def sql_errors() -> Iterator[None]:
 
 
 def duckdb_engine(catalog):
-    """A ``duckdb_sql.DuckDbSql`` over ``catalog`` (imports DuckDB)."""
+    """A ``duckdb_sql.DuckDbSql`` over ``catalog`` (DuckDB is imported by the first statement
+    that needs it: counts and min/max answered from manifests never do)."""
     from paimon_core.engines.duckdb_sql import DuckDbSql
 
     return DuckDbSql(catalog)
