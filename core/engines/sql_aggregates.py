@@ -48,7 +48,7 @@ _ITEM = re.compile(
 _SHAPE = re.compile(
     r"\s*SELECT\s+(?P<items>.+?)\s+FROM\s+\x00(?:\s+WHERE\s+(?P<where>.+?))?\s*;?\s*", re.I | re.S
 )
-BIGINT = AtomicType(root="BIGINT")
+_BIGINT = AtomicType(root="BIGINT")
 _RESERVED = {"from", "where", "as", "select", "group", "order", "limit", "having", "union", "distinct"}
 _TRAVEL = ("latest", "snapshot", "tag", "as_of")
 
@@ -136,7 +136,7 @@ def _answer(table, snapshot, items: list[_Item], keep: PartitionFilter | None) -
             n = metadata_count(table, splits)
             if n is None:
                 return None
-            columns.append(one_value_array(n, BIGINT))
+            columns.append(one_value_array(n, _BIGINT))
             fields.append(pa.field(item.name, pa.int64()))
             continue
         bounds = metadata_min_max(table, splits, item.column)
