@@ -36,12 +36,21 @@ def rewrite_partitions(
     snapshot: Snapshot,
     splits: dict[tuple, list[DataSplit]],
     transform: Callable[[pa.Table], pa.Table] = lambda t: t,
+    output_level: int = 0,
 ) -> Rewrite:
     """Read each partition's ``splits`` of ``snapshot`` through ``table``, write
     ``transform(rows)`` through ``target`` (the same table, maybe seen with other options), and
-    commit the new files in place of the partitions' files."""
+    commit the new files in place of the partitions' files. ``output_level`` (primary-key
+    tables): the LSM level of the new files; each partition is written in one piece, so each of
+    its buckets gets one sorted run (the rows read are merged: one per key)."""
     reader = TableRead(table)
     writer = new_writer(target)
+    if output_level:
+        from paimon_core.write.kv_writer import KeyValueWriter
+
+        if not isinstance(writer, KeyValueWriter):
+            raise TypeError(f"{target.identifier}: only primary-key tables' files have levels")
+        writer.output_level = output_level
     rows = 0
     try:
         with expiry_checked(table, snapshot):
