@@ -29,6 +29,7 @@ from paimon_core.maintain.after_commit import after_commit
 from paimon_core.merge.levels import max_level
 from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.live_files import expiry_checked, live_entries
+from paimon_core.read.count import metadata_count
 from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead
@@ -102,15 +103,24 @@ def rescale(
         if sp.partition in before:
             splits.setdefault(sp.partition, []).append(sp)
     if dry_run or not before:
-        reader = TableRead(table)
-        with expiry_checked(table, snap):
-            rows = sum(reader.to_arrow(ss).num_rows for ss in splits.values())
-        return RescaleResult(len(before), rows, shown, bucket)
+        return RescaleResult(len(before), _count(table, snap, splits), shown, bucket)
     target = with_buckets(table, bucket)
     level = max_level(table) if compacted_only else 0  # level-0 rows are invisible to these reads
     done = rewrite_partitions(table, target, snap, splits, output_level=level)
     after_commit(table)
     return RescaleResult(len(before), done.rows, shown, bucket, done.snapshot)
+
+
+def _count(table: TableContext, snap: Snapshot, splits: dict[tuple, list]) -> int:
+    """The rows a rescale would rewrite: from the files' metadata where that is exact
+    (``read/count.py``), else by reading them."""
+    every = [s for ss in splits.values() for s in ss]
+    counted = metadata_count(table, every)
+    if counted is not None:
+        return counted
+    reader = TableRead(table)
+    with expiry_checked(table, snap):
+        return sum(reader.to_arrow(ss).num_rows for ss in splits.values())
 
 
 def _matcher(table: TableContext, partitions: list[dict | str] | None) -> Callable[[tuple], bool]:
