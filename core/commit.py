@@ -28,6 +28,7 @@ from paimon_core.metadata.manifest import (
     SimpleStats,
 )
 from paimon_core.metadata.manifest_merge import ManifestMerger, MergeSettings, partition_stats
+from paimon_core.metadata.manifest_reader import EntryFilter
 from paimon_core.metadata.row_ids import assign_row_ids, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
@@ -197,7 +198,11 @@ class FileStoreCommit:
         counts = {e.partition: e.total_buckets for e in adds if e.bucket >= 0 and e.total_buckets > 0}
         if not counts or latest is None:
             return
-        for e in live_entries(self.table.manifests, latest, entry_filter=lambda e: e.partition in counts):
+        # decoded only for the written partitions: served from the manifest cache the writer's
+        # sequence_restorer filled (a dict look-up per partition), decoded cold otherwise (a
+        # Spark driver, whose executors restored): see docs/architecture.md
+        written = EntryFilter(counts.__contains__, tuple(counts))
+        for e in live_entries(self.table.manifests, latest, decode_filter=written):
             if e.bucket >= 0 and e.total_buckets > 0 and e.total_buckets != counts[e.partition]:
                 codec = self.table.partition_codec
                 where = f"partition {codec.display(codec.spec(codec.from_bytes(e.partition)))}"
