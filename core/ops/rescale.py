@@ -106,7 +106,7 @@ def rescale(
         return RescaleResult(len(before), _count(table, snap, splits), shown, bucket)
     target = with_buckets(table, bucket)
     level = max_level(table) if compacted_only else 0  # level-0 rows are invisible to these reads
-    done = rewrite_partitions(table, target, snap, splits, output_level=level)
+    done = rewrite_partitions(table, snap, splits, target=target, output_level=level)
     after_commit(table)
     return RescaleResult(len(before), done.rows, shown, bucket, done.snapshot)
 
