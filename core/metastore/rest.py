@@ -162,7 +162,7 @@ class RestCatalog(Catalog):
         except TableNotFound:
             raise TableNotFound(f"{db}.{name}") from None
         io = self._file_io(db, name, got["path"])
-        path = io.root if io.is_local else got["path"]
+        path = io.root  # the path in FileIO's own form (no scheme)
         schema = SchemaManager(io, path).latest()
         if schema is None:
             raise TableNotFound(f"{db}.{name}")
@@ -179,7 +179,8 @@ class RestCatalog(Catalog):
 
         def fetch() -> tuple[dict, int]:
             got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}/token")
-            return dict(got.get("token") or {}), int(got["expiresAt"])
+            expires = got.get("expiresAtMillis", got.get("expiresAt"))  # Java's key, the spec's
+            return dict(got.get("token") or {}), int(expires)
 
         return TokenFileIO(path, self.storage_options, fetch)
 

@@ -99,7 +99,7 @@ class CatalogService:
             "id": self.table_id(table),
             "database": db,
             "name": name,
-            "path": table.path,
+            "path": table.io.uri(table.path),  # with its scheme: s3://bucket/...
             "isExternal": False,
             "schemaId": table.schema.id,
             "schema": _schema_json(table.schema),

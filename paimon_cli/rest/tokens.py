@@ -45,5 +45,7 @@ def storage_token(io: FileIO) -> dict[str, str]:
 
 
 def table_token(io: FileIO, lifetime_ms: int = DEFAULT_LIFETIME_MS) -> dict:
-    """The spec's ``GetTableTokenResponse`` for a table stored through ``io``."""
-    return {"token": storage_token(io), "expiresAt": int(time.time() * 1000) + lifetime_ms}
+    """The spec's ``GetTableTokenResponse`` for a table stored through ``io``: the expiry under the
+    spec's ``expiresAt`` and under ``expiresAtMillis``, the key Java Paimon and pypaimon read."""
+    expires = int(time.time() * 1000) + lifetime_ms
+    return {"token": storage_token(io), "expiresAt": expires, "expiresAtMillis": expires}
