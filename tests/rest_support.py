@@ -115,7 +115,7 @@ DLF_KEY_ID, DLF_SECRET, DLF_REGION = "LTAI-test", "dlf-test-secret", "cn-test"
 
 def start_dlf_server(warehouse: Path) -> RestServer:
     """``paimon rest-server --auth dlf`` accepting requests signed with ``DLF_KEY_ID``/``DLF_SECRET``."""
-    env = {"PAIMON_REST_DLF_ACCESS_KEY_ID": DLF_KEY_ID, "PAIMON_REST_DLF_ACCESS_KEY_SECRET": DLF_SECRET}
+    env = {"PAIMON_REST_DLF_KEY_ID": DLF_KEY_ID, "PAIMON_REST_DLF_SECRET": DLF_SECRET}
     return RestServer(warehouse, token=None, args=("--auth", "dlf"), env=env)
 
 

@@ -238,6 +238,6 @@ def _error(status: int, raw: bytes) -> Exception:
         return TableAlreadyExists(name) if kind == "TABLE" else AlreadyExists(message)
     if status in (401, 403):
         return CatalogUnavailable(f"the REST catalog refused the request ({status}): {message}")
-    if status == 400:
-        return InvalidInput(f"the REST catalog refused the request: {message}")
+    if status == 400:  # the server's own words (this server: the backing catalog's error)
+        return InvalidInput(message)
     return CatalogUnavailable(f"the REST catalog answered {status}: {message}")

@@ -70,8 +70,7 @@ def rest_server(
         typer.Option(
             "--auth",
             metavar="KIND",
-            help="bearer (--token, or none without one) or dlf (DLF signatures by "
-            "--dlf-access-key-id/--dlf-access-key-secret).",
+            help="bearer (--token; none without one) or dlf (DLF signatures, keys below).",
         ),
     ] = "bearer",
     dlf_key_id: Annotated[
@@ -79,9 +78,10 @@ def rest_server(
         typer.Option(
             "--dlf-access-key-id",
             metavar="ID",
-            envvar="PAIMON_REST_DLF_ACCESS_KEY_ID",
+            envvar="PAIMON_REST_DLF_KEY_ID",
+            show_envvar=False,
             show_default=False,
-            help="With --auth dlf: the access key id clients sign with (env PAIMON_REST_DLF_ACCESS_KEY_ID).",
+            help="With --auth dlf: the access key id clients sign with (env PAIMON_REST_DLF_KEY_ID).",
         ),
     ] = None,
     dlf_key_secret: Annotated[
@@ -89,22 +89,26 @@ def rest_server(
         typer.Option(
             "--dlf-access-key-secret",
             metavar="SECRET",
-            envvar="PAIMON_REST_DLF_ACCESS_KEY_SECRET",
+            envvar="PAIMON_REST_DLF_SECRET",
+            show_envvar=False,
             show_default=False,
-            help="With --auth dlf: its secret (env PAIMON_REST_DLF_ACCESS_KEY_SECRET).",
+            help="With --auth dlf: its secret (env PAIMON_REST_DLF_SECRET).",
         ),
     ] = None,
 ) -> None:
     """Serve the Paimon REST catalog API (pypaimon, Java and other REST clients) over the
-    warehouse's catalog (filesystem, JDBC or Hive): databases, tables, snapshots and commits.
+    warehouse's catalog (filesystem, JDBC or Hive): databases, tables, snapshots, commits and
+    table tokens.
 
-    Clients set uri=http://HOST:PORT, warehouse=<anything>, token.provider=bear and token=T.
+    Clients set uri=http://HOST:PORT, warehouse=<anything>, token.provider=bear and token=T
+    (with --auth dlf: token.provider=dlf and the dlf.* keys).
     Stop it with Ctrl-C.
 
     Examples:
 
       paimon -w ./warehouse rest-server --port 8181
       PAIMON_REST_TOKEN=secret paimon rest-server --warehouse /data/wh
+      paimon rest-server --warehouse-root /data/warehouses --auth dlf
     """
     import uvicorn
     from paimon_core.catalog_factory import create_catalog
