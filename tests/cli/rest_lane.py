@@ -9,8 +9,8 @@ For ``rest``, ``Cli`` and ``run_paimon`` put ``--catalog rest --catalog-option u
 is inside the session's temp root), so a test's checks of the files on disk still hold.
 
 Which tests run the ``rest`` variant: by default the ``SUBSET`` (named modules, a cross-section
-of the CLI: tables, ingest, read, snapshots, deletes, compaction, time travel, branches), so
-the suite's run stays short; ``pytest --rest-lane=full tests/cli -m rest_lane`` runs the whole
+of the CLI: databases and tables, ingest and its commits, reads with filters and time travel,
+deletes, branches, compaction; 88 tests), so the suite's run stays short; ``pytest --rest-lane=full tests/cli -m rest_lane`` runs the whole
 CLI through REST. ``EXCLUDED`` names the tests no REST client can run, each with its reason;
 they get no ``rest`` variant in either mode.
 """
@@ -43,10 +43,8 @@ SUBSET: tuple[str, ...] = (
     "test_read.py",
     "test_ingest.py",
     "test_delete.py",
-    "test_lifecycle.py",
     "test_branches.py",
     "test_compact_modes.py",
-    "test_alter.py",
 )
 
 
