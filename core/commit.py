@@ -28,7 +28,9 @@ from paimon_core.metadata.manifest import (
     SimpleStats,
 )
 from paimon_core.metadata.manifest_merge import ManifestMerger, MergeSettings, partition_stats
-from paimon_core.metadata.row_ids import assign_row_ids, next_free_row_id, row_tracking
+from paimon_core.metadata.manifest_reader import EntryFilter
+from paimon_core.metadata.row_id_conflicts import mixed_ranges, stale_row_update
+from paimon_core.metadata.row_ids import assign_row_ids, data_evolution, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
 
@@ -196,13 +198,41 @@ class FileStoreCommit:
                     f"snapshot {base}, which this write read and replaces; nothing was committed. Run it again"
                 )
 
+    def _check_row_ids(self, live: list, adds: list, deletes: list, kind: str, next_row_id: int) -> None:
+        """Data-evolution tables: column files and compactions that raced over the same row ids
+        are refused (``metadata/row_id_conflicts.py``)."""
+        if kind == "COMPACT":
+            gone = {d.identifier for d in deletes}
+            pair = mixed_ranges([e for e in live if e.identifier not in gone] + adds)
+            if pair is not None:
+                a, b = pair
+                raise CommitConflict(
+                    f"table {self.table.identifier}: this compaction would leave {a.file_name} (row ids from "
+                    f"{a.first_row_id}, {a.row_count} rows) beside {b.file_name} (from {b.first_row_id}, "
+                    f"{b.row_count} rows): a column update committed while it ran; nothing was committed. "
+                    "Run the compaction again"
+                )
+            return
+        stale = stale_row_update(live, adds, deletes, next_row_id)
+        if stale is not None:
+            raise CommitConflict(
+                f"table {self.table.identifier}: {stale.file_name} updates row ids {stale.first_row_id}.."
+                f"{(stale.first_row_id or 0) + stale.row_count - 1}, but no live file holds exactly those rows "
+                "any more (a concurrent compaction or overwrite rewrote them); nothing was committed. "
+                "Run the update again"
+            )
+
     def _check_bucket_counts(self, latest: Snapshot | None, adds: list[ManifestEntry]) -> None:
         """Outside an overwrite, files keep their partition's bucket count (``_TOTAL_BUCKETS``):
         a key hashed over another count would land in another bucket than its stored rows."""
         counts = {e.partition: e.total_buckets for e in adds if e.bucket >= 0 and e.total_buckets > 0}
         if not counts or latest is None:
             return
-        for e in live_entries(self.table.manifests, latest, entry_filter=lambda e: e.partition in counts):
+        # decoded only for the written partitions: served from the manifest cache the writer's
+        # sequence_restorer filled (a dict look-up per partition), decoded cold otherwise (a
+        # Spark driver, whose executors restored): see docs/architecture.md
+        written = EntryFilter(counts.__contains__, tuple(counts))
+        for e in live_entries(self.table.manifests, latest, decode_filter=written):
             if e.bucket >= 0 and e.total_buckets > 0 and e.total_buckets != counts[e.partition]:
                 codec = self.table.partition_codec
                 where = f"partition {codec.display(codec.spec(codec.from_bytes(e.partition)))}"
@@ -355,7 +385,10 @@ class FileStoreCommit:
             self._check_bucket_counts(latest, adds)
         next_row_id = latest.next_row_id if latest is not None else None
         if row_tracking(self.table.schema):  # ids given on each attempt, from the latest snapshot
-            start = next_free_row_id(latest, live_entries(self.table.manifests, latest))
+            live = live_entries(self.table.manifests, latest)
+            if data_evolution(self.table.schema) and not self.options.overwrite:
+                self._check_row_ids(live, adds, deletes, kind, next_row_id or 0)
+            start = next_free_row_id(latest, live)
             adds, next_row_id = assign_row_ids(adds, start, (latest.id + 1) if latest else 1)
         entries += adds
         delta_metas = []

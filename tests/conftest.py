@@ -60,6 +60,15 @@ def lanes_of(item: pytest.Item) -> set[str]:
     return found
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--rest-lane",
+        choices=("subset", "full"),
+        default="subset",
+        help="CLI tests through --catalog rest: the named subset (default) or all (tests/cli/rest_lane.py)",
+    )
+
+
 def pytest_generate_tests(metafunc):
     from tests.interop.conftest import parametrize_java
 

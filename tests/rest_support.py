@@ -50,27 +50,36 @@ def free_port() -> int:
 class RestServer:
     """``paimon rest-server`` over ``warehouse`` on 127.0.0.1."""
 
-    def __init__(self, warehouse: Path, token: str | None = TOKEN):
+    def __init__(
+        self,
+        warehouse: Path | str,
+        token: str | None = TOKEN,
+        args: tuple[str, ...] = (),
+        env: dict | None = None,
+        warehouse_root: bool = False,
+        log_dir: Path | None = None,
+    ):
+        """``warehouse``: a folder, or a URI (``s3://...``, then ``log_dir`` is needed);
+        ``warehouse_root``: serve every warehouse folder under it (``--warehouse-root``);
+        ``args``/``env``: more global and server options (``--storage k=v`` go in ``args``)."""
         self.warehouse = warehouse
         self.token = token
         self.port = free_port()
         self.uri = f"http://127.0.0.1:{self.port}"
-        warehouse.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "PAIMON_REST_TOKEN": token or ""}
+        if isinstance(warehouse, Path):
+            warehouse.mkdir(parents=True, exist_ok=True)
+            log_dir = log_dir or warehouse.parent
+        env = {**os.environ, **(env or {}), "PAIMON_REST_TOKEN": token or ""}
         if not token:
             env.pop("PAIMON_REST_TOKEN")
-        self.log = warehouse.parent / f"rest-server-{self.port}.log"
-        cmd = [
-            sys.executable,
-            "-m",
-            "paimon_cli",
-            "-w",
-            str(warehouse),
-            "rest-server",
-            "--port",
-            str(self.port),
-            "--access-log",
-        ]
+        assert log_dir is not None, "a URI warehouse needs log_dir"
+        self.log = log_dir / f"rest-server-{self.port}.log"
+        where = (
+            ["rest-server", "--warehouse-root"] if warehouse_root else ["-w", str(warehouse), "rest-server"]
+        )
+        if warehouse_root:
+            where.append(str(warehouse))
+        cmd = [sys.executable, "-m", "paimon_cli", *where, "--port", str(self.port), "--access-log", *args]
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
         self._wait_ready()
@@ -112,6 +121,31 @@ class RestServer:
     def rest_options(self) -> dict:
         """The ``rest`` request of the pypaimon driver for this server."""
         return {"uri": self.uri, "token": self.token, "warehouse": "paimon"}
+
+
+DLF_KEY_ID, DLF_SECRET, DLF_REGION = "LTAI-test", "dlf-test-secret", "cn-test"
+
+
+def start_dlf_server(warehouse: Path) -> RestServer:
+    """``paimon rest-server --auth dlf`` accepting requests signed with ``DLF_KEY_ID``/``DLF_SECRET``."""
+    env = {"PAIMON_REST_DLF_KEY_ID": DLF_KEY_ID, "PAIMON_REST_DLF_SECRET": DLF_SECRET}
+    return RestServer(warehouse, token=None, args=("--auth", "dlf"), env=env)
+
+
+def dlf_options(secret: str = DLF_SECRET) -> dict:
+    """The REST catalog options of a DLF-signing client (ours and pypaimon's use the same keys)."""
+    return {
+        "token.provider": "dlf",
+        "dlf.access-key-id": DLF_KEY_ID,
+        "dlf.access-key-secret": secret,
+        "dlf.region": DLF_REGION,
+    }
+
+
+def dlf_flags(server: RestServer, secret: str = DLF_SECRET) -> list[str]:
+    """Global CLI options for ``--catalog rest`` at ``server`` with DLF signing."""
+    opts = {"uri": server.uri, **dlf_options(secret)}
+    return ["--catalog", "rest", *(x for k, v in opts.items() for x in ("--catalog-option", f"{k}={v}"))]
 
 
 @dataclass

@@ -13,11 +13,12 @@ at a time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from paimon_core.bucket_mode import BucketMode
 from paimon_core.compaction import sort_keys
-from paimon_core.compaction.partition_rewrite import rewrite_partitions
+from paimon_core.compaction.partition_rewrite import RewriteEngine, rewrite_partitions
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.after_commit import after_commit
 from paimon_core.metadata.row_ids import data_evolution
@@ -25,6 +26,7 @@ from paimon_core.read.partition_spec import parse_partition_spec, partition_matc
 from paimon_core.read.scan import plan
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
@@ -40,10 +42,20 @@ class SortCompaction:
     snapshot: Snapshot | None
 
 
+def sorted_rows(strategy: str, columns: list[str], data: pa.Table) -> pa.Table:
+    """``data`` in the ``strategy`` order of ``columns`` (a module function: engines pickle it)."""
+    return data.take(STRATEGIES[strategy](data, columns))
+
+
 def sort_compact(
-    table: TableContext, strategy: str, columns: list[str], partition: dict | str | None = None
+    table: TableContext,
+    strategy: str,
+    columns: list[str],
+    partition: dict | str | None = None,
+    engine: RewriteEngine | None = None,
 ) -> SortCompaction:
-    """Rewrite the partitions (all, or the one ``partition`` names) sorted by ``columns``."""
+    """Rewrite the partitions (all, or the one ``partition`` names) sorted by ``columns``,
+    in this process or on ``engine`` (e.g. Spark: a task per partition, the same files)."""
     order = STRATEGIES.get(strategy)
     if order is None:
         raise InvalidInput(f"unknown sort strategy '{strategy}' (order, zorder or hilbert)")
@@ -72,6 +84,8 @@ def sort_compact(
     files_before = sum(len(s.files) for ss in groups.values() for s in ss)
     if not groups:
         return SortCompaction(0, 0, 0, 0, None)
-    done = rewrite_partitions(table, table, snap, groups, lambda data: data.take(order(data, columns)))
+    done = rewrite_partitions(
+        table, snap, groups, partial(sorted_rows, strategy, list(columns)), engine=engine
+    )
     after_commit(table)
     return SortCompaction(len(groups), done.rows, files_before, done.files, done.snapshot)

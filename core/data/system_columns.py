@@ -19,5 +19,17 @@ TRACKING_COLUMNS = (
 )  # what ``--select`` reads from row-tracking tables  # besides ``_KEY_*``: names a user column may not take
 
 
+KIND_NAMES = ("+I", "-U", "+U", "-D")  # _VALUE_KIND 0..3 as text (Java's RowKind short strings)
+
+
+def kind_text(kinds):
+    """``_VALUE_KIND`` codes (an Arrow integer array) as their text (``KIND_NAMES``). pyarrow is
+    imported here, not at module level: building an array at import loads pandas (pyarrow checks
+    for pandas objects), which commands that never call this must not pay."""
+    import pyarrow as pa
+
+    return pa.array(KIND_NAMES).take(kinds.cast(pa.int32()))
+
+
 def is_system_name(name: str) -> bool:
     return name.startswith(KEY_PREFIX) or name in SYSTEM_NAMES

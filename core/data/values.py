@@ -126,3 +126,23 @@ def java_double_string(v: float, single: bool = False) -> str:
     if "." not in mant:
         mant += ".0"
     return f"{mant}E{int(exp)}"
+
+
+_FIXED_WIDTH = {"TINYINT": "<b", "SMALLINT": "<h", "INT": "<i", "BIGINT": "<q", "DATE": "<i"}
+
+
+def one_value_array(v: Any, t: DataType) -> pa.Array:
+    """A one-element Arrow array of type ``t`` (BOOLEAN, an integer type or DATE) holding the
+    internal value ``v`` (None: null), built from its buffers: ``pa.array`` imports pandas to
+    check for pandas objects (about 0.3 s), which answers from metadata must not pay."""
+    import struct
+
+    target = to_arrow_type(t)
+    if v is None:
+        return pa.nulls(1, target)
+    root = t.root if isinstance(t, AtomicType) else None
+    if root == "BOOLEAN":
+        return pa.Array.from_buffers(target, 1, [None, pa.py_buffer(bytes([1 if v else 0]))])
+    if root not in _FIXED_WIDTH:
+        raise TypeError(f"one_value_array takes BOOLEAN, integer types and DATE, not {t}")
+    return pa.Array.from_buffers(target, 1, [None, pa.py_buffer(struct.pack(_FIXED_WIDTH[root], v))])

@@ -26,7 +26,8 @@ def sql_errors() -> Iterator[None]:
 
 
 def duckdb_engine(catalog):
-    """A ``duckdb_sql.DuckDbSql`` over ``catalog`` (imports DuckDB)."""
+    """A ``duckdb_sql.DuckDbSql`` over ``catalog`` (DuckDB is imported by the first statement
+    that needs it: counts and min/max answered from manifests never do)."""
     from paimon_core.engines.duckdb_sql import DuckDbSql
 
     return DuckDbSql(catalog)
@@ -36,12 +37,15 @@ def duckdb_engine(catalog):
 def local_sql_errors(engine, statement: str) -> Iterator[None]:
     """DuckDB's answers to mistakes in ``statement`` (also those raised while its result
     streams) as one-line ``SqlError``s in the statement's own table names."""
-    import duckdb
-    from paimon_core.engines.duckdb_sql import as_sql_error
-
     try:
         yield
-    except duckdb.Error as e:
+    except Exception as e:
+        import duckdb  # here: a statement answered from manifests never loads DuckDB
+
+        if not isinstance(e, duckdb.Error):
+            raise
+        from paimon_core.engines.duckdb_sql import as_sql_error
+
         query, refs = engine.last_refs
         refs = refs if query == statement else ()
         raise as_sql_error(e, statement, refs, list(engine.datasets.values())) from e

@@ -44,6 +44,12 @@ class Engine(Protocol):
         """Compaction messages for ``splits`` (from ``table.plan(snapshot, all_levels=True)``)."""
         ...
 
+    def rewrite(self, table: TableContext, snapshot, splits: dict[tuple, list], transform) -> list:
+        """CommitMessages (not committed) of ``compaction.partition_rewrite.write_partitions``
+        over ``splits`` (partition -> its splits of ``snapshot``): the same files' contents and
+        order as that function gives in this process. Must leave no files behind if it raises."""
+        ...
+
     def export_rows(self, request: RowsExport) -> ExportResult:
         """Save the rows the request names (see ``engines.export.RowsExport``)."""
         ...
@@ -135,6 +141,10 @@ class AutoEngine:
     def compact(self, table: TableContext, splits, full: bool = True, progress=None) -> list:
         eng = self.pick(sum(f.file_size for s in splits for f in s.files))
         return eng.compact(table, splits, full, progress)
+
+    def rewrite(self, table: TableContext, snapshot, splits: dict[tuple, list], transform) -> list:
+        eng = self.pick(sum(f.file_size for ss in splits.values() for s in ss for f in s.files))
+        return eng.rewrite(table, snapshot, splits, transform)
 
     def export_rows(self, request: RowsExport) -> ExportResult:
         return self.pick(split_bytes(request.splits)).export_rows(request)

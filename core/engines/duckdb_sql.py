@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from paimon_core.engines import sql_script
+from paimon_core.engines.sql_aggregates import metadata_answer
 from paimon_core.engines.sql_refs import (
     TableRef,
     catalog_exists,
@@ -81,18 +82,33 @@ def duckdb_errors(query: str = "", refs=(), datasets=()) -> Iterator[None]:
 
 class DuckDbSql:
     """A DuckDB connection over ``catalog``'s tables; ``run`` one statement at a time (the
-    tables are read at their latest snapshot as of each statement)."""
+    tables are read at their latest snapshot as of each statement). A count/min/max the
+    manifests answer exactly (``sql_aggregates``) is answered from them, without DuckDB, unless
+    ``metadata_aggregates`` is False; the connection is opened by the first statement that needs
+    it (``con``)."""
 
-    def __init__(self, catalog: Catalog, connection=None):
-        import duckdb
-
+    def __init__(self, catalog: Catalog, connection=None, metadata_aggregates: bool = True):
         self.catalog = catalog
-        self.con = connection if connection is not None else duckdb.connect()
-        self.con.execute("SET python_enable_replacements = false")  # no Python variables as tables
-        self.con.execute("SET TimeZone = 'UTC'")  # TIMESTAMP WITH LOCAL TIME ZONE shown in UTC
+        self._con = connection
+        self._configured = False
+        self.metadata_aggregates = metadata_aggregates
+        self.from_metadata = False  # whether the last query was answered from manifests
         self.exists = catalog_exists(catalog)
         self.datasets: dict[str, object] = {}
         self.last_refs: tuple[str, list] = ("", [])  # view -> what is registered (SnapshotDataset / table)
+
+    @property
+    def con(self):
+        """The DuckDB connection (opened and set up on first use)."""
+        if self._con is None:
+            import duckdb
+
+            self._con = duckdb.connect()
+        if not self._configured:
+            self._configured = True
+            self._con.execute("SET python_enable_replacements = false")  # no Python variables as tables
+            self._con.execute("SET TimeZone = 'UTC'")  # TIMESTAMP WITH LOCAL TIME ZONE shown in UTC
+        return self._con
 
     def run(self, statement: str) -> SqlResult:
         try:
@@ -130,6 +146,12 @@ class DuckDbSql:
 
     def query(self, statement: str) -> pa.RecordBatchReader:
         """The result of a read-only statement as a stream of batches."""
+        self.from_metadata = False
+        if self.metadata_aggregates:
+            answer = metadata_answer(self.catalog, statement, self.exists)
+            if answer is not None:
+                self.from_metadata = True
+                return pa.RecordBatchReader.from_batches(answer.schema, answer.to_batches())
         rewritten, refs = self._register(statement)
         self.last_refs = (statement, refs)  # for errors raised while the result streams
         with duckdb_errors(statement, refs, list(self.datasets.values())):

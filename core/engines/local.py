@@ -35,6 +35,11 @@ class LocalEngine:
 
         return compact_messages(table, splits, full, progress)
 
+    def rewrite(self, table: TableContext, snapshot, splits: dict[tuple, list], transform) -> list:
+        from paimon_core.compaction.partition_rewrite import write_partitions
+
+        return write_partitions(table, table, snapshot, splits, transform)[0]
+
     def export_rows(self, request: RowsExport) -> ExportResult:
         """The rows of the request's splits (projected, filtered, at most ``limit``) as one file."""
         r, t = request, request.target

@@ -21,7 +21,7 @@ with two or more records are merged. Tables with ``changelog-producer=lookup`` m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -96,6 +96,19 @@ def _key_numpy(col) -> np.ndarray:
     return col.to_numpy()
 
 
+# Timsort (numpy's "stable" for 64-bit integers) merges presorted runs: on a merge-on-read's
+# concatenated sorted runs it is 10x faster than quicksort; on shuffled input it is slower.
+RUNS_PER_ROW_FOR_TIMSORT = 1 / 64
+
+
+def _sort_kind(c: np.ndarray) -> Literal["stable", "quicksort"]:
+    """``"stable"`` when ``c`` is a concatenation of few ascending runs (at most one per 64
+    values: sorted runs, files read one after another), else ``"quicksort"``. Either sorts ``c``
+    exactly; this picks the faster."""
+    descents = np.count_nonzero(c[1:] < c[:-1])
+    return "stable" if descents <= len(c) * RUNS_PER_ROW_FOR_TIMSORT else "quicksort"
+
+
 def _sort_positions(k: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
     """The stable sort order of integer keys ``k``, and their key boundaries into ``bounds[1:n]``
     (see ``_key_then_sequence_order``), by sorting in place the unique int64 values
@@ -111,7 +124,7 @@ def _sort_positions(k: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
     np.subtract(k, lo, out=c, dtype=np.int64)  # k - lo (may exceed the range of k's own type)
     np.left_shift(c, bits, out=c)
     np.bitwise_or(c, np.arange(n, dtype=np.int64), out=c)
-    c.sort()  # unique values: any sort is stable
+    c.sort(kind=_sort_kind(c))  # unique values: any sort is stable
     order = np.bitwise_and(c, (1 << bits) - 1, out=_scratch(n, np.int64))
     np.right_shift(c, bits, out=c)
     np.not_equal(c[1:], c[:-1], out=bounds[1:n])

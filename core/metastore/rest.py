@@ -6,8 +6,10 @@ Tags and branches are created, deleted and fast-forwarded by the server (``RestV
 as Java's client does when the catalog supports version management.
 
 Options (Paimon's REST catalog keys): ``uri`` (required), ``token`` with ``token.provider``
-``bear`` (the default when a token is given), ``prefix`` (default: what ``/v1/config`` answers),
-``header.NAME`` extra request headers. Invariant: a commit of a main-branch table is decided by
+``bear`` (the default when a token is given) or ``token.provider=dlf`` with the ``dlf.*`` keys
+(``rest_auth``), ``prefix`` (default: what ``/v1/config`` answers), ``header.NAME`` extra request
+headers, ``data-token.enabled`` (table files through the credentials the server vends,
+``rest_token_io``). Invariant: a commit of a main-branch table is decided by
 the server (``POST .../commit``): the snapshot is created there or the commit retries on the new
 latest; this client never creates a main-branch snapshot file itself.
 """
@@ -37,6 +39,8 @@ from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.table_context import CatalogEnvironment, TableContext, VersionCatalog
 from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
+from paimon_core.metastore.rest_auth import OPTIONS as AUTH_OPTIONS
+from paimon_core.metastore.rest_auth import RestAuth
 from paimon_core.metastore.rest_wire import changes_json, paged
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
@@ -45,7 +49,7 @@ if TYPE_CHECKING:
     from paimon_core.metadata.schema_evolution import SchemaChange
     from paimon_core.metadata.table_context import SchemaCheck
 
-_KNOWN = ("uri", "token", "token.provider", "prefix", "warehouse")
+_KNOWN = ("uri", "prefix", "warehouse", "data-token.enabled", *AUTH_OPTIONS)
 
 
 class RestEnvironment(CatalogEnvironment):
@@ -162,17 +166,17 @@ class RestCatalog(Catalog):
         uri = str(options.get("uri") or "").rstrip("/")
         if not uri.startswith(("http://", "https://")):
             raise InvalidInput("the rest catalog needs uri=http://HOST:PORT (catalog option 'uri')")
-        provider = str(options.get("token.provider") or "bear")
-        if provider != "bear":
-            raise InvalidInput(f"token.provider '{provider}' is not supported: use 'bear'")
+        self.auth = RestAuth(options)
+        tokens = str(options.get("data-token.enabled") or "false").strip().lower()
+        if tokens not in ("true", "false"):
+            raise InvalidInput(f"data-token.enabled must be true or false, not '{tokens}'")
+        self.data_tokens = tokens == "true"
         super().__init__(warehouse, storage_options)
         self.uri = uri
         self.headers = {k[len("header.") :]: str(v) for k, v in options.items() if k.startswith("header.")}
-        if options.get("token"):
-            self.headers["Authorization"] = f"Bearer {options['token']}"
         self.storage_options = storage_options
-        query = urllib.parse.urlencode({"warehouse": options.get("warehouse") or warehouse})
-        config = self._request("GET", f"{uri}/v1/config?{query}") or {}
+        params = {"warehouse": str(options.get("warehouse") or warehouse)}
+        config = self._request("GET", f"{uri}/v1/config", params=params) or {}
         merged = {**(config.get("defaults") or {}), **options, **(config.get("overrides") or {})}
         self.prefix = str(merged.get("prefix") or "")
 
@@ -180,11 +184,17 @@ class RestCatalog(Catalog):
         return {"catalog": self.kind, "uri": self.uri, "prefix": self.prefix}
 
     # ---- HTTP
-    def _request(self, method: str, url: str, body: Any = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(
-            url, data=data, method=method, headers={"Content-Type": "application/json", **self.headers}
-        )
+    def _request(self, method: str, url: str, body: Any = None, params: dict | None = None) -> Any:
+        text = json.dumps(body) if body is not None else None
+        path = urllib.parse.urlsplit(url).path
+        # signed as Java signs them: each value URL-encoded once
+        signed = {k: urllib.parse.quote_plus(v, safe="*") for k, v in (params or {}).items()}
+        auth = self.auth.headers(method, path, signed, text)
+        if params:
+            url = f"{url}?{urllib.parse.urlencode(params)}"
+        headers = {"Content-Type": "application/json", **self.headers, **auth}
+        data = text.encode() if text is not None else None
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=60) as resp:
                 raw = resp.read()
@@ -247,15 +257,32 @@ class RestCatalog(Catalog):
 
     def _get_table(self, identifier: str) -> FileStoreTable:
         db, name = parse_identifier(identifier)
-        got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}")
-        io = FileIO(got["path"], self.storage_options)
-        path = io.root if io.is_local else got["path"]
+        try:
+            got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}")
+        except TableNotFound:
+            raise TableNotFound(f"{db}.{name}") from None
+        io = self._file_io(db, name, got["path"])
+        path = io.root  # the path in FileIO's own form (no scheme)
         schema = SchemaManager(io, path).latest()
         if schema is None:
             raise TableNotFound(f"{db}.{name}")
         table = FileStoreTable(io, path, f"{db}.{name}", schema)
         table.env = RestEnvironment(self, db, name, got.get("id"))
         return table
+
+    def _file_io(self, db: str, name: str, path: str) -> FileIO:
+        """The table's storage: with ``data-token.enabled``, through the credentials the server
+        vends for it (``rest_token_io``); otherwise with this catalog's storage options."""
+        if not self.data_tokens:
+            return FileIO(path, self.storage_options)
+        from paimon_core.metastore.rest_token_io import TokenFileIO
+
+        def fetch() -> tuple[dict, int]:
+            got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}/token")
+            expires = got.get("expiresAtMillis", got.get("expiresAt"))  # Java's key, the spec's
+            return dict(got.get("token") or {}), int(expires)
+
+        return TokenFileIO(path, self.storage_options, fetch)
 
     def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
         db, name = parse_identifier(identifier)
@@ -284,7 +311,7 @@ class RestCatalog(Catalog):
             self.call("DELETE", f"databases/{_q(db)}/tables/{_q(name)}")
         except (TableNotFound, DatabaseNotFound):
             if not ignore_if_missing:
-                raise
+                raise TableNotFound(f"{db}.{name}") from None
 
     def rename_table(self, identifier: str, new_identifier: str) -> None:
         db, name = parse_identifier(identifier)
@@ -323,6 +350,6 @@ def _error(status: int, raw: bytes) -> Exception:
         return TableAlreadyExists(name) if kind == "TABLE" else AlreadyExists(message)
     if status in (401, 403):
         return CatalogUnavailable(f"the REST catalog refused the request ({status}): {message}")
-    if status == 400:
-        return InvalidInput(f"the REST catalog refused the request: {message}")
+    if status == 400:  # the server's own words (this server: the backing catalog's error)
+        return InvalidInput(message)
     return CatalogUnavailable(f"the REST catalog answered {status}: {message}")

@@ -9,9 +9,12 @@ at commit (``FileStoreCommit``), so a key is never hashed over two counts in one
 Invariants: the commit lands only if no APPEND or OVERWRITE followed the snapshot read (it would
 be replaced unseen: ``CommitOptions.read_base``); every row of the partitions is read, so a
 partition holding rows that reads do not show yet (in ``bucket-postpone``, or level-0 files of a
-deletion-vector or first-row table) is refused: compact it first. The rewritten files of such a
-table are level-0 files, which its reads do not show: a full compaction of the partitions follows
-at once (a COMPACT snapshot after the OVERWRITE, as Java's writers of those tables do).
+deletion-vector or first-row table) is refused: compact it first. The rows read are merged (one
+per key), so for a table whose batch reads skip level 0 (deletion vectors, first-row) each new
+bucket is written as one sorted run on the top level: the OVERWRITE is the only snapshot, and no
+moment exists where the partitions read empty. (Java's rescale writes level 0 and its writer's
+forced compaction adds a COMPACT snapshot after the OVERWRITE; a kill between the two leaves the
+rows unread until a compaction.)
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.compaction.partition_rewrite import rewrite_partitions
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.after_commit import after_commit
+from paimon_core.merge.levels import max_level
 from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.live_files import expiry_checked, live_entries
-from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.read.count import metadata_count
 from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead
@@ -34,6 +38,7 @@ from paimon_core.write.postpone import with_buckets
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
 
 
@@ -98,21 +103,24 @@ def rescale(
         if sp.partition in before:
             splits.setdefault(sp.partition, []).append(sp)
     if dry_run or not before:
-        reader = TableRead(table)
-        with expiry_checked(table, snap):
-            rows = sum(reader.to_arrow(ss).num_rows for ss in splits.values())
-        return RescaleResult(len(before), rows, shown, bucket)
+        return RescaleResult(len(before), _count(table, snap, splits), shown, bucket)
     target = with_buckets(table, bucket)
-    done = rewrite_partitions(table, target, snap, splits)
-    result, rows = done.snapshot, done.rows
-    if compacted_only and result is not None:  # level-0 rows are invisible here until compacted
-        from paimon_core.compaction.compaction import compact
+    level = max_level(table) if compacted_only else 0  # level-0 rows are invisible to these reads
+    done = rewrite_partitions(table, snap, splits, target=target, output_level=level)
+    after_commit(table)
+    return RescaleResult(len(before), done.rows, shown, bucket, done.snapshot)
 
-        compacted = compact(target, full=True, partition_filter=set(splits).__contains__).snapshot
-        result = compacted if isinstance(compacted, Snapshot) else result
-    else:
-        after_commit(table)
-    return RescaleResult(len(before), rows, shown, bucket, result)
+
+def _count(table: TableContext, snap: Snapshot, splits: dict[tuple, list]) -> int:
+    """The rows a rescale would rewrite: from the files' metadata where that is exact
+    (``read/count.py``), else by reading them."""
+    every = [s for ss in splits.values() for s in ss]
+    counted = metadata_count(table, every)
+    if counted is not None:
+        return counted
+    reader = TableRead(table)
+    with expiry_checked(table, snap):
+        return sum(reader.to_arrow(ss).num_rows for ss in splits.values())
 
 
 def _matcher(table: TableContext, partitions: list[dict | str] | None) -> Callable[[tuple], bool]:

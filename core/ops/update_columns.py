@@ -78,7 +78,19 @@ def _check(table: TableContext, updates: pa.Table, columns: list[str]) -> None:
 
 
 def update_columns(table: TableContext, updates: pa.Table, columns: list[str]) -> UpdateResult:
-    """Set ``columns`` of the rows whose ``_ROW_ID`` the rows of ``updates`` hold (see the module)."""
+    """Set ``columns`` of the rows whose ``_ROW_ID`` the rows of ``updates`` hold (see the module).
+    A compaction or overwrite that rewrote those rows after they were read fails the commit
+    (``CommitConflict``, nothing committed: ``metadata/row_id_conflicts.py``)."""
+    messages, rows = column_update_messages(table, updates, columns)
+    snapshot = FileStoreCommit(table, CommitOptions()).commit(messages) if messages else None
+    return UpdateResult(snapshot, rows, len(messages))
+
+
+def column_update_messages(
+    table: TableContext, updates: pa.Table, columns: list[str]
+) -> tuple[list[CommitMessage], int]:
+    """The column files of :func:`update_columns`, written from the latest snapshot, not
+    committed (the messages, the input rows); on failure nothing is left."""
     _check(table, updates, columns)
     columns = [n for n in table.schema.field_names if n in columns]  # schema order
     types = {c: table.schema.field(c).type for c in columns}
@@ -123,8 +135,7 @@ def update_columns(table: TableContext, updates: pa.Table, columns: list[str]) -
 
         discard_files(table, messages)  # nothing was committed: the files written so far go
         raise
-    snapshot = FileStoreCommit(table, CommitOptions()).commit(messages) if messages else None
-    return UpdateResult(snapshot, len(ids), len(messages))
+    return messages, len(ids)
 
 
 def _write_column_file(

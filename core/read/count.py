@@ -48,12 +48,9 @@ def metadata_count(
     dv_table = is_pk and dv_enabled(table)
     if not all(_exact(s, is_pk, dv_table) for s in splits):
         return None
-    kept = _kept_partitions(table, splits, predicate)
     vectors: DeletionVectorReader | None = None
     total = 0
-    for s in splits:
-        if kept is not None and s.partition_bytes not in kept:
-            continue
+    for s in kept_splits(table, splits, predicate):
         total += s.row_count
         for _, df in s.deletion_files:
             if df.cardinality is None:
@@ -76,12 +73,13 @@ def _exact(split: DataSplit, is_pk: bool, dv_table: bool) -> bool:
     return not split.deletion_files and len({f.level for f in split.files}) <= 1
 
 
-def _kept_partitions(
+def kept_splits(
     table: TableContext, splits: Sequence[DataSplit], predicate: Predicate | None
-) -> set[bytes] | None:
-    """The partition bytes of the splits whose partition satisfies ``predicate`` (None: all)."""
+) -> list[DataSplit]:
+    """The splits whose partition satisfies ``predicate``, a filter on partition columns alone
+    (None: all), evaluated with the Arrow kernels the data path uses."""
     if predicate is None:
-        return None
+        return list(splits)
     codec = table.partition_codec
     distinct = {s.partition_bytes: s.partition for s in splits}
     order = list(distinct)
@@ -90,5 +88,5 @@ def _kept_partitions(
         values = [internal_to_python(distinct[b][i], t) for b in order]
         columns[k] = pa.array(values, type=to_arrow_type(t))
     marked = pa.table({**columns, "__pos": pa.array(range(len(order)), pa.int64())})
-    kept = filter_table(marked, predicate).column("__pos").to_pylist()
-    return {order[i] for i in kept}
+    kept = {order[i] for i in filter_table(marked, predicate).column("__pos").to_pylist()}
+    return [s for s in splits if s.partition_bytes in kept]

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-from paimon_core.data.system_columns import KIND
+from paimon_core.data.system_columns import KIND, kind_text
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.merge.changelog import changes
 from paimon_core.metadata.changelog import changelog_manager, changelog_or_snapshot
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
 
 ROW_KIND = "_row_kind"
 SNAPSHOT = "_snapshot"
-KIND_TEXT = pa.array(["+I", "-U", "+U", "-D"])
 MODES = ("auto", "changelog", "delta", "diff")
 
 
@@ -78,7 +76,7 @@ def with_row_kind(t: pa.Table, kinds: pa.Array | pa.ChunkedArray) -> pa.Table:
     """``t`` (made nullable) with a first column ``_row_kind`` (+I/-U/+U/-D) from byte kinds 0..3."""
     t = t.cast(pa.schema([f.with_nullable(True) for f in t.schema]))
     kinds = kinds.combine_chunks() if isinstance(kinds, pa.ChunkedArray) else pa.array(kinds)
-    return t.add_column(0, ROW_KIND, pc.take(KIND_TEXT, kinds.cast(pa.int32())))
+    return t.add_column(0, ROW_KIND, kind_text(kinds))
 
 
 def _read_entries(table: TableContext, entries, columns) -> pa.Table:

@@ -28,6 +28,7 @@ from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.options import MergeEngineKind
 from paimon_core.read.blob_descriptors import resolve as resolve_descriptors
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.row_tracking import (
@@ -94,6 +95,7 @@ class TableRead:
         self.read_columns = [n for n in self.schema.field_names if n in needed]
         self._descriptors = set(descriptor_columns(self.schema))
         self.dv_mode = self.is_pk and dv_enabled(table)
+        self._first_row = self.is_pk and self.schema.core_options.merge_engine is MergeEngineKind.FIRST_ROW
         self._dvs: DeletionVectorReader | None = None
         if self.is_pk:
             from paimon_core.metadata.merge_options import sequence_fields, sequence_groups
@@ -101,6 +103,8 @@ class TableRead:
             keys = set(self.schema.trimmed_primary_keys) | set(sequence_fields(self.schema.options))
             keys |= {s for seqs, _ in sequence_groups(self.schema.options) for s in seqs}
             self.read_columns = [n for n in self.schema.field_names if n in needed or n in keys]
+            MergeEngine.for_schema(self.schema, self.read_columns)  # refuses bad options up front,
+            # also for reads whose splits are all raw (never merged)
 
     # ---- one file
     def read_file(
@@ -334,9 +338,23 @@ class TableRead:
         return filter_table(merged, self.predicate).select(self.columns)
 
     def _raw_convertible(self, split: DataSplit) -> bool:
-        """Deletion-vector PK tables keep at most one live row per key above level 0, so a split
-        without level-0 files and without retract rows is read file by file, unmerged (as Java)."""
-        return self.dv_mode and all(f.level > 0 and f.delete_row_count == 0 for f in split.files)
+        """True when the split's rows are its files' rows, so it is read file by file without
+        the system columns and unmerged (Java's raw-convertible splits). Needs every file known
+        to hold no retract (-U/-D) rows (``_DELETE_ROW_COUNT`` = 0; unknown: merged), and then:
+        - a lone file (a data file holds one record per key);
+        - deletion-vector and first-row tables: every file above level 0 (a key has one live
+          row there: vectors mark the older ones, first-row compaction never repeats a key);
+        - otherwise files all at one level above 0 (one sorted run: disjoint key ranges).
+        A record alone under its key is what every merge engine returns for it (Java reads
+        these splits raw whatever the engine)."""
+        files = split.files
+        if not files or not all(f.delete_row_count == 0 for f in files):
+            return False
+        if len(files) == 1:
+            return True
+        if self.dv_mode or self._first_row:
+            return all(f.level > 0 for f in files)
+        return not split.deletion_files and files[0].level > 0 and len({f.level for f in files}) == 1
 
     def output_schema(self) -> pa.Schema:
         """The Arrow schema of what this read returns (``columns``, system ones included)."""

@@ -16,12 +16,12 @@ import uuid
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-import fsspec
 from paimon_core import paths
 from paimon_core.errors import CommitConflict, PaimonError
 from paimon_core.storage.s3 import ConditionalWriteUnsupported, S3Options, probe_result
 
 if TYPE_CHECKING:
+    import fsspec
     import pyarrow.fs as pafs
 
 S3_SCHEMES = ("s3", "s3a")
@@ -67,6 +67,9 @@ class FileIO:
 
     @cached_property
     def fs(self) -> fsspec.AbstractFileSystem:
+        """The fsspec filesystem (imported here: local files mostly go through ``os``)."""
+        import fsspec
+
         if self.is_local:
             return fsspec.filesystem("file")
         if self.is_s3:

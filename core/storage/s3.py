@@ -63,6 +63,13 @@ _ALIASES = {
     "unsafe_commits": "unsafe_commits",
 }
 KNOWN_OPTIONS = tuple(_ALIASES)  # storage option names this module interprets (others go to s3fs as given)
+
+
+def canonical_option(raw: str) -> str | None:
+    """The option ``raw`` names (``access_key_id`` -> ``key``), None for one passed to s3fs as is."""
+    return _ALIASES.get(str(raw).strip().lower().replace("-", "_"))
+
+
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off", ""}
 
@@ -100,7 +107,7 @@ class S3Options:
         known: dict = {}
         extra: dict = {}
         for raw, value in (options or {}).items():
-            name = _ALIASES.get(str(raw).strip().lower().replace("-", "_"))
+            name = canonical_option(raw)
             if name is None:
                 extra[raw] = value
             elif name in known:

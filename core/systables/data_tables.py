@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+from paimon_core.data.system_columns import kind_text
 from paimon_core.data.types import ArrayType, DataField, parse_type
 from paimon_core.metadata.live_files import expiry_checked
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from paimon_core.table import FileStoreTable
 
 ROWKIND = DataField(-1, "rowkind", parse_type("STRING"))  # nullable, as Java's ROW_KIND field
-_KINDS = pa.array(["+I", "-U", "+U", "-D"])
 
 
 def audit_log_fields(table: FileStoreTable) -> tuple[DataField, ...]:
@@ -41,7 +41,7 @@ def binlog_fields(table: FileStoreTable) -> tuple[DataField, ...]:
 def _kinds(data: pa.Table, kinds: pa.Array | None) -> pa.Array:
     if kinds is None:
         return pa.array(["+I"] * data.num_rows, pa.string())
-    return _KINDS.take(kinds.cast(pa.int32()))
+    return kind_text(kinds)
 
 
 def audit_log(table: FileStoreTable) -> Iterator[pa.Table]:

@@ -209,6 +209,9 @@ class KeyValueWriter:
         self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
         self.buffers: dict[tuple, _BucketBuffer] = {}
         self.buffered = 0
+        # the LSM level flushes write to. Above 0 (a rewrite of merged rows, ops/rescale.py) each
+        # bucket must get one flush: its files are then one sorted run, as a level above 0 must be
+        self.output_level = 0
 
     @property
     def index_base(self) -> int | None:
@@ -292,7 +295,12 @@ class KeyValueWriter:
         producer = self.schema.core_options.changelog_producer
         data = pa.concat_tables(buf.parts)
         buf.parts, buf.nbytes = [], 0
-        buf.files.extend(buf.writer.write_run(self.merge.merge(data)))
+        if self.output_level and buf.files:
+            raise PaimonError(
+                f"bucket {bucket} of partition {partition} flushed twice while writing level {self.output_level}: "
+                "its files would be two runs on one level"
+            )
+        buf.files.extend(buf.writer.write_run(self.merge.merge(data), level=self.output_level))
         if producer == "input":
             raw = sort_by_key_and_sequence(data, self.schema.trimmed_primary_keys)
             buf.changelog.extend(buf.writer.write_run(raw, changelog=True))

@@ -62,6 +62,7 @@ def compact(
       paimon compact -t demo.events --full -p dt=2024-01-01
       paimon compact -t demo.events --manifests
       paimon compact -t demo.logs --zorder user_id,ts -p dt=2024-01-01
+      paimon --engine spark compact -t demo.logs --hilbert user_id,ts
     """
     from paimon_core.compaction.compaction import compact as run_compact
 
@@ -134,7 +135,7 @@ def _sort_compact(state, tbl, strategy: str, columns: list[str], partition: str 
     from paimon_cli.progress import spinner
 
     with spinner(f"sort-compact {tbl.identifier}"):
-        result = sort_compact(tbl, strategy, columns, partition)
+        result = sort_compact(tbl, strategy, columns, partition, engine=state.engine())
     sid = result.snapshot.id if result.snapshot is not None else None
     how = f"{strategy} of {', '.join(columns)}" if strategy != "order" else f"order by {', '.join(columns)}"
     text = (

@@ -3,14 +3,14 @@
 
 Routing is done on the raw path, one percent-decoded segment at a time, so an encoded ``/`` in a
 name stays inside its segment (and is refused there) instead of making a different route. Every
-request but none is checked for the bearer token first when the server has one: a missing or
-wrong token is a 401 with the spec's error body and nothing runs. Catalog work runs in Starlette's
+request is checked first when the server has an auth check (``rest.auth``: bearer token or DLF
+signature): a refused one is a 401 with the spec's error body and nothing runs. The prefix (the
+first segment after ``v1``) picks the catalog (``rest.warehouses``). Catalog work runs in Starlette's
 thread pool; every answer is JSON (the spec's response or ``ErrorResponse``) or empty (200).
 """
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 from collections.abc import Callable
@@ -23,9 +23,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from paimon_cli.rest import partitions, versions, views
+from paimon_cli.rest.auth import Checker, bearer
 from paimon_cli.rest.errors import RestError
 from paimon_cli.rest.names import checked, segments
 from paimon_cli.rest.service import CatalogService
+from paimon_cli.rest.warehouses import OneWarehouse, WarehouseRoot
 
 log = logging.getLogger("paimon.rest")
 _NO_BODY = object()
@@ -138,30 +140,38 @@ def _error(e: RestError) -> JSONResponse:
     return JSONResponse(e.body(), status_code=e.status)
 
 
-def create_app(service: CatalogService, token: str | None = None) -> Starlette:
-    """The ASGI application; ``token``: the bearer token every request must carry (None: none)."""
-    expected = f"Bearer {token}".encode() if token else None
+def create_app(
+    warehouses: CatalogService | OneWarehouse | WarehouseRoot, auth: Checker | str | None = None
+) -> Starlette:
+    """The ASGI application over ``warehouses`` (one catalog service, or a ``warehouses`` registry);
+    ``auth``: the check every request must pass (``rest.auth``; a string is a bearer token; None:
+    none)."""
+    registry = OneWarehouse(warehouses) if isinstance(warehouses, CatalogService) else warehouses
+    check = bearer(auth) if isinstance(auth, str) else auth
 
     async def handle(request: Request) -> Response:
-        if expected is not None:
-            given = request.headers.get("authorization", "").encode()
-            if not hmac.compare_digest(given, expected):
-                return _error(RestError(401, "missing or wrong bearer token"))
+        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+        raw = await request.body() if request.method == "POST" else b""
+        if check is not None:
+            query = request.scope.get("query_string", b"").decode("latin-1")
+            path = raw_path.decode("latin-1").split("?", 1)[0]
+            refused = check(request.method, path, query, request.headers, raw)
+            if refused is not None:
+                return _error(RestError(401, refused))
         try:
-            parts = segments(request.scope.get("raw_path") or request.url.path.encode())
+            parts = segments(raw_path)
             if len(parts) < 2 or parts[0] != "v1":
                 raise RestError(404, f"no such endpoint: {request.url.path}", "UNKNOWN", None)
             body: Any = _NO_BODY
             if request.method == "POST":
-                raw = await request.body()
                 try:
                     body = json.loads(raw) if raw else None
                 except (ValueError, UnicodeDecodeError):
                     raise RestError(400, "malformed request: the body is not JSON") from None
             if parts[1:] == ["config"] and request.method == "GET":
-                return JSONResponse(service.config())
-            if parts[1] != service.prefix:
-                raise RestError(404, f"unknown prefix {parts[1]!r}", "UNKNOWN", parts[1])
+                warehouse = request.query_params.get("warehouse")
+                return JSONResponse(await run_in_threadpool(registry.config, warehouse))
+            service = registry.service(parts[1])
             query = dict(request.query_params)
             op = _route(service, request.method, parts[2:], body, query)
             result = await run_in_threadpool(op)

@@ -10,7 +10,6 @@ refuses commits meant for the old one (404, as Java's server answers).
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from paimon_core.catalog import Catalog
@@ -25,8 +24,7 @@ from paimon_core.table import FileStoreTable
 from paimon_cli.rest.errors import SNAPSHOT, TABLE, RestError, bad_request, from_core
 from paimon_cli.rest.names import checked
 from paimon_cli.rest.paging import like, page
-
-TOKEN_LIFETIME_MS = 3_600_000
+from paimon_cli.rest.tokens import DEFAULT_LIFETIME_MS, table_token
 
 
 def _obj(body: Any, what: str) -> dict:
@@ -50,9 +48,10 @@ class CatalogService:
     server sends it (pypaimon 2.1 needs the key; the spec types it string-only). Tags, branches
     and snapshots are ``versions.py``'s, partitions ``partitions.py``'s, views ``views.py``'s."""
 
-    def __init__(self, catalog: Catalog, prefix: str):
+    def __init__(self, catalog: Catalog, prefix: str, token_lifetime_ms: int = DEFAULT_LIFETIME_MS):
         self.catalog = catalog
         self.prefix = prefix
+        self.token_lifetime_ms = token_lifetime_ms
 
     def _core(self, fn, db: str | None = None, table: str | None = None):
         try:
@@ -122,7 +121,7 @@ class CatalogService:
             "id": self.table_id(table),
             "database": db,
             "name": name,
-            "path": table.path,
+            "path": table.io.uri(table.path),  # with its scheme: s3://bucket/...
             "isExternal": False,
             "schemaId": table.schema.id,
             "schema": _schema_json(table.schema),
@@ -165,9 +164,8 @@ class CatalogService:
         self._core(lambda: alter_table(table, parsed), db, name)
 
     def table_token(self, db: str, name: str) -> dict:
-        """A local or server-credentialed warehouse needs no table credentials: an empty token."""
-        self._table(db, name)
-        return {"token": {}, "expiresAt": int(time.time() * 1000) + TOKEN_LIFETIME_MS}
+        """The storage credentials of the table (``rest.tokens``)."""
+        return table_token(self._table(db, name).io, self.token_lifetime_ms)
 
     # ---- snapshots and commits
     def table_snapshot(self, db: str, name: str) -> dict:

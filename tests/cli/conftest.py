@@ -17,8 +17,49 @@ import pytest
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
+from tests.cli import rest_lane
 
 SCHEMA = "id BIGINT NOT NULL, name STRING, value DOUBLE, dt STRING"
+
+
+def pytest_generate_tests(metafunc):
+    """``catalog_lane``: ``fs`` and ``rest`` where ``rest_lane`` runs the test through REST
+    (other tests keep their ids and run on the filesystem catalog alone)."""
+    if "catalog_lane" not in metafunc.fixturenames:
+        return
+    if rest_lane.runs_rest(metafunc.definition.nodeid, metafunc.config.getoption("rest_lane") == "full"):
+        rest = pytest.param("rest", marks=[pytest.mark.rest_lane, pytest.mark.slow])
+        metafunc.parametrize("catalog_lane", ["fs", rest], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def rest_lane_server(tmp_path_factory):
+    """The REST lane's server: every warehouse folder under the session's temp root."""
+    from tests.rest_support import RestServer
+
+    server = RestServer(tmp_path_factory.getbasetemp(), warehouse_root=True)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def catalog_lane(request):
+    """The catalog the CLI runs with: ``fs`` (none given) or ``rest`` (``rest_lane.FLAGS``)."""
+    lane = getattr(request, "param", "fs")
+    if lane == "rest":
+        from tests.rest_support import TOKEN
+
+        server = request.getfixturevalue("rest_lane_server")
+        rest_lane.FLAGS[:] = [
+            "--catalog",
+            "rest",
+            "--catalog-option",
+            f"uri={server.uri}",
+            "--catalog-option",
+            f"token={TOKEN}",
+        ]
+    yield lane
+    rest_lane.FLAGS.clear()
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +82,7 @@ class Cli:
         self.runner = CliRunner()
 
     def __call__(self, *args: str, warehouse: bool = True, env: dict | None = None, code: int | None = 0):
-        argv = (["-w", str(self.wh)] if warehouse else []) + [str(a) for a in args]
+        argv = rest_lane.FLAGS + (["-w", str(self.wh)] if warehouse else []) + [str(a) for a in args]
         result = self.runner.invoke(app, argv, env=env)
         if code is not None:
             assert result.exit_code == code, (
@@ -101,7 +142,7 @@ def run_paimon(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Com
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "paimon_cli", *map(str, args)],
+        [sys.executable, "-m", "paimon_cli", *rest_lane.FLAGS, *map(str, args)],
         cwd=cwd,
         env=full_env,
         capture_output=True,

@@ -161,6 +161,20 @@ def test_snapshots_does_not_load_pyarrow_or_pyspark(cli, events_table, tmp_path)
     assert not {m for m in mods if m.split(".")[0] in ("pyarrow", "pyspark", "numpy")}
 
 
+def test_sql_count_starts_without_pandas_duckdb_or_pyspark(cli, events_table, tmp_path):
+    """A count/min/max answered from manifests loads neither DuckDB nor what DuckDB's Arrow
+    scans pull in (pandas through pyarrow.dataset and pa.array), nor Spark, nor fsspec. (A WHERE binds
+    its literals as pyarrow scalars, which loads pandas: not pinned here.)"""
+    query = "SELECT count(*), min(id) FROM demo.events"
+    mods = _modules_after(["-w", str(cli.wh), "sql", query], tmp_path)
+    assert "paimon_core.engines.sql_aggregates" in mods
+    # fsspec: a local warehouse goes through os (FileIO.fs is opened for other schemes only)
+    heavy = ("pandas", "pyspark", "duckdb", "pyarrow.dataset", "pyarrow._dataset", "polars", "fsspec")
+    assert not {m for m in mods if m.split(".")[0] in heavy or m in heavy}
+    mods = _modules_after(["-w", str(cli.wh), "read", "-t", "demo.events", "--count"], tmp_path)
+    assert not {m for m in mods if m.split(".")[0] in heavy or m in heavy}
+
+
 def test_no_pyspark_on_the_read_path(cli, events_table, tmp_path):
     mods = _modules_after(["-w", str(cli.wh), "read", "-t", "demo.events", "--limit", "1"], tmp_path)
     assert "pyarrow" in mods

@@ -46,13 +46,15 @@ def test_partitions_and_out_files(cli, events_table, tmp_path):
     assert pq.read_table(pout).column_names[:3] == ["snapshot_id", "schema_id", "commit_user"]
 
 
-def test_branch_system_table_and_global(cli, events_table):
+def test_branch_system_table_and_global(cli, events_table, catalog_lane):
     cli("branch", "create", "b1", "-t", T)
     assert cli.json("read", "-t", f"{T}$branches", "--select", "branch_name") == [{"branch_name": "b1"}]
     assert [r["schema_id"] for r in cli.json("read", "-t", f"{T}$branch_b1$schemas")] == [0]
     keys = {r["key"] for r in cli.json("read", "-t", "sys.all_table_options")}
     assert "path" in keys
-    assert cli.json("read", "-t", "sys.catalog_options")[0]["key"] == "warehouse"
+    options = {r["key"]: r["value"] for r in cli.json("read", "-t", "sys.catalog_options")}
+    assert options["warehouse"] == str(cli.wh)
+    assert options.get("metastore") == (None if catalog_lane == "fs" else "rest")
 
 
 def test_data_system_tables(cli, events_table):

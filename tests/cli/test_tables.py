@@ -223,3 +223,13 @@ def test_help_shows_examples(cli):
 def test_events_fixture_sanity(cli, events_table):
     assert len(cli.json("read", "-t", events_table)) == 10
     assert events(3).num_rows == 3
+
+
+def test_the_catalog_lane_is_the_catalog_the_cli_runs_with(cli, catalog_lane):
+    """The REST lane (tests/cli/rest_lane.py) really goes through the server: `catalog info`
+    names the catalog, and for REST the server's uri."""
+    cli("create-database", "lane")
+    info = cli.json("catalog", "info")[0]
+    assert info["catalog"] == {"fs": "filesystem", "rest": "rest"}[catalog_lane]
+    if catalog_lane == "rest":
+        assert info["uri"].startswith("http://127.0.0.1:") and info["prefix"].startswith("paimon-")

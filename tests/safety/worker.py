@@ -316,6 +316,15 @@ def run_crash_expire(cfg: dict) -> None:
     _append_line(cfg["report"], {"completed": True, "points": state["n"], "events": state["events"]})
 
 
+def run_crash_rescale(cfg: dict) -> None:
+    """Rescale the table into ``cfg['bucket']`` buckets, crashing at storage operation k."""
+    from paimon_core.ops.rescale import rescale
+
+    state = install_crash_hook(cfg["k"], cfg["report"])
+    rescale(get_table(cfg), cfg["bucket"])
+    _append_line(cfg["report"], {"completed": True, "points": state["n"], "events": state["events"]})
+
+
 def run_commit_then_die_before_latest(cfg: dict) -> None:
     """Commit a batch and die right after snapshot-N is created, before the LATEST hint."""
     from paimon_core.storage.file_io import FileIO
@@ -338,6 +347,7 @@ BODIES = {
     "expirer": run_expirer,
     "crash_ingest": run_crash_ingest,
     "crash_expire": run_crash_expire,
+    "crash_rescale": run_crash_rescale,
     "die_before_latest": run_commit_then_die_before_latest,
 }
 

@@ -250,6 +250,21 @@ class SparkEngine:
         dirs = {table.bucket_path(s.partition, s.bucket) for s in splits}
         return self._run(table, df, prefix, progress, len(splits), swept_dirs=dirs)
 
+    def rewrite(self, table: TableContext, snapshot, splits: dict[tuple, list], transform) -> list:
+        """Rewrite each partition in its own task (``compaction.partition_rewrite``: read its
+        splits, ``transform``, write): the files the local engine writes, a partition per core."""
+        groups = [splits[p] for p in sorted(splits, key=str) if splits[p]]
+        if not groups:
+            return []
+        prefix = job_prefix(table)
+        spec = T.TableSpec.of(table, prefix)
+        df = self.spark.range(0, len(groups), 1, len(groups)).mapInArrow(
+            partial(T.rewrite_task, spec, snapshot, groups, transform, self.fault),
+            "msg binary, retried boolean",
+        )
+        dirs = {table.bucket_path(s.partition, s.bucket) for ss in groups for s in ss}
+        return self._run(table, df, prefix, None, len(groups), swept_dirs=dirs)
+
     # ---- reads
     def read(self, table: FileStoreTable, splits, columns=None, predicate=None):
         """A Spark DataFrame of the splits, one task per split (lazy: nothing runs until an action)."""

@@ -277,6 +277,26 @@ def compact_task(spec: TableSpec, splits: list, full: bool, fault: str | None, b
     yield _messages_batch(out)
 
 
+def rewrite_task(spec: TableSpec, snapshot, groups: list, transform, fault: str | None, batches):
+    """Rewrite the task's partitions (each a list of splits) with ``write_partitions``."""
+    from paimon_core.compaction.partition_rewrite import write_partitions
+
+    table = spec.table()
+    out = []
+    try:
+        for ids in batches:
+            for gid in ids.column(0).to_pylist():
+                splits = groups[gid]
+                out.extend(
+                    write_partitions(table, table, snapshot, {splits[0].partition: splits}, transform)[0]
+                )
+                _fault(fault, "rewrite")
+    except BaseException:
+        table.discard(out)
+        raise
+    yield _messages_batch(out)
+
+
 def read_task(spec: TableSpec, splits: list, columns, predicate, target: pa.Schema, batches):
     table = spec.table()
     reader = table.new_read(columns, predicate)

@@ -70,6 +70,25 @@ def test_dry_run_changes_nothing(pk):
     assert pk.snapshots.latest_id() == latest
 
 
+@pytest.mark.parametrize("options", [{}, {"deletion-vectors.enabled": "true"}], ids=["pk", "dv"])
+def test_dry_run_counts_from_metadata_where_exact(tmp_path, options):
+    """Compacted (one top-level run per bucket): the count comes from the files' metas, so it
+    is answered with every data file gone; level-0 files to merge: counted by reading them."""
+    import glob
+    import os
+
+    t = _table(tmp_path, {"bucket": "2"} | options)
+    t.write_arrow(pa.concat_tables([_rows(range(50), "a", "d1"), _rows(range(30), "a", "d2")]))
+    t.write_arrow(_rows(range(20, 70), "b", "d1"))
+    if not options:
+        assert rescale(t, 4, dry_run=True).rows == 100  # overlapping level-0 runs: from data
+    compact(t, full=True)
+    for f in glob.glob(f"{t.path}/dt=*/bucket-*/data-*"):
+        os.remove(f)
+    assert rescale(t, 4, ["dt=d1"], dry_run=True).rows == 70
+    assert rescale(t, 4, dry_run=True).rows == 100
+
+
 def test_writes_keep_a_partitions_bucket_count(pk):
     """After the rescale, a write hashing d1's keys over 2 buckets is refused (nothing committed);
     once the table's bucket option says 4, writes to d1 merge with its rows and d2 is refused."""
@@ -114,6 +133,37 @@ def test_deletion_vector_table_with_level0_files_is_refused(tmp_path):
     rescale(t, 3)
     assert _counts(t) == {"d1": {(3, True)}}
     assert len(t.read()) == 10
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"deletion-vectors.enabled": "true"}, {"merge-engine": "first-row"}],
+    ids=["dv", "first-row"],
+)
+def test_tables_whose_reads_skip_level0_get_one_top_level_run_per_bucket(tmp_path, options):
+    """The OVERWRITE is the only snapshot: its files are on the top level, one sorted run per
+    bucket (the rows read are merged), so there is no moment where the partitions read empty
+    (before, a full compaction followed: killed between the two, the rows were unread)."""
+    t = _table(tmp_path, {"bucket": "2", "write-buffer-size": "1kb", "target-file-size": "2kb"} | options)
+    t.write_arrow(_rows(range(200), "a", "d1"))
+    t.write_arrow(_rows(range(100, 300), "b", "d1"))
+    before, latest = _state(t), t.snapshots.latest_id()
+    rescale(t, 3)
+    assert t.snapshots.latest_id() == latest + 1 and t.snapshots.latest().commit_kind == "OVERWRITE"
+    assert _state(t) == before
+    entries = live_entries(t.manifests, t.snapshots.latest())
+    assert {e.file.level for e in entries} == {t.schema.core_options.num_levels - 1}
+    from paimon_core.data.binary_row import deserialize_row
+
+    key_types = t.schema.types_of(t.schema.trimmed_primary_keys)
+    for b in range(3):
+        ranges = sorted(
+            (deserialize_row(e.file.min_key, key_types), deserialize_row(e.file.max_key, key_types))
+            for e in entries
+            if e.bucket == b
+        )
+        assert all(prev[1] < nxt[0] for prev, nxt in zip(ranges, ranges[1:])), ranges
+    assert sum(e.file.row_count for e in entries) == len(before)
 
 
 def test_append_table_and_refusals(tmp_path):

@@ -73,3 +73,69 @@ def test_needs_data_evolution(catalog):
     t.write_arrow(tracked_batch([1]))
     with pytest.raises(UnsupportedFeature, match="data-evolution.enabled"):
         update_columns(catalog.get_table("db.t"), _updates([0], ["x"]), ["v"])
+
+
+def _three_groups(catalog):
+    t = _table(catalog)
+    for ids in ([1, 3], [5, 7], [9, 11]):  # one partition, three files: three row groups
+        t.write_arrow(tracked_batch(ids))
+    return catalog.get_table("db.t")
+
+
+def _files(t) -> set[str]:
+    import os
+
+    return {n for _, _, names in os.walk(t.path) for n in names if n.startswith("data-")}
+
+
+def test_update_read_before_a_compaction_that_rewrote_its_rows_is_refused(catalog):
+    """The column file names a row group the compaction merged into a file of another range:
+    the commit is refused (nothing lands, its file is deleted), as Java's row-id existence check
+    refuses it; run again, the update lands."""
+    from paimon_core.commit import CommitOptions, FileStoreCommit
+    from paimon_core.compaction.compaction import compact
+    from paimon_core.errors import CommitConflict
+    from paimon_core.ops.update_columns import column_update_messages
+
+    t = _three_groups(catalog)
+    before = _rows(t)
+    messages, _ = column_update_messages(t, _updates([2], ["X"]), ["v"])
+    assert compact(t, full=True).snapshot is not None
+    t = catalog.get_table("db.t")
+    latest, files = t.snapshots.latest_id(), _files(t)
+    with pytest.raises(
+        CommitConflict, match=r"updates row ids 2\.\.3, but no live file holds exactly those rows"
+    ):
+        FileStoreCommit(t, CommitOptions()).commit(messages)
+    assert t.snapshots.latest_id() == latest and _files(t) == files - {
+        m.new_files[0].file_name for m in messages
+    }
+    assert _rows(t) == before
+    update_columns(t, _updates([2], ["X"]), ["v"])
+    assert _rows(catalog.get_table("db.t")) == [(r, i, "X" if r == 2 else v) for r, i, v in before]
+
+
+def test_compaction_that_ran_while_an_update_committed_is_refused(catalog):
+    """A column update commits while a compaction of its rows runs: the compaction's commit
+    would leave the column file beside a file of another range, and is refused (Java's row-id
+    range check of COMPACT commits); the update's values stay, a new compaction keeps them."""
+    from paimon_core.compaction.compaction import compact
+    from paimon_core.engines.local import LocalEngine
+    from paimon_core.errors import CommitConflict
+
+    t = _three_groups(catalog)
+    before = _rows(t)
+
+    class UpdateMeanwhile(LocalEngine):
+        def compact(self, table, splits, full=True, progress=None):
+            messages = super().compact(table, splits, full, progress)
+            update_columns(catalog.get_table("db.t"), _updates([2], ["X"]), ["v"])
+            return messages
+
+    with pytest.raises(CommitConflict, match="a column update committed while it ran"):
+        compact(t, full=True, engine=UpdateMeanwhile())
+    t = catalog.get_table("db.t")
+    want = [(r, i, "X" if r == 2 else v) for r, i, v in before]
+    assert _rows(t) == want and t.snapshots.latest().commit_kind == "APPEND"
+    assert compact(t, full=True).snapshot is not None
+    assert _rows(catalog.get_table("db.t")) == want

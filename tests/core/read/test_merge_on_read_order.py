@@ -98,3 +98,20 @@ def test_key_order_is_the_stable_sort(dtype, span):
         seq = np.arange(n, dtype=np.int64)
         order2, bounds2 = _key_then_sequence_order([k], seq)
         assert np.array_equal(order2, want) and np.array_equal(bounds2, bounds)
+
+
+@pytest.mark.parametrize("runs", [1, 5, 40])
+def test_key_order_of_concatenated_sorted_runs(runs):
+    """A merge-on-read's keys arrive as sorted runs one after another: sorted by timsort
+    (``_sort_kind``), with the same order and bounds as a stable sort."""
+    from paimon_core.merge.merge_engines import _key_then_sequence_order, _sort_kind
+
+    rng = np.random.default_rng(runs)
+    k = np.concatenate([np.sort(rng.choice(5000, size=800, replace=False)) for _ in range(runs)])
+    order, bounds = _key_then_sequence_order([k], None)
+    want = np.argsort(k, kind="stable")
+    assert np.array_equal(order, want)
+    ks = k[want]
+    assert np.array_equal(bounds, np.r_[True, ks[1:] != ks[:-1], True])
+    assert _sort_kind(k) == "stable"
+    assert _sort_kind(rng.permutation(k)) == "quicksort"

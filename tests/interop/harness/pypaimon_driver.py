@@ -240,13 +240,15 @@ def _install_java09_compat() -> None:
 
 
 def _catalog(req: dict):
-    """The filesystem catalog of ``warehouse``, or with ``rest`` ({uri, token?, warehouse?}) the
-    REST catalog at ``uri`` (bearer token when given)."""
+    """The filesystem catalog of ``warehouse``, or with ``rest`` ({uri, token?, warehouse?,
+    options?}) the REST catalog at ``uri`` (bearer token when given; ``options``: more catalog
+    options, e.g. ``token.provider=dlf`` and its keys, or ``data-token.enabled``)."""
     rest = req.get("rest")
     if rest:
         opts = {"metastore": "rest", "uri": rest["uri"], "warehouse": rest.get("warehouse") or "paimon"}
         if rest.get("token"):
             opts.update({"token.provider": "bear", "token": rest["token"]})
+        opts.update({str(k): str(v) for k, v in (rest.get("options") or {}).items()})
         return CatalogFactory.create(opts)
     return CatalogFactory.create({"warehouse": req["warehouse"]})
 
