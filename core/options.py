@@ -191,7 +191,14 @@ _REGISTRY = [
         ("table-location", "catalog-location"),
     ),
     Option("metadata.iceberg-compatible", "bool", False, "Java 0.9: Iceberg metadata in <table>/metadata"),
-    Option("metadata.iceberg.format-version", "int", 2, "Iceberg format version (3 refused)", lo=2, hi=3),
+    Option(
+        "metadata.iceberg.format-version",
+        "int",
+        2,
+        "Iceberg format version (2, or 3 with deletion vectors)",
+        lo=2,
+        hi=3,
+    ),
     Option("metadata.iceberg.manifest-compression", "str", "snappy", "codec of Iceberg manifests"),
     Option("metadata.iceberg.previous-versions-max", "int", 0, "older vN.metadata.json kept", lo=0),
     Option("metadata.iceberg.delete-after-commit.enabled", "bool", True, "delete older metadata versions"),
@@ -511,11 +518,10 @@ _UNSUPPORTED = [
     Unsupported("delete.force-produce-changelog", "forced changelogs on delete", _FALSE, reads=False),
     Unsupported(
         "metadata.iceberg.storage",
-        "Iceberg metadata in a Hive or REST catalog",
+        "Iceberg metadata committed to a Hive metastore or an Iceberg REST catalog (not reached from here)",
         _is("disabled", "table-location", "hadoop-catalog"),
         reads=False,
     ),
-    Unsupported("metadata.iceberg.format-version", "Iceberg format version 3", _is("2"), reads=False),
 ]
 UNSUPPORTED: dict[str, Unsupported] = {u.key: u for u in _UNSUPPORTED}
 

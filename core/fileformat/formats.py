@@ -15,7 +15,7 @@ Invariants (as Java Paimon):
 from __future__ import annotations
 
 import io as _io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import overload
 
 import fastavro
@@ -24,9 +24,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.orc as orc_format
 import pyarrow.parquet as pq
-from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType, to_arrow_type
+from paimon_core.data.types import (
+    ArrayType,
+    AtomicType,
+    DataField,
+    DataType,
+    MapType,
+    RowType,
+    to_arrow_type,
+)
 from paimon_core.errors import CorruptMetadata, InvalidInput, NullMapKey
 from paimon_core.fileformat import avro, orc, parquet
+from paimon_core.fileformat.field_ids import with_field_ids
 from paimon_core.options import CoreOptions
 from paimon_core.storage.file_io import FileIO
 
@@ -202,14 +211,18 @@ def open_writer(
     compression: str = "zstd",
     level: int | None = 1,
     types: dict[str, DataType] | None = None,
+    fields: Iterable[DataField] = (),
 ):
     """A streaming writer (``write(table)``, ``bytes_written``, ``row_count``, ``close() -> size``)
     of one data file in format ``fmt``; ``types``: the Paimon types of the columns (ORC checks
-    CHAR/VARCHAR lengths with them)."""
+    CHAR/VARCHAR lengths with them); ``fields``: the table's fields, whose ids Parquet columns
+    carry (:mod:`.field_ids`)."""
     _check_format("file.format", fmt)
     _check_codec("file.compression", fmt, compression.lower())
     if fmt == "orc":
         return orc.OrcFileWriter(fileio, path, schema, compression, level, types)
+    if fmt == "parquet":
+        return parquet.ParquetFileWriter(fileio, path, with_field_ids(schema, fields), compression, level)
     return _WRITERS[fmt](fileio, path, schema, compression, level)
 
 

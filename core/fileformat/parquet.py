@@ -4,7 +4,8 @@ Java 0.9 cannot read DECIMAL(p<=18) as dictionary-encoded fixed-length bytes, no
 with nanoseconds as INT64: so decimals p<=9 go to INT32 and p<=18 to INT64, and a file with a
 TIMESTAMP(7..9) column stores timestamps as INT96 (docs/format.md section 0, 7.3). DECIMAL(p>18)
 (fixed-length bytes) is written without a dictionary, as Java's writer does: Java 1.4's Parquet
-filter drops every row of a dictionary-encoded one on an equality predicate.
+filter drops every row of a dictionary-encoded one on an equality predicate. A schema's field
+metadata (the Parquet field ids of :mod:`.field_ids`) is written as given.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def to_file_layout(table: pa.Table, raw_int64: list[str]) -> pa.Table:
         table.column(n).cast(pa.int64()) if n in raw_int64 else table.column(n) for n in table.column_names
     ]
     fields = [
-        pa.field(n, pa.int64(), table.schema.field(n).nullable) if n in raw_int64 else table.schema.field(n)
+        table.schema.field(n).with_type(pa.int64()) if n in raw_int64 else table.schema.field(n)
         for n in table.column_names
     ]
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))

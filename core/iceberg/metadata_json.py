@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 
 from paimon_core.data.system_columns import KEY_PREFIX, KIND, SEQ
-from paimon_core.metadata.iceberg_options import iceberg_type
+from paimon_core.data.types import ArrayType, MapType, RowType
+from paimon_core.fileformat.field_ids import element_id, map_key_id
+from paimon_core.metadata.iceberg_options import iceberg_field
 from paimon_core.metadata.schema import TableSchema
 
 FORMAT_VERSION = 2
@@ -19,13 +21,7 @@ _KEY_FIELD_ID_START = _INT_MAX // 2  # Java's SpecialFields
 
 
 def schema_json(schema: TableSchema) -> dict:
-    fields = []
-    for f in schema.fields:
-        out = {"id": f.id, "name": f.name, "required": not f.type.nullable, "type": iceberg_type(f.type)}
-        if f.description is not None:
-            out["doc"] = f.description
-        fields.append(out)
-    return {"type": "struct", "schema-id": schema.id, "fields": fields}
+    return {"type": "struct", "schema-id": schema.id, "fields": [iceberg_field(f) for f in schema.fields]}
 
 
 def partition_spec(schema: TableSchema) -> dict:
@@ -58,6 +54,7 @@ def snapshot_json(
 
 def metadata_json(
     *,
+    format_version: int = FORMAT_VERSION,
     table_uuid: str,
     location: str,
     snapshot_id: int,
@@ -72,7 +69,7 @@ def metadata_json(
     last_column = max((f["id"] for f in schemas[-1]["fields"]), default=0)
     last_partition = max((f["field-id"] for f in spec["fields"]), default=999)
     return {
-        "format-version": FORMAT_VERSION,
+        "format-version": format_version,
         "table-uuid": table_uuid,
         "location": location,
         "last-sequence-number": snapshot_id,
@@ -93,25 +90,40 @@ def metadata_json(
 
 
 def name_mapping(schemas: list[TableSchema]) -> str:
-    """Iceberg's ``schema.name-mapping.default``: each field id with every name it had. Data
-    files written here carry no Parquet field ids (Java's do), so Iceberg readers find columns
-    through it; files with field ids are read by id as before."""
-    names: dict[int, list[str]] = {}
+    """Iceberg's ``schema.name-mapping.default``: each field id with every name it had, nested
+    fields (ROW fields, list ``element``, map ``key``/``value``) under their column. Data files
+    written before Parquet field ids (ours before, Java 0.9's) carry none, so Iceberg readers
+    find their columns through it; files with field ids are read by id."""
+    top: dict[int, dict] = {}
 
-    def add(fid: int, name: str) -> None:
-        seen = names.setdefault(fid, [])
-        if name not in seen:
-            seen.append(name)
+    def entry(into: dict[int, dict], fid: int, name: str) -> dict:
+        e = into.setdefault(fid, {"field-id": fid, "names": []})
+        if name not in e["names"]:
+            e["names"].append(name)
+        return e
+
+    def nested(e: dict, t, fid: int, depth: int) -> None:
+        subs: dict[int, dict] = {int(x["field-id"]): x for x in e.get("fields", [])}
+        if isinstance(t, RowType):
+            for f in t.fields:
+                nested(entry(subs, f.id, f.name), f.type, f.id, 0)
+        elif isinstance(t, ArrayType):
+            nested(entry(subs, element_id(fid, depth + 1), "element"), t.element, fid, depth + 1)
+        elif isinstance(t, MapType):
+            nested(entry(subs, map_key_id(fid, depth + 1), "key"), t.key, fid, depth + 1)
+            nested(entry(subs, element_id(fid, depth + 1), "value"), t.value, fid, depth + 1)
+        if subs:
+            e["fields"] = list(subs.values())
 
     for schema in schemas:
         for f in schema.fields:
-            add(f.id, f.name)
+            nested(entry(top, f.id, f.name), f.type, f.id, 0)
         for k in schema.primary_keys:  # the key columns of primary-key data files (Java's ids)
-            add(_KEY_FIELD_ID_START + schema.field(k).id, KEY_PREFIX + k)
+            entry(top, _KEY_FIELD_ID_START + schema.field(k).id, KEY_PREFIX + k)
     if any(s.primary_keys for s in schemas):
-        add(_INT_MAX - 1, SEQ)
-        add(_INT_MAX - 2, KIND)
-    return json.dumps([{"field-id": i, "names": n} for i, n in sorted(names.items())])
+        entry(top, _INT_MAX - 1, SEQ)
+        entry(top, _INT_MAX - 2, KIND)
+    return json.dumps([top[i] for i in sorted(top)])
 
 
 def to_text(metadata: dict) -> bytes:

@@ -16,10 +16,18 @@ For snapshot N the metadata folder gets ``vN.metadata.json`` and ``version-hint.
   primary-key tables: see :meth:`_Sync.raw_convertible`, which can expose a lone level-0 file),
   one Iceberg snapshot, and every older metadata version with its manifests deleted.
 
+With deletion vectors (``metadata.iceberg.format-version=3`` and ``deletion-vectors.bitmap64``,
+Java's condition) the metadata is format version 3, a primary-key table exposes its files above
+level 0, and DELETES manifests hold one position delete per vector, naming the Paimon index
+file at the vector's offset (64-bit vectors are Iceberg's deletion-vector blobs): rebuilt when
+a commit changed the index files, else kept from the base. Without a usable base the commits
+of the last write (an append and its writer's compaction are two snapshots) are replayed one
+by one from metadata afresh for the first, as Java's callback wrote them.
+
 Older ``v*.metadata.json`` are deleted after each commit but the last
 ``metadata.iceberg.previous-versions-max`` (0) unless ``metadata.iceberg.delete-after-commit
-.enabled`` is false. Snapshots of other branches get no Iceberg metadata (Java writes it for the
-table it commits; we keep it the main branch's). Invariant: after :func:`sync_iceberg` the
+.enabled`` is false. Snapshots of other branches get no Iceberg metadata (Java 1.4.2 writes a
+branch's into the same folder, over the main branch's; we keep it the main branch's). Invariant: after :func:`sync_iceberg` the
 metadata's current snapshot holds exactly the exposed live files of the latest Paimon snapshot.
 """
 
@@ -31,6 +39,8 @@ import uuid
 from typing import TYPE_CHECKING
 
 from paimon_core.data.binary_row import deserialize_row
+from paimon_core.data.types import AtomicType
+from paimon_core.errors import UnsupportedFeature
 from paimon_core.iceberg.bounds import to_bytes
 from paimon_core.iceberg.manifests import ADDED, DELETED, EXISTING, IcebergFiles, read_records, writer_schema
 from paimon_core.iceberg.metadata_json import (
@@ -41,7 +51,13 @@ from paimon_core.iceberg.metadata_json import (
     snapshot_json,
     to_text,
 )
-from paimon_core.metadata.iceberg_options import iceberg_metadata_dir, iceberg_storage
+from paimon_core.metadata.deletion_vectors import dv_entries, index_path
+from paimon_core.metadata.iceberg_options import (
+    iceberg_dv,
+    iceberg_format_version,
+    iceberg_metadata_dir,
+    iceberg_storage,
+)
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.manifest import ADD, ManifestEntry
 from paimon_core.metadata.tags import tag_manager
@@ -70,21 +86,27 @@ class _Sync:
         self.compression = self.core.get("metadata.iceberg.manifest-compression")
         self.part_fields = part_fields
         self.max_level = table.schema.core_options.num_levels - 1
+        self.format_version = iceberg_format_version(self.opts)
+        self.dv = iceberg_dv(self.opts)  # deletion vectors as Iceberg v3 position deletes
+        self.dv_table = bool(self.core.get("deletion-vectors.enabled"))
 
     # ---- what Iceberg sees of a Paimon file
     def exposed(self, e: ManifestEntry) -> bool:
-        return not self.table.is_primary_key_table or e.file.level == self.max_level
+        if not self.table.is_primary_key_table:
+            return True
+        return e.file.level > 0 if self.dv else e.file.level == self.max_level
 
     def raw_convertible(self, live: list[ManifestEntry]) -> list[ManifestEntry]:
         """The live files Java's metadata *without base* exposes: its raw-convertible splits.
         Every file of an append table; of a primary-key bucket, all its files when none is at
-        level 0 or has delete rows and they share one level (any levels with ``first-row``),
+        level 0 or has delete rows and they share one level (any levels with ``first-row`` or
+        deletion vectors),
         else its file when it is the only one, without delete rows. (Java packs the sections of
         a bucket into 128 MB splits and exposes single-file splits: a bucket over that size can
         expose more there.)"""
         if not self.table.is_primary_key_table:
             return live
-        first_row = self.core.merge_engine is MergeEngineKind.FIRST_ROW
+        any_levels = self.core.merge_engine is MergeEngineKind.FIRST_ROW or self.dv_table
         buckets: dict[tuple, list[ManifestEntry]] = {}
         for e in live:
             buckets.setdefault((e.partition, e.bucket), []).append(e)
@@ -92,7 +114,7 @@ class _Sync:
         for files in buckets.values():
             clean = all(e.file.delete_row_count in (None, 0) for e in files)
             one_level = len({e.file.level for e in files}) == 1
-            if clean and all(e.file.level != 0 for e in files) and (first_row or one_level):
+            if clean and all(e.file.level != 0 for e in files) and (any_levels or one_level):
                 out += files
             elif len(files) == 1 and clean:
                 out += files
@@ -121,7 +143,7 @@ class _Sync:
                     continue
                 if counts[i] is not None:
                     nulls.append({"key": fld.id, "value": counts[i]})
-                if lo[i] is not None and hi[i] is not None:
+                if lo[i] is not None and hi[i] is not None and isinstance(fld.type, AtomicType):
                     lower.append({"key": fld.id, "value": to_bytes(fld.type, lo[i])})
                     upper.append({"key": fld.id, "value": to_bytes(fld.type, hi[i])})
         return {
@@ -144,6 +166,64 @@ class _Sync:
                 "content_size_in_bytes": None,
             },
         }
+
+    # ---- deletion vectors (format version 3)
+    def dv_entry(self, index_file: str, partition: bytes, bucket: int, r: tuple, size: int, n: int) -> dict:
+        """The position-delete entry of one deletion vector (``r``: data file, offset, length,
+        cardinality): the Paimon index file itself, read at the vector's offset, as Java's
+        ``createForDeleteFile``; ``size`` is the index file's size (-1: not known)."""
+        name, offset, length, cardinality = (*r, None)[:4]
+        if cardinality is None:
+            raise UnsupportedFeature(
+                f"Iceberg deletion vectors need the cardinality of each vector: {index_file} has "
+                f"none for {name} (Java stops there too)"
+            )
+        values = self.table.partition_codec.from_bytes(partition)
+        data_path = self.io.uri(f"{self.table.bucket_path(values, bucket)}/{name}")
+        return {
+            "status": ADDED,
+            "snapshot_id": n,
+            "sequence_number": n,
+            "file_sequence_number": n,
+            "data_file": {
+                "content": 1,
+                "file_path": self.io.uri(index_path(self.table, index_file)),
+                "file_format": "puffin",
+                "partition": {fld.name: v for fld, v in zip(self.part_fields, values)},
+                "record_count": cardinality,
+                "file_size_in_bytes": size,
+                "null_value_counts": None,
+                "lower_bounds": None,
+                "upper_bounds": None,
+                "referenced_data_file": data_path,
+                "content_offset": offset,
+                "content_size_in_bytes": length,
+            },
+        }
+
+    def dv_manifests(self, snapshot: Snapshot, files: IcebergFiles, exposed: set[str] | None) -> list[dict]:
+        """One DELETES manifest of the deletion vectors of ``snapshot`` (none when it has none):
+        of the data files in ``exposed`` with the file size unknown (metadata afresh), or of
+        every vector with its index file's size (a commit that changed the vectors)."""
+        entries = []
+        for e in dv_entries(self.table, snapshot):
+            values = self.table.partition_codec.from_bytes(e.partition)
+            for r in e.dv_ranges or ():
+                if exposed is not None:
+                    path = self.io.uri(f"{self.table.bucket_path(values, e.bucket)}/{r[0]}")
+                    if path not in exposed:
+                        continue
+                size = -1 if exposed is not None else e.file_size
+                entries.append(self.dv_entry(e.file_name, e.partition, e.bucket, r, size, snapshot.id))
+        return [files.write_manifest(entries, snapshot.id, content=1)] if entries else []
+
+    def dv_changed(self, snapshot: Snapshot) -> bool:
+        """Whether the commit of ``snapshot`` added or removed deletion vector index files."""
+        if not self.table.snapshots.exists(snapshot.id - 1):
+            return True
+        prev = self.table.snapshots.snapshot(snapshot.id - 1)
+        before = {(e.partition, e.bucket, e.file_name) for e in dv_entries(self.table, prev)}
+        return before != {(e.partition, e.bucket, e.file_name) for e in dv_entries(self.table, snapshot)}
 
     def clear(self) -> None:
         if self.io.exists(self.dir):
@@ -207,14 +287,18 @@ class _Sync:
         if n == 1:
             self.clear()
         live = live_entries(self.table.manifests, snapshot)
-        entries = [self.data_entry(e, n) for e in self.raw_convertible(live)]
+        exposed = self.raw_convertible(live)
+        entries = [self.data_entry(e, n) for e in exposed]
         files = self.files()
         metas = [files.write_manifest(entries, n)] if entries else []
+        if self.dv:
+            metas += self.dv_manifests(snapshot, files, {self.file_path(e) for e in exposed})
         listed = files.write_list(metas)
         now = int(time.time() * 1000)
         schema_id = self.schema.id
         snap = snapshot_json(n, None, now, "append", listed, schema_id)
         metadata = metadata_json(
+            format_version=self.format_version,
             table_uuid=str(uuid.uuid4()),
             location=self.io.uri(self.table.path),
             snapshot_id=n,
@@ -269,7 +353,9 @@ class _Sync:
     def create_on(self, snapshot: Snapshot, base: dict) -> None:
         n = snapshot.id
         current = next(s for s in base["snapshots"] if s["snapshot-id"] == base["current-snapshot-id"])
-        base_metas = read_records(self.io, current["manifest-list"])
+        listed_metas = read_records(self.io, current["manifest-list"])
+        base_metas = [m for m in listed_metas if m["content"] == 0]
+        base_dv_metas = [m for m in listed_metas if m["content"] != 0]
         added, removed, add_only = self.delta(snapshot)
         files = self.files()
         operation = "append"
@@ -297,6 +383,8 @@ class _Sync:
         if added:
             metas.append(files.write_manifest([self.data_entry(e, n) for e in added.values()], n))
         metas = self.compact(metas, n, files)
+        if self.dv:
+            metas += self.dv_manifests(snapshot, files, None) if self.dv_changed(snapshot) else base_dv_metas
         listed = files.write_list(metas)
         now = int(time.time() * 1000)
         schema_id = self.schema.id
@@ -309,6 +397,7 @@ class _Sync:
             expired.append(snapshots.pop(0))
         refs = self.refs({s["snapshot-id"] for s in snapshots})
         metadata = metadata_json(
+            format_version=self.format_version,
             table_uuid=base["table-uuid"],
             location=base["location"],
             snapshot_id=n,
@@ -392,12 +481,34 @@ def sync_iceberg(table: TableContext) -> None:
     if (
         start is not None
         and all(table.snapshots.exists(i) for i in range(start + 1, latest + 1))
+        and sync.read_json(start).get("format-version") == sync.format_version
         and sync.has_field_ids(sync.read_json(start))
     ):
         for i in range(start + 1, latest + 1):
             sync.create_on(table.snapshots.snapshot(i), sync.read_json(i - 1))
         return
-    sync.create_fresh(table.snapshots.snapshot(latest))
+    first = _first_of_last_commit(table, latest, start)
+    sync.create_fresh(table.snapshots.snapshot(first))
+    for i in range(first + 1, latest + 1):
+        sync.create_on(table.snapshots.snapshot(i), sync.read_json(i - 1))
+
+
+def _first_of_last_commit(table: TableContext, latest: int, start: int | None) -> int:
+    """Where metadata afresh starts when there is no usable base: the earliest of the last
+    ``snapshot.num-retained.min`` snapshots after ``start`` whose schema asked for the same
+    Iceberg metadata (a write's append and the compaction its writer ran are two snapshots, and
+    Java's callback wrote metadata afresh for the first and on top of it for the next ones; the
+    Iceberg snapshots before those Java's retention would keep are not rebuilt)."""
+    opts = table.schema.options
+    want = (iceberg_storage(opts), iceberg_format_version(opts))
+    keep = table.schema.core_options.get("snapshot.num-retained.min")
+    first = latest
+    while first - 1 > (start or 0) and latest - (first - 1) < keep and table.snapshots.exists(first - 1):
+        prev = table.schema_for(table.snapshots.snapshot(first - 1).schema_id).options
+        if (iceberg_storage(prev), iceberg_format_version(prev)) != want:
+            break
+        first -= 1
+    return first
 
 
 def reset_iceberg(table: TableContext) -> None:

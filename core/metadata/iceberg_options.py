@@ -15,8 +15,9 @@ Iceberg metadata this project would not write as Java does.
 from __future__ import annotations
 
 from paimon_core import paths
-from paimon_core.data.types import AtomicType, DataType
+from paimon_core.data.types import ArrayType, AtomicType, DataField, DataType, MapType, RowType
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.fileformat.field_ids import element_id, map_key_id
 
 STORAGE = "metadata.iceberg.storage"
 STORAGE_LOCATION = "metadata.iceberg.storage-location"
@@ -24,7 +25,7 @@ LEGACY = "metadata.iceberg-compatible"  # Java 0.9
 FORMAT_VERSION = "metadata.iceberg.format-version"
 
 _WRITTEN = ("table-location", "hadoop-catalog")
-# Iceberg types of the atomic Paimon types (Java's IcebergDataField); TIME has none
+# Iceberg types of the atomic Paimon types (Java's IcebergDataField); TIME has none (Java fails)
 _ICEBERG_TYPES = {
     "BOOLEAN": "boolean",
     "TINYINT": "int",
@@ -59,9 +60,29 @@ def iceberg_storage(options: dict[str, str]) -> str | None:
     return None
 
 
-def iceberg_type(t: DataType) -> str:
-    """The Iceberg type name of an atomic Paimon type (Java's mapping); raises
-    UnsupportedFeature for the types this project does not map."""
+def iceberg_format_version(options: dict[str, str]) -> int:
+    """The Iceberg format version the metadata is written in (``metadata.iceberg.format-version``)."""
+    return int(_value(options, FORMAT_VERSION) or 2)
+
+
+def iceberg_dv(options: dict[str, str]) -> bool:
+    """Whether deletion vectors go into the Iceberg metadata (as position deletes naming the
+    Paimon index files): Java's condition, deletion vectors of 64-bit bitmaps (Iceberg's
+    layout) and format version 3."""
+    return (
+        _value(options, "deletion-vectors.enabled") == "true"
+        and _value(options, "deletion-vectors.bitmap64") == "true"
+        and iceberg_format_version(options) == 3
+    )
+
+
+def iceberg_type(t: DataType, field_id: int = 0, depth: int = 0) -> str | dict:
+    """The Iceberg type of a Paimon type (Java's ``IcebergDataField``): a name for an atomic
+    type; a ``list`` / ``map`` / ``struct`` object for ARRAY / MAP / ROW, their element, key and
+    value ids derived from the column's id ``field_id`` and the nesting ``depth`` as in the
+    Parquet files (:mod:`paimon_core.fileformat.field_ids`), a ROW's fields with their own ids.
+    Raises UnsupportedFeature for what Java does not map either (TIME, MULTISET, VARIANT, BLOB,
+    TIMESTAMP below precision 3 or above 6: Java fails on their bounds)."""
     if isinstance(t, AtomicType):
         if t.root in _ICEBERG_TYPES:
             return _ICEBERG_TYPES[t.root]
@@ -69,32 +90,65 @@ def iceberg_type(t: DataType) -> str:
             return f"decimal({t.declared_precision}, {t.declared_scale})"
         if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and 3 <= t.declared_precision <= 6:
             return "timestamp" if t.root == "TIMESTAMP" else "timestamptz"
-    raise UnsupportedFeature(f"Iceberg-compatible metadata over a {t} column is not written here")
+    if isinstance(t, ArrayType):
+        return {
+            "type": "list",
+            "element-id": element_id(field_id, depth + 1),
+            "element-required": not t.element.nullable,
+            "element": iceberg_type(t.element, field_id, depth + 1),
+        }
+    if isinstance(t, MapType):
+        return {
+            "type": "map",
+            "key-id": map_key_id(field_id, depth + 1),
+            "key": iceberg_type(t.key, field_id, depth + 1),
+            "value-id": element_id(field_id, depth + 1),
+            "value-required": not t.value.nullable,
+            "value": iceberg_type(t.value, field_id, depth + 1),
+        }
+    if isinstance(t, RowType):
+        return {"type": "struct", "fields": [iceberg_field(f) for f in t.fields]}
+    raise UnsupportedFeature(f"Iceberg-compatible metadata over a {t} column is not written (nor by Java)")
+
+
+def iceberg_field(f: DataField) -> dict:
+    """The Iceberg schema field of a Paimon field: id, name, required, type, and doc when set."""
+    out: dict = {
+        "id": f.id,
+        "name": f.name,
+        "required": not f.type.nullable,
+        "type": iceberg_type(f.type, f.id),
+    }
+    if f.description is not None:
+        out["doc"] = f.description
+    return out
 
 
 def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_pk: bool, what: str) -> None:
     """Refuse (UnsupportedFeature naming the option or column) a table that asks for Iceberg
     metadata this project does not write: another storage than the table location or a Hadoop
-    catalog, format version 3 (deletion vectors), deletion vectors, column or partition types
-    outside the mapping."""
+    catalog, format versions but 2 and 3, deletion vectors other than Iceberg's (v3 and 64-bit
+    bitmaps), column or partition types outside the mapping."""
     storage = iceberg_storage(options)
     if storage is None:
         return
     if storage not in _WRITTEN:
         raise UnsupportedFeature(
             f"{what} cannot be written here: it asks for Iceberg metadata in a {storage} "
-            f"({STORAGE}={storage}); only table-location and hadoop-catalog are written"
+            f"({STORAGE}={storage}), which Java commits to a Hive metastore or an Iceberg REST "
+            "catalog that this tool does not reach; table-location and hadoop-catalog are written"
         )
     version = _value(options, FORMAT_VERSION)
-    if version not in (None, "2"):
+    if version not in (None, "2", "3"):
         raise UnsupportedFeature(
             f"{what} cannot be written here: Iceberg format version {version} ({FORMAT_VERSION}) "
-            "is not written (version 2 is)"
+            "is not written (versions 2 and 3 are, as Java)"
         )
-    if _value(options, "deletion-vectors.enabled") == "true":
+    if _value(options, "deletion-vectors.enabled") == "true" and not iceberg_dv(options):
         raise UnsupportedFeature(
             f"{what} cannot be written here: Iceberg-compatible metadata of a table with deletion "
-            "vectors (deletion-vectors.enabled) is not written (Java needs Iceberg v3 for them)"
+            f"vectors needs {FORMAT_VERSION}=3 and deletion-vectors.bitmap64=true (without them "
+            "Java writes metadata that shows deleted rows to Iceberg readers)"
         )
     by_name = {f.name: f for f in fields}
     for f in fields:
@@ -136,6 +190,9 @@ __all__ = [
     "PARTITION_ROOTS",
     "STORAGE",
     "check_iceberg_writable",
+    "iceberg_dv",
+    "iceberg_field",
+    "iceberg_format_version",
     "iceberg_metadata_dir",
     "iceberg_storage",
     "iceberg_type",

@@ -154,6 +154,7 @@ def _write_column_file(
         formats.file_compression(opts.raw, 0),
         opts.get("file.compression.zstd-level"),
         dict(zip(columns, types)),
+        table.schema.fields,
     )
     writer.write(data)
     size = writer.close()

@@ -187,7 +187,14 @@ class RollingFileWriter:
                 self._first_row_id = batch.column(ROW_ID)[0].as_py()
                 self._seqs: list[tuple[int, int]] = []
             self._writer = formats.open_writer(
-                self.format, self.table.io, path, arrow_schema, self.compression, self.level, types
+                self.format,
+                self.table.io,
+                path,
+                arrow_schema,
+                self.compression,
+                self.level,
+                types,
+                schema.fields,
             )
             self._stats = StatsCollector(
                 [f.name for f in main],

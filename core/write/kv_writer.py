@@ -110,6 +110,7 @@ class KeyValueFileWriter:
                 formats.file_compression(self.options, fmt_level, changelog),
                 self.level,
                 {f.name: f.type for f in schema.fields},
+                schema.fields,
             )
             writer.write(to_kv_layout(chunk, schema))
             size = writer.close()

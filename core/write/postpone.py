@@ -170,6 +170,7 @@ class PostponeWriter:
     def _write_pending(self, partition: tuple, records: pa.Table) -> DataFileMeta:
         from paimon_core.errors import InvalidInput
         from paimon_core.fileformat import avro as avro_format
+        from paimon_core.fileformat.field_ids import with_field_ids
         from paimon_core.fileformat.formats import open_writer
         from paimon_core.fileformat.parquet import ParquetFileWriter
         from paimon_core.write.kv_writer import kv_arrow_schema, to_kv_layout
@@ -195,7 +196,7 @@ class PostponeWriter:
             w = ParquetFileWriter(
                 io,
                 path,
-                kv_arrow_schema(schema),
+                with_field_ids(kv_arrow_schema(schema), schema.fields),
                 opts.get("file.compression"),
                 opts.get("file.compression.zstd-level"),
             )
