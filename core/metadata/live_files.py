@@ -43,7 +43,8 @@ def merge_entries(entries: Iterable[ManifestEntry]) -> list[ManifestEntry]:
 
 
 def data_manifests(store: ManifestStore, snapshot: Snapshot) -> list[ManifestFileMeta]:
-    return store.read_list(snapshot.base_manifest_list) + store.read_list(snapshot.delta_manifest_list)
+    base, delta = store.read_lists([snapshot.base_manifest_list, snapshot.delta_manifest_list])
+    return base + delta
 
 
 def live_entries(

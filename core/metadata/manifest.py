@@ -558,13 +558,19 @@ class ManifestStore:
         return read_many(self.io, [self.path(n) for n in names], ENTRY_FORM, entry_filter)
 
     def read_list(self, name: str) -> list[ManifestFileMeta]:
-        path = self.path(name)
-        key = manifest_cache.key_of(self.io, path)
-        cached = manifest_cache.get(key)
-        if not isinstance(cached, tuple):
-            cached = tuple(ManifestFileMeta.from_avro(r) for r in read_avro(self.io, path))
-            manifest_cache.put(key, cached, len(cached))
-        return list(cached)
+        return self.read_lists([name])[0]
+
+    def read_lists(self, names: list[str]) -> list[list[ManifestFileMeta]]:
+        """The metas of each manifest list, through the process-wide cache; lists not in it
+        are read at once on a remote store (``FileIO.together``)."""
+        keys = [manifest_cache.key_of(self.io, self.path(n)) for n in names]
+        got = [manifest_cache.get(k) for k in keys]
+        missing = [i for i, g in enumerate(got) if not isinstance(g, tuple)]
+        read = self.io.together(*(lambda n=names[i]: read_avro(self.io, self.path(n)) for i in missing))
+        for i, records in zip(missing, read):
+            got[i] = tuple(ManifestFileMeta.from_avro(r) for r in records)
+            manifest_cache.put(keys[i], got[i], len(records))
+        return [list(g) for g in got]  # pyright: ignore[reportArgumentType]
 
 
 __all__ = [

@@ -205,7 +205,7 @@ def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:
         return {}
     fs = io.fs
     if getattr(fs, "async_impl", False):
-        got = fs.cat(paths, on_error="return")
+        got = fs.cat(paths, on_error="return", **io.whole_file_options)
         return {p: v for p, v in got.items() if isinstance(v, bytes)} if isinstance(got, dict) else {}
 
     def one(p: str) -> bytes | None:
