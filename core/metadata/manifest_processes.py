@@ -14,7 +14,8 @@ and this process runs no other Python thread (a forked child of a threaded proce
 inherit a lock held by another thread; the child runs only file reads and the Avro decoder),
 and when the manifests to decode hold at least ``MIN_BYTES``. Otherwise ``decode`` yields
 nothing and the caller decodes here. A manifest a worker cannot read or decode (missing,
-damaged, or ``work`` returned None) comes back as None: the caller reads it again here and reports what is wrong.
+damaged, or ``work`` returned None) comes back as None: the caller reads it again here and
+reports what is wrong; so do the manifests left when a worker dies.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import gc
 import multiprocessing
 import os
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -74,9 +77,19 @@ def decode(io: FileIO, paths: list[str], work: Work) -> Iterator[tuple[str, list
 def _decoded(io: FileIO, paths: list[str], sizes: list[int], work: Work) -> Iterator[tuple[str, list | None]]:
     chunks = _chunks(paths, sizes)
     ctx = multiprocessing.get_context("fork")  # the worker inherits ``work`` (a closure) by fork
-    with ctx.Pool(min(workers(), len(chunks)), initializer=_start, initargs=(io, work)) as pool:
-        for chunk, results in zip(chunks, pool.imap(_decode_chunk, chunks)):
+    pool = ProcessPoolExecutor(
+        min(workers(), len(chunks)), mp_context=ctx, initializer=_start, initargs=(io, work)
+    )
+    done = 0
+    try:
+        for chunk, results in zip(chunks, pool.map(_decode_chunk, chunks)):
             yield from zip(chunk, results)
+            done += 1
+    except BrokenProcessPool:  # a worker died (killed, out of memory): the rest are decoded here
+        for chunk in chunks[done:]:
+            yield from ((p, None) for p in chunk)
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def _size(path: str) -> int:

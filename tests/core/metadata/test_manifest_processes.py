@@ -118,3 +118,25 @@ def test_planning_leaves_the_collector_as_it_found_it(table):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_worker_that_dies_leaves_its_manifests_to_this_process(table, in_processes):
+    """A killed worker (out of memory, a signal) does not hang the read: what it had not sent
+    back comes back as None, and the caller decodes those manifests here."""
+    import os
+
+    names = _names(table)
+    paths = [table.manifests.path(n) for n in names]
+    doomed = table.io.read_bytes(paths[4])
+
+    def work(data: bytes):
+        if data == doomed:
+            os._exit(3)
+        return [len(data)]
+
+    got = list(manifest_processes.decode(table.io, paths, work))
+    assert [p for p, _ in got] == paths
+    assert got[4][1] is None  # and maybe others the pool had in flight when it broke
+    assert all(rows is None or rows == [len(table.io.read_bytes(p))] for p, rows in got)
+    manifest_cache.clear()
+    assert table.manifests.read_manifests(names) == [table.manifests.read_manifest(n) for n in names]
