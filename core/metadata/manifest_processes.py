@@ -36,8 +36,10 @@ if TYPE_CHECKING:
     Work = Callable[[bytes], "list | None"]
 
 # compressed manifest bytes below which forking costs more than it saves (1 MB: about 25,000
-# entries of an append table, a quarter of a second to decode)
+# entries of an append table, a quarter of a second to decode); work that skips most blocks
+# undecoded (a filter pinning partitions) needs SKIMMING times as many
 MIN_BYTES = 1 << 20
+SKIMMING = 16
 # compressed bytes one task decodes: small enough that rows stream back while others decode
 CHUNK_BYTES = 256 << 10
 MAX_WORKERS = 8
@@ -63,13 +65,16 @@ def usable() -> bool:
     )
 
 
-def decode(io: FileIO, paths: list[str], work: Work) -> Iterator[tuple[str, list | None]]:
+def decode(
+    io: FileIO, paths: list[str], work: Work, skims: bool = False
+) -> Iterator[tuple[str, list | None]]:
     """(path, ``work(its bytes)`` or None) for each of ``paths`` in order, run in worker
-    processes; nothing when the files are too few bytes or processes are not usable."""
+    processes; nothing when the files are too few bytes for the work (``skims``: it skips
+    most of each file) or processes are not usable."""
     if not io.is_local or len(paths) < 2 or not usable():
         return iter(())
     sizes = [_size(p) for p in paths]
-    if sum(sizes) < MIN_BYTES:
+    if sum(sizes) < MIN_BYTES * (SKIMMING if skims else 1):
         return iter(())
     return _decoded(io, paths, sizes, work)
 

@@ -178,7 +178,8 @@ def read_many(io: FileIO, paths: list[str], form: RecordForm, flt: EntryFilter |
             def work(data: bytes) -> list[tuple] | None:  # in a worker process
                 return None if is_orc(data) else avro_rows(data, form.row, flt)
 
-            decoded = manifest_processes.decode(io, missing, work)
+            skims = flt is not None and flt.needles is not None  # blocks without a needle are skipped
+            decoded = manifest_processes.decode(io, missing, work, skims)
             got: dict[str, list[tuple] | None] = {}
 
             def rows_of(path: str) -> list[tuple] | None:

@@ -140,3 +140,20 @@ def test_a_worker_that_dies_leaves_its_manifests_to_this_process(table, in_proce
     assert all(rows is None or rows == [len(table.io.read_bytes(p))] for p, rows in got)
     manifest_cache.clear()
     assert table.manifests.read_manifests(names) == [table.manifests.read_manifest(n) for n in names]
+
+
+def test_a_plan_pinning_partitions_forks_only_for_many_more_bytes(table, in_processes, monkeypatch):
+    """Block skipping decodes little of each manifest: forking pays off at ``SKIMMING`` times
+    the bytes of a full decode."""
+    import os
+
+    total = sum(os.path.getsize(table.manifests.path(n)) for n in _names(table))
+    monkeypatch.setattr(manifest_processes, "MIN_BYTES", total // 2)
+    manifest_cache.clear()
+    assert table.plan(table.snapshots.latest(), table.parse_filter("p = 2"))
+    assert not in_processes
+    assert table.plan(table.snapshots.latest(), table.parse_filter("p > 2"))  # no pinned partition
+    assert len(in_processes) == 1
+    monkeypatch.setattr(manifest_processes, "MIN_BYTES", total // (2 * manifest_processes.SKIMMING))
+    assert table.plan(table.snapshots.latest(), table.parse_filter("p = 2"))
+    assert len(in_processes) == 2
