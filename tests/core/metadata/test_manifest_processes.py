@@ -157,3 +157,14 @@ def test_a_plan_pinning_partitions_forks_only_for_many_more_bytes(table, in_proc
     monkeypatch.setattr(manifest_processes, "MIN_BYTES", total // (2 * manifest_processes.SKIMMING))
     assert table.plan(table.snapshots.latest(), table.parse_filter("p = 2"))
     assert len(in_processes) == 2
+
+
+def test_busy_cpus_mean_decoding_here(monkeypatch):
+    """Workers only for CPUs the load average leaves idle (it counts this process)."""
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    monkeypatch.setattr(os, "getloadavg", lambda: (8.0, 8.0, 8.0))
+    assert manifest_processes.workers() == 1 and not manifest_processes.usable()
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 3.0, 3.0))
+    assert manifest_processes.workers() == 2
