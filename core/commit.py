@@ -34,6 +34,7 @@ from paimon_core.read.partition_spec import partition_matcher
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
+    from paimon_core.metadata.table_statistics import TableStatistics
 
 
 @dataclass
@@ -59,6 +60,9 @@ class CommitOptions:
     # rewrite the data manifests in full (Java's compactManifest): a COMPACT snapshot with an
     # empty delta and no new files; none when the manifests are already compact
     compact_manifests: bool = False
+    # an ANALYZE commit (Java's commitStatistics): this statistics file is written (once, before
+    # the first attempt) and the new snapshot names it; no data changes
+    statistics: TableStatistics | None = None
 
 
 def _now_ms() -> int:
@@ -107,6 +111,7 @@ class FileStoreCommit:
     def __init__(self, table: TableContext, options: CommitOptions | None = None):
         self.table = table
         self.options = options or CommitOptions()
+        self._stats_file: str | None = None  # this commit's statistics file, once written
 
     # ---- entries
     def _entries(self, messages: list[CommitMessage]) -> tuple[list[ManifestEntry], list[ManifestEntry]]:
@@ -221,15 +226,24 @@ class FileStoreCommit:
         that loses the race for ``snapshot-N`` deletes its manifests and retries on the new latest
         snapshot, up to ``commit.max-retries`` times."""
         landed: list[Snapshot] = []
+        self._stats_file = None
         try:
             snap = self._commit(messages, kind, landed)
         except BaseException:
             if not landed:
                 discard_files(self.table, messages)
+                self._discard_statistics()
             raise
         if snap is None:
             discard_files(self.table, messages)
+            self._discard_statistics()
         return snap
+
+    def _discard_statistics(self) -> None:
+        """The statistics file of an ANALYZE commit that did not land (no snapshot names it)."""
+        if self._stats_file is not None:
+            _delete_quietly(self.table, paths.statistics_file(self.table.path, self._stats_file))
+            self._stats_file = None
 
     def abort(self, messages: list[CommitMessage]) -> None:
         """For a caller told that a commit failed without knowing how far it got (Spark calls a
@@ -253,7 +267,14 @@ class FileStoreCommit:
             for f in m.changelog_files
         ]
         index_only = any(m.new_index or m.deleted_index for m in messages)
-        if not adds and not deletes and not self.options.overwrite and not index_only:
+        if self.options.statistics is not None:
+            from paimon_core.metadata.table_statistics import write_statistics
+
+            if adds or deletes or changelog or index_only or self.options.overwrite:
+                raise ValueError("an ANALYZE commit changes no data")
+            self._stats_file = write_statistics(self.table.io, self.table.path, self.options.statistics)
+            kind = "ANALYZE"
+        elif not adds and not deletes and not self.options.overwrite and not index_only:
             if not self.options.compact_manifests:
                 return None
             kind = "COMPACT"
@@ -379,7 +400,15 @@ class FileStoreCommit:
             properties=self.options.properties,
             uuid=str(uuid.uuid4()),
             next_row_id=next_row_id,
+            statistics=self._stats_file or self._inherited_statistics(latest),
         )
+
+    def _inherited_statistics(self, latest: Snapshot | None) -> str | None:
+        from paimon_core.metadata.table_statistics import inherited
+
+        if latest is None or not latest.statistics:
+            return None
+        return inherited(self.table.io, self.table.path, latest.statistics, self.table.schema.id)
 
     def _publish(self, snap: Snapshot, messages, rebased: list, landed: list) -> bool:
         """Create ``snapshot-N`` if absent (under the catalog's lock); False when another writer got N.

@@ -277,6 +277,7 @@ def version_text(verbose: bool) -> str:
 def _register() -> None:
     from paimon_cli.commands import (
         alter,
+        analyze,
         branches,
         catalog,
         compact,
@@ -310,6 +311,7 @@ def _register() -> None:
         stream,
         compact,
         rescale,
+        analyze,
         delete,
         diff,
         sql,

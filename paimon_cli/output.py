@@ -14,6 +14,13 @@ from collections.abc import Iterable, Sequence
 from paimon_cli.plain import json_safe, plain_value
 
 
+def arrow_rows(table):
+    """Rows of plain values of an Arrow table or batch (``paimon_cli.convert``)."""
+    from paimon_cli.convert import arrow_rows as rows
+
+    return rows(table)
+
+
 def text_cell(v) -> str:
     """How a plain value reads in CSV and tables (None is handled by the caller)."""
     if isinstance(v, bool):
@@ -23,6 +30,38 @@ def text_cell(v) -> str:
     if isinstance(v, (list, dict)):
         return json.dumps(json_safe(v), ensure_ascii=False, separators=(",", ":"))
     return str(v)
+
+
+def _write_bytes(stream, data) -> None:
+    """UTF-8 ``data`` (an Arrow buffer) on a text stream: straight to its byte layer when it has
+    one (stdout), after what was written as text before."""
+    out = stream or sys.stdout
+    binary = getattr(out, "buffer", None)
+    if binary is None:
+        out.write(memoryview(data).tobytes().decode())
+        return
+    out.flush()
+    binary.write(data)
+
+
+def _vectorised(table) -> bool:
+    """Whether every column of ``table`` (an Arrow table or batch) has its text form in
+    ``paimon_core.data.text_forms`` (else its rows go through the row printer)."""
+    from paimon_core.data.text_forms import renders
+
+    return all(renders(f.type) for f in table.schema)
+
+
+def _write_vectorised(sink, table, lines: str) -> None:
+    """``table``'s rows through ``text_lines.<lines>`` on ``sink.stream``, or through
+    ``sink.write`` (the row printer) when a column has no text form there."""
+    if not _vectorised(table):
+        sink.write(arrow_rows(table))
+        return
+    from paimon_core.data import text_lines
+
+    for buf in getattr(text_lines, lines)(table):
+        _write_bytes(sink.stream, buf)
 
 
 class JsonSink:
@@ -37,6 +76,11 @@ class JsonSink:
         for row in rows:
             obj = dict(zip(self.columns, row, strict=True))
             out.write(json.dumps(json_safe(obj), ensure_ascii=False) + "\n")
+
+    def write_arrow(self, table) -> None:
+        """The rows of an Arrow table or batch, the same bytes as ``write`` of their plain values,
+        rendered a column at a time (``text_lines.json_lines``)."""
+        _write_vectorised(self, table, "json_lines")
 
     def close(self) -> None:
         (self.stream or sys.stdout).flush()
@@ -63,6 +107,11 @@ class CsvSink:
     def write(self, rows: Iterable[Sequence]) -> None:
         (self.stream or sys.stdout).write("".join(",".join(map(csv_field, row)) + "\n" for row in rows))
 
+    def write_arrow(self, table) -> None:
+        """The rows of an Arrow table or batch, the same bytes as ``write`` of their plain values,
+        rendered a column at a time (``text_lines.csv_lines``)."""
+        _write_vectorised(self, table, "csv_lines")
+
     def close(self) -> None:
         (self.stream or sys.stdout).flush()
 
@@ -81,6 +130,9 @@ class _TableSink:
 
     def write(self, rows: Iterable[Sequence]) -> None:
         self.rows.extend(rows)
+
+    def write_arrow(self, table) -> None:
+        self.write(arrow_rows(table))
 
     def _numeric(self) -> list[bool]:
         if self.numeric is not None:

@@ -235,6 +235,9 @@ def main() -> None:
     ap.add_argument("--only", default="csv,jsonl,diff")
     args = ap.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # pyarrow imports pandas (~0.5 s) on its first table operation, in every process that
+    # makes one (ours and a pyarrow script alike): paid here, before either side is timed
+    pa.table({"warm": [1]}).to_pandas()
     wh = args.keep or Path(tempfile.mkdtemp(prefix="bench-exports-"))
     wh.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()

@@ -33,6 +33,10 @@ PREFIX = "paimon"
 SPEC_DEVIATIONS = (
     ("ListDatabasesResponse", "nextPageToken", ["string", "null"]),  # null on the last page
     ("ListTablesResponse", "nextPageToken", ["string", "null"]),
+    ("ListTagsResponse", "nextPageToken", ["string", "null"]),
+    ("ListSnapshotsResponse", "nextPageToken", ["string", "null"]),
+    ("ListPartitionsResponse", "nextPageToken", ["string", "null"]),
+    ("ListViewsResponse", "nextPageToken", ["string", "null"]),
     ("Snapshot", "commitIdentifier", ["integer", "string"]),  # Java's Snapshot JSON: a long
 )
 
@@ -65,6 +69,7 @@ class RestServer:
             "rest-server",
             "--port",
             str(self.port),
+            "--access-log",
         ]
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -94,6 +99,15 @@ class RestServer:
             except subprocess.TimeoutExpired:
                 os.kill(self.proc.pid, 9)
                 self.proc.wait(10)
+
+    def requests(self) -> list[str]:
+        """The requests the server has answered so far (``METHOD /path STATUS`` lines of its log)."""
+        import re
+
+        text = self.log.read_text(errors="replace")
+        return [
+            f"{m[0]} {m[1]} {m[2]}" for m in re.findall(r'"(GET|POST|DELETE) (\S+) HTTP/[\d.]+" (\d+)', text)
+        ]
 
     def rest_options(self) -> dict:
         """The ``rest`` request of the pypaimon driver for this server."""

@@ -45,6 +45,34 @@ def _plain(arr) -> pa.Array:
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
+def renders(t: pa.DataType) -> bool:
+    """Whether every value of type ``t`` has its text form here (the Paimon types and what
+    holds them; not durations, intervals, dictionaries or the null type)."""
+    if pa.types.is_map(t):
+        return renders(t.key_type) and renders(t.item_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return renders(t.value_type)
+    if pa.types.is_struct(t):
+        return all(renders(t.field(i).type) for i in range(t.num_fields))
+    return any(
+        check(t)
+        for check in (
+            pa.types.is_boolean,
+            pa.types.is_integer,
+            pa.types.is_floating,
+            pa.types.is_decimal,
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_binary,
+            pa.types.is_large_binary,
+            pa.types.is_fixed_size_binary,
+            pa.types.is_date,
+            pa.types.is_time,
+            pa.types.is_timestamp,
+        )
+    )
+
+
 def text_column(arr) -> pa.Array:
     """Each value's text (a string array of the same length; NULL stays NULL)."""
     arr = _plain(arr)
@@ -132,15 +160,19 @@ def _float_text(arr: pa.Array) -> pa.Array:
     with np.errstate(invalid="ignore"):
         mag = np.abs(values)
         finite = np.isfinite(values)
-        small = np.searchsorted(_SMALL, mag, side="right")  # 1: e-06, 2: e-05
-        large = np.searchsorted(_LARGE, mag, side="right")  # 1..6: e+10..e+15
         groups = [
             (finite & (mag < 1e10) & (values == np.floor(values)), _point),
             (finite & (mag >= 1e-9) & (mag < 1e-6), _pad),  # Arrow 1e-7, Python 1e-07
             (~finite, _named),
         ]
-        groups += [(small == i, partial(_small, -7 + i)) for i in (1, 2)]
-        groups += [(large == i, partial(_large, 9 + i)) for i in range(1, 7)]
+        odd = np.flatnonzero((mag < 1e-4) | (mag >= 1e10))  # most data has none of these
+        if len(odd):
+            small = np.zeros(len(values), np.intp)
+            large = np.zeros(len(values), np.intp)
+            small[odd] = np.searchsorted(_SMALL, mag[odd], side="right")  # 1: e-06, 2: e-05
+            large[odd] = np.searchsorted(_LARGE, mag[odd], side="right")  # 1..6: e+10..e+15
+            groups += [(small == i, partial(_small, -7 + i)) for i in (1, 2)]
+            groups += [(large == i, partial(_large, 9 + i)) for i in range(1, 7)]
     valid = np.asarray(pc.is_valid(arr)) if arr.null_count else None
     picked, fixed = [], []
     for mask, fix in groups:
@@ -224,8 +256,7 @@ def _time_text(arr: pa.Array) -> pa.Array:
         per_second = 1000 if t.unit == "ms" else 1_000_000
         ticks = arr.view(pa.int32() if t.bit_width == 32 else pa.int64())
         fraction = np.mod(pc.fill_null(ticks, 0).to_numpy(zero_copy_only=False), per_second)
-        zero = ".000" if t.unit == "ms" else ".000000"
-        text = pc.replace_substring(text, zero, "")  # only a fraction of zeros reads like that
+        text = _drop_zero_fraction(text, fraction == 0, ".000" if t.unit == "ms" else ".000000")
         if t.unit == "ms":  # Python writes microseconds: .123 -> .123000
             some = (fraction != 0) & np.asarray(pc.is_valid(arr))
             if some.any():
@@ -234,6 +265,17 @@ def _time_text(arr: pa.Array) -> pa.Array:
     if pa.types.is_timestamp(t) and t.tz is not None:
         text = pc.replace_substring(text, "Z", "+00:00")
     return text
+
+
+def _drop_zero_fraction(text: pa.Array, zero: np.ndarray, spelled: str) -> pa.Array:
+    """``spelled`` (the fraction of zeros, which only such a fraction reads like) removed from
+    the rows ``zero`` marks, the other rows untouched (most rows of real data)."""
+    if zero.all():
+        return pc.replace_substring(text, spelled, "")
+    if not zero.any():
+        return text
+    mask = pa.array(zero)
+    return pc.replace_with_mask(text, mask, pc.replace_substring(text.filter(mask), spelled, ""))
 
 
 def _suffix(text: pa.Array, tail: str, before: str) -> pa.Array:

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pcsv
 from paimon_core.data.parallel import THREADS, ordered_parallel
 from paimon_core.data.text_forms import SPACED, json_column, text_column
 
@@ -38,18 +37,16 @@ def csv_header(columns: list[str]) -> bytes:
     return (",".join(csv_field_text(c) for c in columns) + "\n").encode()
 
 
-def _csv_cell(arr) -> tuple[pa.Array, bool]:
-    """(each value's CSV field, whether any field holds , " CR or LF: a quoted one)."""
+def _csv_cell(arr) -> pa.Array:
+    """Each value's CSV field (quoted where it holds , " CR or LF or is empty; NULL empty)."""
     text = text_column(arr)
-    quoted_some = False
     if not any(getattr(pa.types, check)(arr.type) for check in _BARE):  # text that may need quotes
         needs = _needs_quotes(text)
         if needs is not None:
             some = text.filter(needs)
             quoted = pc.binary_join_element_wise('"', pc.replace_substring(some, '"', '""'), '"', "")
             text = pc.replace_with_mask(text, needs, quoted)
-            quoted_some = True
-    return (pc.fill_null(text, "") if text.null_count else text), quoted_some
+    return pc.fill_null(text, "") if text.null_count else text
 
 
 _STRUCTURAL = np.zeros(256, bool)
@@ -92,67 +89,14 @@ def csv_lines(table: pa.Table) -> Iterator[pa.Buffer]:
 
 
 def _csv_rows(piece: pa.Table) -> pa.Buffer:
+    """Fields joined by , and lines ended by LF, in one pass of Arrow compute (the fields are
+    already CSV text; this is faster than handing the text columns to Arrow's CSV writer, which
+    copies and checks them again)."""
     if piece.num_columns == 0:
         return pa.py_buffer(b"\n" * piece.num_rows)
     cells = [_csv_cell(piece.column(i)) for i in range(piece.num_columns)]
-    return _csv_piece([c for c, _ in cells], [q for _, q in cells])
-
-
-def _csv_piece(cells: list[pa.Array], quoted: list[bool]) -> pa.Buffer:
-    """Fields joined by , and lines ended by LF. Arrow's CSV writer joins them (it refuses the
-    characters quoted fields hold, so those travel as four bytes no field of the piece holds and
-    are put back in the output); without such spare bytes, compute joins them."""
-    masked = [i for i, q in enumerate(quoted) if q]
-    spare = _spare_bytes([cells[i] for i in masked]) if masked else None
-    if masked and spare is None:
-        line = pc.binary_join_element_wise(*cells, ",") if len(cells) > 1 else cells[0]
-        return _lines_buffer(pc.binary_join_element_wise(line, "", "\n"))
-    there, back = np.arange(256, dtype=np.uint8), np.arange(256, dtype=np.uint8)
-    if spare is not None:
-        there[_STRUCTURAL_BYTES] = spare
-        back[spare] = _STRUCTURAL_BYTES
-        for i in masked:
-            cells[i] = _translated(cells[i], there)
-    out = pa.BufferOutputStream()
-    columns = {f"c{i}": c for i, c in enumerate(cells)}
-    pcsv.write_csv(pa.table(columns), out, pcsv.WriteOptions(include_header=False, quoting_style="none"))
-    written = out.getvalue()
-    if spare is None:
-        return written
-    return pa.py_buffer(written.to_pybytes().translate(back.tobytes()))
-
-
-_STRUCTURAL_BYTES = np.array([ord(c) for c in ',"\r\n'], np.uint8)
-_SPARE_CANDIDATES = np.array([*range(1, 9), *range(14, 32), 127], np.uint8)
-
-
-def _string_bytes(text: pa.Array) -> np.ndarray:
-    offsets = np.frombuffer(text.buffers()[1], np.int32)[text.offset : text.offset + len(text) + 1]
-    data = text.buffers()[2]
-    return (
-        np.frombuffer(data, np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, np.uint8)
-    )
-
-
-def _spare_bytes(cells: list[pa.Array]) -> np.ndarray | None:
-    """Four control bytes none of ``cells`` holds (the fields that may hold them), or None."""
-    seen = np.zeros(256, bool)
-    for c in cells:
-        seen |= np.bincount(_string_bytes(c), minlength=256) > 0
-    free = _SPARE_CANDIDATES[~seen[_SPARE_CANDIDATES]]
-    return free[:4] if len(free) >= 4 else None
-
-
-def _translated(text: pa.Array, table: np.ndarray) -> pa.Array:
-    """``text`` with every byte mapped through ``table`` (ASCII to ASCII: offsets unchanged)."""
-    text = text.cast(pa.string())
-    offsets = np.frombuffer(text.buffers()[1], np.int32)[text.offset : text.offset + len(text) + 1]
-    data = table[_string_bytes(text)]
-    return pa.Array.from_buffers(
-        pa.string(),
-        len(text),
-        [None, pa.py_buffer((offsets - offsets[0]).astype(np.int32)), pa.py_buffer(data)],
-    )
+    line = pc.binary_join_element_wise(*cells, ",") if len(cells) > 1 else cells[0]
+    return _lines_buffer(pc.binary_join_element_wise(line, "", "\n"))
 
 
 def json_lines(table: pa.Table) -> Iterator[pa.Buffer]:

@@ -28,11 +28,11 @@ from paimon_core.engines.sql_refs import (
     catalog_exists,
     find_refs,
     in_user_terms,
-    parse_suffix,
     resolve,
     rewrite,
 )
-from paimon_core.errors import InvalidInput, SqlError
+from paimon_core.engines.sql_writes import WriteSummary, delete_rows, insert_rows
+from paimon_core.errors import SqlError
 
 if TYPE_CHECKING:
     from paimon_core.catalog import Catalog
@@ -40,16 +40,6 @@ if TYPE_CHECKING:
 BATCH_ROWS = 65_536
 # statement types DuckDB may run: they read only (a query, its plan, a setting of this session)
 _READ_ONLY = {"SELECT", "EXPLAIN", "RELATION", "SET", "VARIABLE_SET", "PRAGMA"}
-
-
-@dataclass(frozen=True)
-class WriteSummary:
-    """What a write statement did: ``action`` inserted | overwrote | deleted."""
-
-    action: str
-    table: str
-    rows: int
-    snapshot: int | None  # the snapshot it made (None: nothing to commit)
 
 
 @dataclass
@@ -162,56 +152,8 @@ class DuckDbSql:
             return reader.read_all()
 
     # ---- writes
-    def _target(self, name: str, verb: str):
-        db, dot, rest = name.partition(".")
-        if not dot or not db or not rest:
-            raise InvalidInput(f"{verb} needs a table named db.table, not '{name}'")
-        ref = parse_suffix(db, rest) if "$" in rest else TableRef(db, rest)
-        if ref.kind != "latest":
-            raise InvalidInput(f"{verb} writes the latest snapshot of a table: `{name}` names a {ref.kind}")
-        return self.catalog.get_table(ref.identifier)
-
     def _insert(self, ins: sql_script.Insert) -> WriteSummary:
-        table = self._target(ins.table, "INSERT")
-        data = self.query_table(ins.query)
-        # with PARTITION (k = 'v'), the query gives the other columns (Spark's static partitions)
-        names = ins.columns or [n for n in table.schema.field_names if n not in ins.partition]
-        if data.num_columns != len(names):
-            raise SqlError(
-                f"INSERT into {ins.table}: the query gives {data.num_columns} column(s), "
-                f"{'the column list' if ins.columns else 'the table'} has {len(names)}"
-            )
-        data = data.rename_columns(names)
-        for key, value in ins.partition.items():
-            if key not in names:
-                data = data.append_column(key, pa.array([value] * data.num_rows, pa.string()))
-        data = _cast(data, table.schema.arrow_schema(), ins.table)
-        snap = table.write_arrow(data, overwrite=ins.overwrite, partition=ins.partition or None)
-        action = "overwrote" if ins.overwrite else "inserted"
-        return WriteSummary(action, table.identifier, data.num_rows, snap.id if snap else None)
+        return insert_rows(self.catalog, ins, self.query_table)
 
     def _delete(self, d: sql_script.Delete) -> WriteSummary:
-        from paimon_core.ops.delete import delete_where
-
-        table = self._target(d.table, "DELETE")
-        if not d.where:
-            raise SqlError("DELETE needs a WHERE filter (to empty a table: INSERT OVERWRITE it with no rows)")
-        result = delete_where(table, d.where)
-        snap = result.snapshot
-        return WriteSummary("deleted", table.identifier, result.rows, getattr(snap, "id", None))
-
-
-def _cast(data: pa.Table, schema: pa.Schema, name: str) -> pa.Table:
-    """``data``'s columns cast to the table's types (safe casts only: nothing is rounded)."""
-    out = []
-    for col_name, column in zip(data.column_names, data.columns):
-        if schema.get_field_index(col_name) < 0:
-            raise SqlError(f"INSERT into {name}: the table has no column '{col_name}'")
-        target = schema.field(col_name).type
-        try:
-            out.append(column.cast(target) if column.type != target else column)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-            raise SqlError(
-                f"INSERT into {name}: column {col_name} ({column.type}) does not fit {target}: {_first_line(e)}"
-            ) from e
-    return pa.table(out, names=data.column_names)
+        return delete_rows(self.catalog, d)

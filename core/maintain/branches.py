@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_core import paths
-from paimon_core.errors import InvalidInput, SnapshotNotFound
+from paimon_core.errors import InvalidInput, SnapshotNotFound, UnsupportedFeature
 from paimon_core.maintain import files as _files
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.refs import RefReader
@@ -105,6 +105,15 @@ def create_branch(
         raise InvalidInput("a branch is created from a tag or from a snapshot, not both")
     if _exists(table, name):
         raise BranchAlreadyExists(name)
+    remote = table.env.versions()
+    if remote is not None:
+        if snapshot_id is not None:
+            raise UnsupportedFeature(
+                f"a branch of {table.identifier} from a snapshot: its catalog creates branches from "
+                "a tag or empty (tag the snapshot, then branch from the tag)"
+            )
+        remote.create_branch(table, name, tag)
+        return branch_info(table, name)
     io, root = table.io, branch_path(table.path, name)
     tags = tag_manager(table)
     snap: Snapshot | None = None
@@ -197,7 +206,10 @@ def delete_branch(
 ) -> BranchDeletion:
     """Delete the branch directory, then the files only the branch used."""
     files = plan_delete_branch(table, name)
-    if not dry_run:
+    remote = table.env.versions()
+    if not dry_run and remote is not None:
+        remote.delete_branch(table, name)  # the catalog deletes it and the files only it used
+    elif not dry_run:
         table.io.delete_dir(branch_path(table.path, name))
         execute_plan_files(table, files, progress)
     return BranchDeletion(name, files, dry_run)
@@ -209,6 +221,10 @@ def rename_branch(table: TableContext, name: str, new_name: str) -> BranchInfo:
     validate_branch_name(new_name)
     if _exists(table, new_name):
         raise BranchAlreadyExists(new_name)
+    remote = table.env.versions()
+    if remote is not None:
+        remote.rename_branch(table, name, new_name)
+        return branch_info(table, new_name)
     io, dst = table.io, branch_path(table.path, new_name)
     for sub in (paths.SCHEMA_DIR, paths.SNAPSHOT_DIR, paths.TAG_DIR, "changelog", paths.CONSUMER_DIR):
         for n in sorted(io.list_names(io.join(src, sub))):
@@ -278,6 +294,10 @@ def plan_fast_forward(table: TableContext, name: str) -> FastForwardPlan:
 def fast_forward(table: TableContext, name: str) -> FastForwardPlan:
     """Make main the branch (see the module docstring for the order and what stays)."""
     plan = plan_fast_forward(table, name)
+    remote = table.env.versions()
+    if remote is not None:
+        remote.fast_forward(table, name)
+        return plan
     io, root = table.io, branch_path(table.path, name)
     main = SnapshotManager(io, table.path)
     main_schemas = SchemaManager(io, table.path)

@@ -168,14 +168,20 @@ def mark_done(table: TableContext, partitions: Sequence[tuple], dry_run: bool = 
         if a != "success-file":
             table.env.mark_done(table, partitions, a)
             continue
-        for values in partitions:
-            now = now_ms()
-            old = read_success_file(table, values)
-            created = int(old["creationTime"]) if old and "creationTime" in old else now
-            table.io.write_bytes(
-                success_file_path(table, values), success_file_json(created, now).encode("utf-8")
-            )
+        write_success_files(table, partitions)
     return actions
+
+
+def write_success_files(table: TableContext, partitions: Sequence[tuple]) -> None:
+    """The ``success-file`` action: write (or refresh, keeping its creation time) each
+    partition's ``_SUCCESS`` file."""
+    for values in partitions:
+        now = now_ms()
+        old = read_success_file(table, values)
+        created = int(old["creationTime"]) if old and "creationTime" in old else now
+        table.io.write_bytes(
+            success_file_path(table, values), success_file_json(created, now).encode("utf-8")
+        )
 
 
 __all__ = [
@@ -187,4 +193,5 @@ __all__ = [
     "matching",
     "partition_stats",
     "read_success_file",
+    "write_success_files",
 ]

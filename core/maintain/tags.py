@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.errors import InvalidInput, SnapshotNotFound
+from paimon_core.errors import InvalidInput, SnapshotNotFound, UnsupportedFeature
 from paimon_core.iceberg.sync import refresh_iceberg_tags
 from paimon_core.metadata.tags import TagAlreadyExists, TagInfo, TagNotFound, tag_manager, validate_tag_name
 
@@ -51,6 +51,15 @@ def create_tag(
             raise SnapshotNotFound("the table has no snapshots to tag")
     else:
         snap = require_snapshot(table, SnapshotSpec.of(snapshot_id, None, as_of_ms))
+    remote = table.env.versions()
+    if remote is not None:
+        if replace:
+            raise UnsupportedFeature(
+                f"replacing tag '{name}' of {table.identifier}: its catalog creates and deletes tags, "
+                "and has no replace (delete the tag, then create it)"
+            )
+        remote.create_tag(table, name, snap.id, time_retained_ms)
+        return TagInfo(name, snap.id, snap.time_millis, snap.total_record_count, snap)
     if replace:
         tags.replace(name, snap, time_retained_ms, now_ms)
     elif not tags.create(name, snap, time_retained_ms, now_ms):
@@ -138,7 +147,10 @@ def delete_tag(
     from paimon_core.maintain.snapshot_files import execute_plan_files
 
     info, files = plan_delete_tag(table, name)
-    if not dry_run:
+    remote = table.env.versions()
+    if not dry_run and remote is not None:
+        remote.delete_tag(table, name)  # the catalog deletes the tag and the files only it kept
+    elif not dry_run:
         tag_manager(table).delete(name)
         refresh_iceberg_tags(table)
         execute_plan_files(table, files, progress)

@@ -509,7 +509,6 @@ def alter_table(
 ) -> TableContext:
     """Commit ``changes`` to ``table``'s schema; returns the table at the new schema. ``check``:
     see ``commit_changes`` (``ops/alter.py`` passes the stored-data check of narrowing changes)."""
-    with table.env.lock():
-        new = commit_changes(table.io, table.branch_path, changes, check=check)
+    new = table.env.commit_schema_changes(table, changes, check)
     table.env.after_schema_change(table, new)
     return table.with_schema(new)

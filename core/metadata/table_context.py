@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Optional, TypeVar
 
 from paimon_core import paths
 from paimon_core.data.partition import PartitionCodec
@@ -25,9 +25,14 @@ from paimon_core.options import check_supported
 from paimon_core.storage.file_io import FileIO
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paimon_core.metadata.commit_message import CommitMessage
+    from paimon_core.metadata.schema_evolution import SchemaChange
 
 T = TypeVar("T", bound="TableContext")
+# a check of a schema change (latest, new): raises to refuse it (ops/alter.py's stored-data check)
+SchemaCheck = Optional["Callable[[TableSchema, TableSchema], None]"]
 
 
 class CatalogEnvironment:
@@ -43,6 +48,23 @@ class CatalogEnvironment:
         """Create ``snapshot-N`` (held under ``lock``); False when another writer got N. The
         default creates it on storage; a REST catalog sends it to the server's commit endpoint."""
         return table.snapshots.try_commit(snapshot)
+
+    def commit_schema_changes(
+        self, table: TableContext, changes: Sequence[SchemaChange], check: SchemaCheck
+    ) -> TableSchema:
+        """Commit ``changes`` to the table's schema and return the new schema. The default
+        writes ``schema-(N+1)`` on storage under ``lock``; a REST catalog sends the changes to
+        the server's alter-table endpoint (``check`` runs here first, on the table's data)."""
+        from paimon_core.metadata.schema_evolution import commit_changes
+
+        with self.lock():
+            return commit_changes(table.io, table.branch_path, changes, check=check)
+
+    def versions(self) -> VersionCatalog | None:
+        """The catalog that creates and deletes the table's tags and branches (Java's
+        ``supportsVersionManagement``: a REST catalog's server), or None: the core does it on
+        storage. Reads and plans (``--dry-run``) are on storage either way."""
+        return None
 
     def after_commit(
         self, table: TableContext, snapshot: Snapshot, messages: Sequence[CommitMessage]
@@ -67,6 +89,32 @@ class CatalogEnvironment:
         the metastore, as Java's partition expiry and drop partition do)."""
 
 
+class VersionCatalog:
+    """Tag and branch changes done by a catalog instead of on storage (see
+    ``CatalogEnvironment.versions``); ``table`` is the context (and branch) they apply to. Each
+    either does the whole change or raises, changing nothing."""
+
+    def create_tag(
+        self, table: TableContext, name: str, snapshot_id: int, time_retained_ms: int | None
+    ) -> None:
+        raise NotImplementedError
+
+    def delete_tag(self, table: TableContext, name: str) -> None:
+        raise NotImplementedError
+
+    def create_branch(self, table: TableContext, name: str, tag: str | None) -> None:
+        raise NotImplementedError
+
+    def delete_branch(self, table: TableContext, name: str) -> None:
+        raise NotImplementedError
+
+    def rename_branch(self, table: TableContext, name: str, new_name: str) -> None:
+        raise NotImplementedError
+
+    def fast_forward(self, table: TableContext, name: str) -> None:
+        raise NotImplementedError
+
+
 NO_ENVIRONMENT = CatalogEnvironment()
 
 
@@ -79,6 +127,18 @@ class BranchEnvironment(CatalogEnvironment):
 
     def lock(self) -> contextlib.AbstractContextManager:
         return self.main.lock()
+
+    def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
+        """As the main table's catalog commits (``table`` is the branch's context)."""
+        return self.main.commit_snapshot(table, snapshot)
+
+    def versions(self) -> VersionCatalog | None:
+        return self.main.versions()
+
+    def commit_schema_changes(
+        self, table: TableContext, changes: Sequence[SchemaChange], check: SchemaCheck
+    ) -> TableSchema:
+        return self.main.commit_schema_changes(table, changes, check)
 
 
 class TableContext:

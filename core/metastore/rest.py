@@ -2,6 +2,9 @@
 spec of apache/paimon ``docs/static/rest-catalog-open-api.yaml``), table files read and written
 on the storage path the server gives for each table.
 
+Tags and branches are created, deleted and fast-forwarded by the server (``RestVersions``),
+as Java's client does when the catalog supports version management.
+
 Options (Paimon's REST catalog keys): ``uri`` (required), ``token`` with ``token.provider``
 ``bear`` (the default when a token is given), ``prefix`` (default: what ``/v1/config`` answers),
 ``header.NAME`` extra request headers. Invariant: a commit of a main-branch table is decided by
@@ -15,31 +18,68 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from paimon_core.catalog import Catalog, parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     CatalogUnavailable,
+    CorruptMetadata,
     DatabaseNotFound,
     InvalidInput,
+    SnapshotNotFound,
     TableAlreadyExists,
     TableNotFound,
 )
-from paimon_core.metadata.schema import Schema, SchemaManager
+from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound, is_main, with_branch
+from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.metadata.table_context import CatalogEnvironment, TableContext
+from paimon_core.metadata.table_context import CatalogEnvironment, TableContext, VersionCatalog
+from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
+from paimon_core.metastore.rest_wire import changes_json, paged
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
+
+if TYPE_CHECKING:
+    from paimon_core.metadata.schema_evolution import SchemaChange
+    from paimon_core.metadata.table_context import SchemaCheck
 
 _KNOWN = ("uri", "token", "token.provider", "prefix", "warehouse")
 
 
 class RestEnvironment(CatalogEnvironment):
-    """A table of a REST catalog: commits go to the server."""
+    """A table of a REST catalog: commits and schema changes go to the server; a branch's go to
+    the branch's own address (``t$branch_b``, as Java's client sends them)."""
 
     def __init__(self, catalog: RestCatalog, db: str, name: str, table_id: str | None):
         self.catalog, self.db, self.name, self.table_id = catalog, db, name, table_id
+
+    def table_path(self, table: TableContext) -> str:
+        """``databases/<db>/tables/<t>`` (``<t>$branch_<b>`` for a branch of the table)."""
+        name = self.name if is_main(table.branch) else with_branch(self.name, table.branch)
+        return f"databases/{_q(self.db)}/tables/{_q(name)}"
+
+    def versions(self) -> VersionCatalog:
+        return RestVersions(self)
+
+    def mark_done(self, table: TableContext, partitions: Sequence[tuple], action: str) -> None:
+        """``done-partition``: the server marks the partitions done (``partitions/mark``, as
+        Java's client sends it); other metastore actions are refused as elsewhere."""
+        if action != "done-partition":
+            super().mark_done(table, partitions, action)
+            return
+        if not partitions:
+            return  # the check before any action runs: this one can
+        from paimon_core.maintain.partitions import java_strings
+
+        keys = table.partition_codec.keys
+        default = table.partition_codec.default_name
+        specs = [
+            {k: default if v is None else v for k, v in zip(keys, java_strings(table, values))}
+            for values in partitions
+        ]
+        self.catalog.call("POST", f"{self.table_path(table)}/partitions/mark", {"specs": specs})
 
     def commit_snapshot(self, table: TableContext, snapshot: Snapshot) -> bool:
         base = table.snapshots.snapshot(snapshot.id - 1).uuid if snapshot.id > 1 else None
@@ -49,8 +89,61 @@ class RestEnvironment(CatalogEnvironment):
             "snapshot": json.loads(snapshot.to_json()),
             "statistics": [],
         }
-        answer = self.catalog.call("POST", f"databases/{_q(self.db)}/tables/{_q(self.name)}/commit", body)
+        answer = self.catalog.call("POST", f"{self.table_path(table)}/commit", body)
         return bool(answer and answer.get("success"))
+
+    def commit_schema_changes(
+        self, table: TableContext, changes: Sequence[SchemaChange], check: SchemaCheck
+    ) -> TableSchema:
+        """The changes are checked here against the latest schema and the stored data (as a
+        dry run would), then sent to the alter-table endpoint; the server writes the schema."""
+        from paimon_core.metadata.schema_evolution import apply_changes
+
+        latest = table.schemas.latest() or table.schema
+        new = apply_changes(latest, changes, has_snapshot=table.snapshots.latest() is not None)
+        if check is not None:
+            check(latest, new)
+        self.catalog.call("POST", self.table_path(table), {"changes": changes_json(changes)})
+        committed = table.schemas.latest()
+        if committed is None or committed.id <= latest.id:
+            raise CorruptMetadata(
+                f"the REST catalog accepted the change of {table.identifier} but wrote no schema"
+            )
+        return committed
+
+
+class RestVersions(VersionCatalog):
+    """Tags and branches created and deleted by the server (its tags and branches endpoints);
+    each call is the whole change, decided there."""
+
+    def __init__(self, env: RestEnvironment):
+        self.env = env
+
+    def _call(self, table: TableContext, method: str, tail: str, body: Any = None) -> None:
+        self.env.catalog.call(method, f"{self.env.table_path(table)}/{tail}", body)
+
+    def create_tag(
+        self, table: TableContext, name: str, snapshot_id: int, time_retained_ms: int | None
+    ) -> None:
+        body: dict[str, Any] = {"tagName": name, "snapshotId": snapshot_id}
+        if time_retained_ms is not None:
+            body["timeRetained"] = f"{time_retained_ms}ms"
+        self._call(table, "POST", "tags", body)
+
+    def delete_tag(self, table: TableContext, name: str) -> None:
+        self._call(table, "DELETE", f"tags/{_q(name)}")
+
+    def create_branch(self, table: TableContext, name: str, tag: str | None) -> None:
+        self._call(table, "POST", "branches", {"branch": name, "fromTag": tag})
+
+    def delete_branch(self, table: TableContext, name: str) -> None:
+        self._call(table, "DELETE", f"branches/{_q(name)}")
+
+    def rename_branch(self, table: TableContext, name: str, new_name: str) -> None:
+        self._call(table, "POST", f"branches/{_q(name)}/rename", {"toBranch": new_name})
+
+    def fast_forward(self, table: TableContext, name: str) -> None:
+        self._call(table, "POST", f"branches/{_q(name)}/forward", {})
 
 
 def _q(name: str) -> str:
@@ -101,13 +194,20 @@ class RestCatalog(Catalog):
             raise CatalogUnavailable(f"cannot reach the REST catalog at {self.uri}: {e}") from None
         return json.loads(raw) if raw else None
 
-    def call(self, method: str, path: str, body: Any = None) -> Any:
+    def call(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
         prefix = f"/{_q(self.prefix)}" if self.prefix else ""
-        return self._request(method, f"{self.uri}/v1{prefix}/{path}", body)
+        tail = f"?{urllib.parse.urlencode(query)}" if query else ""
+        return self._request(method, f"{self.uri}/v1{prefix}/{path}{tail}", body)
+
+    def list_all(self, path: str, key: str, max_results: int | None = None) -> list:
+        """Every item of the paged list at ``path`` (``nextPageToken`` followed), asking for
+        pages of ``max_results`` (default: the server's page size)."""
+        size = {"maxResults": str(max_results)} if max_results else {}
+        return list(paged(lambda q: self.call("GET", path, query={**size, **q}), key))
 
     # ---- databases
     def list_databases(self) -> list[str]:
-        return sorted(self.call("GET", "databases")["databases"])
+        return sorted(self.list_all("databases", "databases"))
 
     def database_exists(self, db: str) -> bool:
         try:
@@ -136,7 +236,7 @@ class RestCatalog(Catalog):
 
     # ---- tables
     def list_tables(self, db: str) -> list[str]:
-        return sorted(self.call("GET", f"databases/{_q(db)}/tables")["tables"])
+        return sorted(self.list_all(f"databases/{_q(db)}/tables", "tables"))
 
     def table_exists(self, identifier: str) -> bool:
         try:
@@ -193,6 +293,17 @@ class RestCatalog(Catalog):
         self.call("POST", "tables/rename", body)
 
 
+# (status, resourceType) -> the core error, made from the resource's name
+_BY_NAME: dict[tuple[int, str | None], Callable[[str], Exception]] = {
+    (404, "DATABASE"): DatabaseNotFound,
+    (404, "TABLE"): TableNotFound,
+    (404, "TAG"): TagNotFound,
+    (404, "BRANCH"): BranchNotFound,
+    (409, "TAG"): TagAlreadyExists,
+    (409, "BRANCH"): BranchAlreadyExists,
+}
+
+
 def _error(status: int, raw: bytes) -> Exception:
     """The core error for a REST error answer (the spec's ErrorResponse body)."""
     try:
@@ -203,10 +314,11 @@ def _error(status: int, raw: bytes) -> Exception:
         body = {}
     message = str(body.get("message") or raw[:200].decode("utf-8", "replace"))
     kind, name = body.get("resourceType"), str(body.get("resourceName") or "")
-    if status == 404 and kind == "DATABASE":
-        return DatabaseNotFound(name)
-    if status == 404 and kind == "TABLE":
-        return TableNotFound(name)
+    by_name = _BY_NAME.get((status, kind))
+    if by_name is not None:
+        return by_name(name)
+    if status == 404 and kind == "SNAPSHOT":
+        return SnapshotNotFound(message)
     if status == 409:
         return TableAlreadyExists(name) if kind == "TABLE" else AlreadyExists(message)
     if status in (401, 403):

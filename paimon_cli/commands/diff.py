@@ -107,7 +107,7 @@ def diff(
 
     import pyarrow as pa
 
-    from paimon_cli.convert import arrow_rows, is_numeric
+    from paimon_cli.convert import is_numeric
 
     schema = changes_schema(tbl, columns, per_snapshot)
     with spinner(f"diff {tbl.identifier}"):  # the range is checked before the first part
@@ -116,5 +116,5 @@ def diff(
     sink = state.out.sink(schema.names, [is_numeric(f.type) for f in schema])
     for part in itertools.chain([first] if first is not None else [], parts):
         for batch in part.to_batches(max_chunksize=10_000):
-            sink.write(arrow_rows(pa.Table.from_batches([batch])))
+            sink.write_arrow(pa.Table.from_batches([batch]))
     sink.close()

@@ -121,7 +121,7 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
     columns, ``--select``/``--where``/``--limit``/``--count``/``--out`` as for a table."""
     from paimon_core.systables import open_system_table
 
-    from paimon_cli.convert import arrow_rows, is_numeric
+    from paimon_cli.convert import is_numeric
 
     st = open_system_table(state.catalog, name)
     predicate = st.parse_filter(where)
@@ -144,7 +144,7 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
     schema = st.schema
     sink = state.out.sink(cols, [is_numeric(schema.field(c).type) for c in cols])
     for b in batches:
-        sink.write(arrow_rows(b))
+        sink.write_arrow(b)
     sink.close()
 
 
@@ -184,7 +184,7 @@ def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
 
 
 def _print(state, reader, splits, limit: int | None) -> None:
-    from paimon_cli.convert import arrow_rows, is_numeric
+    from paimon_cli.convert import is_numeric
 
     capped = state.out.fmt == "table" and limit is None
     fetch = DISPLAY_ROWS + 1 if capped else limit
@@ -195,13 +195,13 @@ def _print(state, reader, splits, limit: int | None) -> None:
     for batch in reader.to_batches(splits, fetch):
         if capped and shown + batch.num_rows > DISPLAY_ROWS:
             batch = batch.slice(0, DISPLAY_ROWS - shown)
-            sink.write(arrow_rows(batch))
+            sink.write_arrow(batch)
             sink.close()
             sys.stderr.write(
                 f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, "
                 "-o json or --out FILE for more\n"
             )
             return
-        sink.write(arrow_rows(batch))
+        sink.write_arrow(batch)
         shown += batch.num_rows
     sink.close()

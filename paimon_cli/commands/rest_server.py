@@ -46,9 +46,13 @@ def rest_server(
             help="Warehouse to serve (default: the global one).",
         ),
     ] = None,
+    access_log: Annotated[
+        bool, typer.Option("--access-log", help="Log every request (method, path, status) to stderr.")
+    ] = False,
 ) -> None:
     """Serve the Paimon REST catalog API (pypaimon, Java and other REST clients) over the
-    warehouse's catalog (filesystem, JDBC or Hive): databases, tables, snapshots and commits.
+    warehouse's catalog (filesystem, JDBC or Hive): databases, tables, snapshots, commits, tags,
+    branches and partitions.
 
     Clients set uri=http://HOST:PORT, warehouse=<anything>, token.provider=bear and token=T.
     Stop it with Ctrl-C.
@@ -82,4 +86,10 @@ def rest_server(
         f"{'bearer token required' if token else 'no token'})",
         err=True,
     )
-    uvicorn.run(create_app(CatalogService(catalog, prefix), token), host=host, port=port, log_level="warning")
+    uvicorn.run(
+        create_app(CatalogService(catalog, prefix), token),
+        host=host,
+        port=port,
+        log_level="info" if access_log else "warning",
+        access_log=access_log,
+    )

@@ -72,9 +72,9 @@ def sql(
     Changes (like `paimon diff`, _row_kind first): `db.t$diff=A..B` for (A, B],
     add ,mode=changelog|delta|diff and/or ,per_snapshot.
 
-    Writes, each one commit: INSERT INTO db.t SELECT ... | VALUES ...,
+    Writes, each one commit, on both engines: INSERT INTO db.t SELECT ... | VALUES ...,
     INSERT OVERWRITE db.t [PARTITION (k='v')] SELECT ..., DELETE FROM db.t WHERE ...
-    (the filter in the --where language).
+    (the filter in the --where language). Scripts (-f) run statement by statement.
 
     Examples:
 
@@ -92,11 +92,12 @@ def sql(
         from paimon_cli.outfile import out_format
 
         out_format(Path(out))  # refuse an unknown file type before running anything
-    if state.settings.engine == "spark":
-        _spark(state, _one(query, file), limit, out)
-        return
-    runner = _DuckRunner(state, limit, out)
+    spark = state.settings.engine == "spark"
+    runner = _SparkRunner(state, limit, out) if spark else _DuckRunner(state, limit, out)
     if query is None and file is None and sys.stdin.isatty():
+        if spark:
+            raise CliError("the SQL prompt runs on DuckDB: drop --engine spark, or give a QUERY or -f FILE")
+        assert isinstance(runner, _DuckRunner)
         _repl(runner)
         return
     script = query if query is not None else _script(file)
@@ -120,16 +121,6 @@ def _script(file: Path | None) -> str:
         raise CliError(f"--file {file}: {e.strerror or e}") from e
 
 
-def _one(query: str | None, file: Path | None) -> str:
-    text = query if query is not None else _script(file)
-    from paimon_core.engines.sql_script import split
-
-    statements = split(text)
-    if len(statements) != 1:
-        raise CliError("--engine spark runs one query at a time")
-    return statements[0]
-
-
 class _DuckRunner:
     """Runs statements on one DuckDB connection, printing each result."""
 
@@ -151,15 +142,59 @@ class _DuckRunner:
         with local_sql_errors(self.engine, statement):
             result = self.engine.run(statement)
             if result.write is not None:
-                w = result.write
-                made = f"snapshot {w.snapshot}" if w.snapshot is not None else "no snapshot"
-                self.state.out.record(
-                    {"action": w.action, "table": w.table, "rows": w.rows, "snapshot": w.snapshot},
-                    f"{w.action} {w.rows} row{'s' if w.rows != 1 else ''} {'from' if w.action == 'deleted' else 'into'} "
-                    f"{w.table}: {made}",
-                )
+                _record_write(self.state, result.write)
                 return
             _emit(self.state, _limited(result.rows, self.limit), self.out, self.limit)
+
+
+def _record_write(state, w) -> None:
+    """One record of what a write statement did (``sql_writes.WriteSummary``)."""
+    made = f"snapshot {w.snapshot}" if w.snapshot is not None else "no snapshot"
+    state.out.record(
+        {"action": w.action, "table": w.table, "rows": w.rows, "snapshot": w.snapshot},
+        f"{w.action} {w.rows} row{'s' if w.rows != 1 else ''} {'from' if w.action == 'deleted' else 'into'} "
+        f"{w.table}: {made}",
+    )
+
+
+class _SparkRunner:
+    """Runs statements on Spark (started once, at the first statement that needs it): queries
+    print as on DuckDB; an INSERT's query runs on Spark and its rows are written here, a DELETE
+    runs here (``sql_writes``: one commit each, as on DuckDB)."""
+
+    def __init__(self, state, limit: int | None, out: str | None):
+        self.state, self.limit, self.out = state, limit, out
+        self._engine = None
+
+    def engine(self):
+        if self._engine is None:
+            from paimon_cli.progress import spinner
+
+            engine = spark_engine(self.state)
+            with spinner("starting Spark..."):
+                engine.start()
+            self._engine = engine
+        return self._engine
+
+    def run(self, statement: str) -> None:
+        from paimon_core.engines import sql_errors, sql_script
+        from paimon_core.engines.sql_writes import delete_rows, insert_rows
+        from paimon_core.errors import SqlError
+
+        catalog = self.state.catalog
+        with sql_errors():
+            try:
+                write = sql_script.parse_write(statement)
+            except ValueError as e:
+                raise SqlError(str(e)) from e
+            if isinstance(write, sql_script.Insert):
+                _record_write(
+                    self.state, insert_rows(catalog, write, lambda q: self.engine().sql(catalog, q).toArrow())
+                )
+            elif isinstance(write, sql_script.Delete):
+                _record_write(self.state, delete_rows(catalog, write))
+            else:
+                _run_spark(self.state, self.engine(), statement, self.limit, self.out)
 
 
 def _limited(reader, limit: int | None):
@@ -182,7 +217,7 @@ def _limited(reader, limit: int | None):
 
 
 def _emit(state, reader, out: str | None, limit: int | None) -> None:
-    from paimon_cli.convert import arrow_rows, is_numeric
+    from paimon_cli.convert import is_numeric
 
     if out is not None:
         from paimon_core.engines import write_result_file
@@ -199,14 +234,14 @@ def _emit(state, reader, out: str | None, limit: int | None) -> None:
     shown = 0
     for batch in reader:
         if capped and shown + batch.num_rows > DISPLAY_ROWS:
-            sink.write(arrow_rows(batch.slice(0, DISPLAY_ROWS - shown)))
+            sink.write_arrow(batch.slice(0, DISPLAY_ROWS - shown))
             sink.close()
             sys.stderr.write(
                 f"note: showing the first {DISPLAY_ROWS} rows; use --limit N, -o csv, -o json or --out FILE "
                 "for more\n"
             )
             return
-        sink.write(arrow_rows(batch))
+        sink.write_arrow(batch)
         shown += batch.num_rows
     sink.close()
 
@@ -253,18 +288,6 @@ def _repl(runner: _DuckRunner) -> None:
             readline.write_history_file(HISTORY)
         except OSError:
             pass
-
-
-def _spark(state, query: str, limit: int | None, out: str | None) -> None:
-    from paimon_core.engines import sql_errors
-
-    from paimon_cli.progress import spinner
-
-    engine = spark_engine(state)
-    with sql_errors():
-        with spinner("starting Spark..."):
-            engine.start()
-        _run_spark(state, engine, query, limit, out)
 
 
 def _run_spark(state, engine, query: str, limit: int | None, out: str | None) -> None:

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from paimon_cli.rest import partitions, versions, views
 from paimon_cli.rest.errors import RestError
 from paimon_cli.rest.names import checked, segments
 from paimon_cli.rest.service import CatalogService
@@ -30,17 +31,21 @@ log = logging.getLogger("paimon.rest")
 _NO_BODY = object()
 
 
-def _route(service: CatalogService, method: str, parts: list[str], body: Any) -> Callable[[], Any]:
+def _route(
+    service: CatalogService, method: str, parts: list[str], body: Any, query: dict[str, str]
+) -> Callable[[], Any]:
     """The operation for ``method`` on the path ``parts`` (after ``v1/<prefix>``)."""
     s = service
     n = len(parts)
     if n == 1 and parts[0] == "databases":
         if method == "GET":
-            return s.list_databases
+            return lambda: s.list_databases(query)
         if method == "POST":
             return lambda: s.create_database(body)
     if n == 2 and parts == ["tables", "rename"] and method == "POST":
         return lambda: s.rename_table(body)
+    if n == 2 and parts == ["views", "rename"] and method == "POST":
+        raise views.unsupported("renaming a view")
     if n >= 2 and parts[0] == "databases":
         db = checked(parts[1], "database")
         if n == 2:
@@ -50,27 +55,83 @@ def _route(service: CatalogService, method: str, parts: list[str], body: Any) ->
                 return lambda: s.drop_database(db)
         if n == 3 and parts[2] == "tables":
             if method == "GET":
-                return lambda: s.list_tables(db)
+                return lambda: s.list_tables(db, query)
             if method == "POST":
                 return lambda: s.create_table(db, body)
+        if n >= 3 and parts[2] == "views":
+            return _view_route(s, method, db, parts[3:], query)
         if n >= 4 and parts[2] == "tables":
-            table = checked(parts[3], "table")
-            if n == 4:
-                if method == "GET":
-                    return lambda: s.get_table(db, table)
-                if method == "POST":
-                    return lambda: s.alter_table(db, table, body)
-                if method == "DELETE":
-                    return lambda: s.drop_table(db, table)
-            if n == 5:
-                op = (method, parts[4])
-                if op == ("GET", "token"):
-                    return lambda: s.table_token(db, table)
-                if op == ("GET", "snapshot"):
-                    return lambda: s.table_snapshot(db, table)
-                if op == ("POST", "commit"):
-                    return lambda: s.commit(db, table, body)
+            return _table_route(s, method, db, checked(parts[3], "table"), parts[4:], body, query)
     raise RestError(404, f"no such endpoint: {method} /{'/'.join(parts)}", "UNKNOWN", None)
+
+
+def _table_route(
+    s: CatalogService, method: str, db: str, table: str, rest: list[str], body: Any, query: dict[str, str]
+) -> Callable[[], Any]:
+    """The operations on table ``table`` (``rest``: the path after it)."""
+    n = len(rest)
+    if n == 0:
+        if method == "GET":
+            return lambda: s.get_table(db, table)
+        if method == "POST":
+            return lambda: s.alter_table(db, table, body)
+        if method == "DELETE":
+            return lambda: s.drop_table(db, table)
+    op = (method, *rest)
+    if n == 1:
+        one = {
+            ("GET", "token"): lambda: s.table_token(db, table),
+            ("GET", "snapshot"): lambda: s.table_snapshot(db, table),
+            ("POST", "commit"): lambda: s.commit(db, table, body),
+            ("GET", "snapshots"): lambda: versions.list_snapshots(s, db, table, query),
+            ("GET", "tags"): lambda: versions.list_tags(s, db, table, query),
+            ("POST", "tags"): lambda: versions.create_tag(s, db, table, body),
+            ("GET", "branches"): lambda: versions.list_branches(s, db, table),
+            ("POST", "branches"): lambda: versions.create_branch(s, db, table, body),
+            ("GET", "partitions"): lambda: partitions.list_partitions(s, db, table, query),
+        }
+        if op in one:
+            return one[op]
+    if n == 2:
+        name = checked(rest[1], rest[0].rstrip("s"))
+        if op == ("GET", "snapshots", name):
+            return lambda: versions.version_snapshot(s, db, table, name)
+        if op == ("GET", "tags", name):
+            return lambda: versions.get_tag(s, db, table, name)
+        if op == ("DELETE", "tags", name):
+            return lambda: versions.delete_tag(s, db, table, name)
+        if op == ("DELETE", "branches", name):
+            return lambda: versions.drop_branch(s, db, table, name)
+        if op == ("POST", "partitions", "drop"):
+            return lambda: partitions.drop_partitions(s, db, table, body)
+        if op == ("POST", "partitions", "mark"):
+            return lambda: partitions.mark_done(s, db, table, body)
+    if n == 3 and rest[0] == "branches" and method == "POST":
+        branch = checked(rest[1], "branch")
+        if rest[2] == "rename":
+            return lambda: versions.rename_branch(s, db, table, branch, body)
+        if rest[2] == "forward":
+            return lambda: versions.forward_branch(s, db, table, branch)
+    path = "/".join([db, "tables", table, *rest])
+    raise RestError(404, f"no such endpoint: {method} /databases/{path}", "UNKNOWN", None)
+
+
+def _view_route(
+    s: CatalogService, method: str, db: str, rest: list[str], query: dict[str, str]
+) -> Callable[[], Any]:
+    if not rest and method == "GET":
+        return lambda: views.list_views(s, db, query)
+    if not rest and method == "POST":
+        raise views.unsupported("creating a view")
+    if len(rest) == 1:
+        view = checked(rest[0], "view")
+        if method in ("GET", "DELETE"):
+            return lambda: views.get_view(s, db, view)
+        if method == "POST":
+            raise views.unsupported("altering a view")
+    raise RestError(
+        404, f"no such endpoint: {method} /databases/{db}/views/{'/'.join(rest)}", "UNKNOWN", None
+    )
 
 
 def _error(e: RestError) -> JSONResponse:
@@ -101,7 +162,9 @@ def create_app(service: CatalogService, token: str | None = None) -> Starlette:
                 return JSONResponse(service.config())
             if parts[1] != service.prefix:
                 raise RestError(404, f"unknown prefix {parts[1]!r}", "UNKNOWN", parts[1])
-            result = await run_in_threadpool(_route(service, request.method, parts[2:], body))
+            query = dict(request.query_params)
+            op = _route(service, request.method, parts[2:], body, query)
+            result = await run_in_threadpool(op)
         except RestError as e:
             return _error(e)
         except Exception as e:  # noqa: BLE001 - the spec's 500 body, never a traceback to the client

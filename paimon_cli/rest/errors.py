@@ -17,6 +17,7 @@ from paimon_core.errors import (
 )
 
 DATABASE, TABLE, SNAPSHOT, UNKNOWN = "DATABASE", "TABLE", "SNAPSHOT", "UNKNOWN"
+TAG, BRANCH = "TAG", "BRANCH"
 
 
 class RestError(Exception):
@@ -44,7 +45,18 @@ def bad_request(message: str) -> RestError:
 
 def from_core(error: PaimonError, database: str | None = None, table: str | None = None) -> RestError:
     """The REST answer to a core error raised while serving ``database``/``table``."""
+    from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound
+    from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
+
     message = str(error)
+    if isinstance(error, TagNotFound):
+        return RestError(404, message, TAG, error.name)
+    if isinstance(error, BranchNotFound):
+        return RestError(404, message, BRANCH, error.name)
+    if isinstance(error, TagAlreadyExists):
+        return RestError(409, message, TAG, error.name)
+    if isinstance(error, BranchAlreadyExists):
+        return RestError(409, message, BRANCH, error.name)
     if isinstance(error, TableNotFound):
         return RestError(404, message, TABLE, table)
     if isinstance(error, (DatabaseNotFound, WarehouseNotFound)):

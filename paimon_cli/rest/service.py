@@ -24,6 +24,7 @@ from paimon_core.table import FileStoreTable
 
 from paimon_cli.rest.errors import SNAPSHOT, TABLE, RestError, bad_request, from_core
 from paimon_cli.rest.names import checked
+from paimon_cli.rest.paging import like, page
 
 TOKEN_LIFETIME_MS = 3_600_000
 
@@ -45,8 +46,9 @@ def _field(body: dict, key: str, kind: type, what: str, required: bool = True) -
 
 class CatalogService:
     """The REST operations of one catalog; each returns the response body (None: no content).
-    Lists come in one page: ``nextPageToken`` is null, as Java's test server sends it (pypaimon
-    2.1 needs the key; the spec types it string-only)."""
+    Lists are paged (``paging.py``): ``nextPageToken`` is null on the last page, as Java's test
+    server sends it (pypaimon 2.1 needs the key; the spec types it string-only). Tags, branches
+    and snapshots are ``versions.py``'s, partitions ``partitions.py``'s, views ``views.py``'s."""
 
     def __init__(self, catalog: Catalog, prefix: str):
         self.catalog = catalog
@@ -58,13 +60,26 @@ class CatalogService:
         except PaimonError as e:
             raise from_core(e, db, table) from None
 
+    core = _core  # for the endpoint modules
+
+    @staticmethod
+    def obj(body: Any, what: str) -> dict:
+        return _obj(body, what)
+
+    def require_database(self, db: str) -> None:
+        if not self._core(lambda: self.catalog.database_exists(db), db):
+            raise RestError(404, f"database '{db}' does not exist", "DATABASE", db)
+
     # ---- config
     def config(self) -> dict:
         return {"defaults": {"prefix": self.prefix}, "overrides": {}}
 
     # ---- databases
-    def list_databases(self) -> dict:
-        return {"databases": self._core(self.catalog.list_databases), "nextPageToken": None}
+    def list_databases(self, query: dict) -> dict:
+        matches = like(query.get("databaseNamePattern"))
+        names = [n for n in self._core(self.catalog.list_databases) if matches(n)]
+        chunk, token = page(names, query)
+        return {"databases": chunk, "nextPageToken": token}
 
     def create_database(self, body: Any) -> None:
         body = _obj(body, "CreateDatabaseRequest")
@@ -84,15 +99,22 @@ class CatalogService:
         self._core(lambda: self.catalog.drop_database(db, cascade=True), db)
 
     # ---- tables
-    def list_tables(self, db: str) -> dict:
-        return {"tables": self._core(lambda: self.catalog.list_tables(db), db), "nextPageToken": None}
+    def list_tables(self, db: str, query: dict) -> dict:
+        matches = like(query.get("tableNamePattern"))
+        names = [n for n in self._core(lambda: self.catalog.list_tables(db), db) if matches(n)]
+        chunk, token = page(names, query)
+        return {"tables": chunk, "nextPageToken": token}
 
     def _table(self, db: str, name: str) -> FileStoreTable:
+        """Table ``name`` of ``db``; ``t$branch_b`` is branch ``b`` of table ``t``."""
         return self._core(lambda: self.catalog.get_table(f"{db}.{name}"), db, name)
 
+    table = _table  # for the endpoint modules
+
     def table_id(self, table: FileStoreTable) -> str:
+        """The id of the table (its branches share it): ``db.t.<schema-0 creation millis>``."""
         first = SchemaManager(table.io, table.path).schema(0)
-        return f"{table.identifier}.{first.time_millis}"
+        return f"{table.main_identifier}.{first.time_millis}"
 
     def get_table(self, db: str, name: str) -> dict:
         table = self._table(db, name)

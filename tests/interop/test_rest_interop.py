@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from tests.cli.conftest import Cli
+from tests.interop.harness._common import InteropError
 from tests.interop.harness.canonical import assert_same_rows
 
 SCHEMA = [
@@ -129,3 +130,61 @@ def test_eight_concurrent_writers_through_the_server_lose_nothing(rest_server, p
     assert_same_rows(_plain(cli.json("read", "-t", "rest_cc.t")), expected)
     assert cli.snapshot_ids("rest_cc.t") == list(range(1, 9))
     assert_same_rows(pypaimon.call("read", rest=rest, table="rest_cc.t")["rows"], expected)
+
+
+def test_pypaimon_tags_branches_and_partitions_through_the_server(rest_server, pypaimon):
+    """pypaimon's REST client creates, reads, lists (paged) and deletes tags, creates, lists,
+    fast-forwards and drops branches, and lists partitions with their figures, all through the
+    server; our CLI sees the same tags and branches on the backing warehouse."""
+    rest = rest_server.rest_options()
+
+    def call(method, *args, **kwargs):
+        return {"op": "catalog", "rest": rest, "method": method, "args": list(args), "kwargs": kwargs}
+
+    t = "rest_v.log"  # its own table: the others are read by tests that may run after this one
+    res = pypaimon.run(
+        [
+            {
+                "op": "create_table",
+                "rest": rest,
+                "table": t,
+                "schema": SCHEMA,
+                "partition_keys": ["dt"],
+                "primary_keys": [],
+                "options": {},
+            },
+            *({"op": "write", "rest": rest, "table": t, "rows": rows} for rows in (FIRST, SECOND)),
+            call("create_tag", t, "t1", snapshot_id=1),
+            call("create_tag", t, "t2", time_retained="1d"),
+            call("get_tag", t, "t1"),
+            call("list_tags_paged", t, max_results=1),
+            call("list_tags_paged", t, max_results=1, page_token="t1"),
+            call("create_branch", t, "b1", "t1"),
+            call("list_branches", t),
+            call("list_partitions_paged", t),
+        ]
+    )
+    res = res[3:]
+    assert res[2]["result"]["tag_name"] == "t1"
+    assert res[3]["result"] == {"elements": ["t1"], "next_page_token": "t1"}
+    assert res[4]["result"] == {"elements": ["t2"], "next_page_token": None}
+    assert res[6]["result"] == ["b1"]
+    parts = {p["spec"]["dt"]: p for p in res[7]["result"]["elements"]}
+    assert sorted(parts) == ["2026-01-01", "2026-01-02"]
+    assert sum(p["record_count"] for p in parts.values()) == len(FIRST + SECOND)
+    with pytest.raises(InteropError, match="TagAlreadyExistException"):  # the server's 409 TAG
+        pypaimon.run([call("create_tag", t, "t1")])
+
+    cli = Cli(rest_server.warehouse)
+    assert sorted(x["tag"] for x in cli.json("tag", "list", "-t", t)) == ["t1", "t2"]
+    assert [b["branch"] for b in cli.json("branch", "list", "-t", t)] == ["b1"]
+    b1 = cli.json("read", "-t", t, "--branch", "b1")
+    assert_same_rows(_plain(b1), FIRST)
+
+    pypaimon.run([call("fast_forward", t, "b1"), call("drop_branch", t, "b1")])
+    assert_same_rows(_plain(cli.json("read", "-t", t)), FIRST)
+    assert cli.json("branch", "list", "-t", t) == []
+    # fast-forward dropped main's tags newer than the branch's start (t2), as Java's does
+    assert [x["tag"] for x in cli.json("tag", "list", "-t", t)] == ["t1"]
+    pypaimon.run([call("delete_tag", t, "t1")])
+    assert cli.json("tag", "list", "-t", t) == []

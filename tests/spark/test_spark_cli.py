@@ -298,3 +298,28 @@ def test_sql_reads_system_tables_on_spark(cli, tmp_path):
         "SELECT value FROM sys.all_table_options WHERE table_name = 'st' AND key = 'path'",
     )
     assert jrows(r) == [{"value": str(cli.wh / "db.db" / "st")}]
+
+
+def test_sql_scripts_and_writes_on_spark(cli, tmp_path):
+    """``--engine spark sql -f``: statements run one by one; INSERT (its query on Spark) and
+    DELETE are one commit each, as on DuckDB (before: Spark refused scripts of more than one
+    statement and handed writes to Spark, which has no Paimon tables to write)."""
+    pq.write_table(events(10), tmp_path / "a.parquet")
+    cli("create-table", "db.pk", "--schema", SCHEMA, "-k", "id", "--bucket", "1")
+    cli("create-table", "db.copy", "--schema", SCHEMA, "-k", "id", "--bucket", "1")
+    cli("ingest", tmp_path / "a.parquet", "-t", "db.pk")
+    script = tmp_path / "s.sql"
+    script.write_text(
+        "INSERT INTO db.copy SELECT id, upper(name), value * 2, dt FROM db.pk WHERE id < 6;\n"
+        "DELETE FROM db.copy WHERE id = 0;\n"
+        "INSERT OVERWRITE db.pk SELECT * FROM db.pk WHERE id >= 8;\n"
+        "SELECT count(*) AS n, min(name) AS m FROM db.copy;\n"
+    )
+    out = jrows(cli("--engine", "spark", "-o", "json", "sql", "-f", script))
+    assert out == [
+        {"action": "inserted", "table": "db.copy", "rows": 6, "snapshot": 1},
+        {"action": "deleted", "table": "db.copy", "rows": 1, "snapshot": 2},
+        {"action": "overwrote", "table": "db.pk", "rows": 2, "snapshot": 2},
+        {"n": 5, "m": "N1"},
+    ]
+    assert jrows(cli("-o", "json", "sql", "SELECT id FROM db.pk ORDER BY id")) == [{"id": 8}, {"id": 9}]

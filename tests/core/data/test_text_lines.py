@@ -188,8 +188,8 @@ def test_no_columns_and_no_rows():
 
 
 def test_fields_holding_every_control_byte_still_join():
-    """Quoted fields travel through Arrow's CSV writer as spare control bytes; a piece whose
-    fields hold all of them is joined another way, with the same text."""
+    """Fields holding every control byte, commas and quotes join into the same text as the
+    row sink writes (the join never reinterprets the bytes of a field)."""
     every = "".join(map(chr, range(1, 32))) + "\x7f,"
     t = pa.table({"s": [every, "a,b", None, ""], "n": pa.array([1, 2, 3, 4], pa.int32())})
     assert b"".join(b.to_pybytes() for b in csv_lines(t)) == _old(t, CsvSink).split(b"\n", 1)[1]

@@ -3,7 +3,8 @@
 stdin: JSON array of requests; stdout: JSON array of results (one per request, in order). A failing
 request gives {"error": "Class: message", "trace": [...]} and the batch goes on.
 Ops: ping, read, create_table, write ("postpone_fixed_bucket": into real buckets of a bucket = -2
-table), snapshots, schema, list_databases, list_tables, rename_table, drop_table. A request with
+table), snapshots, schema, list_databases, list_tables, rename_table, drop_table, catalog (a
+version method of the catalog: tags, branches, partitions). A request with
 ``rest`` ({uri, token?, warehouse?}) goes through pypaimon's REST catalog client instead of the
 filesystem catalog of ``warehouse``. Values use canonical.py's encoding.
 """
@@ -393,6 +394,46 @@ def op_drop_table(req: dict) -> dict:
     return {"dropped": req["table"]}
 
 
+_CATALOG_METHODS = (
+    "create_tag",
+    "get_tag",
+    "list_tags_paged",
+    "delete_tag",
+    "create_branch",
+    "drop_branch",
+    "rename_branch",
+    "fast_forward",
+    "list_branches",
+    "list_partitions_paged",
+)
+
+
+def _plain(value: Any) -> Any:
+    """A catalog answer as JSON: dataclasses (PagedList, GetTagResponse, Partition...) as
+    dicts of their fields, recursively."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def op_catalog(req: dict) -> dict:
+    """``method`` (one of _CATALOG_METHODS) of pypaimon's catalog with ``args``/``kwargs``: the
+    version operations of its REST client (tags, branches, partitions)."""
+    method = req["method"]
+    if method not in _CATALOG_METHODS:
+        raise ValueError(f"catalog method {method!r} is not one of {_CATALOG_METHODS}")
+    out = getattr(_catalog(req), method)(*(req.get("args") or []), **(req.get("kwargs") or {}))
+    return {"result": _plain(out)}
+
+
 def op_ping(req: dict) -> dict:
     import pypaimon
 
@@ -423,6 +464,7 @@ OPS = {
     "list_tables": op_list_tables,
     "rename_table": op_rename_table,
     "drop_table": op_drop_table,
+    "catalog": op_catalog,
 }
 
 

@@ -146,6 +146,7 @@ public class InteropDriver {
       case "success_file": return opSuccessFile(req);
       case "expire_partitions": return opExpirePartitions(req);
       case "system_table": return opSystemTable(req);
+      case "analyze": return opAnalyze(req);
       default: throw new IllegalArgumentException("unknown op: " + op);
     }
   }
@@ -459,6 +460,20 @@ public class InteropDriver {
    * "db.t$branch_b$files") or "sys.all_table_options"} -> {"columns": [[name, Java's type text]],
    * "rows": [{column: canonical value, "_row_kind"}]}. The catalog stays open while it reads.
    */
+  /**
+   * Java's ANALYZE commit (FileStoreCommit.commitStatistics) of the Statistics JSON in
+   * "statistics" (Java's own layout, parsed by Statistics.fromJson): {"statistics": file name}.
+   */
+  static ObjectNode opAnalyze(JsonNode req) throws Exception {
+    FileStoreTable t = table(req);
+    org.apache.paimon.stats.Statistics stats =
+        org.apache.paimon.stats.Statistics.fromJson(JSON.writeValueAsString(req.get("statistics")));
+    Compat.commitStatistics(t, stats);
+    ObjectNode res = NF.objectNode();
+    res.put("statistics", t.snapshotManager().latestSnapshot().statistics());
+    return res;
+  }
+
   static ObjectNode opSystemTable(JsonNode req) throws Exception {
     ObjectNode res = NF.objectNode();
     try (Catalog c = catalog(req)) {

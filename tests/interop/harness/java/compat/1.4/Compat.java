@@ -92,4 +92,12 @@ final class Compat {
   static Map<String, String> databaseProperties(org.apache.paimon.catalog.Catalog c, String db) throws Exception {
     return c.getDatabase(db).options();
   }
+
+  /** Java's ANALYZE commit of ``stats``. */
+  static void commitStatistics(FileStoreTable t, org.apache.paimon.stats.Statistics stats) throws Exception {
+    try (org.apache.paimon.operation.FileStoreCommit commit =
+        t.store().newCommit(java.util.UUID.randomUUID().toString(), t)) {
+      commit.commitStatistics(stats, Long.MAX_VALUE);
+    }
+  }
 }
