@@ -35,6 +35,8 @@ def in_processes(monkeypatch):
     monkeypatch.setattr(manifest_processes, "MIN_BYTES", 0)
     monkeypatch.setattr(manifest_processes, "CHUNK_BYTES", 1)
     monkeypatch.setattr(manifest_processes, "workers", lambda: 2)
+    # threads that earlier tests of the run left behind would make processes unusable here
+    monkeypatch.setattr(manifest_processes.threading, "active_count", lambda: 1)
     used = []
     real = manifest_processes._decoded
 
@@ -95,6 +97,9 @@ def test_a_damaged_manifest_is_reported_by_name(table, in_processes):
 
 def test_processes_only_while_no_other_thread_runs(table, monkeypatch):
     monkeypatch.setattr(manifest_processes, "workers", lambda: 2)
+    left = threading.active_count() - 1  # threads earlier tests of the run left behind
+    real = threading.active_count
+    monkeypatch.setattr(manifest_processes.threading, "active_count", lambda: real() - left)
     assert manifest_processes.usable()
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
