@@ -168,3 +168,34 @@ def _pq_bytes() -> bytes:
     out = pa.BufferOutputStream()
     pq.write_table(pa.table({"s": ["a"], "i": [1]}), out)
     return out.getvalue().to_pybytes()
+
+
+def test_files_of_the_plain_int64_layout_still_read(catalog):
+    """Files written before the annotation hold TIMESTAMP(0..6) beside INT96 as plain INT64 in
+    their unit: the table read still casts them to the column's type."""
+    from pathlib import Path
+
+    from paimon_core.metadata.schema import Schema
+
+    t = catalog.create_table(
+        "db.old",
+        Schema(
+            Schema.parse_columns("ts0 TIMESTAMP(0), ltz6 TIMESTAMP(6) WITH LOCAL TIME ZONE, ts9 TIMESTAMP(9)")
+        ),
+    )
+    rows = pa.table(
+        {
+            "ts0": pa.array([-5_000, None], pa.timestamp("ms")),
+            "ltz6": pa.array([7, None], pa.timestamp("us", tz="UTC")),
+            "ts9": pa.array([1, None], pa.timestamp("ns")),
+        }
+    )
+    t.write_arrow(rows)
+    (f,) = Path(t.path).rglob("bucket-0/*.parquet")
+    stored = pq.read_table(f)
+    old = stored.schema
+    for name in ("ts0", "ltz6"):
+        old = old.set(old.get_field_index(name), old.field(name).with_type(pa.int64()))
+    pq.write_table(stored.cast(old), f, use_deprecated_int96_timestamps=True)
+    assert pq.ParquetFile(f).schema_arrow.field("ts0").type == pa.int64()
+    assert catalog.get_table("db.old").read().equals(rows)
