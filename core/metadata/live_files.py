@@ -27,7 +27,11 @@ if TYPE_CHECKING:
 
 
 def merge_entries(entries: Iterable[ManifestEntry]) -> list[ManifestEntry]:
-    """Apply ADD/DELETE in order; what remains are the live ADD entries."""
+    """Apply ADD/DELETE in order; what remains are the live ADD entries (a repeated ADD
+    counts once, at its first place, holding the last one's fields)."""
+    entries = entries if isinstance(entries, list) else list(entries)
+    if all(e.kind == ADD for e in entries) and len({e.file.file_name for e in entries}) == len(entries):
+        return list(entries)  # no DELETE, no file twice (a name is part of the identifier): all live
     live: dict[tuple, ManifestEntry] = {}
     for e in entries:
         key = e.identifier
@@ -39,7 +43,8 @@ def merge_entries(entries: Iterable[ManifestEntry]) -> list[ManifestEntry]:
 
 
 def data_manifests(store: ManifestStore, snapshot: Snapshot) -> list[ManifestFileMeta]:
-    return store.read_list(snapshot.base_manifest_list) + store.read_list(snapshot.delta_manifest_list)
+    base, delta = store.read_lists([snapshot.base_manifest_list, snapshot.delta_manifest_list])
+    return base + delta
 
 
 def live_entries(

@@ -19,7 +19,7 @@ from paimon_core import paths
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.metadata import manifest_cache
-from paimon_core.metadata.manifest_reader import EntryFilter, read_entries, read_many
+from paimon_core.metadata.manifest_reader import EntryFilter, RecordForm, read_entries, read_many
 from paimon_core.metadata.orc_records import is_orc, orc_bytes, orc_codec, read_orc_records
 from paimon_core.storage.file_io import FileIO
 
@@ -216,33 +216,17 @@ class DataFileMeta:
 
     @staticmethod
     def from_avro(d: dict) -> DataFileMeta:
-        vsc = d.get("_VALUE_STATS_COLS")
-        wc = d.get("_WRITE_COLS")
-        return _built(
-            DataFileMeta,
-            {
-                "file_name": d["_FILE_NAME"],
-                "file_size": d["_FILE_SIZE"],
-                "row_count": d["_ROW_COUNT"],
-                "min_key": d["_MIN_KEY"],
-                "max_key": d["_MAX_KEY"],
-                "key_stats": SimpleStats.from_avro(d["_KEY_STATS"]),
-                "value_stats": SimpleStats.from_avro(d["_VALUE_STATS"]),
-                "min_sequence_number": d["_MIN_SEQUENCE_NUMBER"],
-                "max_sequence_number": d["_MAX_SEQUENCE_NUMBER"],
-                "schema_id": d["_SCHEMA_ID"],
-                "level": d["_LEVEL"],
-                "extra_files": tuple(d.get("_EXTRA_FILES") or ()),
-                "creation_time": d.get("_CREATION_TIME"),
-                "delete_row_count": d.get("_DELETE_ROW_COUNT"),
-                "embedded_index": d.get("_EMBEDDED_FILE_INDEX"),
-                "file_source": d.get("_FILE_SOURCE"),
-                "value_stats_cols": None if vsc is None else tuple(vsc),
-                "external_path": d.get("_EXTERNAL_PATH"),
-                "first_row_id": d.get("_FIRST_ROW_ID"),
-                "write_cols": None if wc is None else tuple(wc),
-            },
-        )
+        return DataFileMeta.from_row(file_row(d))
+
+    @staticmethod
+    def from_row(row: tuple) -> DataFileMeta:
+        """The meta of ``file_row``'s tuple (built without ``__init__``: see ``_built``)."""
+        obj = object.__new__(DataFileMeta)
+        values = dict(zip(_FILE_FIELDS, row))
+        values["key_stats"] = _stats(*values["key_stats"])
+        values["value_stats"] = _stats(*values["value_stats"])
+        object.__setattr__(obj, "__dict__", values)
+        return obj
 
     def upgrade(self, level: int) -> DataFileMeta:
         return replace(self, level=level)
@@ -280,16 +264,109 @@ class ManifestEntry:
 
     @staticmethod
     def from_avro(d: dict) -> ManifestEntry:
+        return ManifestEntry.from_row(entry_row(d))
+
+    @staticmethod
+    def from_row(row: tuple) -> ManifestEntry:
+        """The entry of ``entry_row``'s tuple."""
+        kind, partition, bucket, total_buckets, file = row
         return _built(
             ManifestEntry,
             {
-                "kind": d["_KIND"],
-                "partition": d["_PARTITION"],
-                "bucket": d["_BUCKET"],
-                "total_buckets": d.get("_TOTAL_BUCKETS", -1),
-                "file": DataFileMeta.from_avro(d["_FILE"]),
+                "kind": kind,
+                "partition": partition,
+                "bucket": bucket,
+                "total_buckets": total_buckets,
+                "file": DataFileMeta.from_row(file),
             },
         )
+
+
+def _stats_row(d: dict) -> tuple:
+    nc = d.get("_NULL_COUNTS")
+    return (d["_MIN_VALUES"], d["_MAX_VALUES"], None if nc is None else tuple(nc))
+
+
+_EMPTY_STATS: dict[tuple, SimpleStats] = {}
+
+
+def _stats(min_values: bytes, max_values: bytes, null_counts: tuple | None) -> SimpleStats:
+    """Stats of these values; stats over no columns (a key-less table's key stats, in every
+    entry) are one shared instance per (min, max) bytes."""
+    if null_counts == () and len(min_values) <= 16:
+        key = (min_values, max_values)
+        hit = _EMPTY_STATS.get(key)
+        if hit is None:
+            hit = SimpleStats(min_values, max_values, ())
+            if len(_EMPTY_STATS) < 64:
+                _EMPTY_STATS[key] = hit
+        return hit
+    return _built(
+        SimpleStats, {"min_values": min_values, "max_values": max_values, "null_counts": null_counts}
+    )
+
+
+# DataFileMeta's fields in the order of ``file_row``'s tuple
+_FILE_FIELDS = (
+    "file_name",
+    "file_size",
+    "row_count",
+    "min_key",
+    "max_key",
+    "key_stats",
+    "value_stats",
+    "min_sequence_number",
+    "max_sequence_number",
+    "schema_id",
+    "level",
+    "extra_files",
+    "creation_time",
+    "delete_row_count",
+    "embedded_index",
+    "file_source",
+    "value_stats_cols",
+    "external_path",
+    "first_row_id",
+    "write_cols",
+)
+
+
+def file_row(d: dict) -> tuple:
+    """A decoded ``_FILE`` record as a tuple of plain values (``_FILE_FIELDS`` order): what a
+    decoding process sends back, cheaper to pickle and load than the record's dicts. Fields
+    an older writer did not write are absent (None)."""
+    vsc = d.get("_VALUE_STATS_COLS")
+    wc = d.get("_WRITE_COLS")
+    return (
+        d["_FILE_NAME"],
+        d["_FILE_SIZE"],
+        d["_ROW_COUNT"],
+        d["_MIN_KEY"],
+        d["_MAX_KEY"],
+        _stats_row(d["_KEY_STATS"]),
+        _stats_row(d["_VALUE_STATS"]),
+        d["_MIN_SEQUENCE_NUMBER"],
+        d["_MAX_SEQUENCE_NUMBER"],
+        d["_SCHEMA_ID"],
+        d["_LEVEL"],
+        tuple(d.get("_EXTRA_FILES") or ()),
+        d.get("_CREATION_TIME"),
+        d.get("_DELETE_ROW_COUNT"),
+        d.get("_EMBEDDED_FILE_INDEX"),
+        d.get("_FILE_SOURCE"),
+        None if vsc is None else tuple(vsc),
+        d.get("_EXTERNAL_PATH"),
+        d.get("_FIRST_ROW_ID"),
+        None if wc is None else tuple(wc),
+    )
+
+
+def entry_row(d: dict) -> tuple:
+    """A decoded manifest entry record as (kind, partition, bucket, total buckets, file row)."""
+    return (d["_KIND"], d["_PARTITION"], d["_BUCKET"], d.get("_TOTAL_BUCKETS", -1), file_row(d["_FILE"]))
+
+
+ENTRY_FORM = RecordForm(entry_row, ManifestEntry.from_row)
 
 
 @dataclass(frozen=True)
@@ -472,22 +549,28 @@ class ManifestStore:
     def read_manifest(self, name: str, entry_filter: EntryFilter | None = None) -> list[ManifestEntry]:
         """The entries of manifest ``name`` (those ``entry_filter`` keeps), through the
         process-wide cache of decoded manifests (``manifest_reader``)."""
-        return read_entries(self.io, self.path(name), ManifestEntry.from_avro, entry_filter)
+        return read_entries(self.io, self.path(name), ENTRY_FORM, entry_filter)
 
     def read_manifests(
         self, names: list[str], entry_filter: EntryFilter | None = None
     ) -> list[list[ManifestEntry]]:
         """``read_manifest`` of each name, read in parallel, in the order of ``names``."""
-        return read_many(self.io, [self.path(n) for n in names], ManifestEntry.from_avro, entry_filter)
+        return read_many(self.io, [self.path(n) for n in names], ENTRY_FORM, entry_filter)
 
     def read_list(self, name: str) -> list[ManifestFileMeta]:
-        path = self.path(name)
-        key = manifest_cache.key_of(self.io, path)
-        cached = manifest_cache.get(key)
-        if not isinstance(cached, tuple):
-            cached = tuple(ManifestFileMeta.from_avro(r) for r in read_avro(self.io, path))
-            manifest_cache.put(key, cached, len(cached))
-        return list(cached)
+        return self.read_lists([name])[0]
+
+    def read_lists(self, names: list[str]) -> list[list[ManifestFileMeta]]:
+        """The metas of each manifest list, through the process-wide cache; lists not in it
+        are read at once on a remote store (``FileIO.together``)."""
+        keys = [manifest_cache.key_of(self.io, self.path(n)) for n in names]
+        got = [manifest_cache.get(k) for k in keys]
+        missing = [i for i, g in enumerate(got) if not isinstance(g, tuple)]
+        read = self.io.together(*(lambda n=names[i]: read_avro(self.io, self.path(n)) for i in missing))
+        for i, records in zip(missing, read):
+            got[i] = tuple(ManifestFileMeta.from_avro(r) for r in records)
+            manifest_cache.put(keys[i], got[i], len(records))
+        return [list(g) for g in got]  # pyright: ignore[reportArgumentType]
 
 
 __all__ = [

@@ -8,6 +8,10 @@ bytes none of them occurs is skipped without decoding: a record of a matching pa
 holds that partition's bytes verbatim, so the skip never drops a matching entry (a block
 that does contain them is decoded and filtered entry by entry).
 
+Records become entries in two steps (``RecordForm``): ``row`` turns a decoded record into a
+tuple of plain values, ``build`` turns that tuple into an entry; many local manifests are
+decoded in worker processes (``manifest_processes``) that send the rows back.
+
 Complete decodes go to the process-wide cache (``manifest_cache``); a filtered read uses a
 cached complete decode when there is one and never stores its partial result.
 
@@ -27,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import fastavro
 from paimon_core.errors import CorruptMetadata
-from paimon_core.metadata import manifest_cache
+from paimon_core.metadata import manifest_cache, manifest_processes
 from paimon_core.metadata.orc_records import is_orc, read_orc_records
 
 if TYPE_CHECKING:
@@ -35,10 +39,18 @@ if TYPE_CHECKING:
 
     from paimon_core.storage.file_io import FileIO
 
-    Build = Callable[[dict], object]
 
 # reads in flight at once: a manifest read on S3 is one round trip, locally the GIL bounds it
 PARALLELISM = 8
+
+
+@dataclass(frozen=True)
+class RecordForm:
+    """How a decoded record becomes an entry: ``row(record)``, a tuple of plain values (it
+    may run in a decoding process), then ``build(row)``, the entry (run here)."""
+
+    row: Callable[[dict], tuple]
+    build: Callable[[tuple], object]
 
 
 @dataclass(frozen=True)
@@ -77,11 +89,11 @@ class Decoded:
 
 
 def read_entries(
-    io: FileIO, path: str, build: Build, flt: EntryFilter | None = None, data: bytes | None = None
+    io: FileIO, path: str, form: RecordForm, flt: EntryFilter | None = None, data: bytes | None = None
 ) -> list:
-    """The entries (``build(record)``: ManifestEntry.from_avro) of the manifest at ``path``
-    that ``flt`` keeps (all without a filter), in file order; ``data``: the file's bytes when
-    the caller fetched them. A missing or damaged file is CorruptMetadata naming it."""
+    """The entries (``form``: manifest.ENTRY_FORM) of the manifest at ``path`` that ``flt``
+    keeps (all without a filter), in file order; ``data``: the file's bytes when the caller
+    fetched them. A missing or damaged file is CorruptMetadata naming it."""
     key = manifest_cache.key_of(io, path)
     cached = manifest_cache.get(key)
     if isinstance(cached, Decoded):
@@ -91,15 +103,24 @@ def read_entries(
     try:
         if is_orc(data):
             records = [r for r in read_orc_records(data)[0] if isinstance(r, dict)]
-            out = [build(r) for r in records if flt is None or flt.accepts(r)]
+            out = [form.build(form.row(r)) for r in records if flt is None or flt.accepts(r)]
         else:
-            out = _avro_entries(data, build, flt)
+            out = [form.build(row) for row in avro_rows(data, form.row, flt)]
     except CorruptMetadata:
         raise
     except Exception as e:  # fastavro and pyarrow raise many kinds on damaged input
         raise CorruptMetadata(f"manifest file {path} is unreadable: {e}") from None
     if flt is None:
         manifest_cache.put(key, Decoded(tuple(out)), len(out))
+    return out
+
+
+def built(io: FileIO, path: str, form: RecordForm, flt: EntryFilter | None, rows: list[tuple]) -> list:
+    """The entries of ``rows`` (a decoding process's ``avro_rows`` of the manifest at
+    ``path``), remembered in the cache as ``read_entries`` does."""
+    out = [form.build(row) for row in rows]
+    if flt is None:
+        manifest_cache.put(manifest_cache.key_of(io, path), Decoded(tuple(out)), len(out))
     return out
 
 
@@ -110,8 +131,9 @@ def _read(io: FileIO, path: str) -> bytes:
         raise CorruptMetadata(f"manifest file {path} is missing") from None
 
 
-def _avro_entries(data: bytes, build: Build, flt: EntryFilter | None) -> list:
-    """Entries of an Avro manifest. With needles, a block is decoded only while it may hold
+def avro_rows(data: bytes, row: Callable[[dict], tuple], flt: EntryFilter | None) -> list[tuple]:
+    """Rows (``row(record)``) of the records of an Avro manifest that ``flt`` keeps. With
+    needles, a block is decoded only while it may hold
     more of them: each matching record holds a needle in bytes of its own, so the needles'
     (non-overlapping, leftmost-first) occurrence count bounds the matching records, and the
     decode of a block stops once that many records had a needle partition."""
@@ -131,7 +153,7 @@ def _avro_entries(data: bytes, build: Build, flt: EntryFilter | None) -> list:
             if not isinstance(r, dict):
                 raise CorruptMetadata("its values are not Avro records")
             if flt is None or flt.accepts(r):
-                out.append(build(r))
+                out.append(row(r))
             if left > 0 and r["_PARTITION"] in wanted:
                 left -= 1
                 if left == 0:
@@ -139,19 +161,42 @@ def _avro_entries(data: bytes, build: Build, flt: EntryFilter | None) -> list:
     return out
 
 
-def read_many(io: FileIO, paths: list[str], build: Build, flt: EntryFilter | None = None) -> list[list]:
+def read_many(io: FileIO, paths: list[str], form: RecordForm, flt: EntryFilter | None = None) -> list[list]:
     """``read_entries`` of each path, in the order of ``paths``. Remote files not in the cache
     are fetched concurrently first (one batch on an async store such as S3, else up to
-    ``PARALLELISM`` threads); local files are read one after another (decoding holds the GIL,
-    so threads would only add switching)."""
+    ``PARALLELISM`` threads). Local files are decoded in worker processes when they are many
+    (``manifest_processes``), else one after another here (decoding holds the GIL, so
+    threads would only add switching)."""
     with gc_paused():
-        if io.is_local or len(paths) <= 1:
-            return [read_entries(io, p, build, flt) for p in paths]
+        if len(paths) <= 1:
+            return [read_entries(io, p, form, flt) for p in paths]
         missing = [
             p for p in paths if not isinstance(manifest_cache.get(manifest_cache.key_of(io, p)), Decoded)
         ]
+        if io.is_local:
+
+            def work(data: bytes) -> list[tuple] | None:  # in a worker process
+                return None if is_orc(data) else avro_rows(data, form.row, flt)
+
+            skims = flt is not None and flt.needles is not None  # blocks without a needle are skipped
+            decoded = manifest_processes.decode(io, missing, work, skims)
+            got: dict[str, list[tuple] | None] = {}
+
+            def rows_of(path: str) -> list[tuple] | None:
+                while path not in got:
+                    q, rows = next(decoded, (None, None))
+                    if q is None:
+                        return None
+                    got[q] = rows
+                return got.pop(path)
+
+            out = []
+            for p in paths:
+                rows = rows_of(p)
+                out.append(read_entries(io, p, form, flt) if rows is None else built(io, p, form, flt, rows))
+            return out
         fetched = _fetch_all(io, missing)
-        return [read_entries(io, p, build, flt, fetched.get(p)) for p in paths]
+        return [read_entries(io, p, form, flt, fetched.get(p)) for p in paths]
 
 
 def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:
@@ -161,7 +206,7 @@ def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:
         return {}
     fs = io.fs
     if getattr(fs, "async_impl", False):
-        got = fs.cat(paths, on_error="return")
+        got = fs.cat(paths, on_error="return", **io.whole_file_options)
         return {p: v for p, v in got.items() if isinstance(v, bytes)} if isinstance(got, dict) else {}
 
     def one(p: str) -> bytes | None:

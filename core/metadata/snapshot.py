@@ -142,12 +142,15 @@ class SnapshotManager:
             ids = self.list_ids()
             span = f"snapshots {ids[0]}..{ids[-1]} exist" if ids else "the table has no snapshots"
             raise SnapshotNotFound(f"snapshot {snapshot_id} does not exist ({span})") from None
+        return self._parsed(snapshot_id, data)
+
+    def _parsed(self, snapshot_id: int, data: bytes) -> Snapshot:
         try:
             return Snapshot.from_json(data.decode("utf-8"))
         except (ValueError, TypeError, KeyError, AttributeError) as e:
             detail = str(e).splitlines()[0] if str(e) else type(e).__name__
             previous = max((i for i in self.list_ids() if i < snapshot_id), default=None)
-            raise DamagedSnapshot(snapshot_id, path, detail, previous) from None
+            raise DamagedSnapshot(snapshot_id, self.path(snapshot_id), detail, previous) from None
 
     def readable(self) -> tuple[list[Snapshot], list[DamagedSnapshot]]:
         """Every listed snapshot that parses, and the error of each damaged one (ids ascending);
@@ -163,8 +166,25 @@ class SnapshotManager:
         return good, bad
 
     def latest(self) -> Snapshot | None:
+        """The latest snapshot. With a LATEST hint, the hinted snapshot and the next are read at
+        once (on a remote store, one round trip for both; a file that is not there costs one
+        GET, where an existence check on S3 may cost a HEAD and a listing): the hint holds
+        when its snapshot exists and the next does not, as ``latest_id`` checks."""
+        hint = self.read_hint("LATEST")
+        if hint is not None:
+            this, after = self.io.together(
+                lambda: self._bytes_if_any(hint), lambda: self._bytes_if_any(hint + 1)
+            )
+            if this is not None and after is None:
+                return self._parsed(hint, this)
         sid = self.latest_id()
         return self.snapshot(sid) if sid is not None else None
+
+    def _bytes_if_any(self, snapshot_id: int) -> bytes | None:
+        try:
+            return self.io.read_bytes(self.path(snapshot_id))
+        except FileNotFoundError:
+            return None
 
     def snapshots(self) -> list[Snapshot]:
         return [self.snapshot(i) for i in self.list_ids()]

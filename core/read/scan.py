@@ -21,6 +21,7 @@ from paimon_core.metadata.manifest import (
     ManifestEntry,
     ManifestFileMeta,
 )
+from paimon_core.metadata.manifest_reader import gc_paused
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.read.partition_filter import entry_filter, manifest_may_match, partition_may_match
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
@@ -223,7 +224,8 @@ def plan(
     check_readable(table.schema)
     if not all_levels and table.schema.core_options.get("postpone.merge-on-read"):
         check_merge_on_read(postpone_rows(table, snapshot))
-    return TableScan(table, snapshot, predicate, all_levels).plan()
+    with gc_paused():  # planning allocates an object per file; none of them is garbage yet
+        return TableScan(table, snapshot, predicate, all_levels).plan()
 
 
 def postpone_rows(table: TableContext, snapshot: Snapshot | None) -> int:

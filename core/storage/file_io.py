@@ -13,14 +13,17 @@ from __future__ import annotations
 import errno
 import os
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from paimon_core import paths
 from paimon_core.errors import CommitConflict, PaimonError
 from paimon_core.storage.s3 import ConditionalWriteUnsupported, S3Options, probe_result
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import fsspec
     import pyarrow.fs as pafs
 
@@ -97,6 +100,23 @@ class FileIO:
         return path if self.is_local else f"{self.scheme}://{path}"
 
     # ---- reads
+    @property
+    def whole_file_options(self) -> dict:
+        """Options of a whole-file read (``cat_file``, ``cat``): on S3, one GET. s3fs would
+        first ask the object's size (a HEAD: one more round trip on every read) to fetch a
+        large object in parallel ranges; what is read whole here is metadata, small."""
+        return {"max_concurrency": 1} if self.is_s3 else {}
+
+    def together(self, *calls: Callable[[], Any]) -> list:
+        """The results of ``calls``, in order: run at once on a remote store (where each is a
+        round trip, so the wait is one round trip), one after another on local disk. The
+        first exception in order is raised once all have ended."""
+        if self.is_local or len(calls) < 2:
+            return [c() for c in calls]
+        with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+            futures = [pool.submit(c) for c in calls]
+        return [f.result() for f in futures]
+
     def exists(self, path: str) -> bool:
         if self.is_local:
             return os.path.exists(path)
@@ -106,7 +126,7 @@ class FileIO:
         if self.is_local:
             with open(path, "rb") as f:
                 return f.read()
-        data = self.fs.cat_file(path)
+        data = self.fs.cat_file(path, **self.whole_file_options)
         assert isinstance(data, bytes)  # cat_file reads bytes (fsspec's str is for other calls)
         return data
 

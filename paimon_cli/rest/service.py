@@ -201,7 +201,7 @@ class CatalogService:
         table = self._table(db, name)
         if table_id is not None and table_id != self.table_id(table):
             raise RestError(404, f"table '{db}.{name}' is not the table {table_id}", TABLE, name)
-        if snap.schema_id not in SchemaManager(table.io, table.path).list_ids():
+        if snap.schema_id not in table.schemas.list_ids():  # the branch's own schemas on a branch
             raise bad_request(f"snapshot {snap.id} names schema {snap.schema_id}, which the table lacks")
         latest = table.snapshots.latest()
         if (latest.uuid if latest else None) != base or snap.id != (latest.id + 1 if latest else 1):

@@ -404,3 +404,49 @@ def test_planning_on_s3_equals_local(s3_warehouse, tmp_path):
         warm = [shape(t, where) for t in tables]
         assert cold[0] == cold[1] == warm[0] == warm[1], where
     assert tables[0].count("dt = 'd1'") == tables[1].count("dt = 'd1'") == 20
+
+
+def test_a_cold_plan_on_s3_reads_each_file_with_one_get(s3_warehouse, monkeypatch):
+    """The reads of a cold plan (#26): the LATEST hint, the hinted snapshot and the next one
+    (read at once, ``FileIO.together``), both manifest lists (at once), every manifest (one
+    batch). Each is one GET: no HEAD for the object's size, no HEAD and listing to tell
+    whether the next snapshot exists."""
+    import s3fs
+    from paimon_core.metadata import manifest_cache
+
+    uri, opts = s3_warehouse
+    t = FileSystemCatalog(uri, opts).create_table("db.rt", _append_schema())
+    for c in range(3):
+        t.write_arrow(_rows(range(c * 10, c * 10 + 10), f"c{c}"))
+    calls = []
+    real = s3fs.S3FileSystem._call_s3
+
+    async def spy(self, method, *args, **kwargs):
+        calls.append((method, kwargs.get("Key", "").rsplit("/", 1)[-1]))
+        return await real(self, method, *args, **kwargs)
+
+    monkeypatch.setattr(s3fs.S3FileSystem, "_call_s3", spy)
+    manifest_cache.clear()
+    table = FileSystemCatalog(uri, opts).get_table("db.rt")
+    calls.clear()
+    splits = table.plan(table.snapshots.latest(), table.parse_filter("dt = 'd1'"))
+    assert splits and {m for m, _ in calls} == {"get_object"}, calls
+    names = sorted(k.split("-")[0] if k.startswith("manifest") else k for _, k in calls)
+    assert names == ["LATEST", *["manifest"] * 5, "snapshot-3", "snapshot-4"], calls
+
+
+def test_together_overlaps_remote_calls_only():
+    """``FileIO.together`` runs remote calls at once (each waits for the other here) and
+    local ones in order."""
+    import threading
+
+    from paimon_core.storage.file_io import FileIO
+
+    meet = threading.Barrier(2, timeout=10)
+    assert FileIO("s3://b/wh", {}).together(lambda: meet.wait() + 10, lambda: meet.wait() + 20) in (
+        [10, 21],
+        [11, 20],
+    )
+    order = []
+    assert FileIO("/tmp").together(lambda: order.append(1), lambda: order.append(2)) == [None, None]
+    assert order == [1, 2]
