@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from paimon_core.fileformat.parquet_footer import FooterPatchingSink
 from paimon_core.storage.file_io import FileIO
 
 
@@ -70,9 +71,10 @@ def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | No
 
 def raw_int64_columns(schema: pa.Schema) -> list[str]:
     """In a file that needs INT96 (it has a nanosecond column), the top-level timestamp columns of
-    precision <= 6: Java 0.9 reads those only from INT64, and pyarrow's INT96 switch is
-    per file, so they are stored as plain INT64 epoch values in their unit (which Java reads by
-    the column's precision, and our reader casts back)."""
+    precision <= 6: Java 0.9 reads those only from INT64, and pyarrow's INT96 switch is per file,
+    so pyarrow is given them as INT64 epoch values in their unit (ms or us), and the footer then
+    annotates them as Java does (:mod:`.parquet_footer`). Files written before that annotation
+    hold them as plain INT64, which Java reads by the column's precision and our reader casts."""
     if not any(_has_nanos(f.type) for f in schema):
         return []
     return [f.name for f in schema if pa.types.is_timestamp(f.type) and f.type.unit != "ns"]
@@ -99,10 +101,14 @@ class ParquetFileWriter:
         fileio.mkdirs(path.rsplit("/", 1)[0])
         self._sink = fileio.arrow_fs.open_output_stream(path)
         self._raw_int64 = raw_int64_columns(schema)
+        self._patching: FooterPatchingSink | None = None
+        sink = self._sink
         if self._raw_int64:
+            types = {n: schema.field(n).type for n in self._raw_int64}
+            self._patching = sink = FooterPatchingSink(self._sink, types)
             schema = to_file_layout(schema.empty_table(), self._raw_int64).schema
         self._schema = schema
-        self._writer = pq.ParquetWriter(self._sink, schema, **writer_options(schema, compression, level))
+        self._writer = pq.ParquetWriter(sink, schema, **writer_options(schema, compression, level))
         self.row_count = 0
 
     def write(self, table: pa.Table | pa.RecordBatch) -> None:
@@ -117,10 +123,14 @@ class ParquetFileWriter:
 
     @property
     def bytes_written(self) -> int:
-        return self._sink.tell()
+        return self._patching.tell() if self._patching is not None else self._sink.tell()
 
     def close(self) -> int:
+        if self._patching is not None:
+            self._patching.hold()
         self._writer.close()
+        if self._patching is not None:
+            self._patching.finish()
         size = self._sink.tell()
         self._sink.close()
         return size

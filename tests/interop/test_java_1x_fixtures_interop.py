@@ -65,21 +65,7 @@ def _key(rows):
     return Counter(repr(sorted(r.items())) for r in rows)
 
 
-TIMESTAMP0_IN_NANO_FILES = pytest.mark.xfail(
-    strict=True,
-    reason="known defect, not of this change: a Parquet file with a TIMESTAMP(9) column stores "
-    "TIMESTAMP(0..6) columns as plain INT64 in their Arrow unit (parquet.raw_int64_columns); "
-    "pypaimon 2.1 reads our TIMESTAMP(0) values 1000 times too large",
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=TIMESTAMP0_IN_NANO_FILES) if n == "timestamps-parquet-1.3dev" else n
-        for n in sorted(WRITABLE)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(WRITABLE))
 def test_ingest_compact_expire_on_a_fixture(name, tmp_path, request):
     wh, ident = fixture_copy(name, tmp_path)
     catalog = FileSystemCatalog(wh)
