@@ -145,7 +145,7 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
         "SELECT l.dt, count(*) AS n FROM db.log l JOIN db.pk VERSION AS OF 1 p ON l.id = p.id GROUP BY l.dt ORDER BY l.dt",
         "SELECT count(*) AS n, max(name) AS m FROM `db.pk$tag=first` WHERE id >= 30",
         "SELECT _row_kind, count(*) AS n FROM `db.pk$diff=1..2` GROUP BY 1 ORDER BY 1",
-        "SELECT id, name, value, dt FROM db.log WHERE dt = '2024-01-02' AND id < 40 ORDER BY id",
+        "SELECT id, name, value, dt FROM db.log WHERE dt = '2024-01-02' AND id < 40 ORDER BY id, name",
     ):
         spark_rows = jrows(cli("--engine", "spark", "-o", "json", "sql", sql))
         assert jrows(cli("-o", "json", "sql", sql)) == spark_rows and spark_rows, sql
