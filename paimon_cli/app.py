@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Annotated
 
 import typer
+
 from paimon_cli import interrupt
 from paimon_cli.config import Flags, resolve_from_environment
 from paimon_cli.errors import interrupted_message, report, stdout_to_devnull

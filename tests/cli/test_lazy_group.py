@@ -16,9 +16,7 @@ import typer.main
 import paimon_cli.commands as commands_pkg
 from paimon_cli.commands import COMMANDS
 
-MODULES = sorted(
-    p.stem for p in Path(commands_pkg.__file__).parent.glob("*.py") if p.stem != "__init__"
-)
+MODULES = sorted(p.stem for p in Path(commands_pkg.__file__).parent.glob("*.py") if p.stem != "__init__")
 
 
 def _first_paragraph(command) -> str:
@@ -28,7 +26,9 @@ def _first_paragraph(command) -> str:
 def test_commands_names_each_modules_commands_with_their_help_lines():
     names = [e.name for e in COMMANDS]
     assert len(names) == len(set(names))
-    modules_with_apps = [m for m in MODULES if hasattr(importlib.import_module(f"paimon_cli.commands.{m}"), "app")]
+    modules_with_apps = [
+        m for m in MODULES if hasattr(importlib.import_module(f"paimon_cli.commands.{m}"), "app")
+    ]
     assert sorted({e.module for e in COMMANDS}) == modules_with_apps, "a command module missing from COMMANDS"
     for module in modules_with_apps:
         group = typer.main.get_group(importlib.import_module(f"paimon_cli.commands.{module}").app)
