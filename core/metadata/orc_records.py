@@ -37,11 +37,12 @@ _CODECS.update({c: c for c in ("zlib", "snappy", "lz4")})
 
 
 def _orc():
-    """``pyarrow.orc`` (and the ``pyarrow.fs`` it loads), imported here when an ORC manifest is
-    first read or written: tables with Avro manifests never load it."""
-    import pyarrow.orc
+    """``pyarrow.orc``, loaded when an ORC manifest is first read or written (through
+    ``fileformat.orc.arrow_orc``, the one place it is imported): tables with Avro manifests never
+    load it."""
+    from paimon_core.fileformat.orc import arrow_orc
 
-    return pyarrow.orc
+    return arrow_orc()
 
 
 def is_orc(data: bytes) -> bool:
