@@ -69,24 +69,48 @@ def writer_options(schema: pa.Schema, compression: str = "zstd", level: int | No
     return opts
 
 
+def _below_nanos(t: pa.DataType) -> bool:
+    return pa.types.is_timestamp(t) and t.unit != "ns"
+
+
 def raw_int64_columns(schema: pa.Schema) -> list[str]:
-    """In a file that needs INT96 (it has a nanosecond column), the top-level timestamp columns of
-    precision <= 6: Java 0.9 reads those only from INT64, and pyarrow's INT96 switch is per file,
-    so pyarrow is given them as INT64 epoch values in their unit (ms or us), and the footer then
-    annotates them as Java does (:mod:`.parquet_footer`). Files written before that annotation
-    hold them as plain INT64, which Java reads by the column's precision and our reader casts."""
+    """In a file that needs INT96 (it has a nanosecond timestamp anywhere), the top-level columns
+    holding a timestamp of precision <= 6, at the top or nested: Java reads those only from
+    INT64 (Java 0.9 fails on a nested INT96 TIMESTAMP(3)), and pyarrow's INT96 switch is per file,
+    so pyarrow is given them as INT64 epoch values in their unit (ms or us, :func:`file_type`),
+    and the footer then annotates them as Java does (:mod:`.parquet_footer`). Files written
+    before that annotation hold top-level ones as plain INT64, which Java reads by the column's
+    precision and our reader casts, and nested ones as INT96, which Java 1.x and we read."""
     if not any(_has_nanos(f.type) for f in schema):
         return []
-    return [f.name for f in schema if pa.types.is_timestamp(f.type) and f.type.unit != "ns"]
+    return [f.name for f in schema if _any_type(f.type, _below_nanos)]
+
+
+def file_type(t: pa.DataType) -> pa.DataType:
+    """``t`` with every timestamp of precision <= 6 in it replaced by INT64; nested fields keep
+    their names, nullability and metadata (the Parquet field ids)."""
+    if _below_nanos(t):
+        return pa.int64()
+    if pa.types.is_map(t):
+        key, item = t.key_field, t.item_field
+        return pa.map_(
+            key.with_type(file_type(key.type)),
+            item.with_type(file_type(item.type)),
+            keys_sorted=t.keys_sorted,
+        )
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(file_type(t.value_type)))
+    if pa.types.is_large_list(t):
+        return pa.large_list(t.value_field.with_type(file_type(t.value_type)))
+    if pa.types.is_struct(t):
+        return pa.struct([t.field(i).with_type(file_type(t.field(i).type)) for i in range(t.num_fields)])
+    return t
 
 
 def to_file_layout(table: pa.Table, raw_int64: list[str]) -> pa.Table:
+    fields = [f.with_type(file_type(f.type)) if f.name in raw_int64 else f for f in table.schema]
     cols = [
-        table.column(n).cast(pa.int64()) if n in raw_int64 else table.column(n) for n in table.column_names
-    ]
-    fields = [
-        table.schema.field(n).with_type(pa.int64()) if n in raw_int64 else table.schema.field(n)
-        for n in table.column_names
+        table.column(f.name).cast(f.type) if f.name in raw_int64 else table.column(f.name) for f in fields
     ]
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))
 

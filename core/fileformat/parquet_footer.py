@@ -10,7 +10,10 @@ converted type TIMESTAMP_MILLIS / TIMESTAMP_MICROS (Java writes both, whatever t
 ``ARROW:schema`` key-value entry gets the timestamp types back too, so pyarrow restores the columns
 the table was written with.
 
-Invariants: only the named top-level INT64 columns' schema elements and the ``ARROW:schema`` entry
+Nested timestamps of precision <= 6 (``ARRAY<TIMESTAMP(3)>``, a ROW's TIMESTAMP(6) field...) get the same
+INT64 layout on their leaf columns, as Java writes them.
+
+Invariants: only the INT64 leaf schema elements of the named columns and the ``ARROW:schema`` entry
 change; column chunks, offsets, statistics (INT64 min/max keep their signed order) and every other
 footer field stay byte for byte; the footer sits after all data, so no offset moves.
 """
@@ -55,19 +58,32 @@ def _name(el: tc.Struct) -> str:
     return n.decode() if isinstance(n, bytes) else ""
 
 
-def _top_level(elements: list[tc.Struct]) -> list[tc.Struct]:
-    """The root's direct children in the flattened (depth-first) schema element list."""
+def _top_level(elements: list[tc.Struct]) -> list[list[tc.Struct]]:
+    """The root's direct children in the flattened (depth-first) schema element list, each with
+    its subtree (the child first)."""
     out, i = [], 1
     while i < len(elements):
-        out.append(elements[i])
+        start = i
         pending = _children(elements[i])
         i += 1
-        while pending:  # skip the subtree
+        while pending:  # walk the subtree
             if i >= len(elements):
                 raise FooterError("the Parquet footer's schema ends inside a group")
             pending += _children(elements[i]) - 1
             i += 1
+        out.append(elements[start:i])
     return out
+
+
+def _arrow_leaves(t: pa.DataType) -> list[pa.DataType]:
+    """The primitive types in ``t``, depth first: the order of their Parquet leaf columns."""
+    if pa.types.is_map(t):
+        return _arrow_leaves(t.key_type) + _arrow_leaves(t.item_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _arrow_leaves(t.value_type)
+    if pa.types.is_struct(t):
+        return [leaf for i in range(t.num_fields) for leaf in _arrow_leaves(t.field(i).type)]
+    return [t]
 
 
 def _arrow_schema_with(value: bytes, types: dict[str, pa.DataType]) -> bytes:
@@ -78,27 +94,35 @@ def _arrow_schema_with(value: bytes, types: dict[str, pa.DataType]) -> bytes:
     return base64.b64encode(patched.serialize().to_pybytes())
 
 
-def annotate_timestamps(footer: bytes, columns: dict[str, pa.TimestampType]) -> bytes:
-    """``footer`` (a Thrift-compact FileMetaData) with each top-level INT64 column named in
-    ``columns`` annotated as the timestamp type given (unit ``ms`` or ``us``; a time zone means
-    adjusted to UTC)."""
+def annotate_timestamps(footer: bytes, columns: dict[str, pa.DataType]) -> bytes:
+    """``footer`` (a Thrift-compact FileMetaData) with the timestamps of precision <= 6 in each
+    top-level column named in ``columns`` (its type as the table has it: a timestamp, or a
+    nested type holding timestamps) annotated on their INT64 leaves as the timestamp type
+    (unit ``ms`` or ``us``; a time zone means adjusted to UTC)."""
     fmd = tc.decode(footer)
     elements = fmd.get(_FMD_SCHEMA)
     if not isinstance(elements, tc.ThriftList) or not elements.items:
         raise FooterError("the Parquet footer has no schema")
     found = set()
-    for el in _top_level(elements.items):
-        name = _name(el)
+    for subtree in _top_level(elements.items):
+        name = _name(subtree[0])
         t = columns.get(name)
         if t is None:
             continue
-        if el.get(_SE_TYPE) != _INT64 or _children(el):
-            raise FooterError(f"column {name} is not stored as INT64")
-        if t.unit not in _UNITS:
-            raise FooterError(f"column {name}: no INT64 timestamp annotation for unit {t.unit}")
-        unit_field, converted = _UNITS[t.unit]
-        el.set(_SE_CONVERTED, tc.I32, converted)
-        el.set(_SE_LOGICAL, tc.STRUCT, _timestamp_logical_type(unit_field, t.tz is not None))
+        leaves = [el for el in subtree if not _children(el)]
+        types = _arrow_leaves(t)
+        if len(leaves) != len(types):
+            raise FooterError(f"column {name} has {len(leaves)} leaf columns, its type {len(types)}")
+        for el, leaf in zip(leaves, types):
+            if not (pa.types.is_timestamp(leaf) and leaf.unit != "ns"):
+                continue
+            if el.get(_SE_TYPE) != _INT64:
+                raise FooterError(f"column {name} is not stored as INT64")
+            if leaf.unit not in _UNITS:
+                raise FooterError(f"column {name}: no INT64 timestamp annotation for unit {leaf.unit}")
+            unit_field, converted = _UNITS[leaf.unit]
+            el.set(_SE_CONVERTED, tc.I32, converted)
+            el.set(_SE_LOGICAL, tc.STRUCT, _timestamp_logical_type(unit_field, leaf.tz is not None))
         found.add(name)
     if found != set(columns):
         raise FooterError(f"columns not in the Parquet footer: {sorted(set(columns) - found)}")
@@ -132,7 +156,7 @@ class FooterPatchingSink:
     and, on :meth:`finish`, writes it with the footer annotated by :func:`annotate_timestamps`.
     It never closes ``inner``."""
 
-    def __init__(self, inner, columns: dict[str, pa.TimestampType]):
+    def __init__(self, inner, columns: dict[str, pa.DataType]):
         self._inner = inner
         self._columns = columns
         self._tail: bytearray | None = None

@@ -27,6 +27,11 @@ COLUMNS = [
     ("ltz3", "TIMESTAMP(3) WITH LOCAL TIME ZONE"),
     ("ltz6", "TIMESTAMP(6) WITH LOCAL TIME ZONE"),
     ("ltz9", "TIMESTAMP(9) WITH LOCAL TIME ZONE"),
+    # nested: INT64 with Java's annotation at precision <= 6 (Java 0.9 fails on a nested INT96
+    # TIMESTAMP(3)), INT96 at 7..9
+    ("a3", "ARRAY<TIMESTAMP(3)>"),
+    ("r", "ROW<l6 TIMESTAMP(6) WITH LOCAL TIME ZONE, t9 TIMESTAMP(9), b BIGINT>"),
+    ("m", "MAP<STRING, TIMESTAMP(3)>"),
 ]
 # before and after 1970 for p <= 6 (values 1000x off would show); Java 0.9 rejects the INT96 of
 # an instant before 1970 with sub-second digits, so the nanosecond columns stay after it
@@ -41,6 +46,9 @@ ROWS = [
         "ltz3": "2024-01-01T12:34:56.123Z",
         "ltz6": "2024-01-01T12:34:56.123456Z",
         "ltz9": "2024-01-01T12:34:56.123456789Z",
+        "a3": ["2024-01-01T12:34:56.123", None, "1969-12-31T23:59:59.999"],
+        "r": {"l6": "2024-01-01T12:34:56.123456Z", "t9": "2024-01-01T12:34:56.123456789", "b": 7},
+        "m": {"k": "1969-07-20T20:17:40.250"},
     },
     {
         "id": 2,
@@ -52,6 +60,9 @@ ROWS = [
         "ltz3": "1969-12-31T23:59:59.999Z",
         "ltz6": "1900-01-01T00:00:00.000001Z",
         "ltz9": "2262-04-11T23:47:16.854775807Z",
+        "a3": [],
+        "r": {"l6": None, "t9": None, "b": 0},  # not all NULL: Java 0.9 reads that ROW as NULL
+        "m": {"z": None},
     },
     {"id": 3, **{c: None for c, _ in COLUMNS[1:]}},
 ]

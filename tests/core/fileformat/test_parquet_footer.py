@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from paimon_core.fileformat import thrift_compact as tc
-from paimon_core.fileformat.parquet import ParquetFileWriter
+from paimon_core.fileformat.parquet import ParquetFileWriter, file_type
 from paimon_core.fileformat.parquet_footer import FooterError, FooterPatchingSink, annotate_timestamps
 from paimon_core.storage.file_io import FileIO
 
@@ -92,8 +92,9 @@ def test_columns_get_javas_layout_and_read_back_exactly(tmp_path):
     back = pq.read_table(path)
     for name in ANNOTATED:  # exact types (the ARROW:schema entry agrees), field ids included
         assert back.schema.field(name) == schema.field(name)
-    # pyarrow restores no time zone or unit of an INT96 column (nested ones included) from
-    # ARROW:schema, as before this change: the dispatcher casts them to the table's types
+    assert back.schema.field("n") == schema.field("n")  # a nested TIMESTAMP(3) is INT64 too
+    # pyarrow restores no time zone of an INT96 column from ARROW:schema, as before this change:
+    # the dispatcher casts them to the table's types
     assert back.cast(schema).equals(pa.concat_tables(tables))
     assert size == (tmp_path / "f.parquet").stat().st_size
     stats = pq.ParquetFile(path).metadata.row_group(0).column(0).statistics
@@ -199,3 +200,73 @@ def test_files_of_the_plain_int64_layout_still_read(catalog):
     pq.write_table(stored.cast(old), f, use_deprecated_int96_timestamps=True)
     assert pq.ParquetFile(f).schema_arrow.field("ts0").type == pa.int64()
     assert catalog.get_table("db.old").read().equals(rows)
+
+
+def _leaves(path) -> dict[str, list]:
+    """Each leaf schema element of the footer by its dotted path: (type, converted, logical)."""
+    out, stack = {}, []
+    for el in _footer(path).get(2).items[1:]:
+        name = el.get(4).decode()
+        while stack and stack[-1][1] == 0:
+            stack.pop()
+        if stack:
+            stack[-1][1] -= 1
+        full = ".".join([s[0] for s in stack] + [name])
+        if el.get(5):
+            stack.append([name, el.get(5)])
+        else:
+            out[full] = [el.get(1), el.get(6), el.get(10)]
+    return out
+
+
+def test_nested_timestamps_get_javas_leaf_layout(tmp_path):
+    """ARRAY, MAP and ROW holding TIMESTAMP(0..6) beside a TIMESTAMP(9): the INT64 leaves carry
+    Java's annotation (Java 1.4.2 writes ``a`` exactly so; Java 0.9 cannot read a nested INT96
+    TIMESTAMP(3)), nanosecond leaves stay INT96, other INT64 leaves stay plain, and pyarrow reads
+    back the types and values written, field ids included."""
+    fid = lambda i: {b"PARQUET:field_id": str(i).encode()}  # noqa: E731
+    ltz6 = pa.timestamp("us", tz="UTC")
+    row = pa.struct(
+        [
+            pa.field("l6", ltz6, metadata=fid(10)),
+            pa.field("t9", pa.timestamp("ns"), metadata=fid(11)),
+            pa.field("b", pa.int64(), metadata=fid(12)),
+        ]
+    )
+    schema = pa.schema(
+        [
+            pa.field("t9", pa.timestamp("ns"), metadata=fid(0)),
+            pa.field(
+                "a", pa.list_(pa.field("element", pa.timestamp("ms"), metadata=fid(20))), metadata=fid(1)
+            ),
+            pa.field("r", row, metadata=fid(2)),
+            pa.field("m", pa.map_(pa.string(), pa.timestamp("ms")), metadata=fid(3)),
+        ]
+    )
+    rows = [
+        {"t9": 1, "a": [-1_500, None], "r": {"l6": -7, "t9": 5, "b": 3}, "m": [("k", 86_400_000)]},
+        {"t9": None, "a": None, "r": None, "m": None},
+        {"t9": 2, "a": [], "r": {"l6": None, "t9": None, "b": None}, "m": [("z", None)]},
+    ]
+    ints = pa.schema([f.with_type(file_type(f.type)) for f in schema])
+    table = pa.Table.from_pylist(rows, schema=ints).cast(schema)
+    path, _, _ = _write(tmp_path, [table])
+    leaves = _leaves(path)
+    millis = tc.Struct([(8, tc.STRUCT, tc.Struct([(1, tc.bool_type(False), False), (2, tc.STRUCT, MILLIS)]))])
+    micros_utc = tc.Struct(
+        [(8, tc.STRUCT, tc.Struct([(1, tc.bool_type(True), True), (2, tc.STRUCT, MICROS)]))]
+    )
+    assert leaves == {
+        "t9": [3, None, None],
+        "a.list.element": [2, 9, millis],
+        "r.l6": [2, 10, micros_utc],
+        "r.t9": [3, None, None],
+        "r.b": [2, None, None],
+        "m.key_value.key": [6, 0, leaves["m.key_value.key"][2]],
+        "m.key_value.value": [2, 9, millis],
+    }
+    back = pq.read_table(path)
+    assert back.schema.field("a").type.equals(schema.field("a").type, check_metadata=True)
+    assert back.schema.field("m") == schema.field("m")
+    assert back.schema.field("r").type.field("l6") == row.field("l6")
+    assert back.cast(schema).equals(table)
