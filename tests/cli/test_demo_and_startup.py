@@ -192,20 +192,24 @@ def test_sql_count_starts_without_pandas_duckdb_or_pyspark(cli, events_table, tm
     """A count/min/max answered from manifests loads none of ``_COUNT_NEVER*``. (A WHERE binds
     its literals as pyarrow scalars, which loads pandas: not pinned here.)"""
     query = "SELECT count(*), min(id) FROM demo.events"
-    mods = _modules_after(["-w", str(cli.wh), "sql", query], tmp_path)
-    assert "paimon_core.engines.sql_aggregates" in mods and "paimon_cli.commands.sql" in mods
-    assert _heavy_on_count_path(mods, "paimon_cli.commands.sql") == set()
-    # nor the row reader and Arrow's compute functions: no row is read
-    assert not mods & {"paimon_core.read.table_read", "pyarrow.compute"}
+    for output in ("table", "csv", "json"):  # a few rows print row by row, not through Arrow compute
+        mods = _modules_after(["-w", str(cli.wh), "-o", output, "sql", query], tmp_path)
+        assert "paimon_core.engines.sql_aggregates" in mods and "paimon_cli.commands.sql" in mods
+        assert _heavy_on_count_path(mods, "paimon_cli.commands.sql") == set(), output
+        # nor the row reader and Arrow's compute functions: no row is read
+        assert not mods & {"paimon_core.read.table_read", "pyarrow.compute"}, output
 
 
 def test_read_count_starts_without_the_reader_or_the_commit(cli, events_table, tmp_path):
     """``read --count`` of an append table answers from the manifests' row counts, loading none
     of ``_COUNT_NEVER*`` either (the row reader it sets up first checks the columns and
     options, so it loads)."""
-    mods = _modules_after(["-w", str(cli.wh), "read", "-t", "demo.events", "--count"], tmp_path)
-    assert "paimon_core.read.count" in mods and "paimon_cli.commands.read" in mods
-    assert _heavy_on_count_path(mods, "paimon_cli.commands.read") == set()
+    for output in ("table", "csv"):
+        mods = _modules_after(
+            ["-w", str(cli.wh), "-o", output, "read", "-t", "demo.events", "--count"], tmp_path
+        )
+        assert "paimon_core.read.count" in mods and "paimon_cli.commands.read" in mods
+        assert _heavy_on_count_path(mods, "paimon_cli.commands.read") == set(), output
 
 
 def test_no_pyspark_on_the_read_path(cli, events_table, tmp_path):
