@@ -202,7 +202,7 @@ ONE_PLACE = {
     ),
     "merge engine names": (
         r'"(deduplicate|first-row|partial-update|aggregation)"',
-        {"options.py", "option_keys.py"},
+        {"options/merge_engine.py", "option_keys.py"},
     ),
     "time travel to a time": (r"\bat_or_before\(", {"metadata/time_travel.py", "metadata/snapshot.py"}),
     "tag files read": (

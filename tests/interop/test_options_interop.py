@@ -25,7 +25,7 @@ from paimon_core.data.binary_row import deserialize_row
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema
-from paimon_core.options import FIELD_OPTIONS, OPTIONS
+from paimon_core.options.registry import FIELD_OPTIONS, OPTIONS
 from paimon_core.read.diff import diff
 
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
@@ -1139,7 +1139,7 @@ COVERED_ELSEWHERE = {
     "disable-explicit-type-casting": "tests/core/metadata/test_schema_evolution.py",
     "deletion-vectors.enabled": "tests/interop/test_deletion_vectors_interop.py",
     "type": "tests/core/metadata/test_newer_metadata.py",
-    "index-file-in-data-file-dir": "tests/core/test_options.py",
+    "index-file-in-data-file-dir": "tests/core/options/test_options.py",
     "metastore.partitioned-table": "tests/catalog/test_hive_catalog.py",
     "deletion-vectors.bitmap64": "tests/core/metadata/test_deletion_vectors.py",
     "cross-partition-upsert.index-ttl": "tests/core/write/test_cross_partition.py",
@@ -1156,7 +1156,7 @@ COVERED_ELSEWHERE = {
     "partition.timestamp-formatter": "tests/interop/test_production_interop.py",
     "partition.timestamp-pattern": "tests/core/maintain/test_partition_time.py",
     "scan.fallback-branch": "tests/interop/test_branches_interop.py",
-    "sink.watermark-time-zone": "tests/core/test_options.py (parsing only: watermark tags follow the "
+    "sink.watermark-time-zone": "tests/core/options/test_options.py (parsing only: watermark tags follow the "
     "watermarks Java's commits carry, which our commits never set; not tested end to end)",
     "tag.automatic-completion": "tests/core/maintain/test_after_commit.py",
     "tag.automatic-creation": "tests/interop/test_production_interop.py",
