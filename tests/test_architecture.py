@@ -131,7 +131,7 @@ LAYERS = [
     ("metadata", ("metadata",)),
     ("merge functions", ("merge",)),
     ("readers and writers", ("read", "write")),
-    ("commit", ("commit",)),
+    ("commit", ("commit", "commit_checks")),
     ("compaction and maintenance", ("compaction", "maintain", "iceberg")),
     ("operations", ("ops",)),
     ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore", "systables")),
