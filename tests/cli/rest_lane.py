@@ -40,6 +40,17 @@ EXCLUDED: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_partition.py::test_tag_commands",
         ),
     ),
+    "filesystem-only-refusal": (
+        "the test checks that the filesystem catalog refuses the done-partition action (it has no "
+        "metastore to mark); a REST catalog runs it on the server (tests/cli/rest/test_rest_client.py "
+        "checks that)",
+        ("test_partition.py::test_mark_done_refuses_actions_this_catalog_cannot_run",),
+    ),
+    "no-catalog": (
+        "the test prints the shell-completion script, which Typer answers only when "
+        "--show-completion stands alone: no catalog is involved",
+        ("test_help.py::test_shell_completion",),
+    ),
     "rest-itself": (
         "the REST server and client tests (tests/cli/rest) run against their own servers",
         ("rest/",),
