@@ -29,7 +29,7 @@ _EXPORTS = {
     "Schema": "paimon_core.metadata.schema",
     "TableSchema": "paimon_core.metadata.schema",
     "parse_type": "paimon_core.data.types",
-    "CoreOptions": "paimon_core.options",
+    "CoreOptions": "paimon_core.options.core_options",
     # write, read, commit
     "ingest_files": "paimon_core.ops.ingest",
     "write_tables": "paimon_core.ops.ingest",
@@ -103,7 +103,7 @@ if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __g
     from paimon_core.metadata.schema import Schema, TableSchema
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.ops.ingest import ingest_files, write_tables
-    from paimon_core.options import CoreOptions
+    from paimon_core.options.core_options import CoreOptions
     from paimon_core.read.diff import diff
     from paimon_core.table import FileStoreTable
 

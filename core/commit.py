@@ -16,6 +16,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from paimon_core import paths
+from paimon_core.commit_checks import (
+    check_bucket_counts,
+    check_deletes,
+    check_index_base,
+    check_read_base,
+    check_row_ids,
+)
 from paimon_core.errors import CommitConflict, CorruptMetadata, SchemaMismatch, SnapshotNotFound
 from paimon_core.journal import InterruptedAfterCommit, record_commit
 from paimon_core.metadata.commit_message import CommitMessage
@@ -28,8 +35,6 @@ from paimon_core.metadata.manifest import (
     SimpleStats,
 )
 from paimon_core.metadata.manifest_merge import ManifestMerger, MergeSettings, partition_stats
-from paimon_core.metadata.manifest_reader import EntryFilter
-from paimon_core.metadata.row_id_conflicts import mixed_ranges, stale_row_update
 from paimon_core.metadata.row_ids import assign_row_ids, data_evolution, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
@@ -142,17 +147,6 @@ class FileStoreCommit:
     def _partition_stats(self, entries: list[ManifestEntry]) -> SimpleStats:
         return partition_stats(self.table.partition_codec, entries)
 
-    def _check_deletes(self, latest: Snapshot | None, deletes: list[ManifestEntry]) -> None:
-        if not deletes:
-            return
-        live = {e.identifier for e in live_entries(self.table.manifests, latest)}
-        gone = [d.file.file_name for d in deletes if d.identifier not in live]
-        if gone:
-            raise CommitConflict(
-                f"file deletion conflict: {len(gone)} file(s) to replace were already removed by another "
-                f"commit (e.g. {gone[0]}); nothing was committed"
-            )
-
     def _partition_only(self, messages: list[CommitMessage]) -> Callable[[tuple], bool]:
         """The test for ``overwrite_partition``; refuses messages of any other partition."""
         spec = self.options.overwrite_partition or {}
@@ -167,81 +161,6 @@ class FileStoreCommit:
                 "overwrite_partition", spec=codec.display(spec), stray=codec.display(codec.spec(stray[0]))
             )
         return match
-
-    def _check_index_base(self, latest: Snapshot | None, messages) -> None:
-        """New data files of a cross-partition upsert table need a write that routed its keys
-        through the global key index of a snapshot no data commit has followed."""
-        if not self.table.schema.cross_partition_update or not any(m.new_files for m in messages):
-            return
-        from paimon_core.write import cross_partition_guard
-
-        base = self.options.index_base
-        if base is None:
-            cross_partition_guard.refuse(  # raises: this is a cross-partition upsert table
-                self.table,
-                "a commit of new data files without CommitOptions.index_base",
-                "commit a table writer's messages with CommitOptions(index_base=writer.index_base)",
-            )
-            return
-        cross_partition_guard.check_base(self.table, base, latest)
-
-    def _check_read_base(self, latest: Snapshot | None) -> None:
-        base = self.options.read_base
-        if base is None or latest is None or latest.id <= base:
-            return
-        for sid in range(base + 1, latest.id + 1):
-            snap = self.table.snapshots.snapshot(sid) if self.table.snapshots.exists(sid) else None
-            if snap is None or snap.commit_kind in ("APPEND", "OVERWRITE"):
-                raise CommitConflict(
-                    f"table {self.table.identifier}: snapshot {sid} ({snap.commit_kind if snap else 'expired'}) "
-                    f"changed data after "
-                    f"snapshot {base}, which this write read and replaces; nothing was committed. Run it again"
-                )
-
-    def _check_row_ids(self, live: list, adds: list, deletes: list, kind: str, next_row_id: int) -> None:
-        """Data-evolution tables: column files and compactions that raced over the same row ids
-        are refused (``metadata/row_id_conflicts.py``)."""
-        if kind == "COMPACT":
-            gone = {d.identifier for d in deletes}
-            pair = mixed_ranges([e for e in live if e.identifier not in gone] + adds)
-            if pair is not None:
-                a, b = pair
-                raise CommitConflict(
-                    f"table {self.table.identifier}: this compaction would leave {a.file_name} (row ids from "
-                    f"{a.first_row_id}, {a.row_count} rows) beside {b.file_name} (from {b.first_row_id}, "
-                    f"{b.row_count} rows): a column update committed while it ran; nothing was committed. "
-                    "Run the compaction again"
-                )
-            return
-        stale = stale_row_update(live, adds, deletes, next_row_id)
-        if stale is not None:
-            raise CommitConflict(
-                f"table {self.table.identifier}: {stale.file_name} updates row ids {stale.first_row_id}.."
-                f"{(stale.first_row_id or 0) + stale.row_count - 1}, but no live file holds exactly those rows "
-                "any more (a concurrent compaction or overwrite rewrote them); nothing was committed. "
-                "Run the update again"
-            )
-
-    def _check_bucket_counts(self, latest: Snapshot | None, adds: list[ManifestEntry]) -> None:
-        """Outside an overwrite, files keep their partition's bucket count (``_TOTAL_BUCKETS``):
-        a key hashed over another count would land in another bucket than its stored rows."""
-        counts = {e.partition: e.total_buckets for e in adds if e.bucket >= 0 and e.total_buckets > 0}
-        if not counts or latest is None:
-            return
-        # decoded only for the written partitions: served from the manifest cache the writer's
-        # sequence_restorer filled (a dict look-up per partition), decoded cold otherwise (a
-        # Spark driver, whose executors restored): see docs/architecture.md
-        written = EntryFilter(counts.__contains__, tuple(counts))
-        for e in live_entries(self.table.manifests, latest, decode_filter=written):
-            if e.bucket >= 0 and e.total_buckets > 0 and e.total_buckets != counts[e.partition]:
-                codec = self.table.partition_codec
-                where = f"partition {codec.display(codec.spec(codec.from_bytes(e.partition)))}"
-                where = where if self.table.schema.partition_keys else "the table"
-                raise CommitConflict(
-                    f"table {self.table.identifier}: {where} holds files of {e.total_buckets} buckets, this "
-                    f"write has {counts[e.partition]}; nothing was committed. Rescale it to "
-                    f"{counts[e.partition]} buckets first (an overwrite), or write it with {e.total_buckets}"
-                )
 
     # ---- commit
     def commit(self, messages: list[CommitMessage], kind: str | None = None) -> Snapshot | None:
@@ -378,16 +297,16 @@ class FileStoreCommit:
         if self.options.overwrite:
             entries = self._overwrite_deletes(latest)
         else:
-            self._check_deletes(latest, deletes)
-        self._check_index_base(latest, messages)
-        self._check_read_base(latest)
+            check_deletes(self.table, latest, deletes)
+        check_index_base(self.table, self.options.index_base, latest, messages)
+        check_read_base(self.table, self.options.read_base, latest)
         if not self.options.overwrite:
-            self._check_bucket_counts(latest, adds)
+            check_bucket_counts(self.table, latest, adds)
         next_row_id = latest.next_row_id if latest is not None else None
         if row_tracking(self.table.schema):  # ids given on each attempt, from the latest snapshot
             live = live_entries(self.table.manifests, latest)
             if data_evolution(self.table.schema) and not self.options.overwrite:
-                self._check_row_ids(live, adds, deletes, kind, next_row_id or 0)
+                check_row_ids(self.table, live, adds, deletes, kind, next_row_id or 0)
             start = next_free_row_id(latest, live)
             adds, next_row_id = assign_row_ids(adds, start, (latest.id + 1) if latest else 1)
         entries += adds

@@ -70,7 +70,7 @@ def parse_duration(text: str | None, flag: str) -> int | None:
     import re
 
     from paimon_core.errors import PaimonError
-    from paimon_core.options import parse_duration_ms
+    from paimon_core.options.values import parse_duration_ms
 
     if re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", text):
         raise typer.BadParameter(

@@ -7,8 +7,7 @@ Shapes: the probe's append table (``scripts/scale_table.py``: ``p INT`` x 2,000 
 one file per partition per commit) with 20 commits (40k files) and 500 commits (1M files),
 built once under ``--root`` and reused. For each shape, in this process (imports warm,
 the manifest cache cleared before each figure, best of two; wall seconds, and the CPU
-seconds of this process and its manifest-decoding workers beside them, since a busy shared
-machine inflates wall time):
+seconds of this process beside them, since a busy shared machine inflates wall time):
   one     planning ``p = 7`` (target: < 1 s at 1M, ahead of pypaimon native)
   full    planning the whole table (target: < 10 s at 1M, ahead of pypaimon native)
   count1  ``count("p = 7")`` (metadata)
@@ -67,7 +66,7 @@ def best(fn, n: int = 2) -> float:
 
 
 def cpu_seconds() -> float:
-    """CPU seconds of this process and of its ended children (the manifest decoding workers)."""
+    """CPU seconds of this process and of its ended children (if any)."""
     import resource
 
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -131,7 +131,7 @@ LAYERS = [
     ("metadata", ("metadata",)),
     ("merge functions", ("merge",)),
     ("readers and writers", ("read", "write")),
-    ("commit", ("commit",)),
+    ("commit", ("commit", "commit_checks")),
     ("compaction and maintenance", ("compaction", "maintain", "iceberg")),
     ("operations", ("ops",)),
     ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore", "systables")),
@@ -202,7 +202,7 @@ ONE_PLACE = {
     ),
     "merge engine names": (
         r'"(deduplicate|first-row|partial-update|aggregation)"',
-        {"options.py", "option_keys.py"},
+        {"options/merge_engine.py", "option_keys.py"},
     ),
     "time travel to a time": (r"\bat_or_before\(", {"metadata/time_travel.py", "metadata/snapshot.py"}),
     "tag files read": (

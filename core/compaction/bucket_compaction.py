@@ -34,7 +34,7 @@ from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.features import blob_columns
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.row_ids import data_evolution, row_tracking
-from paimon_core.options import MergeEngineKind
+from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.read.row_tracking import row_groups
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels

@@ -23,7 +23,8 @@ from paimon_core.merge.merge_engines import MergeEngine, is_retract
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, write_bucket_index
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
-from paimon_core.options import CoreOptions, MergeEngineKind
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead
 

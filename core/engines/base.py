@@ -158,7 +158,7 @@ def _threshold(value: int | str | None) -> int:
         return DEFAULT_SPARK_THRESHOLD
     if isinstance(value, int):
         return value
-    from paimon_core.options import parse_size
+    from paimon_core.options.values import parse_size
 
     return parse_size(str(value))
 

@@ -10,7 +10,8 @@ Which statements qualify (anything else returns None from ``metadata_answer``):
 - FROM one table reference of ``sql_refs`` (the latest snapshot, a snapshot, a tag, a time; a
   branch), without an alias;
 - WHERE, if any, a filter on partition columns alone of the forms ``sql_partition_filter``
-  evaluates exactly on each split's partition values (it also prunes the plan).
+  evaluates exactly on each split's partition values (read by the ``--where`` parser; it also
+  prunes the plan).
 Invariant: the answer is the rows DuckDB would return over the data, column names and Arrow
 types included (DuckDB names ``count(*)`` ``count_star()`` and ``min(c)`` ``min(c)`` as
 written); tests/core/engines/test_sql_aggregates.py compares the two on random tables.
@@ -28,8 +29,6 @@ from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.data.values import one_value_array
 from paimon_core.engines.sql_partition_filter import PartitionFilter, partition_filter
 from paimon_core.engines.sql_refs import find_refs, resolve
-from paimon_core.errors import PaimonError
-from paimon_core.read.predicate import parse_filter
 
 if TYPE_CHECKING:
     from paimon_core.catalog import Catalog
@@ -116,11 +115,8 @@ def _answer(table, snapshot, items: list[_Item], keep: PartitionFilter | None) -
 
     if not all(i.column is None or min_max_available(table, i.column) for i in items):
         return None  # decided before planning
-    # the --where form prunes the plan (conservatively); ``keep`` decides each partition exactly
-    try:
-        predicate = None if keep is None else parse_filter(table.schema, keep.text)
-    except PaimonError:  # not expected for these forms; DuckDB then says what it makes of it
-        return None
+    # the bound predicate prunes the plan (conservatively); ``keep`` decides each partition exactly
+    predicate = None if keep is None else keep.predicate
     with expiry_checked(table, snapshot):
         splits = with_fallback(table, snapshot, plan(table, snapshot, predicate), predicate)
     if keep is not None:

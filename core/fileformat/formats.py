@@ -35,7 +35,7 @@ from paimon_core.data.types import (
 from paimon_core.errors import CorruptMetadata, InvalidInput, NullMapKey
 from paimon_core.fileformat import avro, orc, parquet
 from paimon_core.fileformat.field_ids import with_field_ids
-from paimon_core.options import CoreOptions
+from paimon_core.options.core_options import CoreOptions
 from paimon_core.storage.file_io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")

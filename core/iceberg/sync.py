@@ -61,7 +61,7 @@ from paimon_core.metadata.iceberg_options import (
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.manifest import ADD, ManifestEntry
 from paimon_core.metadata.tags import tag_manager
-from paimon_core.options import MergeEngineKind
+from paimon_core.options.merge_engine import MergeEngineKind
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot

@@ -27,7 +27,7 @@ from paimon_core.data.value_keys import equality_keys
 from paimon_core.errors import PaimonError
 from paimon_core.merge.merge_kernels import Groups, fold_groups, take_rows
 from paimon_core.metadata.aggregate_rules import RETRACTABLE, canonical_name, nested_keys
-from paimon_core.options import CoreOptions
+from paimon_core.options.core_options import CoreOptions
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.options import MergeEngineKind
+from paimon_core.options.merge_engine import MergeEngineKind
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext

@@ -34,7 +34,8 @@ from paimon_core.merge.aggregators import AggInput
 from paimon_core.merge.merge_kernels import Groups, choose, take_rows
 from paimon_core.metadata import aggregate_rules
 from paimon_core.metadata.merge_options import MergeOptions, sequence_fields, sequence_groups
-from paimon_core.options import CoreOptions, MergeEngineKind
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.merge_engine import MergeEngineKind
 
 if TYPE_CHECKING:
     from paimon_core.metadata.schema import TableSchema

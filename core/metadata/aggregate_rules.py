@@ -6,7 +6,7 @@ front; the functions themselves are ``merge/aggregators.py``."""
 from __future__ import annotations
 
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType
-from paimon_core.options import CoreOptions
+from paimon_core.options.core_options import CoreOptions
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 _COMPARABLE = _NUMERIC + (

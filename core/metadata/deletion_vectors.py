@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import ADD
-from paimon_core.options import CoreOptions, MergeEngineKind
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.merge_engine import MergeEngineKind
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.errors import UnsupportedFeature
-from paimon_core.options import CoreOptions
+from paimon_core.options.core_options import CoreOptions
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import DataFileMeta

@@ -1,5 +1,5 @@
 """Decoding manifest files with a partition/bucket filter applied while they are decoded, and
-reading many of them in parallel.
+reading many of them (remote ones fetched in parallel).
 
 An ``EntryFilter`` tells from an entry's raw partition bytes and bucket whether it can
 match; entries it rejects are never built into objects. When the filter knows the exact
@@ -9,8 +9,7 @@ holds that partition's bytes verbatim, so the skip never drops a matching entry 
 that does contain them is decoded and filtered entry by entry).
 
 Records become entries in two steps (``RecordForm``): ``row`` turns a decoded record into a
-tuple of plain values, ``build`` turns that tuple into an entry; many local manifests are
-decoded in worker processes (``manifest_processes``) that send the rows back.
+tuple of plain values, ``build`` turns that tuple into an entry.
 
 Complete decodes go to the process-wide cache (``manifest_cache``); a filtered read uses a
 cached complete decode when there is one and never stores its partial result.
@@ -31,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import fastavro
 from paimon_core.errors import CorruptMetadata
-from paimon_core.metadata import manifest_cache, manifest_processes
+from paimon_core.metadata import manifest_cache
 from paimon_core.metadata.orc_records import is_orc, read_orc_records
 
 if TYPE_CHECKING:
@@ -46,8 +45,8 @@ PARALLELISM = 8
 
 @dataclass(frozen=True)
 class RecordForm:
-    """How a decoded record becomes an entry: ``row(record)``, a tuple of plain values (it
-    may run in a decoding process), then ``build(row)``, the entry (run here)."""
+    """How a decoded record becomes an entry: ``row(record)``, a tuple of plain values, then
+    ``build(row)``, the entry."""
 
     row: Callable[[dict], tuple]
     build: Callable[[tuple], object]
@@ -115,15 +114,6 @@ def read_entries(
     return out
 
 
-def built(io: FileIO, path: str, form: RecordForm, flt: EntryFilter | None, rows: list[tuple]) -> list:
-    """The entries of ``rows`` (a decoding process's ``avro_rows`` of the manifest at
-    ``path``), remembered in the cache as ``read_entries`` does."""
-    out = [form.build(row) for row in rows]
-    if flt is None:
-        manifest_cache.put(manifest_cache.key_of(io, path), Decoded(tuple(out)), len(out))
-    return out
-
-
 def _read(io: FileIO, path: str) -> bytes:
     try:
         return io.read_bytes(path)
@@ -164,37 +154,15 @@ def avro_rows(data: bytes, row: Callable[[dict], tuple], flt: EntryFilter | None
 def read_many(io: FileIO, paths: list[str], form: RecordForm, flt: EntryFilter | None = None) -> list[list]:
     """``read_entries`` of each path, in the order of ``paths``. Remote files not in the cache
     are fetched concurrently first (one batch on an async store such as S3, else up to
-    ``PARALLELISM`` threads). Local files are decoded in worker processes when they are many
-    (``manifest_processes``), else one after another here (decoding holds the GIL, so
-    threads would only add switching)."""
+    ``PARALLELISM`` threads). Local files are decoded one after another here (decoding holds
+    the GIL, so threads would only add switching; worker processes were measured slower on the
+    whole plan, see docs/architecture.md)."""
     with gc_paused():
-        if len(paths) <= 1:
+        if len(paths) <= 1 or io.is_local:
             return [read_entries(io, p, form, flt) for p in paths]
         missing = [
             p for p in paths if not isinstance(manifest_cache.get(manifest_cache.key_of(io, p)), Decoded)
         ]
-        if io.is_local:
-
-            def work(data: bytes) -> list[tuple] | None:  # in a worker process
-                return None if is_orc(data) else avro_rows(data, form.row, flt)
-
-            skims = flt is not None and flt.needles is not None  # blocks without a needle are skipped
-            decoded = manifest_processes.decode(io, missing, work, skims)
-            got: dict[str, list[tuple] | None] = {}
-
-            def rows_of(path: str) -> list[tuple] | None:
-                while path not in got:
-                    q, rows = next(decoded, (None, None))
-                    if q is None:
-                        return None
-                    got[q] = rows
-                return got.pop(path)
-
-            out = []
-            for p in paths:
-                rows = rows_of(p)
-                out.append(read_entries(io, p, form, flt) if rows is None else built(io, p, form, flt, rows))
-            return out
         fetched = _fetch_all(io, missing)
         return [read_entries(io, p, form, flt, fetched.get(p)) for p in paths]
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata import aggregate_rules as aggregators
-from paimon_core.options import CoreOptions, MergeEngineKind
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.merge_engine import MergeEngineKind
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from paimon_core.options import CoreOptions
+from paimon_core.options.core_options import CoreOptions
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import ManifestEntry

@@ -29,7 +29,8 @@ from paimon_core.data.types import (
 )
 from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError, UnsupportedFeature
 from paimon_core.metadata import jsonfmt
-from paimon_core.options import CoreOptions, validate_options
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.validation import validate_options
 from paimon_core.storage.file_io import FileIO
 
 SCHEMA_VERSION = 3

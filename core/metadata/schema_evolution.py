@@ -36,7 +36,8 @@ from paimon_core.data.types import (
 from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
 from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
-from paimon_core.options import STRUCTURAL_KEYS, CoreOptions
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import STRUCTURAL_KEYS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence

@@ -21,7 +21,7 @@ from paimon_core.metadata.iceberg_options import check_iceberg_writable
 from paimon_core.metadata.manifest import ManifestStore, check_manifest_format
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
-from paimon_core.options import check_supported
+from paimon_core.options.validation import check_supported
 from paimon_core.storage.file_io import FileIO
 
 if TYPE_CHECKING:

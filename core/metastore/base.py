@@ -31,7 +31,7 @@ from paimon_core.errors import (
 )
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.table_context import CatalogEnvironment, TableContext
-from paimon_core.options import parse_duration_ms as options_parse_duration_ms
+from paimon_core.options.values import parse_duration_ms as options_parse_duration_ms
 from paimon_core.table import FileStoreTable
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.merge_options import MergeOptions
-from paimon_core.options import MergeEngineKind
+from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.read.predicate import filter_table, parse_filter
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead, read_rows

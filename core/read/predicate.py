@@ -5,7 +5,7 @@ Grammar (case-insensitive keywords)::
     expr    := term (OR term)*
     term    := factor (AND factor)*
     factor  := NOT factor | '(' expr ')' | col op literal | col [NOT] IN (lit, ...)
-             | col IS [NOT] NULL | col BETWEEN lit AND lit
+             | col IS [NOT] NULL | col [NOT] BETWEEN lit AND lit
              | col [NOT] LIKE 'pattern' [ESCAPE 'c']
     op      := = | == | != | <> | < | <= | > | >=
     col     := name | name.field[.field...]   (a field of a ROW column) | `quoted name`
@@ -282,8 +282,8 @@ class _Parser:
         if self.peek_kw("NOT"):
             self.take()
             neg = True
-            if not self.peek_kw("IN", "LIKE"):
-                raise FilterError("expected IN or LIKE after NOT", self.text)
+            if not self.peek_kw("IN", "LIKE", "BETWEEN"):
+                raise FilterError("expected IN, LIKE or BETWEEN after NOT", self.text)
         if self.peek_kw("LIKE"):
             self.take()
             pattern = self.literal()
@@ -314,7 +314,8 @@ class _Parser:
             if not (k == "id" and v.upper() == "AND"):
                 raise FilterError("expected AND in BETWEEN", self.text)
             hi = self.literal()
-            return And(Compare(col, ">=", lo), Compare(col, "<=", hi))
+            between = And(Compare(col, ">=", lo), Compare(col, "<=", hi))
+            return Not(between) if neg else between
         k, op = self.take()
         if k != "op":
             raise FilterError(f"expected a comparison after '{col}' but found '{op}'", self.text)

@@ -29,7 +29,7 @@ from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.options import MergeEngineKind
+from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.read.blob_descriptors import resolve as resolve_descriptors
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.row_tracking import (

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from paimon_core.data.system_columns import KIND
 from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_to_python, internal_values
-from paimon_core.options import MergeEngineKind
+from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.write.cross_partition_guard import check_writable
 from paimon_core.write.key_index import BUCKET, PART, bootstrap
 

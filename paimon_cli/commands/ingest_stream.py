@@ -24,7 +24,7 @@ def run_streaming(
     row_kind_column,
 ) -> None:
     from paimon_core.ops.streaming import ingest_stream, watch_dir
-    from paimon_core.options import parse_duration_ms
+    from paimon_core.options.values import parse_duration_ms
     from paimon_core.write.cdc_formats import CDC_FORMATS
 
     from paimon_cli.output import note

@@ -48,7 +48,7 @@ def _iso_duration(ms: int) -> str:
 
 def _retained_ms(text: str) -> int:
     """A tag's time-to-live: ``1d``/``12h``/``30m`` (the spec's examples) or an ISO ``PT..``."""
-    from paimon_core.options import parse_duration_ms
+    from paimon_core.options.values import parse_duration_ms
 
     m = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?", text.strip())
     if m and any(m.groups()):

@@ -5,7 +5,7 @@ partitions), DELETE entries (a partition overwritten, a compaction) and partitio
 INT and a STRING key (short and long strings, a NULL). The reference plan decodes every entry
 of every manifest, folds ADD/DELETE, then keeps a file when its partition and its value
 statistics may match: the pruned plan (manifest statistics, decode-time filters, block
-skipping on pinned partitions, the process cache, decoding in worker processes) must give the same (partition, bucket,
+skipping on pinned partitions, the process cache) must give the same (partition, bucket,
 file) set for every predicate hypothesis draws, and the same rows.
 """
 
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
-from paimon_core.metadata import manifest_cache, manifest_processes
+from paimon_core.metadata import manifest_cache
 from paimon_core.metadata.live_files import merge_entries
 from paimon_core.metadata.manifest import ManifestEntry, read_avro
 from paimon_core.metadata.schema import Schema
@@ -113,20 +113,12 @@ _where = st.recursive(
 
 @pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(where=_where, cached=st.booleans(), processes=st.booleans())
-def test_pruned_plan_equals_filtered_unpruned_plan(table, where, cached, processes):
-    """``processes``: the manifests decoded in two worker processes, one per task."""
+@given(where=_where, cached=st.booleans())
+def test_pruned_plan_equals_filtered_unpruned_plan(table, where, cached):
     predicate = table.parse_filter(where)
     if not cached:
         manifest_cache.clear()
-    saved = (manifest_processes.MIN_BYTES, manifest_processes.CHUNK_BYTES, manifest_processes.workers)
-    if processes:
-        manifest_processes.MIN_BYTES, manifest_processes.CHUNK_BYTES = 0, 1
-        manifest_processes.workers = lambda: 2
-    try:
-        assert _planned(table, predicate) == _reference(table, predicate), where
-    finally:
-        manifest_processes.MIN_BYTES, manifest_processes.CHUNK_BYTES, manifest_processes.workers = saved
+    assert _planned(table, predicate) == _reference(table, predicate), where
 
 
 def test_pinned_partitions_skip_blocks_and_keep_every_match(table):

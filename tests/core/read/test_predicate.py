@@ -101,6 +101,8 @@ def test_between_and_in_match_the_sql_model(column):
     for lo, hi in itertools.product(["0", "10", "37.01", "-0.5", "1e3"], ["20", "100.5", "128", "-1000"]):
         want = expected(values, lambda x, lo=lo, hi=hi: None if x is None else D(lo) <= D(x) <= D(hi))
         assert selected(table, column, f"{column} BETWEEN {lo} AND {hi}", fields) == want
+        want_not = expected(values, lambda x, lo=lo, hi=hi: None if x is None else not D(lo) <= D(x) <= D(hi))
+        assert selected(table, column, f"{column} NOT BETWEEN {lo} AND {hi}", fields) == want_not
     for items in (["0", "37.01"], ["100.5", "127"], ["128", "1e30"], ["0", "NULL"], ["2.5", "NULL"]):
         lits = [None if i == "NULL" else D(i) for i in items]
         where = f"{column} IN ({', '.join(items)})"

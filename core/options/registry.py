@@ -1,36 +1,21 @@
-"""Table options: the one registry of what this project implements, and the safety net for the rest.
+"""The registry of table option keys: every option this project implements (``OPTIONS``: kind,
+Java's default, range, enum values, aliases; per-column ``FIELD_OPTIONS``) and every Paimon
+option whose effect it does not implement (``UNSUPPORTED``, each with its reason).
 
-Options are stored in the schema file as strings. Every module reads them through
-:class:`CoreOptions` (typed, validated, registry defaults); no module parses option strings itself.
-
-Three kinds of keys (the invariant: an option that changes which rows a reader must return or how a
-writer must write is either implemented here or refused by name, never ignored):
-
-* **implemented** (:data:`OPTIONS` and :data:`FIELD_OPTIONS`): typed, range-checked, with Paimon's
-  defaults. Values this project does not implement (``file.format=orc`` while only Parquet is
-  written, ``bucket=-2``...) are listed in :data:`UNSUPPORTED` and refused like unsupported keys.
-* **unsupported** (:data:`UNSUPPORTED`): Paimon options whose effect this project does not implement
-  and that change rows or layout. Refused at create-table/alter-table, and by every read or write of a
-  table that has them (:func:`check_supported`), each with its own reason. Newer features whose
-  refusal depends on more than one option value (table ``type``, data evolution, row tracking,
-  ``bucket-function.type``, column defaults, per-file ``_WRITE_COLS``) are checked by
-  ``paimon_core.metadata.features``.
-* **harmless**: every other key Java Paimon knows (:data:`paimon_core.option_keys.PAIMON_OPTION_KEYS`):
-  tuning of Java engines, caches, Flink behaviour. Kept and ignored, as Paimon keeps unknown keys.
-  A key that is none of these but is close to a known key is a typo ("did you mean").
+Invariant: a key is in ``OPTIONS`` or ``UNSUPPORTED`` (or is one of the harmless keys of
+``option_keys``); the text of a value is read only through ``Option.parse`` (``values``).
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import dataclass
 from typing import Any
 
-from paimon_core.errors import InvalidInput, UnsupportedFeature
-from paimon_core.option_keys import PAIMON_OPTION_KEYS
+from paimon_core.errors import InvalidInput
+from paimon_core.options.merge_engine import MERGE_ENGINES, MergeEngineKind
+from paimon_core.options.values import describe, parse_value
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 LONG_MAX = 2**63 - 1
@@ -56,7 +41,7 @@ class Option:
         so it is typed ``Any`` for the checker."""
         text = str(raw).strip()
         try:
-            value = _PARSERS[self.kind](text, self)
+            value = parse_value(self.kind, text, self.choices)
         except (ValueError, InvalidInput):
             raise InvalidInput(
                 f"option '{self.key}' has a bad value '{raw}' (expected {self.expected()})"
@@ -73,67 +58,9 @@ class Option:
         return value
 
     def expected(self) -> str:
-        if self.kind == "enum":
-            return " | ".join(self.choices)
-        return {
-            "int": "an integer",
-            "long": "an integer",
-            "bool": "true or false",
-            "str": "text",
-            "size": "a size such as 128mb",
-            "duration": "a duration such as 1h",
-        }[self.kind]
+        return describe(self.kind, self.choices)
 
 
-def _parse_bool(text: str, _opt: Option) -> bool:
-    if text.lower() not in ("true", "false"):
-        raise ValueError(text)
-    return text.lower() == "true"
-
-
-def _parse_enum(text: str, opt: Option) -> str:
-    if text.lower() not in opt.choices:
-        raise ValueError(text)
-    return text.lower()
-
-
-_PARSERS: dict[str, Callable[[str, Option], object]] = {
-    "int": lambda t, _o: int(t),
-    "long": lambda t, _o: int(t),
-    "bool": _parse_bool,
-    "str": lambda t, _o: t,
-    "enum": _parse_enum,
-    "size": lambda t, _o: parse_size(t),
-    "duration": lambda t, _o: parse_duration_ms(t),
-}
-
-
-class MergeEngineKind(str, Enum):
-    """A primary-key table's ``merge-engine``, with what the rest of the system needs to know
-    about it; no code compares the option's text itself."""
-
-    DEDUPLICATE = "deduplicate"  # the newest record of a key wins
-    PARTIAL_UPDATE = "partial-update"  # non-null fields of newer records overwrite
-    AGGREGATION = "aggregation"  # per-field aggregate functions
-    FIRST_ROW = "first-row"  # the oldest insert wins, retractions ignored
-
-    @property
-    def picks_rows(self) -> bool:
-        """Whether the merge result of a key is one of its stored records, whole."""
-        return self in (MergeEngineKind.DEDUPLICATE, MergeEngineKind.FIRST_ROW)
-
-    @property
-    def merges_fields(self) -> bool:
-        """Whether the merge result is built field by field (aggregate functions apply)."""
-        return not self.picks_rows
-
-    @property
-    def reads_compacted_only(self) -> bool:
-        """Whether batch reads skip level 0 (Java's first-row: compaction removes later inserts)."""
-        return self is MergeEngineKind.FIRST_ROW
-
-
-MERGE_ENGINES = tuple(k.value for k in MergeEngineKind)
 CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
 
 _REGISTRY = [
@@ -211,7 +138,13 @@ _REGISTRY = [
     Option("data-file.prefix", "str", "data-", "prefix of data file names"),
     Option("changelog-file.prefix", "str", "changelog-", "prefix of changelog file names"),
     # merging
-    Option("merge-engine", "enum", "deduplicate", "how records of one key merge", MERGE_ENGINES),
+    Option(
+        "merge-engine",
+        "enum",
+        MergeEngineKind.DEDUPLICATE.value,
+        "how records of one key merge",
+        MERGE_ENGINES,
+    ),
     Option("changelog-producer", "enum", "none", "what changelog files writers produce", CHANGELOG_PRODUCERS),
     Option("changelog-producer.row-deduplicate", "bool", False, "drop -U/+U pairs with equal values"),
     Option("sequence.field", "str", None, "fields that order records instead of arrival"),
@@ -426,7 +359,7 @@ _REGISTRY = [
     ),
 ]
 OPTIONS: dict[str, Option] = {o.key: o for o in _REGISTRY}
-_ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
+ALIASES: dict[str, str] = {a: o.key for o in _REGISTRY for a in o.aliases}
 
 # Per-column options ``fields.<column>.<name>``: name -> (kind, meaning).
 FIELD_OPTIONS: dict[str, Option] = {
@@ -442,6 +375,12 @@ FIELD_OPTIONS: dict[str, Option] = {
     )
 }
 _FIELD_KEY = re.compile(r"^fields\.(?P<column>.+)\.(?P<name>[a-z-]+)$")
+
+
+def field_parts(key: str) -> tuple[str, str] | None:
+    """(column, name) of a per-column key ``fields.<column>.<name>``; None for other keys."""
+    m = _FIELD_KEY.match(key)
+    return (m.group("column"), m.group("name")) if m else None
 
 
 @dataclass(frozen=True)
@@ -527,247 +466,3 @@ UNSUPPORTED: dict[str, Unsupported] = {u.key: u for u in _UNSUPPORTED}
 
 # Keys a schema keeps outside ``options`` (Java moves them into the schema at creation).
 STRUCTURAL_KEYS = frozenset({"primary-key", "partition"})
-
-
-# ---------------------------------------------------------------------------------------------
-# sizes and durations, as Java's MemorySize and TimeUtils parse them
-
-_AMOUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
-_SIZE_UNITS = {
-    "": 1,
-    "b": 1,
-    "bytes": 1,
-    "k": 1024,
-    "kb": 1024,
-    "kibibytes": 1024,
-    "m": 1024**2,
-    "mb": 1024**2,
-    "mebibytes": 1024**2,
-    "g": 1024**3,
-    "gb": 1024**3,
-    "gibibytes": 1024**3,
-    "t": 1024**4,
-    "tb": 1024**4,
-    "tebibytes": 1024**4,
-}
-_DUR_UNITS = {
-    "": 1,
-    "ms": 1,
-    "milli": 1,
-    "millis": 1,
-    "millisecond": 1,
-    "milliseconds": 1,
-    "s": 1000,
-    "sec": 1000,
-    "secs": 1000,
-    "second": 1000,
-    "seconds": 1000,
-    "m": 60_000,
-    "min": 60_000,
-    "mins": 60_000,
-    "minute": 60_000,
-    "minutes": 60_000,
-    "h": 3_600_000,
-    "hour": 3_600_000,
-    "hours": 3_600_000,
-    "d": 86_400_000,
-    "day": 86_400_000,
-    "days": 86_400_000,
-}
-
-
-def parse_size(text: str) -> int:
-    """'128mb', '64 MB', '1gb', '1024' -> bytes."""
-    m = _AMOUNT.match(str(text))
-    if not m or m.group(2).lower() not in _SIZE_UNITS:
-        raise InvalidInput(f"bad size '{text}' (use e.g. 128mb, 64 MB, 1gb)")
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
-
-
-def parse_duration_ms(text: str) -> int:
-    """'30m', '12h', '7d', '1 h', '500ms' -> milliseconds (a bare number is milliseconds, as in Java)."""
-    m = _AMOUNT.match(str(text))
-    if not m or m.group(2).lower() not in _DUR_UNITS:
-        raise InvalidInput(f"bad duration '{text}' (use e.g. 30m, 12h, 7d)")
-    return int(float(m.group(1)) * _DUR_UNITS[m.group(2).lower()])
-
-
-# ---------------------------------------------------------------------------------------------
-# validation and the safety net
-
-
-def _field_parts(key: str) -> tuple[str, str] | None:
-    m = _FIELD_KEY.match(key)
-    return (m.group("column"), m.group("name")) if m else None
-
-
-def _unsupported_entry(key: str) -> Unsupported | None:
-    if key in UNSUPPORTED:
-        return UNSUPPORTED[key]
-    parts = _field_parts(key)
-    return UNSUPPORTED.get(f"fields.*.{parts[1]}") if parts else None
-
-
-def unsupported_options(options: dict[str, str], *, reads: bool = False) -> list[tuple[str, str, str]]:
-    """(key, value, why) of every option in ``options`` whose effect is not implemented; with
-    ``reads`` only those that would make a read return wrong rows."""
-    found = []
-    for key, value in options.items():
-        u = _unsupported_entry(key)
-        if u and u.applies(value) and (u.reads or not reads):
-            found.append((key, str(value), u.why))
-    return found
-
-
-def check_supported(options: dict[str, str], *, writing: bool, what: str = "this table") -> None:
-    """Raise UnsupportedFeature naming the first option of ``options`` that a read (or, with
-    ``writing``, a write) of the table would otherwise silently get wrong."""
-    bad = unsupported_options(options, reads=not writing)
-    if bad:
-        key, value, why = bad[0]
-        verb = "written" if writing else "read"
-        raise UnsupportedFeature(
-            f"{what} cannot be {verb} here: it uses {why} ({key}={value}), "
-            "which this project does not implement"
-        ).with_hint("unsupported_option", option=key)
-
-
-def _known(key: str) -> bool:
-    if key in OPTIONS or key in _ALIASES or key in PAIMON_OPTION_KEYS or key in UNSUPPORTED:
-        return True
-    if _field_parts(key):
-        return True
-    return key.startswith(
-        ("orc.", "parquet.", "avro.", "file-index.", "lookup.", "fs.", "hadoop.", "metastore.")
-    )
-
-
-def suggest(key: str) -> str | None:
-    """A known option key that ``key`` is probably a typo of, or None."""
-    candidates = list(OPTIONS) + list(_ALIASES) + sorted(PAIMON_OPTION_KEYS)
-    close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.85)
-    return close[0] if close else None
-
-
-def validate_options(options: dict[str, str], columns: list[str] | None = None) -> None:
-    """Checks for create-table and alter-table: implemented options parse and are in range, no
-    unsupported option is set, field options name existing columns, and a key that is a likely
-    typo of a known key is refused with the key it probably meant. Other unknown keys are kept."""
-    for key, value in options.items():
-        if key in STRUCTURAL_KEYS:
-            raise InvalidInput(
-                f"'{key}' is not a table option here: it is part of the schema "
-                "(primary key and partition keys are given at create-table)"
-            )
-        opt = OPTIONS.get(_ALIASES.get(key, key))
-        if opt is not None:
-            opt.parse(value)
-        parts = _field_parts(key)
-        if parts and parts[1] in FIELD_OPTIONS:
-            replace(FIELD_OPTIONS[parts[1]], key=key).parse(value)
-            # Java's sequence-group keys may name several columns: fields.a,b.sequence-group
-            missing = [c for c in parts[0].split(",") if columns is not None and c not in columns]
-            if missing:
-                raise InvalidInput(
-                    f"option '{key}' names column '{missing[0]}', which the table does not have"
-                )
-        if not _known(key):
-            near = suggest(key)
-            if near:
-                raise InvalidInput(f"unknown table option '{key}': did you mean '{near}'?")
-    _check_retention(CoreOptions(options))
-    check_supported(options, writing=True, what="the table")
-
-
-def _check_retention(opts: CoreOptions) -> None:
-    """Java's SchemaValidation: each minimum retention at most its maximum (an unset changelog
-    bound is the snapshot's)."""
-    smin, smax = opts.get("snapshot.num-retained.min"), opts.get("snapshot.num-retained.max")
-    if smin > smax:
-        raise InvalidInput("snapshot.num-retained.min should not be larger than snapshot.num-retained.max")
-    cmin, cmax = opts.get("changelog.num-retained.min"), opts.get("changelog.num-retained.max")
-    if (smin if cmin is None else cmin) > (smax if cmax is None else cmax):
-        raise InvalidInput("changelog.num-retained.min should not be larger than changelog.num-retained.max")
-
-
-class CoreOptions:
-    """Typed view over a table's option strings: the only way modules read options."""
-
-    def __init__(self, options: dict[str, str], primary_keys: tuple[str, ...] = ()):
-        self.raw = dict(options)
-        self.has_pk = bool(primary_keys)
-
-    def get(self, key: str) -> Any:
-        """The typed value of an implemented option (its Paimon default when unset); its type
-        follows the option's ``kind`` (see ``Option.parse``)."""
-        opt = OPTIONS[key]
-        for k in (key, *opt.aliases):
-            if k in self.raw:
-                return opt.parse(self.raw[k])
-        return opt.default
-
-    def is_set(self, key: str) -> bool:
-        return key in self.raw or any(a in self.raw for a in OPTIONS[key].aliases)
-
-    def field(self, column: str, name: str) -> Any:
-        """The typed value of ``fields.<column>.<name>`` (None when unset and without default)."""
-        key = f"fields.{column}.{name}"
-        raw = self.raw.get(key)
-        return (
-            FIELD_OPTIONS[name].default if raw is None else replace(FIELD_OPTIONS[name], key=key).parse(raw)
-        )
-
-    def fields_with(self, name: str) -> dict[str, str]:
-        """column -> raw value of every ``fields.<column>.<name>`` option set."""
-        out = {}
-        for key, value in self.raw.items():
-            parts = _field_parts(key)
-            if parts and parts[1] == name:
-                out[parts[0]] = value
-        return out
-
-    @property
-    def bucket(self) -> int:
-        return self.get("bucket")
-
-    @property
-    def bucket_key(self) -> list[str]:
-        v = self.get("bucket-key")
-        return [s.strip() for s in v.split(",") if s.strip()] if v else []
-
-    @property
-    def target_file_size(self) -> int:
-        v = self.get("target-file-size")
-        if v is None:
-            return (128 if self.has_pk else 256) * 1024 * 1024
-        return v
-
-    @property
-    def file_format(self) -> str:
-        return self.get("file.format")
-
-    @property
-    def partition_default_name(self) -> str:
-        return self.get("partition.default-name")
-
-    @property
-    def stats_mode(self) -> str:
-        return self.get("metadata.stats-mode").lower()
-
-    @property
-    def merge_engine(self) -> MergeEngineKind:
-        return MergeEngineKind(self.get("merge-engine"))
-
-    @property
-    def changelog_producer(self) -> str:
-        return self.get("changelog-producer")
-
-    @property
-    def sequence_fields(self) -> list[str]:
-        v = self.get("sequence.field")
-        return [s.strip() for s in v.split(",") if s.strip()] if v else []
-
-    @property
-    def num_levels(self) -> int:
-        n = self.get("num-levels")
-        return n if n is not None else self.get("num-sorted-run.compaction-trigger") + 1

@@ -6,15 +6,10 @@ import re
 import pytest
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.option_keys import PAIMON_OPTION_KEYS
-from paimon_core.options import (
-    OPTIONS,
-    UNSUPPORTED,
-    CoreOptions,
-    check_supported,
-    parse_duration_ms,
-    parse_size,
-    validate_options,
-)
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import OPTIONS, UNSUPPORTED
+from paimon_core.options.validation import check_supported, validate_options
+from paimon_core.options.values import parse_duration_ms, parse_size
 
 
 @pytest.mark.parametrize(
