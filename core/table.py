@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-from paimon_core.commit import CommitOptions, FileStoreCommit, discard_files
 from paimon_core.errors import CorruptMetadata
 from paimon_core.metadata.branches import (
     MAIN,
@@ -21,25 +19,30 @@ from paimon_core.metadata.branches import (
     validate_branch_name,
     with_branch,
 )
-from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
 from paimon_core.metadata.table_context import BranchEnvironment, TableContext
 from paimon_core.metadata.time_travel import SnapshotSpec, resolve_snapshot
 from paimon_core.read import scan
-from paimon_core.read.count import metadata_count
 from paimon_core.read.fallback import fallback_branch, with_fallback
-from paimon_core.read.predicate import Predicate, parse_filter
-from paimon_core.read.scan import DataSplit, TableScan
-from paimon_core.read.table_read import TableRead, read_rows
-from paimon_core.write import table_write
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+    from paimon_core.commit import CommitOptions, FileStoreCommit
+    from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.time_travel import TimeArg
+    from paimon_core.read.predicate import Predicate
+    from paimon_core.read.scan import DataSplit, TableScan
+    from paimon_core.read.table_read import TableRead
     from paimon_core.write.append_writer import AppendWriter
     from paimon_core.write.kv_writer import KeyValueWriter
     from paimon_core.write.postpone import PostponeWriter
+
+
+# The facade names every operation; the modules that do the work are imported by the methods
+# that call them, so that opening a table (or counting its rows from metadata) does not load
+# the commit machinery, the writers, the row readers or the --where parser.
 
 
 class TableAt:
@@ -59,23 +62,27 @@ class TableAt:
     def read(
         self, columns: list[str] | None = None, where: str | None = None, limit: int | None = None
     ) -> pa.Table:
-        predicate = parse_filter(self.table.schema, where)
+        from paimon_core.read.table_read import read_rows
+
+        predicate = self.table.parse_filter(where)
         if fallback_branch(self.table) is None:
             return read_rows(self.table, self.snapshot, columns, predicate, limit)
-        reader = TableRead(self.table, columns, predicate)
+        reader = self.table.new_read(columns, predicate)
         with expiry_checked(self.table, self.snapshot):
             return reader.to_arrow(self.plan(predicate), limit)
 
     def count(self, where: str | None = None) -> int:
         """The rows ``read(where=where)`` returns: from the manifests' row counts where they
         are exact (``read/count.py``), from data otherwise."""
-        predicate = parse_filter(self.table.schema, where)
+        from paimon_core.read.count import metadata_count
+
+        predicate = self.table.parse_filter(where)
         with expiry_checked(self.table, self.snapshot):
             splits = self.plan(predicate)
             n = metadata_count(self.table, splits, predicate)
             if n is not None:
                 return n
-            reader = TableRead(self.table, self.table.schema.field_names[:1], predicate)
+            reader = self.table.new_read(self.table.schema.field_names[:1], predicate)
             return sum(b.num_rows for b in reader.to_batches(splits))
 
 
@@ -121,6 +128,11 @@ class FileStoreTable(TableContext):
         return resolve_snapshot(self, SnapshotSpec.of(snapshot_id, tag, as_of_millis))
 
     def parse_filter(self, where: str | None) -> Predicate | None:
+        """``where`` (the --where language) bound to this table's schema; None for None."""
+        if not where:
+            return None
+        from paimon_core.read.predicate import parse_filter
+
         return parse_filter(self.schema, where)
 
     # ---- read
@@ -128,7 +140,7 @@ class FileStoreTable(TableContext):
         self, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
     ) -> TableScan:
         self.require_readable()
-        return TableScan(self, snapshot, predicate, all_levels)
+        return scan.TableScan(self, snapshot, predicate, all_levels)
 
     def plan(
         self, snapshot: Snapshot | None, predicate: Predicate | None = None, all_levels: bool = False
@@ -143,6 +155,8 @@ class FileStoreTable(TableContext):
         return scan.postpone_rows(self, snapshot)
 
     def new_read(self, columns: list[str] | None = None, predicate: Predicate | None = None) -> TableRead:
+        from paimon_core.read.table_read import TableRead
+
         return TableRead(self, columns, predicate)
 
     def read(
@@ -190,7 +204,7 @@ class FileStoreTable(TableContext):
         from paimon_core.read.arrow_dataset import SnapshotDataset
 
         at = self.at(snapshot_id, tag, as_of_millis)
-        return SnapshotDataset(at.table, at.snapshot, columns, parse_filter(at.table.schema, where))
+        return SnapshotDataset(at.table, at.snapshot, columns, at.table.parse_filter(where))
 
     def to_arrow(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None) -> pa.Table:
         """The rows as one Arrow table (``read``)."""
@@ -231,13 +245,19 @@ class FileStoreTable(TableContext):
 
     # ---- write
     def new_append_writer(self) -> AppendWriter:
+        from paimon_core.write import table_write
+
         return table_write.new_append_writer(self)
 
     def new_writer(self) -> AppendWriter | KeyValueWriter | PostponeWriter:
         """A writer for this table: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
+        from paimon_core.write import table_write
+
         return table_write.new_writer(self)
 
     def new_commit(self, options: CommitOptions | None = None) -> FileStoreCommit:
+        from paimon_core.commit import FileStoreCommit
+
         self.require_writable()
         return FileStoreCommit(self, options)
 
@@ -246,10 +266,14 @@ class FileStoreTable(TableContext):
     ) -> Snapshot | None:
         """Commit-or-abort ``messages`` (``FileStoreCommit.commit``): one snapshot with all their
         files, or none and their files deleted. Callers never clean up after it."""
+        from paimon_core.commit import FileStoreCommit
+
         return FileStoreCommit(self, options).commit(messages, kind)
 
     def discard(self, messages: list[CommitMessage]) -> None:
         """Delete the files of messages a writer gives up before committing them."""
+        from paimon_core.commit import discard_files
+
         discard_files(self, messages)
 
     def write_arrow(

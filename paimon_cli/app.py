@@ -1,4 +1,5 @@
-"""The ``paimon`` Typer app: global options, command registration, and the one error boundary.
+"""The ``paimon`` Typer app: global options, the lazily loaded commands (``lazy_group.py``), and
+the one error boundary.
 
 Every exception a command raises ends in ``PaimonGroup.invoke``: library and OS errors become
 one ``error: ...`` line on stderr and exit 1, anything else an ``internal error`` line;
@@ -14,12 +15,12 @@ from enum import Enum
 from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
 
 from paimon_cli import interrupt
 from paimon_cli.config import Flags, resolve_from_environment
 from paimon_cli.errors import interrupted_message, report, stdout_to_devnull
 from paimon_cli.helpstyle import tidy_command, tidy_param
+from paimon_cli.lazy_group import LazyGroup
 from paimon_cli.state import CliState
 
 VERBOSE_KEY = "paimon.verbose"
@@ -75,7 +76,7 @@ def hoist_global_options(args: list[str]) -> list[str]:
     return head + moved + [command] + kept
 
 
-class PaimonGroup(TyperGroup):
+class PaimonGroup(LazyGroup):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist_global_options(args))
 
@@ -272,66 +273,6 @@ def version_text(verbose: bool) -> str:
             f"s3fs {installed('s3fs')}",
         ]
     return "\n".join(lines) + "\n"
-
-
-def _register() -> None:
-    from paimon_cli.commands import (
-        alter,
-        analyze,
-        branches,
-        catalog,
-        compact,
-        consumer,
-        delete,
-        demo,
-        diff,
-        doctor,
-        expire,
-        ingest,
-        inspect,
-        orphans,
-        partition,
-        read,
-        rescale,
-        rest_server,
-        rollback,
-        sql,
-        stream,
-        tables,
-        tags,
-        use,
-    )
-
-    for module in (
-        tables,
-        catalog,
-        alter,
-        ingest,
-        read,
-        stream,
-        compact,
-        rescale,
-        analyze,
-        delete,
-        diff,
-        sql,
-        inspect,
-        expire,
-        partition,
-        tags,
-        branches,
-        rollback,
-        orphans,
-        consumer,
-        use,
-        doctor,
-        demo,
-        rest_server,
-    ):
-        app.add_typer(module.app)
-
-
-_register()
 
 
 class _StderrWarnings(logging.Handler):

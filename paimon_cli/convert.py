@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 Converter = Callable[[object], object]
 
@@ -58,7 +57,7 @@ def _column_values(col: pa.ChunkedArray | pa.Array) -> list:
     t = col.type
     if pa.types.is_timestamp(t) and t.unit == "ns":
         # as_py() cannot hold nanoseconds in a datetime: let Arrow format them
-        text = pc.cast(col, pa.string()).to_pylist()
+        text = col.cast(pa.string()).to_pylist()
         return [None if s is None else s.replace(" ", "T", 1) for s in text]
     conv = converter(t)
     values = col.to_pylist()

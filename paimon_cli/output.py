@@ -52,9 +52,20 @@ def _vectorised(table) -> bool:
     return all(renders(f.type) for f in table.schema)
 
 
+# Up to this many rows in all, a sink prints row by row (``_write_vectorised``).
+FEW_ROWS = 1000
+
+
 def _write_vectorised(sink, table, lines: str) -> None:
     """``table``'s rows through ``text_lines.<lines>`` on ``sink.stream``, or through
-    ``sink.write`` (the row printer) when a column has no text form there."""
+    ``sink.write`` (the row printer) when a column has no text form there. The first ``FEW_ROWS``
+    rows a sink prints go through the row printer too (the same bytes): for a few rows it is the
+    faster one, as the vectorised writers' first Arrow conversion of a Python value makes pyarrow
+    import pandas (a quarter of a second)."""
+    if sink.rows_printed + table.num_rows <= FEW_ROWS:
+        sink.rows_printed += table.num_rows
+        sink.write(arrow_rows(table))
+        return
     if not _vectorised(table):
         sink.write(arrow_rows(table))
         return
@@ -70,6 +81,7 @@ class JsonSink:
     def __init__(self, columns: Sequence[str], stream=None):
         self.columns = list(columns)
         self.stream = stream
+        self.rows_printed = 0  # by the row printer, for FEW_ROWS
 
     def write(self, rows: Iterable[Sequence]) -> None:
         out = self.stream or sys.stdout
@@ -102,6 +114,7 @@ class CsvSink:
 
     def __init__(self, columns: Sequence[str], stream=None):
         self.stream = stream
+        self.rows_printed = 0  # by the row printer, for FEW_ROWS
         (stream or sys.stdout).write(",".join(csv_field(c) for c in columns) + "\n")
 
     def write(self, rows: Iterable[Sequence]) -> None:

@@ -22,7 +22,6 @@ import fastavro
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.orc as orc_format
 import pyarrow.parquet as pq
 from paimon_core.data.types import (
     ArrayType,
@@ -78,7 +77,7 @@ def stored_columns(fileio: FileIO, path: str) -> list[str]:
                 return list(pf.schema_arrow.names)
         if fmt == "orc":
             with fileio.arrow_fs.open_input_file(path) as f:
-                return list(orc_format.ORCFile(f).schema.names)
+                return list(orc.open_file(f).schema.names)
         reader = fastavro.reader(_io.BytesIO(fileio.read_bytes(path)))
         schema = reader.writer_schema
         record = schema[-1] if isinstance(schema, list) else schema

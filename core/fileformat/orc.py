@@ -35,10 +35,23 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.orc as orc
 from paimon_core.data.types import MAX_LENGTH, ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.errors import InvalidInput
 from paimon_core.storage.file_io import FileIO
+
+
+def arrow_orc():
+    """``pyarrow.orc`` (liborc and the ``pyarrow.fs`` it loads), imported here when an ORC file is
+    first read or written: tables of Parquet or Avro files never load it."""
+    import pyarrow.orc
+
+    return pyarrow.orc
+
+
+def open_file(f):
+    """An ``ORCFile`` over the open input file ``f``."""
+    return arrow_orc().ORCFile(f)
+
 
 # file.compression -> pyarrow's ORC codec; Java's ORC writer takes CompressionKind.valueOf(upper)
 # (NONE, ZLIB, SNAPPY, LZO, LZ4, ZSTD); pyarrow has no LZO writer.
@@ -149,7 +162,7 @@ class OrcFileWriter:
         self._sink = fileio.arrow_fs.open_output_stream(path)
         self._schema = physical_schema(schema)
         # liborc through pyarrow takes no zstd level; Java's default level (1) is ORC's speed setting
-        self._writer = orc.ORCWriter(
+        self._writer = arrow_orc().ORCWriter(
             self._sink, compression=CODECS[compression.lower()], compression_strategy="speed"
         )
         self.row_count = 0
@@ -179,7 +192,7 @@ def read(fileio: FileIO, path: str, columns: list[str] | None = None) -> pa.Tabl
     """The named columns of an ORC data file, in the ORC reader's Arrow types (the dispatcher casts
     them to the table's types: int32 -> TIME, timestamp[ns] -> the column's precision)."""
     with fileio.arrow_fs.open_input_file(path) as f:
-        file = orc.ORCFile(f)
+        file = open_file(f)
         if columns is not None and not columns:  # pyarrow gives 0 rows for 0 columns: keep the count
             return pa.table({"_": pa.nulls(file.nrows)}).drop_columns(["_"])
         return file.read(columns=columns)
@@ -257,7 +270,7 @@ def writer_timezone(fileio: FileIO, path: str) -> str | None:
     """The writer time zone recorded in the first stripe footer of an ORC file (None: no stripes
     or none recorded)."""
     with fileio.arrow_fs.open_input_file(path) as f:
-        reader = orc.ORCFile(f).reader
+        reader = open_file(f).reader
         kind, block = reader.compression(), reader.compression_size()
         tail = dict(_pb_fields(reader.serialized_file_tail()))
         footer = _pb_bytes(tail.get(2, b""))
@@ -307,7 +320,7 @@ def columns_with_null_map_keys(fileio: FileIO, path: str) -> list[str]:
     MAP keys are NOT NULL and pyarrow's reader aborts the process on such a file, so callers
     refuse it by name before reading it."""
     with fileio.arrow_fs.open_input_file(path) as f:
-        tail = dict(_pb_fields(orc.ORCFile(f).reader.serialized_file_tail()))
+        tail = dict(_pb_fields(open_file(f).reader.serialized_file_tail()))
     footer = _pb_bytes(tail.get(2, b""))
     types, stats = [], []
     for num, v in _pb_fields(footer):

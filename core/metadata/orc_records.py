@@ -28,13 +28,21 @@ import io as _io
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.orc as orc
 
 ORC_MAGIC = b"ORC"
 _TINYINT_FIELDS = {"_KIND", "_FILE_SOURCE"}
 _ELEMENT_ID_BASE = 1 << 29
 _CODECS = {"zstd": "zstd", "zstandard": "zstd", "none": "uncompressed", "null": "uncompressed"}
 _CODECS.update({c: c for c in ("zlib", "snappy", "lz4")})
+
+
+def _orc():
+    """``pyarrow.orc``, loaded when an ORC manifest is first read or written (through
+    ``fileformat.orc.arrow_orc``, the one place it is imported): tables with Avro manifests never
+    load it."""
+    from paimon_core.fileformat.orc import arrow_orc
+
+    return arrow_orc()
 
 
 def is_orc(data: bytes) -> bool:
@@ -104,7 +112,7 @@ def orc_bytes(avro_schema: Any, records: list[dict], compression: str = "zstd") 
     schema = arrow_schema(avro_schema)
     table = pa.Table.from_pylist(records, schema=schema)
     buf = _io.BytesIO()
-    orc.write_table(table, buf, compression=orc_codec(compression) or "zstd")
+    _orc().write_table(table, buf, compression=orc_codec(compression) or "zstd")
     return buf.getvalue()
 
 
@@ -143,7 +151,7 @@ def _avro_like(t: pa.DataType) -> Any:
 def read_orc_records(data: bytes) -> tuple[list[dict], dict]:
     """(records, Avro-shaped writer schema) of an ORC metadata file; raises what pyarrow raises on
     a damaged file (callers name the file)."""
-    table = orc.ORCFile(pa.BufferReader(data)).read()
+    table = _orc().ORCFile(pa.BufferReader(data)).read()
     schema = pa.schema([f.with_type(_millis(f.type)) for f in table.schema])
     table = table.cast(schema)
     fields = [{"name": f.name, "type": _avro_like(f.type)} for f in schema]

@@ -31,13 +31,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from paimon_core.data.types import AtomicType, RowType, to_arrow_type
 from paimon_core.data.values import internal_from_scalar
 from paimon_core.errors import FilterError
 from paimon_core.read.literals import exact_compare, exact_member, is_exact_numeric, to_scalar
 
 if TYPE_CHECKING:
+    import pyarrow.compute as pc
     from paimon_core.metadata.schema import TableSchema
 
 _TOKENS = re.compile(
@@ -432,6 +432,10 @@ def _resolve(column: str, fields: dict) -> tuple[tuple[str, ...], object]:
 
 
 def to_expression(p: Predicate) -> pc.Expression:
+    """``p`` as an Arrow expression (SQL's three-valued logic); ``pyarrow.compute`` is imported
+    here, when rows are filtered, not when a predicate is parsed or prunes files."""
+    import pyarrow.compute as pc
+
     if isinstance(p, And):
         return to_expression(p.left) & to_expression(p.right)
     if isinstance(p, Or):

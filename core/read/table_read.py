@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 from paimon_core.data.parallel import ordered_parallel as _ordered_parallel
 from paimon_core.data.system_columns import KIND, ROW_ID, ROW_POS, SEQ, TRACKING_COLUMNS
 from paimon_core.data.types import AtomicType, to_arrow_type
+from paimon_core.data.values import internal_to_python
 from paimon_core.errors import CorruptMetadata, NullMapKey, UnsupportedFeature
 from paimon_core.fileformat.blob import is_blob_file
 from paimon_core.fileformat.blob import read_values as read_blob_values
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 
 _SEQ_TYPE, _KIND_TYPE = AtomicType(False, "BIGINT"), AtomicType(False, "TINYINT")
 READ_THREADS = min(4, os.cpu_count() or 1)
+# partition column types built from the split's partition instead of decoded (_partition_constants)
+_CONSTANT_ROOTS = frozenset({"CHAR", "VARCHAR", "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "DATE"})
 
 
 def file_levels(files: Sequence[DataFileMeta], parts: list[pa.Table]) -> np.ndarray:
@@ -129,15 +132,17 @@ class TableRead:
         by_id = {fld.id: fld for fld in file_schema.fields}
         if field_ids is not None:
             by_id = {i: fld for i, fld in by_id.items() if i in field_ids}
+        names = self.read_columns if columns is None else columns
+        constants = {} if field_ids is not None else self._partition_constants(split)
+        if not system_columns and all(n in constants for n in names):
+            constants = {}  # something must be decoded to know the file's row count
         wanted, renames = [], []
-        for name in self.read_columns if columns is None else columns:
+        for name in names:
             cur = self.schema.field(name)
-            old = by_id.get(ids.get(name, cur.id))
+            old = None if name in constants else by_id.get(ids.get(name, cur.id))
             if old is not None:
                 wanted.append(old.name)
-                renames.append((old, cur))
-            else:
-                renames.append((None, cur))
+            renames.append((old, cur))
         extra = ([SEQ, KIND] if sequence else [KIND]) if system_columns else []
         path = self._path(split, f)
         types = {SEQ: _SEQ_TYPE, KIND: _KIND_TYPE}
@@ -158,7 +163,9 @@ class TableRead:
         arrays, fields = [], []
         for old, cur in renames:
             target = to_arrow_type(cur.type)
-            if old is None:
+            if cur.name in constants:
+                arr = pa.repeat(pa.scalar(constants[cur.name], target), n)
+            elif old is None:
                 arr = pa.nulls(n, target)
             else:
                 arr = data.column(old.name)
@@ -175,6 +182,19 @@ class TableRead:
             arrays.append(pa.array(np.arange(n, dtype=np.int64) if keep is None else np.flatnonzero(keep)))
             fields.append(pa.field(ROW_POS, pa.int64(), nullable=False))
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+    def _partition_constants(self, split: DataSplit) -> dict[str, object]:
+        """The partition columns a file of ``split`` need not decode: every row of a data file
+        holds its partition's value (writers split rows by partition), so the column is that
+        value repeated, taken from the split's partition. Only for types whose internal value
+        is what Arrow takes (strings, booleans, integers, dates); other partition columns are
+        decoded from the file."""
+        codec = self.table.partition_codec
+        out = {}
+        for key, t, value in zip(codec.keys, codec.types, split.partition):
+            if isinstance(t, AtomicType) and t.root in _CONSTANT_ROOTS:
+                out[key] = internal_to_python(value, t)
+        return out
 
     def _file_schema(self, split: DataSplit, f: DataFileMeta) -> tuple[TableSchema, dict[str, int]]:
         """The schema ``f`` was written with, and the field id of each read column in it: the

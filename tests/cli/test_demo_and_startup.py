@@ -161,18 +161,55 @@ def test_snapshots_does_not_load_pyarrow_or_pyspark(cli, events_table, tmp_path)
     assert not {m for m in mods if m.split(".")[0] in ("pyarrow", "pyspark", "numpy")}
 
 
+# What a count answered from manifests never needs: DuckDB and what DuckDB's Arrow scans pull in
+# (pandas through pyarrow.dataset), Spark, fsspec (a local warehouse goes through os), ORC
+# manifest code (these tables have Avro manifests), the commit and write machinery, Iceberg
+# metadata, the REST catalog, and every command module but the one that runs.
+_COUNT_NEVER = ("pandas", "pyspark", "duckdb", "polars", "fsspec", "pyarrow.dataset", "pyarrow._dataset")
+_COUNT_NEVER_MODULES = ("pyarrow.orc", "paimon_core.commit", "paimon_core.write.table_write")
+_COUNT_NEVER_PACKAGES = (
+    "paimon_core.iceberg",
+    "paimon_core.ops",
+    "paimon_core.compaction",
+    "paimon_cli.rest",
+)
+
+
+def _heavy_on_count_path(mods: set[str], command_module: str) -> set[str]:
+    return {
+        m
+        for m in mods
+        if m.split(".")[0] in _COUNT_NEVER
+        or m in _COUNT_NEVER
+        or m in _COUNT_NEVER_MODULES
+        or m.startswith(tuple(p + "." for p in _COUNT_NEVER_PACKAGES))
+        or m.startswith("paimon_core.metastore.rest")  # rest.py, rest_wire.py, rest_auth.py...
+        or (m.startswith("paimon_cli.commands.") and m != command_module)
+    }
+
+
 def test_sql_count_starts_without_pandas_duckdb_or_pyspark(cli, events_table, tmp_path):
-    """A count/min/max answered from manifests loads neither DuckDB nor what DuckDB's Arrow
-    scans pull in (pandas through pyarrow.dataset and pa.array), nor Spark, nor fsspec. (A WHERE binds
+    """A count/min/max answered from manifests loads none of ``_COUNT_NEVER*``. (A WHERE binds
     its literals as pyarrow scalars, which loads pandas: not pinned here.)"""
     query = "SELECT count(*), min(id) FROM demo.events"
-    mods = _modules_after(["-w", str(cli.wh), "sql", query], tmp_path)
-    assert "paimon_core.engines.sql_aggregates" in mods
-    # fsspec: a local warehouse goes through os (FileIO.fs is opened for other schemes only)
-    heavy = ("pandas", "pyspark", "duckdb", "pyarrow.dataset", "pyarrow._dataset", "polars", "fsspec")
-    assert not {m for m in mods if m.split(".")[0] in heavy or m in heavy}
-    mods = _modules_after(["-w", str(cli.wh), "read", "-t", "demo.events", "--count"], tmp_path)
-    assert not {m for m in mods if m.split(".")[0] in heavy or m in heavy}
+    for output in ("table", "csv", "json"):  # a few rows print row by row, not through Arrow compute
+        mods = _modules_after(["-w", str(cli.wh), "-o", output, "sql", query], tmp_path)
+        assert "paimon_core.engines.sql_aggregates" in mods and "paimon_cli.commands.sql" in mods
+        assert _heavy_on_count_path(mods, "paimon_cli.commands.sql") == set(), output
+        # nor the row reader and Arrow's compute functions: no row is read
+        assert not mods & {"paimon_core.read.table_read", "pyarrow.compute"}, output
+
+
+def test_read_count_starts_without_the_reader_or_the_commit(cli, events_table, tmp_path):
+    """``read --count`` of an append table answers from the manifests' row counts, loading none
+    of ``_COUNT_NEVER*`` either (the row reader it sets up first checks the columns and
+    options, so it loads)."""
+    for output in ("table", "csv"):
+        mods = _modules_after(
+            ["-w", str(cli.wh), "-o", output, "read", "-t", "demo.events", "--count"], tmp_path
+        )
+        assert "paimon_core.read.count" in mods and "paimon_cli.commands.read" in mods
+        assert _heavy_on_count_path(mods, "paimon_cli.commands.read") == set(), output
 
 
 def test_no_pyspark_on_the_read_path(cli, events_table, tmp_path):

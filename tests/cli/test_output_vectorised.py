@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 
-from paimon_cli.output import CsvSink, JsonSink
+from paimon_cli.output import FEW_ROWS, CsvSink, JsonSink
 from tests.core.data.test_text_lines import TYPES, _old, _table
 
 from .conftest import write_parquet
@@ -25,7 +25,7 @@ COLUMNS = {k: v for k, v in TYPES.items() if k not in ("c", "ms", "r")}
 def typed(cli, tmp_path):
     cli("create-table", "db.all", "--schema", ", ".join(f"{k} {v}" for k, v in COLUMNS.items()))
     table = FileSystemCatalog(str(cli.wh)).get_table("db.all")
-    data = _table(11, 400).select(list(COLUMNS))
+    data = _table(11, FEW_ROWS + 100).select(list(COLUMNS))  # past the rows a sink prints row by row
     cli("ingest", write_parquet(Path("all.parquet"), data), "-t", "db.all")
     table = FileSystemCatalog(str(cli.wh)).get_table("db.all")
     return table.new_read().to_arrow(table.plan(table.snapshots.latest()))
@@ -57,8 +57,24 @@ def test_read_text_formats_do_not_go_row_by_row(cli, typed, no_row_printer):
 
     csv_text = csv_header(typed.column_names) + b"".join(b.to_pybytes() for b in csv_lines(typed))
     assert cli("-o", "csv", "read", "-t", "db.all").stdout_bytes == csv_text
-    json_text = b"".join(b.to_pybytes() for b in json_lines(typed.slice(0, 3)))
-    assert cli("-o", "json", "read", "-t", "db.all", "--limit", "3").stdout_bytes == json_text
+    n = FEW_ROWS + 50
+    json_text = b"".join(b.to_pybytes() for b in json_lines(typed.slice(0, n)))
+    assert cli("-o", "json", "read", "-t", "db.all", "--limit", str(n)).stdout_bytes == json_text
+
+
+def test_a_few_rows_go_row_by_row(cli, typed, monkeypatch):
+    """Up to FEW_ROWS rows the row printer prints (the same bytes, without the vectorised
+    writers, whose first conversion of a Python value loads pandas)."""
+    from paimon_core.data import text_lines
+
+    def refuse(table):
+        raise AssertionError("a few rows went through the vectorised writers")
+
+    monkeypatch.setattr(text_lines, "csv_lines", refuse)
+    monkeypatch.setattr(text_lines, "json_lines", refuse)
+    few = typed.slice(0, 20)
+    assert cli("-o", "csv", "read", "-t", "db.all", "--limit", "20").stdout_bytes == _old(few, CsvSink)
+    assert cli("-o", "json", "read", "-t", "db.all", "--limit", "20").stdout_bytes == _old(few, JsonSink)
 
 
 def test_sql_types_without_a_text_form_go_row_by_row(cli):
