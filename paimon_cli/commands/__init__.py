@@ -3,7 +3,7 @@ serves. ``COMMANDS`` names every root command, its module and its help line, in 
 ``paimon --help``: the root lists commands from it and imports a module only when one of its
 commands runs (or shows its own help), so ``paimon sql`` does not pay for ``rest-server``.
 
-Invariant (tests/cli/test_lazy_commands.py): each module's commands are exactly the names
+Invariant (tests/cli/test_lazy_group.py): each module's commands are exactly the names
 ``COMMANDS`` gives it, and each help line is the first paragraph of that command's help.
 """
 
