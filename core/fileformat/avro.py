@@ -32,6 +32,7 @@ import zlib
 import fastavro
 import fastavro.write
 import pyarrow as pa
+from paimon_core.data.arrow_nesting import with_leaf_types
 from paimon_core.errors import InvalidInput
 from paimon_core.storage.file_io import FileIO
 
@@ -182,21 +183,17 @@ def file_schema(schema: pa.Schema) -> list:
     return _avro_type(pa.struct(list(schema)), True, RECORD_NAME)
 
 
-def _physical(t: pa.DataType) -> pa.DataType:
-    """Arrow type whose Python values fastavro writes as Java does (epoch ints for time types)."""
+def _physical_leaf(t: pa.DataType) -> pa.DataType:
     if pa.types.is_timestamp(t):
         return pa.int64()
     if pa.types.is_date32(t) or pa.types.is_time32(t) or pa.types.is_int8(t) or pa.types.is_int16(t):
         return pa.int32()
-    if pa.types.is_list(t):
-        return pa.list_(t.value_field.with_type(_physical(t.value_type)))
-    if pa.types.is_map(t):
-        return pa.map_(
-            t.key_field.with_type(_physical(t.key_type)), t.item_field.with_type(_physical(t.item_type))
-        )
-    if pa.types.is_struct(t):
-        return pa.struct([t.field(i).with_type(_physical(t.field(i).type)) for i in range(t.num_fields)])
     return t
+
+
+def _physical(t: pa.DataType) -> pa.DataType:
+    """Arrow type whose Python values fastavro writes as Java does (epoch ints for time types)."""
+    return with_leaf_types(t, _physical_leaf)
 
 
 def _fixer(t: pa.DataType):

@@ -35,6 +35,7 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.arrow_nesting import with_leaf_types
 from paimon_core.data.types import MAX_LENGTH, ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.errors import InvalidInput
 from paimon_core.storage.file_io import FileIO
@@ -60,19 +61,7 @@ CODECS = {"none": "uncompressed", "zlib": "zlib", "snappy": "snappy", "lz4": "lz
 
 def physical_type(t: pa.DataType) -> pa.DataType:
     """The Arrow type written for a column of Arrow type ``t`` (TIME becomes int32 millis)."""
-    if pa.types.is_time32(t) or pa.types.is_time64(t):
-        return pa.int32()
-    if pa.types.is_list(t):
-        f = t.value_field
-        return pa.list_(f.with_type(physical_type(f.type)))
-    if pa.types.is_map(t):
-        return pa.map_(
-            t.key_field.with_type(physical_type(t.key_type)),
-            t.item_field.with_type(physical_type(t.item_type)),
-        )
-    if pa.types.is_struct(t):
-        return pa.struct([t.field(i).with_type(physical_type(t.field(i).type)) for i in range(t.num_fields)])
-    return t
+    return with_leaf_types(t, lambda x: pa.int32() if pa.types.is_time32(x) or pa.types.is_time64(x) else x)
 
 
 def physical_schema(schema: pa.Schema) -> pa.Schema:

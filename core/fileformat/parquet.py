@@ -18,21 +18,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from paimon_core.data.arrow_nesting import leaf_types, with_leaf_types
 from paimon_core.fileformat.parquet_footer import FooterPatchingSink
 from paimon_core.storage.file_io import FileIO
 
 
 def _any_type(t: pa.DataType, pred) -> bool:
-    """True if ``t`` or any type nested in it satisfies ``pred``."""
-    if pred(t):
-        return True
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return _any_type(t.value_type, pred)
-    if pa.types.is_map(t):
-        return _any_type(t.key_type, pred) or _any_type(t.item_type, pred)
-    if pa.types.is_struct(t):
-        return any(_any_type(t.field(i).type, pred) for i in range(t.num_fields))
-    return False
+    """True if a leaf type of ``t`` (``t`` itself when not nested) satisfies ``pred``."""
+    return any(pred(x) for x in leaf_types(t))
 
 
 def _has_nanos(t: pa.DataType) -> bool:
@@ -89,22 +82,7 @@ def raw_int64_columns(schema: pa.Schema) -> list[str]:
 def file_type(t: pa.DataType) -> pa.DataType:
     """``t`` with every timestamp of precision <= 6 in it replaced by INT64; nested fields keep
     their names, nullability and metadata (the Parquet field ids)."""
-    if _below_nanos(t):
-        return pa.int64()
-    if pa.types.is_map(t):
-        key, item = t.key_field, t.item_field
-        return pa.map_(
-            key.with_type(file_type(key.type)),
-            item.with_type(file_type(item.type)),
-            keys_sorted=t.keys_sorted,
-        )
-    if pa.types.is_list(t):
-        return pa.list_(t.value_field.with_type(file_type(t.value_type)))
-    if pa.types.is_large_list(t):
-        return pa.large_list(t.value_field.with_type(file_type(t.value_type)))
-    if pa.types.is_struct(t):
-        return pa.struct([t.field(i).with_type(file_type(t.field(i).type)) for i in range(t.num_fields)])
-    return t
+    return with_leaf_types(t, lambda x: pa.int64() if _below_nanos(x) else x)
 
 
 def to_file_layout(table: pa.Table, raw_int64: list[str]) -> pa.Table:

@@ -24,6 +24,7 @@ import base64
 import struct
 
 import pyarrow as pa
+from paimon_core.data.arrow_nesting import leaf_types
 from paimon_core.fileformat import thrift_compact as tc
 
 MAGIC = b"PAR1"
@@ -75,17 +76,6 @@ def _top_level(elements: list[tc.Struct]) -> list[list[tc.Struct]]:
     return out
 
 
-def _arrow_leaves(t: pa.DataType) -> list[pa.DataType]:
-    """The primitive types in ``t``, depth first: the order of their Parquet leaf columns."""
-    if pa.types.is_map(t):
-        return _arrow_leaves(t.key_type) + _arrow_leaves(t.item_type)
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return _arrow_leaves(t.value_type)
-    if pa.types.is_struct(t):
-        return [leaf for i in range(t.num_fields) for leaf in _arrow_leaves(t.field(i).type)]
-    return [t]
-
-
 def _arrow_schema_with(value: bytes, types: dict[str, pa.DataType]) -> bytes:
     """The base64 ``ARROW:schema`` value with the named fields' types replaced (metadata kept)."""
     schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(value)))
@@ -110,7 +100,7 @@ def annotate_timestamps(footer: bytes, columns: dict[str, pa.DataType]) -> bytes
         if t is None:
             continue
         leaves = [el for el in subtree if not _children(el)]
-        types = _arrow_leaves(t)
+        types = list(leaf_types(t))
         if len(leaves) != len(types):
             raise FooterError(f"column {name} has {len(leaves)} leaf columns, its type {len(types)}")
         for el, leaf in zip(leaves, types):
