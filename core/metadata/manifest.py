@@ -85,11 +85,9 @@ _FILE_SCHEMA = {
 
 
 def java_record_schema(fields: list[dict]):
-    """A top-level Avro schema as Java Paimon writes it: ``["null", record]``, the record named
-    ``org.apache.paimon.avro.generated.record``."""
-    return fastavro.parse_schema(
-        ["null", {"type": "record", "name": "record", "namespace": NS, "fields": fields}]
-    )
+    """A top-level Avro schema as Java Paimon writes it: a plain (non-null) record named
+    ``org.apache.paimon.avro.generated.record``; readers such as ClickHouse's refuse a union."""
+    return fastavro.parse_schema({"type": "record", "name": "record", "namespace": NS, "fields": fields})
 
 
 ENTRY_SCHEMA = java_record_schema(

@@ -92,9 +92,9 @@ def test_java_metadata_read_then_ours_on_top(java, tmp_path):
     wh = tmp_path / "wh"
     _java_table(java, wh)
     if java.version == "0.9":
-        # Java 0.9's manifests and manifest lists carry no Iceberg field ids (and are a nullable
-        # union): pyiceberg cannot read them. Our next commit replaces them (metadata afresh).
-        with pytest.raises(TypeError):  # pyiceberg's Avro schema conversion of the union
+        # Java 0.9's manifests and manifest lists carry no Iceberg field ids: pyiceberg cannot
+        # read them. Our next commit replaces them (metadata afresh).
+        with pytest.raises(TypeError):  # pyiceberg's Avro schema conversion without field ids
             _iceberg(wh).scan().to_arrow()
         java_ids = None
     else:

@@ -143,7 +143,7 @@ def test_compact_merges_waiting_rows_and_pypaimon_agrees(written, pypaimon, tmp_
 def _avro_fields(path: Path) -> list:
     r = fastavro.reader(io.BytesIO(path.read_bytes()))
     schema = r.writer_schema
-    if isinstance(schema, list):  # Java's writers make the top record nullable: ["null", record]
+    if isinstance(schema, list):  # Java's Avro data files make the top record nullable: ["null", record]
         schema = next(s for s in schema if s != "null")
     return [(f["name"], f["type"]) for f in schema["fields"]], r.metadata.get("avro.codec")
 

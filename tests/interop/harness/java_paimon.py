@@ -1,4 +1,4 @@
-"""Java Paimon 0.9 and 1.4.2 as batch oracles for interop tests.
+"""Java Paimon 0.9, 1.4.2 and 2.0.0 as batch oracles for interop tests.
 
 `ensure_java_classpath(version=...)` fetches that release's jars and compiles `java/InteropDriver.java`
 with `java/compat/<release line>/Compat.java` (the calls whose API differs) into the cache folder
@@ -58,8 +58,22 @@ PAIMON_14_JARS = (
         "org.slf4j", "slf4j-api", "1.7.32", "3624f8474c1af46d75f98bc097d7864a323c81b3808aa43689a6e1c601c027be"
     ),
 )
-# version -> the compat source folder under java/compat/
-VERSIONS = {"0.9": "0.9", "1.4.2": "1.4"}
+# Java Paimon 2.0.0: Central serves no paimon-bundle 2.0.0; paimon-flink-2.0 2.0.0 shades the whole
+# 2.0.0 core (catalogs, formats, REST client, Iceberg) and runs without a Flink class on the
+# classpath. Its other dependencies are 1.4.2's.
+PAIMON_20_JARS = (
+    MavenJar(
+        "org.apache.paimon",
+        "paimon-flink-2.0",
+        "2.0.0",
+        "f9999454cd1827da1a96556a6ef0525a98fddcfa4370837a51119fecc181f5f0",
+    ),
+    *PAIMON_14_JARS[1:],
+)
+# version -> the compat source folder under java/compat/ (2.0.0's API is 1.4's for every call the
+# driver makes)
+VERSIONS = {"0.9": "0.9", "1.4.2": "1.4", "2.0.0": "1.4"}
+MAVEN_JARS = {"1.4.2": PAIMON_14_JARS, "2.0.0": PAIMON_20_JARS}
 DEFAULT_VERSION = "0.9"
 
 __all__ = ["JavaPaimon", "ensure_java_classpath", "InteropError", "VERSIONS"]
@@ -141,11 +155,11 @@ def _fetch_hadoop_jars(root: Path) -> list[Path]:
 
 
 def _paimon_libs(root: Path, version: str) -> list[Path]:
-    """The Java Paimon jars of ``version`` (0.9: the bridge jar in ``root``; 1.4.2: Maven Central
-    into ``root/1.4.2``)."""
+    """The Java Paimon jars of ``version`` (0.9: the bridge jar in ``root``; 1.4.2 and 2.0.0: Maven
+    Central into ``root/<version>``)."""
     if version == "0.9":
         return [_fetch_paimon_jar(root)]
-    return fetch_jars(root / version, PAIMON_14_JARS)
+    return fetch_jars(root / version, MAVEN_JARS[version])
 
 
 def _sources(version: str) -> list[Path]:
@@ -274,7 +288,7 @@ def _cds_archive(root: Path, cp: str, digest: str) -> Path | None:
 
 
 def version_id(version: str) -> str:
-    """``0.9`` -> ``java09``, ``1.4.2`` -> ``java14`` (pytest ids: ``-k java14`` runs one lane)."""
+    """``0.9`` -> ``java09``, ``1.4.2`` -> ``java14``, ``2.0.0`` -> ``java20`` (pytest ids: ``-k java14`` runs one lane)."""
     return "java" + "".join(version.split(".")[:2])
 
 
@@ -308,7 +322,7 @@ def ensure_java_classpath(
 
 
 class JavaPaimon(BatchDriver):
-    """Runs batches of requests through Java Paimon ``version`` (0.9 or 1.4.2): one JVM per `run` call.
+    """Runs batches of requests through Java Paimon ``version`` (0.9, 1.4.2 or 2.0.0): one JVM per `run` call.
 
     >>> JavaPaimon(version="1.4.2").run([{"op": "read", "warehouse": wh, "table": "db.t"}])[0]["rows"]
     """
