@@ -26,3 +26,6 @@ def spark_connector(tmp_path_factory):
     driver = start_spark(root / "spark.log", root / "wh")
     yield driver
     driver.close()
+
+
+from tests.interop.conftest import java20  # noqa: E402,F401 - Java Paimon 2.0.0 writes the lanes' twins

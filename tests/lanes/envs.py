@@ -6,6 +6,7 @@ Everything lives under the interop cache root (``$PAIMON_CLI_INTEROP_CACHE`` or
 * ``flink-1.20/venv``: PyFlink 1.20 (``apache-flink==1.20.*``);
 * ``spark-3.5/venv``: PySpark 3.5 (``pyspark==3.5.*``), also the source of the Hadoop client
   jars the Flink lane puts in ``pipeline.jars``;
+* ``chdb-4.4/venv``: chDB 4.4 (ClickHouse 26.9 embedded, with its native Paimon reader);
 * ``lanes-jars/``: ``paimon-flink-1.20`` 1.3.1 and ``paimon-spark-3.5`` 0.9.0 from Maven
   Central, each moved into place only after its SHA-1 equals the pinned one.
 
@@ -24,6 +25,7 @@ from tests.interop.harness.pypaimon_env import _clean_env, ensure_venv
 
 FLINK_REQUIREMENTS = ["apache-flink==1.20.*"]
 SPARK_REQUIREMENTS = ["pyspark==3.5.*"]
+CHDB_REQUIREMENTS = ["chdb==4.4.0"]
 # (group path, artifact, version, sha1)
 PAIMON_FLINK = MavenJar(
     "org.apache.paimon", "paimon-flink-1.20", "1.3.1", "500be697f0cb81b68d5356e9025aba756c7b42c9"
@@ -33,7 +35,15 @@ PAIMON_SPARK = MavenJar(
 )
 HADOOP_JARS = ("hadoop-client-api-", "hadoop-client-runtime-")
 
-__all__ = ["lane_env", "ensure_venv", "flink_python", "spark_python", "connector_jar", "hadoop_jars"]
+__all__ = [
+    "lane_env",
+    "ensure_venv",
+    "flink_python",
+    "spark_python",
+    "chdb_python",
+    "connector_jar",
+    "hadoop_jars",
+]
 
 
 def lane_env() -> dict[str, str]:
@@ -50,6 +60,10 @@ def flink_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
 
 def spark_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
     return ensure_venv("spark-3.5", SPARK_REQUIREMENTS, cache_dir)
+
+
+def chdb_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    return ensure_venv("chdb-4.4", CHDB_REQUIREMENTS, cache_dir)
 
 
 def connector_jar(jar: MavenJar, cache_dir: str | os.PathLike[str] | None = None) -> str:
