@@ -1,39 +1,61 @@
 """How the suite splits over pytest-xdist workers (``-n 2 --dist loadgroup``, the README's test
-command): the tests sharing a session engine run on one worker, so each engine starts once per
-run; every other test goes with its module, so module fixtures are set up once.
+command): the modules sharing a session engine run on one worker, so each engine starts once per
+run; every other module is a unit of its own, so its module fixtures are set up once.
+
+xdist's own ``loadgroup`` reads ``xdist_group`` marks through a node id suffix that pytest 9 no
+longer keeps, so this plugin brings its own scheduler (xdist's scope scheduler with our scopes).
+The controller sees node ids only, so a group is named by the modules whose tests use the
+engine's fixture (`ENGINE_GROUPS`; tests/test_xdist_groups.py keeps it true).
 
 The engine groups are scheduled first, in `ENGINE_GROUPS` order, so that no worker picks up a
-long group at the end while the other one idles. Runs after pytest's own reordering (which keeps
-each session parameter's tests together) and after deselection.
+long group at the end while the other one idles: each worker collects the tests in that order
+(a stable sort after pytest's own reordering, which keeps each session parameter's tests together).
 """
 
 from __future__ import annotations
 
 import pytest
 
-ENGINE_GROUPS = {  # session fixture -> group
-    "engine": "spark-engines",  # local, Connect and standalone Spark (tests/spark)
-    "flink": "flink-lane",
-    "spark_connector": "spark35-lane",
-    "hive_ms": "hive-metastore",
-    "java_hive": "hive-metastore",
+# group -> (the session fixtures it shares, the module path prefixes whose tests use them)
+ENGINE_GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "spark-engines": (("engine",), ("tests/spark/",)),  # local, Connect and standalone Spark
+    "flink-lane": (("flink",), ("tests/lanes/test_flink_",)),
+    "spark35-lane": (("spark_connector",), ("tests/lanes/test_spark_connector",)),
+    "hive-metastore": (
+        ("hive_ms", "java_hive"),
+        ("tests/catalog/test_hive_", "tests/safety/test_faults.py"),
+    ),
 }
 
 
-def xdist_group_of(item: pytest.Item) -> str:
-    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    for fixture, group in ENGINE_GROUPS.items():
-        if any(d.scope == "session" for d in defs.get(fixture, ())):
+def group_of(nodeid: str) -> str:
+    module = nodeid.split("::", 1)[0]
+    for group, (_, prefixes) in ENGINE_GROUPS.items():
+        if module.startswith(prefixes):
             return group
-    return item.nodeid.split("::", 1)[0]
+    return module
 
 
-@pytest.hookimpl(trylast=True)
+def _rank(nodeid: str) -> int:
+    groups = list(ENGINE_GROUPS)
+    group = group_of(nodeid)
+    return groups.index(group) if group in ENGINE_GROUPS else len(groups)
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_collection_modifyitems(config, items):
-    if getattr(config.option, "dist", "no") != "loadgroup":
-        return
-    groups = {id(item): xdist_group_of(item) for item in items}
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
-    order = {g: i for i, g in enumerate(dict.fromkeys(ENGINE_GROUPS.values()))}
-    items.sort(key=lambda item: order.get(groups[id(item)], len(order)))  # stable
+    yield
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        items.sort(key=lambda item: _rank(item.nodeid))  # stable
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class EngineGroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return EngineGroupScheduling(config, log)

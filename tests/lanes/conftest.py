@@ -9,12 +9,18 @@ from __future__ import annotations
 import pytest
 
 from .engines import start_flink, start_spark
+from .envs import FLINK_VERSIONS
 
 
-@pytest.fixture(scope="session")
-def flink(tmp_path_factory):
-    root = tmp_path_factory.mktemp("flink-lane")
-    driver = start_flink(root / "flink.log", checkpoint_interval="1s")  # for its streaming jobs
+@pytest.fixture(
+    scope="session", params=list(FLINK_VERSIONS), ids=[f"flink{v.replace('.', '')}" for v in FLINK_VERSIONS]
+)
+def flink(request, tmp_path_factory):
+    """The session's Flink of one version (every Flink test runs on each: `-k flink20` one lane)."""
+    root = tmp_path_factory.mktemp(f"flink-{request.param}-lane")
+    driver = start_flink(
+        root / "flink.log", checkpoint_interval="1s", version=request.param
+    )  # for its streaming jobs
     yield driver
     driver.close()
 

@@ -1,5 +1,6 @@
-"""The two engines of the lanes as objects the tests hold: a Flink 1.20 driver (paimon-flink
-1.3.1) and a Spark 3.5 driver (paimon-spark 0.9.0), each a LaneDriver process in its own venv.
+"""The engines of the lanes as objects the tests hold: a Flink driver (1.20 with paimon-flink
+1.3.1, or 2.0 with paimon-flink 2.0.0) and a Spark 3.5 driver (paimon-spark 0.9.0), each a
+LaneDriver process in its own venv.
 
 `start_flink(log, ...)` starts one PyFlink process (the session's, or a streaming job's that a
 test kills and restarts); `start_spark(log, warehouse)` starts the session's Spark.
@@ -14,7 +15,7 @@ from typing import Any
 
 from .driver import LaneDriver
 from .envs import (
-    PAIMON_FLINK,
+    FLINK_VERSIONS,
     PAIMON_SPARK,
     connector_jar,
     flink_python,
@@ -28,12 +29,16 @@ HERE = Path(__file__).resolve().parent
 __all__ = ["Flink", "Spark", "start_flink", "start_spark", "flink_jars"]
 
 
-def flink_jars(cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
-    return [connector_jar(PAIMON_FLINK, cache_dir), *hadoop_jars(cache_dir)]
+def flink_jars(version: str = "1.20", cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    return [connector_jar(FLINK_VERSIONS[version][1], cache_dir), *hadoop_jars(cache_dir)]
 
 
 class Flink(LaneDriver):
-    """PyFlink 1.20 with paimon-flink-1.20 1.3.1 (flink_driver.py)."""
+    """PyFlink with Paimon's connector for it (flink_driver.py); `version` is Flink's ("1.20", "2.0")."""
+
+    def __init__(self, *args: Any, version: str, **kw: Any):
+        super().__init__(*args, **kw)
+        self.version = version
 
     def sql(self, warehouse: Path, *statements: str, mode: str = "batch") -> list[Any]:
         return self.call("sql", mode=mode, statements=list(statements), warehouse=str(warehouse))
@@ -64,16 +69,21 @@ class Spark(LaneDriver):
 
 
 def start_flink(
-    log: Path, checkpoints: Path | None = None, restore: Path | None = None, checkpoint_interval: str = "2s"
+    log: Path,
+    checkpoints: Path | None = None,
+    restore: Path | None = None,
+    checkpoint_interval: str = "2s",
+    version: str = "1.20",
 ) -> Flink:
     args = {
-        "jars": flink_jars(),
+        "jars": flink_jars(version),
         "checkpoints": str(checkpoints) if checkpoints else None,
         "restore": str(restore) if restore else None,
         "checkpoint_interval": checkpoint_interval,
     }
-    cmd = [flink_python(), str(HERE / "flink_driver.py"), json.dumps(args)]
-    return Flink("Flink 1.20 (paimon-flink 1.3.1)", cmd, lane_env(), log)
+    cmd = [flink_python(version), str(HERE / "flink_driver.py"), json.dumps(args)]
+    jar = FLINK_VERSIONS[version][1]
+    return Flink(f"Flink {version} ({jar.artifact} {jar.version})", cmd, lane_env(), log, version=version)
 
 
 def start_spark(log: Path, warehouse: Path) -> Spark:

@@ -3,12 +3,12 @@
 Everything lives under the interop cache root (``$PAIMON_CLI_INTEROP_CACHE`` or
 ``~/.cache/paimon-cli-interop``) and is built under a file lock, so parallel runs build it once:
 
-* ``flink-1.20/venv``: PyFlink 1.20 (``apache-flink==1.20.*``);
+* ``flink-1.20/venv``, ``flink-2.0/venv``: PyFlink 1.20 and 2.0 (``apache-flink==1.20.*``, ``==2.0.*``);
 * ``spark-3.5/venv``: PySpark 3.5 (``pyspark==3.5.*``), also the source of the Hadoop client
   jars the Flink lane puts in ``pipeline.jars``;
 * ``chdb-4.4/venv``: chDB 4.4 (ClickHouse 26.9 embedded, with its native Paimon reader);
-* ``lanes-jars/``: ``paimon-flink-1.20`` 1.3.1 and ``paimon-spark-3.5`` 0.9.0 from Maven
-  Central, each moved into place only after its SHA-1 equals the pinned one.
+* ``lanes-jars/``: ``paimon-flink-1.20`` 1.3.1, ``paimon-flink-2.0`` 2.0.0 and ``paimon-spark-3.5``
+  0.9.0 from Maven Central, each moved into place only after its digest equals the pinned one.
 
 A venv is complete only when its stamp file holds the exact requirement list it was built with
 (``ensure_venv``, shared with the pypaimon harness).
@@ -23,7 +23,6 @@ from tests.interop.harness._common import InteropError, cache_root, file_lock
 from tests.interop.harness.maven import MavenJar, fetch_jars
 from tests.interop.harness.pypaimon_env import _clean_env, ensure_venv
 
-FLINK_REQUIREMENTS = ["apache-flink==1.20.*"]
 SPARK_REQUIREMENTS = ["pyspark==3.5.*"]
 CHDB_REQUIREMENTS = ["chdb==4.4.0"]
 # (group path, artifact, version, sha1)
@@ -33,6 +32,17 @@ PAIMON_FLINK = MavenJar(
 PAIMON_SPARK = MavenJar(
     "org.apache.paimon", "paimon-spark-3.5", "0.9.0", "8dfa6c87a1b9ca142bbb40fc0dbf4329746ca699"
 )
+PAIMON_FLINK_20 = MavenJar(
+    "org.apache.paimon",
+    "paimon-flink-2.0",
+    "2.0.0",
+    "f9999454cd1827da1a96556a6ef0525a98fddcfa4370837a51119fecc181f5f0",
+)
+# Flink version -> (the PyFlink requirement of its venv, Paimon's connector for it)
+FLINK_VERSIONS = {
+    "1.20": (["apache-flink==1.20.*"], PAIMON_FLINK),
+    "2.0": (["apache-flink==2.0.*"], PAIMON_FLINK_20),
+}
 HADOOP_JARS = ("hadoop-client-api-", "hadoop-client-runtime-")
 
 __all__ = [
@@ -54,8 +64,8 @@ def lane_env() -> dict[str, str]:
     return env
 
 
-def flink_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
-    return ensure_venv("flink-1.20", FLINK_REQUIREMENTS, cache_dir)
+def flink_python(version: str = "1.20", cache_dir: str | os.PathLike[str] | None = None) -> str:
+    return ensure_venv(f"flink-{version}", FLINK_VERSIONS[version][0], cache_dir)
 
 
 def spark_python(cache_dir: str | os.PathLike[str] | None = None) -> str:

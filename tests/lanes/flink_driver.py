@@ -1,4 +1,4 @@
-"""PyFlink 1.20 driver (runs in the lane's own venv; see flink.py for its requests).
+"""PyFlink driver, 1.20 or 2.0 (runs in the lane's own venv; see engines.py for its requests).
 
 argv: a JSON object {"jars": [...], "checkpoints": DIR or null, "restore": DIR or null}.
 One TableEnvironment per mode, created on first use, both with ``pipeline.jars`` = the Paimon
@@ -38,6 +38,12 @@ LOOPBACK = {
 }
 KINDS = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
 ARGS = json.loads(sys.argv[1])
+# checkpoint keys: 2.0 removed the `state.checkpoints.*` and `execution.savepoint.path` names that
+# 1.20 still takes (the new ones date from 1.20, the old ones are kept for it)
+_FLINK2 = int(__import__("pyflink.version").version.__version__.split(".")[0]) >= 2
+CHECKPOINT_DIR = "execution.checkpointing.dir" if _FLINK2 else "state.checkpoints.dir"
+CHECKPOINTS_RETAINED = "execution.checkpointing.num-retained" if _FLINK2 else "state.checkpoints.num-retained"
+RESTORE_FROM = "execution.state-recovery.path" if _FLINK2 else "execution.savepoint.path"
 ENVS: dict[str, TableEnvironment] = {}
 CATALOGS: dict[tuple[str, str], str] = {}
 JOBS: dict[str, object] = {}
@@ -54,13 +60,13 @@ def _env(mode: str) -> TableEnvironment:
         if mode == "streaming":
             conf.set_string("execution.checkpointing.interval", str(ARGS.get("checkpoint_interval", "2s")))
             if ARGS.get("checkpoints"):
-                conf.set_string("state.checkpoints.dir", Path(ARGS["checkpoints"]).resolve().as_uri())
+                conf.set_string(CHECKPOINT_DIR, Path(ARGS["checkpoints"]).resolve().as_uri())
                 conf.set_string(
                     "execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION"
                 )
-                conf.set_string("state.checkpoints.num-retained", "3")
+                conf.set_string(CHECKPOINTS_RETAINED, "3")
             if ARGS.get("restore"):
-                conf.set_string("execution.savepoint.path", Path(ARGS["restore"]).resolve().as_uri())
+                conf.set_string(RESTORE_FROM, Path(ARGS["restore"]).resolve().as_uri())
         builder = EnvironmentSettings.new_instance().with_configuration(conf)
         settings = (builder.in_batch_mode() if mode == "batch" else builder.in_streaming_mode()).build()
         ENVS[mode] = TableEnvironment.create(settings)
@@ -77,6 +83,12 @@ def _catalog(t_env: TableEnvironment, mode: str, warehouse: str) -> None:
     t_env.use_catalog(CATALOGS[key])
 
 
+def _column_names(result) -> list[str]:
+    if hasattr(result, "get_resolved_schema"):  # 2.0 removed TableSchema
+        return list(result.get_resolved_schema().get_column_names())
+    return list(result.get_table_schema().get_field_names())
+
+
 def sql(mode: str, statements: list[str], warehouse: str) -> list:
     t_env = _env(mode)
     _catalog(t_env, mode, warehouse)
@@ -85,7 +97,7 @@ def sql(mode: str, statements: list[str], warehouse: str) -> list:
         result = t_env.execute_sql(stmt)
         head = stmt.lstrip().split(None, 1)[0].upper()
         if head in ("SELECT", "WITH"):
-            names = result.get_table_schema().get_field_names()
+            names = _column_names(result)
             rows = []
             with result.collect() as it:
                 for row in it:

@@ -1,4 +1,4 @@
-"""Warm the lanes' caches before pytest (CI): the PyFlink 1.20, PySpark 3.5 and chDB venvs and the
+"""Warm the lanes' caches before pytest (CI): the PyFlink 1.20 and 2.0, PySpark 3.5 and chDB venvs and the
 pinned paimon-flink / paimon-spark jars (see envs.py). Starts no engine.
 
     python -m tests.lanes.prepare [--cache-dir DIR]
@@ -11,7 +11,7 @@ import sys
 import time
 
 from .engines import flink_jars
-from .envs import PAIMON_SPARK, chdb_python, connector_jar, flink_python, spark_python
+from .envs import FLINK_VERSIONS, PAIMON_SPARK, chdb_python, connector_jar, flink_python, spark_python
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"spark lane: python {spark_python(args.cache_dir)}; jar {connector_jar(PAIMON_SPARK, args.cache_dir)}"
     )
-    print(f"flink lane: python {flink_python(args.cache_dir)}; jars {', '.join(flink_jars(args.cache_dir))}")
+    for version in FLINK_VERSIONS:
+        python, jars = flink_python(version, args.cache_dir), flink_jars(version, args.cache_dir)
+        print(f"flink {version} lane: python {python}; jars {', '.join(jars)}")
     print(f"clickhouse lane: python {chdb_python(args.cache_dir)}")
     print(f"lanes: ready in {time.time() - t:.1f}s")
     return 0

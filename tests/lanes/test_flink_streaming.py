@@ -126,7 +126,9 @@ def test_streamed_changelog_equals_the_jobs_input_across_kills(flink, options, k
     compactor = Compactor(wh) if options.get("write-only") == "true" else None
 
     job_side = (
-        start_flink(tmp_path / "job0.log", checkpoints=ck, checkpoint_interval="1s") if kill_flink else flink
+        start_flink(tmp_path / "job0.log", checkpoints=ck, checkpoint_interval="1s", version=flink.version)
+        if kill_flink
+        else flink
     )
     try:
         job = submit(job_side, wh)
@@ -152,7 +154,9 @@ def test_streamed_changelog_equals_the_jobs_input_across_kills(flink, options, k
         runs.append(tmp_path / "stream1.jsonl")
         stream = start_stream(wh, runs[-1])
         if kill_flink:
-            job_side = start_flink(tmp_path / "job1.log", checkpoints=ck, restore=latest_checkpoint(ck))
+            job_side = start_flink(
+                tmp_path / "job1.log", checkpoints=ck, restore=latest_checkpoint(ck), version=flink.version
+            )
             job = submit(job_side, wh)
         job_side.wait(job, timeout=600)
     finally:

@@ -1,0 +1,50 @@
+"""The xdist groups (tests/xdist_groups.py) name every module whose tests use a group's session
+engine, so that engine starts on one worker only."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.xdist_groups import ENGINE_GROUPS, group_of
+
+TESTS = Path(__file__).resolve().parent
+SIGNATURE = re.compile(r"^\s*def \w+\(([^)]*)\)", re.M | re.S)
+
+
+def _uses(source: str, fixture: str) -> bool:
+    return any(re.search(rf"\b{fixture}\b", params) for params in SIGNATURE.findall(source))
+
+
+def _defined_in(fixture: str) -> list[Path]:
+    """The folders whose conftest.py defines `fixture`: only tests under them can use it."""
+    found = [
+        c.parent for c in TESTS.rglob("conftest.py") if re.search(rf"^def {fixture}\(", c.read_text(), re.M)
+    ]
+    assert found, f"no conftest.py defines {fixture}"
+    return found
+
+
+def _imports(source: str, fixture: str) -> bool:
+    """A module importing the fixture from a conftest elsewhere (and using it, maybe dynamically)."""
+    return bool(re.search(rf"^from tests\.[\w.]+ import .*\b{fixture}\b", source, re.M))
+
+
+def test_engine_groups_name_every_user():
+    missing = []
+    for group, (fixtures, _) in ENGINE_GROUPS.items():
+        for fixture in fixtures:
+            folders = _defined_in(fixture)
+            for path in sorted(TESTS.rglob("test_*.py")):
+                source = path.read_text()
+                under = any(folder in path.parents for folder in folders)
+                if (under and _uses(source, fixture)) or _imports(source, fixture):
+                    rel = path.relative_to(TESTS.parent).as_posix()
+                    if group_of(f"{rel}::t") != group:
+                        missing.append((rel, group))
+    assert missing == [], f"modules using a group's engine outside its prefixes: {missing}"
+
+
+def test_groups_keep_other_modules_apart():
+    assert group_of("tests/cli/test_read.py::test_x[a]") == "tests/cli/test_read.py"
+    assert group_of("tests/spark/test_spark_cli.py::test_y") == "spark-engines"
