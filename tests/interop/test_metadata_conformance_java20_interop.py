@@ -24,7 +24,7 @@ from tests.interop.option_twins import KV, Case, create_ours, java_create, kv, o
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 RECORD = "org.apache.paimon.avro.generated.record"
-# fields we write after Java 2.0's last one: Paimon master added them (FORMAT-1X: data evolution's
+# fields we write after Java 2.0's last one: Paimon master added them (data evolution's
 # per-column sequences; the manifest list's bucket count and sidecar files). All nullable with a
 # null default, so any Avro reader resolving by name (Java, pypaimon, ClickHouse) skips them.
 EXTRA_FIELDS = {
