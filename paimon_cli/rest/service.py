@@ -204,7 +204,11 @@ class CatalogService:
         if snap.schema_id not in table.schemas.list_ids():  # the branch's own schemas on a branch
             raise bad_request(f"snapshot {snap.id} names schema {snap.schema_id}, which the table lacks")
         latest = table.snapshots.latest()
-        if (latest.uuid if latest else None) != base or snap.id != (latest.id + 1 if latest else 1):
+        # a client that names its base (Java 2.0) must have built on the latest; one that does not
+        # (Java 1.4.2, whose snapshots have no uuid) is checked by the snapshot id alone, as the
+        # filesystem catalog checks it
+        stale_base = base is not None and (latest.uuid if latest else None) != base
+        if stale_base or snap.id != (latest.id + 1 if latest else 1):
             return {"success": False}  # built on a snapshot that is no longer the latest
         with table.env.lock():
             ok = table.snapshots.try_commit(snap)

@@ -199,11 +199,13 @@ def test_a_commit_on_a_stale_base_is_refused_and_writes_nothing(rest_server, tmp
     table_id = c.call("GET", f"{V1}/databases/stale_db/tables/t").body["id"]
     forged = {**latest, "id": latest["id"] + 1, "uuid": "00000000-0000-0000-0000-000000000000"}
     before = _tree(rest_server.warehouse)
-    for base in ("not-the-latest", None):
+    # a named base that is not the latest; no base (Java 1.4.2's client: its snapshots have no
+    # uuid), with an id that is not the next one
+    for base, snapshot in (("not-the-latest", forged), (None, {**forged, "id": latest["id"]})):
         r = c.call(
             "POST",
             f"{V1}/databases/stale_db/tables/t/commit",
-            {"tableId": table_id, "baseSnapshotUuid": base, "snapshot": forged, "statistics": []},
+            {"tableId": table_id, "baseSnapshotUuid": base, "snapshot": snapshot, "statistics": []},
         )
         assert r.body == {"success": False}
     r = c.call(
