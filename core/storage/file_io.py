@@ -11,6 +11,7 @@ commit is visible to the next call. S3 options: see ``paimon_core.storage.s3``.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -45,16 +46,24 @@ class FileIO:
 
     def __init__(self, root_uri: str, storage_options: dict | None = None):
         self.scheme, rest = split_scheme(root_uri)
+        # a warehouse named as a file: URI gets its paths written in Hadoop's form (file:/tmp/x)
+        # where they are recorded (Iceberg metadata, catalog locations), as Java writes them
+        self.local_prefix = "file:" if self.scheme == "file" and root_uri.startswith("file:") else ""
         self.storage_options = dict(storage_options or {})
         if self.scheme == "file":
             rest = os.path.abspath(os.path.expanduser(rest))
         self.root = rest.rstrip("/") or "/"
 
     def __getstate__(self):
-        return {"scheme": self.scheme, "storage_options": self.storage_options, "root": self.root}
+        return {
+            "scheme": self.scheme,
+            "storage_options": self.storage_options,
+            "root": self.root,
+            "local_prefix": self.local_prefix,
+        }
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        self.__dict__.update({"local_prefix": "", **state})
 
     @property
     def is_local(self) -> bool:
@@ -97,7 +106,9 @@ class FileIO:
         return paths.join(*parts)
 
     def uri(self, path: str) -> str:
-        return path if self.is_local else f"{self.scheme}://{path}"
+        """``path`` as recorded in metadata: ``file:/...`` locally when the warehouse was named
+        so (plain otherwise), ``<scheme>://...`` on other stores."""
+        return self.local_prefix + path if self.is_local else f"{self.scheme}://{path}"
 
     # ---- reads
     @property
@@ -372,3 +383,33 @@ def _is_precondition_failed(e: BaseException | None) -> bool:
 
 
 __all__ = ["FileIO", "CommitConflict", "ConditionalWriteUnsupported", "split_scheme"]
+
+
+def _accepting_file_uris(method):
+    """Local paths may come back from metadata in ``file:`` form (ours, or Java's): strip it."""
+
+    @functools.wraps(method)
+    def wrapper(self, path, *args, **kw):
+        if self.is_local and path.startswith("file:"):
+            path = split_scheme(path)[1]
+        return method(self, path, *args, **kw)
+
+    return wrapper
+
+
+for _name in (
+    "exists",
+    "read_bytes",
+    "list_names",
+    "is_dir",
+    "size",
+    "mtime_millis",
+    "mkdirs",
+    "write_bytes",
+    "overwrite_hint",
+    "write_if_absent",
+    "delete",
+    "delete_dir",
+    "count_files",
+):
+    setattr(FileIO, _name, _accepting_file_uris(getattr(FileIO, _name)))

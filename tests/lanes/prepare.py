@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from .engines import flink_jars
 from .envs import FLINK_VERSIONS, PAIMON_SPARK, chdb_python, connector_jar, flink_python, spark_python
@@ -20,14 +21,25 @@ def main(argv: list[str] | None = None) -> int:
         "--cache-dir", default=None, help="default: $PAIMON_CLI_INTEROP_CACHE or ~/.cache/paimon-cli-interop"
     )
     args = ap.parse_args(argv)
+    cache = args.cache_dir
     t = time.time()
-    print(
-        f"spark lane: python {spark_python(args.cache_dir)}; jar {connector_jar(PAIMON_SPARK, args.cache_dir)}"
-    )
-    for version in FLINK_VERSIONS:
-        python, jars = flink_python(version, args.cache_dir), flink_jars(version, args.cache_dir)
-        print(f"flink {version} lane: python {python}; jars {', '.join(jars)}")
-    print(f"clickhouse lane: python {chdb_python(args.cache_dir)}")
+
+    def spark() -> str:
+        return f"spark lane: python {spark_python(cache)}; jar {connector_jar(PAIMON_SPARK, cache)}"
+
+    def flink(version: str) -> str:
+        python, jars = flink_python(version, cache), flink_jars(version, cache)
+        return f"flink {version} lane: python {python}; jars {', '.join(jars)}"
+
+    def chdb() -> str:
+        return f"clickhouse lane: python {chdb_python(cache)}"
+
+    # the venvs build at once (mostly downloads; each is file-locked, so a venv two jobs need,
+    # PySpark 3.5's for the Flink lanes' Hadoop jars, is built once)
+    jobs = [spark, chdb, *(lambda v=v: flink(v) for v in FLINK_VERSIONS)]
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        for line in pool.map(lambda job: job(), jobs):
+            print(line, flush=True)
     print(f"lanes: ready in {time.time() - t:.1f}s")
     return 0
 

@@ -1,4 +1,4 @@
-"""Warm the interop caches before pytest (CI): Java Paimon 0.9 and 1.4.2 jars + the driver
+"""Warm the interop caches before pytest (CI): Java Paimon 0.9, 1.4.2 and 2.0.0 jars + the driver
 compiled for each + a CDS archive each, the PostgreSQL and SQLite JDBC driver jars (Maven Central), and the pypaimon 2.1.0 venv.
 
     python -m tests.interop.harness.prepare [--java-only | --pypaimon-only] [--cache-dir DIR]
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make `tests.interop.harness` importable
@@ -30,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         "--cache-dir", default=None, help="default: $PAIMON_CLI_INTEROP_CACHE or ~/.cache/paimon-cli-interop"
     )
     args = ap.parse_args(argv)
+    pool = ThreadPoolExecutor(max_workers=1)  # the pypaimon venv (downloads) builds beside the JVM work
+    pypaimon = None if args.java_only else pool.submit(_pypaimon, args.cache_dir)
     if not args.pypaimon_only:
         for version in VERSIONS:
             t = time.time()
@@ -39,12 +42,17 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"java {version}: ready in {time.time() - t:.1f}s; classpath {cp}")
         print(f"jdbc drivers: {', '.join(ensure_jdbc_jars(args.cache_dir))}")
-    if not args.java_only:
-        t = time.time()
-        py = ensure_pypaimon_python(args.cache_dir)
-        info = PyPaimon(args.cache_dir).call("ping")
-        print(f"pypaimon: ready in {time.time() - t:.1f}s; python {py}; {info}")
+    if pypaimon is not None:
+        print(pypaimon.result())
+    pool.shutdown()
     return 0
+
+
+def _pypaimon(cache_dir: str | None) -> str:
+    t = time.time()
+    py = ensure_pypaimon_python(cache_dir)
+    info = PyPaimon(cache_dir).call("ping")
+    return f"pypaimon: ready in {time.time() - t:.1f}s; python {py}; {info}"
 
 
 if __name__ == "__main__":
