@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.xdist_groups import ENGINE_GROUPS, group_of
+from tests.xdist_groups import ENGINE_GROUPS, base_group, group_of
 
 TESTS = Path(__file__).resolve().parent
 SIGNATURE = re.compile(r"^\s*def \w+\(([^)]*)\)", re.M | re.S)
@@ -40,7 +40,7 @@ def test_engine_groups_name_every_user():
                 under = any(folder in path.parents for folder in folders)
                 if (under and _uses(source, fixture)) or _imports(source, fixture):
                     rel = path.relative_to(TESTS.parent).as_posix()
-                    if group_of(f"{rel}::t") != group:
+                    if base_group(f"{rel}::t") != group:
                         missing.append((rel, group))
     assert missing == [], f"modules using a group's engine outside its prefixes: {missing}"
 
@@ -48,3 +48,5 @@ def test_engine_groups_name_every_user():
 def test_groups_keep_other_modules_apart():
     assert group_of("tests/cli/test_read.py::test_x[a]") == "tests/cli/test_read.py"
     assert group_of("tests/spark/test_spark_cli.py::test_y") == "spark-engines"
+    assert group_of("tests/spark/test_spark_engine.py::test_z[local-raise:write]") == "spark-engines[local]"
+    assert group_of("tests/lanes/test_flink_batch.py::test_w[flink20-fixed]") == "flink-lane[flink20]"

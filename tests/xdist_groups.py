@@ -7,9 +7,11 @@ longer keeps, so this plugin brings its own scheduler (xdist's scope scheduler w
 The controller sees node ids only, so a group is named by the modules whose tests use the
 engine's fixture (`ENGINE_GROUPS`; tests/test_xdist_groups.py keeps it true).
 
-The engine groups are scheduled first, in `ENGINE_GROUPS` order, so that no worker picks up a
-long group at the end while the other one idles: each worker collects the tests in that order
-(a stable sort after pytest's own reordering, which keeps each session parameter's tests together).
+The engine groups are scheduled first, in `ENGINE_GROUPS` order (the longest first), so that no
+worker picks up a long group at the end while the other one idles: each worker collects the
+tests in that order (a stable sort after pytest's own reordering, which keeps each session
+parameter's tests together), and xdist's reordering by test count is off. A group whose engine
+is parametrised (Flink 1.20/2.0; local, Connect, standalone Spark) is one unit per parameter.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import pytest
 
 # group -> (the session fixtures it shares, the module path prefixes whose tests use them)
 ENGINE_GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "spark-engines": (("engine",), ("tests/spark/",)),  # local, Connect and standalone Spark
     "flink-lane": (("flink",), ("tests/lanes/test_flink_",)),
+    "spark-engines": (("engine",), ("tests/spark/",)),  # local, Connect and standalone Spark
     "spark35-lane": (("spark_connector",), ("tests/lanes/test_spark_connector",)),
     "hive-metastore": (
         ("hive_ms", "java_hive"),
@@ -28,17 +30,31 @@ ENGINE_GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
+# a group whose engine fixture is parametrised splits into one unit per parameter (each worker
+# starts only the engines of the units it runs): the parameter's id, one "-" part of a test's id
+SPLIT_BY_PARAM = {
+    "flink-lane": ("flink120", "flink20"),
+    "spark-engines": ("local", "connect", "standalone"),
+}
+
+
 def group_of(nodeid: str) -> str:
     module = nodeid.split("::", 1)[0]
     for group, (_, prefixes) in ENGINE_GROUPS.items():
         if module.startswith(prefixes):
-            return group
+            params = nodeid[nodeid.find("[") + 1 : -1].split("-") if nodeid.endswith("]") else []
+            found = [p for p in SPLIT_BY_PARAM.get(group, ()) if p in params]
+            return f"{group}[{found[0]}]" if found else group
     return module
+
+
+def base_group(nodeid: str) -> str:
+    return group_of(nodeid).split("[", 1)[0]
 
 
 def _rank(nodeid: str) -> int:
     groups = list(ENGINE_GROUPS)
-    group = group_of(nodeid)
+    group = base_group(nodeid)
     return groups.index(group) if group in ENGINE_GROUPS else len(groups)
 
 
@@ -53,6 +69,8 @@ def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # keep our order (xdist would sort units by test count)
 
     class EngineGroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

@@ -87,16 +87,19 @@ def test_java_reads_what_the_stream_writer_committed(wh, java, name):
 def test_java_stream_from_our_consumer_and_ours_from_javas(wh, java, name):
     t = FileSystemCatalog(wh).get_table(name)
     latest = t.snapshots.latest_id()
+    # consumer ids of this Java release: the module's tables serve both releases (one after the
+    # other on one worker), and a consumer left by the other would move where a stream starts
+    ours, jv, jfull, ofull = (f"{c}-{java.version}" for c in ("ours", "java", "java-full", "ours-full"))
     # ours reads up to snapshot 2 and records nextSnapshot 3
-    r = StreamRead(t, mode="from-snapshot", start=1, consumer_id="ours")
+    r = StreamRead(t, mode="from-snapshot", start=1, consumer_id=ours)
     r.start_batch()
     for _ in range(2):
         r.ack(r.poll())
-    assert consumer_manager(t).get("ours") == 3
+    assert consumer_manager(t).get(ours) == 3
     got = java.run(
         [
-            {"op": "consumer", "warehouse": wh, "table": name, "action": "get", "id": "ours"},
-            {"op": "stream", "warehouse": wh, "table": name, "options": {"consumer-id": "ours"}},
+            {"op": "consumer", "warehouse": wh, "table": name, "action": "get", "id": ours},
+            {"op": "stream", "warehouse": wh, "table": name, "options": {"consumer-id": ours}},
         ]
     )
     assert got[0]["next_snapshot"] == 3
@@ -109,13 +112,13 @@ def test_java_stream_from_our_consumer_and_ours_from_javas(wh, java, name):
         label_b="java stream from 3",
     )
     assert got[1]["next_snapshot"] == latest + 1
-    assert consumer_manager(t).get("ours") == latest + 1  # Java moved our consumer in its own layout
+    assert consumer_manager(t).get(ours) == latest + 1  # Java moved our consumer in its own layout
     # Java writes a consumer from its start; we resume from it
-    java.run([{"op": "consumer", "warehouse": wh, "table": name, "action": "reset", "id": "java", "next": 2}])
-    r2 = StreamRead(t, consumer_id="java")
+    java.run([{"op": "consumer", "warehouse": wh, "table": name, "action": "reset", "id": jv, "next": 2}])
+    r2 = StreamRead(t, consumer_id=jv)
     assert r2.start_batch() is None and r2.cursor == 2
-    theirs = java.call("stream", warehouse=wh, table=name, options={"consumer-id": "java-full"})
-    full = [row for b in _ours(wh, name, consumer="ours-full") for row in rows_from_arrow(b.rows)]
+    theirs = java.call("stream", warehouse=wh, table=name, options={"consumer-id": jfull})
+    full = [row for b in _ours(wh, name, consumer=ofull) for row in rows_from_arrow(b.rows)]
     assert_same_rows(
         full,
         _unplanned(theirs["rows"]),
@@ -123,7 +126,7 @@ def test_java_stream_from_our_consumer_and_ours_from_javas(wh, java, name):
         label_a="paimon-cli latest-full",
         label_b="java default",
     )
-    assert consumer_manager(t).get("java-full") == consumer_manager(t).get("ours-full") == latest + 1
+    assert consumer_manager(t).get(jfull) == consumer_manager(t).get(ofull) == latest + 1
 
 
 def _unplanned(rows):

@@ -107,6 +107,7 @@ class Compactor:
         assert not self.errors, self.errors[:3]
 
 
+@pytest.mark.flink_versions("1.20")
 @pytest.mark.parametrize(
     ("options", "kill_flink"),
     [
@@ -117,6 +118,16 @@ class Compactor:
     ids=["lookup", "full-compaction", "write-only-lookup"],
 )
 def test_streamed_changelog_equals_the_jobs_input_across_kills(flink, options, kill_flink, tmp_path):
+    streamed_changelog_equals_input(flink, options, kill_flink, tmp_path)
+
+
+@pytest.mark.flink_versions("2.0")
+def test_flink2_streamed_changelog_equals_the_jobs_input_across_kills(flink, tmp_path):
+    """Flink 2.0's job with the lookup changelog producer, killed and restarted from its checkpoint."""
+    streamed_changelog_equals_input(flink, {"changelog-producer": "lookup"}, True, tmp_path)
+
+
+def streamed_changelog_equals_input(flink, options, kill_flink, tmp_path):
     wh, ck = tmp_path / "wh", tmp_path / "checkpoints"
     wh.mkdir()
     opts = [x for k, v in {"bucket": "2", **options}.items() for x in ("-O", f"{k}={v}")]
