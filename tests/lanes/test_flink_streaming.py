@@ -170,6 +170,12 @@ def streamed_changelog_equals_input(flink, options, kill_flink, tmp_path):
             )
             job = submit(job_side, wh)
         job_side.wait(job, timeout=600)
+    except BaseException:  # a failure leaves no `paimon stream` or compactor loop behind
+        if stream.poll() is None:
+            kill9(stream)
+        if compactor:
+            compactor.stop.set()
+        raise
     finally:
         if job_side is not flink:
             job_side.kill()
