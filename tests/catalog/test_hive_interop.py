@@ -15,6 +15,7 @@ from paimon_core.catalog_factory import create_catalog
 from paimon_core.metadata.schema import Schema
 
 from tests.catalog.test_hive_catalog import fresh_db, raw_client
+from tests.interop.harness.pypaimon_env import SPARK_SESSION_MARKS
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
@@ -177,7 +178,9 @@ def test_spark_with_hive_support_sees_our_tables(hive_ms, tmp_path):
         f"{db}.events", Schema(columns=Schema.parse_columns("id BIGINT, dt STRING"), partition_keys=("dt",))
     )
     cat.create_table(f"{db}.users", Schema(columns=Schema.parse_columns("id BIGINT")))
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
+    env = {k: v for k, v in os.environ.items() if k not in SPARK_SESSION_MARKS} | {
+        "SPARK_LOCAL_IP": "127.0.0.1"
+    }
     proc = subprocess.run(
         [sys.executable, "-c", SPARK, hive_ms.uri, str(tmp_path / "spark-wh"), db],
         capture_output=True,

@@ -22,11 +22,18 @@ REQUIREMENTS = ["pypaimon==2.1.0", "pyarrow<20", "fsspec<2026"]
 __all__ = ["PyPaimon", "ensure_pypaimon_python", "ensure_venv", "InteropError"]
 
 
+# what a Spark Connect session of this process leaves in os.environ (PySpark sets it): a child
+# inheriting it builds Connect sessions too (the Spark 3.5 lane's driver then failed for want of
+# pandas, a Hive test's PySpark for want of a remote URL)
+SPARK_SESSION_MARKS = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
+
+
 def _clean_env() -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
+        and k not in SPARK_SESSION_MARKS
     }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONNOUSERSITE"] = "1"
