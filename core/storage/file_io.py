@@ -397,7 +397,9 @@ def _accepting_file_uris(method):
     return wrapper
 
 
-for _name in (
+# the storage calls that take a path first (each one touches storage itself; read_text and
+# list_numbered go through read_bytes and list_names)
+PATH_METHODS = (
     "exists",
     "read_bytes",
     "list_names",
@@ -411,5 +413,6 @@ for _name in (
     "delete",
     "delete_dir",
     "count_files",
-):
+)
+for _name in PATH_METHODS:
     setattr(FileIO, _name, _accepting_file_uris(getattr(FileIO, _name)))

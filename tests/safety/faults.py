@@ -20,25 +20,9 @@ import threading
 from functools import cached_property
 
 import pyarrow.fs as pafs
-from paimon_core.storage.file_io import FileIO
+from paimon_core.storage.file_io import PATH_METHODS, FileIO
 
-FILEIO_METHODS = (
-    "exists",
-    "read_bytes",
-    "read_text",
-    "list_names",
-    "list_numbered",
-    "is_dir",
-    "size",
-    "mtime_millis",
-    "mkdirs",
-    "write_bytes",
-    "overwrite_hint",
-    "write_if_absent",
-    "delete",
-    "delete_dir",
-    "count_files",
-)
+FILEIO_METHODS = (*PATH_METHODS, "read_text", "list_numbered")  # every storage call of FileIO
 # calls that change storage: the ones an "after" fault is injected at
 MUTATING = {
     "mkdirs",
