@@ -5,6 +5,7 @@ operation function taking ``dry_run``; every deletion goes through ``files.delet
 """
 
 from paimon_core.maintain.expire import (
+    ChangelogFlags,
     ExpirePlan,
     ExpireRange,
     ExpireResult,
@@ -26,6 +27,7 @@ from paimon_core.maintain.tags import TagDeletion, create_tag, delete_tag, get_t
 from paimon_core.metadata.tags import TagAlreadyExists, TagInfo, TagNotFound
 
 __all__ = [
+    "ChangelogFlags",
     "ExpirePlan",
     "ExpireRange",
     "ExpireResult",

@@ -49,16 +49,48 @@ class ChangelogRetention:
     decoupled: bool
 
 
-def changelog_retention(opts, snap_min: int, snap_max: int, snap_time_ms: int) -> ChangelogRetention:
-    """``changelog.*`` of ``opts`` (a CoreOptions), each unset one taking the snapshot value."""
+CHANGELOG_KEYS = {
+    "changelog.num-retained.min": "snapshot.num-retained.min",
+    "changelog.num-retained.max": "snapshot.num-retained.max",
+    "changelog.time-retained": "snapshot.time-retained",
+}
 
-    def pick(key: str, default: int) -> int:
+
+def changelog_retention(
+    opts,
+    snap_min: int,
+    snap_max: int,
+    snap_time_ms: int,
+    *,
+    retain_min: int | None = None,
+    retain_max: int | None = None,
+    time_retained_ms: int | None = None,
+) -> ChangelogRetention:
+    """The changelog retention of ``opts`` (a CoreOptions) while the snapshot retention in effect
+    is ``snap_*`` (the table's, or a one-off ``expire``'s).
+
+    A table that declares none of the ``changelog.*`` options keeps its changelogs with its
+    snapshots: every value follows ``snap_*``. A table that declares any keeps what it declares,
+    whatever an ``expire`` asks of the snapshots: an unset value follows the table's own
+    ``snapshot.*`` option (as Java's CoreOptions), never the one-off one. Explicit arguments (the
+    changelog flags of ``expire``) win over both."""
+    explicit = {
+        "changelog.num-retained.min": retain_min,
+        "changelog.num-retained.max": retain_max,
+        "changelog.time-retained": time_retained_ms,
+    }
+    declared = any(opts.get(k) is not None for k in CHANGELOG_KEYS)
+    in_effect = dict(zip(CHANGELOG_KEYS, (snap_min, snap_max, snap_time_ms), strict=True))
+
+    def pick(key: str) -> int:
+        if explicit[key] is not None:
+            return explicit[key]
+        if not declared:
+            return in_effect[key]
         v = opts.get(key)
-        return default if v is None else v
+        return opts.get(CHANGELOG_KEYS[key]) if v is None else v
 
-    cmin = pick("changelog.num-retained.min", snap_min)
-    cmax = pick("changelog.num-retained.max", snap_max)
-    ctime = pick("changelog.time-retained", snap_time_ms)
+    cmin, cmax, ctime = (pick(k) for k in CHANGELOG_KEYS)
     return ChangelogRetention(cmin, cmax, ctime, cmax > snap_max or cmin > snap_min or ctime > snap_time_ms)
 
 

@@ -263,13 +263,15 @@ def plan_expire(
     retain_max: int | None = None,
     max_deletes: int | None = None,
     now_ms: int | None = None,
+    changelog_flags: ChangelogFlags | None = None,
 ) -> ExpirePlan:
     """What :func:`expire_snapshots` would delete, without deleting anything.
 
     ``older_than_ms`` is a duration (keep snapshots younger than this), overriding the table's
     ``snapshot.time-retained``; the other arguments override ``snapshot.num-retained.min``,
-    ``snapshot.num-retained.max`` and ``snapshot.expire.limit``. The ``changelog.*`` options
-    apply as set (each unset one follows the snapshot value in effect).
+    ``snapshot.num-retained.max`` and ``snapshot.expire.limit``, for the snapshots only. A table
+    that declares ``changelog.*`` options keeps its changelogs by them (see
+    ``changelog_retention``): only ``changelog_flags`` (explicit changelog values) override those.
     """
     table.require_readable()  # a plan deletes nothing: options only writers must know never block it
     opts = table.schema.core_options
@@ -280,7 +282,16 @@ def plan_expire(
     now_ms = now_millis() if now_ms is None else now_ms
     if time_retained < 0:
         raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
-    retention = changelog_retention(opts, keep_min, keep_max, time_retained)
+    flags = changelog_flags or ChangelogFlags()
+    retention = changelog_retention(
+        opts,
+        keep_min,
+        keep_max,
+        time_retained,
+        retain_min=flags.retain_min,
+        retain_max=flags.retain_max,
+        time_retained_ms=flags.older_than_ms,
+    )
     if retention.retain_max < retention.retain_min and keep_max >= keep_min:  # (else the snapshots' error)
         raise InvalidInput(
             f"changelog.num-retained.max ({retention.retain_max}) must not be smaller than "
@@ -314,9 +325,9 @@ def plan_expire(
             writes = tuple(snaps[i] for i in rng.ids)
     else:
         earliest, latest = (ids[0], ids[-1]) if ids else (None, None)
-    changelog = None
+    changelog_plan = None
     if retention.decoupled:
-        changelog = plan_changelog_expire(
+        changelog_plan = plan_changelog_expire(
             table,
             retention,
             max_deletes=limit,
@@ -337,8 +348,18 @@ def plan_expire(
         limit,
         now_ms,
         writes,
-        changelog,
+        changelog_plan,
     )
+
+
+@dataclass(frozen=True)
+class ChangelogFlags:
+    """Explicit changelog retention of one expiry run (``expire --changelog-*``): each set value
+    overrides the table's ``changelog.*`` option; unset ones leave the table's retention as is."""
+
+    retain_min: int | None = None
+    retain_max: int | None = None
+    older_than_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -387,11 +408,12 @@ def expire_snapshots(
     dry_run: bool = False,
     now_ms: int | None = None,
     progress: FileProgress | None = None,
+    changelog_flags: ChangelogFlags | None = None,
 ) -> ExpireResult:
     """Expire old snapshots and delete the files only they used; see the module doc for the
     order. With a decoupled changelog lifecycle, the changelog expiry runs next (planned again on
     the new state). ``progress(PlannedFile)`` is called after each deletion."""
-    plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms)
+    plan = plan_expire(table, older_than_ms, retain_min, retain_max, max_deletes, now_ms, changelog_flags)
     if dry_run:
         return ExpireResult(plan, dry_run, 0)
     table.require_writable()
@@ -449,4 +471,5 @@ __all__ = [
     "expire_after_commit",
     "expire_snapshots",
     "plan_expire",
+    "ChangelogFlags",
 ]

@@ -91,11 +91,37 @@ def expire(
             help="Expire at most N snapshots in this run. Default: snapshot.expire.limit (50).",
         ),
     ] = None,
+    changelog_older_than: Annotated[
+        str | None,
+        typer.Option(
+            "--changelog-older-than",
+            metavar="DURATION",
+            help="Changelogs: expire only those older than this. Default: changelog.time-retained.",
+        ),
+    ] = None,
+    changelog_retain_min: Annotated[
+        int | None,
+        typer.Option(
+            "--changelog-retain-min",
+            metavar="N",
+            min=1,
+            help="Changelogs: always keep the newest N. Default: changelog.num-retained.min.",
+        ),
+    ] = None,
+    changelog_retain_max: Annotated[
+        int | None,
+        typer.Option(
+            "--changelog-retain-max",
+            metavar="N",
+            min=1,
+            help="Changelogs: keep at most N. Default: changelog.num-retained.max.",
+        ),
+    ] = None,
     dry_run: DryRunOpt = False,
 ) -> None:
     """Expire old snapshots and delete the files no retained snapshot or tag uses.
 
-    Paimon's rules: the newest --retain-min snapshots always stay; older ones go once they are older than --older-than, or whatever their age beyond --retain-max; at most --max-deletes per run. Tagged snapshots stay readable through their tags. --dry-run prints what would go and what protects the rest.
+    Paimon's rules: the newest --retain-min snapshots always stay; older ones go once they are older than --older-than, or whatever their age beyond --retain-max; at most --max-deletes per run. Tagged snapshots stay readable through their tags. A table that sets changelog.* options keeps its changelogs by them whatever these flags say (stream readers rely on them); only the --changelog-* flags override them. --dry-run prints what would go and what protects the rest.
 
     Examples:
 
@@ -104,10 +130,15 @@ def expire(
       paimon expire -t demo.events --retain-max 20 --max-deletes 100
       paimon -o json expire -t demo.events --older-than 12h --dry-run
     """
-    from paimon_core.maintain import expire_snapshots, plan_expire
+    from paimon_core.maintain import ChangelogFlags, expire_snapshots, plan_expire
     from paimon_core.maintain.expire import now_millis
 
     older_ms = parse_duration(older_than, "'--older-than'")
+    changelog_flags = ChangelogFlags(
+        changelog_retain_min,
+        changelog_retain_max,
+        parse_duration(changelog_older_than, "'--changelog-older-than'"),
+    )
     state = get_state(ctx)
     tbl = state.table(table, branch)
     now = now_millis()
@@ -117,6 +148,7 @@ def expire(
         retain_max=retain_max,
         max_deletes=max_deletes,
         now_ms=now,
+        changelog_flags=changelog_flags,
     )
     ident = tbl.identifier
 

@@ -13,7 +13,7 @@ from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain import create_tag, delete_tag, remove_orphans, rollback
 from paimon_core.maintain.changelog_expire import ChangelogRetention, decide_changelog_range
-from paimon_core.maintain.expire import expire_snapshots, plan_expire
+from paimon_core.maintain.expire import ChangelogFlags, expire_snapshots, plan_expire
 from paimon_core.metadata.changelog import changelog_manager
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema
@@ -174,20 +174,19 @@ def test_decide_changelog_range_is_javas():
 def test_changelog_max_below_min_is_refused(catalog):
     with pytest.raises(InvalidInput, match="changelog.num-retained.min should not be larger"):
         table(catalog, "input", **{"changelog.num-retained.min": "6", "changelog.num-retained.max": "5"})
-    # an unset changelog maximum follows the snapshot maximum, also an overridden one
     opts = {"changelog.num-retained.min": "3", "changelog.num-retained.max": "3"}
     t = table(catalog, "input", **opts)
     write(t, [1], "a")
     plan_expire(t, retain_min=1, retain_max=3)  # fine: 3 <= 3
+    # an unset changelog maximum follows the table's snapshot maximum, never a one-off override
+    only_min = catalog.create_table(
+        "db.only_min",
+        Schema(Schema.parse_columns("id INT"), (), (), {"changelog.num-retained.min": "3"}),
+    )
+    plan = plan_expire(only_min, retain_min=1, retain_max=2)
+    assert plan.changelog is not None and plan.changelog.retention.retain_max == 2**31 - 1
     with pytest.raises(InvalidInput, match="changelog.num-retained.max"):
-        plan_expire(
-            catalog.create_table(
-                "db.only_min",
-                Schema(Schema.parse_columns("id INT"), (), (), {"changelog.num-retained.min": "3"}),
-            ),
-            retain_min=1,
-            retain_max=2,
-        )
+        plan_expire(only_min, retain_min=1, retain_max=2, changelog_flags=ChangelogFlags(retain_max=2))
 
 
 @pytest.mark.parametrize("producer", ["input", "none"])

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import json
 import os
+import queue
 import subprocess
+import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ENV_VAR = "PAIMON_CLI_INTEROP_CACHE"
+FRESH_ENV = "PAIMON_CLI_INTEROP_FRESH"  # set: one process per batch, no warm driver kept
+SERVED_BATCHES = 200  # a warm driver is replaced after this many batches (bounds leaks of state)
 
 
 def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -84,11 +90,125 @@ def check_results(side: str, requests: list[dict], results: list[dict]) -> None:
     raise InteropError("\n".join(lines))
 
 
+class _Server:
+    """One warm driver process: a batch is one JSON line in, one JSON line out.
+
+    Its stderr goes to a temporary file, read back only to explain a failure; its stdout is read
+    by a thread into a queue, so that a batch can time out without blocking the test."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str] | None):
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.batches = 0
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(b"")  # end of stream: the process died or closed its output
+
+    def run(self, payload: bytes, n: int, side: str, timeout: float) -> list[dict]:
+        self.log.seek(0, os.SEEK_END)
+        start = self.log.tell()
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(payload + b"\n")
+            self.proc.stdin.flush()
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty as e:
+            self.close(kill=True)
+            raise InteropError(f"{side}: batch of {n} request(s) timed out after {timeout}s") from e
+        except OSError:
+            line = b""
+        self.batches += 1
+        try:
+            results = json.loads(line.decode("utf-8")) if line else None
+        except ValueError:
+            results = None
+        if not isinstance(results, list) or len(results) != n:
+            self.close(kill=True)
+            self.log.seek(start)
+            stderr = self.log.read().decode("utf-8", "replace")
+            raise InteropError(
+                f"{side}: warm driver failed (exit {self.proc.returncode}); stderr tail:\n"
+                f"{stderr[-4000:]}\nstdout head: {line[:1000]!r}"
+            )
+        return results
+
+    def close(self, kill: bool = False) -> None:
+        if self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                with contextlib.suppress(OSError):
+                    assert self.proc.stdin is not None
+                    self.proc.stdin.close()
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(10)
+
+
+class _ServerPool:
+    """Idle warm drivers by (command, environment, working folder): a test takes one for a batch
+    and gives it back; parallel threads of one test each get their own process."""
+
+    def __init__(self) -> None:
+        self.idle: dict[tuple, list[_Server]] = {}
+        self.lock = threading.Lock()
+        atexit.register(self.close_all)
+
+    def run(
+        self, cmd: list[str], env: dict[str, str] | None, requests: list[dict], side: str, timeout: float
+    ) -> list[dict]:
+        key = _server_key(cmd, env)
+        with self.lock:
+            free = self.idle.get(key)
+            server = free.pop() if free else None
+        if server is None:
+            server = _Server(cmd, env)
+        payload = json.dumps(requests, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        results = server.run(payload, len(requests), side, timeout)  # a failed server is closed
+        if server.batches >= SERVED_BATCHES:
+            server.close()
+        else:
+            with self.lock:
+                self.idle.setdefault(key, []).append(server)
+        return results
+
+    def close_all(self) -> None:
+        with self.lock:
+            servers = [s for group in self.idle.values() for s in group]
+            self.idle.clear()
+        for s in servers:
+            s.close()
+
+
+def _server_key(cmd: list[str], env: dict[str, str] | None) -> tuple:
+    """What a process inherits at start: a changed variable or folder needs another process
+    (PYTEST_CURRENT_TEST changes with every test and is ignored)."""
+    source = os.environ if env is None else env
+    variables = tuple(sorted((k, v) for k, v in source.items() if k != "PYTEST_CURRENT_TEST"))
+    return (tuple(cmd), variables, os.getcwd())
+
+
+_POOL = _ServerPool()
+
+
 class BatchDriver:
-    """A reference implementation driven by batches of JSON requests, one process per ``run``;
-    subclasses give ``command()`` and ``label`` (and ``env()`` when the process needs one)."""
+    """A reference implementation driven by batches of JSON requests. A subclass gives
+    ``command()`` and ``label`` (and ``env()`` when the process needs one); when its driver
+    answers batches line by line with ``--serve``, ``serves`` is True and one warm process per
+    pytest worker runs every batch (unless $PAIMON_CLI_INTEROP_FRESH is set)."""
 
     label = "reference"
+    serves = False
 
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0):
         self.cache_dir = cache_dir
@@ -105,7 +225,11 @@ class BatchDriver:
         default) any failed request raises InteropError listing every failure."""
         if not requests:
             return []
-        results = run_json_batch(self.command(), requests, self.label, self.timeout, env=self.env())
+        if self.serves and not os.environ.get(FRESH_ENV):
+            cmd = [*self.command(), "--serve"]
+            results = _POOL.run(cmd, self.env(), requests, self.label, self.timeout)
+        else:
+            results = run_json_batch(self.command(), requests, self.label, self.timeout, env=self.env())
         if check:
             check_results(self.label, requests, results)
         return results

@@ -322,10 +322,13 @@ def ensure_java_classpath(
 
 
 class JavaPaimon(BatchDriver):
-    """Runs batches of requests through Java Paimon ``version`` (0.9, 1.4.2 or 2.0.0): one JVM per `run` call.
+    """Runs batches of requests through Java Paimon ``version`` (0.9, 1.4.2 or 2.0.0), in a JVM
+    kept warm per pytest worker (class path and environment alike; see ``BatchDriver``).
 
     >>> JavaPaimon(version="1.4.2").run([{"op": "read", "warehouse": wh, "table": "db.t"}])[0]["rows"]
     """
+
+    serves = True
 
     def __init__(
         self,

@@ -470,10 +470,7 @@ OPS = {
 }
 
 
-def main() -> None:
-    out = sys.stdout
-    sys.stdout = sys.stderr  # library prints must not corrupt the JSON answer
-    requests = json.load(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8"))
+def run_batch(requests: list[dict]) -> list[dict]:
     results = []
     for req in requests:
         try:
@@ -488,7 +485,22 @@ def main() -> None:
             results.append(
                 {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc().splitlines()[-30:]}
             )
-    out.write(json.dumps(results, ensure_ascii=False, allow_nan=False))
+    return results
+
+
+def main() -> None:
+    """stdin: one JSON array of requests; stdout: the array of results. With ``--serve``: one
+    array per line in, one per line out, until stdin closes (the harness keeps it warm)."""
+    out = sys.stdout
+    sys.stdout = sys.stderr  # library prints must not corrupt the JSON answer
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
+    if sys.argv[1:] == ["--serve"]:
+        for line in stdin:
+            if line.strip():
+                out.write(json.dumps(run_batch(json.loads(line)), ensure_ascii=False, allow_nan=False) + "\n")
+                out.flush()
+        return
+    out.write(json.dumps(run_batch(json.load(stdin)), ensure_ascii=False, allow_nan=False))
     out.flush()
 
 

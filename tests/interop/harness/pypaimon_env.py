@@ -81,10 +81,11 @@ def ensure_pypaimon_python(cache_dir: str | os.PathLike[str] | None = None) -> s
 
 
 class PyPaimon(BatchDriver):
-    """Runs batches of requests through pypaimon 2.1.0: one subprocess per `run` call.
+    """Runs batches of requests through pypaimon 2.1.0, in a process kept warm per pytest worker.
     Ops: read, create_table, write, snapshots, schema (same request shapes as JavaPaimon)."""
 
     label = "pypaimon 2.1.0"
+    serves = True
 
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None, timeout: float = 600.0):
         super().__init__(cache_dir, timeout)

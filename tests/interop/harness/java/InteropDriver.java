@@ -49,9 +49,11 @@ import org.apache.paimon.types.MultisetType;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
 
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +86,25 @@ public class InteropDriver {
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
     System.setOut(System.err); // stray prints of libraries must not corrupt the JSON answer
-    JsonNode requests = JSON.readTree(System.in);
+    if (args.length > 0 && args[0].equals("--serve")) {
+      // one batch per line in, one answer per line out, until stdin closes: the harness keeps
+      // this JVM warm across tests (JSON text written compactly never holds a raw newline)
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      String line;
+      while ((line = in.readLine()) != null) {
+        if (line.isEmpty()) continue;
+        out.print(JSON.writeValueAsString(runBatch(JSON.readTree(line))));
+        out.print('\n');
+        out.flush();
+      }
+      System.exit(0);
+    }
+    out.print(JSON.writeValueAsString(runBatch(JSON.readTree(System.in))));
+    out.flush();
+    System.exit(0);
+  }
+
+  static ArrayNode runBatch(JsonNode requests) {
     if (!requests.isArray()) {
       throw new IllegalArgumentException("stdin must hold a JSON array of requests");
     }
@@ -110,9 +130,7 @@ public class InteropDriver {
       }
       results.add(res);
     }
-    out.print(JSON.writeValueAsString(results));
-    out.flush();
-    System.exit(0);
+    return results;
   }
 
   static ObjectNode handle(JsonNode req) throws Exception {
