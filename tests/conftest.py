@@ -44,7 +44,7 @@ LANE_DIRS = {
     "lanes": "lanes",
 }
 LANE_FIXTURES = {
-    "interop": {"java", "java14", "java20", "pypaimon"},
+    "interop": {"java", "java_releases", "java14", "java20", "pypaimon"},
     "spark": {"engine", "spark", "spark_session", "local_spark"},
     "s3": {"s3_server", "s3_bucket", "s3_warehouse"},
 }

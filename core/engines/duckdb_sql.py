@@ -65,7 +65,33 @@ def as_sql_error(e: BaseException, query: str = "", refs=(), datasets=()) -> Bas
         if failure is not None:
             d.failure = None
             return failure
-    return SqlError(in_user_terms(_first_line(e), query, list(refs), '"'))
+    line = _first_line(e)
+    if "INT128" in line and "INT64" in line:  # a HUGEINT result cast to BIGINT by query()
+        column = line.rsplit("column ", 1)[-1] if "column " in line else "a column"
+        return SqlError(
+            f"an integer result ({column}) does not fit in BIGINT (64 bits); "
+            "cast it to DECIMAL(38, 0) to get it exactly"
+        )
+    return SqlError(in_user_terms(line, query, list(refs), '"'))
+
+
+WIDE_INTEGERS = ("HUGEINT", "UHUGEINT")
+
+
+def _wide_integers_as_bigint(relation):
+    """``relation`` with its HUGEINT/UHUGEINT columns cast to BIGINT (the others as they are)."""
+    types = [str(t) for t in relation.types]
+    if not any(t in WIDE_INTEGERS for t in types):
+        return relation
+
+    def quoted(name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    exprs = [
+        f"CAST({quoted(c)} AS BIGINT) AS {quoted(c)}" if t in WIDE_INTEGERS else quoted(c)
+        for c, t in zip(relation.columns, types, strict=True)
+    ]
+    return relation.project(", ".join(exprs))
 
 
 @contextmanager
@@ -144,8 +170,13 @@ class DuckDbSql:
             self.datasets[ref.view] = obj
         return rewrite(statement, refs, '"'), refs
 
-    def query(self, statement: str) -> pa.RecordBatchReader:
-        """The result of a read-only statement as a stream of batches."""
+    def query(self, statement: str, exact_wide_integers: bool = False) -> pa.RecordBatchReader:
+        """The result of a read-only statement as a stream of batches.
+
+        DuckDB's 128-bit integers (SUM of INT or BIGINT is HUGEINT) come out as BIGINT, as Spark,
+        Flink and Java SQL type those sums: a value beyond 64 bits is an error naming the column
+        (DECIMAL(38, 0) keeps it). ``exact_wide_integers`` keeps them (INSERT ... SELECT, whose
+        target column decides)."""
         self.from_metadata = False
         if self.metadata_aggregates:
             answer = metadata_answer(self.catalog, statement, self.exists)
@@ -166,16 +197,18 @@ class DuckDbSql:
             relation = self.con.sql(rewritten)
             if relation is None:  # SET and the like: no rows
                 return pa.RecordBatchReader.from_batches(pa.schema([]), [])
+            if not exact_wide_integers:
+                relation = _wide_integers_as_bigint(relation)
             return relation.to_arrow_reader(BATCH_ROWS)
 
-    def query_table(self, statement: str) -> pa.Table:
-        reader = self.query(statement)
+    def query_table(self, statement: str, exact_wide_integers: bool = False) -> pa.Table:
+        reader = self.query(statement, exact_wide_integers)
         with duckdb_errors(*self.last_refs, list(self.datasets.values())):
             return reader.read_all()
 
     # ---- writes
     def _insert(self, ins: sql_script.Insert) -> WriteSummary:
-        return insert_rows(self.catalog, ins, self.query_table)
+        return insert_rows(self.catalog, ins, lambda q: self.query_table(q, exact_wide_integers=True))
 
     def _delete(self, d: sql_script.Delete) -> WriteSummary:
         return delete_rows(self.catalog, d)

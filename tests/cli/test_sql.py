@@ -105,6 +105,27 @@ def test_branch_by_name(cli, events_table):
 
 
 @pytest.mark.slow
+def test_integer_sums_are_json_numbers(cli, events_table):
+    """DuckDB sums INT/BIGINT as HUGEINT; we give BIGINT as Spark, Flink and Java SQL do, so JSON
+    shows numbers. DECIMAL stays exact text; beyond 64 bits is one clean line."""
+    got = cli.json(
+        "sql",
+        "SELECT dt, sum(id) AS s, sum(CAST(id AS BIGINT)) AS b, CAST(sum(id) AS DECIMAL(38, 0)) AS d "
+        "FROM demo.events GROUP BY dt ORDER BY dt",
+    )
+    assert got == [
+        {"dt": "2024-01-01", "s": 20, "b": 20, "d": "20"},
+        {"dt": "2024-01-02", "s": 25, "b": 25, "d": "25"},
+    ]
+    r = cli("sql", "SELECT sum(CAST(id AS BIGINT) + 9223372036854775000) AS big FROM demo.events", code=1)
+    assert r.stderr.strip() == (
+        "error: an integer result (big) does not fit in BIGINT (64 bits); cast it to DECIMAL(38, 0) to get it exactly"
+    ), r.stderr
+    # INSERT ... SELECT keeps the exact sum for its target column to decide
+    cli("sql", "INSERT INTO demo.events (id, dt) SELECT sum(id) + 1000, '2024-01-09' FROM demo.events")
+    assert cli.json("sql", "SELECT id FROM demo.events WHERE dt = '2024-01-09'") == [{"id": 1045}]
+
+
 def test_writes_make_one_snapshot_each(cli, events_table):
     before = cli.snapshot_ids("demo.events")
     r = cli(

@@ -60,6 +60,14 @@ def _java_driver(version: str) -> JavaPaimon:
 
 
 @pytest.fixture(scope="session")
+def java_releases() -> tuple[JavaPaimon, ...]:
+    """Every release of JAVA_VERSIONS at once, for a test whose own work does not depend on the
+    release and ends with Java reads (the fault harness): the work runs once, not once per
+    release, and each release checks its result."""
+    return tuple(_java_driver(v) for v in JAVA_VERSIONS)
+
+
+@pytest.fixture(scope="session")
 def java14() -> JavaPaimon:
     """Java Paimon 1.4.2 alone (not parametrised), for tests of what only 1.x writes (ORC
     manifests, row tracking, BLOB, ...): name such a test module ``*java14*`` so ``-k java14`` keeps it."""

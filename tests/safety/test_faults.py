@@ -20,8 +20,9 @@ After each injection:
 3. every file left behind that nothing uses lies where orphan cleanup looks (``manifest/``,
    ``index/``, ``statistics/``, ``bucket-*`` folders), and ``remove_orphans`` then leaves no
    unreachable file;
-4. Java Paimon 0.9 reads the same rows (one JVM call per operation, over copies of every
-   distinct table state the injections produced), where Java 0.9 can read the table.
+4. Java Paimon 0.9 and 1.4.2 read the same rows (one batch per release and operation, over
+   copies of every distinct table state the injections produced), where Java 0.9 can read the
+   table. The injections run once per operation; only these reads are per release.
 
 The Spark writers are driven in this process through the data source's writer protocol (the
 write task, the driver's commit, its abort after a failed commit), as Spark calls them: inside a
@@ -31,7 +32,7 @@ started once per session, ~40 s) with its table lock.
 
 Injection points per operation (``pytest -s`` prints them again after the run: storage calls
 failed before they happen / failed after they landed / Ctrl-C after they landed; Java reads:
-the distinct table states Java 0.9 read, in one JVM call per operation; postpone-bucket tables
+the distinct table states each Java release read, in one batch per operation; postpone-bucket tables
 are Paimon 1.1+, so Java 0.9 reads none of them). With test_signals.py the whole run takes about
 2 minutes on an idle 2-core machine (4 to 6 on a busy one):
 
@@ -614,16 +615,19 @@ class Harness:
         shutil.copytree(t.path, self.java_wh / "db.db" / name, copy_function=os.link)
         self.java_copies[sig] = (name, t.read())
 
-    def java_check(self, java) -> int:
+    def java_check(self, releases) -> int:
+        """Each Java release reads every distinct state kept, in one batch per release."""
         from tests.interop.harness import assert_same_rows, rows_from_arrow
 
         copies = list(self.java_copies.values())
         if not copies:
             return 0
         wh = str(self.java_wh)
-        results = java.run([{"op": "read", "warehouse": wh, "table": f"db.{n}"} for n, _ in copies])
-        for (_, ours), res in zip(copies, results):
-            assert_same_rows(res["rows"], rows_from_arrow(ours), label_a="Java 0.9", label_b="ours")
+        for java in releases:
+            results = java.run([{"op": "read", "warehouse": wh, "table": f"db.{n}"} for n, _ in copies])
+            for (_, ours), res in zip(copies, results):
+                label = f"Java {java.version}"
+                assert_same_rows(res["rows"], rows_from_arrow(ours), label_a=label, label_b="ours")
         return len(copies)
 
 
@@ -635,7 +639,7 @@ MODES = (
 
 
 @pytest.mark.parametrize("op", OPS, ids=[o.name for o in OPS])
-def test_fault_at_every_storage_call(op: Op, tmp_path, java, request):
+def test_fault_at_every_storage_call(op: Op, tmp_path, java_releases, request):
     metastore = request.getfixturevalue("hive_ms") if op.catalog == "hive" else None
     h = Harness(op, tmp_path, metastore)
     calls = h.calibrate()
@@ -647,6 +651,6 @@ def test_fault_at_every_storage_call(op: Op, tmp_path, java, request):
             o = h.inject(k, exc, after)
             outcomes[o] = outcomes.get(o, 0) + 1
         counts[mode] = len(ks)
-    counts["java-read tables"] = h.java_check(java)
+    counts["java-read tables"] = h.java_check(java_releases)
     POINTS[op.name] = counts
     print(f"\n{op.name}: {len(calls)} storage calls; injection points {counts}; outcomes {outcomes}")
