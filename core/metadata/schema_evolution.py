@@ -71,8 +71,12 @@ class RenameColumn:
 
 @dataclass(frozen=True)
 class UpdateColumnType:
+    """Retype a column; with ``keep_nullability`` its NULL / NOT NULL stays as it is (Java's
+    ``keepNullability``: what a type written without NULL or NOT NULL means)."""
+
     name: str
     type: DataType
+    keep_nullability: bool = False
 
 
 @dataclass(frozen=True)
@@ -304,6 +308,8 @@ def _update_column_type(d: _Draft, ch: UpdateColumnType) -> None:
     i = _index(d.fields, ch.name, d.schema)
     _not_key(d.schema, ch.name, "change the type of")
     old = d.fields[i].type
+    if ch.keep_nullability:
+        ch = replace(ch, type=ch.type.with_nullable(old.nullable))
     if old.nullable and not ch.type.nullable:
         raise InvalidInput(f"cannot make column '{ch.name}' NOT NULL: it is nullable and may hold nulls")
     if not column_cast_allowed(old.with_nullable(True), ch.type.with_nullable(True), d.allow_explicit):

@@ -188,16 +188,21 @@ def alter_column(
 ) -> None:
     """Change a column's type. Widening (INT -> BIGINT, FLOAT -> DOUBLE, ...) always works; other
     casts Paimon allows (BIGINT -> INT, STRING -> INT, DOUBLE -> DECIMAL, ...) unless the table sets
-    disable-explicit-type-casting=true. Old values are cast when read.
+    disable-explicit-type-casting=true. Old values are cast when read. The column stays NOT NULL
+    (or nullable) unless TYPE ends in NOT NULL or NULL.
 
     Example:
 
       paimon alter-table demo.events alter-column id BIGINT
+      paimon alter-table demo.events alter-column note "STRING NULL"
     """
+    import re
+
     from paimon_core.metadata.schema_evolution import UpdateColumnType
 
     t = _type(type_)
-    _apply(ctx, table, [UpdateColumnType(name, t)], f"change column {name} to {t}")
+    keep = re.search(r"\bNULL\s*$", type_, re.IGNORECASE) is None  # no NULL / NOT NULL spelled
+    _apply(ctx, table, [UpdateColumnType(name, t, keep_nullability=keep)], f"change column {name} to {t}")
 
 
 @alter.command("set-option")

@@ -292,7 +292,9 @@ def _change(c: dict) -> evo.SchemaChange:
         if action == "dropColumn":
             return evo.DropColumn(_one_name(c))
         if action == "updateColumnType":
-            return evo.UpdateColumnType(_one_name(c), type_from_json(c.get("newDataType")))
+            return evo.UpdateColumnType(
+                _one_name(c), type_from_json(c.get("newDataType")), bool(c.get("keepNullability", False))
+            )
     except (KeyError, TypeError, ValueError, PaimonError) as e:
         raise bad_request(f"malformed {action}: {e}") from None
     raise bad_request(f"schema change {action!r} is not supported by this server")

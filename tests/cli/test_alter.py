@@ -78,6 +78,20 @@ def test_default_table_and_json_output(cli, events_table, monkeypatch):
     assert out == [{"table": "demo.events", "schema_id": 1, "written": True}]
 
 
+def test_alter_column_keeps_not_null_unless_the_type_says(cli):
+    """As Java's keepNullability: a type without NULL / NOT NULL keeps the column's nullability."""
+    cli("create-table", "demo.nn", "--schema", "id BIGINT NOT NULL, n INT NOT NULL, s STRING")
+    cli("alter-table", "demo.nn", "alter-column", "n", "BIGINT")
+    cli("alter-table", "demo.nn", "alter-column", "s", "VARCHAR(10)")
+    assert columns(cli, "demo.nn") == [
+        (0, "id", "BIGINT NOT NULL"),
+        (1, "n", "BIGINT NOT NULL"),
+        (2, "s", "VARCHAR(10)"),
+    ]
+    cli("alter-table", "demo.nn", "alter-column", "n", "BIGINT NULL")
+    assert columns(cli, "demo.nn")[1] == (1, "n", "BIGINT")
+
+
 def test_drop_rename_alter_column_and_read(cli, events_table):
     cli("alter-table", events_table, "rename-column", "value", "amount")
     cli("alter-table", events_table, "alter-column", "amount", "DECIMAL(12, 2)")

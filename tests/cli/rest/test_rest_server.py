@@ -88,11 +88,14 @@ def test_databases_and_tables_round_trip(rest_server):
         {"action": "setOption", "key": "snapshot.num-retained.max", "value": "20"},
         {"action": "addColumn", "fieldNames": ["c"], "dataType": "BIGINT", "comment": "new"},
         {"action": "renameColumn", "fieldNames": ["c"], "newName": "d"},
+        # Java's keepNullability: `a` stays NOT NULL though the new type does not say so
+        {"action": "updateColumnType", "fieldNames": ["a"], "newDataType": "BIGINT", "keepNullability": True},
     ]
     assert c.call("POST", f"{V1}/databases/rt_db/tables/t", {"changes": changes}).status == 200
     got = c.call("GET", f"{V1}/databases/rt_db/tables/t").body
     assert got["schemaId"] == 1 and got["schema"]["options"]["snapshot.num-retained.max"] == "20"
     assert [f["name"] for f in got["schema"]["fields"]] == ["a", "b", "d"]
+    assert got["schema"]["fields"][0]["type"] == "BIGINT NOT NULL"
 
     move = {
         "source": {"database": "rt_db", "object": "t"},
