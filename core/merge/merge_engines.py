@@ -194,6 +194,9 @@ class MergeEngine:
     lookup_wrapped = True
     keeps_first = False  # the oldest insert of a key wins (retractions are ignored)
 
+    def check_input(self, kinds: pa.Array) -> None:
+        """Refuse, before anything is written, input row kinds (int8) this engine cannot take."""
+
     def __new__(cls, options: dict | None = None, *args, **kwargs):
         if cls is MergeEngine:  # (a subclass: also unpickling, which passes no options)
             if options is None:
@@ -412,10 +415,20 @@ class Deduplicate(MergeEngine):
 
 
 class FirstRow(MergeEngine):
-    """The oldest insert of a key wins, whole; retractions are ignored."""
+    """The oldest insert of a key wins, whole; retractions are ignored when merging (a writer
+    refuses them, see ``check_input``)."""
 
     lookup_wrapped = False
     keeps_first = True
+
+    def check_input(self, kinds: pa.Array) -> None:
+        """As Java's first-row merge function: -U/-D input is refused unless ``ignore-delete``
+        (``first-row.ignore-delete``) says to drop it."""
+        if not self.ignore_delete and pc.any(is_retract(kinds)).as_py():
+            raise InvalidInput(
+                "a first-row table takes no -U/-D rows (the first insert of a key stays): "
+                "set first-row.ignore-delete=true to drop them"
+            )
 
     def _merge_groups(self, data: pa.Table, groups: Groups, merge_singles: bool) -> pa.Table:
         return data.take(pa.array(groups.first_where()))

@@ -225,6 +225,8 @@ class KeyValueWriter:
         if n == 0:
             return
         kind_bytes = pa.array(np.zeros(n, dtype=np.int8)) if kinds is None else kinds.cast(pa.int8())
+        if kinds is not None:
+            self.merge.check_input(kind_bytes)
         batch = batch.append_column(KIND, kind_bytes)
         if self.cross is not None:
             batch, buckets = self.cross.assign(batch)

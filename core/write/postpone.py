@@ -151,6 +151,10 @@ class PostponeWriter:
         if n == 0:
             return
         kind_bytes = pa.array(np.zeros(n, dtype=np.int8)) if kinds is None else kinds.cast(pa.int8())
+        if kinds is not None:
+            from paimon_core.merge.merge_engines import MergeEngine
+
+            MergeEngine.for_schema(self.table.schema).check_input(kind_bytes)
         batch = batch.append_column(KIND, kind_bytes)
         from paimon_core.write.append_writer import split_by
 

@@ -317,3 +317,39 @@ def test_create_takes_the_table_from_the_events(cli):
         "ts": "TIMESTAMP(3)",
     }
     assert cli.json("read", "-t", "s.d") == [EXPECTED[0] | {"name": "a", "price": "1.50"}]
+
+
+@pytest.mark.parametrize("ignore", [False, True])
+def test_first_row_tables_refuse_retractions_unless_ignore_delete(cli, tmp_path, ignore):
+    """Java's first-row merge refuses -U/-D input unless first-row.ignore-delete: never a silent
+    drop with exit 0. Refused: nothing committed, one line."""
+    opts = ["-O", "merge-engine=first-row"] + (["-O", "first-row.ignore-delete=true"] if ignore else [])
+    cli(
+        "create-table",
+        "shop.first",
+        "--schema",
+        "id INT NOT NULL, v STRING",
+        "-k",
+        "id",
+        "-O",
+        "bucket=1",
+        *opts,
+    )
+    first = tmp_path / "first.jsonl"
+    first.write_text('{"id": 1, "v": "a", "op": "+I"}\n')
+    cli("ingest", str(first), "-t", "shop.first", "--row-kind-column", "op")
+    before = cli.snapshot_ids("shop.first")
+    cdc = tmp_path / "cdc.jsonl"
+    cdc.write_text('{"id": 1, "v": "a", "op": "-D"}\n{"id": 2, "v": "b", "op": "+I"}\n')
+    args = ("ingest", str(cdc), "-t", "shop.first", "--row-kind-column", "op")
+    if ignore:
+        cli(*args)
+        assert sorted(r["id"] for r in cli.json("read", "-t", "shop.first")) == [1, 2]
+        return
+    r = cli(*args, code=1)
+    assert r.stderr.strip().splitlines() == [
+        "error: a first-row table takes no -U/-D rows (the first insert of a key stays): "
+        "set first-row.ignore-delete=true to drop them"
+    ]
+    assert cli.snapshot_ids("shop.first") == before
+    assert cli.json("read", "-t", "shop.first") == [{"id": 1, "v": "a"}]

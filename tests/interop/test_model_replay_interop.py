@@ -98,14 +98,6 @@ def _int96_before_1970(h: PkHistory) -> bool:
     )
 
 
-def _first_row_retraction(h: PkHistory) -> bool:
-    return (
-        h.engine == "first-row"
-        and h.on_delete is None
-        and any(o[0] in ("-U", "-D") for ops in h.history for o in ops)
-    )
-
-
 def _key_records(h: PkHistory) -> dict[int, list[tuple[int, str]]]:
     """Key number -> its records as (commit index, row kind), in order."""
     out: dict[int, list[tuple[int, str]]] = {}
@@ -166,10 +158,6 @@ JAVA_LIMITS: dict[str, tuple[Callable[[PkHistory], bool], str]] = {
         _int96_before_1970,
         "Java 0.9 cannot read back its TIMESTAMP(7..9) values (INT96; WITH LOCAL TIME ZONE too) before 1970 "
         "with sub-millisecond digits",
-    ),
-    "first-row-retraction": (
-        _first_row_retraction,
-        "Java 0.9's first-row refuses -U/-D records unless ignore-delete (or first-row.ignore-delete) is set",
     ),
     "removal-only-updates": (
         _removal_only_updates,

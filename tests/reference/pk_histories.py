@@ -142,9 +142,9 @@ def agg(func: str, t: str, acc, x):
 def apply(model: dict, engine: str, types: tuple, funcs: tuple, ops, on_delete: str | None = None) -> None:
     """Fold ``ops`` into ``model`` (key -> (v1, v2)). ``on_delete`` is the delete option drawn
     for the table: ``ignore-delete`` drops -U/-D records; partial-update's
-    ``remove-record-on-delete`` makes a -D remove the row and ignores -U. First-row always
-    ignores retractions. Without an option, deduplicate lets -U and -D remove the row; the
-    tests send no retraction to partial-update/aggregation then (they reject them)."""
+    ``remove-record-on-delete`` makes a -D remove the row and ignores -U. First-row never lets a
+    retraction change a row. Without an option, deduplicate lets -U and -D remove the row; the
+    tests send no retraction to partial-update, aggregation and first-row then (they reject them)."""
     for kind, k, v1, v2 in ops:
         retract = kind in ("-U", "-D")
         if retract and on_delete == "ignore-delete":
@@ -208,7 +208,9 @@ def canon(v) -> str:
 
 def restrict_retractions(engine: str, on_delete: str | None, history: list) -> list:
     """The drawn commits, cut to what the engine takes under ``on_delete``."""
-    if engine in ("partial-update", "aggregation") and on_delete is None:  # they reject retractions
+    if (
+        engine in ("partial-update", "aggregation", "first-row") and on_delete is None
+    ):  # they reject retractions
         history = [[o for o in ops if o[0] in ("+I", "+U")] or [("+I", 0, None, None)] for ops in history]
     if on_delete == "partial-update.remove-record-on-delete":
         # a key is not written again once deleted: a -D and a later insert that meet in one merge
