@@ -384,11 +384,25 @@ def apply_changes(schema: TableSchema, changes: Iterable[SchemaChange], has_snap
     return out
 
 
+def check_shares_a_column(input_names: list[str], schema: TableSchema) -> None:
+    """Input whose columns are all new to the table is refused: it is almost always a CSV file
+    without a header row (its first data row read as the names), and evolving the table by it
+    would add columns named after values and write every real column as NULL."""
+    if input_names and not set(input_names) & set(schema.field_names):
+        shown = ", ".join(repr(n) for n in input_names[:5]) + (", ..." if len(input_names) > 5 else "")
+        raise SchemaMismatch(
+            f"the input shares no column with the table (input columns: {shown}; table columns: "
+            f"{', '.join(schema.field_names)}): if it is a CSV file, its first line must name the columns"
+        )
+
+
 def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[SchemaChange]:
     """What ``ingest --evolve`` changes so that input with ``arrow_schema`` fits: a nullable
     column for each unknown input column (in input order, at the end), and a widened type for a
     non-key column whose input type is wider under the implicit rules. Anything else is left
-    for the normal checks to reject."""
+    for the normal checks to reject; input that shares no column with the table is refused
+    (``check_shares_a_column``)."""
+    check_shares_a_column(arrow_schema.names, schema)
     known = {f.name: f for f in schema.fields}
     out: list[SchemaChange] = []
     for af in arrow_schema:

@@ -197,8 +197,15 @@ def _check_inputs(
     """Check every input against the table (evolved in memory when ``evolve``) before anything is
     written; commits the evolved schema (not on a ``dry_run``) and returns (table to write with,
     changes)."""
+    from paimon_core.metadata.schema_evolution import check_shares_a_column
+
     changes: list = []
     target = table
+    for where, s in named_schemas:  # before --evolve would add columns named after a CSV's values
+        try:
+            check_shares_a_column(s.names, table.schema)
+        except SchemaMismatch as e:
+            raise SchemaMismatch(f"{where}{e}") from None
     if evolve:
         changes, candidate = _evolution(table, [s for _, s in named_schemas])
         if changes:

@@ -19,6 +19,7 @@ from paimon_core.data.types import (
 )
 from paimon_core.errors import SchemaMismatch
 from paimon_core.metadata.schema import TableSchema
+from paimon_core.metadata.schema_evolution import check_shares_a_column
 from paimon_core.write.input_errors import InputRowError
 from paimon_core.write.text_values import decode_text
 
@@ -153,6 +154,7 @@ def _conform_list(arr: pa.Array | pa.ChunkedArray, name: str, dst: ArrayType):
 
 
 def check_columns(input_names: list[str], schema: TableSchema) -> None:
+    check_shares_a_column(input_names, schema)
     known = set(schema.field_names)
     unknown = [n for n in input_names if n not in known]
     if unknown:

@@ -68,6 +68,22 @@ def test_ingest_unknown_column_names_evolve(cli, events_table):
     )
 
 
+@pytest.mark.parametrize("evolve", [False, True])
+def test_a_csv_without_header_is_refused_even_with_evolve(cli, events_table, evolve):
+    """Its first data row would be the column names: no column in common with the table.
+    --evolve must not add columns named 1, a, 1.5 and write every real column as NULL."""
+    before = cli.json("schema", "-t", events_table)
+    Path("in").mkdir(exist_ok=True)
+    Path("in/nohead.csv").write_text("1,a,1.5,2024-05-01\n2,b,2.5,2024-05-02\n")
+    r = cli("ingest", "in/nohead.csv", "-t", events_table, *(["--evolve"] if evolve else []), code=1)
+    assert _one_line_error(r) == (
+        "in/nohead.csv: the input shares no column with the table (input columns: '1', 'a', '1.5', "
+        "'2024-05-01'; table columns: id, name, value, dt): if it is a CSV file, its first line must "
+        "name the columns"
+    )
+    assert cli.json("schema", "-t", events_table) == before
+
+
 def test_delete_without_where_names_flags(cli, events_table):
     r = cli("delete", "-t", events_table, code=1)
     assert _one_line_error(r) == "delete needs --where EXPR (to empty a table, use ingest --overwrite)"
