@@ -131,6 +131,7 @@ class TableHealth:
     orphan_files: int | None  # None when the planner refused (a branch without a schema), see orphans_note
     orphan_bytes: int | None
     orphans_note: str | None
+    missing_files: tuple[str, ...] = ()  # live data files that are not in storage (paths in the table)
     findings: tuple[Finding, ...] = field(default=())
 
     def to_dict(self) -> dict:
@@ -249,8 +250,45 @@ def _duration(ms: int) -> str:
     return f"{ms}ms"
 
 
+def _missing_files(table: TableContext, keyed) -> tuple[str, ...]:
+    """Live data files not in storage: one listing per bucket (a file with an external path is
+    checked alone); paths relative to the table, sorted."""
+    from paimon_core.paths import bucket_dir
+
+    missing = []
+    for part, bucket, entries in keyed:
+        folder = bucket_dir(table.path, part, bucket)
+        present = None
+        for e in entries:
+            if e.file.external_path:
+                if not table.io.exists(e.file.external_path):
+                    missing.append(e.file.external_path)
+                continue
+            if present is None:
+                present = set(table.io.list_names(folder))
+            if e.file.file_name not in present:
+                missing.append(folder[len(table.path.rstrip("/")) + 1 :] + "/" + e.file.file_name)
+    return tuple(sorted(missing))
+
+
 def _findings(h: TableHealth) -> tuple[Finding, ...]:
     t, out = h.thresholds, []
+    rule = "every data file of the latest snapshot is in storage"
+    if h.missing_files:
+        n, first = len(h.missing_files), h.missing_files[0]
+        out.append(
+            Finding(
+                "missing files",
+                "warn",
+                f"{n} live data file(s) are gone from storage (first: {first}): every read of the "
+                "latest snapshot fails. Restore them from a backup or copy, or roll back to a "
+                "snapshot that does not use them (paimon rollback --to N; paimon files --snapshot N "
+                "lists what N uses)",
+                rule,
+            )
+        )
+    else:
+        out.append(Finding("missing files", "ok", f"all {h.files} live data file(s) are in storage", rule))
     if h.primary_key:
         crowded = [b for b in h.buckets if b.sorted_runs is not None and b.sorted_runs >= t.runs_trigger]
         rule = f"sorted runs >= {t.runs_trigger} in a bucket (num-sorted-run.compaction-trigger)"
@@ -436,6 +474,7 @@ def table_health(
         orphan_files=orphans,
         orphan_bytes=orphan_bytes,
         orphans_note=note,
+        missing_files=_missing_files(table, keyed),
     )
     return replace(h, findings=_findings(h))
 

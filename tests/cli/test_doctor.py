@@ -122,3 +122,19 @@ def test_missing_table_is_one_line(cli):
     r = cli("doctor", "demo.nope", code=1)
     assert r.stderr.strip().splitlines() == ["error: table 'demo.nope' does not exist"]
     assert r.stdout == ""
+
+
+def test_a_missing_data_file_is_found_and_named(cli, events_table):
+    """A live data file gone from storage: every read fails, so doctor must not say all good."""
+    before = json.loads(cli("-o", "json", "doctor", events_table).stdout)
+    assert before["missing_files"] == []
+    root = cli.wh / "demo.db" / "events"
+    victim = sorted(p for p in root.rglob("data-*") if p.is_file())[0]
+    victim.unlink()
+    rel = victim.relative_to(root).as_posix()
+    d = json.loads(cli("-o", "json", "doctor", events_table).stdout)
+    assert d["missing_files"] == [rel]
+    (finding,) = [f for f in d["findings"] if f["topic"] == "missing files"]
+    assert finding["level"] == "warn" and rel in finding["text"] and "rollback" in finding["text"]
+    out = cli("doctor", events_table).stdout
+    assert "findings: all good" not in out and "missing files" in out
