@@ -86,6 +86,22 @@ class PartitionExpiry:
     snapshot: Snapshot | None = None  # the OVERWRITE commit (None on a dry run or when none expired)
 
 
+def _time_strings(table: TableContext, values, strings: list[str | None]) -> list[str | None]:
+    """The texts a partition's time is read from: ``strings`` (Java's), but a DATE as the date it
+    is (yyyy-MM-dd), whatever its folder holds (the day number under partition.legacy-name), as
+    Java expires DATE partitions by their date."""
+    from paimon_core.data.types import AtomicType
+
+    out = list(strings)
+    for i, (v, t) in enumerate(zip(values, table.partition_codec.types, strict=True)):
+        if v is not None and isinstance(t, AtomicType) and t.root == "DATE":
+            out[i] = (_EPOCH_DAY + timedelta(days=int(v))).isoformat()
+    return out
+
+
+_EPOCH_DAY = datetime(1970, 1, 1).date()
+
+
 def plan_partition_expiry(
     table: TableContext, settings: ExpireSettings, now: int | None = None, strict: bool = False
 ) -> PartitionExpiry:
@@ -101,13 +117,14 @@ def plan_partition_expiry(
     skipped: list[tuple[str, str]] = []
     for st in partition_stats(table):
         strings = java_strings(table, st.values)
+        times = _time_strings(table, st.values, strings)
         if settings.strategy == "update-time":
             expired = epoch_ms(cutoff) > st.last_file_creation_time
         else:
             try:
-                if any(s is None for s in strings):
+                if any(s is None for s in times):
                     raise UnparsablePartitionTime("a NULL partition value has no time")
-                t = partition_time(keys, [s or "" for s in strings], settings.pattern, settings.formatter)
+                t = partition_time(keys, [s or "" for s in times], settings.pattern, settings.formatter)
             except UnparsablePartitionTime as e:
                 where = codec.display(codec.spec(st.values))
                 if strict:
