@@ -68,8 +68,15 @@ class TableSchema:
 
     @property
     def cross_partition_update(self) -> bool:
-        """Paimon's cross-partition upsert mode: a primary key that leaves out a partition key
-        (always with ``bucket = -1``); a key is unique across partitions (write/cross_partition.py)."""
+        """Paimon's cross-partition upsert mode: a primary key that leaves out a partition key,
+        with ``bucket = -1``; a key is unique across partitions (write/cross_partition.py). With
+        ``bucket = N`` such a key is unique within its partition only (plain fixed buckets, as
+        Java 1.x writes them)."""
+        return self.bucket_mode is BucketMode.KEY_DYNAMIC
+
+    @property
+    def key_leaves_out_partition(self) -> bool:
+        """A primary key without every partition key (whatever the bucket mode)."""
         return bool(self.primary_keys and self.partition_keys) and not set(self.partition_keys) <= set(
             self.primary_keys
         )
@@ -319,12 +326,16 @@ class Schema:
         return bucket
 
     def _check_cross_partition(self, opts: CoreOptions, bucket: int) -> None:
-        """A primary key without every partition key is Paimon's cross-partition upsert mode:
-        Java 0.9 allows it only with dynamic buckets and without ``sequence.field``."""
+        """A primary key without every partition key: with ``bucket = -1`` Paimon's cross-partition
+        upsert mode (without ``sequence.field``); with ``bucket = N`` plain fixed buckets, a key
+        unique within its partition (Java 1.x; Java 0.9 refused it); never postponed buckets."""
         missing = [p for p in self.partition_keys if self.primary_keys and p not in self.primary_keys]
         if not missing:
             return
-        if mode_of(bucket, self.primary_keys, self.partition_keys) is not BucketMode.KEY_DYNAMIC:
+        mode = mode_of(bucket, self.primary_keys, self.partition_keys)
+        if mode is BucketMode.HASH_FIXED:
+            return
+        if mode is not BucketMode.KEY_DYNAMIC:
             columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
             raise InvalidInput(
                 f"a primary key without the partition keys ({', '.join(missing)} missing) is a cross-partition "

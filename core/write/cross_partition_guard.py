@@ -29,8 +29,12 @@ class CrossPartitionConflict(BucketAssignmentConflict):
 
 def refuse(table: TableContext, what: str, instead: str = "a batch ingest routes keys through it") -> None:
     """Refuse ``what`` on a cross-partition upsert table (a path that does not keep the global
-    key index and could leave a key in two partitions); ``instead`` says what does."""
-    if table.schema.cross_partition_update:
+    key index and could leave a key in two partitions), or on a table whose key leaves out a
+    partition key in a bucket mode other than fixed or dynamic; ``instead`` says what does."""
+    schema = table.schema
+    if schema.cross_partition_update or (
+        schema.key_leaves_out_partition and schema.bucket_mode is not BucketMode.HASH_FIXED
+    ):
         raise UnsupportedFeature(
             f"{what} is not supported on cross-partition upsert table {table.identifier} (primary key "
             f"{', '.join(table.schema.primary_keys)} without partition key(s) "
@@ -40,11 +44,14 @@ def refuse(table: TableContext, what: str, instead: str = "a batch ingest routes
 
 
 def check_writable(table: TableContext) -> None:
-    """Refuse options under which the routing of write/cross_partition.py would still leave a key in
-    two partitions."""
+    """For a table whose key leaves out a partition key: fixed buckets are plain (a key unique
+    within its partition, as Java 1.x writes them); otherwise refuse options under which the
+    routing of write/cross_partition.py would still leave a key in two partitions."""
     opts = table.schema.core_options
+    if table.schema.bucket_mode is BucketMode.HASH_FIXED:
+        return
     if table.schema.bucket_mode is not BucketMode.KEY_DYNAMIC:
-        refuse(table, f"writing with bucket = {opts.bucket}", "Java 0.9 keeps such tables at bucket = -1")
+        refuse(table, f"writing with bucket = {opts.bucket}", "Java keeps such tables at bucket = -1 or N")
     if opts.sequence_fields:
         raise UnsupportedFeature(
             f"table {table.identifier}: sequence.field cannot be used on a cross-partition upsert table (as in "

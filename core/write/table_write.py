@@ -38,7 +38,7 @@ def new_append_writer(table: TableContext) -> AppendWriter:
 def new_writer(table: TableContext) -> AppendWriter | KeyValueWriter | PostponeWriter:
     """A writer for ``table``: ``write(batch, kinds=None)``, ``prepare_commit()``, ``abort()``."""
     check_writable(table.schema)
-    if table.schema.cross_partition_update:  # only dynamic buckets route keys across partitions
+    if table.schema.key_leaves_out_partition:  # only dynamic buckets route keys across partitions
         from paimon_core.write.cross_partition_guard import check_writable as check_cross
 
         check_cross(table)

@@ -20,9 +20,9 @@ def _one_line_error(r) -> str:
 
 CREATE_CASES = [
     (
-        ["-k", "id", "-p", "dt", "--bucket", "2"],
+        ["-k", "id", "-p", "dt", "--bucket", "-2"],
         "a primary key without the partition keys (dt missing) is a cross-partition upsert table, which needs "
-        "dynamic buckets (bucket = -1), not bucket = 2; use --primary-key dt,id",
+        "dynamic buckets (bucket = -1), not bucket = -2; use --primary-key dt,id",
     ),
     (
         ["-O", "bucket-key=id"],

@@ -159,8 +159,11 @@ def _counts(index) -> dict:
 
 def test_schema_rules_at_create_table(catalog):
     catalog.create_table("db.ok", _schema({}))
+    # bucket = N: plain fixed buckets, a key unique within its partition (Java 1.x)
+    fixed = catalog.create_table("db.fixed", _schema({"bucket": "2"}))
+    assert not fixed.schema.cross_partition_update and fixed.schema.key_leaves_out_partition
     with pytest.raises(InvalidInput, match="needs dynamic buckets"):
-        catalog.create_table("db.fixed", _schema({"bucket": "2"}))
+        catalog.create_table("db.postponed", _schema({"bucket": "-2"}))
     with pytest.raises(InvalidInput, match="sequence.field cannot be used"):
         catalog.create_table("db.seq", _schema({"sequence.field": "v"}))
 
@@ -313,7 +316,6 @@ def test_alter_table_keeps_the_schema_rules(catalog):
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"bucket": "2"}, "writing with bucket = 2 is not supported"),
         ({"bucket": "-2"}, "writing with bucket = -2 is not supported"),
         ({"sequence.field": "v"}, "sequence.field cannot be used"),
     ],
