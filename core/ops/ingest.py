@@ -74,6 +74,9 @@ def _replaced(table: TableContext, entries) -> Replaced:
 
 
 def _missing_columns(table: TableContext, named_schemas) -> tuple:
+    """Table columns that inputs with rows leave out (none when no input has a row)."""
+    if not named_schemas:
+        return ()
     present = set()
     for _, s in named_schemas:
         present.update(s.names)
@@ -280,9 +283,11 @@ def ingest_files(
             ROW_KIND,
             None,
         )
-    named = [
-        (f"{f.path}: ", _without_kind(input_schema(f, table.schema), row_kind_column, f"{f.path}: "))
-        for f in inputs
+    schemas = [(f, input_schema(f, table.schema)) for f in inputs]
+    named = [  # a text input without a row (empty, or change events that are all DDL) has no columns
+        (f"{f.path}: ", _without_kind(s, row_kind_column, f"{f.path}: "))
+        for f, s in schemas
+        if len(s) or f.format == "parquet"
     ]
     table, evolved = _check_inputs(table, named, evolve, dry_run)
     if on_plan:

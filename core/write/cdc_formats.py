@@ -227,9 +227,11 @@ def _debezium_type_text(kind: str, semantic: str | None, params: dict) -> str:
 
 
 def _canal(event: dict, out: Changes, line: int) -> None:
+    kind = str(event.get("type", "")).upper()
+    if kind == "TRUNCATE":  # Canal marks it isDdl: it must not be skipped with the DDL
+        raise _BadEvent("a TRUNCATE is not a row change: replace the table's rows with an overwrite instead")
     if event.get("isDdl"):
         return
-    kind = str(event.get("type", "")).upper()
     data = event.get("data")
     if kind in ("INSERT", "UPDATE", "DELETE"):
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):

@@ -212,6 +212,12 @@ def test_a_replay_after_a_restart_leaves_the_same_table(cli, fmt):
         ("debezium-json", {"op": "u", "after": {"id": 1}}, "'op' 'u' without 'before'"),
         ("debezium-json", {"op": "t"}, "a truncate ('op': 't') is not a row change"),
         ("debezium-json", {"op": "x", "after": {"id": 1}}, "unknown 'op' 'x'"),
+        # Canal marks a TRUNCATE isDdl: it must not be skipped with the DDL
+        (
+            "canal-json",
+            {"type": "TRUNCATE", "isDdl": True, "sql": "TRUNCATE t"},
+            "a TRUNCATE is not a row change",
+        ),
         ("canal-json", {"type": "INSERT", "data": {"id": 1}}, "'data' is not a list of rows"),
         (
             "canal-json",
@@ -353,3 +359,20 @@ def test_first_row_tables_refuse_retractions_unless_ignore_delete(cli, tmp_path,
     ]
     assert cli.snapshot_ids("shop.first") == before
     assert cli.json("read", "-t", "shop.first") == [{"id": 1, "v": "a"}]
+
+
+@pytest.mark.parametrize("stdin", [False, True])
+def test_events_that_are_all_ddl_write_nothing_and_say_so(cli, stdin):
+    """A Canal batch of DDL events only: no row changes, nothing committed, exit 0."""
+    cli("create-table", "s.t", "--schema", SCHEMA, "-k", "id")
+    ddl = {"type": "ALTER", "isDdl": True, "sql": "ALTER TABLE t ADD c INT", "data": None, "pkNames": None}
+    text = json.dumps(ddl) + "\n" + json.dumps({**ddl, "type": "CREATE"}) + "\n"
+    if stdin:
+        _stdin(cli, text, "-t", "s.t", "--format", "canal-json")
+    else:
+        with open("ddl.jsonl", "w") as fh:
+            fh.write(text)
+        r = cli("ingest", "-t", "s.t", "ddl.jsonl", "--format", "canal-json")
+        assert "nothing to commit for s.t (no rows)" in r.stdout + r.stderr
+        assert "written as NULL" not in r.stdout + r.stderr
+    assert cli.snapshot_ids("s.t") == []
