@@ -140,6 +140,23 @@ def _error(e: RestError) -> JSONResponse:
     return JSONResponse(e.body(), status_code=e.status)
 
 
+MAX_BODY_BYTES = 16 << 20  # a request body larger than this is refused (413), unread
+
+
+async def _limited_body(request: Request) -> bytes:
+    """The body, or a 413 once it exceeds MAX_BODY_BYTES (by its Content-Length, or while read)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise RestError(413, f"request body of {int(declared)} bytes: at most {MAX_BODY_BYTES} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise RestError(413, f"request body over {MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def create_app(
     warehouses: CatalogService | OneWarehouse | WarehouseRoot, auth: Checker | str | None = None
 ) -> Starlette:
@@ -151,7 +168,10 @@ def create_app(
 
     async def handle(request: Request) -> Response:
         raw_path = request.scope.get("raw_path") or request.url.path.encode()
-        raw = await request.body() if request.method == "POST" else b""
+        try:
+            raw = await _limited_body(request) if request.method == "POST" else b""
+        except RestError as e:
+            return _error(e)
         if check is not None:
             query = request.scope.get("query_string", b"").decode("latin-1")
             path = raw_path.decode("latin-1").split("?", 1)[0]

@@ -134,6 +134,11 @@ class CatalogService:
             raise bad_request(f"identifier names database {ident.get('database')!r}, the path {db!r}")
         name = checked(ident.get("object"), "table")
         schema = _schema_from_json(_obj(body.get("schema"), "schema"))
+        if "path" in schema.options:  # as Java's catalogs (validateCustomTablePath)
+            raise bad_request(
+                "this catalog does not support specifying the table path ('path' option) when creating "
+                "a table: the catalog places the table in its database"
+            )
         if not self.catalog.database_exists(db):
             raise RestError(404, f"database '{db}' does not exist", "DATABASE", db)
         self._core(lambda: self.catalog.create_table(f"{db}.{name}", schema), db, name)

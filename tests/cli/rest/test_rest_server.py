@@ -153,6 +153,15 @@ def test_malformed_bodies_are_400_and_change_nothing(rest_server):
             },
             None,
         ),
+        (  # a custom table path: Java's catalogs refuse it (validateCustomTablePath)
+            "POST",
+            f"{V1}/databases/bad_db/tables",
+            {
+                "identifier": {"database": "bad_db", "object": "elsewhere"},
+                "schema": {"fields": FIELDS, "options": {"path": "/tmp/elsewhere"}},
+            },
+            None,
+        ),
         ("POST", f"{V1}/databases/bad_db/tables/t", {"changes": "all"}, None),
         ("POST", f"{V1}/databases/bad_db/tables/t", {"changes": [{"action": "dropPrimaryKey"}]}, None),
         ("POST", f"{V1}/databases/bad_db/tables/t/commit", {"snapshot": "x"}, None),
@@ -219,3 +228,29 @@ def test_a_commit_on_a_stale_base_is_refused_and_writes_nothing(rest_server, tmp
     assert (r.status, r.body["resourceType"]) == (404, "TABLE")
     assert _tree(rest_server.warehouse) == before
     assert cli.snapshot_ids("stale_db.t") == [latest["id"]]
+
+
+def test_huge_names_and_bodies_are_4xx_never_500(rest_server):
+    """Names are folders (at most 250 UTF-8 bytes); bodies at most 16 MiB (413); never a 500."""
+    from paimon_cli.rest.app import MAX_BODY_BYTES
+
+    c = SpecClient(rest_server)
+    before = _tree(rest_server.warehouse)
+    r = c.call("POST", f"{V1}/databases", {"name": "d" * (5 << 20)})
+    assert r.status == 400 and "at most 250 bytes" in r.body["message"], r.body
+    r = c.call("POST", f"{V1}/databases", {"name": "é" * 126})  # 252 bytes
+    assert r.status == 400, r.body
+    # a body declared too large is refused before it is read (the client sends only the headers)
+    conn = http.client.HTTPConnection("127.0.0.1", rest_server.port, timeout=30)
+    conn.putrequest("POST", f"{V1}/databases")
+    conn.putheader("Authorization", f"Bearer {rest_server.token}")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(MAX_BODY_BYTES + 1))
+    conn.endheaders()
+    resp = conn.getresponse()
+    assert resp.status == 413 and json.loads(resp.read())["code"] == 413
+    conn.close()
+    for path in (f"{V1}/databases/{'x' * 300}", f"{V1}/databases/{'x' * 300}/tables/{'y' * 300}"):
+        r = c.call("GET", path)
+        assert 400 <= r.status < 500, (path[:40], r.status, r.body)
+    assert _tree(rest_server.warehouse) == before
