@@ -333,7 +333,7 @@ _REGISTRY = [
         "scan.mode",
         "str",
         "default",
-        "streaming start: latest-full | latest | from-snapshot | from-snapshot-full",
+        "streaming start: latest-full | latest | from-snapshot | from-snapshot-full | compacted-full",
     ),
     # deletion vectors (metadata/deletion_vectors.py)
     Option("deletion-vectors.enabled", "bool", False, "mark deleted/superseded rows in deletion vectors"),

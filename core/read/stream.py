@@ -11,7 +11,12 @@ Starting state (``mode``, Paimon's ``scan.mode``):
 * ``latest``: nothing; the changes of the snapshots after the latest;
 * ``from-snapshot``: the changes of snapshot ``start`` and every later one (``start`` may be a
   snapshot id, a tag's snapshot, or a time: the first snapshot committed at or after it);
-* ``from-snapshot-full``: every row of snapshot ``start``, then the changes after it.
+* ``from-snapshot-full``: every row of snapshot ``start``, then the changes after it;
+* ``compacted-full``: every row of the latest full compaction (a COMPACT snapshot whose commit
+  identifier is a multiple of ``full-compaction.delta-commits`` (default 1) or a batch commit's,
+  Java's rule; the latest snapshot when there is none), then the changes after it. On a
+  ``full-compaction`` changelog table this is the start whose changelog never retracts a value
+  the reader has not seen (a ``latest-full`` start on an APPEND snapshot can meet one).
 
 A consumer (``consumer_id``) that exists overrides the mode: the stream resumes at its
 ``nextSnapshot`` (unless ``ignore_progress``, Paimon's ``consumer.ignore-progress``).
@@ -58,7 +63,8 @@ from paimon_core.read.table_read import TableRead
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
-MODES = ("latest-full", "latest", "from-snapshot", "from-snapshot-full")
+MODES = ("latest-full", "latest", "from-snapshot", "from-snapshot-full", "compacted-full")
+BATCH_COMMIT = 2**63 - 1  # the commit identifier of a batch commit (Java's Long.MAX_VALUE)
 
 
 class StreamGap(SnapshotNotFound):
@@ -206,6 +212,11 @@ class StreamRead:
             self.cursor = latest.id + 1 if latest else 1
         elif self.mode == "latest":
             self.cursor = (sm.latest_id() or 0) + 1
+        elif self.mode == "compacted-full":
+            snap = self._latest_full_compaction()
+            if snap is not None:
+                first = self._full(snap)
+            self.cursor = snap.id + 1 if snap else 1
         elif self.mode == "from-snapshot":
             if self.start is None:
                 assert self.start_time_ms is not None  # __init__ refused neither a start nor a time
@@ -220,6 +231,18 @@ class StreamRead:
             self.cursor = first.next_snapshot
         self.delivered = self.cursor if first is None else None
         return first
+
+    def _latest_full_compaction(self) -> Snapshot | None:
+        """The newest full compaction by Java's rule (see the module doc), else the latest snapshot."""
+        sm = self.table.snapshots
+        every = self.table.schema.core_options.get("full-compaction.delta-commits") or 1
+        ids = sm.list_ids()
+        for i in reversed(ids):
+            snap = sm.snapshot(i)
+            ident = snap.commit_identifier
+            if snap.commit_kind == "COMPACT" and (ident == BATCH_COMMIT or ident % every == 0):
+                return snap
+        return sm.snapshot(ids[-1]) if ids else None
 
     # ---- follow
     def _check_gap(self, nxt: int) -> None:

@@ -136,7 +136,7 @@ def stream(
         typer.Option(
             "--mode",
             metavar="MODE",
-            help="Start: latest-full (default: all rows, then changes) | latest | from-snapshot | from-snapshot-full.",
+            help="Start: latest-full (default: all rows, then changes) | latest | from-snapshot | from-snapshot-full | compacted-full (the rows of the latest full compaction, then changes).",
         ),
     ] = None,
     start: Annotated[
