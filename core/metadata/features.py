@@ -33,6 +33,7 @@ Refused, because reading or writing them without the feature gives wrong rows:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
@@ -129,9 +130,11 @@ def check_writable(schema: TableSchema, what: str = "table", compaction: bool = 
         )
 
 
-def check_file(f: DataFileMeta, where: str = "") -> None:
-    """A data file we must not read as a whole row set."""
-    if f.write_cols is not None:
+def check_file(f: DataFileMeta, where: str = "", columns: Sequence[str] | None = None) -> None:
+    """A data file we must not read as a whole row set: one whose ``_WRITE_COLS`` leave out a
+    column of ``columns`` (its schema's; None: any list refuses). A list of every column is a
+    whole file: Java writes that when it compacts a row-tracking table without data evolution."""
+    if f.write_cols is not None and (columns is None or not set(columns) <= set(f.write_cols)):
         raise UnsupportedFeature(
             f"{where}data file {f.file_name} holds only some columns (_WRITE_COLS, data "
             "evolution), which is not supported"

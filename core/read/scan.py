@@ -122,7 +122,8 @@ class TableScan:
             files = [e.file for e in entries]
             if not evolution:  # a data-evolution reader merges files of some columns (row_tracking.py)
                 for f in files:
-                    check_file(f)
+                    if f.write_cols is not None:
+                        check_file(f, columns=self.table.schema_for(f.schema_id).field_names)
             # the vectors of every live file of the bucket, pruned or not: writers that replace the
             # bucket's index (compaction, delete) must carry all of them over
             bucket_dvs = dvs.get((pbytes, bucket), {})

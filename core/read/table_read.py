@@ -126,8 +126,8 @@ class TableRead:
         ``system_columns`` adds ``_SEQUENCE_NUMBER`` (unless ``sequence`` is False) and
         ``_VALUE_KIND``. ``field_ids``: the columns the file holds (data evolution: a file of
         some columns; the others read as NULL); without it the file must hold every column."""
-        if field_ids is None:
-            check_file(f)
+        if field_ids is None and f.write_cols is not None:
+            check_file(f, columns=self.table.schema_for(f.schema_id).field_names)
         file_schema, ids = self._file_schema(split, f)
         by_id = {fld.id: fld for fld in file_schema.fields}
         if field_ids is not None:
