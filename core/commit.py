@@ -38,6 +38,7 @@ from paimon_core.metadata.manifest_merge import ManifestMerger, MergeSettings, p
 from paimon_core.metadata.row_ids import assign_row_ids, data_evolution, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
 from paimon_core.read.partition_spec import partition_matcher
+from paimon_core.write import renumber
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -176,15 +177,16 @@ class FileStoreCommit:
         snapshot, up to ``commit.max-retries`` times."""
         landed: list[Snapshot] = []
         self._stats_file = None
+        self._messages = list(messages)  # renumbered files replace the messages' (write/renumber.py)
         try:
             snap = self._commit(messages, kind, landed)
         except BaseException:
             if not landed:
-                discard_files(self.table, messages)
+                discard_files(self.table, self._messages)
                 self._discard_statistics()
             raise
         if snap is None:
-            discard_files(self.table, messages)
+            discard_files(self.table, self._messages)
             self._discard_statistics()
         return snap
 
@@ -228,11 +230,28 @@ class FileStoreCommit:
                 return None
             kind = "COMPACT"
         kind = kind or commit_kind(self.options.overwrite, adds, deletes, messages)
+        renumbers = renumber.applies(self.table, kind, self.options.overwrite)
         retries = self.table.schema.core_options.get("commit.max-retries")
         for attempt in range(retries + 1):
             latest = self.table.snapshots.latest()
             if self._replayed(latest):
                 return None  # committed before (a replay after a restart): never twice
+            if renumbers:  # the last commit wins every key it shares with a concurrent one
+                messages, replaced = renumber.renumber_above(self.table, messages, latest)
+                if replaced:
+                    self._messages = list(messages)
+                    adds, deletes = self._entries(messages)
+                    changelog = [
+                        ManifestEntry(
+                            ADD,
+                            self.table.partition_codec.to_bytes(m.partition),
+                            m.bucket,
+                            m.total_buckets,
+                            f,
+                        )
+                        for m in messages
+                        for f in m.changelog_files
+                    ]
             written: list[str] = []
             rebased: list = []  # hash index files written to rebase this attempt's index changes
             snap = None
