@@ -83,8 +83,9 @@ def changelog_retention(
     in_effect = dict(zip(CHANGELOG_KEYS, (snap_min, snap_max, snap_time_ms), strict=True))
 
     def pick(key: str) -> int:
-        if explicit[key] is not None:
-            return explicit[key]
+        given = explicit[key]
+        if given is not None:
+            return given
         if not declared:
             return in_effect[key]
         v = opts.get(key)
