@@ -7,9 +7,11 @@ terminal ``-o table`` is a Rich table; off a terminal it is a plain aligned text
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from paimon_cli.plain import json_safe, plain_value
 
@@ -231,3 +233,36 @@ def note(text: str) -> None:
     """A one-line remark for the user on stderr (never mixed into results)."""
     sys.stderr.write(f"note: {text}\n")
     sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def conversion_notes() -> Iterator[None]:
+    """Print each input conversion the core announced (``InputConversion``) once, as a note,
+    when the block ends; other warnings pass through."""
+    import warnings
+
+    from paimon_core.write.input_notes import InputConversion
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InputConversion)
+        try:
+            yield
+        finally:
+            others = [w for w in caught if not issubclass(w.category, InputConversion)]
+            for text in dict.fromkeys(
+                str(w.message) for w in caught if issubclass(w.category, InputConversion)
+            ):
+                note(text)
+    for w in others:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def with_conversion_notes(command: Callable) -> Callable:
+    """A command that prints the input conversions of its run (see ``conversion_notes``)."""
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        with conversion_notes():
+            return command(*args, **kwargs)
+
+    return run

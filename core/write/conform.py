@@ -21,6 +21,7 @@ from paimon_core.errors import SchemaMismatch
 from paimon_core.metadata.schema import TableSchema
 from paimon_core.metadata.schema_evolution import check_shares_a_column
 from paimon_core.write.input_errors import InputRowError
+from paimon_core.write.input_notes import NUMBERS_AS_TEXT, ZONED_TO_UTC, converted
 from paimon_core.write.text_values import decode_text
 
 _FAMILY = {
@@ -66,6 +67,20 @@ def conform_column(arr: pa.Array | pa.ChunkedArray, name: str, dst: DataType) ->
         src = from_arrow_type(arr.type)
     if _is_text(src) and not _is_text(dst):
         return decode_text(arr, name, dst)  # ISO times, decimal strings, hex, JSON text (text_values)
+    if _is_text(dst) and (
+        pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_decimal(arr.type)
+    ):
+        if arr.null_count < len(arr):
+            converted(name, NUMBERS_AS_TEXT)  # as CSV and JSON numbers go into text columns
+        return arr.cast(target)
+    if (
+        pa.types.is_timestamp(arr.type)
+        and arr.type.tz is not None
+        and isinstance(dst, AtomicType)
+        and dst.root == "TIMESTAMP"
+        and arr.null_count < len(arr)
+    ):
+        converted(name, ZONED_TO_UTC)  # the cast below keeps the UTC time, as for zoned text
     if isinstance(src, RowType) and isinstance(dst, RowType) and arr.type != target:
         return _conform_struct(arr, name, src, dst)
     if isinstance(src, ArrayType) and isinstance(dst, ArrayType) and arr.type != target:

@@ -32,6 +32,7 @@ from paimon_core.data.types import (
     to_arrow_type,
 )
 from paimon_core.write.input_errors import InputRowError
+from paimon_core.write.input_notes import NUMBERS_AS_TEXT, ZONED_TO_UTC, converted
 
 _TIMESTAMP = (
     r"^(?P<base>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?)"
@@ -100,13 +101,17 @@ def _decode_timestamp(arr: pa.Array, name: str, dst: AtomicType) -> pa.Array:
     parts = pc.extract_regex(arr, _TIMESTAMP)
     base, frac, zone = (_keep_nulls(arr, parts.field(k)) for k in ("base", "frac", "zone"))
     has_zone = pc.greater(pc.utf8_length(zone), 0)
+    shift = None  # seconds to subtract: a zoned value going into a TIMESTAMP is stored as UTC
     if ltz:
         _bad(arr, has_zone, name, dst, " (a TIMESTAMP WITH LOCAL TIME ZONE needs a zone: Z or +hh:mm)")
         base = pc.binary_join_element_wise(base, zone, "")
-    else:
-        _bad(arr, pc.invert(has_zone), name, dst, " (a TIMESTAMP without time zone takes no zone offset)")
+    elif pc.any(has_zone).as_py():
+        shift = pa.array([_zone_seconds(z) for z in zone.to_pylist()], pa.int64())
+        converted(name, ZONED_TO_UTC)
     seconds_type = pa.timestamp("s", tz="UTC") if ltz else pa.timestamp("s")
     seconds = pc.cast(_cast_checked(base, seconds_type, name, dst), pa.int64())
+    if shift is not None:
+        seconds = pc.subtract(seconds, shift)
     nanos = _fraction_nanos(frac)
     precision = dst.declared_precision
     step = 10 ** (9 - precision)  # digits beyond the column's precision must be zeros
@@ -117,6 +122,15 @@ def _decode_timestamp(arr: pa.Array, name: str, dst: AtomicType) -> pa.Array:
     _bad(arr, pc.less(pc.abs(seconds), limit), name, dst, f" (out of range for {unit} precision)")
     ticks = pc.add(pc.multiply(seconds, 1_000_000_000 // per), pc.divide(nanos, per))
     return pc.cast(ticks, pa.timestamp(unit, tz="UTC" if ltz else None))
+
+
+def _zone_seconds(zone: str | None) -> int:
+    """``Z``, ``+hh``, ``+hhmm`` or ``+hh:mm`` as seconds east of UTC (none: 0)."""
+    if not zone or zone == "Z":
+        return 0
+    digits = zone[1:].replace(":", "")
+    seconds = int(digits[:2]) * 3600 + (int(digits[2:4]) * 60 if len(digits) > 2 else 0)
+    return -seconds if zone[0] == "-" else seconds
 
 
 def _decode_time(arr: pa.Array, name: str, dst: AtomicType) -> pa.Array:
@@ -252,6 +266,12 @@ def from_json_values(values: list, name: str, dst: DataType) -> pa.Array:
         values = [_days_text(v) for v in values]
     elif dst.root in _NUMBERS and all(_is_number(v) for v in values):
         return _cast_checked(pa.array(values), target, name, dst)
+    if (
+        isinstance(dst, AtomicType)
+        and dst.root in ("CHAR", "VARCHAR")
+        and any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    ):
+        converted(name, NUMBERS_AS_TEXT)
     return decode_text(pa.array([_scalar_text(v) for v in values], pa.string()), name, dst)
 
 

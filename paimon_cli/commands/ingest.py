@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from paimon_cli.output import with_conversion_notes
 from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.progress import byte_progress
 from paimon_cli.state import get_state
@@ -14,6 +15,7 @@ app = typer.Typer()
 
 
 @app.command("ingest")
+@with_conversion_notes
 def ingest(
     ctx: typer.Context,
     files: Annotated[
