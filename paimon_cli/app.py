@@ -41,39 +41,54 @@ _VALUE_OPTIONS = {
     "--catalog",
     "--catalog-option",
 }
-_HOISTED_WITH_VALUE = _VALUE_OPTIONS - {"-w", "--warehouse", "--config"}  # also accepted after the command
+_HOISTED_WITH_VALUE = set(_VALUE_OPTIONS)  # also accepted after the command
 _HOISTED_FLAGS = {"-v", "--verbose"}
+_OWNED = {"rest-server": {"--warehouse"}}  # a command's own option of a global option's name
+_TABLE_OPTIONS = {"-t", "--table"}  # a command option, also accepted before the command
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
-    """Move ``-o FORMAT``, ``-v``, ``--engine``, ``--spark-*`` and ``--storage`` written after the
-    command name in front of it, so that ``paimon ingest --engine spark --spark-master local[2]
-    f.parquet`` works like ``paimon --engine spark ... ingest f.parquet``. No command has options
-    of these names; anything after ``--`` is left alone."""
-    i = 0
+    """Global options work before or after the command name: ``-w``, ``--config``, ``-o
+    FORMAT``, ``-v``, ``--engine``, ``--spark-*``, ``--storage`` and ``--catalog*`` written after
+    it move in front of it (``paimon read -t a.b -w /wh`` is ``paimon -w /wh read -t a.b``), and
+    ``-t DB.TABLE`` written before it moves behind it (``paimon -t a.b read``). A command's own
+    option of the same name stays its own (``rest-server --warehouse``); anything after ``--`` is
+    left alone."""
+    i, lowered, head = 0, [], []
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
-        i += 2 if args[i] in _VALUE_OPTIONS else 1
+        tok = args[i]
+        if tok in _TABLE_OPTIONS and i + 1 < len(args):
+            lowered += [tok, args[i + 1]]
+            i += 2
+            continue
+        if tok.startswith(("--table=",)):
+            lowered.append(tok)
+            i += 1
+            continue
+        step = 2 if tok in _VALUE_OPTIONS else 1
+        head += args[i : i + step]
+        i += step
     if i >= len(args) or args[i] == "--":
-        return list(args)
-    head, command, rest = list(args[:i]), args[i], list(args[i + 1 :])
+        return head + lowered + list(args[i:])
+    command, rest = args[i], list(args[i + 1 :])
+    owned = _OWNED.get(command, set())
+    with_value = _HOISTED_WITH_VALUE - owned
     moved, kept, j = [], [], 0
     while j < len(rest):
         tok = rest[j]
         if tok == "--":
             kept.extend(rest[j:])
             break
-        if tok in _HOISTED_WITH_VALUE and j + 1 < len(rest):
+        if tok in with_value and j + 1 < len(rest):
             moved += [tok, rest[j + 1]]
             j += 2
             continue
-        if tok in _HOISTED_FLAGS or tok.startswith(
-            tuple(f"{o}=" for o in _HOISTED_WITH_VALUE if o.startswith("--"))
-        ):
+        if tok in _HOISTED_FLAGS or tok.startswith(tuple(f"{o}=" for o in with_value if o.startswith("--"))):
             moved.append(tok)
         else:
             kept.append(tok)
         j += 1
-    return head + moved + [command] + kept
+    return head + moved + [command] + lowered + kept
 
 
 class PaimonGroup(LazyGroup):

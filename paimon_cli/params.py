@@ -9,7 +9,7 @@ import typer
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
-TableArg = Annotated[str | None, typer.Argument(metavar="[DB.TABLE]", help="Table (or -t).")]
+TableArg = Annotated[str | None, typer.Argument(metavar="DB.TABLE", help="Table (or -t).")]
 TableOpt = Annotated[
     str | None,
     typer.Option(

@@ -32,7 +32,7 @@ COMMANDS: tuple[CommandEntry, ...] = tuple(
             "Drop a database; one that still has tables needs --cascade, which drops them (and their files) too.",
         ),
         ("rename-table", "catalog", "Rename a table: its registration and its folder on storage."),
-        ("catalog", "catalog", "The catalog in use (filesystem, jdbc or hive)."),
+        ("catalog", "catalog", "The catalog in use (filesystem, jdbc, hive or rest)."),
         ("alter-table", "alter", "Change a table's schema: columns, options, comment."),
         (
             "ingest",

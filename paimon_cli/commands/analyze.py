@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from paimon_cli.errors import CliError
-from paimon_cli.params import BranchOpt, TableOpt, split_list
+from paimon_cli.params import BranchOpt, TableArg, TableOpt, one_table, split_list
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -16,6 +16,7 @@ app = typer.Typer()
 @app.command("analyze")
 def analyze(
     ctx: typer.Context,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     columns: Annotated[
@@ -39,6 +40,7 @@ def analyze(
       paimon analyze -t demo.events
       paimon analyze -t demo.events --columns id,amount
     """
+    table = one_table(name, table)
     from paimon_core.ops.analyze import AnalyzeError
     from paimon_core.ops.analyze import analyze as run_analyze
 

@@ -9,7 +9,7 @@ import typer
 from paimon_cli.state import get_state
 
 app = typer.Typer()
-catalog_app = typer.Typer(no_args_is_help=True, help="The catalog in use (filesystem, jdbc or hive).")
+catalog_app = typer.Typer(no_args_is_help=True, help="The catalog in use (filesystem, jdbc, hive or rest).")
 app.add_typer(catalog_app, name="catalog")
 
 

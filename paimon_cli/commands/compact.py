@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import BranchOpt, TableOpt, split_list
+from paimon_cli.params import BranchOpt, TableArg, TableOpt, one_table, split_list
 from paimon_cli.progress import count_progress
 from paimon_cli.state import get_state
 
@@ -17,6 +17,7 @@ app = typer.Typer()
 @app.command("compact")
 def compact(
     ctx: typer.Context,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     level_max: Annotated[
@@ -64,6 +65,7 @@ def compact(
       paimon compact -t demo.logs --zorder user_id,ts -p dt=2024-01-01
       paimon --engine spark compact -t demo.logs --hilbert user_id,ts
     """
+    table = one_table(name, table)
     from paimon_core.compaction.compaction import compact as run_compact
 
     state = get_state(ctx)

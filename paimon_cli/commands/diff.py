@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import BranchOpt, TableOpt
+from paimon_cli.params import BranchOpt, TableArg, TableOpt, one_table
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -44,6 +44,7 @@ def diff(
         str | None,
         typer.Option("--to", metavar="B", help="Snapshot id, tag or time (inclusive; default latest)."),
     ] = None,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     mode: Annotated[
@@ -78,6 +79,7 @@ def diff(
       paimon diff -t shop.customers --from 0 --mode changelog --per-snapshot -o json
       paimon diff -t shop.customers --from 2024-05-01T00:00:00 --out changes.parquet
     """
+    table = one_table(name, table)
     from paimon_core.read.diff import changes_schema, diff_parts
 
     from paimon_cli.params import split_list

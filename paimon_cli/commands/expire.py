@@ -14,7 +14,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, kinds_text, print_files_plan, total_bytes, write_line
 from paimon_cli.humanize import human_bytes, human_duration, id_range
-from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, parse_duration
+from paimon_cli.params import BranchOpt, DryRunOpt, TableArg, TableOpt, one_table, parse_duration
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -54,6 +54,7 @@ def _protection(plan) -> dict[str, str]:
 @app.command("expire")
 def expire(
     ctx: typer.Context,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     older_than: Annotated[
@@ -130,6 +131,7 @@ def expire(
       paimon expire -t demo.events --retain-max 20 --max-deletes 100
       paimon -o json expire -t demo.events --older-than 12h --dry-run
     """
+    table = one_table(name, table)
     from paimon_core.maintain import ChangelogFlags, expire_snapshots, plan_expire
     from paimon_core.maintain.expire import now_millis
 

@@ -10,7 +10,7 @@ import typer
 
 from paimon_cli.errors import CliError
 from paimon_cli.humanize import human_bytes
-from paimon_cli.params import BranchOpt, SnapshotOpt, TableOpt, iso_millis
+from paimon_cli.params import BranchOpt, SnapshotOpt, TableArg, TableOpt, iso_millis, one_table
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -21,13 +21,19 @@ _FILE_NAME = re.compile(
 
 
 @app.command("snapshots")
-def snapshots(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
+def snapshots(
+    ctx: typer.Context,
+    name: TableArg = None,
+    table: TableOpt = None,
+    branch: BranchOpt = None,
+) -> None:
     """List the snapshots of a table (each commit makes one).
 
     Example:
 
       paimon snapshots -t demo.events
     """
+    table = one_table(name, table)
     state = get_state(ctx)
     name, manager = state.snapshot_manager(table, branch)  # no pyarrow: this command must start fast
     snaps, damaged = manager.readable()
@@ -98,7 +104,12 @@ def has_primary_key(manager) -> bool:
 
 
 @app.command("schema")
-def schema(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
+def schema(
+    ctx: typer.Context,
+    name: TableArg = None,
+    table: TableOpt = None,
+    branch: BranchOpt = None,
+) -> None:
     """Show the schema of a table: columns, partition keys, primary keys, options.
 
     With -o json, prints the schema file (schema/schema-N) as one JSON line.
@@ -108,6 +119,7 @@ def schema(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None)
       paimon schema -t demo.events
       paimon -o json schema -t demo.events
     """
+    table = one_table(name, table)
     state = get_state(ctx)
     tbl = state.table(table, branch)
     s = tbl.schema
@@ -132,7 +144,11 @@ def schema(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None)
 
 @app.command("files")
 def files(
-    ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None, snapshot: SnapshotOpt = None
+    ctx: typer.Context,
+    name: TableArg = None,
+    table: TableOpt = None,
+    branch: BranchOpt = None,
+    snapshot: SnapshotOpt = None,
 ) -> None:
     """List the live data files of a snapshot (default: the latest).
 
@@ -140,6 +156,7 @@ def files(
 
       paimon files -t demo.events --snapshot 1
     """
+    table = one_table(name, table)
     state = get_state(ctx)
     tbl = state.table(table, branch)
     snap = tbl.resolve_snapshot(snapshot)

@@ -11,7 +11,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, kinds_text, print_files_plan, total_bytes
 from paimon_cli.humanize import human_bytes, human_duration
-from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, iso_millis, parse_duration
+from paimon_cli.params import BranchOpt, DryRunOpt, TableArg, TableOpt, iso_millis, one_table, parse_duration
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -20,6 +20,7 @@ app = typer.Typer()
 @app.command("remove-orphans")
 def remove_orphans(
     ctx: typer.Context,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     older_than: Annotated[
@@ -42,6 +43,7 @@ def remove_orphans(
       paimon remove-orphans -t demo.events --older-than 12h
       paimon -o json remove-orphans -t demo.events --dry-run
     """
+    table = one_table(name, table)
     from paimon_core.maintain import plan_orphans
     from paimon_core.maintain import remove_orphans as run_remove
     from paimon_core.maintain.expire import now_millis

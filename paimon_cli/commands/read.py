@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import BranchOpt, SnapshotOpt, TableOpt, parse_time_millis, split_list
+from paimon_cli.params import (
+    BranchOpt,
+    SnapshotOpt,
+    TableArg,
+    TableOpt,
+    one_table,
+    parse_time_millis,
+    split_list,
+)
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -19,6 +27,7 @@ DISPLAY_ROWS = 1000  # -o table stops here unless --limit says otherwise
 @app.command("read")
 def read(
     ctx: typer.Context,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     snapshot: SnapshotOpt = None,
@@ -79,6 +88,7 @@ def read(
       paimon read -t 'demo.events$snapshots' --select snapshot_id,commit_kind
       paimon read -t 'demo.events$files' --where "level = 0" --out files.csv
     """
+    table = one_table(name, table)
     state = get_state(ctx)
     if out is not None:
         from paimon_cli.outfile import out_format

@@ -10,7 +10,7 @@ import typer
 from paimon_cli.destructive import Destructive, plan_line, run_destructive
 from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_bytes, write_line
 from paimon_cli.humanize import human_bytes, id_range
-from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, parse_time_millis
+from paimon_cli.params import BranchOpt, DryRunOpt, TableArg, TableOpt, one_table, parse_time_millis
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -19,6 +19,7 @@ app = typer.Typer()
 @app.command("rollback")
 def rollback(
     ctx: typer.Context,
+    name: TableArg = None,
     table: TableOpt = None,
     branch: BranchOpt = None,
     to: Annotated[
@@ -46,6 +47,7 @@ def rollback(
       paimon rollback -t demo.events --tag before-fix
       paimon rollback -t demo.events --as-of 2024-05-01T12:00:00
     """
+    table = one_table(name, table)
     from paimon_core.maintain import plan_rollback
     from paimon_core.maintain import rollback as run_rollback
 

@@ -37,7 +37,7 @@ def sql(
     query: Annotated[
         str | None,
         typer.Argument(
-            metavar="[QUERY]",
+            metavar="QUERY",
             show_default=False,
             help="SQL naming tables as DB.TABLE. Without it: -f FILE, stdin, or a REPL on a terminal.",
         ),

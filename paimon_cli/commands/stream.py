@@ -127,7 +127,7 @@ def stream(
     ctx: typer.Context,
     name: Annotated[
         str | None,
-        typer.Argument(metavar="[DB.TABLE]", show_default=False, help="Table to follow (or --table)."),
+        typer.Argument(metavar="DB.TABLE", show_default=False, help="Table to follow (or --table)."),
     ] = None,
     table: Annotated[str | None, typer.Option("--table", "-t", metavar="DB.TABLE", hidden=True)] = None,
     branch: BranchOpt = None,

@@ -1,0 +1,43 @@
+"""One habit for every command: a command that works on one table takes it as its first
+argument or as -t/--table (not two different ones), and the global options work before or after
+the command name (-w after it, -t before it)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+ONE_TABLE = [
+    ("read",),
+    ("snapshots",),
+    ("schema",),
+    ("files",),
+    ("diff", "--from", "0"),
+    ("expire", "--dry-run"),
+    ("rollback", "--to", "1", "--dry-run"),
+    ("analyze",),
+    ("compact",),
+    ("remove-orphans", "--dry-run"),
+    ("doctor",),
+]
+
+
+@pytest.mark.parametrize("command", ONE_TABLE, ids=[c[0] for c in ONE_TABLE])
+def test_the_table_as_argument_or_option(cli, events_table, command):
+    name, *rest = command
+    by_arg = cli("-o", "json", name, events_table, *rest)
+    by_opt = cli("-o", "json", name, "-t", events_table, *rest)
+    if name not in ("compact", "analyze", "expire", "remove-orphans", "rollback", "doctor"):
+        assert by_arg.stdout == by_opt.stdout
+    r = cli(name, events_table, "-t", "demo.other", *rest, code=2)
+    assert f"two tables given: {events_table} and -t demo.other" in r.stderr
+
+
+def test_global_options_before_or_after_the_command(cli, events_table):
+    want = cli.json("read", "-t", events_table)
+    # -w after the command, -t before it
+    after = cli("read", events_table, "-o", "json", "-w", str(cli.wh), warehouse=False)
+    assert [json.loads(x) for x in after.stdout.splitlines()] == want
+    before = cli("-w", str(cli.wh), "-t", events_table, "-o", "json", "read", warehouse=False)
+    assert [json.loads(x) for x in before.stdout.splitlines()] == want
