@@ -64,7 +64,7 @@ class LevelStats:
 class BucketHealth:
     """One bucket of one partition in the latest snapshot (bucket -2: rows waiting to be assigned)."""
 
-    partition: str  # the partition's path, "" when unpartitioned
+    partition: str  # the partition as shown (dt=2024-01-01,hr=3: dates as dates), "" when unpartitioned
     bucket: int
     levels: tuple[LevelStats, ...]  # non-empty levels, ascending
     sorted_runs: int | None  # None for append tables (no LSM) and the postpone bucket
@@ -256,7 +256,7 @@ def _missing_files(table: TableContext, keyed) -> tuple[str, ...]:
     from paimon_core.paths import bucket_dir
 
     missing = []
-    for part, bucket, entries in keyed:
+    for _, part, bucket, entries in keyed:
         folder = bucket_dir(table.path, part, bucket)
         present = None
         for e in entries:
@@ -430,13 +430,18 @@ def table_health(
     for e in entries:
         groups.setdefault((e.partition, e.bucket), []).append(e)
     codec = table.partition_codec
-    keyed = [
-        (codec.path(codec.from_bytes(p)) if table.schema.partition_keys else "", b, es)
+    keyed = [  # (the partition as shown: dates as dates, its folder, bucket, entries)
+        (
+            codec.display(codec.spec(codec.from_bytes(p))) if table.schema.partition_keys else "",
+            codec.path(codec.from_bytes(p)) if table.schema.partition_keys else "",
+            b,
+            es,
+        )
         for (p, b), es in groups.items()
     ]
     buckets = tuple(
         _bucket_health(table, part, b, es, pk, thresholds.small_file_bytes)
-        for part, b, es in sorted(keyed, key=lambda x: (x[0], x[1] == POSTPONE_BUCKET, x[1]))
+        for part, _, b, es in sorted(keyed, key=lambda x: (x[1], x[2] == POSTPONE_BUCKET, x[2]))
     )
     real = [b for b in buckets if b.bucket != POSTPONE_BUCKET]
     rows = sum(b.rows for b in real)

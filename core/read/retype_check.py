@@ -111,7 +111,7 @@ def check_stored_values(table: TableContext, new_schema: TableSchema) -> None:
                     continue
                 where = f"file {f.file_name}"
                 if table.schema.partition_keys:
-                    where += f" of partition {codec.path(split.partition).rstrip('/')}"
+                    where += f" of partition {codec.display(codec.spec(split.partition))}"
                 raise InvalidInput(
                     f"cannot change column '{old.name}' from {old.type.with_nullable(True)} to "
                     f"{new.type.with_nullable(True)}: the stored value {arr[i].as_py()!r} ({where}, "

@@ -164,7 +164,7 @@ def files(
     full = state.out.fmt != "table"
     rows = []
     for split in tbl.plan(snap):
-        part = codec.path(split.partition)
+        part = codec.display(codec.spec(split.partition)) if codec.keys else ""
         for f in split.files:
             if full:
                 rows.append(

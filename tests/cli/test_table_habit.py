@@ -41,3 +41,16 @@ def test_global_options_before_or_after_the_command(cli, events_table):
     assert [json.loads(x) for x in after.stdout.splitlines()] == want
     before = cli("-w", str(cli.wh), "-t", events_table, "-o", "json", "read", warehouse=False)
     assert [json.loads(x) for x in before.stdout.splitlines()] == want
+
+
+def test_date_partitions_show_as_dates_everywhere(cli, tmp_path):
+    cli("create-table", "d.p", "--schema", "id INT NOT NULL, dt DATE NOT NULL", "-p", "dt")
+    (tmp_path / "in.jsonl").write_text('{"id": 1000, "dt": "2024-05-01"}\n')
+    cli("ingest", str(tmp_path / "in.jsonl"), "-t", "d.p")
+    (doctor,) = cli.json("doctor", "d.p")
+    assert [b["partition"] for b in doctor["buckets"]] == ["dt=2024-05-01"]
+    assert [f["partition"] for f in cli.json("files", "d.p")] == ["dt=2024-05-01"]
+    assert "dt=2024-05-01" in cli("files", "d.p").stdout
+    assert [p["partition"] for p in cli.json("partition", "list", "-t", "d.p")] == ["dt=2024-05-01"]
+    r = cli("alter-table", "d.p", "alter-column", "id", "TINYINT", code=1)
+    assert "of partition dt=2024-05-01" in r.stderr, r.stderr
