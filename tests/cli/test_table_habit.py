@@ -54,3 +54,24 @@ def test_date_partitions_show_as_dates_everywhere(cli, tmp_path):
     assert [p["partition"] for p in cli.json("partition", "list", "-t", "d.p")] == ["dt=2024-05-01"]
     r = cli("alter-table", "d.p", "alter-column", "id", "TINYINT", code=1)
     assert "of partition dt=2024-05-01" in r.stderr, r.stderr
+
+
+def test_a_bad_spark_master_is_one_line_before_any_jvm(cli, tmp_path):
+    cli("create-table", "a.t", "--schema", "id INT")
+    (tmp_path / "in.jsonl").write_text('{"id": 1}\n')
+    r = cli(
+        "--engine",
+        "spark",
+        "--spark-master",
+        "bogus://x:1",
+        "ingest",
+        str(tmp_path / "in.jsonl"),
+        "-t",
+        "a.t",
+        code=1,
+    )
+    assert r.stderr.strip().splitlines() == [
+        "error: not a Spark master URL: 'bogus://x:1' (local, local[N], local[*], spark://HOST:PORT, yarn, "
+        "k8s://..., or --spark-remote sc://HOST:PORT for Spark Connect)"
+    ]
+    assert cli.snapshot_ids("a.t") == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -86,9 +87,31 @@ def check_reachable(url: str, timeout_s: float = 5.0) -> None:
     raise EngineUnavailable(f"cannot reach the {kind} {url} ({why.lower()}); nothing was done")
 
 
+_MASTER = re.compile(
+    r"local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+,\s*\d+,\s*\d+\]|yarn|"
+    r"(spark|k8s|mesos)://\S+"
+)
+
+
+def check_master(master: str) -> None:
+    """InvalidInput naming ``master`` unless it is a master URL Spark takes (local, local[N],
+    local[*], local-cluster[...], spark://, yarn, k8s://, mesos://): Spark answers anything else
+    with a Java stack trace."""
+    from paimon_core.errors import InvalidInput
+
+    if not _MASTER.fullmatch(master.strip()):
+        raise InvalidInput(
+            f"not a Spark master URL: {master!r} (local, local[N], local[*], spark://HOST:PORT, yarn, "
+            "k8s://..., or --spark-remote sc://HOST:PORT for Spark Connect)"
+        )
+
+
 def create_session(master: str | None = None, remote: str | None = None, conf: dict | None = None):
-    """Get or create a quiet SparkSession; ``remote`` (sc://host:port) means Spark Connect. An
-    unreachable standalone master or Connect server is refused at once (``check_reachable``)."""
+    """Get or create a quiet SparkSession; ``remote`` (sc://host:port) means Spark Connect. A
+    master URL Spark does not take (``check_master``) and an unreachable standalone master or
+    Connect server (``check_reachable``) are refused at once."""
+    if not remote and master:
+        check_master(master)
     check_reachable(remote or master or "local")
     conf = dict(conf or {})
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
