@@ -26,6 +26,20 @@ def out_format(path: Path) -> str:
     return FORMATS[suffix]
 
 
+def check_out(path: Path, force: bool) -> str:
+    """The format of ``--out path`` (``out_format``) once the path can be written: its folder
+    exists, and an existing file (or folder of part files) is replaced only with ``--force``;
+    CliError naming the path otherwise, before anything is read."""
+    path = Path(path)
+    fmt = out_format(path)
+    parent = path.parent
+    if not parent.is_dir():
+        raise CliError(f"--out {path}: the folder {parent} does not exist")
+    if path.exists() and not force:
+        raise CliError(f"--out {path}: it exists; give --force to replace it")
+    return fmt
+
+
 class _TextRows:
     """Arrow tables -> CSV (with a header) or JSON lines on a binary stream, a batch at a time
     (``paimon_core.data.text_lines``: the same text ``-o csv`` / ``-o json`` print)."""

@@ -19,6 +19,7 @@ TableOpt = Annotated[
         help="Table to work on. Default: env PAIMON_TABLE, then `table` in the config file.",
     ),
 ]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")]
 BranchOpt = Annotated[
     str | None,
     typer.Option(

@@ -220,6 +220,7 @@ def diff_run(wh: Path, out: Path) -> tuple[float, float]:
         "diff",
         "--out",
         out,
+        "--force",
     ]
     res = subprocess.run(
         [sys.executable, "-c", code, *map(str, cmd)], check=True, capture_output=True, text=True

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from paimon_cli.params import BranchOpt, TableArg, TableOpt, one_table
+from paimon_cli.params import BranchOpt, ForceOpt, TableArg, TableOpt, one_table
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -66,6 +66,7 @@ def diff(
             "them, and FILE names a folder of Parquet part files.",
         ),
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Changes between snapshot A (exclusive) and B (inclusive), first column _row_kind.
 
@@ -87,9 +88,9 @@ def diff(
 
     state = get_state(ctx)
     if out is not None:
-        from paimon_cli.outfile import out_format
+        from paimon_cli.outfile import check_out
 
-        out_format(out)  # refuse an unknown file type before computing anything
+        check_out(out, force)  # refuse an unknown file type, a missing folder, a file there
     tbl = state.table(table, branch)
     a = resolve_point(tbl, start, "'--from'")
     b = resolve_point(tbl, end, "'--to'") if end is not None else (tbl.snapshots.latest_id() or 0)

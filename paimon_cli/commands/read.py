@@ -10,6 +10,7 @@ import typer
 
 from paimon_cli.params import (
     BranchOpt,
+    ForceOpt,
     SnapshotOpt,
     TableArg,
     TableOpt,
@@ -69,6 +70,7 @@ def read(
         ),
     ] = None,
     count: Annotated[bool, typer.Option("--count", help="Print only the number of rows.")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Read rows of a table, at the latest snapshot or an older one.
 
@@ -91,9 +93,11 @@ def read(
     table = one_table(name, table)
     state = get_state(ctx)
     if out is not None:
-        from paimon_cli.outfile import out_format
+        from paimon_cli.outfile import check_out
 
-        out_format(out)  # refuse an unknown file type before reading anything
+        if count:
+            raise typer.BadParameter("--count prints the number of rows; it writes no --out file")
+        check_out(out, force)  # refuse an unknown file type, a missing folder, a file there
     from paimon_core.systables import is_system_table
 
     name = state.table_name(table)

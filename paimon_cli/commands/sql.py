@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from paimon_cli.errors import CliError
+from paimon_cli.params import ForceOpt
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -58,6 +59,7 @@ def sql(
             ".csv, .json or .jsonl. With --engine spark, a folder of Parquet part files.",
         ),
     ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Run SQL over tables of the warehouse (DuckDB by default, Spark with --engine spark).
 
@@ -89,9 +91,9 @@ def sql(
     if query is not None and file is not None:
         raise typer.BadParameter("give a QUERY or --file, not both", param_hint="'--file'")
     if out is not None and state.settings.engine != "spark":
-        from paimon_cli.outfile import out_format
+        from paimon_cli.outfile import check_out
 
-        out_format(Path(out))  # refuse an unknown file type before running anything
+        check_out(Path(out), force)  # refuse an unknown file type, a missing folder, a file there
     spark = state.settings.engine == "spark"
     runner = _SparkRunner(state, limit, out) if spark else _DuckRunner(state, limit, out)
     if query is None and file is None and sys.stdin.isatty():

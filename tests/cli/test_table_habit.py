@@ -75,3 +75,25 @@ def test_a_bad_spark_master_is_one_line_before_any_jvm(cli, tmp_path):
         "k8s://..., or --spark-remote sc://HOST:PORT for Spark Connect)"
     ]
     assert cli.snapshot_ids("a.t") == []
+
+
+def test_out_never_replaces_a_file_without_force(cli, events_table, tmp_path):
+    out = tmp_path / "rows.parquet"
+    out.write_bytes(b"precious")
+    for command in (
+        ["read", events_table],
+        ["sql", f"SELECT * FROM {events_table}"],
+        ["diff", events_table, "--from", "0"],
+    ):
+        r = cli(*command, "--out", str(out), code=1)
+        assert r.stderr.strip() == f"error: --out {out}: it exists; give --force to replace it", r.stderr
+        assert out.read_bytes() == b"precious"
+    cli("read", events_table, "--out", str(out), "--force")
+    assert out.read_bytes()[:4] == b"PAR1"
+    r = cli("read", events_table, "--out", str(tmp_path / "nodir" / "rows.parquet"), code=1)
+    assert (
+        r.stderr.strip()
+        == f"error: --out {tmp_path / 'nodir' / 'rows.parquet'}: the folder {tmp_path / 'nodir'} does not exist"
+    )
+    r = cli("read", events_table, "--count", "--out", str(tmp_path / "n.parquet"), code=2)
+    assert "--count prints the number of rows; it writes no --out file" in r.stderr
