@@ -96,12 +96,24 @@ def _compact(
     snap = table.snapshots.latest()
     if snap is None:
         return CompactResult(None, 0, 0, 0)
+    planned = plan(table, snap, all_levels=True)
     splits = [
         s
-        for s in plan(table, snap, all_levels=True)
+        for s in planned
         if (partition_filter is None or partition_filter(s.partition))
         and (buckets is None or (s.partition, s.bucket) in buckets)
     ]
+    if (
+        spec is not None
+        and partition_filter is not None
+        and not any(partition_filter(s.partition) for s in planned)
+    ):
+        from paimon_core.errors import NotFound
+
+        raise NotFound(
+            f"table {table.identifier} has no partition {table.partition_codec.display(spec)} "
+            "(paimon partition list shows its partitions)"
+        )
     try:
         messages = (
             engine.compact(table, splits, full, progress)

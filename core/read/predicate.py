@@ -209,7 +209,10 @@ class _Parser:
                 break
             m = _TOKENS.match(text, pos)
             if not m:
-                raise FilterError(f"cannot read '{text[pos:].strip()[:12]}'", text)
+                rest = text[pos:].strip()
+                if rest[:1] in ("'", '"'):
+                    raise FilterError(f"a string is not closed: {rest[:20]} (quote it as 'text')", text)
+                raise FilterError(f"cannot read {rest[:12]!r}", text)
             kind = m.lastgroup
             assert kind is not None  # every alternative of _TOKENS is a named group
             self.toks.append((kind, m.group(kind)))

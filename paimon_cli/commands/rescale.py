@@ -35,12 +35,12 @@ def rescale(
 
     As Java's rescale procedure: the partitions' current rows are written again in N buckets and
     replace them (an OVERWRITE snapshot). The table's bucket option is not changed; to make N the
-    number for new partitions too, alter-table --set bucket=N (before or after). Writes into a
+    number for new partitions too, alter-table set-option bucket=N (before or after). Writes into a
     partition whose files have another bucket count are refused until it is rescaled.
 
     Examples:
 
-      paimon alter-table shop.orders --set bucket=8
+      paimon alter-table shop.orders set-option bucket=8
       paimon rescale shop.orders -p dt=2024-01-01 --dry-run
       paimon rescale shop.orders --bucket 8
     """
@@ -48,6 +48,14 @@ def rescale(
 
     state = get_state(ctx)
     tbl = state.table(one_table(name, table), branch)
+    current = tbl.schema.core_options.bucket
+    if bucket is not None and not partition and current > 0 and bucket != current:
+        from paimon_cli.output import note
+
+        note(
+            f"{tbl.identifier} keeps its bucket option ({current}): writes into the rescaled partitions "
+            f"are refused until `paimon alter-table {tbl.identifier} set-option bucket={bucket}`"
+        )
 
     def record(_plan, result):
         sid = result.snapshot.id if result.snapshot is not None else None

@@ -97,3 +97,31 @@ def test_out_never_replaces_a_file_without_force(cli, events_table, tmp_path):
     )
     r = cli("read", events_table, "--count", "--out", str(tmp_path / "n.parquet"), code=2)
     assert "--count prints the number of rows; it writes no --out file" in r.stderr
+
+
+def test_messages_that_help(cli, tmp_path):
+    cli(
+        "create-table",
+        "a.t",
+        "--schema",
+        "id INT NOT NULL, name STRING, dt STRING NOT NULL",
+        "-k",
+        "id,dt",
+        "-p",
+        "dt",
+        "--bucket",
+        "4",
+    )
+    (tmp_path / "in.jsonl").write_text('{"id": 1, "name": "a", "dt": "x"}\n')
+    cli("ingest", str(tmp_path / "in.jsonl"), "-t", "a.t")
+    r = cli("read", "a.t", "--where", "name = 'a", code=1)
+    assert "a string is not closed: 'a" in r.stderr, r.stderr
+    r = cli("compact", "a.t", "--partition", "dt=1999", code=1)
+    assert (
+        r.stderr.strip()
+        == "error: table a.t has no partition dt=1999 (paimon partition list shows its partitions)"
+    )
+    r = cli("read", "a.t", "--as-of", "2099-01-01")
+    assert "note: --as-of 2099-01-01 is in the future: reading the latest snapshot" in r.stderr
+    r = cli("rescale", "a.t", "--bucket", "2", "--dry-run")
+    assert "keeps its bucket option (4)" in r.stderr and "set-option bucket=2" in r.stderr
