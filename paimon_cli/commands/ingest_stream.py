@@ -10,6 +10,8 @@ from __future__ import annotations
 import signal
 import sys
 
+import typer
+
 
 def run_streaming(
     state,
@@ -96,5 +98,11 @@ def run_streaming(
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-    if watch is not None or stopping:
-        note(f"stopped after {total['commits']} commit(s), {total['rows']} rows")
+    done = f"{total['commits']} commit(s), {total['rows']} rows"
+    if stopping:  # Ctrl-C / SIGTERM: what landed, and the exit code of an interrupted command
+        note(f"interrupted: {done} committed")
+        raise typer.Exit(130 if stopping[0] == signal.SIGINT else 128 + int(stopping[0]))
+    if watch is not None:
+        note(f"stopped after {done}")
+    elif total["commits"] == 0 and total["rows"] == 0:
+        note("stdin held no rows: nothing was committed")

@@ -224,6 +224,11 @@ def stream(
     if until_id is not None and not isinstance(until_id, int):
         until_id = until_id.id  # a tag: up to the snapshot it holds
     poll_s = parse_duration_ms(poll) / 1000
+    latest_id = tbl.snapshots.latest_id() or 0
+    if isinstance(s, int) and s > latest_id + 1:
+        from paimon_cli.output import note
+
+        note(f"snapshot {s} does not exist yet (the latest is {latest_id}): waiting for it")
     reader = StreamRead(
         tbl,
         mode=mode,
@@ -278,6 +283,7 @@ def stream(
             sink.close()
         finally:
             nxt = reader.delivered
-            note(f"stopped; next snapshot to read is {nxt}" if nxt else "stopped")
+            note(f"interrupted; next snapshot to read is {nxt}" if nxt else "interrupted")
+        raise typer.Exit(130) from None  # the exit code of an interrupted command
     finally:
         signal.signal(signal.SIGTERM, old)

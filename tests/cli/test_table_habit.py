@@ -125,3 +125,39 @@ def test_messages_that_help(cli, tmp_path):
     assert "note: --as-of 2099-01-01 is in the future: reading the latest snapshot" in r.stderr
     r = cli("rescale", "a.t", "--bucket", "2", "--dry-run")
     assert "keeps its bucket option (4)" in r.stderr and "set-option bucket=2" in r.stderr
+
+
+def _default_sigint():  # a test run in the background ignores SIGINT: its children must not
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_in_stream_exits_130_and_says_where_it_stopped(cli, events_table):
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paimon_cli", "-w", str(cli.wh), "stream", events_table, "--from", "999"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()  # waits for the event, not for a time
+    assert "snapshot 999 does not exist yet" in line, line
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "interrupted" in err and "Traceback" not in err, err
+
+
+def test_empty_stdin_says_nothing_was_committed(cli, events_table):
+    r = cli.runner.invoke(
+        __import__("paimon_cli.app", fromlist=["app"]).app,
+        ["-w", str(cli.wh), "ingest", "-", "-t", events_table],
+        input="",
+    )
+    assert r.exit_code == 0 and "note: stdin held no rows: nothing was committed" in r.stderr, r.stderr
