@@ -33,15 +33,18 @@ def test_expire_keeps_decoupled_changelogs_and_stream_reads_them(cli):
     for k in range(6):
         _ingest(cli, k)
     before = listing(cli.wh)
-    dry = cli.json("expire", "-t", T, "--older-than", "0s", "--dry-run")[0]
+    # without a changelog flag the table's changelog retention holds (time: snapshot.time-retained,
+    # 1 h; count: changelog.num-retained.max 5 of the 6 snapshots), whatever --older-than says
+    assert cli.json("expire", "-t", T, "--older-than", "0s", "--dry-run")[0]["expired_changelogs"] == [1]
+    dry = cli.json("expire", "-t", T, "--older-than", "0s", "--changelog-older-than", "0s", "--dry-run")[0]
     assert listing(cli.wh) == before
     # all older than 0s: snapshots down to the newest one (retain-min 1), changelogs of the newest
     # 4 snapshots (changelog.num-retained.min) stay
     assert dry["expired"] == [1, 2, 3, 4, 5] and dry["expired_changelogs"] == [1, 2]
     assert "changelog" in dry["protection"]
-    text = cli("expire", "-t", T, "--older-than", "0s", "--dry-run").stdout
+    text = cli("expire", "-t", T, "--older-than", "0s", "--changelog-older-than", "0s", "--dry-run").stdout
     assert "expire changelogs 1..2" in text or "expire changelogs 1-2" in text, text
-    cli("expire", "-t", T, "--older-than", "0s")
+    cli("expire", "-t", T, "--older-than", "0s", "--changelog-older-than", "0s")
     assert sorted(
         p.name for p in (table_dir(cli.wh) / "changelog").iterdir() if p.name.startswith("changelog-")
     ) == [

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
-from paimon_core.maintain.expire import expire_snapshots
+from paimon_core.maintain.expire import ChangelogFlags, expire_snapshots
 from paimon_core.metadata.changelog import changelog_manager
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.stream import StreamRead
@@ -103,7 +103,14 @@ def _round(java, base: str, tmp, k: int, model: Model) -> tuple[str, str]:
         changelog_retain_min=5,
         changelog=True,
     )
-    ours = expire_snapshots(FileSystemCatalog(b).get_table(NAME), older_than_ms=0, max_deletes=2**31 - 1)
+    # Java's ExpireConfig above: changelog time retention unset, so the snapshots' (0); ours takes
+    # the table's own unless told (an expire's flags never shorten a declared changelog retention)
+    ours = expire_snapshots(
+        FileSystemCatalog(b).get_table(NAME),
+        older_than_ms=0,
+        max_deletes=2**31 - 1,
+        changelog_flags=ChangelogFlags(older_than_ms=0),
+    )
     assert res["expired"] == len(ours.expired)
     assert _files(a) == _files(b), {
         "java only": sorted(_files(a) - _files(b)),
@@ -169,7 +176,12 @@ def test_twin_rollback_to_a_tag_before_the_earliest_snapshot(java, tmp_path):
     for i in range(8):
         _ours_write(base, model, [i])
     create_tag(FileSystemCatalog(base).get_table(NAME), "t5", 5)
-    expire_snapshots(FileSystemCatalog(base).get_table(NAME), older_than_ms=0, max_deletes=2**31 - 1)
+    expire_snapshots(
+        FileSystemCatalog(base).get_table(NAME),
+        older_than_ms=0,
+        max_deletes=2**31 - 1,
+        changelog_flags=ChangelogFlags(older_than_ms=0),
+    )
     t = FileSystemCatalog(base).get_table(NAME)
     assert changelog_manager(t).list_ids()[0] <= 5 < t.snapshots.earliest_id()
     a, b = str(tmp_path / "java"), str(tmp_path / "ours")

@@ -29,7 +29,7 @@ def test_seq_ordered_sorts_disjoint_ranges_and_refuses_overlaps():
 
 ENGINES = [
     {},
-    {"merge-engine": "first-row"},
+    {"merge-engine": "first-row", "first-row.ignore-delete": "true"},  # (without it, -D input is refused)
     {"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"},
     {
         "merge-engine": "aggregation",
