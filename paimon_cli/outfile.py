@@ -28,14 +28,15 @@ def out_format(path: Path) -> str:
 
 def check_out(path: Path, force: bool) -> str:
     """The format of ``--out path`` (``out_format``) once the path can be written: its folder
-    exists, and an existing file (or folder of part files) is replaced only with ``--force``;
-    CliError naming the path otherwise, before anything is read."""
+    exists, and an existing file is replaced only with ``--force``; CliError naming the path
+    otherwise, before anything is read. An existing folder is the engine's to judge (the Spark
+    engine replaces a folder of part files it wrote, and refuses any other)."""
     path = Path(path)
     fmt = out_format(path)
     parent = path.parent
     if not parent.is_dir():
         raise CliError(f"--out {path}: the folder {parent} does not exist")
-    if path.exists() and not force:
+    if path.is_file() and not force:
         raise CliError(f"--out {path}: it exists; give --force to replace it")
     return fmt
 

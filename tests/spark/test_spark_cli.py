@@ -100,7 +100,9 @@ def test_cli_ingest_compact_read_sql(cli, tmp_path):
     assert pq.read_table(tmp_path / "pk_out").num_rows == 60
     (tmp_path / "file.parquet").write_bytes(b"x")
     r = cli(*SPARK, "read", "-t", "db.pk", "--out", tmp_path / "file.parquet", code=1)
-    assert "is a file" in r.stderr
+    assert "it exists; give --force to replace it" in r.stderr  # never replaced without --force
+    r = cli(*SPARK, "read", "-t", "db.pk", "--out", tmp_path / "file.parquet", "--force", code=1)
+    assert "is a file" in r.stderr  # and the executors write a folder, never over a file
     # the local path is unchanged: one file
     cli("--engine", "local", "read", "-t", "db.pk", "--out", tmp_path / "local.parquet")
     assert pq.read_table(tmp_path / "local.parquet").sort_by("id").equals(before)
