@@ -80,7 +80,15 @@ def conform_column(arr: pa.Array | pa.ChunkedArray, name: str, dst: DataType) ->
         and dst.root == "TIMESTAMP"
         and arr.null_count < len(arr)
     ):
-        converted(name, ZONED_TO_UTC)  # the cast below keeps the UTC time, as for zoned text
+        converted(name, ZONED_TO_UTC)  # as for zoned text
+        naive = pa.timestamp(arr.type.unit)  # the stored numbers are UTC: read them as wall clocks
+        arr = (
+            pa.chunked_array([c.view(naive) for c in _chunks(arr)], naive)
+            if isinstance(arr, pa.ChunkedArray)
+            else arr.view(naive)
+        )
+        if arr.type == target:
+            return arr
     if isinstance(src, RowType) and isinstance(dst, RowType) and arr.type != target:
         return _conform_struct(arr, name, src, dst)
     if isinstance(src, ArrayType) and isinstance(dst, ArrayType) and arr.type != target:

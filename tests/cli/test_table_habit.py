@@ -72,7 +72,7 @@ def test_a_bad_spark_master_is_one_line_before_any_jvm(cli, tmp_path):
     )
     assert r.stderr.strip().splitlines() == [
         "error: not a Spark master URL: 'bogus://x:1' (local, local[N], local[*], spark://HOST:PORT, yarn, "
-        "k8s://..., or --spark-remote sc://HOST:PORT for Spark Connect)"
+        "k8s://..., or a Spark Connect remote sc://HOST:PORT)"
     ]
     assert cli.snapshot_ids("a.t") == []
 

@@ -102,7 +102,7 @@ def check_master(master: str) -> None:
     if not _MASTER.fullmatch(master.strip()):
         raise InvalidInput(
             f"not a Spark master URL: {master!r} (local, local[N], local[*], spark://HOST:PORT, yarn, "
-            "k8s://..., or --spark-remote sc://HOST:PORT for Spark Connect)"
+            "k8s://..., or a Spark Connect remote sc://HOST:PORT)"
         )
 
 
