@@ -135,6 +135,14 @@ class FileStoreCommit:
                 adds.append(ManifestEntry(ADD, pb, m.bucket, m.total_buckets, f))
         return adds, deletes
 
+    def _changelog_entries(self, messages: list[CommitMessage]) -> list[ManifestEntry]:
+        codec = self.table.partition_codec
+        return [
+            ManifestEntry(ADD, codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
+            for m in messages
+            for f in m.changelog_files
+        ]
+
     def _overwrite_deletes(self, latest: Snapshot | None) -> list[ManifestEntry]:
         codec = self.table.partition_codec
         pred = self.options.overwrite_filter
@@ -212,11 +220,7 @@ class FileStoreCommit:
         if self.options.overwrite and self.options.overwrite_partition is not None:
             self.options = replace(self.options, overwrite_filter=self._partition_only(messages))
         adds, deletes = self._entries(messages)
-        changelog = [
-            ManifestEntry(ADD, self.table.partition_codec.to_bytes(m.partition), m.bucket, m.total_buckets, f)
-            for m in messages
-            for f in m.changelog_files
-        ]
+        changelog = self._changelog_entries(messages)
         index_only = any(m.new_index or m.deleted_index for m in messages)
         if self.options.statistics is not None:
             from paimon_core.metadata.table_statistics import write_statistics
@@ -241,17 +245,7 @@ class FileStoreCommit:
                 if replaced:
                     self._messages = list(messages)
                     adds, deletes = self._entries(messages)
-                    changelog = [
-                        ManifestEntry(
-                            ADD,
-                            self.table.partition_codec.to_bytes(m.partition),
-                            m.bucket,
-                            m.total_buckets,
-                            f,
-                        )
-                        for m in messages
-                        for f in m.changelog_files
-                    ]
+                    changelog = self._changelog_entries(messages)
             written: list[str] = []
             rebased: list = []  # hash index files written to rebase this attempt's index changes
             snap = None
