@@ -7,6 +7,9 @@ Everything lives under the interop cache root (``$PAIMON_CLI_INTEROP_CACHE`` or
 * ``spark-3.5/venv``: PySpark 3.5 (``pyspark==3.5.*``), also the source of the Hadoop client
   jars the Flink lane puts in ``pipeline.jars``;
 * ``chdb-4.4/venv``: chDB 4.4 (ClickHouse 26.9 embedded, with its native Paimon reader);
+* ``duckdb-1.5/venv``: DuckDB 1.5.5 with its iceberg and avro extensions (PyPI wheels), and
+  ``duckdb-1.5/overlay``: DuckDB 1.5.5 alone, put first on ``PYTHONPATH`` to run this project's
+  SQL tests on DuckDB 1.5 (the project's venv has the newest DuckDB the range allows);
 * ``lanes-jars/``: ``paimon-flink-1.20`` 1.3.1, ``paimon-flink-2.0`` 2.0.0 and ``paimon-spark-3.5``
   0.9.0 from Maven Central, each moved into place only after its digest equals the pinned one.
 
@@ -25,6 +28,13 @@ from tests.interop.harness.pypaimon_env import _clean_env, ensure_venv
 
 SPARK_REQUIREMENTS = ["pyspark==3.5.*"]
 CHDB_REQUIREMENTS = ["chdb==4.4.0"]
+DUCKDB_VERSION = "1.5.5"
+DUCKDB_REQUIREMENTS = [
+    f"duckdb=={DUCKDB_VERSION}",
+    f"duckdb-extension-iceberg=={DUCKDB_VERSION}",
+    f"duckdb-extension-avro=={DUCKDB_VERSION}",
+    "pyarrow>=17",
+]
 # (group path, artifact, version, sha1)
 PAIMON_FLINK = MavenJar(
     "org.apache.paimon", "paimon-flink-1.20", "1.3.1", "500be697f0cb81b68d5356e9025aba756c7b42c9"
@@ -51,6 +61,8 @@ __all__ = [
     "flink_python",
     "spark_python",
     "chdb_python",
+    "duckdb_python",
+    "duckdb_overlay",
     "connector_jar",
     "hadoop_jars",
 ]
@@ -74,6 +86,28 @@ def spark_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
 
 def chdb_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
     return ensure_venv("chdb-4.4", CHDB_REQUIREMENTS, cache_dir)
+
+
+def duckdb_python(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    return ensure_venv("duckdb-1.5", DUCKDB_REQUIREMENTS, cache_dir)
+
+
+def duckdb_overlay(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """A folder holding only DuckDB 1.5.5 (links into its venv): first on ``PYTHONPATH``, it
+    replaces the project venv's DuckDB and nothing else."""
+    site = next(Path(duckdb_python(cache_dir)).parent.parent.glob("lib/python*/site-packages"))
+    overlay = cache_root(cache_dir) / "duckdb-1.5" / "overlay"
+    with file_lock(cache_root(cache_dir) / "duckdb-1.5" / ".lock"):
+        if not (overlay / "duckdb").exists():  # duckdb, _duckdb.*.so, duckdb-<version>.dist-info
+            tmp = overlay.with_name("overlay.tmp")
+            tmp.mkdir(exist_ok=True)
+            for entry in site.iterdir():
+                if entry.name == "duckdb" or entry.name.startswith(("_duckdb.", "duckdb-")):
+                    link = tmp / entry.name
+                    if not link.is_symlink():
+                        link.symlink_to(entry)
+            tmp.rename(overlay)
+    return str(overlay)
 
 
 def connector_jar(jar: MavenJar, cache_dir: str | os.PathLike[str] | None = None) -> str:

@@ -1,4 +1,4 @@
-"""Warm the lanes' caches before pytest (CI): the PyFlink 1.20 and 2.0, PySpark 3.5 and chDB venvs and the
+"""Warm the lanes' caches before pytest (CI): the PyFlink 1.20 and 2.0, PySpark 3.5, chDB and DuckDB 1.5 venvs, Trino 476's server and the
 pinned paimon-flink / paimon-spark jars (see envs.py). Starts no engine.
 
     python -m tests.lanes.prepare [--cache-dir DIR]
@@ -12,7 +12,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .engines import flink_jars
-from .envs import FLINK_VERSIONS, PAIMON_SPARK, chdb_python, connector_jar, flink_python, spark_python
+from .envs import (
+    FLINK_VERSIONS,
+    PAIMON_SPARK,
+    chdb_python,
+    connector_jar,
+    duckdb_overlay,
+    flink_python,
+    spark_python,
+)
+from .trino import trino_home
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,9 +43,15 @@ def main(argv: list[str] | None = None) -> int:
     def chdb() -> str:
         return f"clickhouse lane: python {chdb_python(cache)}"
 
+    def trino() -> str:
+        return f"trino lane: server {trino_home(cache)}"
+
+    def duckdb() -> str:
+        return f"duckdb lane: overlay {duckdb_overlay(cache)}"
+
     # the venvs build at once (mostly downloads; each is file-locked, so a venv two jobs need,
     # PySpark 3.5's for the Flink lanes' Hadoop jars, is built once)
-    jobs = [spark, chdb, *(lambda v=v: flink(v) for v in FLINK_VERSIONS)]
+    jobs = [spark, chdb, duckdb, trino, *(lambda v=v: flink(v) for v in FLINK_VERSIONS)]
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         for line in pool.map(lambda job: job(), jobs):
             print(line, flush=True)

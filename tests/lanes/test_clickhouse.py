@@ -28,39 +28,9 @@ from tests.interop.harness import assert_same_rows, rows_from_arrow
 from tests.interop.option_twins import Case, create_ours, java_create, our_write
 
 from .envs import chdb_python, lane_env
+from .rows import C1, C2, C3, COLUMNS
 
 DRIVER = Path(__file__).with_name("chdb_driver.py")
-COLUMNS = [
-    ("k", "INT NOT NULL"),
-    ("v", "STRING"),
-    ("n", "BIGINT"),
-    ("d", "DECIMAL(10, 2)"),
-    ("dt", "DATE"),
-    ("ts", "TIMESTAMP(6)"),
-    ("f", "DOUBLE"),
-    ("b", "BOOLEAN"),
-    ("p", "STRING"),
-]
-
-
-def row(k: int, v: str | None, n: int | None, kind: str = "+I", p: str = "x") -> dict:
-    return {
-        "k": k,
-        "v": v,
-        "n": n,
-        "d": f"{k}.25",
-        "dt": f"2024-01-0{1 + k % 5}",
-        "ts": f"2024-03-0{1 + k % 7}T10:00:00.{k:06d}",
-        "f": k / 4,
-        "b": k % 2 == 0,
-        "p": p,
-        "_row_kind": kind,
-    }
-
-
-C1 = [row(1, "a", 1), row(2, "b", 2, p="y"), row(3, "c", 3)]
-C2 = [row(2, "b2", 20, p="y"), row(4, "d", 4, p="y"), row(5, None, None)]
-C3 = [row(1, "a", 1, "-D"), row(6, "f", 6)]
 PK = ("k", "p")
 
 
