@@ -120,11 +120,13 @@ def test_trino_reads_our_tables_on_s3(trino, s3_server):  # noqa: F811
 
 def test_a_registered_table_shows_a_new_commit_once_registered_again(trino, tmp_path):
     """Trino keeps the metadata file a table was registered with; unregistering and registering
-    it again (its metadata files stay) shows our later commits."""
-    wh = (tmp_path / "wh").as_uri()
+    it again (its metadata files stay) shows our later commits. The warehouse is a plain path
+    here (plain paths recorded), which Trino reads as well as the ``file:`` form."""
+    wh = str(tmp_path / "wh")
     kind = KINDS["append"]
     written = write_kind(wh, "again", kind)
     trino.query("CREATE SCHEMA IF NOT EXISTS local.db")
+    assert written.location.startswith("/"), written.location
     _register(trino, "local", "again", written.location)
     table = FileSystemCatalog(wh).get_table("db.again")
     our_write(table, list(kind.case.columns), C3[1:])
