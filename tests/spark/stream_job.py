@@ -23,7 +23,7 @@ def main() -> None:
     changes = (
         spark.readStream.format("paimon")
         .option("consumer-id", "job")
-        .option("max-snapshots-per-trigger", "3")
+        .option("max-snapshots-per-trigger", "5")
         .load("db.src")
     )
     deltas = changes.select(

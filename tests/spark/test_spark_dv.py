@@ -5,6 +5,7 @@ equals the local read, which the core and interop tests check against models and
 from __future__ import annotations
 
 import pyarrow as pa
+import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.engines.spark.frames import to_dataframe
@@ -15,6 +16,9 @@ from paimon_core.ops.ingest import ingest_files
 from tests.spark.test_spark_engine import COLS, inputs, sorted_rows  # noqa: F401  (fixture)
 
 
+# local only: the tasks are the same code on every lane, and what differs between lanes (task
+# shipping, executors in other processes, Connect's client) is covered by test_spark_engine
+@pytest.mark.spark_lanes("local")
 def test_dv_tables_on_spark(engine, inputs, tmp_path):  # noqa: F811
     cat = FileSystemCatalog(str(tmp_path / "wh"))
     for name, pks, opts in (("pk", ("id",), {"bucket": "2"}), ("ap", (), {})):

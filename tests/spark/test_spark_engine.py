@@ -216,7 +216,12 @@ def test_no_shuffle_ingest_matches_local_and_shuffle(engine, inputs, tmp_path):
     pieces = with_offsets(plan_pieces(resolve_inputs(parquet), piece_bytes=1))
     assert len(pieces) == 9 and [p.offset for p in pieces][:3] == [0, 70, 140] and pieces[5].offset == 300
     cat = FileSystemCatalog(str(tmp_path / "wh"))
-    for kind in ("pk_b2", "pk_part_b3", "append_part_b2", "append"):
+    # every kind, and the shuffle path beside, on local[2]; on the other lanes the tasks are the
+    # same code, so two kinds (a partitioned primary key, a partitioned append) check what the
+    # lane changes: pieces planned on the driver and written by executors elsewhere
+    every = engine.lane == "local"
+    kinds = ("pk_b2", "pk_part_b3", "append_part_b2", "append") if every else ("pk_part_b3", "append_part_b2")
+    for kind in kinds:
         local, direct, shuffled = (make(cat, f"{kind}_{n}", kind) for n in ("local", "direct", "shuffled"))
         assert engine._direct_write(direct, pieces)
         engine.piece_bytes = 1  # a piece per row group: several pieces write the same buckets
@@ -224,6 +229,8 @@ def test_no_shuffle_ingest_matches_local_and_shuffle(engine, inputs, tmp_path):
             for batch in (parquet[:1], parquet, parquet[1:]):
                 ingest_files(local, batch, engine=LocalEngine())
                 ingest_files(direct, batch, engine=engine)
+                if not every:
+                    continue
                 engine.shuffle_ingest = True
                 try:
                     ingest_files(shuffled, batch, engine=engine)
@@ -234,7 +241,8 @@ def test_no_shuffle_ingest_matches_local_and_shuffle(engine, inputs, tmp_path):
         expected = sorted_rows(cat.get_table(local.identifier).read())
         direct = cat.get_table(direct.identifier)
         assert sorted_rows(direct.read()) == expected, kind
-        assert sorted_rows(cat.get_table(shuffled.identifier).read()) == expected, kind
+        if every:
+            assert sorted_rows(cat.get_table(shuffled.identifier).read()) == expected, kind
         if kind.startswith("pk"):
             for split in direct.plan(direct.snapshots.latest(), all_levels=True):
                 ranges = sorted(

@@ -75,7 +75,7 @@ def test_stream_job_killed_and_restarted_is_exactly_once(tmp_path):
     def ingest():
         """Inserts of new ids and deletes of live ones (input changelog: a delete carries its row)."""
         next_id = 0
-        for _ in range(60):
+        for _ in range(30):  # 6+ micro-batches (5 snapshots each at most): the kill lands mid-run
             ids, cats, kinds = [], [], []
             first = next_id  # a key is touched at most once per commit
             for _ in range(rng.randint(1, 5)):
