@@ -7,6 +7,9 @@ reads all of them in one process; Java reads its own twins and we read ours, and
 chDB rows must equal its writer's read. Where chDB cannot read Java's own table either, the limit
 is ClickHouse's: it is pinned by name in `LIMITS`, and the test asserts chDB still fails on
 Java's twin that way, so that a chDB upgrade that lifts it shows up here.
+
+The same batch has Java 2.0 read our tables, and we read Java's twins: every kind both ways on
+Java Paimon 2.0.0.
 """
 
 from __future__ import annotations
@@ -176,14 +179,28 @@ def reads(java20, tmp_path_factory):
     ours_wh, java_wh = root / "ours", root / "java"
     ours = {name: _write_ours(ours_wh, name, kind) for name, kind in KINDS.items()}
     reqs = [r for name, kind in KINDS.items() for r in _java_requests(java_wh, name, kind)]
-    reqs += [{"op": "read", "warehouse": str(java_wh), "table": f"db.{name}"} for name in KINDS]
-    java = dict(zip(KINDS, (a["rows"] for a in java20.run(reqs)[-len(KINDS) :]), strict=True))
+    # Java 2.0 reads its twins and ours in the same batch
+    reqs += [
+        {"op": "read", "warehouse": str(wh), "table": f"db.{name}"}
+        for wh in (java_wh, ours_wh)
+        for name in KINDS
+    ]
+    answers = [a["rows"] for a in java20.run(reqs)[-2 * len(KINDS) :]]
+    java = dict(zip(KINDS, answers[: len(KINDS)], strict=True))
+    java_on_ours = dict(zip(KINDS, answers[len(KINDS) :], strict=True))
+    cat = FileSystemCatalog(str(java_wh))
+    ours_on_java = {
+        name: rows_from_arrow(cat.get_table(f"db.{name}").read(), _types(kind))
+        for name, kind in KINDS.items()
+    }
     folders = [f"{side}/db.db/{name}" for side in ("ours", "java") for name in KINDS]
     answers = _chdb_read(root, folders)
     return {
         name: {
             "ours": (answers[f"ours/db.db/{name}"], ours[name]),
             "java": (answers[f"java/db.db/{name}"], java[name]),
+            "java_on_ours": java_on_ours[name],
+            "ours_on_java": ours_on_java[name],
         }
         for name in KINDS
     }
@@ -237,3 +254,13 @@ def test_clickhouse_reads_our_tables_as_it_reads_javas(reads, name):
     else:
         _exact(ours_answer, ours_rows, types, f"our {name}")
     assert kind.case.columns  # every kind has columns: the comparisons above saw rows
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_java20_and_we_read_each_others_twins(reads, name):
+    """Every kind both ways on Java Paimon 2.0.0: Java reads our table as we read it, and we
+    read Java's twin as Java reads it."""
+    _, ours_rows = reads[name]["ours"]
+    _, java_rows = reads[name]["java"]
+    assert_same_rows(reads[name]["java_on_ours"], ours_rows, label_a=f"Java 2.0 on our {name}")
+    assert_same_rows(reads[name]["ours_on_java"], java_rows, label_a=f"we on Java 2.0's {name}")
