@@ -137,16 +137,18 @@ class SparkEngine:
     def _sweep_failed_job(self, table: TableContext, prefix: str, dirs) -> None:
         """Delete a failed job's files. Tasks of a failed job can outlive it for a moment (a
         cancelled Python worker is killed asynchronously), so the sweep runs again once the
-        session has no active stage, until a sweep finds nothing left (at most ~30 s)."""
+        session has no active stage, until a sweep finds nothing left (at most ~30 s). A Spark
+        Connect client sees no stages: it sweeps until 2 s pass with nothing new."""
         sweep_job_files(table, prefix, keep=set(), dirs=dirs)
-        if is_connect(self.spark):
-            return
-        tracker = self.spark.sparkContext.statusTracker()
         deadline = time.monotonic() + 30
-        while tracker.getActiveStageIds() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        connect = is_connect(self.spark)
+        needed = 8 if connect else 2  # empty sweeps in a row, 0.25 s apart
+        if not connect:
+            tracker = self.spark.sparkContext.statusTracker()
+            while tracker.getActiveStageIds() and time.monotonic() < deadline:
+                time.sleep(0.1)
         quiet = 0
-        while quiet < 2 and time.monotonic() < deadline:
+        while quiet < needed and time.monotonic() < deadline:
             time.sleep(0.25)
             quiet = quiet + 1 if sweep_job_files(table, prefix, keep=set(), dirs=dirs) == 0 else 0
 
