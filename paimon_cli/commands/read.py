@@ -194,6 +194,8 @@ def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
         from paimon_cli.progress import byte_progress
 
         with byte_progress(f"read {tbl.identifier}") as (on_plan, advance):
+            if limit is not None:  # the read stops early: the planned bytes are no total
+                on_plan = lambda total: None  # noqa: E731
             target = ExportTarget(out, out_format(out), text_renderer, on_plan, advance)
             result = state.engine().export_rows(
                 RowsExport(tbl, splits, target, reader.columns, predicate, limit)

@@ -161,3 +161,15 @@ def test_auto_export_picks_the_engine_by_size(cli, history, tmp_path):
     assert alone.chosen == "local"  # local[N] Spark only shares this machine's cores: in-process wins
     assert heard == [f"engine: local ({alone.reason})"] and "no Spark cluster is configured" in heard[0]
     assert (tmp_path / "x.csv").read_text().splitlines()[0] == "_row_kind,id,name,value,dt"
+
+
+def test_a_limited_read_shows_no_table_total(cli, history, terminal):
+    """read --limit stops early: its progress counts bytes with a spinner, never the whole
+    table's bytes as a total it will not reach."""
+    import re
+
+    r = cli("read", "-t", T, "--limit", "5", "--out", "few.parquet")
+    assert "read demo.events" in r.stderr, r.stderr
+    assert not re.search(r"\d/\d", r.stderr), r.stderr
+    r = cli("read", "-t", T, "--out", "all.parquet")
+    assert re.search(r"\d/\d", r.stderr), r.stderr  # without --limit the total is known

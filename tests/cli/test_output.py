@@ -106,3 +106,27 @@ def test_progress_bar_renders(capsys, monkeypatch):
         on_plan(100)
         advance(100)
     assert capsys.readouterr() == ("", "")
+
+
+def test_progress_without_a_total_spins_and_counts(capsys, monkeypatch):
+    """Work whose total is not known shows a spinner and the amount done, never "n/?"."""
+    import re
+
+    from paimon_cli.progress import count_progress
+
+    def text(err: str) -> str:
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", err)
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    with byte_progress("copying", enabled=True) as (_on_plan, advance):
+        advance(1500)
+    err = text(capsys.readouterr().err)
+    assert "copying" in err and "1.5 kB" in err and "?" not in err, err
+    with count_progress("compact t", "buckets", enabled=True) as advance:
+        advance(3)
+    err = text(capsys.readouterr().err)
+    assert "3 buckets" in err and "?" not in err, err
+    with count_progress("expire t", "files", enabled=True, total=4) as advance:
+        advance(4)
+    assert "4/4 files" in text(capsys.readouterr().err)

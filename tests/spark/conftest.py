@@ -118,17 +118,7 @@ def _start(cmd: list[str], log: str, env: dict) -> subprocess.Popen:
 SMALL = {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
 
 
-def pytest_generate_tests(metafunc):
-    """A test taking `engine` runs on each Spark lane, or on those its `spark_lanes` mark names
-    (a test whose tasks run the same code on every lane, where other tests cover what differs
-    between lanes: the suite's time budget)."""
-    if "engine" in metafunc.fixturenames:
-        mark = metafunc.definition.get_closest_marker("spark_lanes")
-        lanes = list(mark.args) if mark else LANES
-        metafunc.parametrize("engine", lanes, indirect=True, scope="session")
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", params=LANES)
 def engine(request, tmp_path_factory, bare_python):
     """A SparkEngine on one lane (local[2], Connect, standalone), reused by all its tests."""
     from paimon_core.engines.spark.engine import SparkEngine

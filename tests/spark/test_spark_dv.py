@@ -18,7 +18,7 @@ from tests.spark.test_spark_engine import COLS, inputs, sorted_rows  # noqa: F40
 
 # local only: the tasks are the same code on every lane, and what differs between lanes (task
 # shipping, executors in other processes, Connect's client) is covered by test_spark_engine
-@pytest.mark.spark_lanes("local")
+@pytest.mark.parametrize("engine", ["local"], indirect=True)
 def test_dv_tables_on_spark(engine, inputs, tmp_path):  # noqa: F811
     cat = FileSystemCatalog(str(tmp_path / "wh"))
     for name, pks, opts in (("pk", ("id",), {"bucket": "2"}), ("ap", (), {})):
