@@ -44,6 +44,7 @@ class DeleteResult:
     files: int  # data files affected (PK tables: buckets written to)
     mode: str  # "deletion vectors" | "rewrite" | "delete records"
     snapshot: object = None
+    after: object = None  # ingest.AfterWrite: the compaction and housekeeping that followed
 
 
 def delete_where(table: TableContext, where: str, dry_run: bool = False) -> DeleteResult:
@@ -82,8 +83,9 @@ def delete_where(table: TableContext, where: str, dry_run: bool = False) -> Dele
     result = FileStoreCommit(table).commit(
         messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE"
     )
-    after_commit(table)
-    return DeleteResult(rows, len(hits), mode, result)
+    from paimon_core.ops.ingest import AfterWrite
+
+    return DeleteResult(rows, len(hits), mode, result, AfterWrite(None, after_commit(table)))
 
 
 def _dv_messages(table: TableContext, hits) -> list[CommitMessage]:
@@ -187,4 +189,4 @@ def _delete_pk(table: TableContext, snap, pred, where: str, dry_run: bool) -> De
     from paimon_core.ops.ingest import write_tables
 
     result = write_tables(table, [rows.append_column(column, kinds)], row_kind_column=column)
-    return DeleteResult(rows.num_rows, result.files, "delete records", result.snapshot)
+    return DeleteResult(rows.num_rows, result.files, "delete records", result.snapshot, result.after)

@@ -39,6 +39,8 @@ def delete(
     """
     from paimon_core.ops.delete import delete_where
 
+    from paimon_cli.humanize import after_commit_summary
+
     state = get_state(ctx)
     tbl = state.table(one_table(name, table), branch)
     unit = "bucket(s)" if tbl.is_primary_key_table else "file(s)"
@@ -53,6 +55,7 @@ def delete(
             text = f"no rows of {tbl.identifier} match; nothing changed"
         else:
             text = f"deleted {result.rows} row(s) of {tbl.identifier} ({result.mode}), snapshot {sid}"
+            text += after_commit_summary(result.after)
         return (
             {
                 "table": tbl.identifier,

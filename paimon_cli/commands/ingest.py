@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from paimon_cli.humanize import after_commit_summary, count_of
 from paimon_cli.output import with_conversion_notes
 from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.progress import byte_progress
@@ -209,7 +210,7 @@ def ingest(
             f" and {len(result.skipped) - 5} more" if len(result.skipped) > 5 else ""
         )
         note(
-            f"skipped {_count(len(result.skipped), 'file')} that {'is' if len(result.skipped) == 1 else 'are'} "
+            f"skipped {count_of(len(result.skipped), 'file')} that {'is' if len(result.skipped) == 1 else 'are'} "
             f"not Parquet, CSV or JSON (by extension): {shown}"
         )
     if result.missing:
@@ -223,19 +224,19 @@ def ingest(
     snap = result.snapshot
     sid = snap.id if snap is not None else None
     what = "overwrote" if overwrite else "ingested"
-    rows = _count(result.rows, "row")
+    rows = count_of(result.rows, "row")
     if result.input_rows is not None and result.input_rows > result.rows:
-        rows += f" ({_count(result.input_rows, 'input row')}; rows with the same key were merged)"
+        rows += f" ({count_of(result.input_rows, 'input row')}; rows with the same key were merged)"
     elif result.input_rows is not None and result.input_rows < result.rows:  # cross-partition moves
-        rows += f" ({_count(result.input_rows, 'input row')}; with deletes of keys that moved partition)"
+        rows += f" ({count_of(result.input_rows, 'input row')}; with deletes of keys that moved partition)"
     text = (
-        f"{what} {rows} in {_count(result.files, 'file')} into {tbl.identifier}: snapshot {sid}"
+        f"{what} {rows} in {count_of(result.files, 'file')} into {tbl.identifier}: snapshot {sid}"
         if sid is not None
         else f"nothing to commit for {tbl.identifier} (no rows)"
     )
     if result.replaced is not None and sid is not None:
         text += f" (replaced {_replaced(result.replaced)})"
-    text += _after(result.after)
+    text += after_commit_summary(result.after)
     if result.evolved:
         note(f"evolved the schema of {tbl.identifier}: " + "; ".join(_describe(c) for c in result.evolved))
     record = {
@@ -250,30 +251,9 @@ def ingest(
     state.out.record(record, text)
 
 
-def _after(after) -> str:
-    """The work that followed the commit, as the summary's tail ('' when none)."""
-    if after is None:
-        return ""
-    parts = []
-    if after.compaction is not None:
-        parts.append(f"compacted in snapshot {after.compaction.id}")
-    done = after.housekeeping
-    if done is not None:
-        expired = done.expired_snapshots.expired if done.expired_snapshots is not None else []
-        if expired:
-            parts.append(f"expired {_count(len(expired), 'snapshot')}")
-        if done.expired_partitions:
-            parts.append(f"expired {_count(len(done.expired_partitions), 'partition')}")
-        if done.created_tags:
-            parts.append(f"tagged {', '.join(str(t) for t in done.created_tags)}")
-        if done.expired_tags:
-            parts.append(f"expired {_count(len(done.expired_tags), 'tag')}")
-    return f"; then {', '.join(parts)}" if parts else ""
-
-
 def _replaced(r) -> str:
     where = f" in {', '.join(r.partitions)}" if r.partitions else ""
-    return f"{_count(r.files, 'file')} of {_count(r.records, 'record')}{where}"
+    return f"{count_of(r.files, 'file')} of {count_of(r.records, 'record')}{where}"
 
 
 def _replaced_record(r) -> dict:
@@ -334,10 +314,6 @@ def _describe(change) -> str:
     return f"widened column {change.name} to {change.type}"
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _update(state, tbl, files: list[str], columns: str) -> None:
     from paimon_core.ops.update_columns import update_columns_from_files
 
@@ -345,8 +321,8 @@ def _update(state, tbl, files: list[str], columns: str) -> None:
     result = update_columns_from_files(tbl, files, names)
     sid = result.snapshot.id if result.snapshot is not None else None
     text = (
-        f"updated {', '.join(names)} of {_count(result.rows, 'row')} in "
-        f"{_count(result.files, 'column file')} of {tbl.identifier}: snapshot {sid}"
+        f"updated {', '.join(names)} of {count_of(result.rows, 'row')} in "
+        f"{count_of(result.files, 'column file')} of {tbl.identifier}: snapshot {sid}"
     )
     record = {"table": tbl.identifier, "snapshot": sid, "rows": result.rows, "files": result.files}
     state.out.record(record, text)

@@ -51,8 +51,8 @@ def _names(tbl, partitions) -> list[str]:
 
 @partition_app.command("list")
 def partition_list(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
-    """The partitions of the latest snapshot, with Java's $partitions figures: records, bytes,
-    files, newest file creation time (epoch millis, and as a UTC time in last_update).
+    """The partitions of the latest snapshot, with Java's $partitions figures: rows, bytes,
+    files and the newest file's creation time (UTC).
 
     Example:
 
@@ -70,15 +70,12 @@ def partition_list(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt
             s.record_count,
             s.file_size_in_bytes,
             s.file_count,
-            s.last_file_creation_time,
             iso_millis(s.last_file_creation_time),
         ]
         for s in partition_stats(tbl)
     ]
-    state.out.rows(
-        ["partition", "recordCount", "fileSizeInBytes", "fileCount", "lastFileCreationTime", "last_update"],
-        rows,
-    )
+    # the names of the other listings (doctor, files): snake case, times as UTC text
+    state.out.rows(["partition", "rows", "bytes", "files", "last_file_created"], rows)
 
 
 @partition_app.command("drop")

@@ -91,3 +91,37 @@ def test_delete_refusals(cli):
         code=1,
     )
     assert "deletion vectors are not supported with merge-engine=first-row" in r.stderr
+
+
+def test_delete_summary_names_the_work_that_followed(cli):
+    """A delete's summary names the compaction snapshot and the expiry that followed its commit,
+    as ingest's does."""
+    cli(
+        "create-table",
+        "demo.dv",
+        "--schema",
+        SCHEMA,
+        "-k",
+        "id",
+        "--bucket",
+        "1",
+        "-O",
+        "deletion-vectors.enabled=true",
+    )
+    cli("ingest", write_parquet(Path("in/e.parquet"), events(20)), "-t", "demo.dv")
+    out = cli("delete", "demo.dv", "--where", "id = 3").stdout
+    latest = cli.snapshot_ids("demo.dv")[-1]
+    assert out.strip().endswith(f"; then compacted in snapshot {latest}"), out
+    cli(
+        "create-table",
+        "demo.a",
+        "--schema",
+        SCHEMA,
+        "-O",
+        "snapshot.num-retained.max=1",
+        "-O",
+        "snapshot.num-retained.min=1",
+    )
+    cli("ingest", "in/e.parquet", "-t", "demo.a")
+    out = cli("delete", "demo.a", "--where", "id = 3").stdout
+    assert out.strip().endswith("; then expired 1 snapshot"), out

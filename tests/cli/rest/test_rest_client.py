@@ -97,7 +97,7 @@ def test_tags_branches_partitions_and_alter_through_the_server(rest_server, tmp_
     tagged = cli.json(*f, "read", "-t", "cl_br.t", "--tag", "first", warehouse=False)
     assert sorted(r["id"] for r in tagged) == [1, 2]
     parts = cli.json(*f, "partition", "list", "-t", "cl_br.t", warehouse=False)
-    assert [(p["partition"], p["recordCount"]) for p in parts] == [("p=x", 2), ("p=y", 1)]
+    assert [(p["partition"], p["rows"]) for p in parts] == [("p=x", 2), ("p=y", 1)]
 
     before = len(rest_server.requests())
     cli(*f, "branch", "create", "-t", "cl_br.t", "tmp", warehouse=False)
