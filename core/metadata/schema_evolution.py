@@ -389,11 +389,29 @@ def check_shares_a_column(input_names: list[str], schema: TableSchema) -> None:
     without a header row (its first data row read as the names), and evolving the table by it
     would add columns named after values and write every real column as NULL."""
     if input_names and not set(input_names) & set(schema.field_names):
+        separated = _other_separator(input_names, schema.field_names)
+        if separated is not None:
+            raise SchemaMismatch(
+                f"the input looks {separated!r}-separated (its first line: {input_names[0]!r}): "
+                "CSV input must be comma-separated"
+            )
         shown = ", ".join(repr(n) for n in input_names[:5]) + (", ..." if len(input_names) > 5 else "")
         raise SchemaMismatch(
             f"the input shares no column with the table (input columns: {shown}; table columns: "
             f"{', '.join(schema.field_names)}): if it is a CSV file, its first line must name the columns"
         )
+
+
+def _other_separator(input_names: list[str], table_names: list[str]) -> str | None:
+    """The separator (``;``, tab, ``|``) that splits a lone input column name into names the table
+    has: a CSV file that is not comma-separated."""
+    if len(input_names) != 1:
+        return None
+    for sep in (";", "\t", "|"):
+        parts = [p.strip() for p in input_names[0].split(sep)]
+        if len(parts) > 1 and set(parts) & set(table_names):
+            return sep
+    return None
 
 
 def changes_for_input(schema: TableSchema, arrow_schema: pa.Schema) -> list[SchemaChange]:

@@ -41,7 +41,7 @@ from paimon_core.commit import CommitOptions, FileStoreCommit, latest_commit_of
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.write.cdc_formats import CDC_FORMATS, ROW_KIND
-from paimon_core.write.input_errors import InputLineError, InputRowError
+from paimon_core.write.input_errors import InputLineError, InputRowError, not_utf8
 from paimon_core.write.table_write import write_tables
 from paimon_core.write.text_input import csv_options, read_changes, read_json
 
@@ -322,11 +322,28 @@ def parse_lines(
             _parse(line, fmt, schema, header)
         except _PARSE_ERRORS as e2:
             why = str(e2).splitlines()[0]
+        why = not_utf8(line) or why
         record = _shown(line)
         shown = "" if why.endswith(record) else f": {record}"
         raise InvalidInput(
             f"stdin line {first_line + i}: cannot read as {fmt.upper()}: {why}{shown}"
         ) from None
+
+
+# the first bytes of binary files people pipe by mistake
+_MAGIC = {b"PAR1": "a Parquet file", b"ORC": "an ORC file", b"Obj\x01": "an Avro file"}
+
+
+def _refuse_binary(data: bytes) -> None:
+    """stdin takes text (JSON lines, CSV); a binary file on it is named, not parsed as text."""
+    for magic, what in _MAGIC.items():
+        if data.startswith(magic):
+            raise InvalidInput(
+                f"stdin holds {what}: `ingest -` reads JSON lines or CSV text; give the file's path instead "
+                "(paimon ingest FILE -t TABLE)"
+            )
+    if b"\0" in data[:4096]:
+        raise InvalidInput("stdin holds binary data: `ingest -` reads JSON lines or CSV text")
 
 
 def _shown(line: bytes) -> str:
@@ -455,6 +472,8 @@ def ingest_stream(
             data = tail + item
             cut = data.rfind(b"\n") + 1
             whole, tail = data[:cut], data[cut:]
+            if whole and header is None and not done:
+                _refuse_binary(data)
             if whole:
                 if fmt == "auto":
                     first = whole.lstrip()[:1]

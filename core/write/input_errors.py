@@ -84,9 +84,35 @@ def row_position(path: str, fmt: str, row: int) -> str:
 _CSV_COLUMN = re.compile(r"In CSV column #(\d+): CSV conversion error to ([^:]+): invalid value '(.*)'")
 
 
+NOT_UTF8 = "CSV and JSON-lines input must be UTF-8: convert it first (e.g. iconv -f latin1 -t utf-8)"
+
+
+def not_utf8(line: bytes) -> str | None:
+    """What is wrong with a line that is not UTF-8 text (None when it is)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not UTF-8 text (byte 0x{line[e.start]:02x} at column {e.start + 1}); {NOT_UTF8}"
+    return None
+
+
+def _first_non_utf8_line(path: str) -> str | None:
+    with open(path, "rb") as fh:
+        for n, line in enumerate(fh, 1):
+            what = not_utf8(line)
+            if what is not None:
+                return f"line {n} is {what}"
+    return None
+
+
 def explain_csv_error(path: str, message: str, types: dict) -> str:
     """A clearer message for Arrow's CSV error ``message``, with the line it is about;
     ``types``: column name -> table DataType."""
+    if "invalid UTF8" in message:
+        try:
+            return _first_non_utf8_line(path) or message
+        except OSError:
+            return message
     m = _CSV_COLUMN.search(message)
     if m:
         return _conversion_error(path, int(m.group(1)), types) or message

@@ -106,3 +106,53 @@ def test_the_core_says_it_without_flags(wh, events_table):
         delete_where(table, "")
     assert str(info.value) == "delete needs a filter (to empty a table, overwrite it with no rows)"
     assert info.value.hint_key == "delete_where"
+
+
+SEMICOLON = b"id;name;value;dt\n1;a;1.5;2024-05-01\n"
+LATIN1 = b"id,name,value,dt\n1,caf\xe9,1.5,2024-05-01\n"
+
+
+def _ingest_input(cli, table: str, data: bytes, via: str):
+    """`ingest` of `data` as a file (in/x.csv) or on stdin; the one-line error."""
+    from paimon_cli.app import app
+
+    if via == "file":
+        Path("in").mkdir(exist_ok=True)
+        Path("in/x.csv").write_bytes(data)
+        return _one_line_error(cli("ingest", "in/x.csv", "-t", table, code=1))
+    r = cli.runner.invoke(app, ["-w", str(cli.wh), "ingest", "-", "-t", table], input=data)
+    assert r.exit_code == 1, r.stderr
+    return _one_line_error(r)
+
+
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_input_that_is_not_comma_separated_utf8_text_is_named(cli, events_table, via):
+    where = "in/x.csv: " if via == "file" else ""
+    assert _ingest_input(cli, events_table, SEMICOLON, via) == (
+        f"{where}the input looks ';'-separated (its first line: 'id;name;value;dt'): CSV input must be "
+        "comma-separated"
+    )
+    utf8 = (
+        "not UTF-8 text (byte 0xe9 at column 6); CSV and JSON-lines input must be UTF-8: convert it "
+        "first (e.g. iconv -f latin1 -t utf-8)"
+    )
+    if via == "file":
+        assert (
+            _ingest_input(cli, events_table, LATIN1, via) == f"in/x.csv: cannot read as CSV: line 2 is {utf8}"
+        )
+    else:
+        assert _ingest_input(cli, events_table, LATIN1, via).startswith(
+            f"stdin line 2: cannot read as CSV: {utf8}"
+        )
+    assert cli.snapshot_ids(events_table) == [1]  # nothing written
+
+
+def test_a_parquet_file_on_stdin_is_named(cli, events_table, tmp_path):
+    import pyarrow.parquet as pq
+
+    pq.write_table(events(3), tmp_path / "e.parquet")
+    error = _ingest_input(cli, events_table, (tmp_path / "e.parquet").read_bytes(), "stdin")
+    assert error == (
+        "stdin holds a Parquet file: `ingest -` reads JSON lines or CSV text; give the file's path instead "
+        "(paimon ingest FILE -t TABLE)"
+    )
