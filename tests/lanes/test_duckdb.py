@@ -97,7 +97,7 @@ def test_duckdb_limit_v3_deletion_vectors_only_in_puffin_files(answers):
 
 
 def test_paimon_sql_on_duckdb_1_5(tmp_path):
-    """The SQL tests again, on DuckDB 1.5.5 (the venv has the newest DuckDB `duckdb>=1.1` gives)."""
+    """The SQL tests again, on DuckDB 1.5.5 (the oldest `duckdb>=1.5.5` allows; the venv has the newest)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([duckdb_overlay(), str(ROOT)]))
     check = subprocess.run(
         [sys.executable, "-c", "import duckdb; print(duckdb.sql('SELECT version()').fetchone()[0])"],
