@@ -95,6 +95,8 @@ def start(timeout: float = 240.0) -> Metastore:
         [
             java,
             "-Xmx1g",
+            "-XX:TieredStopAtLevel=1",  # C1 only, one GC thread: light work on 2 cores
+            "-XX:+UseSerialGC",
             "-cp",
             f"{jars}/*:{conf}",
             "org.apache.hadoop.hive.metastore.HiveMetaStore",

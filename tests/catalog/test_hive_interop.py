@@ -163,6 +163,7 @@ spark = (SparkSession.builder.master("local[1]").appName("hive-check")
          .config("spark.hadoop.hive.metastore.uris", sys.argv[1])
          .config("spark.sql.warehouse.dir", sys.argv[2])
          .config("spark.ui.enabled", "false")
+         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
          .enableHiveSupport().getOrCreate())
 dbs = [r[0] for r in spark.sql("SHOW DATABASES").collect()]
 tables = [r.tableName for r in spark.sql(f"SHOW TABLES IN {sys.argv[3]}").collect()]

@@ -30,6 +30,8 @@ def _session() -> SparkSession:
             .appName("paimon-cli-spark-lane")
             .config("spark.jars", ARGS["jar"])
             .config("spark.ui.enabled", "false")
+            # C1 only, one GC thread: small jobs on 2 cores (tests/lanes/engines.py FAST_JVM)
+            .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
             .config("spark.sql.warehouse.dir", str(Path.cwd() / "spark-warehouse"))
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")

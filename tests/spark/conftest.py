@@ -116,13 +116,27 @@ def _start(cmd: list[str], log: str, env: dict) -> subprocess.Popen:
 
 
 SMALL = {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
+# the tests' JVMs (drivers, executors, Connect server, master and worker) compile with C1 only
+# and collect with one thread: the jobs are small, and on 2 cores C2's and G1's threads cost more
+# CPU than they save
+FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def _java_options() -> str:
+    from paimon_core.engines.spark.session import log4j2_config_path
+
+    return f"-Dlog4j2.configurationFile=file:{log4j2_config_path()} {FAST_JVM}"
+
+
+def _small_conf() -> dict:
+    opts = _java_options()
+    return {**SMALL, "spark.driver.extraJavaOptions": opts, "spark.executor.extraJavaOptions": opts}
 
 
 @pytest.fixture(scope="session", params=LANES)
 def engine(request, tmp_path_factory, bare_python):
     """A SparkEngine on one lane (local[2], Connect, standalone), reused by all its tests."""
     from paimon_core.engines.spark.engine import SparkEngine
-    from paimon_core.engines.spark.session import log4j2_config_path
 
     lane = request.param
     logs = tmp_path_factory.mktemp(f"spark-{lane}")
@@ -131,7 +145,7 @@ def engine(request, tmp_path_factory, bare_python):
     t0 = time.monotonic()
     try:
         if lane == "local":
-            eng = SparkEngine(master="local[2]", conf=SMALL)
+            eng = SparkEngine(master="local[2]", conf=_small_conf())
         elif lane == "connect":
             script = os.path.join(SPARK_HOME, "sbin", "start-connect-server.sh")
             jar = [n for n in os.listdir(os.path.join(SPARK_HOME, "jars")) if n.startswith("spark-connect_")]
@@ -142,7 +156,7 @@ def engine(request, tmp_path_factory, bare_python):
                 )
             port = free_port()
             log = str(logs / "connect.log")
-            java_opts = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}"
+            java_opts = _java_options()
             cmd = [
                 script,
                 "--wait",
@@ -177,7 +191,7 @@ def engine(request, tmp_path_factory, bare_python):
         else:
             port = free_port()
             mlog, wlog = str(logs / "master.log"), str(logs / "worker.log")
-            java_opts = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}"
+            java_opts = _java_options()
             env = _env(
                 SPARK_DAEMON_JAVA_OPTS=java_opts,
                 SPARK_WORKER_DIR=str(logs / "work"),
@@ -223,7 +237,7 @@ def engine(request, tmp_path_factory, bare_python):
             eng = SparkEngine(
                 master=f"spark://127.0.0.1:{port}",
                 conf={
-                    **SMALL,
+                    **_small_conf(),
                     "spark.executor.memory": "512m",
                     "spark.cores.max": "1",
                     "spark.pyspark.python": bare_python,

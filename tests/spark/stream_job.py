@@ -13,11 +13,18 @@ import time
 def main() -> None:
     wh, checkpoint, stopfile = sys.argv[1:4]
     from paimon_core.engines.spark.engine import register
-    from paimon_core.engines.spark.session import create_session
+    from paimon_core.engines.spark.session import create_session, log4j2_config_path
     from pyspark.sql import functions as F
 
+    # the tests' JVM flags (tests/spark/conftest.py FAST_JVM): C1 only, one GC thread
+    opts = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
     spark = create_session(
-        "local[2]", conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
+        "local[2]",
+        conf={
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.driver.extraJavaOptions": opts,
+        },
     )
     register(spark, wh)
     changes = (
