@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.interop.harness._common import LEAN_JVM_FLAGS
+
 SITE = """<?xml version="1.0"?>
 <configuration>
 {props}
@@ -95,8 +97,7 @@ def start(timeout: float = 240.0) -> Metastore:
         [
             java,
             "-Xmx1g",
-            "-XX:TieredStopAtLevel=1",  # C1 only, one GC thread: light work on 2 cores
-            "-XX:+UseSerialGC",
+            *LEAN_JVM_FLAGS,
             "-cp",
             f"{jars}/*:{conf}",
             "org.apache.hadoop.hive.metastore.HiveMetaStore",

@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tests.interop.harness._common import LEAN_JVM_FLAGS
+
 from .driver import LaneDriver
 from .envs import (
     FLINK_VERSIONS,
@@ -88,9 +90,7 @@ def start_flink(
     return Flink(f"Flink {version} ({jar.artifact} {jar.version})", cmd, env, log, version=version)
 
 
-# the lanes' JVMs compile with C1 only and collect with one thread: small jobs on 2 cores, where
-# C2's and G1's threads cost more CPU than they save
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+FAST_JVM = " ".join(LEAN_JVM_FLAGS)
 
 
 def _flink_java_opts(python: str) -> str:

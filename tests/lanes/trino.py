@@ -23,7 +23,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.interop.harness._common import InteropError, cache_root, file_lock
+from tests.interop.harness._common import LEAN_JVM_FLAGS, InteropError, cache_root, file_lock
 from tests.interop.harness.maven import MavenJar, _download
 
 VERSION = "476"
@@ -131,8 +131,7 @@ class Trino:
                 [
                     "-server",
                     "-Xmx1G",
-                    "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1",  # short queries: C1 only starts faster
+                    *LEAN_JVM_FLAGS,
                     "-Djdk.attach.allowAttachSelf=true",
                     "-XX:+ExitOnOutOfMemoryError",
                 ]

@@ -20,6 +20,7 @@ import time
 import pytest
 
 from tests.infra import missing
+from tests.interop.harness._common import LEAN_JVM_FLAGS
 
 try:
     import pyspark
@@ -116,10 +117,8 @@ def _start(cmd: list[str], log: str, env: dict) -> subprocess.Popen:
 
 
 SMALL = {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
-# the tests' JVMs (drivers, executors, Connect server, master and worker) compile with C1 only
-# and collect with one thread: the jobs are small, and on 2 cores C2's and G1's threads cost more
-# CPU than they save
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+# drivers, executors, the Connect server, master and worker
+FAST_JVM = " ".join(LEAN_JVM_FLAGS)
 
 
 def _java_options() -> str:

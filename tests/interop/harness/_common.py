@@ -20,6 +20,11 @@ FRESH_ENV = "PAIMON_CLI_INTEROP_FRESH"  # set: one process per batch, no warm dr
 SERVED_BATCHES = 200  # a warm driver is replaced after this many batches (bounds leaks of state)
 
 
+# every JVM the tests start: C1 only and one GC thread. Their jobs are small, and on 2 cores C2's
+# and G1's threads cost more CPU than they save (scripts run in other venvs repeat the two flags)
+LEAN_JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
+
 def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """The interop cache folder: argument, else $PAIMON_CLI_INTEROP_CACHE, else ~/.cache/paimon-cli-interop."""
     if cache_dir is None:

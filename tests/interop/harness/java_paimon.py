@@ -21,7 +21,15 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ._common import BatchDriver, InteropError, cache_root, check_results, file_lock, run_json_batch
+from ._common import (
+    LEAN_JVM_FLAGS,
+    BatchDriver,
+    InteropError,
+    cache_root,
+    check_results,
+    file_lock,
+    run_json_batch,
+)
 from .maven import MavenJar, fetch_jars
 
 HERE = Path(__file__).resolve().parent
@@ -217,8 +225,7 @@ def _compile(root: Path, lib_cp: str, digest: str, version: str) -> Path:
 def _jvm_flags() -> list[str]:
     # -Xlog: the JVM's own warnings (CDS, ...) go to stderr, never into the JSON on stdout
     flags = [
-        "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1",
+        *LEAN_JVM_FLAGS,
         "-Xlog:disable",
         "-Xlog:all=warning:stderr",
         "-Xlog:cds=error:stderr",
