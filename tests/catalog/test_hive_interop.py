@@ -16,6 +16,7 @@ from paimon_core.metadata.schema import Schema
 
 from tests.catalog.test_hive_catalog import fresh_db, raw_client
 from tests.interop.harness.pypaimon_env import SPARK_SESSION_MARKS
+from tests.spark.jvm import java_options
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
@@ -163,7 +164,7 @@ spark = (SparkSession.builder.master("local[1]").appName("hive-check")
          .config("spark.hadoop.hive.metastore.uris", sys.argv[1])
          .config("spark.sql.warehouse.dir", sys.argv[2])
          .config("spark.ui.enabled", "false")
-         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+         .config("spark.driver.extraJavaOptions", sys.argv[4])
          .enableHiveSupport().getOrCreate())
 dbs = [r[0] for r in spark.sql("SHOW DATABASES").collect()]
 tables = [r.tableName for r in spark.sql(f"SHOW TABLES IN {sys.argv[3]}").collect()]
@@ -183,7 +184,7 @@ def test_spark_with_hive_support_sees_our_tables(hive_ms, tmp_path):
         "SPARK_LOCAL_IP": "127.0.0.1"
     }
     proc = subprocess.run(
-        [sys.executable, "-c", SPARK, hive_ms.uri, str(tmp_path / "spark-wh"), db],
+        [sys.executable, "-c", SPARK, hive_ms.uri, str(tmp_path / "spark-wh"), db, java_options()],
         capture_output=True,
         text=True,
         timeout=300,

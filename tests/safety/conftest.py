@@ -14,14 +14,29 @@ from paimon_core.metadata.schema import Schema
 from tests.interop.conftest import java, java_releases  # noqa: F401
 from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_warehouse  # noqa: F401
 
+# every module a child imports (one that is missing here is imported again by every child: pandas,
+# which pyarrow imports at the first conversion of a Python list, cost each child 0.5 s)
 PRELOAD = [
     "tests.safety.worker",
+    "tests.safety.sites",
     "paimon_core.catalog",
     "paimon_core.ops.ingest",
+    "paimon_core.ops.rescale",
     "paimon_core.compaction.compaction",
+    "paimon_core.compaction.partition_rewrite",
     "paimon_core.maintain",
+    "paimon_core.maintain.after_commit",
+    "paimon_core.metadata.consumer",
+    "paimon_core.read.count",
+    "paimon_core.write.kv_writer",
+    "paimon_core.write.append_writer",
+    "paimon_core.write.dynamic_bucket",
+    "paimon_core.write.postpone",
     "paimon_core.engines.local",
     "pyarrow.parquet",
+    "pyarrow.dataset",
+    "pyarrow.pandas_compat",
+    "pandas",
     "s3fs",
 ]
 

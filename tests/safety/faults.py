@@ -5,7 +5,8 @@ listings, writes, the atomic create, hints, deletes), its fsspec filesystem (``i
 renames, opens) and the Arrow filesystem it hands to the file formats (``io.arrow_fs``: data and
 manifest files). ``FaultInjector`` patches all three in this process:
 
-* with ``fail_at=None`` it only records the calls (the calibration run: ``calls`` lists them);
+* with ``fail_at=None`` it only records the calls (the calibration run: ``calls`` lists them,
+  ``sites`` their call sites, tests/safety/sites.py);
 * with ``fail_at=k`` the k-th call raises ``exc`` - before the call reaches storage, or, with
   ``after=True``, after it did (a write that landed but reported failure, or Ctrl-C right after
   it) - once; later calls go through, so cleanup code runs as it would in real life.
@@ -21,6 +22,8 @@ from functools import cached_property
 
 import pyarrow.fs as pafs
 from paimon_core.storage.file_io import PATH_METHODS, FileIO
+
+from tests.safety.sites import call_site
 
 FILEIO_METHODS = (*PATH_METHODS, "read_text", "list_numbered")  # every storage call of FileIO
 # calls that change storage: the ones an "after" fault is injected at
@@ -56,6 +59,7 @@ class FaultInjector:
         self.exc = exc
         self.after = after
         self.calls: list[str] = []
+        self.sites: list[str] = []
         self.fired: str | None = None
         self._lock = threading.Lock()
         self._depth = threading.local()
@@ -70,6 +74,8 @@ class FaultInjector:
             return False
         with self._lock:
             self.calls.append(label)
+            if self.fail_at is None:
+                self.sites.append(call_site(2))
             hit = len(self.calls) == self.fail_at and self.fired is None
             if hit:
                 self.fired = label

@@ -1,14 +1,16 @@
-"""Fault injection at every storage call of every committing operation.
+"""Fault injection at every storage call site of every committing operation.
 
 For each operation below, a calibration run on a copy of a small table counts its storage calls
-(``tests/safety/faults.py``: FileIO's methods, its fsspec and Arrow filesystems) and records the
-states it passes through. Then, from the same starting copy, one run per injection point:
+(``tests/safety/faults.py``: FileIO's methods, its fsspec and Arrow filesystems) with their call
+sites, and records the states it passes through. Then, from the same starting copy, one run per
+injection point. The points are the k-th calls, for every k that is the first or the last call
+from its call site (tests/safety/sites.py: a loop's calls between those take the same path):
 
-* ``error``: an OSError raised instead of the k-th storage call, for every k;
+* ``error``: an OSError raised instead of the k-th storage call;
 * ``error-after``: an OSError raised after the k-th call landed (a write that took effect but
-  reported failure), for every call that changes storage;
-* ``interrupt``: KeyboardInterrupt (Ctrl-C) right after the k-th call landed, for every call that
-  changes storage.
+  reported failure), for calls that change storage;
+* ``interrupt``: KeyboardInterrupt (Ctrl-C) right after the k-th call landed, for calls that
+  change storage.
 
 After each injection:
 
@@ -114,6 +116,7 @@ from paimon_core.ops.streaming import ingest_stream, watch_dir
 from tests.catalog.conftest import hive_ms  # noqa: F401  (the session's Hive Metastore, for the hive: ops)
 from tests.safety.checks import table_files, unreachable_files
 from tests.safety.faults import FaultInjector, InjectedFault, mutating
+from tests.safety.sites import first_and_last
 
 pytestmark = [pytest.mark.safety, pytest.mark.slow]
 
@@ -531,6 +534,7 @@ class Harness:
         self.doomed = set(old_ids) - set(t.snapshots.list_ids())  # expired by the operation
         self.after_files = table_files(t)
         self.calls = inj.calls
+        self.keys = list(zip(inj.calls, inj.sites, strict=True))
         return inj.calls
 
     def inject(self, k: int, exc, after: bool) -> str:
@@ -646,7 +650,8 @@ def test_fault_at_every_storage_call(op: Op, tmp_path, java_releases, request):
     counts = {}
     outcomes: dict[str, int] = {}
     for mode, exc, after in MODES:
-        ks = [k for k, label in enumerate(calls, 1) if not after or mutating(label)]
+        candidates = [k for k, label in enumerate(calls, 1) if not after or mutating(label)]
+        ks = first_and_last(h.keys, candidates)  # every call site, at its first and last call
         for k in ks:
             o = h.inject(k, exc, after)
             outcomes[o] = outcomes.get(o, 0) + 1

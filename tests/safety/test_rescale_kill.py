@@ -1,5 +1,6 @@
 """kill -9 a rescale of a table whose batch reads skip level-0 files (deletion vectors,
-first-row) at each of its storage steps in turn: after every crash the table reads every row
+first-row) at each of its storage steps in turn (every call site at its first and last step,
+tests/safety/sites.py): after every crash the table reads every row
 exactly once (the rescale either landed whole or not at all: no partition reads empty), its
 files have one bucket count, and remove-orphans leaves only reachable files; Java reads the
 table after a crash at the commit's last step."""
@@ -18,6 +19,7 @@ from paimon_core.metadata.live_files import live_entries
 from tests.interop.harness.canonical import assert_same_rows
 from tests.safety.checks import assert_exactly_once, assert_snapshot_chain, rows_of, unreachable_files
 from tests.safety.conftest import join_all, make_table, read_lines, start
+from tests.safety.sites import first_and_last
 from tests.safety.worker import CRASH_CODE, arrow_batch, batch_rows
 
 pytestmark = pytest.mark.slow
@@ -66,7 +68,7 @@ def test_kill_rescale_at_every_storage_step(local_warehouse, tmp_path, options):
     assert [t.snapshots.latest().commit_kind] == ["OVERWRITE"]  # the only snapshot the rescale made
     steps = rep["events"]
     assert {"after-create:snapshot", "before-hint:LATEST"} <= set(steps), steps
-    for k in range(1, len(steps) + 1):
+    for k in first_and_last(list(zip(steps, rep["sites"], strict=True))):  # tests/safety/sites.py
         restore()
         code, rep = _run_crash_child(cfg, k, report)
         assert code == CRASH_CODE and rep.get("crashed_at") == steps[k - 1], (k, code, rep)

@@ -101,12 +101,16 @@ def install_crash_hook(k: int, report_path: str | None = None) -> dict:
     from paimon_core.fileformat import parquet as data_file
     from paimon_core.storage.file_io import FileIO
 
-    state = {"n": 0, "events": [], "committed": False}  # committed: a snapshot was created
+    from tests.safety.sites import call_site
+
+    # committed: a snapshot was created; sites: each point's call site (tests/safety/sites.py)
+    state = {"n": 0, "events": [], "sites": [], "committed": False}
 
     def point(label: str) -> bool:
         """Count one crash point; True when this is the one to crash at."""
         state["n"] += 1
         state["events"].append(label)
+        state["sites"].append(call_site(2))
         if state["n"] == k:
             if report_path:
                 _append_line(report_path, {"crashed_at": label, "k": k, "committed": state["committed"]})
@@ -304,7 +308,10 @@ def run_crash_ingest(cfg: dict) -> None:
     table.write_arrow(arrow_batch(cfg["rows"], cfg["pk"]))  # with auto compaction and expiry
     state["events"].append("|compact")
     compact(table, full=True)  # and a full compaction: crash points in a COMPACT commit too
-    _append_line(cfg["report"], {"completed": True, "points": state["n"], "events": state["events"]})
+    _append_line(
+        cfg["report"],
+        {"completed": True, "points": state["n"], "events": state["events"], "sites": state["sites"]},
+    )
 
 
 def run_crash_expire(cfg: dict) -> None:
@@ -313,7 +320,10 @@ def run_crash_expire(cfg: dict) -> None:
     state = install_crash_hook(cfg["k"], cfg["report"])
     table = get_table(cfg)
     expire_snapshots(table, retain_min=cfg["retain_min"], older_than_ms=0)
-    _append_line(cfg["report"], {"completed": True, "points": state["n"], "events": state["events"]})
+    _append_line(
+        cfg["report"],
+        {"completed": True, "points": state["n"], "events": state["events"], "sites": state["sites"]},
+    )
 
 
 def run_crash_rescale(cfg: dict) -> None:
@@ -322,7 +332,10 @@ def run_crash_rescale(cfg: dict) -> None:
 
     state = install_crash_hook(cfg["k"], cfg["report"])
     rescale(get_table(cfg), cfg["bucket"])
-    _append_line(cfg["report"], {"completed": True, "points": state["n"], "events": state["events"]})
+    _append_line(
+        cfg["report"],
+        {"completed": True, "points": state["n"], "events": state["events"], "sites": state["sites"]},
+    )
 
 
 def run_commit_then_die_before_latest(cfg: dict) -> None:

@@ -20,7 +20,7 @@ import time
 import pytest
 
 from tests.infra import missing
-from tests.interop.harness._common import LEAN_JVM_FLAGS
+from tests.spark.jvm import ensure_archive, java_options
 
 try:
     import pyspark
@@ -117,18 +117,10 @@ def _start(cmd: list[str], log: str, env: dict) -> subprocess.Popen:
 
 
 SMALL = {"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
-# drivers, executors, the Connect server, master and worker
-FAST_JVM = " ".join(LEAN_JVM_FLAGS)
-
-
-def _java_options() -> str:
-    from paimon_core.engines.spark.session import log4j2_config_path
-
-    return f"-Dlog4j2.configurationFile=file:{log4j2_config_path()} {FAST_JVM}"
 
 
 def _small_conf() -> dict:
-    opts = _java_options()
+    opts = java_options()  # drivers and executors
     return {**SMALL, "spark.driver.extraJavaOptions": opts, "spark.executor.extraJavaOptions": opts}
 
 
@@ -138,6 +130,7 @@ def engine(request, tmp_path_factory, bare_python):
     from paimon_core.engines.spark.engine import SparkEngine
 
     lane = request.param
+    ensure_archive()  # made once per machine (the CI's cache step makes it before the tests)
     logs = tmp_path_factory.mktemp(f"spark-{lane}")
     procs: list[subprocess.Popen] = []
     eng = None
@@ -155,7 +148,7 @@ def engine(request, tmp_path_factory, bare_python):
                 )
             port = free_port()
             log = str(logs / "connect.log")
-            java_opts = _java_options()
+            java_opts = java_options()
             cmd = [
                 script,
                 "--wait",
@@ -190,7 +183,7 @@ def engine(request, tmp_path_factory, bare_python):
         else:
             port = free_port()
             mlog, wlog = str(logs / "master.log"), str(logs / "worker.log")
-            java_opts = _java_options()
+            java_opts = java_options()
             env = _env(
                 SPARK_DAEMON_JAVA_OPTS=java_opts,
                 SPARK_WORKER_DIR=str(logs / "work"),

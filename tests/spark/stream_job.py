@@ -1,7 +1,7 @@
 """A Structured Streaming job run as its own process by test_spark_stream_kill.py:
 changelog of db.src (consumer 'job') -> +1/-1 per category -> db.counts (aggregation sum).
 
-    python tests/spark/stream_job.py WAREHOUSE CHECKPOINT STOPFILE
+    python tests/spark/stream_job.py WAREHOUSE CHECKPOINT STOPFILE JAVA_OPTIONS
 
 Runs until STOPFILE exists, then stops the query and exits 0 (or until it is killed)."""
 
@@ -11,13 +11,11 @@ import time
 
 
 def main() -> None:
-    wh, checkpoint, stopfile = sys.argv[1:4]
+    wh, checkpoint, stopfile, opts = sys.argv[1:5]  # opts: the tests' JVM flags (tests/spark/jvm.py)
     from paimon_core.engines.spark.engine import register
-    from paimon_core.engines.spark.session import create_session, log4j2_config_path
+    from paimon_core.engines.spark.session import create_session
     from pyspark.sql import functions as F
 
-    # the tests' JVM flags (tests/spark/conftest.py FAST_JVM): C1 only, one GC thread
-    opts = f"-Dlog4j2.configurationFile=file:{log4j2_config_path()} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
     spark = create_session(
         "local[2]",
         conf={

@@ -21,6 +21,8 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema
 
+from tests.spark.jvm import java_options
+
 pytest.importorskip("pyspark")
 JOB = Path(__file__).with_name("stream_job.py")
 
@@ -33,7 +35,7 @@ def _start(wh, ck, stop, log):
     env.pop("PYSPARK_DRIVER_PYTHON", None)
     with open(log, "ab") as out:
         return subprocess.Popen(
-            [sys.executable, str(JOB), wh, str(ck), str(stop)],
+            [sys.executable, str(JOB), wh, str(ck), str(stop), java_options()],
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,

@@ -21,6 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from . import cds
 from ._common import (
     LEAN_JVM_FLAGS,
     BatchDriver,
@@ -38,7 +39,6 @@ PAIMON_JAR = "paimon-python-java-bridge-0.9.0.jar"
 PYPAIMON_SDIST = "pypaimon==0.2.0"  # its sdist bundles the Java Paimon 0.9 bridge jar
 PYSPARK = "pyspark==4.3.0"  # source of hadoop-client-api/-runtime jars
 MAIN_CLASS = "InteropDriver"
-NO_CDS_ENV = "PAIMON_CLI_INTEROP_NO_CDS"
 JAVA_OPTS_ENV = "PAIMON_CLI_INTEROP_JAVA_OPTS"
 
 # Java Paimon 1.4.2 (the newest release Maven Central serves here): the bundle and the compile
@@ -269,29 +269,15 @@ def _warmup_requests(warehouse: str) -> list[dict]:
 
 
 def _cds_archive(root: Path, cp: str, digest: str) -> Path | None:
-    """A dynamic AppCDS archive (JDK 13+) made by a warm-up batch; halves JVM start-up. Best effort."""
-    if os.environ.get(NO_CDS_ENV):
-        return None
-    jsa = root / f"interop-driver-{digest}.jsa"
-    failed = root / f"interop-driver-{digest}.jsa-failed"
-    if jsa.exists():
-        return jsa
-    if failed.exists():
-        return None
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
-        part = Path(tmp) / "driver.jsa"
-        cmd = [_java_bin("java"), *_jvm_flags(), f"-XX:ArchiveClassesAtExit={part}", "-cp", cp, MAIN_CLASS]
-        try:
+    """The driver's class-data archive (cds.py), made by a warm-up batch; halves JVM start-up."""
+
+    def warm_up(flags: list[str]) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [_java_bin("java"), *_jvm_flags(), *flags, "-cp", cp, MAIN_CLASS]
             res = run_json_batch(cmd, _warmup_requests(str(Path(tmp) / "wh")), "java warm-up", 300)
             check_results("java warm-up", _warmup_requests(""), res)
-        except InteropError as e:  # run without CDS; real calls will show any driver error
-            failed.write_text(str(e))
-            return None
-        if not part.exists():
-            failed.touch()
-            return None
-        part.replace(jsa)
-    return jsa
+
+    return cds.build(root / f"interop-driver-{digest}.jsa", warm_up)
 
 
 def version_id(version: str) -> str:
@@ -370,9 +356,7 @@ class JavaPaimon(BatchDriver):
         if self._prepared is None:
             self._prepared = _prepare(self.cache_dir, self.version)
         cp, jsa = self._prepared
-        flags = _jvm_flags()
-        if jsa is not None and jsa.exists():
-            flags += [f"-XX:SharedArchiveFile={jsa}", "-Xshare:auto"]
+        flags = [*_jvm_flags(), *cds.use_flags(jsa)]
         if self.extra_classpath:
             cp = os.pathsep.join([cp, *self.extra_classpath])
         return [_java_bin("java"), *flags, "-cp", cp, MAIN_CLASS]
