@@ -120,6 +120,9 @@ def start(directory: str, timeout: float = 60.0) -> SeaweedServer:
         f"-filer.port={filer}",
         f"-s3.port={s3}",
         f"-admin.port={admin}",
+        # every bucket is a collection with volumes of its own: the default limit (free disk / 1 GiB,
+        # 23 here) ran out after a few dozen buckets and PUTs failed with InternalError
+        "-volume.max=1000",
         f"-s3.localSocket={os.path.join(directory, 's3.sock')}",
         f"-filer.localSocket={os.path.join(directory, 'filer.sock')}",
     ]

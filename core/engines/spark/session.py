@@ -136,8 +136,12 @@ def create_session(master: str | None = None, remote: str | None = None, conf: d
     merged = dict(DEFAULT_CONF)
     merged["spark.driver.extraJavaOptions"] = log
     merged["spark.executor.extraJavaOptions"] = log
+    master = master or "local[*]"
+    if master.startswith("local") and os.environ["PYSPARK_PYTHON"] == sys.executable:
+        # the workers are this interpreter: pyspark's daemon from the installed package
+        merged["spark.python.daemon.module"] = "paimon_core.engines.spark.worker_daemon"
     merged.update(conf)
-    builder = SparkSession.builder.master(master or "local[*]").appName("paimon")
+    builder = SparkSession.builder.master(master).appName("paimon")
     for k, v in merged.items():
         builder = builder.config(k, v)
     return _launch_filtered(builder.getOrCreate)
