@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from paimon_core.data.arrow_nesting import leaf_types, with_leaf_types
+from paimon_core.data.no_rows import no_rows
 from paimon_core.fileformat.parquet_footer import FooterPatchingSink
 from paimon_core.storage.file_io import FileIO
 
@@ -108,7 +109,7 @@ class ParquetFileWriter:
         if self._raw_int64:
             types = {n: schema.field(n).type for n in self._raw_int64}
             self._patching = sink = FooterPatchingSink(self._sink, types)
-            schema = to_file_layout(schema.empty_table(), self._raw_int64).schema
+            schema = to_file_layout(no_rows(schema), self._raw_int64).schema
         self._schema = schema
         self._writer = pq.ParquetWriter(sink, schema, **writer_options(schema, compression, level))
         self.row_count = 0
@@ -208,7 +209,7 @@ def read_kept(
         gone = np.diff(np.searchsorted(deleted, bounds))
         groups = [i for i, size in enumerate(sizes) if gone[i] < size]
         if not groups:
-            return pf.schema_arrow.empty_table().select(columns), keep
+            return no_rows(pf.schema_arrow).select(columns), keep
         if len(groups) == len(sizes):
             data, mask = pf.read(columns=columns), keep
         else:  # the mask over the row groups read, in order

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.data.no_rows import no_rows
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.fileformat.blob import is_blob_file  # .blob files repeat their data file's rows
 from paimon_core.metadata.commit_message import CommitMessage
@@ -216,7 +217,7 @@ def _check_inputs(
     for where, s in named_schemas:
         try:
             check_columns(s.names, target.schema)
-            conform_table(s.empty_table(), target.schema)
+            conform_table(no_rows(s), target.schema)
         except SchemaMismatch as e:
             error = SchemaMismatch(f"{where}{e}")
             if e.hint_key is not None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+from paimon_core.data.no_rows import no_rows
 from paimon_core.data.system_columns import KIND, kind_text
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.merge.changelog import changes
@@ -99,7 +100,7 @@ def _read_entries(table: TableContext, entries, columns) -> pa.Table:
 def empty_changes(table: TableContext, columns: list[str]) -> pa.Table:
     """No rows, with the columns of a change table (``_row_kind`` first)."""
     schema = table.schema.arrow_schema()
-    t = schema.empty_table().select(columns or schema.names)
+    t = no_rows(schema).select(columns or schema.names)
     return with_row_kind(t, pa.array([], pa.int8()))
 
 
@@ -126,7 +127,7 @@ def snapshot_delta(table: TableContext, snap: Snapshot, columns: list[str]) -> p
 def _state(table: TableContext, point, columns) -> pa.Table:
     """Rows at a snapshot id (0 = the empty table) or at a Snapshot object (e.g. from a tag)."""
     if point == 0:
-        return table.schema.arrow_schema().empty_table().select(columns)
+        return no_rows(table.schema.arrow_schema()).select(columns)
     snap = point if isinstance(point, Snapshot) else table.snapshots.snapshot(point)
     return TableRead(table, columns).to_arrow(plan(table, snap))
 
@@ -155,7 +156,7 @@ def diff(
     ``end`` are snapshot ids or Snapshot objects (a tag's snapshot, which may have expired: then
     only the state comparison of ``diff`` mode can answer). All of ``diff_parts`` in one table."""
     parts = list(diff_parts(table, start, end, mode, per_snapshot, columns))
-    return pa.concat_tables(parts) if parts else changes_schema(table, columns, per_snapshot).empty_table()
+    return pa.concat_tables(parts) if parts else no_rows(changes_schema(table, columns, per_snapshot))
 
 
 def changes_schema(table: TableContext, columns: list[str] | None, per_snapshot: bool) -> pa.Schema:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from paimon_core.bucket_mode import BucketMode
+from paimon_core.data.no_rows import no_rows
 from paimon_core.data.system_columns import KIND
 from paimon_core.merge.changelog import changes
 from paimon_core.metadata.snapshot import Snapshot
@@ -66,7 +67,7 @@ def state_changes(table: TableContext, start, end, columns: list[str]) -> Iterat
     keys = list(table.schema.primary_keys)
     whole = table.schema.field_names
     reader = TableRead(table, whole)
-    empty = table.schema.arrow_schema().empty_table().select(whole)
+    empty = no_rows(table.schema.arrow_schema()).select(whole)
     for old_splits, new_splits in groups(table, _splits(table, start), _splits(table, end)):
         old = reader.to_arrow(old_splits) if old_splits else empty
         new = reader.to_arrow(new_splits) if new_splits else empty

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from paimon_core.data.no_rows import no_rows
 from paimon_core.data.types import DataField, to_arrow_schema
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.branches import SYSTEM_DATABASE, split_system
@@ -110,7 +111,7 @@ class SystemTable:
         cols = self.check_columns(columns)
         parts = list(self.batches(cols, self.parse_filter(where), limit))
         if not parts:
-            return self.schema.empty_table().select(cols)
+            return no_rows(self.schema).select(cols)
         return pa.concat_tables(parts)
 
     def check_columns(self, columns: Sequence[str] | None) -> list[str]:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.no_rows import no_rows
 from paimon_core.errors import PaimonError
 
 if TYPE_CHECKING:
@@ -65,9 +66,7 @@ class KeyIndex:
         self.partitions: list[tuple] = []
         self._ids: dict[tuple, int] = {}
         fields = [pa.field(k, schema.arrow_schema().field(k).type) for k in self.keys]
-        self.rows = pa.schema(
-            fields + [pa.field(PART, pa.int32()), pa.field(BUCKET, pa.int32())]
-        ).empty_table()
+        self.rows = no_rows(pa.schema(fields + [pa.field(PART, pa.int32()), pa.field(BUCKET, pa.int32())]))
         self.counts: dict[int, dict[int, int]] = {}  # partition id -> bucket -> keys
         self._sorted: tuple | None = None  # one integer key column: (sorted keys, their rows)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from paimon_core.data.no_rows import no_rows
 
 from paimon_cli.params import (
     BranchOpt,
@@ -157,7 +158,7 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
         from paimon_cli.outfile import out_format, text_renderer
 
         rows = write_file(
-            batches, st.schema.empty_table().select(cols).schema, out, out_format(out), text_renderer
+            batches, no_rows(st.schema).select(cols).schema, out, out_format(out), text_renderer
         )
         state.out.record({"file": str(out), "rows": rows}, f"wrote {rows} rows to {out}")
         return

@@ -54,7 +54,7 @@ def ensure_archive() -> Path | None:
             timeout=600,
         )
 
-    return cds.build(archive(), warm_up)
+    return cds.build(archive(), warm_up, prune=True)  # a fresh venv has new jar paths: a new archive
 
 
 def _warm_up(extra_flags: str) -> None:

@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paimon_core.data.no_rows import no_rows
 from paimon_core.engines.spark import tasks as T
 from paimon_core.engines.spark.types import spark_schema
 from paimon_core.errors import PaimonError
@@ -94,7 +95,7 @@ def ship_core(spark) -> None:
 
 def splits_dataframe(spark, table: FileStoreTable, splits, columns=None, predicate=None):
     reader = table.new_read(columns, predicate)  # validates the columns on the driver
-    sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(reader.columns).schema)
+    sschema, target = spark_schema(no_rows(table.schema.arrow_schema()).select(reader.columns).schema)
     splits = [s for s in splits if s.files]
     if not splits:
         return spark.createDataFrame([], sschema)

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+from paimon_core.data.no_rows import no_rows
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
@@ -107,7 +108,7 @@ def _columns(table: FileStoreTable, options) -> list[str]:
 def _arrow_schema(table: FileStoreTable, columns, with_kind: bool):
     from paimon_core.engines.spark.types import spark_schema
 
-    sschema, target = spark_schema(table.schema.arrow_schema().empty_table().select(columns).schema)
+    sschema, target = spark_schema(no_rows(table.schema.arrow_schema()).select(columns).schema)
     if with_kind:
         from pyspark.sql.types import StringType, StructField, StructType
 
@@ -459,7 +460,7 @@ class PaimonDataSource(DataSource):
             from paimon_core.engines.spark.types import spark_schema
 
             cols = [c.strip() for c in (self.options.get("columns") or "").split(",") if c.strip()]
-            return spark_schema(st.schema.empty_table().select(st.check_columns(cols)).schema)[0]
+            return spark_schema(no_rows(st.schema).select(st.check_columns(cols)).schema)[0]
         t = self._table()
         return _arrow_schema(t, _columns(t, self.options), _flag(self.options, "row-kind", True))[0]
 

@@ -59,10 +59,11 @@ def use_flags(jsa: Path | None) -> list[str]:
     return [f"-XX:SharedArchiveFile={jsa}", "-Xshare:auto", *QUIET]
 
 
-def build(jsa: Path, warm_up: Callable[[list[str]], None]) -> Path | None:
+def build(jsa: Path, warm_up: Callable[[list[str]], None], prune: bool = False) -> Path | None:
     """Make ``jsa`` once (file-locked across processes): ``warm_up(flags)`` must start a JVM with
     ``flags`` added, give it typical work, and end it normally. A failed warm-up is remembered
-    beside the archive (``.failed``) and the JVMs run without one; None then."""
+    beside the archive (``.failed``) and the JVMs run without one; None then. ``prune``: older
+    archives of the same kind (the name before the digest) go, but for the newest two."""
     if os.environ.get(NO_CDS_ENV):
         return None
     jsa.parent.mkdir(parents=True, exist_ok=True)
@@ -83,4 +84,17 @@ def build(jsa: Path, warm_up: Callable[[list[str]], None]) -> Path | None:
                 failed.write_text("the warm-up JVM left no archive (it did not exit normally)")
                 return None
             part.replace(jsa)
+        if prune:
+            _prune(jsa)
     return jsa
+
+
+def _prune(jsa: Path, keep: int = 2) -> None:
+    """Delete all but the ``keep`` newest archives of ``jsa``'s kind: a fresh checkout's venv has
+    its own jar paths, so each one makes an archive (Spark's: 170 MB). A JVM that maps a deleted
+    archive keeps it until it exits."""
+    kind = jsa.name.rsplit("-", 1)[0]
+    archives = sorted(jsa.parent.glob(f"{kind}-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in archives[keep:]:
+        for leftover in (old, old.with_suffix(".lock"), old.with_suffix(".failed")):
+            leftover.unlink(missing_ok=True)
