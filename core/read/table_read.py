@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from paimon_core.data.no_rows import no_rows
 from paimon_core.data.parallel import ordered_parallel as _ordered_parallel
 from paimon_core.data.system_columns import KIND, ROW_ID, ROW_POS, SEQ, TRACKING_COLUMNS
 from paimon_core.data.types import AtomicType, to_arrow_type
@@ -381,11 +382,9 @@ class TableRead:
         return self._empty().select(self.columns).schema
 
     def _empty(self) -> pa.Table:
-        # from no batches: Schema.empty_table and pa.array build arrays from Python lists, and the
-        # first such conversion of a process imports pandas (about 0.4 s of a CLI command)
         fields = [self.schema.arrow_schema().field(n) for n in self.read_columns]
         fields += [pa.field(c, pa.int64()) for c in self.system]
-        return pa.Table.from_batches([], pa.schema(fields))
+        return no_rows(pa.schema(fields))
 
     def _merge(self, split: DataSplit, keep_kind: bool = False) -> pa.Table:
         """Merge-on-read of a split. The sequence numbers only order the records of a key and are

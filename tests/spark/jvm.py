@@ -63,10 +63,10 @@ def _warm_up(extra_flags: str) -> None:
     import pyarrow as pa
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.engines.spark.engine import register
-    from paimon_core.engines.spark.session import create_session, log4j2_config_path
+    from paimon_core.engines.spark.session import create_session
     from paimon_core.metadata.schema import Schema
 
-    opts = " ".join([f"-Dlog4j2.configurationFile=file:{log4j2_config_path()}", *LEAN_JVM_FLAGS, extra_flags])
+    opts = f"{java_options()} {extra_flags}"  # no archive yet: the tests' flags alone
     spark = create_session(
         "local[2]",
         conf={"spark.sql.shuffle.partitions": "2", "spark.driver.extraJavaOptions": opts},

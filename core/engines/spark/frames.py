@@ -54,8 +54,8 @@ def core_zip() -> str:
         tmp = f"{path}.{uuid.uuid4().hex}.tmp"
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
             for rel, full in files:
-                z.write(full, os.path.join("paimon_core", rel))
                 name = os.path.join("paimon_core", rel)
+                z.write(full, name)
                 z.writestr(name + "c", _bytecode(full, name))
         os.replace(tmp, path)
     return path
