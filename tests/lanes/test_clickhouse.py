@@ -264,3 +264,42 @@ def test_java20_and_we_read_each_others_twins(reads, name):
     _, java_rows = reads[name]["java"]
     assert_same_rows(reads[name]["java_on_ours"], ours_rows, label_a=f"Java 2.0 on our {name}")
     assert_same_rows(reads[name]["ours_on_java"], java_rows, label_a=f"we on Java 2.0's {name}")
+
+
+def test_the_readme_example(tmp_path, monkeypatch):
+    """The README's ClickHouse block as written (tests/cli/readme_story.py): a primary-key
+    table compacted, then chDB's query from inside ./warehouse. Its venv is the lane's (the same
+    `pip install chdb==4.4.0`), not one made per run."""
+    import shlex
+
+    from tests.cli.readme_blocks import blocks
+    from tests.cli.readme_story import Story
+
+    monkeypatch.chdir(tmp_path)
+    (block,) = [b for b in blocks() if b.key == "Reading our tables from other engines"]
+    compact, venv, query = block.commands
+    assert "pip install chdb==4.4.0" in venv.text
+    s = Story(tmp_path, block)
+    s.create("shop.orders", "id BIGINT NOT NULL, customer STRING, amount DOUBLE", "-k", "id", "--bucket", "2")
+    for k in range(3):
+        s.write(
+            "shop.orders",
+            {"id": pa.array([k, k + 1], pa.int64()), "customer": [f"c{k}"] * 2, "amount": [k, k]},
+        )
+    s.run(compact)
+    cd, python_c = query.text.split(" && ", 1)
+    argv = shlex.split(python_c)
+    assert cd == "cd warehouse" and argv[0] == "../chdb/bin/python", query.text
+    r = subprocess.run(
+        [chdb_python(), *argv[1:]],
+        cwd=tmp_path / "warehouse",
+        capture_output=True,
+        text=True,
+        env=lane_env(),
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = sorted(
+        tuple(c.strip() for c in x.split("│")[1:4]) for x in r.stdout.splitlines() if x.count("│") == 4
+    )
+    assert rows == [("0", "c0", "0"), ("1", "c1", "1"), ("2", "c2", "2"), ("3", "c2", "2")], r.stdout

@@ -4,6 +4,7 @@ the sweep that deletes a failed job's files (files with the job prefix were neve
 
 from __future__ import annotations
 
+import os
 import uuid
 from typing import TYPE_CHECKING
 
@@ -17,18 +18,20 @@ PIECE_BYTES = 128 * 1024 * 1024  # input bytes per read task (Parquet is split a
 
 def plan_pieces(inputs, piece_bytes: int = PIECE_BYTES) -> list:
     """Input files -> read tasks: Parquet split into runs of row groups of about ``piece_bytes``;
-    CSV and JSON one task per file. Pieces keep the input order (it decides sequence numbers)."""
+    CSV and JSON one task per file. Pieces keep the input order (it decides sequence numbers).
+    A local path is made absolute: executors run in working directories of their own."""
     import pyarrow.parquet as pq
 
     pieces = []
     for f in inputs:
+        path = f.path if "://" in f.path else os.path.abspath(f.path)
         if f.format != "parquet":
-            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size))
+            pieces.append(T.Piece(len(pieces), path, f.format, f.size))
             continue
-        md = pq.ParquetFile(f.path).metadata
+        md = pq.ParquetFile(path).metadata
         if md.num_row_groups <= 1:
             pieces.append(
-                T.Piece(len(pieces), f.path, f.format, f.size, tuple(range(md.num_row_groups)), md.num_rows)
+                T.Piece(len(pieces), path, f.format, f.size, tuple(range(md.num_row_groups)), md.num_rows)
             )
             continue
         total = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups)) or 1
@@ -38,12 +41,10 @@ def plan_pieces(inputs, piece_bytes: int = PIECE_BYTES) -> list:
             acc += md.row_group(i).total_byte_size
             nrows += md.row_group(i).num_rows
             if acc >= piece_bytes:
-                pieces.append(
-                    T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run), nrows)
-                )
+                pieces.append(T.Piece(len(pieces), path, f.format, f.size * acc // total, tuple(run), nrows))
                 run, acc, nrows = [], 0, 0
         if run:
-            pieces.append(T.Piece(len(pieces), f.path, f.format, f.size * acc // total, tuple(run), nrows))
+            pieces.append(T.Piece(len(pieces), path, f.format, f.size * acc // total, tuple(run), nrows))
     return pieces
 
 
