@@ -144,7 +144,7 @@ class EngineName(str, Enum):
 
 HELP = """Apache Paimon tables from the command line.
 
-A warehouse is a folder or an fsspec URI (s3://bucket/path); a table is named DB.TABLE. Settings come from flags, then env (PAIMON_WAREHOUSE, PAIMON_TABLE), then ./paimon.toml or ~/.config/paimon/config.toml. Global options go before the command (-o and -v may also follow it).
+A warehouse is a folder or an fsspec URI (s3://bucket/path); a table is named DB.TABLE. Settings come from flags, then env (PAIMON_WAREHOUSE, PAIMON_TABLE), then ./paimon.toml or ~/.config/paimon/config.toml. Global options (-w, -t, -o, -v, --engine, --catalog...) go before or after the command.
 
 Examples:
 
