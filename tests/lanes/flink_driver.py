@@ -94,8 +94,16 @@ def sql(mode: str, statements: list[str], warehouse: str) -> list:
     _catalog(t_env, mode, warehouse)
     out = []
     for stmt in statements:
-        result = t_env.execute_sql(stmt)
         head = stmt.lstrip().split(None, 1)[0].upper()
+        if head == "CALL":  # a procedure's job is waited for only with dml-sync on
+            t_env.get_config().set("table.dml-sync", "true")
+            try:
+                t_env.execute_sql(stmt).wait()
+            finally:
+                t_env.get_config().set("table.dml-sync", "false")
+            out.append(None)
+            continue
+        result = t_env.execute_sql(stmt)
         if head in ("SELECT", "WITH"):
             names = _column_names(result)
             rows = []
