@@ -78,7 +78,6 @@ def start_flink(
     version: str = "1.20",
 ) -> Flink:
     args = {
-        "jars": flink_jars(version),
         "checkpoints": str(checkpoints) if checkpoints else None,
         "restore": str(restore) if restore else None,
         "checkpoint_interval": checkpoint_interval,
@@ -86,7 +85,12 @@ def start_flink(
     python = flink_python(version)
     cmd = [python, str(HERE / "flink_driver.py"), json.dumps(args)]
     jar = FLINK_VERSIONS[version][1]
-    env = {**lane_env(), "FLINK_ENV_JAVA_OPTS": _flink_java_opts(python)}
+    env = {
+        **lane_env(),
+        "FLINK_ENV_JAVA_OPTS": _flink_java_opts(python),
+        # PyFlink's launcher appends HADOOP_CLASSPATH to the gateway JVM's class path
+        "HADOOP_CLASSPATH": os.pathsep.join(flink_jars(version)),
+    }
     return Flink(f"Flink {version} ({jar.artifact} {jar.version})", cmd, env, log, version=version)
 
 

@@ -5,7 +5,7 @@ Everything lives under the interop cache root (``$PAIMON_CLI_INTEROP_CACHE`` or
 
 * ``flink-1.20/venv``, ``flink-2.0/venv``: PyFlink 1.20 and 2.0 (``apache-flink==1.20.*``, ``==2.0.*``);
 * ``spark-3.5/venv``: PySpark 3.5 (``pyspark==3.5.*``), also the source of the Hadoop client
-  jars the Flink lane puts in ``pipeline.jars``;
+  jars the Flink lane puts on its JVM's class path;
 * ``chdb-4.4/venv``: chDB 4.4 (ClickHouse 26.9 embedded, with its native Paimon reader);
 * ``duckdb-1.5/venv``: DuckDB 1.5.5 with its iceberg and avro extensions (PyPI wheels), and
   ``duckdb-1.5/overlay``: DuckDB 1.5.5 alone, put first on ``PYTHONPATH`` to run this project's

@@ -1,8 +1,11 @@
 """PyFlink driver, 1.20 or 2.0 (runs in the lane's own venv; see engines.py for its requests).
 
-argv: a JSON object {"jars": [...], "checkpoints": DIR or null, "restore": DIR or null}.
-One TableEnvironment per mode, created on first use, both with ``pipeline.jars`` = the Paimon
-connector plus the Hadoop client jars, parallelism 1 and every address on 127.0.0.1.
+argv: a JSON object {"checkpoints": DIR or null, "restore": DIR or null, ...}. The Paimon
+connector and the Hadoop client jars are on the JVM's class path (engines.py), as in a Flink
+distribution's lib/: each job's mini-cluster then uses the classes loaded once, where
+``pipeline.jars`` would load them again in a class loader per job (about 2 s more a statement).
+One TableEnvironment per mode, created on first use, both with parallelism 1 and every address
+on 127.0.0.1.
 
 Requests:
 * ``sql(mode, statements, warehouse)``: run each statement in the batch or streaming
@@ -52,7 +55,6 @@ JOBS: dict[str, object] = {}
 def _env(mode: str) -> TableEnvironment:
     if mode not in ENVS:
         conf = Configuration()
-        conf.set_string("pipeline.jars", ";".join(Path(j).resolve().as_uri() for j in ARGS["jars"]))
         conf.set_string("parallelism.default", "1")
         conf.set_string("table.dml-sync", "false")
         for k, v in LOOPBACK.items():
