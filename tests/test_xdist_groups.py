@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.xdist_groups import ENGINE_GROUPS, base_group, group_of
+from tests.xdist_groups import ENGINE_GROUPS, LONG_MODULES, base_group, group_of
 
 TESTS = Path(__file__).resolve().parent
 SIGNATURE = re.compile(r"^\s*def \w+\(([^)]*)\)", re.M | re.S)
@@ -50,3 +50,9 @@ def test_groups_keep_other_modules_apart():
     assert group_of("tests/spark/test_spark_cli.py::test_y") == "spark-engines"
     assert group_of("tests/spark/test_spark_engine.py::test_z[local-raise:write]") == "spark-engines[local]"
     assert group_of("tests/lanes/test_flink_batch.py::test_w[flink20-fixed]") == "flink-lane[flink20]"
+
+
+def test_long_modules_exist_and_stand_alone():
+    for module in LONG_MODULES:
+        assert (TESTS.parent / module).is_file(), module
+        assert group_of(f"{module}::t") == module, f"{module} is in an engine group: ranked there"

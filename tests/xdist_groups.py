@@ -7,8 +7,8 @@ longer keeps, so this plugin brings its own scheduler (xdist's scope scheduler w
 The controller sees node ids only, so a group is named by the modules whose tests use the
 engine's fixture (`ENGINE_GROUPS`; tests/test_xdist_groups.py keeps it true).
 
-The engine groups are scheduled first, in `ENGINE_GROUPS` order (the longest first), so that no
-worker picks up a long group at the end while the other one idles: each worker collects the
+The engine groups are scheduled first, in `ENGINE_GROUPS` order (the longest first), then the
+`LONG_MODULES`, so that no worker picks up a long unit at the end while the other one idles: each worker collects the
 tests in that order (a stable sort after pytest's own reordering, which keeps each session
 parameter's tests together), and xdist's reordering by test count is off. A group whose engine
 is parametrised (Flink 1.20/2.0; local, Connect, standalone Spark) is one unit per parameter.
@@ -52,10 +52,28 @@ def base_group(nodeid: str) -> str:
     return group_of(nodeid).split("[", 1)[0]
 
 
+# then the modules that take longest (40 s or more of test time in a CI run, longest first), so
+# that the short modules fill the end of the run on both workers
+LONG_MODULES = (
+    "tests/safety/test_signals.py",
+    "tests/safety/test_concurrency.py",
+    "tests/s3/test_s3_tables.py",
+    "tests/cli/test_stream_crash.py",
+    "tests/interop/test_file_formats_interop.py",
+    "tests/safety/test_crash.py",
+    "tests/core/engines/test_sql_aggregates.py",
+    "tests/lanes/test_trino.py",
+    "tests/interop/test_cross_partition_interop.py",
+    "tests/interop/test_merge_matrix_interop.py",
+    "tests/s3/test_s3_cli.py",
+    "tests/cli/test_readme_blocks.py",
+)
+
+
 def _rank(nodeid: str) -> int:
-    groups = list(ENGINE_GROUPS)
+    order = [*ENGINE_GROUPS, *LONG_MODULES]
     group = base_group(nodeid)
-    return groups.index(group) if group in ENGINE_GROUPS else len(groups)
+    return order.index(group) if group in order else len(order)
 
 
 @pytest.hookimpl(hookwrapper=True)

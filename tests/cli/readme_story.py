@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -32,6 +33,7 @@ class Story:
         self.env: dict[str, str] = {}
         self.subst: dict[str, str] = {}
         self.runner = CliRunner()
+        self.config: Any = None  # the pytest config, for blocks of pytest command lines
 
     # --- running -------------------------------------------------------------------------
     def paimon(self, *argv: str, input: str | None = None, env: dict | None = None, code: int | None = 0):

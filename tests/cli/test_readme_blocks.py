@@ -445,22 +445,22 @@ def rest_catalog(s: Story):
     assert "orders" in seen[0]
 
 
-def rest_lane_commands(s: Story, config: pytest.Config):
+def rest_lane_commands(s: Story):
     """The REST lane's pytest lines name a marker and an option the suite has."""
     for cmd in s.block.commands:
         words = shlex.split(cmd.text, comments=True)
         assert words[:4] == [".venv/bin/python", "-m", "pytest", "tests/cli"]
-        assert "rest_lane" in " ".join(config.getini("markers"))
+        assert "rest_lane" in " ".join(s.config.getini("markers"))
         if "--rest-lane=full" in words:
-            assert config.getoption("rest_lane") in ("subset", "full", None)
+            assert s.config.getoption("rest_lane") in ("subset", "full", None)
 
 
-def lane_commands(s: Story, config: pytest.Config):
+def lane_commands(s: Story):
     """The lanes' lines: a prepare module with a main, a `lanes` marker whose -k words name
     lane test files, and the test files they name."""
     import importlib
 
-    markers = " ".join(config.getini("markers"))
+    markers = " ".join(s.config.getini("markers"))
     for cmd in s.block.commands:
         words = shlex.split(cmd.text, comments=True)
         if words[2] == "tests.lanes.prepare":
@@ -473,7 +473,7 @@ def lane_commands(s: Story, config: pytest.Config):
             assert (ROOT / words[-1]).is_file(), words[-1]
 
 
-def benchmarks(s: Story, config: pytest.Config):
+def benchmarks(s: Story):
     """Each benchmark line names a script that exists and the options it takes."""
     for cmd in s.block.commands:
         words = shlex.split(cmd.text, comments=True)
@@ -508,7 +508,6 @@ RUNS = {
     "Engines the tests prove": lane_commands,
     "Benchmarks": benchmarks,
 }
-CONFIG_RUNS = {rest_lane_commands, lane_commands, benchmarks}
 
 
 class _clock:
@@ -592,9 +591,7 @@ def test_readme_block_runs(key, tmp_path, monkeypatch, pytestconfig):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PAIMON_CLOCK_MS", raising=False)
     story = Story(tmp_path, BLOCKS[key])
+    story.config = pytestconfig  # the lines that run pytest check its markers and options
     run = RUNS[key]
     assert run is not None
-    if run in CONFIG_RUNS:
-        run(story, pytestconfig)  # type: ignore[call-arg]
-    else:
-        run(story)  # type: ignore[call-arg]
+    run(story)
