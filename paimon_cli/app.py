@@ -21,7 +21,10 @@ from paimon_cli.config import Flags, resolve_from_environment
 from paimon_cli.errors import interrupted_message, report, stdout_to_devnull
 from paimon_cli.helpstyle import tidy_command, tidy_param
 from paimon_cli.lazy_group import LazyGroup
+from paimon_cli.plain_params import install as plain_params
 from paimon_cli.state import CliState
+
+plain_params()  # plain values without pydantic: about 0.2 s less per command
 
 VERBOSE_KEY = "paimon.verbose"
 
