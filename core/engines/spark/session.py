@@ -140,6 +140,8 @@ def create_session(master: str | None = None, remote: str | None = None, conf: d
     if master.startswith("local") and os.environ["PYSPARK_PYTHON"] == sys.executable:
         # the workers are this interpreter: pyspark's daemon from the installed package
         merged["spark.python.daemon.module"] = "paimon_core.engines.spark.worker_daemon"
+    else:  # PySpark's builder keeps the options of earlier sessions of this process
+        merged["spark.python.daemon.module"] = "pyspark.daemon"
     merged.update(conf)
     builder = SparkSession.builder.master(master).appName("paimon")
     for k, v in merged.items():
