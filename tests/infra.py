@@ -5,9 +5,17 @@ fails them, since there a skip would hide a missing install step."""
 from __future__ import annotations
 
 import os
+import socket
 from typing import NoReturn
 
 import pytest
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (for a server a test starts on loopback)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def in_ci() -> bool:

@@ -25,6 +25,8 @@ from typing import Any
 import yaml
 from openapi_core.templating.responses.exceptions import ResponseNotFound
 
+from tests.infra import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "test-token-5f3a"
 PREFIX = "paimon"
@@ -39,12 +41,6 @@ SPEC_DEVIATIONS = (
     ("ListViewsResponse", "nextPageToken", ["string", "null"]),
     ("Snapshot", "commitIdentifier", ["integer", "string"]),  # Java's Snapshot JSON: a long
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class RestServer:

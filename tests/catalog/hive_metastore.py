@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.infra import free_port
 from tests.interop.harness._common import LEAN_JVM_FLAGS
 
 SITE = """<?xml version="1.0"?>
@@ -30,12 +31,6 @@ def pyspark_jars() -> Path | None:
         return None
     jars = Path(pyspark.__file__).resolve().parent / "jars"
     return jars if any(jars.glob("hive-metastore-*.jar")) else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def site_properties(folder: str, uri: str | None = None) -> dict[str, str]:
@@ -90,7 +85,7 @@ def start(timeout: float = 240.0) -> Metastore:
     folder = tempfile.mkdtemp(prefix="paimon-hms-")
     conf = os.path.join(folder, "conf")
     write_site(conf, site_properties(folder))
-    port = _free_port()
+    port = free_port()
     log = open(os.path.join(folder, "log"), "w")
     java = shutil.which("java") or "java"
     proc = subprocess.Popen(

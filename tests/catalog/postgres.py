@@ -16,6 +16,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from tests.infra import free_port
+
 USER = "paimon"
 PASSWORD = "paimon-secret"
 
@@ -23,12 +25,6 @@ PASSWORD = "paimon-secret"
 def bin_dir() -> str | None:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
     return os.path.dirname(found[-1]) if found else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -97,7 +93,7 @@ def start() -> PgServer:
         cwd=data,
         **as_user,
     )
-    port = _free_port()
+    port = free_port()
     log = open(os.path.join(data, "log"), "w")
     proc = subprocess.Popen(
         [f"{bindir}/postgres", "-D", db, "-k", data, "-h", "127.0.0.1", "-p", str(port), "-c", "fsync=off"],

@@ -63,6 +63,10 @@ class Story:
             (self.cwd / cmd.redirect).write_text(r.stdout)
         return r
 
+    def process_env(self) -> dict[str, str]:
+        """The environment of a `paimon` process: this one's without PAIMON_*, plus ``env``."""
+        return {**{k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}, **self.env}
+
     def until_stopped(
         self,
         cmd: Command,
@@ -75,13 +79,11 @@ class Story:
         (a new commit for a stream to see), then Ctrl-C it: it must exit 130, or 0 for a server
         that shuts down cleanly. Returns its stdout."""
         out = self.cwd / f".out-{cmd.line}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
-        env.update(self.env)
         with open(out, "w") as fh:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "paimon_cli", *self.argv(cmd)],
                 cwd=self.cwd,
-                env=env,
+                env=self.process_env(),
                 stdout=fh,
                 stderr=subprocess.PIPE,
                 text=True,

@@ -31,6 +31,7 @@ from tests.cli import readme_blocks
 from tests.cli.readme_story import Story
 from tests.cli.test_ingest_cdc import SCHEMA as CDC_SCHEMA
 from tests.cli.test_ingest_cdc import STREAMS
+from tests.infra import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCKS = {b.key: b for b in readme_blocks.blocks()}
@@ -61,12 +62,6 @@ def _jsonl(events) -> str:
     return "".join(json.dumps(e) + "\n" for e in events if e is not None) + (
         "null\n" if None in events else ""
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # --- the blocks ------------------------------------------------------------------------------
@@ -425,7 +420,7 @@ def catalogs(s: Story):
 
 def rest_catalog(s: Story):
     """The server (until Ctrl-C) over the scratch warehouse, and blocks 2 and 3 against it."""
-    port = str(_free_port())
+    port = str(free_port())
     s.subst.update({"8181": port, "/data/warehouse": str(s.cwd / "warehouse")})
     s.create("shop.orders", "id BIGINT")
     (serve,) = s.block.commands
@@ -531,11 +526,9 @@ def _on_a_terminal(s: Story, cmd, typed: str) -> str:
     """Run ``cmd`` with a pty as its terminal, type ``typed`` at its prompt, then Ctrl-D at the
     next one; its screen."""
     leader, follower = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
-    env.update(s.env)
     proc = subprocess.Popen(
         [sys.executable, "-m", "paimon_cli", *s.argv(cmd)],
-        cwd=s.cwd, env=env, stdin=follower, stdout=follower, stderr=follower,
+        cwd=s.cwd, env=s.process_env(), stdin=follower, stdout=follower, stderr=follower,
     )  # fmt: skip
     os.close(follower)
     screen = b""

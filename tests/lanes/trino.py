@@ -23,6 +23,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests.infra import free_port
 from tests.interop.harness._common import LEAN_JVM_FLAGS, InteropError, cache_root, file_lock
 from tests.interop.harness.maven import MavenJar, _download
 
@@ -75,14 +76,6 @@ def java_home() -> str:
     )
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _properties(path: Path, values: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(f"{k}={v}\n" for k, v in values.items()))
@@ -104,7 +97,7 @@ class Trino:
 
     def __init__(self, root: Path, s3: dict | None = None, timeout: float = 180.0):
         self.root = root
-        self.port = _free_port()
+        self.port = free_port()
         etc, data = root / "etc", root / "data"
         _properties(
             etc / "node.properties",

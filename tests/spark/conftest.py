@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from tests.infra import missing
+from tests.infra import free_port, missing
 from tests.spark.jvm import ensure_archive, java_options
 
 try:
@@ -29,12 +29,6 @@ except ImportError:
 
 SPARK_HOME = os.path.dirname(pyspark.__file__)
 LANES = ["local", "connect", "standalone"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port: int, proc: subprocess.Popen, log: str, timeout: float = 120) -> None:
