@@ -7,26 +7,16 @@ from __future__ import annotations
 
 import json
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from tests.cli.readme_blocks import blocks
 from tests.cli.readme_story import Story
+from tests.spark.test_spark_cli import events
 
 pytestmark = pytest.mark.parametrize("engine", ["local"], indirect=True)
 
 KEY = "Spark: heavy work on a local or remote cluster"
-
-
-def _events(ids) -> dict:
-    ids = list(ids)
-    return {
-        "id": pa.array(ids, pa.int64()),
-        "name": [f"n{i}" for i in ids],
-        "value": [i / 2 for i in ids],
-        "dt": [f"2024-01-0{i % 2 + 1}" for i in ids],
-    }
 
 
 def test_the_readme_spark_block_runs(engine, tmp_path, monkeypatch):
@@ -42,10 +32,11 @@ def test_the_readme_spark_block_runs(engine, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (block,) = [b for b in blocks() if b.key == KEY]
     s = Story(tmp_path, block)
+    (tmp_path / "big").mkdir()
     s.create("demo.events", "id BIGINT NOT NULL, name STRING, value DOUBLE, dt STRING", "-p", "dt")
-    s.parquet("big/part-0.parquet", _events(range(0, 30)))
-    s.parquet("big/part-1.parquet", _events(range(30, 60)))
-    s.parquet("big.parquet", _events(range(60, 80)))
+    pq.write_table(events(30), tmp_path / "big" / "part-0.parquet")
+    pq.write_table(events(30, 30), tmp_path / "big" / "part-1.parquet")
+    pq.write_table(events(20, 60), tmp_path / "big.parquet")
     for cmd in block.commands:
         s.run(cmd)
         if cmd.argv[0] == "sql":
