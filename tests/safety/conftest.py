@@ -80,10 +80,11 @@ def join_all(procs, timeout: float) -> None:
 
 
 def read_lines(path: str) -> list[dict]:
+    """The whole lines of a report; a last line without its newline was cut by a kill and is left out."""
     if not os.path.exists(path):
         return []
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        return [json.loads(line) for line in f if line.endswith("\n") and line.strip()]
 
 
 def make_table(cat: FileSystemCatalog, ident: str, pk: bool, options: dict | None = None):

@@ -58,10 +58,15 @@ def arrow_batch(rows: dict[int, str], pk: bool) -> pa.Table:
 
 # ---------------------------------------------------------------- instrumentation
 def _append_line(path: str, obj: dict) -> None:
-    with open(path, "a") as f:
-        f.write(json.dumps(obj) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    """One line in one write(2): a SIGKILL can leave out the line, never tear it (a buffered text
+    file splits a long line into several writes)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        data = (json.dumps(obj) + "\n").encode()
+        assert os.write(fd, data) == len(data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def install_commit_log(log_path: str, who: str) -> None:
