@@ -23,6 +23,8 @@ Both print the ``@reproduce_failure`` blob of a failing example.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import random
 from pathlib import Path
 
@@ -97,6 +99,12 @@ _SEED: int | None = None
 def pytest_configure(config):
     global _SEED
     settings.load_profile("ci" if in_ci() else "dev")
+    # every Spark 4 JVM of the run (in process or not) starts from the cached Spark home, whose
+    # class-data archive outlives the venv (tests/spark/jvm.py); other venvs' pysparks drop it
+    if importlib.util.find_spec("pyspark") is not None:
+        from tests.spark.jvm import spark_home
+
+        os.environ["SPARK_HOME"] = str(spark_home())
     if in_ci():
         return
     given = config.getoption("hypothesis_seed", None)

@@ -20,14 +20,14 @@ import time
 import pytest
 
 from tests.infra import free_port, missing
-from tests.spark.jvm import ensure_archive, java_options
+from tests.spark.jvm import ensure_archive, java_options, spark_home
 
 try:
-    import pyspark
+    import pyspark  # noqa: F401 - present, or the module skips
 except ImportError:
     missing("pyspark is not installed (pip install -e '.[dev]')")
 
-SPARK_HOME = os.path.dirname(pyspark.__file__)
+SPARK_HOME = str(spark_home())
 LANES = ["local", "connect", "standalone"]
 
 

@@ -1,34 +1,70 @@
-"""The flags of every Spark 4 JVM the tests start (drivers, executors, the Connect server, the
-standalone master and worker, the streaming job): C1 only, one GC thread, Spark's quiet log4j2
-config, and the class-data archive of PySpark's jars (tests/interop/harness/cds.py), made once by
-a warm-up session (``python -m tests.spark.jvm``, run by the CI's cache step) and mapped by
-every later JVM: a local session and its first job start in about half the time."""
+"""The Spark home and the flags of every Spark 4 JVM the tests start (drivers, executors, the
+Connect server, the standalone master and worker, the streaming job): C1 only, one GC thread,
+Spark's quiet log4j2 config, and the class-data archive of PySpark's jars
+(tests/interop/harness/cds.py), made once by a warm-up session (``python -m tests.spark.jvm``,
+run by the CI's cache step) and mapped by every later JVM: a local session and its first job
+start in about half the time."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.interop.harness import cds
-from tests.interop.harness._common import LEAN_JVM_FLAGS
+from tests.interop.harness._common import LEAN_JVM_FLAGS, cache_root, file_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def spark_home() -> Path:
-    import pyspark
+    """The Spark home of the tests' Spark 4 JVMs: the installed pyspark package, hard-linked once
+    into the cache (copied across file systems) under its version and jar list. A fresh clone's
+    venv installs new jar files; this home keeps the paths and times of the first, so the
+    class-data archive made for them (a 50 s warm-up) is made once per machine, not per clone."""
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("pyspark is not installed (pip install -e '.[dev]')")
+    package = Path(spec.origin).parent
+    version = importlib.metadata.version("pyspark")
+    digest = hashlib.sha256()
+    for jar in sorted((package / "jars").glob("*.jar")):
+        digest.update(f"{jar.name}:{jar.stat().st_size}\n".encode())
+    home = cache_root() / "spark-home" / f"pyspark-{version}-{digest.hexdigest()[:16]}"
+    if not (home / "bin" / "spark-submit").exists():
+        with file_lock(home.parent / f"{home.name}.lock"):
+            if not (home / "bin" / "spark-submit").exists():
+                _link_tree(package, home)
+    return home
 
-    return Path(pyspark.__file__).parent
+
+def _link_tree(source: Path, target: Path) -> None:
+    """``target`` becomes a whole copy of ``source`` made of hard links, renamed into place."""
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        part = Path(tmp) / "home"
+        shutil.copytree(source, part, copy_function=link, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.rmtree(target, ignore_errors=True)
+        part.rename(target)
 
 
 def archive() -> Path:
-    """The archive's path for PySpark's jars and the java that Spark's launcher picks."""
-    import pyspark
-
-    jars = sorted((spark_home() / "jars").glob("*.jar"))
-    return cds.archive_path(f"spark-{pyspark.__version__}", cds.java_on_path(), jars)
+    """The archive's path for the jars of the tests' Spark home and the java its launcher picks."""
+    home = spark_home()
+    jars = sorted((home / "jars").glob("*.jar"))
+    return cds.archive_path(f"spark-{importlib.metadata.version('pyspark')}", cds.java_on_path(), jars)
 
 
 def java_options() -> str:

@@ -32,7 +32,7 @@ def _clean_env() -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "SPARK_HOME")
         and k not in SPARK_SESSION_MARKS
     }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
