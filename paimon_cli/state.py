@@ -13,10 +13,9 @@ from paimon_cli.config import Flags, Settings
 from paimon_cli.errors import CliError
 
 if TYPE_CHECKING:  # heavy imports stay lazy: `paimon --help` must not load pyarrow
+    from paimon_cli.output import Output
     from paimon_core.catalog import Catalog
     from paimon_core.table import FileStoreTable
-
-    from paimon_cli.output import Output
 
 
 class CliState:
@@ -74,9 +73,8 @@ class CliState:
     def engine(self):
         """The engine for heavy work: local, spark, or auto (Spark above engine.spark-threshold
         when a cluster is configured; its choice for a large job is said on stderr)."""
-        from paimon_core.engines import get_engine
-
         from paimon_cli.output import note
+        from paimon_core.engines import get_engine
 
         if self.settings.engine in ("spark", "auto"):
             s = self.settings.spark

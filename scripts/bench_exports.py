@@ -99,6 +99,7 @@ def nested_rows(n: int, rng) -> pa.Table:
 def build(wh: Path, rows: int) -> None:
     """The three tables, once: bench.flat and bench.nested (append), bench.keyed (two snapshots)."""
     import pyarrow.parquet as pq
+
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.metadata.schema import Schema
     from paimon_core.ops.ingest import ingest_files
@@ -161,10 +162,9 @@ def table(wh: Path, name: str):
 
 
 def ours(wh: Path, name: str, out: Path, fmt: str) -> float:
+    from paimon_cli.outfile import text_renderer
     from paimon_core.engines import ExportTarget, RowsExport
     from paimon_core.engines.local import LocalEngine
-
-    from paimon_cli.outfile import text_renderer
 
     t = table(wh, name)
     request = RowsExport(t, t.plan(t.snapshots.latest()), ExportTarget(out, fmt, text_renderer))

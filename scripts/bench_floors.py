@@ -8,7 +8,7 @@ the ratio is of wall seconds, "cpu ratio" of process CPU seconds (all threads: s
 machine, and it shows work that threads hide):
   write    ours:   t.write_arrow(1M rows) into a new PK table (bucket, sequence, sort, write).
            anchor: the least work of the same output with pyarrow: the bucket of each row (the
-                   murmur hash of core/write/bucket.py, vectorised), rows ordered by bucket
+                   murmur hash of core/paimon_core/write/bucket.py, vectorised), rows ordered by bucket
                    (Arrow's counting sort) then id (numpy) and taken once, _KEY_id,
                    _SEQUENCE_NUMBER, _VALUE_KIND added, one Parquet file a bucket written with the
                    same writer options, buckets on as many threads as ours.

@@ -32,6 +32,7 @@ OPTIONS = {"bucket": "-1", "write-only": "true", "manifest.merge-min-count": "10
 def build(warehouse: str, partitions: int, commits: int, table: str = TABLE, quiet: bool = False) -> str:
     """Create ``table`` in ``warehouse`` and give it ``commits`` snapshots; returns the table path."""
     import pyarrow as pa
+
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.commit import CommitOptions
     from paimon_core.metadata.commit_message import CommitMessage

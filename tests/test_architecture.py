@@ -53,7 +53,8 @@ def _imports(path: Path, known: dict | None = None) -> set[str]:
     return found
 
 
-CORE = _modules(ROOT / "core", "paimon_core")
+CORE_DIR = ROOT / "core" / "paimon_core"  # the package paimon_core in its source root core/
+CORE = _modules(CORE_DIR, "paimon_core")
 
 
 def _graph() -> dict[str, set[str]]:
@@ -226,8 +227,8 @@ ONE_PLACE = {
 
 
 def _core_sources():
-    for path in sorted((ROOT / "core").rglob("*.py")):
-        yield str(path.relative_to(ROOT / "core")), path.read_text()
+    for path in sorted(CORE_DIR.rglob("*.py")):
+        yield str(path.relative_to(CORE_DIR)), path.read_text()
     for path in sorted((ROOT / "paimon_cli").rglob("*.py")):
         yield str(path.relative_to(ROOT)), path.read_text()
 

@@ -219,9 +219,8 @@ def set_option(
 
       paimon alter-table demo.events set-option snapshot.num-retained.min=20 write-only=true
     """
-    from paimon_core.metadata.schema_evolution import SetOption
-
     from paimon_cli.config import parse_kv
+    from paimon_core.metadata.schema_evolution import SetOption
 
     kv = parse_kv(items, "option")
     if not kv:

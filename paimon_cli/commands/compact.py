@@ -132,9 +132,8 @@ def _compact_manifests(state, tbl) -> None:
 
 
 def _sort_compact(state, tbl, strategy: str, columns: list[str], partition: str | None) -> None:
-    from paimon_core.compaction.sort_compaction import sort_compact
-
     from paimon_cli.progress import spinner
+    from paimon_core.compaction.sort_compaction import sort_compact
 
     with spinner(f"sort-compact {tbl.identifier}"):
         result = sort_compact(tbl, strategy, columns, partition, engine=state.engine())

@@ -37,9 +37,8 @@ def delete(
       paimon delete shop.orders --where "dt = '2024-01-01' AND amount < 0" --dry-run
       paimon delete -t shop.orders --where "id IN (3, 5)"
     """
-    from paimon_core.ops.delete import delete_where
-
     from paimon_cli.humanize import after_commit_summary
+    from paimon_core.ops.delete import delete_where
 
     state = get_state(ctx)
     tbl = state.table(one_table(name, table), branch)

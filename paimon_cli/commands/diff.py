@@ -81,10 +81,9 @@ def diff(
       paimon diff -t shop.customers --from 2024-05-01T00:00:00 --out changes.parquet
     """
     table = one_table(name, table)
-    from paimon_core.read.diff import changes_schema, diff_parts
-
     from paimon_cli.params import split_list
     from paimon_cli.progress import byte_progress, spinner
+    from paimon_core.read.diff import changes_schema, diff_parts
 
     state = get_state(ctx)
     if out is not None:
@@ -96,9 +95,8 @@ def diff(
     b = resolve_point(tbl, end, "'--to'") if end is not None else (tbl.snapshots.latest_id() or 0)
     columns = split_list(select) or None
     if out is not None:
-        from paimon_core.engines import ChangesExport, ExportTarget
-
         from paimon_cli.outfile import export_record, out_format, text_renderer
+        from paimon_core.engines import ChangesExport, ExportTarget
 
         with byte_progress(f"diff {tbl.identifier}") as (on_plan, advance):
             target = ExportTarget(out, out_format(out), text_renderer, on_plan, advance)

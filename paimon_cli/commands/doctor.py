@@ -9,10 +9,10 @@ import sys
 from typing import Annotated
 
 import typer
-from paimon_core.bucket_mode import POSTPONE_BUCKET
 
 from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.state import get_state
+from paimon_core.bucket_mode import POSTPONE_BUCKET
 
 app = typer.Typer()
 

@@ -275,12 +275,11 @@ def _create_from_events(
     state, table: str | None, files: list[str], fmt: str, primary_key: str | None
 ) -> None:
     """Create the table from the first input file's change events, unless it exists."""
+    from paimon_cli.errors import CliError
+    from paimon_cli.params import split_list
     from paimon_core.metadata.schema import Schema
     from paimon_core.write.cdc_formats import CDC_FORMATS, decode_events, table_columns
     from paimon_core.write.input_files import find_inputs
-
-    from paimon_cli.errors import CliError
-    from paimon_cli.params import split_list
 
     if fmt not in CDC_FORMATS:
         raise typer.BadParameter(f"--create goes with a change-event --format ({', '.join(CDC_FORMATS)})")

@@ -25,11 +25,10 @@ def run_streaming(
     commit_user,
     row_kind_column,
 ) -> None:
+    from paimon_cli.output import note
     from paimon_core.ops.streaming import ingest_stream, watch_dir
     from paimon_core.options.values import parse_duration_ms
     from paimon_core.write.cdc_formats import CDC_FORMATS
-
-    from paimon_cli.output import note
 
     tbl = table  # the opened table (its branch chosen by the caller)
     stopping = []

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from paimon_core.data.no_rows import no_rows
 
 from paimon_cli.params import (
     BranchOpt,
@@ -20,6 +19,7 @@ from paimon_cli.params import (
     split_list,
 )
 from paimon_cli.state import get_state
+from paimon_core.data.no_rows import no_rows
 
 app = typer.Typer()
 
@@ -140,9 +140,8 @@ def read(
 def _read_system(state, name: str, columns, where, limit, count, out) -> None:
     """``paimon read`` of a system table (``db.t$snapshots``, ``sys.catalog_options``): Java's
     columns, ``--select``/``--where``/``--limit``/``--count``/``--out`` as for a table."""
-    from paimon_core.systables import open_system_table
-
     from paimon_cli.convert import is_numeric
+    from paimon_core.systables import open_system_table
 
     st = open_system_table(state.catalog, name)
     predicate = st.parse_filter(where)
@@ -153,9 +152,8 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:
-        from paimon_core.engines.export import write_file
-
         from paimon_cli.outfile import out_format, text_renderer
+        from paimon_core.engines.export import write_file
 
         rows = write_file(
             batches, no_rows(st.schema).select(cols).schema, out, out_format(out), text_renderer
@@ -189,10 +187,9 @@ def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
         state.out.record({"rows": n}, str(n))
         return
     if out is not None:
-        from paimon_core.engines import ExportTarget, RowsExport
-
         from paimon_cli.outfile import export_record, out_format, text_renderer
         from paimon_cli.progress import byte_progress
+        from paimon_core.engines import ExportTarget, RowsExport
 
         with byte_progress(f"read {tbl.identifier}") as (on_plan, advance):
             if limit is not None:  # the read stops early: the planned bytes are no total

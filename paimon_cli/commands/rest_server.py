@@ -114,11 +114,11 @@ def rest_server(
       paimon rest-server --warehouse-root /data/warehouses --auth dlf
     """
     import uvicorn
-    from paimon_core.catalog_factory import create_catalog
 
     from paimon_cli.rest.app import create_app
     from paimon_cli.rest.service import CatalogService
     from paimon_cli.rest.warehouses import WarehouseRoot
+    from paimon_core.catalog_factory import create_catalog
 
     state = get_state(ctx)
     if not 0 < port < 65536:

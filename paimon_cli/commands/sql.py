@@ -222,9 +222,8 @@ def _emit(state, reader, out: str | None, limit: int | None) -> None:
     from paimon_cli.convert import is_numeric
 
     if out is not None:
-        from paimon_core.engines import write_result_file
-
         from paimon_cli.outfile import out_format, text_renderer
+        from paimon_core.engines import write_result_file
 
         path = Path(out)
         rows = write_result_file(reader, reader.schema, path, out_format(path), text_renderer)
@@ -253,9 +252,8 @@ def _repl(runner: _DuckRunner) -> None:
     printed and the session goes on; Ctrl-D (or .quit) ends it, Ctrl-C drops the statement."""
     import readline
 
-    from paimon_core.engines.sql_script import is_complete, split
-
     from paimon_cli.errors import message_for
+    from paimon_core.engines.sql_script import is_complete, split
 
     try:
         readline.read_history_file(HISTORY)

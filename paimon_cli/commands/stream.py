@@ -212,6 +212,7 @@ def stream(
     """
     import numpy as np
     import pyarrow as pa
+
     from paimon_core.options.values import parse_duration_ms
     from paimon_core.read.stream import StreamRead
 

@@ -19,6 +19,7 @@ def _like_columns(path: Path):
     """Columns of a Parquet file, for ``--like``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     from paimon_core.metadata.schema import Schema
 
     if not path.exists():

@@ -12,6 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from paimon_cli.rest.errors import SNAPSHOT, TABLE, RestError, bad_request, from_core
+from paimon_cli.rest.names import checked
+from paimon_cli.rest.paging import like, page
+from paimon_cli.rest.tokens import DEFAULT_LIFETIME_MS, table_token
 from paimon_core.catalog import Catalog
 from paimon_core.data.types import type_from_json
 from paimon_core.errors import PaimonError
@@ -20,11 +24,6 @@ from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.table import FileStoreTable
-
-from paimon_cli.rest.errors import SNAPSHOT, TABLE, RestError, bad_request, from_core
-from paimon_cli.rest.names import checked
-from paimon_cli.rest.paging import like, page
-from paimon_cli.rest.tokens import DEFAULT_LIFETIME_MS, table_token
 
 
 def _obj(body: Any, what: str) -> dict:

@@ -14,11 +14,10 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from paimon_core.errors import InvalidInput
-
 from paimon_cli.rest.errors import SNAPSHOT, RestError, bad_request
 from paimon_cli.rest.names import checked
 from paimon_cli.rest.paging import page
+from paimon_core.errors import InvalidInput
 
 if TYPE_CHECKING:
     from paimon_cli.rest.service import CatalogService

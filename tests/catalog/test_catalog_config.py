@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from paimon_cli.config import Flags, resolve
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.catalog_factory import create_catalog
 from paimon_core.errors import InvalidInput
-
-from paimon_cli.config import Flags, resolve
 
 
 def _resolve(tmp_path: Path, toml: str | None, env: dict | None = None, **flags):

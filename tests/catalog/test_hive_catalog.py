@@ -14,6 +14,9 @@ import time
 
 import pyarrow as pa
 import pytest
+from typer.testing import CliRunner
+
+from paimon_cli.app import app
 from paimon_core.catalog_factory import create_catalog
 from paimon_core.data.types import parse_type
 from paimon_core.errors import (
@@ -24,9 +27,6 @@ from paimon_core.errors import (
 )
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import AddColumn, alter_table
-from typer.testing import CliRunner
-
-from paimon_cli.app import app
 from tests.catalog.cli_flow import every_command
 
 pytestmark = pytest.mark.slow

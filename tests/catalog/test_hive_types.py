@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.data.types import parse_type
 from paimon_core.errors import InvalidInput
 from paimon_core.metastore.hive_tables import hive_type

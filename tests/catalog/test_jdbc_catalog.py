@@ -12,6 +12,9 @@ import time
 
 import pyarrow as pa
 import pytest
+from typer.testing import CliRunner
+
+from paimon_cli.app import app
 from paimon_core.catalog_factory import create_catalog
 from paimon_core.errors import (
     CatalogUnavailable,
@@ -22,9 +25,6 @@ from paimon_core.errors import (
     TableNotRegistered,
 )
 from paimon_core.metadata.schema import Schema
-from typer.testing import CliRunner
-
-from paimon_cli.app import app
 from tests.catalog.cli_flow import every_command
 
 SCHEMA = Schema(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.errors import PaimonError
 
 from .conftest import events, write_parquet

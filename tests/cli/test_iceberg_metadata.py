@@ -9,8 +9,8 @@ import os
 
 import pyarrow as pa
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 
+from paimon_core.catalog import FileSystemCatalog
 from tests.cli.conftest import write_parquet
 
 pytest.importorskip("pyiceberg", reason="pyiceberg is in the dev extra: pip install -e '.[dev]'")

@@ -12,9 +12,9 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 
 from paimon_cli.app import app
+from paimon_core.catalog import FileSystemCatalog
 
 SCHEMA = (
     "id INT NOT NULL, b BOOLEAN, ti TINYINT, si SMALLINT, bi BIGINT, f FLOAT, db DOUBLE, "

@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.engines import ChangesExport, ExportResult, ExportTarget, RowsExport, get_engine
 from paimon_core.errors import UnsupportedFeature
 

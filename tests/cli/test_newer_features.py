@@ -136,7 +136,6 @@ def test_postpone_needs_a_primary_key(cli):
 
 def _manifest_rewrite(wh, name, fn):
     from paimon_core.catalog import FileSystemCatalog
-
     from tests.core.metadata.test_newer_metadata import rewrite_entries
 
     rewrite_entries(FileSystemCatalog(str(wh)).get_table(name), fn)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 
 from paimon_cli.output import FEW_ROWS, CsvSink, JsonSink
+from paimon_core.catalog import FileSystemCatalog
 from tests.core.data.test_text_lines import TYPES, _old, _table
 
 from .conftest import write_parquet

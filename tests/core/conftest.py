@@ -1,4 +1,5 @@
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 
 

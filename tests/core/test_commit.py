@@ -6,6 +6,7 @@ import os
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.commit import CommitOptions
 from paimon_core.errors import CommitConflict

@@ -11,6 +11,7 @@ import os
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.commit import CommitOptions
 from paimon_core.journal import InterruptedAfterCommit

@@ -4,6 +4,7 @@ import os
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.compaction.compaction import full_compact, max_level
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.metadata.schema import Schema

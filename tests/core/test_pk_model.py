@@ -14,13 +14,13 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact, max_level
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff
 from paimon_core.write.bucket import bucket_of_hash, hash_row
-
 from tests.interop.harness.canonical import arrow_from_rows, rows_from_arrow
 from tests.reference.changelog_model import expected_changelog, keys_with_records
 from tests.reference.pk_histories import (

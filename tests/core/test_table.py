@@ -7,6 +7,7 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.errors import (
     InvalidInput,
     SchemaMismatch,

@@ -334,6 +334,7 @@ def schema_ddl() -> str:
 
 def arrow_schema():
     import pyarrow as pa
+
     from paimon_core.data.types import parse_type, to_arrow_type
 
     return pa.schema(

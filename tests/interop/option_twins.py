@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyarrow as pa
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.harness.canonical import arrow_from_rows
 from tests.reference.merge_model import PkModel
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.maintain import expire_snapshots
-
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.maintain import create_tag, expire_snapshots, remove_orphans
 from paimon_core.maintain.branches import create_branch, fast_forward
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 from tests.reference.branch_history import FAR_FUTURE, History, as_rows
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.write.bucket import bucket_of_hash, hash_columns
-
 from tests.interop.harness import arrow_from_rows
 
 pytestmark = pytest.mark.interop

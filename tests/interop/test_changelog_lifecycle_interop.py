@@ -12,13 +12,13 @@ import shutil
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.maintain.expire import ChangelogFlags, expire_snapshots
 from paimon_core.metadata.changelog import changelog_manager
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.stream import StreamRead
-
 from tests.interop.harness.canonical import assert_same_rows
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]

@@ -21,10 +21,10 @@ from collections import Counter
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff
-
 from tests.interop.harness.canonical import rows_from_arrow
 from tests.reference.changelog_model import expected_changelog
 from tests.reference.merge_model import PkModel

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 
 COLUMNS = [{"name": "id", "type": "INT NOT NULL"}, {"name": "s", "type": "STRING"}]

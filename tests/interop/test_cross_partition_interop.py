@@ -13,10 +13,10 @@ import random
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.ingest import write_tables
-
 from tests.core.write.test_cross_partition import ENGINES, _apply
 
 pytestmark = pytest.mark.interop

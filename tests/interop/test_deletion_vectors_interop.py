@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.deletion_vectors import dv_entries
 from paimon_core.ops.delete import delete_where
-
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

@@ -9,11 +9,11 @@ import json
 import shutil
 
 import pytest
-from paimon_core.catalog import FileSystemCatalog
-from paimon_core.metadata.changelog import changelog_manager
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
+from paimon_core.catalog import FileSystemCatalog
+from paimon_core.metadata.changelog import changelog_manager
 from tests.interop.harness.canonical import assert_same_rows
 
 pytestmark = [pytest.mark.interop]

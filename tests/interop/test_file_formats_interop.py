@@ -22,11 +22,11 @@ import pyarrow as pa
 import pyarrow.orc as orc
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff
-
 from tests.interop import data as D
 from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 

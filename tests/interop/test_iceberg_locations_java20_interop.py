@@ -11,9 +11,9 @@ from pathlib import Path
 
 import fastavro
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.harness import arrow_from_rows
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]

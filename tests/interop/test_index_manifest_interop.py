@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.delete import delete_where
-
 from tests.core.metadata.test_newer_index_manifest import (
     SPEC_2_0,
     _by_name,

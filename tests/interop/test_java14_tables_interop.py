@@ -13,10 +13,10 @@ import os
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.errors import PaimonError
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 from tests.interop.harness.canonical import arrow_from_rows
 

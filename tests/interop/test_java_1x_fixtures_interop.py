@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.maintain import expire_snapshots
-
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 from tests.java1x import fixture_copy, fixtures_root
 
@@ -120,6 +120,7 @@ def test_global_bitmap_index_stays_true_through_updates_compaction_expiry(tmp_pa
     knows ``_GLOBAL_INDEX``) reads the rows we read, without a filter and with one on each
     indexed column."""
     import pyarrow as pa
+
     from paimon_core.ops.update_columns import update_columns
 
     wh, ident = fixture_copy("global-bitmap-index-orc-1.3", tmp_path)

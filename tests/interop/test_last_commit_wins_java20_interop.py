@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema

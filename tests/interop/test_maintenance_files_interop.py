@@ -10,9 +10,9 @@ import os
 import shutil
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.maintain import create_tag, delete_tag, expire_snapshots, rollback
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 from tests.interop.test_lifecycle_interop import _build
 

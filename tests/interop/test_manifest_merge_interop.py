@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.compaction.manifest_compaction import compact_manifests
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

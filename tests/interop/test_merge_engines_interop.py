@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 from tests.reference.merge_model import PkModel
 

@@ -23,11 +23,11 @@ import shutil
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff
-
 from tests.interop import merge_matrix as M
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import fastavro
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
-
 from tests.interop.option_twins import KV, Case, create_ours, java_create, kv, our_write
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]

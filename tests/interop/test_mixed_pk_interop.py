@@ -14,9 +14,9 @@ import random
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
-
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 from tests.reference.merge_model import PkModel
 

@@ -37,11 +37,11 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.harness.canonical import arrow_from_rows, rows_from_arrow
 from tests.reference.pk_histories import DELETE_OPTIONS, ENGINES, PkHistory, apply, pk_histories
 

@@ -17,13 +17,13 @@ import shutil
 from dataclasses import replace
 
 import pytest
+from typer.testing import CliRunner
+
+from paimon_cli.app import app
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.maintain.orphans import remove_orphans
 from paimon_core.metadata.live_files import live_entries
-from typer.testing import CliRunner
-
-from paimon_cli.app import app
 from tests.core.metadata.test_newer_metadata import rewrite_entries
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 

@@ -6,9 +6,9 @@ kinds and changelogs in our tables and Java's twins, and a model's changelog for
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.read.diff import diff
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 from tests.interop.option_twins import KIND, Case, create_ours, java_create, our_write
 

@@ -6,9 +6,9 @@ ratio: Java's UniversalCompaction picks what our writer compacted) and of fixed-
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.live_files import live_entries
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 from tests.interop.option_twins import KV, Case, create_ours, java_create, model_append, our_write
 

@@ -1,5 +1,5 @@
 """Every table option is accounted for: ``test_every_option_is_covered`` fails when
-core/options/registry.py gains an option that neither the option interop modules
+core/paimon_core/options/registry.py gains an option that neither the option interop modules
 (tests/interop/test_options_*_interop.py), another named test file, nor a stated reason ("no
 observable effect") accounts for."""
 

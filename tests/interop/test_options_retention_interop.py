@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 
+from paimon_core.catalog import FileSystemCatalog
 from tests.interop.option_twins import KV, Case, create_ours, java_create, our_write
 
 pytestmark = pytest.mark.interop

@@ -5,10 +5,10 @@ hold the statistics Java writes for the same rows.
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.metadata.live_files import live_entries
-
 from tests.interop.harness.canonical import assert_same_rows
 from tests.interop.option_twins import Case, create_ours, java_create, our_write
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.read.diff import diff
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 from tests.interop.option_twins import (
     DELETES,

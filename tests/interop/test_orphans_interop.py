@@ -22,10 +22,10 @@ import time
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.maintain import plan_orphans, remove_orphans
 from paimon_core.metadata.snapshot import Snapshot
-
 from tests.interop.harness.canonical import assert_same_rows
 from tests.interop.harness.java_paimon import JAVA_OPTS_ENV
 

@@ -1,6 +1,6 @@
 """TIMESTAMP(0..9) and TIMESTAMP_LTZ(0..9) side by side in one Parquet file (issue #23): the
 nanosecond columns force INT96, and the others keep Java's annotated INT64 layout
-(core/fileformat/parquet_footer.py). Java 0.9, Java 1.4.2 and pypaimon 2.1 read our file exactly;
+(core/paimon_core/fileformat/parquet_footer.py). Java 0.9, Java 1.4.2 and pypaimon 2.1 read our file exactly;
 we read Java's file of the same rows exactly."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-
 from tests.interop import data as D
 from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 

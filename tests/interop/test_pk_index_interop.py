@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact, full_compact
 from paimon_core.maintain import expire_snapshots
-
 from tests.core.metadata.test_pk_index import payload_problems
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 from tests.java1x import fixture_copy

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-
 from tests.interop import data as D
 from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata import manifest_cache
 from paimon_core.read.partition_filter import needles
-
 from tests.interop.data import schema_json
 
 T = "db.parts"

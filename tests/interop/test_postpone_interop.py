@@ -18,12 +18,12 @@ from pathlib import Path
 import fastavro
 import pyarrow as pa
 import pytest
-from paimon_core.catalog import FileSystemCatalog
-from paimon_core.compaction.compaction import compact
-from paimon_core.metadata.live_files import live_entries
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
+from paimon_core.catalog import FileSystemCatalog
+from paimon_core.compaction.compaction import compact
+from paimon_core.metadata.live_files import live_entries
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

@@ -16,12 +16,12 @@ from datetime import datetime
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.maintain.partitions import java_strings, partition_stats
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.tags import tag_manager
-
 from tests.interop.data import schema_json
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 

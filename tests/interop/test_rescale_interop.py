@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.errors import CommitConflict
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import SetOption
 from paimon_core.ops.alter import alter_table
 from paimon_core.ops.rescale import rescale
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

@@ -10,8 +10,8 @@ not; bucket = 2; -U/+U/-D rows; before and after a full compaction) are compared
 from __future__ import annotations
 
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 
+from paimon_core.catalog import FileSystemCatalog
 from tests.interop import data as D
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 

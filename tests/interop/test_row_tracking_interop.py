@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.delete import delete_where
-
 from tests.core.ops.test_row_tracking import tracked_batch
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type as T
@@ -21,7 +22,6 @@ from paimon_core.metadata.schema_evolution import (
     UpdateColumnType,
     alter_table,
 )
-
 from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

@@ -8,11 +8,11 @@ import random
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.sort_compaction import sort_compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.delete import delete_where
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

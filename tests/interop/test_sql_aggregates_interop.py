@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines.duckdb_sql import DuckDbSql
 

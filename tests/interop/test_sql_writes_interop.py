@@ -5,9 +5,9 @@ every resulting snapshot as we do."""
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines import duckdb_engine
-
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]

@@ -8,6 +8,7 @@ import json
 
 import pyarrow as pa
 import pytest
+
 from paimon_core import FileSystemCatalog, Schema
 from paimon_core.ops.analyze import analyze
 from paimon_core.systables import open_system_table

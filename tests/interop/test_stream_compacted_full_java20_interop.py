@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from paimon_core.catalog import FileSystemCatalog
-from paimon_core.read.stream import StreamRead
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
+from paimon_core.catalog import FileSystemCatalog
+from paimon_core.read.stream import StreamRead
 from tests.interop.harness.canonical import assert_same_rows
 
 pytestmark = [pytest.mark.interop]

@@ -10,13 +10,13 @@ import shutil
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.maintain.expire import expire_snapshots
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.streaming import StreamingCommitter, ingest_stream
 from paimon_core.read.stream import StreamRead
-
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

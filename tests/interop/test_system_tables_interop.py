@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core import FileSystemCatalog, Schema, create_branch, create_tag
 from paimon_core.data.types import parse_type
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema_evolution import AddColumn
 from paimon_core.ops.alter import alter_table
 from paimon_core.systables import open_system_table
-
 from tests.interop.harness.canonical import rows_from_arrow
 
 pytestmark = pytest.mark.slow

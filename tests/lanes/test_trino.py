@@ -16,8 +16,8 @@ import decimal
 
 import pyarrow as pa
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 
+from paimon_core.catalog import FileSystemCatalog
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 from tests.interop.option_twins import arrow_schema, our_write
 from tests.s3 import seaweed

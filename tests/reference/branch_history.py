@@ -10,6 +10,7 @@ import random
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+
 from paimon_core.maintain import create_tag, expire_snapshots, remove_orphans, rollback
 from paimon_core.maintain.branches import create_branch, delete_branch, fast_forward
 from paimon_core.metadata.schema import Schema

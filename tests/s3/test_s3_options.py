@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.errors import InvalidInput
 from paimon_core.storage.file_io import FileIO
 from paimon_core.storage.s3 import S3Options

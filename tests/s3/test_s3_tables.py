@@ -9,6 +9,7 @@ import pickle
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.errors import PaimonError, TableNotFound
 from paimon_core.metadata.schema import Schema
@@ -306,6 +307,7 @@ def test_store_rejecting_condition_is_refused(s3_warehouse, monkeypatch):
     """Some stores answer If-None-Match with 501 Not Implemented: refused with the reason."""
     import s3fs
     from botocore.exceptions import ClientError
+
     from paimon_core.storage.s3 import ConditionalWriteUnsupported
 
     real = s3fs.S3FileSystem._call_s3
@@ -412,6 +414,7 @@ def test_a_cold_plan_on_s3_reads_each_file_with_one_get(s3_warehouse, monkeypatc
     batch). Each is one GET: no HEAD for the object's size, no HEAD and listing to tell
     whether the next snapshot exists."""
     import s3fs
+
     from paimon_core.metadata import manifest_cache
 
     uri, opts = s3_warehouse

@@ -7,6 +7,7 @@ import hashlib
 from collections import Counter
 
 import pyarrow as pa
+
 from paimon_core.maintain import referenced_files
 from paimon_core.maintain.files import walk_files
 

@@ -8,9 +8,9 @@ import multiprocessing
 import os
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.conftest import java, java_releases  # noqa: F401
 from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_warehouse  # noqa: F401
 

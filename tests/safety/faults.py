@@ -21,8 +21,8 @@ import threading
 from functools import cached_property
 
 import pyarrow.fs as pafs
-from paimon_core.storage.file_io import PATH_METHODS, FileIO
 
+from paimon_core.storage.file_io import PATH_METHODS, FileIO
 from tests.safety.sites import call_site
 
 FILEIO_METHODS = (*PATH_METHODS, "read_text", "list_numbered")  # every storage call of FileIO

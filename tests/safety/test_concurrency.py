@@ -13,8 +13,8 @@ import os
 import time
 
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 
+from paimon_core.catalog import FileSystemCatalog
 from tests.safety.checks import (
     assert_commit_log,
     assert_exactly_once,

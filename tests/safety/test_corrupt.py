@@ -11,10 +11,10 @@ import subprocess
 import sys
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.errors import CorruptMetadata
-
 from tests.safety.checks import rows_of
 from tests.safety.conftest import make_table
 from tests.safety.worker import arrow_batch, batch_rows

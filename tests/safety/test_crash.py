@@ -14,10 +14,10 @@ import signal
 import time
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.maintain import expire_snapshots, remove_orphans
-
 from tests.safety.checks import (
     assert_exactly_once,
     assert_snapshot_chain,

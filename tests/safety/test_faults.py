@@ -91,6 +91,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.catalog_factory import create_catalog
 from paimon_core.compaction.compaction import compact
@@ -112,7 +113,6 @@ from paimon_core.metadata.schema_evolution import AddColumn, alter_table
 from paimon_core.ops.delete import delete_where
 from paimon_core.ops.ingest import ingest_files
 from paimon_core.ops.streaming import ingest_stream, watch_dir
-
 from tests.catalog.conftest import hive_ms  # noqa: F401  (the session's Hive Metastore, for the hive: ops)
 from tests.safety.checks import table_files, unreachable_files
 from tests.safety.faults import FaultInjector, InjectedFault, mutating

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.maintain import expire_snapshots
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.snapshot import SnapshotExpired
 from paimon_core.read.scan import TableScan
-
 from tests.cli.conftest import Cli
 
 

@@ -11,11 +11,11 @@ import os
 import shutil
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.maintain import remove_orphans
 from paimon_core.metadata.live_files import live_entries
-
 from tests.interop.harness.canonical import assert_same_rows
 from tests.safety.checks import assert_exactly_once, assert_snapshot_chain, rows_of, unreachable_files
 from tests.safety.conftest import join_all, make_table, read_lines, start

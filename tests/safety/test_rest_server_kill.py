@@ -12,9 +12,9 @@ import time
 import uuid
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
-
 from tests.rest_support import TOKEN, RestServer
 
 BASE = "/v1/paimon/databases/k/tables/t"

@@ -8,11 +8,11 @@ leaves no files behind. A snapshot whose writer died before updating LATEST is s
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.errors import CommitConflict
 from paimon_core.metadata.snapshot import SnapshotManager
-
 from tests.safety.checks import (
     assert_exactly_once,
     assert_snapshot_chain,

@@ -105,7 +105,6 @@ def install_crash_hook(k: int, report_path: str | None = None) -> dict:
     table_read.READ_THREADS = 1
     from paimon_core.fileformat import parquet as data_file
     from paimon_core.storage.file_io import FileIO
-
     from tests.safety.sites import call_site
 
     # committed: a snapshot was created; sites: each point's call site (tests/safety/sites.py)

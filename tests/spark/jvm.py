@@ -97,6 +97,7 @@ def _warm_up(extra_flags: str) -> None:
     import tempfile
 
     import pyarrow as pa
+
     from paimon_core.catalog import FileSystemCatalog
     from paimon_core.engines.spark.engine import register
     from paimon_core.engines.spark.session import create_session

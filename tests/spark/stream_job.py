@@ -12,9 +12,10 @@ import time
 
 def main() -> None:
     wh, checkpoint, stopfile, opts = sys.argv[1:5]  # opts: the tests' JVM flags (tests/spark/jvm.py)
+    from pyspark.sql import functions as F
+
     from paimon_core.engines.spark.engine import register
     from paimon_core.engines.spark.session import create_session
-    from pyspark.sql import functions as F
 
     spark = create_session(
         "local[2]",

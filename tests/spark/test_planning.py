@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines import get_engine
 from paimon_core.engines.base import AutoEngine

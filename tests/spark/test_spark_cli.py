@@ -8,10 +8,10 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
+from paimon_core.catalog import FileSystemCatalog
 
 pytestmark = pytest.mark.parametrize("engine", ["local"], indirect=True)
 

@@ -5,6 +5,7 @@ source's batch and streaming writers (built on the driver)."""
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.metadata.schema import Schema

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.engines.spark.frames import to_dataframe
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.delete import delete_where
 from paimon_core.ops.ingest import ingest_files
-
 from tests.spark.test_spark_engine import COLS, inputs, sorted_rows  # noqa: F401  (fixture)
 
 

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines import get_engine
 from paimon_core.engines.local import LocalEngine

@@ -8,9 +8,9 @@ import os
 import shutil
 
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.ops.ingest import ingest_files
-
 from tests.infra import missing
 from tests.spark.test_spark_engine import KINDS, inputs, make, rows  # noqa: F401 - `inputs` is a fixture
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.engines.local import LocalEngine
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.ingest import ingest_files
-
 from tests.interop import merge_matrix as M
 from tests.interop.harness.canonical import arrow_from_rows, assert_same_rows, rows_from_arrow
 

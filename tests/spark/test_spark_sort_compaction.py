@@ -8,12 +8,12 @@ import random
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.sort_compaction import sort_compact
 from paimon_core.errors import PaimonError
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema
-
 from tests.interop.conftest import java_releases  # noqa: F401
 from tests.interop.harness.canonical import assert_same_rows, rows_from_arrow
 from tests.spark.test_spark_engine import data_files

@@ -11,6 +11,7 @@ import time
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema

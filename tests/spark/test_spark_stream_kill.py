@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema
-
 from tests.spark.jvm import java_options
 
 pytest.importorskip("pyspark")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog_factory import create_catalog
 from paimon_core.errors import TableNotFound
 from paimon_core.metadata.schema import Schema
-
 from tests.cli.conftest import Cli
 from tests.rest_support import TOKEN, SpecClient
 

@@ -3,6 +3,7 @@
 producers is tests/reference/changelog_model.py, checked by tests/core/test_pk_model.py."""
 
 import pyarrow as pa
+
 from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff

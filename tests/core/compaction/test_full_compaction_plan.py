@@ -4,6 +4,7 @@ Paimon's full compaction picks nothing there); only the run's files holding dele
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.schema import Schema
 

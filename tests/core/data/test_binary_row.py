@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from paimon_core.data.binary_row import deserialize_row, encode_row, serialize_row
 from paimon_core.data.types import parse_type
 from paimon_core.data.values import internal_values

@@ -15,12 +15,12 @@ import struct
 
 import pyarrow as pa
 import pytest
-from paimon_core.data.text_forms import text_column
-from paimon_core.data.text_lines import csv_header, csv_lines, json_lines
-from paimon_core.data.types import parse_type, to_arrow_type
 
 from paimon_cli.convert import arrow_rows
 from paimon_cli.output import CsvSink, JsonSink
+from paimon_core.data.text_forms import text_column
+from paimon_core.data.text_lines import csv_header, csv_lines, json_lines
+from paimon_core.data.types import parse_type, to_arrow_type
 
 TYPES = {
     "b": "BOOLEAN",

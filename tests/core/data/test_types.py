@@ -1,5 +1,6 @@
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.types import (
     ArrayType,
     AtomicType,

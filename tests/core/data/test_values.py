@@ -6,6 +6,7 @@ import datetime as dt
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.types import parse_type
 from paimon_core.data.values import one_value_array
 

@@ -10,6 +10,7 @@ import random
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.engines.duckdb_sql import DuckDbSql
 from paimon_core.metadata.schema import Schema

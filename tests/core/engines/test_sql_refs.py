@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.engines.sql_refs import TableRef, find_refs, in_user_terms, rewrite
 from paimon_core.errors import InvalidInput
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.engines.sql_script import Delete, Insert, is_complete, parse_write, split
 
 

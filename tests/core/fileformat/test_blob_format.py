@@ -5,9 +5,9 @@ damaged record or index is refused by name, never read as a wrong value."""
 from __future__ import annotations
 
 import pytest
+
 from paimon_core.errors import CorruptMetadata
 from paimon_core.fileformat.blob import BlobFileWriter, read_values
-
 from tests.java1x import table_dir
 
 

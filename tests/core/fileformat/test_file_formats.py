@@ -1,4 +1,4 @@
-"""Data files in Parquet, ORC and Avro (core/fileformat): the dispatcher, the layouts Java Paimon
+"""Data files in Parquet, ORC and Avro (core/paimon_core/fileformat): the dispatcher, the layouts Java Paimon
 uses (checked against hand-written expectations, not our reader), stats, and the refusals.
 Java's reads of these files are in tests/interop/test_file_formats_interop.py."""
 
@@ -12,6 +12,7 @@ import fastavro
 import pyarrow as pa
 import pyarrow.orc as orc
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.errors import CorruptMetadata, InvalidInput
@@ -511,6 +512,7 @@ def test_parquet_wide_decimals_are_not_dictionary_encoded(tmp_path):
     1.4's Parquet filter finds no row of a dictionary-encoded one on `=` (interop:
     test_java_filter_keeps_files_with_matches[java14-dec38=...]); narrower columns keep theirs."""
     import pyarrow.parquet as pq
+
     from paimon_core.fileformat.parquet import writer_options
 
     schema = pa.schema([("w", pa.decimal128(38, 10)), ("n", pa.decimal128(18, 2)), ("s", pa.string())])

@@ -1,4 +1,4 @@
-"""Parquet field ids (core/fileformat/field_ids.py): the ids Java Paimon 1.4.2 writes, checked on
+"""Parquet field ids (core/paimon_core/fileformat/field_ids.py): the ids Java Paimon 1.4.2 writes, checked on
 files our writers make (append, primary-key, nested columns), against the numbers Java's
 ``SpecialFields`` gives (seen in a 1.4.2 file: ``_KEY_a`` 1073741823, ``_SEQUENCE_NUMBER``
 2147483646, ``_VALUE_KIND`` 2147483645, ``a`` 0)."""
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from paimon_core.metadata.schema import Schema
 
 COLS = (

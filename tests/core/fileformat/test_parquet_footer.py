@@ -1,5 +1,5 @@
 """Timestamp annotations in the footer of a Parquet file with a TIMESTAMP(7..9) column
-(core/fileformat/parquet_footer.py): the TIMESTAMP(0..6) columns get the layout Java Paimon
+(core/paimon_core/fileformat/parquet_footer.py): the TIMESTAMP(0..6) columns get the layout Java Paimon
 writes (INT64, logical TIMESTAMP(MILLIS|MICROS, isAdjustedToUTC) and converted type
 TIMESTAMP_MILLIS|MICROS, as in the footer of a Java 1.3 file with the same columns), every other
 footer field is kept, the data streams through, and pyarrow reads back exactly what was written."""
@@ -11,6 +11,7 @@ import struct
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.fileformat import thrift_compact as tc
 from paimon_core.fileformat.parquet import ParquetFileWriter, file_type
 from paimon_core.fileformat.parquet_footer import FooterError, FooterPatchingSink, annotate_timestamps

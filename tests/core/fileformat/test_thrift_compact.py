@@ -8,6 +8,7 @@ import struct
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.fileformat import thrift_compact as tc
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from paimon_core.catalog import FileSystemCatalog
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
+from paimon_core.catalog import FileSystemCatalog
 from tests.java1x import encoded_rows, expected, precisions, table_dir
 
 READ_EXACTLY = [

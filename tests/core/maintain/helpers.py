@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
+
 from paimon_core.maintain import referenced_files
 from paimon_core.metadata.schema import Schema
 

@@ -1,4 +1,4 @@
-"""The housekeeping after commits (core/maintain/after_commit.py) with an injected clock
+"""The housekeeping after commits (core/paimon_core/maintain/after_commit.py) with an injected clock
 (``PAIMON_CLOCK_MS``, which also stamps the snapshots): partition expiry, automatic tags, tag TTL."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from datetime import datetime
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.clock import epoch_ms
 from paimon_core.errors import InvalidInput

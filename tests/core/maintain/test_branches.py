@@ -7,6 +7,7 @@ import os
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.types import parse_type
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.maintain import create_tag, delete_tag, expire_snapshots, remove_orphans, rollback
@@ -21,7 +22,6 @@ from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import AddColumn, SetOption, alter_table
 from paimon_core.metadata.tags import TagNotFound
-
 from tests.core.maintain.helpers import FAR_FUTURE, batch, make_table, rows
 
 

@@ -9,6 +9,7 @@ import os
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain import create_tag, delete_tag, remove_orphans, rollback
@@ -19,7 +20,6 @@ from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff
 from paimon_core.read.stream import StreamGap, StreamRead
-
 from tests.core.maintain.helpers import FAR_FUTURE
 
 # write-only: no expiry after the commits, so that each test runs the expiry it checks

@@ -2,10 +2,10 @@
 and exactly the referenced files remain."""
 
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import SnapshotNotFound
 from paimon_core.maintain import create_tag, expire_snapshots, files, plan_expire
-
 from tests.core.maintain.helpers import (
     FAR_FUTURE,
     assert_files_equal_referenced,

@@ -1,6 +1,7 @@
 """The pure expire decision, table-driven, with an injected clock (Java 0.9 rules)."""
 
 import pytest
+
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain import decide_expire_range
 

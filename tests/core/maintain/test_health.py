@@ -8,12 +8,12 @@ import os
 import time
 
 import pyarrow as pa
+
 from paimon_core.compaction.compaction import compact
 from paimon_core.maintain import create_tag, expire_snapshots
 from paimon_core.maintain.health import Thresholds, table_health
 from paimon_core.metadata.schema import Schema
 from paimon_core.write.conform import conform_table
-
 from tests.core.maintain.helpers import FAR_FUTURE, batch, make_table
 
 DAY = 86_400_000

@@ -2,9 +2,9 @@ import os
 import time
 
 import pytest
+
 from paimon_core.maintain import create_tag, expire_snapshots, remove_orphans
 from paimon_core.write.conform import conform_table
-
 from tests.core.maintain.helpers import (
     FAR_FUTURE,
     assert_files_equal_referenced,

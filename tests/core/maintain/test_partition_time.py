@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.partition_time import UnparsablePartitionTime, parse_time, partition_time
 

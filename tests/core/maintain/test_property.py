@@ -9,11 +9,11 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import SnapshotNotFound
 from paimon_core.maintain import create_tag, delete_tag, expire_snapshots, list_tags, rollback
-
 from tests.core.maintain.helpers import FAR_FUTURE, assert_files_equal_referenced, batch, make_table, rows
 
 ops = st.lists(

@@ -1,8 +1,8 @@
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.maintain import create_tag, expire_snapshots, list_tags, rollback
-
 from tests.core.maintain.helpers import (
     FAR_FUTURE,
     assert_files_equal_referenced,

@@ -1,6 +1,7 @@
 import json
 
 import pytest
+
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.maintain import (
     TagAlreadyExists,
@@ -13,7 +14,6 @@ from paimon_core.maintain import (
     plan_delete_tag,
 )
 from paimon_core.metadata.snapshot import Snapshot
-
 from tests.core.maintain.helpers import FAR_FUTURE, assert_files_equal_referenced, batch, make_table, rows
 
 

@@ -4,6 +4,7 @@ interop suite also checks 300 random run layouts against Java's own UniversalCom
 (tests/interop/test_bucket_interop.py)."""
 
 import pytest
+
 from paimon_core.merge.universal_compaction import CompactUnit, Run, force_pick_level0, pick, sorted_runs
 from paimon_core.metadata.manifest import DataFileMeta
 

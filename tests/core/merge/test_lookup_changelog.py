@@ -3,6 +3,7 @@ snapshot (as Java 0.9 places it); readers still read tables with the older APPEN
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.schema import Schema

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.data.types import parse_type, to_arrow_type
 from paimon_core.data.value_keys import equality_keys

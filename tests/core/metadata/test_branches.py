@@ -1,6 +1,7 @@
 """Branch names and the ``db.t$branch_NAME`` spelling (``metadata/branches.py``)."""
 
 import pytest
+
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.branches import (
     branch_path,

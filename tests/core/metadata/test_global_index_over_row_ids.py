@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import UnsupportedFeature
@@ -13,7 +14,6 @@ from paimon_core.metadata.index_manifest import IndexStore, _row_ids, check_writ
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.ops.delete import delete_where
 from paimon_core.ops.update_columns import update_columns
-
 from tests.java1x import fixture_copy
 
 NAME = "global-bitmap-index-orc-1.3"

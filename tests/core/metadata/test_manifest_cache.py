@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.metadata import manifest_cache
 from paimon_core.metadata.live_files import data_manifests
 from paimon_core.metadata.manifest import ENTRY_SCHEMA, avro_bytes

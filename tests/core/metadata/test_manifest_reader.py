@@ -7,6 +7,7 @@ import gc
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.errors import CorruptMetadata
 from paimon_core.metadata import manifest_cache
 from paimon_core.metadata.live_files import data_manifests

@@ -17,6 +17,7 @@ import fastavro
 import pyarrow as pa
 import pytest
 from fastavro.schema import to_parsing_canonical_form
+
 from paimon_core.compaction.compaction import compact
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import UnsupportedFeature

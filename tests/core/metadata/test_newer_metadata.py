@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.maintain.orphans import remove_orphans
 from paimon_core.metadata import manifest_cache

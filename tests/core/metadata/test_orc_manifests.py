@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.orc as orc
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.maintain import expire_snapshots, remove_orphans
 from paimon_core.metadata.index_manifest import INDEX_SCHEMAS
 from paimon_core.metadata.manifest import ENTRY_SCHEMA, LIST_SCHEMA
 from paimon_core.metadata.orc_records import is_orc, orc_bytes
 from paimon_core.metadata.schema import Schema
-
 from tests.java1x import table_dir
 
 

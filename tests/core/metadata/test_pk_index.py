@@ -10,13 +10,13 @@ from collections import Counter
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import CorruptMetadata
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.pk_index import SourceMeta, is_payload, is_source
-
 from tests.java1x import encoded_rows, expected, fixture_copy, precisions, table_dir
 
 GOLDEN = "pk-global-index-golden-parquet-2.0dev"

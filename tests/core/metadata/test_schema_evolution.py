@@ -9,6 +9,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type as T
 from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch

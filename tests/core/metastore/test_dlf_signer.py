@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+
 from paimon_core.errors import InvalidInput
 from paimon_core.metastore import dlf_signer
 from paimon_core.metastore.rest_auth import RestAuth

@@ -9,6 +9,7 @@ import json
 
 import pyarrow as pa
 import pytest
+
 from paimon_core import paths
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.data.types import parse_type

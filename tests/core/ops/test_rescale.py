@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.commit import CommitOptions, FileStoreCommit
 from paimon_core.compaction.compaction import compact

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.metadata.live_files import live_entries

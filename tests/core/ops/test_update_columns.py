@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.update_columns import update_columns
-
 from tests.core.ops.test_row_tracking import tracked_batch
 
 DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}

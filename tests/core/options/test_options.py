@@ -4,6 +4,7 @@ this project does not implement (never silently ignored)."""
 import re
 
 import pytest
+
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.option_keys import PAIMON_OPTION_KEYS
 from paimon_core.options.core_options import CoreOptions

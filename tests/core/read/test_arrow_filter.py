@@ -7,6 +7,7 @@ import datetime
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+
 from paimon_core.read.arrow_filter import referenced_columns, to_where
 
 COLS = ["a", "b", "d", "ts", "s"]

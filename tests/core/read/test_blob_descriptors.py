@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+
 from paimon_core.errors import CorruptMetadata
 from paimon_core.read.blob_descriptors import MAGIC, deserialize, serialize
 

@@ -2,6 +2,7 @@
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.errors import InvalidInput, SnapshotNotFound
 from paimon_core.metadata.schema import Schema
 from paimon_core.read.diff import diff

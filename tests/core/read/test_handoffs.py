@@ -8,6 +8,7 @@ import sys
 import duckdb
 import pyarrow as pa
 import pytest
+
 from paimon_core import FileSystemCatalog, Schema
 from paimon_core.errors import InvalidInput
 

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pyarrow as pa
 import pytest
+
 from paimon_core.metadata.schema import Schema
 from paimon_core.read import table_read
 from paimon_core.read.table_read import seq_ordered

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.delete import delete_where

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.types import parse_type
 from paimon_core.errors import FilterError
 from paimon_core.read.predicate import ColumnRange, bind, filter_table, may_match, parse_where

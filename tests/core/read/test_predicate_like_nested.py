@@ -8,6 +8,7 @@ import itertools
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.types import parse_type
 from paimon_core.errors import FilterError
 from paimon_core.metadata.schema import Schema

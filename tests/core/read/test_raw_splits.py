@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pyarrow as pa
 import pytest
+
 from paimon_core.compaction.compaction import compact
 from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.metadata.schema import Schema

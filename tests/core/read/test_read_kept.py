@@ -11,6 +11,7 @@ import signal
 import numpy as np
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.types import parse_type
 from paimon_core.fileformat import formats, parquet
 from paimon_core.storage.file_io import FileIO

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type as T
 from paimon_core.errors import InvalidInput

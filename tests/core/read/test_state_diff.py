@@ -11,6 +11,7 @@ from collections import Counter
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.data.system_columns import KIND
 from paimon_core.merge.changelog import changes
 from paimon_core.metadata.schema import Schema

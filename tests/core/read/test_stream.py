@@ -7,6 +7,7 @@ import random
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.expire import expire_snapshots
 from paimon_core.metadata.consumer import consumer_manager

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.metadata.schema import Schema

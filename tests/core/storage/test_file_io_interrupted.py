@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from paimon_core.storage.file_io import FileIO
 
 

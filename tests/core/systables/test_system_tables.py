@@ -7,6 +7,7 @@ import datetime as dt
 
 import pyarrow as pa
 import pytest
+
 from paimon_core import FileSystemCatalog, InvalidInput, Schema, create_tag
 from paimon_core.systables import GLOBAL_SYSTEM_TABLES, TABLE_SYSTEM_TABLES
 from paimon_core.systables.columns import java_duration, java_hashmap_order, java_text, local_wall

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.metadata.live_files import live_entries

@@ -14,6 +14,7 @@ import zlib
 
 import pyarrow as pa
 import pytest
+
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.ingest import write_tables

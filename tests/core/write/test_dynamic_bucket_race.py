@@ -10,6 +10,7 @@ from collections import defaultdict
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from paimon_core.engines.local import LocalEngine
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.schema import Schema

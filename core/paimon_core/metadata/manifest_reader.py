@@ -1,0 +1,216 @@
+"""Decoding manifest files with a partition/bucket filter applied while they are decoded, and
+reading many of them (remote ones fetched in parallel).
+
+An ``EntryFilter`` tells from an entry's raw partition bytes and bucket whether it can
+match; entries it rejects are never built into objects. When the filter knows the exact
+serialized partitions that can match (``needles``), an Avro block in whose decompressed
+bytes none of them occurs is skipped without decoding: a record of a matching partition
+holds that partition's bytes verbatim, so the skip never drops a matching entry (a block
+that does contain them is decoded and filtered entry by entry).
+
+Records become entries in two steps (``RecordForm``): ``row`` turns a decoded record into a
+tuple of plain values, ``build`` turns that tuple into an entry.
+
+Complete decodes go to the process-wide cache (``manifest_cache``); a filtered read uses a
+cached complete decode when there is one and never stores its partial result.
+
+``read_many`` keeps the order of its input: ADD/DELETE folding must see entries in manifest
+list order, whatever order the threads finish in.
+"""
+
+from __future__ import annotations
+
+import gc
+import io as _io
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import fastavro
+
+from paimon_core.errors import CorruptMetadata
+from paimon_core.metadata import manifest_cache
+from paimon_core.metadata.orc_records import is_orc, read_orc_records
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from paimon_core.storage.file_io import FileIO
+
+
+# reads in flight at once: a manifest read on S3 is one round trip, locally the GIL bounds it
+PARALLELISM = 8
+
+
+@dataclass(frozen=True)
+class RecordForm:
+    """How a decoded record becomes an entry: ``row(record)``, a tuple of plain values, then
+    ``build(row)``, the entry."""
+
+    row: Callable[[dict], tuple]
+    build: Callable[[tuple], object]
+
+
+@dataclass(frozen=True)
+class EntryFilter:
+    """``keep(partition_bytes)``: whether entries of that partition can match. ``needles``:
+    when set, every partition ``keep`` accepts is one of these exact bytes."""
+
+    keep: Callable[[bytes], bool]
+    needles: tuple[bytes, ...] | None = None
+
+    def accepts(self, record: dict) -> bool:
+        return self.keep(record["_PARTITION"])
+
+
+class Decoded:
+    """A complete decode of one manifest as the cache holds it: its entries in file order and,
+    built on first use, the positions of each partition's entries."""
+
+    def __init__(self, entries: tuple):
+        self.entries = entries
+        self._by_partition: dict[bytes, list[int]] | None = None
+
+    def select(self, flt: EntryFilter | None) -> list:
+        """The entries ``flt`` keeps, in file order, looking at each distinct partition once."""
+        if flt is None:
+            return list(self.entries)
+        if self._by_partition is None:
+            index: dict[bytes, list[int]] = {}
+            for i, e in enumerate(self.entries):
+                index.setdefault(e.partition, []).append(i)
+            self._by_partition = index
+        index = self._by_partition
+        parts = index if flt.needles is None else [n for n in flt.needles if n in index]
+        positions = sorted(i for p in parts if flt.keep(p) for i in index[p])
+        return [self.entries[i] for i in positions]
+
+
+def read_entries(
+    io: FileIO, path: str, form: RecordForm, flt: EntryFilter | None = None, data: bytes | None = None
+) -> list:
+    """The entries (``form``: manifest.ENTRY_FORM) of the manifest at ``path`` that ``flt``
+    keeps (all without a filter), in file order; ``data``: the file's bytes when the caller
+    fetched them. A missing or damaged file is CorruptMetadata naming it."""
+    key = manifest_cache.key_of(io, path)
+    cached = manifest_cache.get(key)
+    if isinstance(cached, Decoded):
+        return cached.select(flt)
+    if data is None:
+        data = _read(io, path)
+    try:
+        if is_orc(data):
+            records = [r for r in read_orc_records(data)[0] if isinstance(r, dict)]
+            out = [form.build(form.row(r)) for r in records if flt is None or flt.accepts(r)]
+        else:
+            out = [form.build(row) for row in avro_rows(data, form.row, flt)]
+    except CorruptMetadata:
+        raise
+    except Exception as e:  # fastavro and pyarrow raise many kinds on damaged input
+        raise CorruptMetadata(f"manifest file {path} is unreadable: {e}") from None
+    if flt is None:
+        manifest_cache.put(key, Decoded(tuple(out)), len(out))
+    return out
+
+
+def _read(io: FileIO, path: str) -> bytes:
+    try:
+        return io.read_bytes(path)
+    except FileNotFoundError:
+        raise CorruptMetadata(f"manifest file {path} is missing") from None
+
+
+def avro_rows(data: bytes, row: Callable[[dict], tuple], flt: EntryFilter | None) -> list[tuple]:
+    """Rows (``row(record)``) of the records of an Avro manifest that ``flt`` keeps. With
+    needles, a block is decoded only while it may hold
+    more of them: each matching record holds a needle in bytes of its own, so the needles'
+    (non-overlapping, leftmost-first) occurrence count bounds the matching records, and the
+    decode of a block stops once that many records had a needle partition."""
+    out = []
+    needles = flt.needles if flt is not None else None
+    wanted = frozenset(needles) if needles is not None else frozenset()
+    for block in fastavro.block_reader(_io.BytesIO(data)):
+        left = -1  # records with a needle partition the block may still hold; -1: no bound
+        if needles is not None:
+            raw = block.bytes_.getvalue()  # pyright: ignore[reportAttributeAccessIssue]
+            left = sum(raw.count(n) for n in needles)
+            if left == 0:
+                continue
+        for r in block:
+            if r is None:
+                continue
+            if not isinstance(r, dict):
+                raise CorruptMetadata("its values are not Avro records")
+            if flt is None or flt.accepts(r):
+                out.append(row(r))
+            if left > 0 and r["_PARTITION"] in wanted:
+                left -= 1
+                if left == 0:
+                    break
+    return out
+
+
+def read_many(io: FileIO, paths: list[str], form: RecordForm, flt: EntryFilter | None = None) -> list[list]:
+    """``read_entries`` of each path, in the order of ``paths``. Remote files not in the cache
+    are fetched concurrently first (one batch on an async store such as S3, else up to
+    ``PARALLELISM`` threads). Local files are decoded one after another here (decoding holds
+    the GIL, so threads would only add switching; worker processes were measured slower on the
+    whole plan, see docs/architecture.md)."""
+    with gc_paused():
+        if len(paths) <= 1 or io.is_local:
+            return [read_entries(io, p, form, flt) for p in paths]
+        missing = [
+            p for p in paths if not isinstance(manifest_cache.get(manifest_cache.key_of(io, p)), Decoded)
+        ]
+        fetched = _fetch_all(io, missing)
+        return [read_entries(io, p, form, flt, fetched.get(p)) for p in paths]
+
+
+def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:
+    """The bytes of ``paths`` fetched concurrently; a path that failed is absent (its
+    ``read_entries`` then reads it again and reports the error)."""
+    if not paths:
+        return {}
+    fs = io.fs
+    if getattr(fs, "async_impl", False):
+        got = fs.cat(paths, on_error="return", **io.whole_file_options)
+        return {p: v for p, v in got.items() if isinstance(v, bytes)} if isinstance(got, dict) else {}
+
+    def one(p: str) -> bytes | None:
+        try:
+            return io.read_bytes(p)
+        except OSError:
+            return None
+
+    with ThreadPoolExecutor(max_workers=min(PARALLELISM, len(paths))) as pool:
+        return {p: v for p, v in zip(paths, pool.map(one, paths)) if v is not None}
+
+
+_pauses = 0
+_pause_lock = threading.Lock()
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while manifests are decoded: decoding allocates
+    millions of acyclic objects, and each allocation burst would otherwise trigger full
+    collections over the whole heap. Nested and concurrent pauses are counted; the collector
+    is enabled again when the last ends (if it was enabled before the first)."""
+    global _pauses, _was_enabled
+    with _pause_lock:
+        if _pauses == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _was_enabled:
+                gc.enable()
+
+
+_was_enabled = True

@@ -1,0 +1,416 @@
+"""Table schemas: the ``schema/schema-N`` JSON files, validation of new schemas, and the manager
+that lists and creates versions.
+
+Invariants: field ids are unique and never reused (``highestFieldId`` only grows); primary-key
+columns are NOT NULL; a schema file, once written, is never replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from paimon_core import paths
+from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
+from paimon_core.data.system_columns import is_system_name
+from paimon_core.data.types import (
+    AtomicType,
+    DataField,
+    DataType,
+    assign_field_ids,
+    from_arrow_type,
+    highest_field_id,
+    parse_type,
+    to_arrow_schema,
+    to_arrow_type,
+)
+from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError, UnsupportedFeature
+from paimon_core.metadata import jsonfmt
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.validation import validate_options
+from paimon_core.storage.file_io import FileIO
+
+SCHEMA_VERSION = 3
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    id: int
+    fields: tuple[DataField, ...]
+    highest_field_id: int
+    partition_keys: tuple[str, ...] = ()
+    primary_keys: tuple[str, ...] = ()
+    options: dict = field(default_factory=dict)
+    comment: str | None = None
+    time_millis: int = 0
+    version: int = SCHEMA_VERSION
+
+    # ---- derived views
+    @property
+    def field_names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def field(self, name: str) -> DataField:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise InvalidInput(f"unknown column '{name}' (columns: {', '.join(self.field_names)})")
+
+    def types_of(self, names: Iterable[str]) -> list[DataType]:
+        return [self.field(n).type for n in names]
+
+    @property
+    def trimmed_primary_keys(self) -> list[str]:
+        return [k for k in self.primary_keys if k not in self.partition_keys]
+
+    @property
+    def cross_partition_update(self) -> bool:
+        """Paimon's cross-partition upsert mode: a primary key that leaves out a partition key,
+        with ``bucket = -1``; a key is unique across partitions (write/cross_partition.py). With
+        ``bucket = N`` such a key is unique within its partition only (plain fixed buckets, as
+        Java 1.x writes them)."""
+        return self.bucket_mode is BucketMode.KEY_DYNAMIC
+
+    @property
+    def key_leaves_out_partition(self) -> bool:
+        """A primary key without every partition key (whatever the bucket mode)."""
+        return bool(self.primary_keys and self.partition_keys) and not set(self.partition_keys) <= set(
+            self.primary_keys
+        )
+
+    @property
+    def core_options(self) -> CoreOptions:
+        return CoreOptions(self.options, self.primary_keys)
+
+    @property
+    def bucket_mode(self) -> BucketMode:
+        return mode_of(self.core_options.bucket, self.primary_keys, self.partition_keys)
+
+    @property
+    def bucket_keys(self) -> list[str]:
+        explicit = self.core_options.bucket_key
+        if explicit:
+            return explicit
+        if self.primary_keys:
+            return self.trimmed_primary_keys
+        return [f.name for f in self.fields]
+
+    def arrow_schema(self) -> pa.Schema:
+        return to_arrow_schema(self.fields)
+
+    # ---- JSON
+    def to_json(self) -> str:
+        obj = {
+            "version": self.version,
+            "id": self.id,
+            "fields": [f.to_json() for f in self.fields],
+            "highestFieldId": self.highest_field_id,
+            "partitionKeys": list(self.partition_keys),
+            "primaryKeys": list(self.primary_keys),
+            "options": dict(self.options),
+        }
+        if self.comment is not None:  # Java omits a null comment
+            obj["comment"] = self.comment
+        obj["timeMillis"] = self.time_millis
+        return jsonfmt.dumps(obj)
+
+    @staticmethod
+    def from_json(text: str) -> TableSchema:
+        obj = json.loads(text)
+        version = obj.get("version", 1)
+        options = {k: str(v) for k, v in (obj.get("options") or {}).items()}
+        if version <= 1 and "bucket" not in options:
+            options["bucket"] = "1"
+        if version <= 2 and "file.format" not in options:
+            options["file.format"] = "orc"
+        comment = obj.get("comment")
+        return TableSchema(
+            id=int(obj["id"]),
+            fields=tuple(DataField.from_json(f) for f in obj["fields"]),
+            highest_field_id=int(obj["highestFieldId"]),
+            partition_keys=tuple(obj.get("partitionKeys") or ()),
+            primary_keys=tuple(obj.get("primaryKeys") or ()),
+            options=options,
+            comment=comment if isinstance(comment, str) else None,
+            time_millis=int(obj.get("timeMillis") or 0),
+            version=version,
+        )
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What a user asks for when creating a table; ``to_table_schema`` validates and assigns ids."""
+
+    columns: tuple[tuple[str, DataType, str | None], ...]
+    partition_keys: tuple[str, ...] = ()
+    primary_keys: tuple[str, ...] = ()
+    options: dict = field(default_factory=dict)
+    comment: str | None = None
+
+    def __post_init__(self) -> None:
+        """``blob-field`` (Java's Flink and Spark catalogs): the BYTES columns it names are
+        created as BLOB columns."""
+        raw = str(self.options.get("blob-field") or "")
+        named = [n.strip() for n in raw.split(",") if n.strip()]
+        if not named:
+            return
+        cols = {c[0]: c[1] for c in self.columns}
+        for n in named:
+            t = cols.get(n)
+            if not isinstance(t, AtomicType) or t.root not in ("VARBINARY", "BINARY", "BLOB"):
+                raise InvalidInput(
+                    f"option 'blob-field' names '{n}', which is not a BYTES column of the table"
+                )
+        columns = tuple(
+            (n, AtomicType(t.nullable, "BLOB") if n in named else t, d) for n, t, d in self.columns
+        )
+        object.__setattr__(self, "columns", columns)
+
+    @staticmethod
+    def parse_columns(text: str) -> tuple[tuple[str, DataType, str | None], ...]:
+        """Parse ``"id BIGINT NOT NULL, name STRING"`` (commas inside <> or () belong to the type)."""
+        if not text or not text.strip():
+            raise InvalidInput('the schema is empty: give columns like "id BIGINT NOT NULL, name STRING"')
+        parts, depth, cur = [], 0, []
+        for ch in text:
+            if ch in "<(":
+                depth += 1
+            elif ch in ">)":
+                depth -= 1
+            if ch == "," and depth == 0:
+                parts.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+        parts.append("".join(cur))
+        cols = []
+        for part in parts:
+            part = part.strip()
+            if not part:
+                raise InvalidInput(f"bad schema '{text}': empty column definition")
+            if part.startswith("`"):
+                end = part.index("`", 1)
+                name, rest = part[1:end], part[end + 1 :]
+            else:
+                bits = part.split(None, 1)
+                if len(bits) < 2:
+                    raise InvalidInput(f"bad schema: column '{part}' has no type (write 'name TYPE')")
+                name, rest = bits
+            comment = None
+            upper = rest.upper()
+            if " COMMENT " in upper:
+                idx = upper.index(" COMMENT ")
+                comment = rest[idx + 9 :].strip().strip("'\"")
+                rest = rest[:idx]
+            cols.append((name, parse_type(rest.strip()), comment))
+        return tuple(cols)
+
+    @staticmethod
+    def from_arrow(schema: pa.Schema) -> tuple[tuple[str, DataType, str | None], ...]:
+        return tuple((f.name, from_arrow_type(f.type, f.nullable), None) for f in schema)
+
+    def to_table_schema(self, schema_id: int = 0) -> TableSchema:
+        """Validate (raises InvalidInput/UnsupportedFeature naming the problem) and assign field
+        ids: ``schema-<schema_id>`` as it is written."""
+        names = [c[0] for c in self.columns]
+        types = dict((c[0], c[1]) for c in self.columns)
+        self._check_columns(names)
+        self._check_keys(names, types)
+        options = {str(k): str(v) for k, v in self.options.items()}
+        bucket = self._check_options(options, names, types)
+        if "bucket" not in options:
+            options["bucket"] = str(bucket)
+        fields, last = self._fields_with_ids()
+        return TableSchema(
+            id=schema_id,
+            fields=tuple(fields),
+            highest_field_id=max([last] + [highest_field_id(f.type) for f in fields]),
+            partition_keys=tuple(self.partition_keys),
+            primary_keys=tuple(self.primary_keys),
+            options=options,
+            comment=self.comment,
+            time_millis=int(time.time() * 1000),
+        )
+
+    def _check_columns(self, names: list[str]) -> None:
+        if not names:
+            raise InvalidInput("a table needs at least one column")
+        seen = set()
+        for n in names:
+            if not n or n != n.strip():
+                raise InvalidInput(f"bad column name '{n}'")
+            if n.lower() in seen:
+                raise InvalidInput(f"column '{n}' is defined twice")
+            if is_system_name(n):
+                raise InvalidInput(f"column name '{n}' is reserved by Paimon")
+            seen.add(n.lower())
+
+    def _check_keys(self, names: list[str], types: dict) -> None:
+        """Partition and primary keys: existing atomic columns; the primary key holds the
+        partition keys and at least one other column."""
+        for label, keys in (("partition", self.partition_keys), ("primary", self.primary_keys)):
+            for k in keys:
+                if k not in names:
+                    raise InvalidInput(f"{label} key '{k}' is not a column (columns: {', '.join(names)})")
+            if len(set(keys)) != len(keys):
+                raise InvalidInput(f"{label} keys repeat a column: {', '.join(keys)}")
+        for k in self.partition_keys:
+            if not isinstance(types[k], AtomicType):
+                raise InvalidInput(f"partition key '{k}' must have an atomic type, not {types[k]}")
+        for k in self.primary_keys:
+            if not isinstance(types[k], AtomicType):
+                raise InvalidInput(f"primary key '{k}' must have an atomic type, not {types[k]}")
+        if self.primary_keys and self.partition_keys:
+            if not [k for k in self.primary_keys if k not in self.partition_keys]:
+                raise InvalidInput("the primary key must have a column that is not a partition key")
+
+    def _check_options(self, options: dict[str, str], names: list[str], types: dict) -> int:
+        """The options against the registry, the file formats, bucketing, newer features, merge
+        engines and deletion vectors; returns the table's bucket number."""
+        validate_options(options, names)
+        opts = CoreOptions(options, self.primary_keys)
+        bucket = opts.bucket
+        if bucket == 0 or bucket < POSTPONE_BUCKET:
+            raise InvalidInput(
+                f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}"
+            )
+        from paimon_core.fileformat.formats import check_options as check_format_options
+
+        check_format_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
+        self._check_bucket_key(opts.bucket_key, bucket, names, types)
+        if bucket == POSTPONE_BUCKET and not self.primary_keys:
+            raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
+        self._check_cross_partition(opts, bucket)
+        from paimon_core.metadata.features import check_options
+
+        check_options(options, writing=True, what="a table")
+        blobs = [n for n, t, _ in self.columns if getattr(t, "root", None) == "BLOB"]
+        if blobs and not opts.get("data-evolution.enabled"):
+            raise UnsupportedFeature(
+                f"BLOB columns ({', '.join(blobs)}) need data-evolution.enabled = true and "
+                "row-tracking.enabled = true, as in Paimon"
+            )
+        if blobs:
+            from paimon_core.metadata.features import check_blob_descriptors
+
+            check_blob_descriptors(options, "a table")
+        if blobs and len(blobs) == len(self.columns):
+            raise InvalidInput("a table with BLOB columns needs other columns too, as in Paimon")
+        if set(blobs) & set(self.partition_keys):
+            raise InvalidInput("a BLOB column cannot be a partition key, as in Paimon")
+        for key, feature in (
+            ("data-evolution.enabled", "data evolution"),
+            ("row-tracking.enabled", "row tracking"),
+        ):
+            mode = mode_of(bucket, self.primary_keys, self.partition_keys)
+            if opts.get(key) and mode is not BucketMode.BUCKET_UNAWARE:
+                raise UnsupportedFeature(
+                    f"{feature} ({key}) needs an append table without fixed buckets (bucket = -1), "
+                    "as in Paimon"
+                )
+        if self.primary_keys:
+            from paimon_core.metadata.merge_options import validate_merge_options
+
+            validate_merge_options(options, types, self.primary_keys, self.partition_keys)
+        elif any(k in options for k in ("merge-engine", "sequence.field")):
+            raise InvalidInput("merge-engine and sequence.field need a primary key").with_hint("primary_key")
+        from paimon_core.metadata.deletion_vectors import check_dv_options
+
+        check_dv_options(options, bool(self.primary_keys))
+        from paimon_core.metadata.pk_index import validate_pk_index_options
+
+        validate_pk_index_options(options, names, self.primary_keys, bucket)
+        return bucket
+
+    def _check_cross_partition(self, opts: CoreOptions, bucket: int) -> None:
+        """A primary key without every partition key: with ``bucket = -1`` Paimon's cross-partition
+        upsert mode (without ``sequence.field``); with ``bucket = N`` plain fixed buckets, a key
+        unique within its partition (Java 1.x; Java 0.9 refused it); never postponed buckets."""
+        missing = [p for p in self.partition_keys if self.primary_keys and p not in self.primary_keys]
+        if not missing:
+            return
+        mode = mode_of(bucket, self.primary_keys, self.partition_keys)
+        if mode is BucketMode.HASH_FIXED:
+            return
+        if mode is not BucketMode.KEY_DYNAMIC:
+            columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
+            raise InvalidInput(
+                f"a primary key without the partition keys ({', '.join(missing)} missing) is a cross-partition "
+                f"upsert table, which needs dynamic buckets (bucket = -1), not bucket = {bucket}"
+            ).with_hint("primary_key_columns", columns=columns)
+        if opts.sequence_fields:
+            raise InvalidInput(
+                "sequence.field cannot be used on a cross-partition upsert table (a primary key without "
+                f"the partition keys: {', '.join(missing)} missing)"
+            )
+
+    def _check_bucket_key(self, bucket_key: list[str], bucket: int, names: list[str], types: dict) -> None:
+        for k in bucket_key:
+            if k not in names:
+                raise InvalidInput(f"bucket-key column '{k}' is not a column")
+            if k in self.partition_keys:
+                raise InvalidInput(f"bucket-key column '{k}' must not be a partition key")
+            if self.primary_keys and k not in self.primary_keys:
+                raise InvalidInput(f"bucket-key column '{k}' must be part of the primary key")
+            if not isinstance(types[k], AtomicType):
+                raise InvalidInput(f"bucket-key column '{k}' must have an atomic type")
+        if bucket_key and bucket <= 0:
+            raise InvalidInput("bucket-key needs a fixed number of buckets (bucket option > 0)").with_hint(
+                "bucket"
+            )
+        if not self.primary_keys and bucket > 0 and not bucket_key:
+            raise InvalidInput(
+                "an append table with fixed buckets needs a bucket key (option bucket-key)"
+            ).with_hint("bucket_key")
+
+    def _fields_with_ids(self) -> tuple[list[DataField], int]:
+        """The columns as DataFields with ids 0, 1, ... (nested fields numbered after their
+        parent); primary-key columns become NOT NULL. Returns (fields, last id assigned)."""
+        fields, last = [], -1
+        for name, t, desc in self.columns:
+            if name in self.primary_keys:
+                t = t.with_nullable(False)
+            fid = last + 1
+            t, last = assign_field_ids(t, fid)
+            fields.append(DataField(fid, name, t, desc))
+        return fields, last
+
+
+class SchemaManager:
+    """Reads and creates ``schema/schema-N`` under a table directory."""
+
+    PREFIX = "schema-"
+
+    def __init__(self, io: FileIO, table_path: str):
+        self.io = io
+        self.dir = io.join(table_path, paths.SCHEMA_DIR)
+
+    def path(self, schema_id: int) -> str:
+        return self.io.join(self.dir, f"{self.PREFIX}{schema_id}")
+
+    def list_ids(self) -> list[int]:
+        return self.io.list_numbered(self.dir, self.PREFIX)
+
+    def latest(self) -> TableSchema | None:
+        ids = self.list_ids()
+        return self.schema(ids[-1]) if ids else None
+
+    def schema(self, schema_id: int) -> TableSchema:
+        path = self.path(schema_id)
+        try:
+            return TableSchema.from_json(self.io.read_text(path))
+        except FileNotFoundError:
+            raise CorruptMetadata(f"schema file {path} is missing") from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise CorruptMetadata(f"schema file {path} is unreadable: {e}") from None
+
+    def commit(self, schema: TableSchema) -> bool:
+        """Write ``schema-<id>`` only if absent; False when another writer got that id first."""
+        return self.io.write_if_absent(self.path(schema.id), schema.to_json().encode("utf-8"))
+
+
+__all__ = ["Schema", "SchemaManager", "TableSchema", "PaimonError"]

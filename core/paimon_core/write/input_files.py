@@ -1,0 +1,191 @@
+"""Input files for ingest: Parquet, CSV and JSON-lines files, folders and globs, read as a
+stream of Arrow tables (bounded memory: one batch at a time)."""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from paimon_core.errors import InvalidInput
+from paimon_core.metadata.schema import TableSchema
+from paimon_core.write.cdc_formats import CDC_FORMATS
+from paimon_core.write.text_input import csv_options, read_changes, read_json
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+FORMATS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".parq": "parquet",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+}
+BATCH_ROWS = 128 * 1024
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str
+    format: str
+    size: int
+
+
+def _format_of(path: str) -> str | None:
+    lower = path.lower()
+    for ext in (".gz", ".zst", ".bz2"):
+        if lower.endswith(ext) and any(lower[: -len(ext)].endswith(e) for e in (".csv", ".json", ".jsonl")):
+            lower = lower[: -len(ext)]
+    return FORMATS.get(os.path.splitext(lower)[1])
+
+
+def _file(path: str) -> InputFile:
+    fmt = _format_of(path)
+    if fmt is None:
+        with open(path, "rb") as f:
+            head = f.read(4)
+        if head != b"PAR1":
+            raise InvalidInput(f"{path}: not a Parquet, CSV or JSON file (name it .parquet, .csv or .json)")
+        fmt = "parquet"
+    return InputFile(path, fmt, os.path.getsize(path))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    files: list[InputFile]
+    skipped: tuple[str, ...] = ()  # files in the folders given that are not Parquet, CSV or JSON
+
+
+def find_inputs(patterns: list[str]) -> Inputs:
+    """Expand files, folders (recursively; hidden and _-prefixed entries skipped, as Spark's
+    _SUCCESS and .crc files; other files that are not Parquet, CSV or JSON are skipped and
+    listed in ``skipped``) and globs. A path that exists is taken literally even when it holds
+    glob characters (``data[1].parquet``)."""
+    if not patterns:
+        raise InvalidInput("no input files given")
+    out: list[InputFile] = []
+    skipped: list[str] = []
+    for pat in patterns:
+        if os.path.isdir(pat):
+            found = []
+            for root, dirs, files in os.walk(pat):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+                for name in sorted(files):
+                    if name.startswith((".", "_")):
+                        continue
+                    p = os.path.join(root, name)
+                    if _format_of(p):
+                        found.append(_file(p))
+                    else:
+                        skipped.append(p)
+            if not found:
+                raise InvalidInput(f"folder '{pat}' holds no Parquet, CSV or JSON files")
+            out.extend(found)
+        elif os.path.isfile(pat):
+            out.append(_file(pat))
+        elif any(c in pat for c in "*?["):
+            matches = sorted(m for m in glob.glob(pat, recursive=True) if os.path.isfile(m))
+            if not matches:
+                raise InvalidInput(f"no files match '{pat}'")
+            out.extend(_file(m) for m in matches)
+        else:
+            raise InvalidInput(f"file not found: {pat}")
+    return Inputs(out, tuple(skipped))
+
+
+def as_change_events(inputs: list[InputFile], fmt: str, row_kind_column: str | None) -> list[InputFile]:
+    """``inputs`` (JSON files) read as change events in ``fmt`` (``cdc_formats``); the row kind
+    column is the events' own."""
+    if fmt not in CDC_FORMATS:
+        raise InvalidInput(f"unknown input format '{fmt}' for files (one of {', '.join(CDC_FORMATS)})")
+    if row_kind_column is not None:
+        raise InvalidInput(f"a row kind column does not go with {fmt}: the events give each row's kind")
+    other = next((f for f in inputs if f.format != "json"), None)
+    if other is not None:
+        raise InvalidInput(f"{other.path}: {fmt} events are JSON lines (name the file .json or .jsonl)")
+    return [dataclasses.replace(f, format=fmt) for f in inputs]
+
+
+def resolve_inputs(patterns: list[str]) -> list[InputFile]:
+    """The input files of ``patterns`` (see ``find_inputs``)."""
+    return find_inputs(patterns).files
+
+
+def input_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
+    """The Arrow schema of an input file, read without reading its data where possible."""
+    if f.format == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_schema(f.path)
+        except (pa.ArrowInvalid, OSError) as e:
+            raise InvalidInput(f"{f.path}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
+    first = next(read_batches(f, schema), None)
+    return first.schema if first is not None else pa.schema([])
+
+
+def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
+    """Yield Arrow tables of at most ``batch_rows`` rows (CSV/JSON parsed with the table types)."""
+    try:
+        if f.format == "parquet":
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(f.path)
+            yield from _parquet_chunks(pf, batch_rows)
+        elif f.format == "csv":
+            import pyarrow.csv as pcsv
+
+            read, parse, convert = csv_options(schema)
+            reader = pcsv.open_csv(f.path, read_options=read, parse_options=parse, convert_options=convert)
+            for batch in reader:
+                yield pa.Table.from_batches([batch])
+        else:
+            with open(f.path, "rb") as fh:
+                data = fh.read()
+            table = (
+                read_json(data, schema, f.path)
+                if f.format == "json"
+                else read_changes(data, f.format, schema, f.path)
+            )
+            for batch in table.to_batches(max_chunksize=batch_rows):
+                yield pa.Table.from_batches([batch])
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
+        message = str(e).splitlines()[0]
+        if f.format == "csv":
+            from paimon_core.write.input_errors import explain_csv_error
+
+            message = explain_csv_error(f.path, message, {fld.name: fld.type for fld in schema.fields})
+        raise InvalidInput(f"{f.path}: cannot read as {f.format.upper()}: {message}") from None
+
+
+PARQUET_CHUNK_BYTES = 64 << 20  # uncompressed bytes of row groups read at once
+
+
+def _parquet_chunks(pf, batch_rows: int):
+    """Whole row groups, several at a time up to ~64 MB uncompressed (pyarrow decodes their
+    columns on threads); a row group bigger than that is streamed in batches instead."""
+    meta = pf.metadata
+    group, size = [], 0
+    for i in range(meta.num_row_groups):
+        rg_size = meta.row_group(i).total_byte_size
+        if rg_size > PARQUET_CHUNK_BYTES:
+            if group:
+                yield pf.read_row_groups(group)
+                group, size = [], 0
+            for batch in pf.iter_batches(batch_size=batch_rows, row_groups=[i]):
+                yield pa.Table.from_batches([batch])
+            continue
+        if group and size + rg_size > PARQUET_CHUNK_BYTES:
+            yield pf.read_row_groups(group)
+            group, size = [], 0
+        group.append(i)
+        size += rg_size
+    if group:
+        yield pf.read_row_groups(group)
