@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from paimon_cli import interrupt
-from paimon_cli.config import Flags, resolve_from_environment
+from paimon_cli.config import ENGINES, OUTPUTS, Flags, resolve_from_environment
 from paimon_cli.errors import interrupted_message, report, stdout_to_devnull
 from paimon_cli.helpstyle import tidy_command, tidy_param
 from paimon_cli.lazy_group import LazyGroup
@@ -133,16 +133,9 @@ class PaimonGroup(LazyGroup):
             raise typer.Exit(report(e, bool(ctx.meta.get(VERBOSE_KEY)))) from None
 
 
-class OutputFormat(str, Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-
-
-class EngineName(str, Enum):
-    auto = "auto"
-    local = "local"
-    spark = "spark"
+# the choices of -o and --engine, named once in config.py (paimon.toml and the environment check the same)
+OutputFormat = Enum("OutputFormat", [(name, name) for name in OUTPUTS], type=str)
+EngineName = Enum("EngineName", [(name, name) for name in ENGINES], type=str)
 
 
 HELP = """Apache Paimon tables from the command line.

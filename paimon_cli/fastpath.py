@@ -17,6 +17,7 @@ def snapshot_manager(warehouse: str, storage: dict | None, identifier: str):
     """The SnapshotManager of table ``db.table``; raises like ``FileSystemCatalog.get_table``."""
     from paimon_core.errors import DatabaseNotFound, InvalidInput, TableNotFound, WarehouseNotFound
     from paimon_core.metadata.snapshot import SnapshotManager
+    from paimon_core.paths import SCHEMA_DIR, SCHEMA_PREFIX
     from paimon_core.storage.file_io import FileIO
 
     parts = identifier.strip().split(".")
@@ -26,8 +27,8 @@ def snapshot_manager(warehouse: str, storage: dict | None, identifier: str):
     io = FileIO(warehouse, storage or None)
     db_path = io.join(io.root, db + ".db")
     path = io.join(db_path, name)
-    schemas = io.list_names(io.join(path, "schema"))
-    if not any(n.startswith("schema-") and n[len("schema-") :].isdigit() for n in schemas):
+    schemas = io.list_names(io.join(path, SCHEMA_DIR))
+    if not any(n.startswith(SCHEMA_PREFIX) and n[len(SCHEMA_PREFIX) :].isdigit() for n in schemas):
         if not io.is_dir(db_path):
             raise DatabaseNotFound(db) if io.is_dir(io.root) else WarehouseNotFound(warehouse)
         raise TableNotFound(f"{db}.{name}")

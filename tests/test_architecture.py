@@ -222,6 +222,18 @@ ONE_PLACE = {
             "iceberg/sync.py",
         },
     ),
+    "epoch milliseconds of now (one clock, injectable)": (
+        r"time\.time\(\) *\* *1000",
+        # and the REST tokens' expiry: real time on both sides (a fixed test clock must not make
+        # a token immortal)
+        {"clock.py", "metastore/rest_token_io.py", "paimon_cli/rest/tokens.py"},
+    ),
+    "the table layout's directory and file-name prefixes": (
+        r'"(schema|snapshot|tag|consumer|changelog)-"|join\([^)]*"(schema|snapshot|tag|consumer|changelog)"',
+        {"paths.py", "options/registry.py"},  # the registry: changelog-file.prefix's default
+    ),
+    "what follows a write's commit": (r"\bauto_compact\(table, messages\)", {"ops/after_write.py"}),
+    "the -o and --engine choices": (r'\("table", "json"|\("auto", "local"', {"paimon_cli/config.py"}),
     "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it
 }
 
@@ -245,6 +257,21 @@ def test_each_policy_lives_in_one_place():
         if where:
             found[policy] = where
     assert found == {}, found
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """What another module needs is public: ``from paimon_core.x import _y`` hides a dependency."""
+    found = []
+    for name, path in {**CORE, **_modules(ROOT / "paimon_cli", "paimon_cli")}.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
+                "paimon_core",
+                "paimon_cli",
+            ):
+                found += [
+                    f"{name}: {node.module}.{a.name}" for a in node.names if a.name[:1] == "_" != a.name[1:2]
+                ]
+    assert found == []
 
 
 def test_only_the_commit_and_writers_that_give_up_delete_message_files():

@@ -1,7 +1,8 @@
 """Where everything of a table lives: every directory and file-name rule of the layout, in one place.
 
 A table directory holds ``schema/schema-N``, ``snapshot/snapshot-N`` (+ ``LATEST``/``EARLIEST``
-hints), ``tag/tag-NAME``, ``consumer/consumer-ID``, ``manifest/`` (manifest files, manifest lists and
+hints), ``changelog/changelog-N`` (the same, for changelogs kept longer than their snapshots),
+``tag/tag-NAME``, ``consumer/consumer-ID``, ``manifest/`` (manifest files, manifest lists and
 index manifests), ``index/`` (hash and deletion-vector index files), ``statistics/``, and per
 partition directory (``k=v/...``, see ``paimon_core.data.partition``) one ``bucket-N`` directory of
 data and changelog files. Pure string functions: no IO and no pyarrow, so anything can import it.
@@ -15,6 +16,7 @@ SCHEMA_DIR, SCHEMA_PREFIX = "schema", "schema-"
 SNAPSHOT_DIR, SNAPSHOT_PREFIX = "snapshot", "snapshot-"
 TAG_DIR, TAG_PREFIX = "tag", "tag-"
 CONSUMER_DIR, CONSUMER_PREFIX = "consumer", "consumer-"
+CHANGELOG_DIR, CHANGELOG_PREFIX = "changelog", "changelog-"  # long-lived changelogs (metadata/changelog.py)
 MANIFEST_DIR = "manifest"
 INDEX_DIR = "index"
 STATISTICS_DIR = "statistics"
@@ -39,10 +41,6 @@ def snapshot_file(table_path: str, snapshot_id: int) -> str:
 
 def tag_file(table_path: str, name: str) -> str:
     return join(table_path, TAG_DIR, f"{TAG_PREFIX}{name}")
-
-
-def consumer_file(table_path: str, consumer_id: str) -> str:
-    return join(table_path, CONSUMER_DIR, f"{CONSUMER_PREFIX}{consumer_id}")
 
 
 def manifest_file(table_path: str, name: str) -> str:

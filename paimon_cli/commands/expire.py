@@ -132,8 +132,8 @@ def expire(
       paimon -o json expire -t demo.events --older-than 12h --dry-run
     """
     table = one_table(name, table)
+    from paimon_core.clock import now_ms
     from paimon_core.maintain import ChangelogFlags, expire_snapshots, plan_expire
-    from paimon_core.maintain.expire import now_millis
 
     older_ms = parse_duration(older_than, "'--older-than'")
     changelog_flags = ChangelogFlags(
@@ -143,7 +143,7 @@ def expire(
     )
     state = get_state(ctx)
     tbl = state.table(table, branch)
-    now = now_millis()
+    now = now_ms()
     kw = dict(
         older_than_ms=older_ms,
         retain_min=retain_min,

@@ -95,9 +95,11 @@ def _list_snapshots(state, manager, snaps) -> None:
 
 def has_primary_key(manager) -> bool:
     """Whether the table's newest schema has primary keys (read as JSON: no pyarrow)."""
+    from paimon_core.paths import SCHEMA_DIR, SCHEMA_PREFIX
+
     io = manager.io
-    schema_dir = io.join(manager.dir.rsplit("/", 1)[0], "schema")
-    ids = io.list_numbered(schema_dir, "schema-")
+    schema_dir = io.join(manager.dir.rsplit("/", 1)[0], SCHEMA_DIR)
+    ids = io.list_numbered(schema_dir, SCHEMA_PREFIX)
     if not ids:
         return False
     return bool(json.loads(io.read_text(io.join(schema_dir, f"schema-{ids[-1]}"))).get("primaryKeys"))

@@ -44,15 +44,15 @@ def remove_orphans(
       paimon -o json remove-orphans -t demo.events --dry-run
     """
     table = one_table(name, table)
+    from paimon_core.clock import now_ms
     from paimon_core.maintain import plan_orphans
     from paimon_core.maintain import remove_orphans as run_remove
-    from paimon_core.maintain.expire import now_millis
 
     older_ms = parse_duration(older_than, "'--older-than'")
     state = get_state(ctx)
     tbl = state.table(table, branch)
     ident = tbl.identifier
-    now = now_millis()
+    now = now_ms()
 
     def render(plan) -> None:
         plan_line(

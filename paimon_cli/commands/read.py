@@ -117,13 +117,13 @@ def read(
             param_hint="'--snapshot' / '--as-of' / '--tag'",
         )
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
-    from paimon_core.clock import now_ms as now_millis
+    from paimon_core.clock import now_ms
 
     tbl = state.table(table, branch)
     columns = split_list(select) or None
     at = tbl.at(snapshot, tag, as_of_ms)  # time travel reads with the schema of that snapshot
     tbl, snap = at.table, at.snapshot
-    if as_of_ms is not None and snap is not None and as_of_ms > now_millis():
+    if as_of_ms is not None and snap is not None and as_of_ms > now_ms():
         from paimon_cli.output import note
 
         note(f"--as-of {as_of} is in the future: reading the latest snapshot, {snap.id}")

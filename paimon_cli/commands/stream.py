@@ -22,10 +22,6 @@ from paimon_cli.state import get_state
 app = typer.Typer()
 
 
-class _Stop(Exception):
-    pass
-
-
 def _parse_point(tbl, text: str, flag: str):
     """--from / --until: a snapshot id, a tag (its Snapshot) or a time -> (start, start_time_ms)."""
     from paimon_core.errors import InvalidInput

@@ -34,10 +34,10 @@ metadata's current snapshot holds exactly the exposed live files of the latest P
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from typing import TYPE_CHECKING
 
+from paimon_core.clock import now_ms
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.data.types import AtomicType
 from paimon_core.errors import UnsupportedFeature
@@ -294,7 +294,7 @@ class _Sync:
         if self.dv:
             metas += self.dv_manifests(snapshot, files, {self.file_path(e) for e in exposed})
         listed = files.write_list(metas)
-        now = int(time.time() * 1000)
+        now = now_ms()
         schema_id = self.schema.id
         snap = snapshot_json(n, None, now, "append", listed, schema_id)
         metadata = metadata_json(
@@ -386,7 +386,7 @@ class _Sync:
         if self.dv:
             metas += self.dv_manifests(snapshot, files, None) if self.dv_changed(snapshot) else base_dv_metas
         listed = files.write_list(metas)
-        now = int(time.time() * 1000)
+        now = now_ms()
         schema_id = self.schema.id
         schemas = list(base["schemas"])
         if base["current-schema-id"] != schema_id:

@@ -226,7 +226,7 @@ def rename_branch(table: TableContext, name: str, new_name: str) -> BranchInfo:
         remote.rename_branch(table, name, new_name)
         return branch_info(table, new_name)
     io, dst = table.io, branch_path(table.path, new_name)
-    for sub in (paths.SCHEMA_DIR, paths.SNAPSHOT_DIR, paths.TAG_DIR, "changelog", paths.CONSUMER_DIR):
+    for sub in (paths.SCHEMA_DIR, paths.SNAPSHOT_DIR, paths.TAG_DIR, paths.CHANGELOG_DIR, paths.CONSUMER_DIR):
         for n in sorted(io.list_names(io.join(src, sub))):
             if not n.startswith("."):
                 _copy(io, io.join(src, sub, n), io.join(dst, sub, n))

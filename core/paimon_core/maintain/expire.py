@@ -25,11 +25,11 @@ expiry runs on the new state.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from paimon_core.clock import now_ms as clock_ms
 from paimon_core.errors import CommitConflict, InvalidInput, SnapshotNotFound
 from paimon_core.iceberg.sync import prune_iceberg
 from paimon_core.maintain.changelog_expire import (
@@ -59,10 +59,6 @@ if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
 INT_MAX = 2147483647
-
-
-def now_millis() -> int:
-    return int(time.time() * 1000)
 
 
 # ---------------------------------------------------------------- pure decision
@@ -186,7 +182,7 @@ class ExpirePlan:
         return not self.range and not (self.changelog is not None and self.changelog.range)
 
 
-def _consumer_next(table: TableContext) -> int | None:
+def oldest_consumer_next(table: TableContext) -> int | None:
     """The smallest ``nextSnapshot`` of the table's consumers (Java's ``minNextSnapshot``)."""
     from paimon_core.metadata.consumer import consumer_manager
 
@@ -279,7 +275,7 @@ def plan_expire(
     keep_max: int = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
     time_retained: int = opts.get("snapshot.time-retained") if older_than_ms is None else older_than_ms
     limit: int = opts.get("snapshot.expire.limit") if max_deletes is None else max_deletes
-    now_ms = now_millis() if now_ms is None else now_ms
+    now_ms = clock_ms() if now_ms is None else now_ms
     if time_retained < 0:
         raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
     flags = changelog_flags or ChangelogFlags()
@@ -302,7 +298,7 @@ def plan_expire(
     tagged = tag_manager(table).tagged()
     tags = tuple(sorted(((n, s.id) for n, s in tagged.items()), key=lambda x: (x[1], x[0])))
     earliest, latest, snaps = _listed_snapshots(table.snapshots)
-    consumer_next = _consumer_next(table)
+    consumer_next = oldest_consumer_next(table)
     rng = ExpireRange(0, 0, "nothing")
     if snaps:
         rng = decide_expire_range(
@@ -439,7 +435,7 @@ def expire_snapshots(
                 changelog.retention,
                 max_deletes=plan.max_deletes,
                 now_ms=plan.now_ms,
-                consumer_next=_consumer_next(table),
+                consumer_next=oldest_consumer_next(table),
             )
         n += execute_changelog_plan(table, changelog, progress)
     return ExpireResult(plan, False, n, changelog)
@@ -454,7 +450,7 @@ def expire_after_commit(table: TableContext, now_ms: int | None = None) -> Expir
     if ttl is not None:  # first, so that an abandoned consumer stops pinning snapshots (as Java)
         from paimon_core.metadata.consumer import consumer_manager
 
-        consumer_manager(table).expire((now_millis() if now_ms is None else now_ms) - ttl)
+        consumer_manager(table).expire((clock_ms() if now_ms is None else now_ms) - ttl)
     try:
         return expire_snapshots(table, now_ms=now_ms)
     except (CommitConflict, SnapshotNotFound):

@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from paimon_core.bucket_mode import POSTPONE_BUCKET
+from paimon_core.clock import now_ms as clock_ms
 from paimon_core.errors import PaimonError
-from paimon_core.maintain.expire import _consumer_next, decide_expire_range, now_millis
+from paimon_core.maintain.expire import decide_expire_range, oldest_consumer_next
 from paimon_core.maintain.orphans import DAY_MS, plan_orphans
 from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.metadata.index_manifest import IndexStore
@@ -199,7 +200,7 @@ def _snapshot_stats(table: TableContext, snaps: dict, tags: int, now_ms: int) ->
         time_retained_ms=time_retained,
         max_deletes=opts.get("snapshot.expire.limit"),
         now_ms=now_ms,
-        consumer_next=_consumer_next(table),
+        consumer_next=oldest_consumer_next(table),
     )
     first, last = snaps[ids[0]], snaps[ids[-1]]
     return SnapshotStats(
@@ -408,7 +409,7 @@ def table_health(
     table: TableContext, now_ms: int | None = None, thresholds: Thresholds | None = None
 ) -> TableHealth:
     """The health of ``table`` at its latest snapshot (see the module docstring)."""
-    now_ms = now_millis() if now_ms is None else now_ms
+    now_ms = clock_ms() if now_ms is None else now_ms
     opts = table.schema.core_options
     pk = table.is_primary_key_table
     if thresholds is None:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.maintain.files import FileInfo, is_temp_name, list_dir
-from paimon_core.maintain.used_names import CHANGELOG_DIR, CHANGELOG_PREFIX
+from paimon_core.paths import CHANGELOG_DIR, CHANGELOG_PREFIX
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -51,7 +51,7 @@ def _manifest_kind(name: str) -> str:
 
 
 def _bucket_kind(name: str) -> str:
-    if name.startswith("changelog-"):
+    if name.startswith(CHANGELOG_PREFIX):
         return "changelog"
     return "index" if name.startswith("index-") else "data"
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from paimon_core.clock import now_ms as clock_ms
 from paimon_core.errors import PaimonError
 from paimon_core.maintain import files as _files
-from paimon_core.maintain.expire import now_millis
 from paimon_core.maintain.files import PlannedFile
 from paimon_core.maintain.orphan_scope import UNUSED, candidates
 from paimon_core.maintain.refs import RefReader, Refs
@@ -75,7 +75,7 @@ def plan_orphans(table: TableContext, older_than_ms: int = DAY_MS, now_ms: int |
     leftovers or unused by every snapshot, tag and changelog of every branch."""
     if older_than_ms < 0:
         raise PaimonError(f"older-than must not be negative, got {older_than_ms} ms")
-    now_ms = now_millis() if now_ms is None else now_ms
+    now_ms = clock_ms() if now_ms is None else now_ms
     cutoff = now_ms - older_than_ms
     branches = branch_paths(table)  # refuses a branch without a schema before anything else
     # list first, then read what is used: a file committed in between is then used, and a

@@ -37,8 +37,6 @@ from paimon_core.metadata.tags import branch_tag_manager
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
-CHANGELOG_DIR, CHANGELOG_PREFIX = "changelog", "changelog-"
-
 
 def branch_names(table: TableContext) -> list[str]:
     """Names of the table's branches (directories ``branch/branch-NAME``), main not included."""
@@ -150,9 +148,9 @@ def used_names(table: TableContext, branches: list[str] | None = None) -> set[st
             [(n, tags.path(n)) for n in tags.names()],
             exists,
         )
-        cdir = io.join(root, CHANGELOG_DIR)
-        ids = io.list_numbered(cdir, CHANGELOG_PREFIX)
-        cpaths = [io.join(cdir, f"{CHANGELOG_PREFIX}{i}") for i in ids]
+        cdir = io.join(root, paths.CHANGELOG_DIR)
+        ids = io.list_numbered(cdir, paths.CHANGELOG_PREFIX)
+        cpaths = [io.join(cdir, f"{paths.CHANGELOG_PREFIX}{i}") for i in ids]
         _read_all(lambda p: col.changelog(_read_changelog(io, p)), [(p, p) for p in cpaths], exists)
     return col.names
 
@@ -167,8 +165,6 @@ def _read_changelog(io, path: str) -> Snapshot:
 
 
 __all__ = [
-    "CHANGELOG_DIR",
-    "CHANGELOG_PREFIX",
     "branch_names",
     "branch_paths",
     "other_branches_names",

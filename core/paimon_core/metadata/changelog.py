@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 
 from paimon_core.errors import PaimonError, SnapshotNotFound
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
+from paimon_core.paths import CHANGELOG_DIR, CHANGELOG_PREFIX
 from paimon_core.storage.file_io import FileIO
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
-
-CHANGELOG_DIR, CHANGELOG_PREFIX = "changelog", "changelog-"
 
 
 class ChangelogManager(SnapshotManager):

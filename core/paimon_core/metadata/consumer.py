@@ -17,6 +17,7 @@ import json
 import re
 from typing import TYPE_CHECKING
 
+from paimon_core import paths
 from paimon_core.errors import CorruptMetadata, InvalidInput, NotFound
 from paimon_core.metadata import jsonfmt
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.storage.file_io import FileIO
 
-PREFIX = "consumer-"
+PREFIX = paths.CONSUMER_PREFIX
 _ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
 
@@ -41,7 +42,7 @@ def to_json(next_snapshot: int) -> str:
 class ConsumerManager:
     def __init__(self, io: FileIO, table_path: str):
         self.io = io
-        self.dir = io.join(table_path, "consumer")
+        self.dir = io.join(table_path, paths.CONSUMER_DIR)
 
     def path(self, consumer_id: str) -> str:
         return self.io.join(self.dir, PREFIX + check_id(consumer_id))

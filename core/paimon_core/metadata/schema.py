@@ -8,7 +8,6 @@ columns are NOT NULL; a schema file, once written, is never replaced.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -16,6 +15,7 @@ import pyarrow as pa
 
 from paimon_core import paths
 from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
+from paimon_core.clock import now_ms
 from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
     AtomicType,
@@ -233,7 +233,7 @@ class Schema:
             primary_keys=tuple(self.primary_keys),
             options=options,
             comment=self.comment,
-            time_millis=int(time.time() * 1000),
+            time_millis=now_ms(),
         )
 
     def _check_columns(self, names: list[str]) -> None:
@@ -383,7 +383,7 @@ class Schema:
 class SchemaManager:
     """Reads and creates ``schema/schema-N`` under a table directory."""
 
-    PREFIX = "schema-"
+    PREFIX = paths.SCHEMA_PREFIX
 
     def __init__(self, io: FileIO, table_path: str):
         self.io = io

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_core.bucket_mode import DYNAMIC_BUCKET
+from paimon_core.clock import now_ms
 from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
     ArrayType,
@@ -379,7 +380,7 @@ def apply_changes(schema: TableSchema, changes: Iterable[SchemaChange], has_snap
         highest_field_id=d.highest,
         options=d.options,
         comment=d.comment,
-        time_millis=int(time.time() * 1000),
+        time_millis=now_ms(),
     )
     _validate(out)
     return out

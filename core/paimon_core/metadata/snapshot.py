@@ -98,7 +98,7 @@ class Snapshot:
 
 
 class SnapshotManager:
-    PREFIX = "snapshot-"
+    PREFIX = paths.SNAPSHOT_PREFIX
 
     def __init__(self, io: FileIO, table_path: str):
         self.io = io

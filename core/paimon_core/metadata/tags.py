@@ -138,13 +138,14 @@ def _local_fields(ms: int) -> list[int]:
 
 def tag_json(snapshot: Snapshot, time_retained_ms: int | None = None, now_ms: int | None = None) -> bytes:
     """The tag file of ``snapshot``: its JSON, plus Java's TTL fields when ``time_retained_ms``."""
-    import time
     from dataclasses import replace
+
+    from paimon_core.clock import now_ms as clock_ms
 
     plain = snapshot_from_tag(snapshot)
     if time_retained_ms is None:
         return plain.to_json().encode("utf-8")
-    created = int(time.time() * 1000) if now_ms is None else now_ms
+    created = clock_ms() if now_ms is None else now_ms
     extra = dict(plain.extra)
     extra["tagCreateTime"] = _local_fields(created)
     extra["tagTimeRetained"] = time_retained_ms / 1000

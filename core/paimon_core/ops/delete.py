@@ -45,7 +45,7 @@ class DeleteResult:
     files: int  # data files affected (PK tables: buckets written to)
     mode: str  # "deletion vectors" | "rewrite" | "delete records"
     snapshot: object = None
-    after: object = None  # ingest.AfterWrite: the compaction and housekeeping that followed
+    after: object = None  # after_write.AfterWrite: the compaction and housekeeping that followed
 
 
 def delete_where(table: TableContext, where: str, dry_run: bool = False) -> DeleteResult:
@@ -84,7 +84,7 @@ def delete_where(table: TableContext, where: str, dry_run: bool = False) -> Dele
     result = FileStoreCommit(table).commit(
         messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE"
     )
-    from paimon_core.ops.ingest import AfterWrite
+    from paimon_core.ops.after_write import AfterWrite
 
     return DeleteResult(rows, len(hits), mode, result, AfterWrite(None, after_commit(table)))
 

@@ -21,6 +21,7 @@ from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.fileformat.blob import is_blob_file  # .blob files repeat their data file's rows
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.ops.after_write import AfterWrite, after_write
 from paimon_core.read.partition_spec import parse_partition_spec
 from paimon_core.write.cdc_formats import ROW_KIND
 from paimon_core.write.conform import check_columns, conform_table
@@ -110,7 +111,7 @@ def _commit(
         index_base=index_base,
     )
     snap = FileStoreCommit(table, opts).commit(messages)
-    after = _compact_after_write(table, messages if snap is not None else [], batch=True)
+    after = after_write(table, messages if snap is not None else [], batch=True)
     return snap, after
 
 
@@ -150,36 +151,6 @@ def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | 
                     "again, or write those keys from one writer at a time"
                 ) from None
     raise AssertionError("unreachable")
-
-
-@dataclass(frozen=True)
-class AfterWrite:
-    """What ran after a write's commit: the compaction's snapshot (None when none ran) and the
-    housekeeping (``maintain.after_commit.Housekeeping``)."""
-
-    compaction: Snapshot | None = None
-    housekeeping: object = None
-
-
-def _compact_after_write(
-    table: TableContext, messages: list[CommitMessage], batch: bool = False
-) -> AfterWrite:
-    """After a write's commit: Paimon's writers compact the buckets they wrote when a bucket has
-    too many sorted runs (``num-sorted-run.compaction-trigger``; off with ``write-only``; nothing
-    when ``messages`` is empty, i.e. nothing was committed), then the commit's housekeeping runs
-    (``maintain/after_commit.py``; ``batch``: the commit ends a batch write). The data is committed
-    already, so a compaction that loses a race to another writer is simply left for the next write."""
-    from paimon_core.compaction.compaction import auto_compact
-    from paimon_core.errors import CommitConflict
-    from paimon_core.maintain.after_commit import after_commit
-
-    compacted = None
-    try:
-        result = auto_compact(table, messages)
-        compacted = result.snapshot if result is not None and isinstance(result.snapshot, Snapshot) else None
-    except CommitConflict:
-        pass
-    return AfterWrite(compacted, after_commit(table, batch=batch))
 
 
 def _evolution(table: TableContext, schemas: list[pa.Schema]) -> tuple[list, TableSchema]:

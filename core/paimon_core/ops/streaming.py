@@ -94,7 +94,7 @@ class StreamingCommitter:
         raise AssertionError("unreachable")
 
     def _write_once(self, tables: list[pa.Table], properties: dict | None, row_kind_column: str | None):
-        from paimon_core.ops.ingest import _compact_after_write
+        from paimon_core.ops.after_write import after_write
         from paimon_core.write.cross_partition_guard import index_base
 
         ident = self.next_identifier
@@ -108,7 +108,7 @@ class StreamingCommitter:
         if snap is not None:
             self.last = snap
             self.next_identifier = ident + 1
-        _compact_after_write(self.table, messages if snap is not None else [])
+        after_write(self.table, messages if snap is not None else [])
         return CommitResult(snap, ident, rows if snap is not None else 0)
 
 
@@ -188,7 +188,7 @@ def watch_dir(
     exactly once (see the module doc). One commit per file, or with ``commit_interval_s`` one
     commit of all files ready when the interval is up. Runs until ``stop()`` is true.
     ``input_format``: a change-event format the (JSON) files are read in."""
-    from paimon_core.write.input_files import _file, as_change_events, read_batches
+    from paimon_core.write.input_files import as_change_events, input_file, read_batches
 
     committer = StreamingCommitter(table, commit_user or watch_commit_user(table, directory, pattern))
     state_path = os.path.join(directory, f".paimon-watch-{committer.commit_user}")
@@ -213,7 +213,7 @@ def watch_dir(
         for group in groups:
             tables = []
             for name in group:
-                f = _file(os.path.join(directory, name))
+                f = input_file(os.path.join(directory, name))
                 if input_format is not None:
                     f = as_change_events([f], input_format, row_kind_column)[0]
                 tables.extend(read_batches(f, table.schema))

@@ -218,8 +218,3 @@ def probe_result(store: str, bucket: str, run: Callable[[], str | None]) -> str 
     with _probe_lock:
         _probe_results.setdefault(key, result)
         return _probe_results[key]
-
-
-def forget_probes() -> None:
-    with _probe_lock:
-        _probe_results.clear()

@@ -46,7 +46,8 @@ def _format_of(path: str) -> str | None:
     return FORMATS.get(os.path.splitext(lower)[1])
 
 
-def _file(path: str) -> InputFile:
+def input_file(path: str) -> InputFile:
+    """The input file at ``path``: its format from the extension, else Parquet by its magic bytes."""
     fmt = _format_of(path)
     if fmt is None:
         with open(path, "rb") as f:
@@ -82,19 +83,19 @@ def find_inputs(patterns: list[str]) -> Inputs:
                         continue
                     p = os.path.join(root, name)
                     if _format_of(p):
-                        found.append(_file(p))
+                        found.append(input_file(p))
                     else:
                         skipped.append(p)
             if not found:
                 raise InvalidInput(f"folder '{pat}' holds no Parquet, CSV or JSON files")
             out.extend(found)
         elif os.path.isfile(pat):
-            out.append(_file(pat))
+            out.append(input_file(pat))
         elif any(c in pat for c in "*?["):
             matches = sorted(m for m in glob.glob(pat, recursive=True) if os.path.isfile(m))
             if not matches:
                 raise InvalidInput(f"no files match '{pat}'")
-            out.extend(_file(m) for m in matches)
+            out.extend(input_file(m) for m in matches)
         else:
             raise InvalidInput(f"file not found: {pat}")
     return Inputs(out, tuple(skipped))

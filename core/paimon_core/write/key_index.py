@@ -19,7 +19,6 @@ partitions or two buckets) is refused with the key named, as Java's bootstrap fa
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_core.clock import now_ms
 from paimon_core.data.no_rows import no_rows
 from paimon_core.errors import PaimonError
 
@@ -164,7 +164,7 @@ def bootstrap(table: TableContext, snapshot: Snapshot | None) -> KeyIndex:
     splits = plan(table.for_snapshot(snapshot), snapshot, all_levels=True)
     ttl = opts.get("cross-partition-upsert.index-ttl")
     if ttl is not None:
-        now = int(time.time() * 1000)
+        now = now_ms()
         splits = [s for s in splits if _fresh(s, ttl, now)]
     reader = TableRead(table, index.keys)
     threads = max(1, min(opts.get("cross-partition-upsert.bootstrap-parallelism"), len(splits) or 1))

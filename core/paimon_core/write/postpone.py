@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
+from paimon_core.bucket_mode import POSTPONE_BUCKET
 from paimon_core.data.binary_row import serialize_row
 from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.data.values import internal_values
@@ -46,10 +46,6 @@ if TYPE_CHECKING:
     from paimon_core.metadata.manifest import ManifestEntry
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.write.kv_writer import KeyValueWriter
-
-
-def is_postpone(table: TableContext) -> bool:
-    return table.schema.bucket_mode is BucketMode.POSTPONE
 
 
 def check_supported(table: TableContext) -> None:

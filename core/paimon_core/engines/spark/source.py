@@ -277,10 +277,10 @@ def _messages(messages) -> list:
 
 
 def _commit(table: FileStoreTable, messages, options) -> object:
-    from paimon_core.ops.ingest import _compact_after_write
+    from paimon_core.ops.after_write import after_write
 
     snap = table.commit(messages, options)  # commit-or-abort: None left no files
-    _compact_after_write(table, messages if snap is not None else [])
+    after_write(table, messages if snap is not None else [])
     return snap
 
 
