@@ -226,6 +226,9 @@ def engine(request, tmp_path_factory, bare_python):
                     **_small_conf(),
                     "spark.executor.memory": "512m",
                     "spark.cores.max": "1",
+                    # one retry, not Spark's three: a failing task still gets a second attempt
+                    # (the retried-attempt sweep runs), and the fault tests wait half as long
+                    "spark.task.maxFailures": "2",
                     "spark.pyspark.python": bare_python,
                 },
             )
