@@ -2,10 +2,12 @@
 the table (``conform``), so that every value the tool prints reads back as itself.
 
 JSON: Arrow's parser, told to read each column as its JSON form (numbers, booleans and strings
-as themselves; DATE, TIME, TIMESTAMP, DECIMAL and bytes as strings, decoded by ``text_values``);
-a file Arrow cannot read that way (a MAP, MULTISET or ROW column, written as a JSON object; a
-DATE as days since 1970; a number for a DECIMAL) is parsed line by line instead, with the same
-result.
+as themselves; DATE, TIME, TIMESTAMP, DECIMAL and bytes as strings, decoded by ``text_values``;
+ROW and ARRAY as structs and lists of those forms, converted to the table's types in Arrow). A
+file Arrow cannot read that way (a MAP or MULTISET column, whose keys JSON spells as object keys;
+a DATE as days since 1970; a number for a DECIMAL; a ROW object with a key its type lacks; any
+value the table refuses) is parsed line by line instead, with the same result, or the same
+error naming the line.
 CSV: quoted newlines anywhere; an empty unquoted field is NULL and a quoted one (``""``) the empty
 string, the only NULL spelling (so the text ``NULL`` or ``NA`` in a string column stays text).
 """
@@ -39,19 +41,24 @@ _CSV_NATIVE = (*_NATIVE, "DATE")
 CSV_BLOCK_BYTES = 16 << 20  # Arrow parses CSV blocks of this size in parallel
 
 
-def _needs_lines(t: DataType) -> bool:
-    """A JSON object in the column: Arrow's parser has no MAP form, and drops object keys a ROW
-    does not declare instead of refusing them."""
-    if isinstance(t, (MapType, MultisetType, RowType)):
-        return True
-    return isinstance(t, ArrayType) and _needs_lines(t.element)
+def _has_row(t: DataType) -> bool:
+    return isinstance(t, RowType) or isinstance(t, ArrayType) and _has_row(t.element)
 
 
-def _json_form(t: DataType) -> pa.DataType:
+def _json_form(t: DataType) -> pa.DataType | None:
     """The Arrow type Arrow's JSON parser reads a column of type ``t`` as (text where JSON has
-    no native form); ``t`` has no JSON objects (see ``_needs_lines``)."""
+    no native form, structs and lists of those); None for a MAP or MULTISET anywhere in ``t``
+    (Arrow's parser reads a JSON object only as a struct of known keys)."""
     if isinstance(t, ArrayType):
-        return pa.list_(_json_form(t.element))
+        element = _json_form(t.element)
+        return None if element is None else pa.list_(element)
+    if isinstance(t, RowType):
+        children = [(f.name, _json_form(f.type)) for f in t.fields]
+        if any(form is None for _, form in children):
+            return None
+        return pa.struct([pa.field(name, form) for name, form in children])
+    if isinstance(t, (MapType, MultisetType)):
+        return None
     assert isinstance(t, AtomicType)
     return to_arrow_type(t) if t.root in _NATIVE else pa.string()
 
@@ -91,22 +98,48 @@ def read_json(
     ``every_column`` (a part of a stream: a key no record of this part names is NULL). ``where``
     names the source in errors (``file.jsonl``, ``stdin``), ``first_line`` is the line number of
     ``data``'s first line there."""
-    if not any(_needs_lines(f.type) for f in schema.fields):
-        import pyarrow.json as pjson
-
-        try:
-            table = pjson.read_json(
-                io.BytesIO(data),
-                read_options=pjson.ReadOptions(block_size=max(1 << 20, min(len(data), 64 << 20))),
-                parse_options=pjson.ParseOptions(
-                    explicit_schema=pa.schema([pa.field(f.name, _json_form(f.type)) for f in schema.fields]),
-                    unexpected_field_behavior="infer",
-                ),
-            )
-            return table if every_column else _without_absent(table, data, schema)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            pass  # a value in another JSON form than the fast path expects: parse line by line
+    table = _read_json_in_arrow(data, schema)
+    if table is not None:
+        return table if every_column else _without_absent(table, data, schema)
     return _read_json_lines(_lines(data, first_line), schema, where, every_column)
+
+
+def _read_json_in_arrow(data: bytes, schema: TableSchema) -> pa.Table | None:
+    """Arrow's parser over ``data`` with each table column in its JSON form, nested columns
+    converted to the table's types; None when the line-by-line path must read it (a MAP
+    column, a value in another JSON form, a ROW key the type lacks, a value the conversion
+    refuses: that path words each such case, naming the line)."""
+    import pyarrow.json as pjson
+
+    from paimon_core.errors import PaimonError
+    from paimon_core.write.conform import conform_column
+
+    forms = {f.name: _json_form(f.type) for f in schema.fields}
+    if any(form is None for form in forms.values()):
+        return None
+    try:
+        table = pjson.read_json(
+            io.BytesIO(data),
+            read_options=pjson.ReadOptions(block_size=max(1 << 20, min(len(data), 64 << 20))),
+            parse_options=pjson.ParseOptions(
+                explicit_schema=pa.schema([pa.field(name, form) for name, form in forms.items()]),
+                unexpected_field_behavior="infer",  # other keys: new columns, as Arrow infers them
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    for f in schema.fields:
+        if not _has_row(f.type):
+            continue  # atomic values and their lists: fitted to the table later, as CSV columns are
+        column = table.column(f.name)
+        if column.type != forms[f.name]:
+            return None  # a ROW object with a key its type lacks (Arrow inferred one more field)
+        try:
+            converted = conform_column(column, f.name, f.type)
+        except (PaimonError, pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+            return None
+        table = table.set_column(table.schema.get_field_index(f.name), f.name, converted)
+    return table
 
 
 def _without_absent(table: pa.Table, data: bytes, schema: TableSchema) -> pa.Table:
