@@ -120,7 +120,9 @@ def resolve_inputs(patterns: list[str]) -> list[InputFile]:
 
 
 def input_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
-    """The Arrow schema of an input file, read without reading its data where possible."""
+    """The Arrow schema of an input file, read without reading its data where possible. A JSON
+    file's columns are those of all its blocks: the table's columns any block has, and the new
+    ones with the type that holds each block's values."""
     if f.format == "parquet":
         import pyarrow.parquet as pq
 
@@ -128,8 +130,62 @@ def input_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
             return pq.read_schema(f.path)
         except (pa.ArrowInvalid, OSError) as e:
             raise InvalidInput(f"{f.path}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
+    if f.format == "json":
+        return _json_schema(f, schema)
     first = next(read_batches(f, schema), None)
     return first.schema if first is not None else pa.schema([])
+
+
+JSON_BLOCK_BYTES = 32 << 20  # JSON lines are parsed a block of whole lines at a time
+
+
+def json_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """(line number of its first line, bytes) of consecutive blocks of whole lines of ``path``
+    (decompressed by its extension: .gz, .bz2, .zst), about ``block_bytes`` each; lines are
+    numbered as ``bytes.splitlines`` numbers the whole file's."""
+    line, rest, size = 1, b"", block_bytes or JSON_BLOCK_BYTES
+    with pa.input_stream(path) as fh:
+        while chunk := fh.read(size):
+            cut = chunk.rfind(b"\n") + 1  # a CR LF pair is never split
+            if cut == 0:
+                rest += chunk
+                continue
+            block = rest + chunk[:cut] if rest else chunk[:cut] if cut < len(chunk) else chunk
+            rest = chunk[cut:]
+            yield line, block
+            line += _line_count(block)
+    if rest:
+        yield line, rest
+
+
+def _line_count(block: bytes) -> int:
+    """``len(block.splitlines())`` for a block that ends a line, without making the lines."""
+    lines = block.count(b"\n")
+    if b"\r" in block:
+        lines += block.count(b"\r") - block.count(b"\r\n")
+    return lines
+
+
+def _json_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
+    declared = set(schema.field_names)
+    fields: dict[str, pa.Field] = {}
+    for first_line, block in json_blocks(f.path):
+        part = read_json(block, schema, f.path, first_line, typed=False)
+        for field in part.schema:
+            seen = fields.get(field.name)
+            if seen is None:
+                fields[field.name] = field
+            elif field.name not in declared and seen.type != field.type:
+                try:
+                    fields[field.name] = pa.unify_schemas(
+                        [pa.schema([seen]), pa.schema([field])], promote_options="permissive"
+                    ).field(0)
+                except (pa.ArrowInvalid, pa.ArrowTypeError):
+                    raise InvalidInput(
+                        f"{f.path}: the new column '{field.name}' holds {seen.type} values in one part of the "
+                        f"file and {field.type} values in another"
+                    ) from None
+    return pa.schema(list(fields.values()))
 
 
 def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
@@ -147,15 +203,16 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
             reader = pcsv.open_csv(f.path, read_options=read, parse_options=parse, convert_options=convert)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
+        elif f.format == "json":
+            for first_line, block in json_blocks(f.path):
+                for batch in read_json(block, schema, f.path, first_line).to_batches(
+                    max_chunksize=batch_rows
+                ):
+                    yield pa.Table.from_batches([batch])
         else:
-            with open(f.path, "rb") as fh:
+            with pa.input_stream(f.path) as fh:
                 data = fh.read()
-            table = (
-                read_json(data, schema, f.path)
-                if f.format == "json"
-                else read_changes(data, f.format, schema, f.path)
-            )
-            for batch in table.to_batches(max_chunksize=batch_rows):
+            for batch in read_changes(data, f.format, schema, f.path).to_batches(max_chunksize=batch_rows):
                 yield pa.Table.from_batches([batch])
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeDecodeError) as e:
         message = str(e).splitlines()[0]

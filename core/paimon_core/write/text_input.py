@@ -91,20 +91,26 @@ def csv_options(schema: TableSchema, column_names: list[str] | None = None):
 
 
 def read_json(
-    data: bytes, schema: TableSchema, where: str, first_line: int = 1, every_column: bool = False
+    data: bytes,
+    schema: TableSchema,
+    where: str,
+    first_line: int = 1,
+    every_column: bool = False,
+    typed: bool = True,
 ) -> pa.Table:
     """JSON lines in ``data`` as an Arrow table: table columns in their JSON form (see the module
     docstring), other keys as Arrow infers them; only keys that appear are columns, unless
     ``every_column`` (a part of a stream: a key no record of this part names is NULL). ``where``
     names the source in errors (``file.jsonl``, ``stdin``), ``first_line`` is the line number of
-    ``data``'s first line there."""
-    table = _read_json_in_arrow(data, schema)
+    ``data``'s first line there. Not ``typed``: the columns Arrow reads, nested ones left in their
+    JSON form (for the columns a file has, not its values)."""
+    table = _read_json_in_arrow(data, schema, typed)
     if table is not None:
         return table if every_column else _without_absent(table, data, schema)
     return _read_json_lines(_lines(data, first_line), schema, where, every_column)
 
 
-def _read_json_in_arrow(data: bytes, schema: TableSchema) -> pa.Table | None:
+def _read_json_in_arrow(data: bytes, schema: TableSchema, typed: bool = True) -> pa.Table | None:
     """Arrow's parser over ``data`` with each table column in its JSON form, nested columns
     converted to the table's types; None when the line-by-line path must read it (a MAP
     column, a value in another JSON form, a ROW key the type lacks, a value the conversion
@@ -120,7 +126,9 @@ def _read_json_in_arrow(data: bytes, schema: TableSchema) -> pa.Table | None:
     try:
         table = pjson.read_json(
             io.BytesIO(data),
-            read_options=pjson.ReadOptions(block_size=max(1 << 20, min(len(data), 64 << 20))),
+            # blocks of 8 MB parse on threads; a column whose JSON type changes between them fails
+            # the read, and the line path reads it
+            read_options=pjson.ReadOptions(block_size=8 << 20),
             parse_options=pjson.ParseOptions(
                 explicit_schema=pa.schema([pa.field(name, form) for name, form in forms.items()]),
                 unexpected_field_behavior="infer",  # other keys: new columns, as Arrow infers them
@@ -134,6 +142,8 @@ def _read_json_in_arrow(data: bytes, schema: TableSchema) -> pa.Table | None:
         column = table.column(f.name)
         if column.type != forms[f.name]:
             return None  # a ROW object with a key its type lacks (Arrow inferred one more field)
+        if not typed:
+            continue
         try:
             converted = conform_column(column, f.name, f.type)
         except (PaimonError, pa.ArrowInvalid, pa.ArrowTypeError, ValueError):

@@ -131,3 +131,90 @@ def test_a_map_column_keeps_the_line_path():
     schema = Schema(Schema.parse_columns("id INT, m MAP<STRING, INT>"), (), (), {}).to_table_schema()
     assert _read_json_in_arrow(b'{"id": 1, "m": {"a": 1}}\n', schema) is None
     assert read_json(b'{"id": 1, "m": {"a": 1}}\n', schema, "in").column("m").to_pylist() == [[("a", 1)]]
+
+
+# ---------------------------------------------------------------- blocks of a file
+
+
+def test_blocks_cover_the_file_and_number_its_lines(tmp_path):
+    """Whole lines per block, CR LF and blank lines included; each block's first line number is
+    the whole file's (``bytes.splitlines``), compressed files too."""
+    import gzip
+
+    from paimon_core.write.input_files import json_blocks
+
+    lines = [json.dumps({"id": i, "s": "x" * (i % 7)}).encode() for i in range(200)]
+    text = b"".join(
+        line + (b"\r\n" if i % 3 else b"\n") + (b"\n" if i % 11 == 0 else b"") for i, line in enumerate(lines)
+    )
+    for name, body in (("a.jsonl", text), ("a.jsonl.gz", gzip.compress(text))):
+        path = tmp_path / name
+        path.write_bytes(body)
+        blocks = list(json_blocks(str(path), block_bytes=97))
+        assert len(blocks) > 10 and b"".join(b for _, b in blocks) == text
+        offset = 0
+        for first, block in blocks:
+            assert first == 1 + len(text[:offset].splitlines()) and block.endswith(b"\n")
+            offset += len(block)
+
+
+def _ingest(tmp_path, records, monkeypatch, evolve=False, schema="id BIGINT NOT NULL, addr ROW<city STRING>"):
+    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.ops.ingest import ingest_files
+    from paimon_core.write import input_files
+
+    monkeypatch.setattr(input_files, "JSON_BLOCK_BYTES", 120)  # a block per few lines
+    cat = FileSystemCatalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    table = cat.create_table("db.t", Schema(Schema.parse_columns(schema), (), ("id",), {"bucket": "1"}))
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(_jsonl(records))
+    ingest_files(table, [str(path)], evolve=evolve)
+    return cat.get_table("db.t")
+
+
+def test_a_bad_value_in_a_later_block_names_its_line(tmp_path, monkeypatch):
+    records = [{"id": i, "addr": {"city": f"c{i}"}} for i in range(30)]
+    records[22] = {"id": 22, "addr": {"city": "x", "planet": "mars"}}
+    with pytest.raises(PaimonError, match="line 23") as e:
+        _ingest(tmp_path, records, monkeypatch)
+    assert "planet" in str(e.value)
+
+
+def test_a_new_column_in_a_later_block_evolves_the_table(tmp_path, monkeypatch):
+    records = [{"id": i, "addr": {"city": f"c{i}"}} for i in range(30)]
+    records[25]["rank"] = 7
+    records[28]["rank"] = 7.5  # the type that holds every block's values: DOUBLE
+    t = _ingest(tmp_path, records, monkeypatch, evolve=True)
+    assert t.schema.field_names == ["id", "addr", "rank"]
+    rows = sorted(t.read().to_pylist(), key=lambda r: r["id"])
+    assert [r["rank"] for r in rows if r["rank"] is not None] == [7.0, 7.5] and len(rows) == 30
+    assert rows[3]["addr"] == {"city": "c3"}
+
+
+def test_a_new_column_in_a_later_block_is_refused_without_evolve(tmp_path, monkeypatch):
+    records = [{"id": i} for i in range(30)]
+    records[27]["late"] = "x"
+    with pytest.raises(PaimonError, match="late"):
+        _ingest(tmp_path, records, monkeypatch)
+
+
+@pytest.mark.parametrize("ext", ["gz", "bz2", "zst"])
+def test_compressed_json_lines_are_read(tmp_path, ext):
+    """``x.jsonl.gz`` (.bz2, .zst) is JSON lines by its name, so it is read decompressed."""
+    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.ops.ingest import ingest_files
+
+    cat = FileSystemCatalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    table = cat.create_table(
+        "db.t", Schema(Schema.parse_columns("id BIGINT, addr ROW<city STRING>"), (), (), {})
+    )
+    path = tmp_path / f"in.jsonl.{ext}"
+    with pa.output_stream(str(path), compression={"gz": "gzip", "bz2": "bz2", "zst": "zstd"}[ext]) as out:
+        out.write(_jsonl([{"id": 1, "addr": {"city": "x"}}, {"id": 2}]))
+    ingest_files(table, [str(path)])
+    assert sorted(cat.get_table("db.t").read().to_pylist(), key=lambda r: r["id"]) == [
+        {"id": 1, "addr": {"city": "x"}},
+        {"id": 2, "addr": None},
+    ]
