@@ -32,7 +32,7 @@ def create_catalog(
 
         return HiveCatalog(warehouse, options, storage_options)
     if kind == "rest":
-        from paimon_core.metastore.rest import RestCatalog
+        from paimon_core.metastore.rest.catalog import RestCatalog
 
         return RestCatalog(warehouse, options, storage_options)
     raise InvalidInput(f"unknown catalog '{kind}': use one of {', '.join(CATALOG_KINDS)}")

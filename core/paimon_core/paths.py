@@ -10,7 +10,7 @@ data and changelog files. Pure string functions: no IO and no pyarrow, so anythi
 
 from __future__ import annotations
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET
 
 SCHEMA_DIR, SCHEMA_PREFIX = "schema", "schema-"
 SNAPSHOT_DIR, SNAPSHOT_PREFIX = "snapshot", "snapshot-"

@@ -12,7 +12,7 @@ import typer
 
 from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.state import get_state
-from paimon_core.bucket_mode import POSTPONE_BUCKET
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET
 
 app = typer.Typer()
 

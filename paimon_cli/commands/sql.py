@@ -103,7 +103,7 @@ def sql(
         _repl(runner)
         return
     script = query if query is not None else _script(file)
-    from paimon_core.engines.sql_script import split
+    from paimon_core.engines.sql.script import split
 
     statements = split(script)
     if not statements:
@@ -150,7 +150,7 @@ class _DuckRunner:
 
 
 def _record_write(state, w) -> None:
-    """One record of what a write statement did (``sql_writes.WriteSummary``)."""
+    """One record of what a write statement did (``sql.writes.WriteSummary``)."""
     made = f"snapshot {w.snapshot}" if w.snapshot is not None else "no snapshot"
     state.out.record(
         {"action": w.action, "table": w.table, "rows": w.rows, "snapshot": w.snapshot},
@@ -162,7 +162,7 @@ def _record_write(state, w) -> None:
 class _SparkRunner:
     """Runs statements on Spark (started once, at the first statement that needs it): queries
     print as on DuckDB; an INSERT's query runs on Spark and its rows are written here, a DELETE
-    runs here (``sql_writes``: one commit each, as on DuckDB)."""
+    runs here (``sql.writes``: one commit each, as on DuckDB)."""
 
     def __init__(self, state, limit: int | None, out: str | None):
         self.state, self.limit, self.out = state, limit, out
@@ -179,8 +179,9 @@ class _SparkRunner:
         return self._engine
 
     def run(self, statement: str) -> None:
-        from paimon_core.engines import sql_errors, sql_script
-        from paimon_core.engines.sql_writes import delete_rows, insert_rows
+        from paimon_core.engines import sql_errors
+        from paimon_core.engines.sql import script as sql_script
+        from paimon_core.engines.sql.writes import delete_rows, insert_rows
         from paimon_core.errors import SqlError
 
         catalog = self.state.catalog
@@ -253,7 +254,7 @@ def _repl(runner: _DuckRunner) -> None:
     import readline
 
     from paimon_cli.errors import message_for
-    from paimon_core.engines.sql_script import is_complete, split
+    from paimon_core.engines.sql.script import is_complete, split
 
     try:
         readline.read_history_file(HISTORY)

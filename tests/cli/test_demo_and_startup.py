@@ -183,7 +183,7 @@ def _heavy_on_count_path(mods: set[str], command_module: str) -> set[str]:
         or m in _COUNT_NEVER
         or m in _COUNT_NEVER_MODULES
         or m.startswith(tuple(p + "." for p in _COUNT_NEVER_PACKAGES))
-        or m.startswith("paimon_core.metastore.rest")  # rest.py, rest_wire.py, rest_auth.py...
+        or m.startswith("paimon_core.metastore.rest.catalog")  # rest.py, rest/wire.py, rest/auth.py...
         or (m.startswith("paimon_cli.commands.") and m != command_module)
     }
 
@@ -194,7 +194,7 @@ def test_sql_count_starts_without_pandas_duckdb_or_pyspark(cli, events_table, tm
     query = "SELECT count(*), min(id) FROM demo.events"
     for output in ("table", "csv", "json"):  # a few rows print row by row, not through Arrow compute
         mods = _modules_after(["-w", str(cli.wh), "-o", output, "sql", query], tmp_path)
-        assert "paimon_core.engines.sql_aggregates" in mods and "paimon_cli.commands.sql" in mods
+        assert "paimon_core.engines.sql.aggregates" in mods and "paimon_cli.commands.sql" in mods
         assert _heavy_on_count_path(mods, "paimon_cli.commands.sql") == set(), output
         # nor the row reader and Arrow's compute functions: no row is read
         assert not mods & {"paimon_core.read.table_read", "pyarrow.compute"}, output

@@ -251,7 +251,7 @@ def test_repl_on_a_terminal(events_table, wh, tmp_path):
 
 
 def test_system_tables_on_duckdb(cli, events_table):
-    """System tables (core/paimon_core/systables) resolve through the one $-suffix place (sql_refs)."""
+    """System tables (core/paimon_core/systables) resolve through the one $-suffix place (sql.refs)."""
     got = cli.json("sql", 'SELECT snapshot_id, commit_kind FROM "demo.events$snapshots"')
     assert got == [{"snapshot_id": 1, "commit_kind": "APPEND"}]
     assert cli.json("sql", "SELECT count(*) AS n FROM demo.events$files") == [{"n": 2}]

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.commit import discard_files
 from paimon_core.data.system_columns import KIND, TRACKING_COLUMNS
 from paimon_core.errors import UnsupportedFeature
@@ -35,6 +34,7 @@ from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.features import blob_columns
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.row_ids import data_evolution, row_tracking
+from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.read.row_tracking import row_groups
 from paimon_core.read.scan import DataSplit

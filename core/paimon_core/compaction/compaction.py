@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Protocol
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.commit import FileStoreCommit
 from paimon_core.compaction.bucket_compaction import CompactResult, compact_messages
 from paimon_core.errors import CorruptMetadata
 from paimon_core.merge.levels import forces_level0_compaction, max_level
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.live_files import check_not_expired
+from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.read.scan import plan
 

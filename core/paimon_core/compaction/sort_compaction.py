@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.compaction import sort_keys
 from paimon_core.compaction.partition_rewrite import RewriteEngine, rewrite_partitions
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.after_commit import after_commit
 from paimon_core.metadata.row_ids import data_evolution
+from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.read.scan import plan
 

@@ -3,7 +3,7 @@ the core commits.
 
 ``local`` runs in this process on pyarrow. ``spark`` (the only module that imports pyspark)
 runs the same writers inside Spark tasks. ``duckdb_sql`` runs SQL in this process on DuckDB
-(``duckdb_engine``); ``sql_refs`` and ``sql_script`` are what both SQL engines share. Callers outside the core (the CLI) use engines
+(``duckdb_engine``); the ``sql`` package is what both SQL engines share. Callers outside the core (the CLI) use engines
 through this package only: ``get_engine``, the ``Engine`` protocol, ``ExportResult`` and
 ``sql_errors``.
 """

@@ -1,6 +1,6 @@
 """``paimon sql`` on DuckDB (embedded, in this process): the default SQL engine.
 
-Each table a statement names (``sql_refs``: the same names and time-travel spellings as on
+Each table a statement names (``sql.refs``: the same names and time-travel spellings as on
 Spark) is registered on the connection as a ``read.arrow_dataset.SnapshotDataset`` under its
 view name, and the statement is rewritten to use it. DuckDB pushes the columns it needs and the
 filters its optimizer moved into the scan down to our planning and reading (see
@@ -8,7 +8,7 @@ filters its optimizer moved into the scan down to our planning and reading (see
 are computed whole (``read.diff``) and registered as Arrow tables.
 
 Statements: queries (SELECT, VALUES, WITH, EXPLAIN, ...) run on DuckDB; the writes of
-``sql_script.parse_write`` run through our table write and delete (each exactly one commit);
+``sql.script.parse_write`` run through our table write and delete (each exactly one commit);
 any other statement that would change something (CREATE, COPY, ATTACH, UPDATE, ...) is refused
 with one line before DuckDB runs it. Errors DuckDB raises become one-line ``SqlError``s in the
 user's names (``duckdb_errors``).
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from paimon_core.engines import sql_script
-from paimon_core.engines.sql_aggregates import metadata_answer
-from paimon_core.engines.sql_refs import (
+from paimon_core.engines.sql import script as sql_script
+from paimon_core.engines.sql.aggregates import metadata_answer
+from paimon_core.engines.sql.refs import (
     TableRef,
     catalog_exists,
     find_refs,
@@ -33,7 +33,7 @@ from paimon_core.engines.sql_refs import (
     resolve,
     rewrite,
 )
-from paimon_core.engines.sql_writes import WriteSummary, delete_rows, insert_rows
+from paimon_core.engines.sql.writes import WriteSummary, delete_rows, insert_rows
 from paimon_core.errors import SqlError
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def duckdb_errors(query: str = "", refs=(), datasets=()) -> Iterator[None]:
 class DuckDbSql:
     """A DuckDB connection over ``catalog``'s tables; ``run`` one statement at a time (the
     tables are read at their latest snapshot as of each statement). A count/min/max the
-    manifests answer exactly (``sql_aggregates``) is answered from them, without DuckDB, unless
+    manifests answer exactly (``sql.aggregates``) is answered from them, without DuckDB, unless
     ``metadata_aggregates`` is False; the connection is opened by the first statement that needs
     it (``con``)."""
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET
 from paimon_core.clock import now_ms as clock_ms
 from paimon_core.errors import PaimonError
 from paimon_core.maintain.expire import decide_expire_range, oldest_consumer_next
@@ -33,6 +32,7 @@ from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.tags import tag_manager
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext

@@ -36,8 +36,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.options.core_options import CoreOptions
 
 if TYPE_CHECKING:

@@ -29,9 +29,9 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET
 from paimon_core.errors import CorruptMetadata, InvalidInput, UnsupportedFeature
 from paimon_core.metadata.manifest import ADD, FILE_SOURCE_COMPACT
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET
 from paimon_core.options.core_options import CoreOptions
 
 if TYPE_CHECKING:

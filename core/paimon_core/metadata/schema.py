@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from paimon_core import paths
-from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
 from paimon_core.clock import now_ms
 from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
@@ -30,6 +29,7 @@ from paimon_core.data.types import (
 )
 from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError, UnsupportedFeature
 from paimon_core.metadata import jsonfmt
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.validation import validate_options
 from paimon_core.storage.file_io import FileIO

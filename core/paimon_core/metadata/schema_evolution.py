@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.bucket_mode import DYNAMIC_BUCKET
 from paimon_core.clock import now_ms
 from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
@@ -38,6 +37,7 @@ from paimon_core.data.types import (
 from paimon_core.errors import CommitConflict, InvalidInput, SchemaMismatch
 from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
+from paimon_core.options.bucket_mode import DYNAMIC_BUCKET
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.registry import STRUCTURAL_KEYS
 

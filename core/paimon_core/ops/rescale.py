@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.compaction.partition_rewrite import rewrite_partitions
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.after_commit import after_commit
 from paimon_core.merge.levels import max_level
 from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.live_files import expiry_checked, live_entries
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.read.count import metadata_count
 from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.read.scan import plan

@@ -15,7 +15,7 @@ writer must write is either implemented here or refused by name, never ignored):
   refusal depends on more than one option value (table ``type``, data evolution, row tracking,
   ``bucket-function.type``, column defaults, per-file ``_WRITE_COLS``) are checked by
   ``paimon_core.metadata.features``.
-* **harmless**: every other key Java Paimon knows (:data:`paimon_core.option_keys.PAIMON_OPTION_KEYS`):
+* **harmless**: every other key Java Paimon knows (:data:`paimon_core.options.keys.PAIMON_OPTION_KEYS`):
   tuning of Java engines, caches, Flink behaviour. Kept and ignored, as Paimon keeps unknown keys.
   A key that is none of these but is close to a known key is a typo ("did you mean").
 

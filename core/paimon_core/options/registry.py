@@ -3,7 +3,7 @@ Java's default, range, enum values, aliases; per-column ``FIELD_OPTIONS``) and e
 option whose effect it does not implement (``UNSUPPORTED``, each with its reason).
 
 Invariant: a key is in ``OPTIONS`` or ``UNSUPPORTED`` (or is one of the harmless keys of
-``option_keys``); the text of a value is read only through ``Option.parse`` (``values``).
+``options.keys``); the text of a value is read only through ``Option.parse`` (``values``).
 """
 
 from __future__ import annotations

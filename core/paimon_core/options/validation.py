@@ -10,8 +10,8 @@ import difflib
 from dataclasses import replace
 
 from paimon_core.errors import InvalidInput, UnsupportedFeature
-from paimon_core.option_keys import PAIMON_OPTION_KEYS
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.keys import PAIMON_OPTION_KEYS
 from paimon_core.options.registry import (
     ALIASES,
     FIELD_OPTIONS,

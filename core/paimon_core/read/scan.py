@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.data.binary_row import deserialize_row
 from paimon_core.errors import PaimonError, UnsupportedFeature
 from paimon_core.metadata.features import check_file, check_readable
@@ -23,6 +22,7 @@ from paimon_core.metadata.manifest import (
 )
 from paimon_core.metadata.manifest_reader import gc_paused
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode
 from paimon_core.read.partition_filter import entry_filter, manifest_may_match, partition_may_match
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
 from paimon_core.read.row_tracking import data_evolution

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.data.no_rows import no_rows
 from paimon_core.data.system_columns import KIND
 from paimon_core.merge.changelog import changes
 from paimon_core.metadata.snapshot import Snapshot
+from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.read.scan import DataSplit, plan
 from paimon_core.read.table_read import TableRead
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.errors import UnsupportedFeature
+from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.write.index_rebase import BucketAssignmentConflict
 

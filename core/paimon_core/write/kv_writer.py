@@ -22,7 +22,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.bucket_mode import DYNAMIC_BUCKET
 from paimon_core.data.binary_row import serialize_row
 from paimon_core.data.system_columns import KEY_PREFIX, KIND, SEQ
 from paimon_core.data.types import to_arrow_type
@@ -33,6 +32,7 @@ from paimon_core.merge.merge_engines import MergeEngine, is_retract, sort_by_key
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
+from paimon_core.options.bucket_mode import DYNAMIC_BUCKET
 from paimon_core.write.bucket import assign_buckets
 
 if TYPE_CHECKING:

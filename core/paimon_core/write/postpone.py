@@ -30,7 +30,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.bucket_mode import POSTPONE_BUCKET
 from paimon_core.data.binary_row import serialize_row
 from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.data.values import internal_values
@@ -38,6 +37,7 @@ from paimon_core.errors import CorruptMetadata, UnsupportedFeature
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta, SimpleStats
 from paimon_core.metadata.stats import StatsCollector
+from paimon_core.options.bucket_mode import POSTPONE_BUCKET
 from paimon_core.write.sequence import sequence_restorer
 
 if TYPE_CHECKING:

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.data.system_columns import SEQ
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND
+from paimon_core.options.bucket_mode import BucketMode
 
 if TYPE_CHECKING:
     from paimon_core.metadata.commit_message import CommitMessage

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.errors import SchemaMismatch
 from paimon_core.metadata.features import check_writable
+from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.write.conform import conform_table, split_row_kinds
 from paimon_core.write.input_errors import InputRowError, row_position
 from paimon_core.write.input_files import read_batches

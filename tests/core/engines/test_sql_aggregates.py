@@ -14,7 +14,7 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.data.types import parse_type
 from paimon_core.engines.duckdb_sql import DuckDbSql
-from paimon_core.engines.sql_partition_filter import partition_filter
+from paimon_core.engines.sql.partition_filter import partition_filter
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.schema_evolution import AddColumn
 from paimon_core.ops.alter import alter_table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paimon_core.engines.sql_refs import TableRef, find_refs, in_user_terms, rewrite
+from paimon_core.engines.sql.refs import TableRef, find_refs, in_user_terms, rewrite
 from paimon_core.errors import InvalidInput
 
 TABLES = {"db.t", "db.u", "shop.orders"}

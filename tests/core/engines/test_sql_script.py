@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paimon_core.engines.sql_script import Delete, Insert, is_complete, parse_write, split
+from paimon_core.engines.sql.script import Delete, Insert, is_complete, parse_write, split
 
 
 def test_split_keeps_semicolons_in_strings_identifiers_and_comments():

@@ -6,8 +6,8 @@ import re
 import pytest
 
 from paimon_core.errors import InvalidInput, UnsupportedFeature
-from paimon_core.option_keys import PAIMON_OPTION_KEYS
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.keys import PAIMON_OPTION_KEYS
 from paimon_core.options.registry import OPTIONS, UNSUPPORTED
 from paimon_core.options.validation import check_supported, validate_options
 from paimon_core.options.values import parse_duration_ms, parse_size

@@ -44,7 +44,6 @@ import uuid
 from functools import partial
 from typing import TYPE_CHECKING
 
-from paimon_core.bucket_mode import BucketMode
 from paimon_core.engines.export import ChangesExport, ExportResult, RowsExport
 from paimon_core.engines.spark import tasks as T
 from paimon_core.engines.spark.errors import task_error
@@ -67,6 +66,7 @@ from paimon_core.engines.spark.progress import JobProgress
 from paimon_core.engines.spark.session import create_session
 from paimon_core.engines.spark.types import spark_schema
 from paimon_core.errors import PaimonError
+from paimon_core.options.bucket_mode import BucketMode
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
     from paimon_core.metadata.table_context import TableContext

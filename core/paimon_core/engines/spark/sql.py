@@ -1,7 +1,7 @@
 """Spark SQL over Paimon tables without a Java connector: the tables a query names become
 temporary views of ``to_dataframe`` (or of a diff), and the query is rewritten to use them.
 
-Table references and their time-travel spellings are those of ``engines/sql_refs.py`` (the
+Table references and their time-travel spellings are those of ``engines/sql/refs.py`` (the
 same on DuckDB): ``db.t``, ``db.t VERSION AS OF 42`` / ``TIMESTAMP AS OF '...'``,
 ``` `db.t$snapshot=42` ```, ``` `db.t$tag=x` ```, ``` `db.t$as_of=...` ```, ``` `db.t$branch_b` ```,
 ``` `db.t$diff=A..B[,mode=...][,per_snapshot]` ```.
@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
-from paimon_core.engines.sql_refs import TableRef, catalog_exists, find_refs, in_user_terms, resolve, rewrite
+from paimon_core.engines.sql.refs import TableRef, catalog_exists, find_refs, in_user_terms, resolve, rewrite
 from paimon_core.errors import InvalidInput, SqlError
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work

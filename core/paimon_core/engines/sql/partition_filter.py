@@ -1,4 +1,4 @@
-"""A SQL WHERE on partition columns that ``sql_aggregates`` evaluates on partition values.
+"""A SQL WHERE on partition columns that ``sql.aggregates`` evaluates on partition values.
 
 The WHERE is read by the one filter parser (``read.predicate.parse_where``); it qualifies when
 every leaf of the parsed tree is one whose value DuckDB computes without a cast we would have to

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from paimon_core.errors import InvalidInput
-from paimon_core.metastore import dlf_signer
+from paimon_core.metastore.rest import dlf_signer
 
 OPTIONS = (
     "token",

@@ -1,5 +1,5 @@
 """The writes ``paimon sql`` takes, on either engine: ``INSERT INTO|OVERWRITE db.t [PARTITION
-(...)] <query>`` and ``DELETE FROM db.t WHERE ...`` (``sql_script.parse_write``).
+(...)] <query>`` and ``DELETE FROM db.t WHERE ...`` (``sql.script.parse_write``).
 
 The engine runs an INSERT's query (DuckDB here, Spark on the cluster) and hands its rows over as
 one Arrow table; they are cast to the table's types (safe casts only: nothing is rounded) and
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from paimon_core.engines import sql_script
-from paimon_core.engines.sql_refs import TableRef, parse_suffix
+from paimon_core.engines.sql import script as sql_script
+from paimon_core.engines.sql.refs import TableRef, parse_suffix
 from paimon_core.errors import InvalidInput, SqlError
 
 if TYPE_CHECKING:

@@ -7,9 +7,9 @@ Which statements qualify (anything else returns None from ``metadata_answer``):
 - one SELECT whose items are ``count(*)``, ``min(col)``, ``max(col)`` (``col`` a bare name,
   bound case-insensitively as DuckDB binds it), each optionally aliased; no DISTINCT, FILTER,
   GROUP BY, ORDER BY, LIMIT, join or subquery;
-- FROM one table reference of ``sql_refs`` (the latest snapshot, a snapshot, a tag, a time; a
+- FROM one table reference of ``sql.refs`` (the latest snapshot, a snapshot, a tag, a time; a
   branch), without an alias;
-- WHERE, if any, a filter on partition columns alone of the forms ``sql_partition_filter``
+- WHERE, if any, a filter on partition columns alone of the forms ``sql.partition_filter``
   evaluates exactly on each split's partition values (read by the ``--where`` parser; it also
   prunes the plan).
 Invariant: the answer is the rows DuckDB would return over the data, column names and Arrow
@@ -28,8 +28,8 @@ import pyarrow as pa
 
 from paimon_core.data.types import AtomicType, to_arrow_type
 from paimon_core.data.values import one_value_array
-from paimon_core.engines.sql_partition_filter import PartitionFilter, partition_filter
-from paimon_core.engines.sql_refs import find_refs, resolve
+from paimon_core.engines.sql.partition_filter import PartitionFilter, partition_filter
+from paimon_core.engines.sql.refs import find_refs, resolve
 
 if TYPE_CHECKING:
     from paimon_core.catalog import Catalog

@@ -7,9 +7,9 @@ as Java's client does when the catalog supports version management.
 
 Options (Paimon's REST catalog keys): ``uri`` (required), ``token`` with ``token.provider``
 ``bear`` (the default when a token is given) or ``token.provider=dlf`` with the ``dlf.*`` keys
-(``rest_auth``), ``prefix`` (default: what ``/v1/config`` answers), ``header.NAME`` extra request
+(``rest.auth``), ``prefix`` (default: what ``/v1/config`` answers), ``header.NAME`` extra request
 headers, ``data-token.enabled`` (table files through the credentials the server vends,
-``rest_token_io``). Invariant: a commit of a main-branch table is decided by
+``rest.token_io``). Invariant: a commit of a main-branch table is decided by
 the server (``POST .../commit``): the snapshot is created there or the commit retries on the new
 latest; this client never creates a main-branch snapshot file itself.
 """
@@ -39,9 +39,9 @@ from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.table_context import CatalogEnvironment, TableContext, VersionCatalog
 from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
-from paimon_core.metastore.rest_auth import OPTIONS as AUTH_OPTIONS
-from paimon_core.metastore.rest_auth import RestAuth
-from paimon_core.metastore.rest_wire import changes_json, paged
+from paimon_core.metastore.rest.auth import OPTIONS as AUTH_OPTIONS
+from paimon_core.metastore.rest.auth import RestAuth
+from paimon_core.metastore.rest.wire import changes_json, paged
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
 
@@ -272,10 +272,10 @@ class RestCatalog(Catalog):
 
     def _file_io(self, db: str, name: str, path: str) -> FileIO:
         """The table's storage: with ``data-token.enabled``, through the credentials the server
-        vends for it (``rest_token_io``); otherwise with this catalog's storage options."""
+        vends for it (``rest.token_io``); otherwise with this catalog's storage options."""
         if not self.data_tokens:
             return FileIO(path, self.storage_options)
-        from paimon_core.metastore.rest_token_io import TokenFileIO
+        from paimon_core.metastore.rest.token_io import TokenFileIO
 
         def fetch() -> tuple[dict, int]:
             got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}/token")
