@@ -150,7 +150,7 @@ def json_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[int
             if cut == 0:
                 rest += chunk
                 continue
-            block = rest + chunk[:cut] if rest else chunk[:cut] if cut < len(chunk) else chunk
+            block = rest + chunk[:cut] if rest else chunk[:cut]  # a whole chunk: the same object
             rest = chunk[cut:]
             yield line, block
             line += _line_count(block)
@@ -169,8 +169,7 @@ def _line_count(block: bytes) -> int:
 def _json_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
     declared = set(schema.field_names)
     fields: dict[str, pa.Field] = {}
-    for first_line, block in json_blocks(f.path):
-        part = read_json(block, schema, f.path, first_line, typed=False)
+    for part in read_batches(f, schema, typed=False):
         for field in part.schema:
             seen = fields.get(field.name)
             if seen is None:
@@ -188,8 +187,11 @@ def _json_schema(f: InputFile, schema: TableSchema) -> pa.Schema:
     return pa.schema(list(fields.values()))
 
 
-def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
-    """Yield Arrow tables of at most ``batch_rows`` rows (CSV/JSON parsed with the table types)."""
+def read_batches(
+    f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS, typed: bool = True
+) -> Iterator[pa.Table]:
+    """Yield Arrow tables of at most ``batch_rows`` rows (CSV/JSON parsed with the table types;
+    not ``typed``: JSON's nested columns left in their JSON form, see ``read_json``)."""
     try:
         if f.format == "parquet":
             import pyarrow.parquet as pq
@@ -205,7 +207,7 @@ def read_batches(f: InputFile, schema: TableSchema, batch_rows: int = BATCH_ROWS
                 yield pa.Table.from_batches([batch])
         elif f.format == "json":
             for first_line, block in json_blocks(f.path):
-                for batch in read_json(block, schema, f.path, first_line).to_batches(
+                for batch in read_json(block, schema, f.path, first_line, typed=typed).to_batches(
                     max_chunksize=batch_rows
                 ):
                     yield pa.Table.from_batches([batch])

@@ -218,3 +218,19 @@ def test_compressed_json_lines_are_read(tmp_path, ext):
         {"id": 1, "addr": {"city": "x"}},
         {"id": 2, "addr": None},
     ]
+
+
+def test_a_damaged_compressed_file_is_one_clear_error(tmp_path):
+    """The columns pass reads through the same error mapping as the rows pass."""
+    from paimon_core.catalog import FileSystemCatalog
+    from paimon_core.errors import InvalidInput
+    from paimon_core.ops.ingest import ingest_files
+
+    cat = FileSystemCatalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    table = cat.create_table("db.t", Schema(Schema.parse_columns("id BIGINT"), (), (), {}))
+    path = tmp_path / "in.jsonl.gz"
+    path.write_bytes(b"not gzip at all")
+    with pytest.raises(InvalidInput, match="in.jsonl.gz: cannot read as JSON"):
+        ingest_files(table, [str(path)])
+    assert cat.get_table("db.t").snapshots.latest_id() is None
