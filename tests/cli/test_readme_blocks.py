@@ -574,6 +574,17 @@ def test_every_paimon_command_is_in_a_block():
     assert len(re.findall(r"^```bash$", text, re.M)) == len(BLOCKS)
 
 
+def test_the_docs_folder_has_no_shell_example_that_nothing_runs():
+    """docs/ explains the format and the architecture without shell examples; a `paimon` command
+    written there would go untested, so it belongs in the README (whose blocks all run)."""
+    for doc in sorted((ROOT / "docs").glob("*.md")):
+        text = doc.read_text()
+        assert readme_blocks.paimon_commands(text) == [], (
+            f"{doc.name}: move its paimon commands to the README"
+        )
+        assert not re.findall(r"^```(bash|sh|shell|console)$", text, re.M), f"{doc.name} has a shell block"
+
+
 SLOW = {"Streaming"}  # five commands that run until stopped, one rolling its file after 10 s
 
 

@@ -65,7 +65,7 @@ def _payload(arr: pa.Array) -> pa.Array:
         )
         return _payload(arr.cast(entries))
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        child = _length_prefixed(equality_keys(arr.flatten()))
+        child = length_prefixed(equality_keys(arr.flatten()))
         lengths = pc.fill_null(pc.list_value_length(arr), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         offsets = pa.array(np.r_[0, np.cumsum(lengths)].astype(np.int32))
         grouped = pa.ListArray.from_arrays(offsets, child)
@@ -73,14 +73,15 @@ def _payload(arr: pa.Array) -> pa.Array:
     if pa.types.is_struct(t):
         if t.num_fields == 0:
             return pa.array([b""] * n, pa.binary())
-        fields = [_length_prefixed(equality_keys(f)) for f in arr.flatten()]
+        fields = [length_prefixed(equality_keys(f)) for f in arr.flatten()]
         return pc.binary_join_element_wise(*fields, b"")
     if pa.types.is_null(t):
         return pa.array([b""] * n, pa.binary())
     raise TypeError(f"no equality key for Arrow type {t}")
 
 
-def _length_prefixed(keys: pa.Array) -> pa.Array:
+def length_prefixed(keys: pa.Array) -> pa.Array:
+    """Each key behind its 4-byte big-endian length: a concatenation of such keys is unambiguous."""
     lengths = pc.binary_length(keys).to_numpy(zero_copy_only=False).astype(">u4")
     return pc.binary_join_element_wise(_fixed_bytes(lengths), keys, b"")
 

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_core.data.system_columns import KIND
+from paimon_core.data.value_keys import equality_keys, length_prefixed
 from paimon_core.merge.merge_engines import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE
 
 _OLD, _NEW = "__old", "__new"
@@ -108,28 +109,19 @@ def _with_kind(t: pa.Table, kind: int, order: int) -> pa.Table:
 
 
 def _row_key(t: pa.Table) -> pa.Array:
-    """One string per row that equals another row's exactly when all values are equal (nulls
-    included: Arrow joins never match null keys, so nulls get a marker of their own)."""
-    parts = []
-    for col in t.columns:
-        text = (
-            pc.cast(col, pa.string())
-            if not pa.types.is_binary(col.type)
-            else pc.binary_join_element_wise(pc.cast(col, pa.binary()), pa.scalar(b""), pa.scalar(b""))
-        )
-        marked = pc.binary_join_element_wise(pa.scalar("\x01"), pc.cast(text, pa.string()), pa.scalar(""))
-        parts.append(pc.fill_null(marked, "\x00"))
-    return pc.binary_join_element_wise(*parts, pa.scalar("\x1f")) if parts else pa.array([""] * t.num_rows)
+    """One binary key per row that equals another row's exactly when all values are equal (nulls
+    and nested values included): the columns' ``equality_keys``, each length-prefixed, so no two
+    different rows share a key whatever bytes their values hold."""
+    if not t.num_columns:
+        return pa.array([b""] * t.num_rows, pa.binary())
+    return pc.binary_join_element_wise(*(length_prefixed(equality_keys(c)) for c in t.columns), b"")
 
 
 def _multiset_changes(old: pa.Table, new: pa.Table) -> pa.Table:
     """Rows added (+I) and removed (-D) between two multisets of rows."""
     if not old.column_names:
         return old.append_column(KIND, pa.array([], pa.int8()))
-    try:
-        ko, kn = _row_key(old), _row_key(new)
-    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # nested or non-UTF-8 values
-        return _multiset_changes_python(old, new)
+    ko, kn = _row_key(old), _row_key(new)
 
     def counted(keys, name):
         t = pa.table({"__k": keys, "__pos": pa.array(np.arange(len(keys), dtype=np.int64))})
@@ -150,31 +142,6 @@ def _multiset_changes(old: pa.Table, new: pa.Table) -> pa.Table:
     added = added.append_column(KIND, pa.array(np.full(len(idx_add), INSERT, np.int8)))
     removed = removed.append_column(KIND, pa.array(np.full(len(idx_del), DELETE, np.int8)))
     return pa.concat_tables([removed, added])
-
-
-def _multiset_changes_python(old: pa.Table, new: pa.Table) -> pa.Table:
-    """Fallback for rows Arrow cannot turn into keys (nested values): compare in Python."""
-    import json
-    from collections import Counter
-
-    def key(r):
-        return json.dumps(r, sort_keys=True, default=repr)
-
-    old_rows, new_rows = old.to_pylist(), new.to_pylist()
-    surplus = Counter(key(r) for r in new_rows)
-    surplus.subtract(Counter(key(r) for r in old_rows))
-    removed, added = [], []
-    for rows, out, sign in ((old_rows, removed, -1), (new_rows, added, 1)):
-        for r in rows:
-            k = key(r)
-            if surplus[k] * sign > 0:
-                out.append(r)
-                surplus[k] -= sign
-    parts = []
-    for rows, schema, kind in ((removed, old.schema, DELETE), (added, new.schema, INSERT)):
-        t = pa.Table.from_pylist(rows, schema=schema)
-        parts.append(t.append_column(KIND, pa.array(np.full(t.num_rows, kind, np.int8))))
-    return pa.concat_tables(parts)
 
 
 def rows_with_keys(table: pa.Table, other: pa.Table, keys: list[str], anti: bool = False) -> pa.Table:

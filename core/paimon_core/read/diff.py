@@ -21,11 +21,10 @@ import pyarrow as pa
 from paimon_core.data.no_rows import no_rows
 from paimon_core.data.system_columns import KIND, kind_text
 from paimon_core.errors import InvalidInput, SnapshotNotFound
-from paimon_core.merge.changelog import changes
 from paimon_core.metadata.changelog import changelog_manager, changelog_or_snapshot
 from paimon_core.metadata.live_files import merge_entries
 from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.read.scan import DataSplit, plan
+from paimon_core.read.scan import DataSplit
 from paimon_core.read.state_diff import state_changes
 from paimon_core.read.table_read import TableRead
 
@@ -125,26 +124,6 @@ def snapshot_delta(table: TableContext, snap: Snapshot, columns: list[str]) -> p
     return _read_entries(table, merge_entries(entries), columns)
 
 
-def _state(table: TableContext, point, columns) -> pa.Table:
-    """Rows at a snapshot id (0 = the empty table) or at a Snapshot object (e.g. from a tag)."""
-    if point == 0:
-        return no_rows(table.schema.arrow_schema()).select(columns)
-    snap = point if isinstance(point, Snapshot) else table.snapshots.snapshot(point)
-    return TableRead(table, columns).to_arrow(plan(table, snap))
-
-
-def _state_diff(
-    table: TableContext, start, end, columns, before: pa.Table | None = None
-) -> tuple[pa.Table, pa.Table]:
-    """(changes from start to end, the state at end); ``before`` is the state at start if known."""
-    keys = list(table.schema.primary_keys)
-    whole = table.schema.field_names  # a row changed if any column changed, selected or not
-    old = before if before is not None else _state(table, start, whole)
-    new = _state(table, end, whole)
-    log = changes(old, new, keys, drop_unchanged=True)
-    return with_row_kind(log.select(columns), log.column(KIND)), new
-
-
 def diff(
     table: TableContext,
     start: int | Snapshot,
@@ -213,10 +192,10 @@ def _kinded(parts: Iterator[pa.Table]) -> Iterator[pa.Table]:
 
 
 def _per_snapshot(table, start: int, end: int, mode: str, per_snapshot: bool, columns) -> Iterator[pa.Table]:
-    state = None  # per-snapshot diffs reuse each state as the next one's "before"
     for sid in range(start + 1, end + 1):
         if mode == "diff":
-            t, state = _state_diff(table, sid - 1, sid, columns, state)
+            parts = list(_kinded(state_changes(table, sid - 1, sid, columns)))
+            t = pa.concat_tables(parts) if parts else empty_changes(table, columns)
         else:
             snap = changelog_or_snapshot(table.snapshots, changelog_manager(table), sid)
             t = (

@@ -8,7 +8,8 @@ of a partition of a postpone-bucket table (buckets assigned at compaction), the 
 a key can change partitions (cross-partition update).
 
 Invariant: the changes are those of ``changes(state_at_A, state_at_B)`` over the whole table, row
-for row; they come group by group (partition, then bucket order), each group sorted as
+for row; they come group by group (a group whose files and deletion vectors are the same at A
+and at B has no changes and is not read) (partition, then bucket order), each group sorted as
 ``changes`` sorts (by key, -U before its +U; an append table's removed rows before its added).
 """
 
@@ -61,6 +62,18 @@ def groups(table: TableContext, old: list[DataSplit], new: list[DataSplit]) -> l
     return [grouped[k] for k in sorted(grouped)]
 
 
+def _contents(splits: list[DataSplit]) -> list[tuple]:
+    """What decides a group's rows: each split's bucket, file names, deletion vectors and schema
+    branch (a data file never changes once written)."""
+    return sorted(
+        (
+            (s.bucket, tuple(sorted(f.file_name for f in s.files)), s.deletion_files, s.schema_branch)
+            for s in splits
+        ),
+        key=lambda c: (c[0], c[1]),
+    )
+
+
 def state_changes(table: TableContext, start, end, columns: list[str]) -> Iterator[pa.Table]:
     """The changes from the state at ``start`` to the state at ``end`` (snapshot ids, 0 = empty,
     or Snapshot objects), a group of buckets at a time: each table has the columns ``columns``
@@ -70,6 +83,8 @@ def state_changes(table: TableContext, start, end, columns: list[str]) -> Iterat
     reader = TableRead(table, whole)
     empty = no_rows(table.schema.arrow_schema()).select(whole)
     for old_splits, new_splits in groups(table, _splits(table, start), _splits(table, end)):
+        if _contents(old_splits) == _contents(new_splits):
+            continue  # the same files and deletion vectors hold the same rows
         old = reader.to_arrow(old_splits) if old_splits else empty
         new = reader.to_arrow(new_splits) if new_splits else empty
         log = changes(old, new, keys, drop_unchanged=True)

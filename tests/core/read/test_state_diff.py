@@ -1,6 +1,5 @@
 """``diff --mode diff`` a group of buckets at a time (``state_diff``) gives the changes the whole-
-table comparison gave (``changes(state A, state B)``, the previous implementation, still what
-``--per-snapshot`` runs), row for row, on random histories with every row kind: fixed buckets
+table comparison gives (``changes(state A, state B)``, the implementation before it), row for row, on random histories with every row kind: fixed buckets
 over partitions, dynamic buckets, cross-partition keys that move between partitions, append
 tables with and without buckets, and a bucket count changed between A and B."""
 
@@ -12,11 +11,14 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
+from paimon_core.data.no_rows import no_rows
 from paimon_core.data.system_columns import KIND
 from paimon_core.merge.changelog import changes
 from paimon_core.metadata.schema import Schema
-from paimon_core.read.diff import _state, diff, diff_parts
+from paimon_core.read.diff import diff, diff_parts
+from paimon_core.read.scan import plan
 from paimon_core.read.state_diff import groups, state_changes
+from paimon_core.read.table_read import TableRead
 
 COLUMNS = "id INT NOT NULL, p INT NOT NULL, v STRING, n DOUBLE"
 TABLES = {
@@ -57,10 +59,16 @@ def _key(row: dict) -> str:
     return repr(sorted((k, "nan" if v != v else v) for k, v in row.items()))
 
 
-def _whole_table(table, a: int, b: int) -> pa.Table:
-    """The previous implementation: both states whole, then ``changes``."""
+def _state(table, point: int) -> pa.Table:
     whole = table.schema.field_names
-    return changes(_state(table, a, whole), _state(table, b, whole), list(table.schema.primary_keys))
+    if point == 0:
+        return no_rows(table.schema.arrow_schema()).select(whole)
+    return TableRead(table, whole).to_arrow(plan(table, table.snapshots.snapshot(point)))
+
+
+def _whole_table(table, a: int, b: int) -> pa.Table:
+    """The reference: both states whole, then ``changes``."""
+    return changes(_state(table, a), _state(table, b), list(table.schema.primary_keys))
 
 
 @pytest.mark.parametrize("kind", sorted(TABLES))
@@ -151,3 +159,23 @@ def test_a_diff_across_a_rescale_equals_the_whole_table_diff(catalog):
     after = pa.concat_tables(list(state_changes(t, a, b, t.schema.field_names)))
     assert Counter(map(_key, after.to_pylist())) == Counter(map(_key, before.to_pylist()))
     assert {"-U", "+U"} <= set(diff(t, a, b, mode="diff").column("_row_kind").to_pylist())
+
+
+def test_groups_whose_files_did_not_change_are_not_read(catalog, monkeypatch):
+    """An overwrite of one partition: only that partition's buckets are read, on both sides."""
+    t = catalog.create_table(
+        "db.o", Schema(Schema.parse_columns(COLUMNS), ("p",), (), {"bucket": "2", "bucket-key": "id"})
+    )
+    rows = {"id": pa.array(range(30), pa.int32()), "p": pa.array([i % 3 for i in range(30)], pa.int32())}
+    t.write_arrow(pa.table(rows))
+    t.write_arrow(
+        pa.table({"id": pa.array([1, 4], pa.int32()), "p": pa.array([1, 1], pa.int32())}), overwrite=True
+    )
+    read = []
+    real = TableRead.to_arrow
+    monkeypatch.setattr(TableRead, "to_arrow", lambda self, splits: read.extend(splits) or real(self, splits))
+    got = pa.concat_tables(state_changes(t, 1, 2, t.schema.field_names))
+    assert {s.partition for s in read} == {(1,)}
+    monkeypatch.undo()
+    assert Counter(map(_key, got.to_pylist())) == Counter(map(_key, _whole_table(t, 1, 2).to_pylist()))
+    assert sorted(got.column("id").to_pylist()) == [i for i in range(30) if i % 3 == 1 and i not in (1, 4)]
