@@ -43,6 +43,18 @@ SPEC_DEVIATIONS = (
 )
 
 
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """(cert.pem, key.pem) in ``folder``: a certificate for 127.0.0.1 made by ``openssl``, which
+    a client trusts with ``ssl.create_default_context(cafile=cert)`` or ``SSL_CERT_FILE``."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
 class RestServer:
     """``paimon rest-server`` over ``warehouse`` on 127.0.0.1."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -96,7 +98,38 @@ def rest_server(
         ),
     ] = None,
     access_log: Annotated[
-        bool, typer.Option("--access-log", help="Log every request (method, path, status) to stderr.")
+        bool,
+        typer.Option("--access-log", help="Log every request to stderr, a Common Log Format line each."),
+    ] = False,
+    tls_cert: Annotated[
+        str | None,
+        typer.Option(
+            "--tls-cert",
+            metavar="FILE",
+            show_default=False,
+            help="Serve HTTPS with this PEM certificate (chain).",
+        ),
+    ] = None,
+    tls_key: Annotated[
+        str | None,
+        typer.Option(
+            "--tls-key", metavar="FILE", show_default=False, help="The private key of --tls-cert (PEM)."
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            metavar="N",
+            help="Serve from N processes (commits stay atomic across them: the catalog's commit is).",
+        ),
+    ] = 1,
+    insecure: Annotated[
+        bool,
+        typer.Option(
+            "--insecure",
+            help="Serve an address other machines reach without auth (refused unless asked for).",
+        ),
     ] = False,
 ) -> None:
     """Serve the Paimon REST catalog API (pypaimon, Java and other REST clients) over the
@@ -104,67 +137,115 @@ def rest_server(
     branches, partitions and table tokens.
 
     Clients set uri=http://HOST:PORT, warehouse=<anything>, token.provider=bear and token=T
-    (with --auth dlf: token.provider=dlf and the dlf.* keys).
-    Stop it with Ctrl-C.
+    (with --auth dlf: token.provider=dlf and the dlf.* keys). GET /healthz answers 200 without auth.
+    An address other machines reach needs --token or --auth dlf (or --insecure). Stop it with
+    Ctrl-C or SIGTERM (exit 0): requests in flight (commits too) finish first.
 
     Examples:
 
       paimon -w ./warehouse rest-server --port 8181
       PAIMON_REST_TOKEN=secret paimon rest-server --warehouse /data/wh
       paimon rest-server --warehouse-root /data/warehouses --auth dlf
+      paimon rest-server --host 0.0.0.0 --token T --tls-cert cert.pem --tls-key key.pem --workers 4
     """
     import uvicorn
 
-    from paimon_cli.rest.app import create_app
+    from paimon_cli.rest.server_config import CONFIG_ENV, ServerConfig, build_app, served
     from paimon_cli.rest.service import CatalogService
-    from paimon_cli.rest.warehouses import WarehouseRoot
-    from paimon_core.catalog_factory import create_catalog
 
     state = get_state(ctx)
     if not 0 < port < 65536:
         raise CliError(f"bad --port {port}: use 1-65535")
     if "/" in prefix or not prefix:
         raise CliError(f"bad --prefix {prefix!r}: one non-empty path segment")
-    check, how = _auth(auth, token, dlf_key_id, dlf_key_secret)
     if token_lifetime < 1:
         raise CliError(f"bad --data-token-lifetime {token_lifetime}: at least 1 second")
-    lifetime_ms = token_lifetime * 1000
+    if workers < 1:
+        raise CliError(f"bad --workers {workers}: at least 1")
+    how = _auth(auth, token, dlf_key_id, dlf_key_secret)
+    if how == "no token" and not insecure and not _loopback(host):
+        raise CliError(
+            f"--host {host} serves other machines, and no --token is set: anyone who reaches it could read "
+            "and change every table. Set --token (or --auth dlf), or pass --insecure to serve it anyway"
+        )
+    scheme = "https" if tls_cert or tls_key else "http"
+    if scheme == "https":
+        _check_tls(tls_cert, tls_key)
     s = state.settings
-    if warehouse_root:
-        root = Path(warehouse_root)
-        if not root.is_dir():
-            raise CliError(f"--warehouse-root {warehouse_root}: no such folder")
-        served, what = (
-            WarehouseRoot(root, prefix, s.storage or None, lifetime_ms),
-            f"the warehouses under {root}",
-        )
-    else:
-        catalog = (
-            create_catalog(s.catalog, warehouse, s.catalog_options, s.storage or None)
-            if warehouse
-            else state.catalog
-        )
-        catalog.list_databases()  # a mistyped warehouse is refused now, not at the first request
-        served = CatalogService(catalog, prefix, lifetime_ms)
-        what = f"{catalog.kind} catalog {warehouse or state.warehouse}"
-    typer.echo(f"serving {what} at http://{host}:{port} (prefix {prefix}, {how})", err=True)
-    uvicorn.run(
-        create_app(served, check),
-        host=host,
-        port=port,
-        log_level="info" if access_log else "warning",
+    if warehouse_root and not Path(warehouse_root).is_dir():
+        raise CliError(f"--warehouse-root {warehouse_root}: no such folder")
+    config = ServerConfig(
+        prefix=prefix,
+        token_lifetime_ms=token_lifetime * 1000,
+        auth=auth,
+        token=token,
+        dlf_keys={dlf_key_id: dlf_key_secret} if dlf_key_id and dlf_key_secret else {},
+        catalog=s.catalog,
+        warehouse=None if warehouse_root else (warehouse or state.warehouse),
+        catalog_options=dict(s.catalog_options),
+        storage=dict(s.storage or {}),
+        warehouse_root=warehouse_root,
         access_log=access_log,
     )
+    registry = served(config)
+    if isinstance(registry, CatalogService):
+        registry.catalog.list_databases()  # a mistyped warehouse is refused now, not at the first request
+        what = f"{registry.catalog.kind} catalog {config.warehouse}"
+    else:
+        what = f"the warehouses under {Path(registry.root)}"
+    many = f", {workers} workers" if workers > 1 else ""
+    typer.echo(f"serving {what} at {scheme}://{host}:{port} (prefix {prefix}, {how}{many})", err=True)
+    tls = {"ssl_certfile": tls_cert, "ssl_keyfile": tls_key} if scheme == "https" else {}
+    common = {"host": host, "port": port, "log_level": "warning", "access_log": False, **tls}
+    if workers == 1:
+        # uvicorn raises a SIGTERM again once it has finished the requests in flight: end with 0
+        # then, as its multi-worker supervisor does
+        signal.signal(signal.SIGTERM, _stopped)
+        uvicorn.run(build_app(config, registry), **common)
+    else:  # each worker builds the same application from the config in its environment
+        os.environ[CONFIG_ENV] = config.to_env()
+        uvicorn.run("paimon_cli.rest.server_config:worker_app", factory=True, workers=workers, **common)
 
 
-def _auth(kind: str, token: str | None, key_id: str | None, secret: str | None):
-    """(the request check, how it is described) for ``--auth``."""
-    from paimon_cli.rest.auth import bearer, dlf
+def _stopped(signum, frame) -> None:
+    raise SystemExit(0)
 
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: whatever it resolves to
+
+
+def _check_tls(cert: str | None, key: str | None) -> None:
+    """Both files given, readable, and a certificate with its key (one line otherwise)."""
+    import ssl
+
+    if not cert or not key:
+        raise CliError("--tls-cert and --tls-key go together: give both")
+    for flag, path in (("--tls-cert", cert), ("--tls-key", key)):
+        if not Path(path).is_file():
+            raise CliError(f"{flag} {path}: no such file")
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (ssl.SSLError, OSError) as e:
+        raise CliError(
+            f"--tls-cert {cert} / --tls-key {key}: not a PEM certificate and its key ({e})"
+        ) from None
+
+
+def _auth(kind: str, token: str | None, key_id: str | None, secret: str | None) -> str:
+    """How ``--auth`` checks requests, in words (a bad combination is an error)."""
     if kind == "bearer":
-        return (bearer(token), "bearer token required") if token else (None, "no token")
+        return "bearer token required" if token else "no token"
     if kind == "dlf":
         if not key_id or not secret:
             raise CliError("--auth dlf needs --dlf-access-key-id and --dlf-access-key-secret")
-        return dlf({key_id: secret}), "DLF signatures required"
+        return "DLF signatures required"
     raise CliError(f"bad --auth {kind!r}: use bearer or dlf")

@@ -7,13 +7,16 @@ request is checked first when the server has an auth check (``rest.auth``: beare
 signature): a refused one is a 401 with the spec's error body and nothing runs. The prefix (the
 first segment after ``v1``) picks the catalog (``rest.warehouses``). Catalog work runs in Starlette's
 thread pool; every answer is JSON (the spec's response or ``ErrorResponse``) or empty (200).
+``GET /healthz`` answers 200 without auth, for load balancers and service managers.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 from starlette.applications import Starlette
@@ -157,14 +160,48 @@ async def _limited_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
+def access_line(request: Request, response: Response) -> str:
+    """One request in the Common Log Format (Apache's ``%h %l %u %t "%r" %>s %b``), UTC times."""
+    client = request.client.host if request.client else "-"
+    when = datetime.now(timezone.utc).strftime("%d/%b/%Y:%H:%M:%S +0000")
+    raw = request.scope.get("raw_path") or request.url.path.encode()
+    target = raw.decode("latin-1")
+    query = request.scope.get("query_string", b"").decode("latin-1")
+    if query and "?" not in target:
+        target += "?" + query
+    size = response.headers.get("content-length", "-")
+    if size == "0":
+        size = "-"
+    version = request.scope.get("http_version", "1.1")
+    return f'{client} - - [{when}] "{request.method} {target} HTTP/{version}" {response.status_code} {size}'
+
+
+def _log_access(line: str) -> None:
+    """One write per line: workers sharing stderr never interleave within a line."""
+    os.write(2, (line + "\n").encode("utf-8", "replace"))
+
+
+def health(_request: Request) -> Response:
+    """``GET /healthz``: 200 while the server answers (no auth: probes carry no credentials; it
+    says nothing about the catalogs)."""
+    return JSONResponse({"status": "ok"})
+
+
 def create_app(
-    warehouses: CatalogService | OneWarehouse | WarehouseRoot, auth: Checker | str | None = None
+    warehouses: CatalogService | OneWarehouse | WarehouseRoot,
+    auth: Checker | str | None = None,
+    access_log: bool = False,
 ) -> Starlette:
     """The ASGI application over ``warehouses`` (one catalog service, or a ``warehouses`` registry);
     ``auth``: the check every request must pass (``rest.auth``; a string is a bearer token; None:
-    none)."""
+    none); ``access_log``: every request as a Common Log Format line on stderr."""
     registry = OneWarehouse(warehouses) if isinstance(warehouses, CatalogService) else warehouses
     check = bearer(auth) if isinstance(auth, str) else auth
+
+    async def logged(request: Request) -> Response:
+        response = await handle(request)
+        _log_access(access_line(request, response))
+        return response
 
     async def handle(request: Request) -> Response:
         raw_path = request.scope.get("raw_path") or request.url.path.encode()
@@ -202,4 +239,9 @@ def create_app(
             return _error(RestError(500, f"internal error: {type(e).__name__}: {e}"))
         return Response(status_code=200) if result is None else JSONResponse(result)
 
-    return Starlette(routes=[Route("/{path:path}", handle, methods=["GET", "POST", "DELETE"])])
+    return Starlette(
+        routes=[
+            Route("/healthz", health, methods=["GET"]),
+            Route("/{path:path}", logged if access_log else handle, methods=["GET", "POST", "DELETE"]),
+        ]
+    )

@@ -32,6 +32,7 @@ from tests.cli.readme_story import Story
 from tests.cli.test_ingest_cdc import SCHEMA as CDC_SCHEMA
 from tests.cli.test_ingest_cdc import STREAMS
 from tests.infra import free_port
+from tests.rest_support import self_signed_certificate
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCKS = {b.key: b for b in readme_blocks.blocks()}
@@ -424,7 +425,7 @@ def rest_catalog(s: Story):
     s.subst.update({"8181": port, "/data/warehouse": str(s.cwd / "warehouse")})
     s.create("shop.orders", "id BIGINT")
     (serve,) = s.block.commands
-    (tables,) = BLOCKS["REST catalog #2"].commands
+    (tables,) = BLOCKS["REST catalog #3"].commands
     seen = []
 
     def listed(_: str) -> bool:
@@ -438,6 +439,39 @@ def rest_catalog(s: Story):
     s.env["PAIMON_REST_TOKEN"] = "secret"
     s.until_stopped(serve, listed)
     assert "orders" in seen[0]
+
+
+def rest_for_a_team(s: Story):
+    """The team server (until Ctrl-C): HTTPS with a certificate made here, 4 workers, a token, the
+    access log; its /healthz answers over TLS. Bound to 127.0.0.1 where the README says 0.0.0.0
+    (the tests start servers on loopback only)."""
+    import ssl
+    import urllib.request
+
+    port = str(free_port())
+    cert, key = self_signed_certificate(s.cwd)
+    s.subst.update(
+        {
+            "8181": port,
+            "/data/warehouse": str(s.cwd / "warehouse"),
+            "0.0.0.0": "127.0.0.1",
+            "$PAIMON_REST_TOKEN": "secret",
+            "/etc/paimon/cert.pem": str(cert),
+            "/etc/paimon/key.pem": str(key),
+        }
+    )
+    s.create("shop.orders", "id BIGINT")
+    (serve,) = s.block.commands
+    trusted = ssl.create_default_context(cafile=str(cert))
+
+    def healthy(_: str) -> bool:
+        try:
+            with urllib.request.urlopen(f"https://127.0.0.1:{port}/healthz", timeout=2, context=trusted) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    s.until_stopped(serve, healthy)
 
 
 def rest_lane_commands(s: Story):
@@ -498,8 +532,9 @@ RUNS = {
     "File formats": file_formats,
     "Catalogs": catalogs,
     "REST catalog": rest_catalog,
-    "REST catalog #2": None,  # run inside "REST catalog", while its server is up
-    "REST catalog #3": rest_lane_commands,
+    "REST catalog #2": rest_for_a_team,
+    "REST catalog #3": None,  # run inside "REST catalog", while its server is up
+    "REST catalog #4": rest_lane_commands,
     "Engines the tests prove": lane_commands,
     "Benchmarks": benchmarks,
 }
