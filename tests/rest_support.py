@@ -66,13 +66,15 @@ class RestServer:
         env: dict | None = None,
         warehouse_root: bool = False,
         log_dir: Path | None = None,
+        port: int | None = None,
     ):
         """``warehouse``: a folder, or a URI (``s3://...``, then ``log_dir`` is needed);
         ``warehouse_root``: serve every warehouse folder under it (``--warehouse-root``);
-        ``args``/``env``: more global and server options (``--storage k=v`` go in ``args``)."""
+        ``args``/``env``: more global and server options (``--storage k=v`` go in ``args``);
+        ``port``: the port of a server started again (default: a free one)."""
         self.warehouse = warehouse
         self.token = token
-        self.port = free_port()
+        self.port = port or free_port()
         self.uri = f"http://127.0.0.1:{self.port}"
         if isinstance(warehouse, Path):
             warehouse.mkdir(parents=True, exist_ok=True)
