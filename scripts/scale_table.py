@@ -34,7 +34,7 @@ def build(warehouse: str, partitions: int, commits: int, table: str = TABLE, qui
     import pyarrow as pa
 
     from paimon_core.catalog import FileSystemCatalog
-    from paimon_core.commit import CommitOptions
+    from paimon_core.commit.file_store_commit import CommitOptions
     from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.schema import Schema
 

@@ -132,7 +132,7 @@ LAYERS = [
     ("metadata", ("metadata",)),
     ("merge functions", ("merge",)),
     ("readers and writers", ("read", "write")),
-    ("commit", ("commit", "commit_checks")),
+    ("commit", ("commit",)),
     ("compaction and maintenance", ("compaction", "maintain", "iceberg")),
     ("operations", ("ops",)),
     ("tables and catalogs", ("table", "catalog", "catalog_factory", "metastore", "systables")),
@@ -234,7 +234,7 @@ ONE_PLACE = {
     ),
     "what follows a write's commit": (r"\bauto_compact\(table, messages\)", {"ops/after_write.py"}),
     "the -o and --engine choices": (r'\("table", "json"|\("auto", "local"', {"paimon_cli/config.py"}),
-    "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only commit.py defines and runs it
+    "commit-or-abort": (r"\bdiscard_files\(", set()),  # checked below: only the commit defines and runs it
 }
 
 
@@ -283,7 +283,7 @@ def test_only_the_commit_and_writers_that_give_up_delete_message_files():
     rx = re.compile(r"\bdiscard_files\(")
     users = sorted(name for name, text in _core_sources() if rx.search(text))
     assert users == [
-        "commit.py",
+        "commit/file_store_commit.py",
         "compaction/bucket_compaction.py",
         "compaction/postpone_compaction.py",
         "ops/delete.py",

@@ -34,7 +34,7 @@ _EXPORTS = {
     "ingest_files": "paimon_core.ops.ingest",
     "write_tables": "paimon_core.ops.ingest",
     "CommitMessage": "paimon_core.metadata.commit_message",
-    "CommitOptions": "paimon_core.commit",
+    "CommitOptions": "paimon_core.commit.file_store_commit",
     "diff": "paimon_core.read.diff",
     "compact": "paimon_core.compaction.compaction",
     "get_engine": "paimon_core.engines",
@@ -75,7 +75,7 @@ __all__ = [
 if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __getattr__ imports it
     from paimon_core.catalog import FileSystemCatalog, parse_identifier
     from paimon_core.catalog_factory import create_catalog
-    from paimon_core.commit import CommitOptions
+    from paimon_core.commit.file_store_commit import CommitOptions
     from paimon_core.compaction.compaction import compact
     from paimon_core.data.types import parse_type
     from paimon_core.engines import get_engine

@@ -30,7 +30,7 @@ from paimon_core.read.fallback import fallback_branch, with_fallback
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from paimon_core.commit import CommitOptions, FileStoreCommit
+    from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
     from paimon_core.metadata.commit_message import CommitMessage
     from paimon_core.metadata.time_travel import TimeArg
     from paimon_core.read.predicate import Predicate
@@ -257,7 +257,7 @@ class FileStoreTable(TableContext):
         return table_write.new_writer(self)
 
     def new_commit(self, options: CommitOptions | None = None) -> FileStoreCommit:
-        from paimon_core.commit import FileStoreCommit
+        from paimon_core.commit.file_store_commit import FileStoreCommit
 
         self.require_writable()
         return FileStoreCommit(self, options)
@@ -267,13 +267,13 @@ class FileStoreTable(TableContext):
     ) -> Snapshot | None:
         """Commit-or-abort ``messages`` (``FileStoreCommit.commit``): one snapshot with all their
         files, or none and their files deleted. Callers never clean up after it."""
-        from paimon_core.commit import FileStoreCommit
+        from paimon_core.commit.file_store_commit import FileStoreCommit
 
         return FileStoreCommit(self, options).commit(messages, kind)
 
     def discard(self, messages: list[CommitMessage]) -> None:
         """Delete the files of messages a writer gives up before committing them."""
-        from paimon_core.commit import discard_files
+        from paimon_core.commit.file_store_commit import discard_files
 
         discard_files(self, messages)
 

@@ -144,7 +144,7 @@ def test_ctrl_c_before_the_commit(tmp_path, wh, table_with_one_snapshot):
     before = all_files(wh)
     code, err = interrupt_at(
         tmp_path,
-        "paimon_core.commit:FileStoreCommit._commit",
+        "paimon_core.commit.file_store_commit:FileStoreCommit._commit",
         False,
         ["-w", str(wh), "ingest", "b.parquet", "-t", T],
     )

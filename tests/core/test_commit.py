@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.commit import CommitOptions
+from paimon_core.commit.file_store_commit import CommitOptions
 from paimon_core.errors import CommitConflict
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.schema import Schema

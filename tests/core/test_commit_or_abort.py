@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.commit import CommitOptions
+from paimon_core.commit.file_store_commit import CommitOptions
 from paimon_core.journal import InterruptedAfterCommit
 from paimon_core.metadata.schema import Schema
 from paimon_core.metadata.snapshot import SnapshotManager

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.commit import discard_files
+from paimon_core.commit.file_store_commit import discard_files
 from paimon_core.data.system_columns import KIND, TRACKING_COLUMNS
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.fileformat.blob import is_blob_file

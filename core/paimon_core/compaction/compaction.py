@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Protocol
 
-from paimon_core.commit import FileStoreCommit
+from paimon_core.commit.file_store_commit import FileStoreCommit
 from paimon_core.compaction.bucket_compaction import CompactResult, compact_messages
 from paimon_core.errors import CorruptMetadata
 from paimon_core.merge.levels import forces_level0_compaction, max_level

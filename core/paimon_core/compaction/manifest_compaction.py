@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot

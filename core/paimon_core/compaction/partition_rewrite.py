@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.read.table_read import TableRead
 from paimon_core.write.table_write import new_writer

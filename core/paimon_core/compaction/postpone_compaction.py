@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.commit import FileStoreCommit, discard_files
+from paimon_core.commit.file_store_commit import FileStoreCommit, discard_files
 from paimon_core.data.system_columns import KIND, SEQ
 from paimon_core.errors import CorruptMetadata
 from paimon_core.metadata.commit_message import CommitMessage

@@ -101,7 +101,7 @@ def matching(table: TableContext, specs: Iterable[dict], snapshot: Snapshot | No
 def drop_partitions(table: TableContext, partitions: Sequence[tuple], commit_user: str | None = None):
     """One OVERWRITE commit removing every live file of ``partitions`` (value tuples); returns the
     snapshot (None when there was nothing to drop)."""
-    from paimon_core.commit import CommitOptions, FileStoreCommit
+    from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 
     if not partitions:
         return None

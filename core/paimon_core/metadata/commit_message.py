@@ -1,7 +1,7 @@
 """What a writer hands to the commit: the files it wrote for one (partition, bucket).
 
 Writers, compactions and engines produce CommitMessages and never commit; the commit
-(``paimon_core.commit``) turns a list of them into one snapshot or deletes their files."""
+(``paimon_core.commit.file_store_commit``) turns a list of them into one snapshot or deletes their files."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from paimon_core.options.values import parse_duration_ms as options_parse_durati
 from paimon_core.table import FileStoreTable
 
 if TYPE_CHECKING:
-    from paimon_core.commit import CommitMessage
+    from paimon_core.commit.file_store_commit import CommitMessage
     from paimon_core.metadata.snapshot import Snapshot
 
 COMMON_OPTIONS = ("uri", "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 from paimon_core.data.types import AtomicType, DataField
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.snapshot import Snapshot

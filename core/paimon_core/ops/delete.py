@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.commit import FileStoreCommit, discard_files
+from paimon_core.commit.file_store_commit import FileStoreCommit, discard_files
 from paimon_core.data.system_columns import ROW_POS
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.maintain.after_commit import after_commit

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
-from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 from paimon_core.data.no_rows import no_rows
 from paimon_core.errors import InvalidInput, SchemaMismatch
 from paimon_core.fileformat.blob import is_blob_file  # .blob files repeat their data file's rows

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from paimon_core.commit import CommitOptions, FileStoreCommit, latest_commit_of
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit, latest_commit_of
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.write.cdc_formats import CDC_FORMATS, ROW_KIND

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 from paimon_core.data.system_columns import ROW_ID
 from paimon_core.data.types import to_arrow_type
 from paimon_core.errors import InvalidInput, UnsupportedFeature
@@ -132,7 +132,7 @@ def column_update_messages(
         if not used.all():
             raise InvalidInput(f"column update: no live row has _ROW_ID {int(ids[np.argmin(used)])}")
     except BaseException:
-        from paimon_core.commit import discard_files
+        from paimon_core.commit.file_store_commit import discard_files
 
         discard_files(table, messages)  # nothing was committed: the files written so far go
         raise

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.commit import CommitOptions, FileStoreCommit
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 from paimon_core.compaction.compaction import compact
 from paimon_core.errors import CommitConflict, InvalidInput
 from paimon_core.metadata.live_files import live_entries

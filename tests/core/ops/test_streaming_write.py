@@ -9,7 +9,7 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from paimon_core.commit import latest_commit_of
+from paimon_core.commit.file_store_commit import latest_commit_of
 from paimon_core.metadata.schema import Schema
 from paimon_core.ops.streaming import LAST_FILE, StreamingCommitter, ingest_stream, watch_dir
 

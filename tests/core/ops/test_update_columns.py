@@ -92,7 +92,7 @@ def test_update_read_before_a_compaction_that_rewrote_its_rows_is_refused(catalo
     """The column file names a row group the compaction merged into a file of another range:
     the commit is refused (nothing lands, its file is deleted), as Java's row-id existence check
     refuses it; run again, the update lands."""
-    from paimon_core.commit import CommitOptions, FileStoreCommit
+    from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
     from paimon_core.compaction.compaction import compact
     from paimon_core.errors import CommitConflict
     from paimon_core.ops.update_columns import column_update_messages

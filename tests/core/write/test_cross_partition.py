@@ -196,7 +196,7 @@ def _assert_gone(t, messages) -> None:
 
 
 def _opts(base):
-    from paimon_core.commit import CommitOptions
+    from paimon_core.commit.file_store_commit import CommitOptions
 
     return CommitOptions(index_base=base)
 

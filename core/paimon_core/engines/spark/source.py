@@ -298,7 +298,7 @@ class PaimonWriter(DataSourceArrowWriter):
         return _write_task(self.spec, iterator)
 
     def _options(self):
-        from paimon_core.commit import CommitOptions
+        from paimon_core.commit.file_store_commit import CommitOptions
 
         return CommitOptions(overwrite=self.overwrite, commit_user=self.commit_user)
 
@@ -334,7 +334,7 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
         return _write_task(self.spec, iterator)
 
     def _options(self, batch_id: int):
-        from paimon_core.commit import CommitOptions
+        from paimon_core.commit.file_store_commit import CommitOptions
 
         return CommitOptions(commit_user=self.commit_user, commit_identifier=batch_id + 1)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from paimon_core import paths
-from paimon_core.commit_checks import (
+from paimon_core.commit.checks import (
     check_bucket_counts,
     check_deletes,
     check_index_base,
