@@ -36,7 +36,7 @@ class CliState:
 
     @cached_property
     def catalog(self) -> Catalog:
-        from paimon_core.catalog_factory import create_catalog
+        from paimon_core.catalog.factory import create_catalog
 
         s = self.settings
         return create_catalog(s.catalog, self.warehouse, s.catalog_options, s.storage or None)

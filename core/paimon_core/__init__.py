@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     # catalog and tables
     "FileSystemCatalog": "paimon_core.catalog",
-    "create_catalog": "paimon_core.catalog_factory",
+    "create_catalog": "paimon_core.catalog.factory",
     "parse_identifier": "paimon_core.catalog",
     "FileStoreTable": "paimon_core.table",
     "Schema": "paimon_core.metadata.schema",
@@ -74,7 +74,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __getattr__ imports it
     from paimon_core.catalog import FileSystemCatalog, parse_identifier
-    from paimon_core.catalog_factory import create_catalog
+    from paimon_core.catalog.factory import create_catalog
     from paimon_core.commit.file_store_commit import CommitOptions
     from paimon_core.compaction.compaction import compact
     from paimon_core.data.types import parse_type

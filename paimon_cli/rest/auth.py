@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
 from urllib.parse import parse_qsl, quote_plus
 
-from paimon_core.metastore.rest import dlf_signer
+from paimon_core.catalog.metastore.rest import dlf_signer
 
 MAX_SKEW = timedelta(minutes=15)
 

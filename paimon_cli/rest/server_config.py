@@ -61,7 +61,7 @@ def served(config: ServerConfig) -> CatalogService | WarehouseRoot:
     """The warehouses registry of ``config``: one catalog service, or a warehouse root."""
     from paimon_cli.rest.service import CatalogService
     from paimon_cli.rest.warehouses import WarehouseRoot
-    from paimon_core.catalog_factory import create_catalog
+    from paimon_core.catalog.factory import create_catalog
 
     if config.warehouse_root:
         return WarehouseRoot(

@@ -9,7 +9,7 @@ import pytest
 
 from paimon_cli.config import Flags, resolve
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.errors import InvalidInput
 
 

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.data.types import parse_type
 from paimon_core.errors import (
     CatalogUnavailable,
@@ -211,7 +211,7 @@ def test_lock_blocks_commits(hive_ms, tmp_path):
 WRITER = """
 import json, sys
 import pyarrow as pa
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 t = create_catalog("hive", sys.argv[1], json.loads(sys.argv[2])).get_table(sys.argv[3])
 w = int(sys.argv[4])
 for k in range(3):

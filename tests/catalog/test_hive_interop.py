@@ -12,7 +12,7 @@ import sys
 import pyarrow as pa
 import pytest
 
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.metadata.schema import Schema
 from tests.catalog.test_hive_catalog import fresh_db, raw_client
 from tests.interop.harness.pypaimon_env import SPARK_SESSION_MARKS

@@ -1,12 +1,12 @@
-"""Paimon types as Hive Metastore column types (``paimon_core.metastore.hive_tables.hive_type``)."""
+"""Paimon types as Hive Metastore column types (``paimon_core.catalog.metastore.hive_tables.hive_type``)."""
 
 from __future__ import annotations
 
 import pytest
 
+from paimon_core.catalog.metastore.hive_tables import hive_type
 from paimon_core.data.types import parse_type
 from paimon_core.errors import InvalidInput
-from paimon_core.metastore.hive_tables import hive_type
 
 
 def test_nested_types_become_hive_types():

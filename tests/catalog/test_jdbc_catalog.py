@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from paimon_cli.app import app
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.errors import (
     CatalogUnavailable,
     DatabaseNotFound,
@@ -244,7 +244,7 @@ def test_every_command_through_the_catalog(jdbc, tmp_path, monkeypatch):
 WRITER = """
 import sys
 import pyarrow as pa
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 import json
 opts = json.loads(sys.argv[2])
 t = create_catalog("jdbc", sys.argv[1], opts).get_table("db.t")

@@ -187,7 +187,9 @@ def _heavy_on_count_path(mods: set[str], command_module: str) -> set[str]:
         or m in _COUNT_NEVER
         or m in _COUNT_NEVER_MODULES
         or m.startswith(tuple(p + "." for p in _COUNT_NEVER_PACKAGES))
-        or m.startswith("paimon_core.metastore.rest.catalog")  # rest.py, rest/wire.py, rest/auth.py...
+        or m.startswith(
+            "paimon_core.catalog.metastore.rest.catalog"
+        )  # rest.py, rest/wire.py, rest/auth.py...
         or (m.startswith("paimon_cli.commands.") and m != command_module)
     }
 

@@ -14,7 +14,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.metadata.schema import Schema
 from tests.cli.conftest import Cli
 

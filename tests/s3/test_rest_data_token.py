@@ -11,9 +11,9 @@ import pyarrow as pa
 import pytest
 
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
+from paimon_core.catalog.metastore.rest.token_io import TokenFileIO
 from paimon_core.metadata.schema import Schema
-from paimon_core.metastore.rest.token_io import TokenFileIO
 from tests.interop.conftest import pypaimon  # noqa: F401 - the fixture, for the pypaimon test
 from tests.interop.harness.canonical import assert_same_rows
 from tests.rest_support import TOKEN, RestServer

@@ -93,7 +93,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from paimon_core.catalog import FileSystemCatalog
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.data.types import parse_type
 from paimon_core.maintain import (

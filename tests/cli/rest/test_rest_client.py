@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.errors import TableNotFound
 from paimon_core.metadata.schema import Schema
 from tests.cli.conftest import Cli

@@ -21,7 +21,7 @@ import urllib.request
 import pyarrow as pa
 import pytest
 
-from paimon_core.catalog_factory import create_catalog
+from paimon_core.catalog.factory import create_catalog
 from paimon_core.metadata.schema import Schema
 from tests.cli.conftest import Cli
 from tests.rest_support import TOKEN, RestServer, self_signed_certificate

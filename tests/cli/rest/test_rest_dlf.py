@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from paimon_cli.rest.auth import dlf
-from paimon_core.metastore.rest import dlf_signer
+from paimon_core.catalog.metastore.rest import dlf_signer
 from tests.cli.conftest import Cli
 from tests.rest_support import DLF_KEY_ID as KEY_ID
 from tests.rest_support import DLF_REGION as REGION

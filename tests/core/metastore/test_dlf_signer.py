@@ -6,9 +6,9 @@ from datetime import datetime, timezone
 
 import pytest
 
+from paimon_core.catalog.metastore.rest import dlf_signer
+from paimon_core.catalog.metastore.rest.auth import RestAuth
 from paimon_core.errors import InvalidInput
-from paimon_core.metastore.rest import dlf_signer
-from paimon_core.metastore.rest.auth import RestAuth
 
 WHEN = datetime(2023, 12, 3, 12, 12, 12, tzinfo=timezone.utc)
 BODY = '{"name":"database","options":{"a":"b"}}'

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paimon_core.catalog import Catalog, not_empty, parse_identifier
+from paimon_core.catalog.base import Catalog, not_empty, parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,

@@ -1,10 +1,11 @@
-"""Choosing a catalog by name: ``filesystem`` (the zero-setup default, ``paimon_core.catalog``),
-``jdbc`` or ``hive`` (``paimon_core.metastore``). Kept apart from ``catalog`` so that the interface
-module does not depend on the metastore catalogs built on it."""
+"""Choosing a catalog by name: ``filesystem`` (the zero-setup default, ``catalog.filesystem``),
+``jdbc``, ``hive`` or ``rest`` (``catalog.metastore``). The top of the catalog package: the
+interface (``catalog.base``) does not depend on the catalogs built on it."""
 
 from __future__ import annotations
 
-from paimon_core.catalog import Catalog, FileSystemCatalog
+from paimon_core.catalog.base import Catalog
+from paimon_core.catalog.filesystem import FileSystemCatalog
 from paimon_core.errors import InvalidInput
 
 CATALOG_KINDS = ("filesystem", "jdbc", "hive", "rest")
@@ -24,15 +25,15 @@ def create_catalog(
             )
         return FileSystemCatalog(warehouse, storage_options)
     if kind == "jdbc":
-        from paimon_core.metastore.jdbc import JdbcCatalog
+        from paimon_core.catalog.metastore.jdbc import JdbcCatalog
 
         return JdbcCatalog(warehouse, options, storage_options)
     if kind == "hive":
-        from paimon_core.metastore.hive import HiveCatalog
+        from paimon_core.catalog.metastore.hive import HiveCatalog
 
         return HiveCatalog(warehouse, options, storage_options)
     if kind == "rest":
-        from paimon_core.metastore.rest.catalog import RestCatalog
+        from paimon_core.catalog.metastore.rest.catalog import RestCatalog
 
         return RestCatalog(warehouse, options, storage_options)
     raise InvalidInput(f"unknown catalog '{kind}': use one of {', '.join(CATALOG_KINDS)}")

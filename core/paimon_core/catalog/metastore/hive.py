@@ -22,6 +22,8 @@ import time
 import urllib.parse
 from typing import TYPE_CHECKING
 
+from paimon_core.catalog.metastore import hive_tables as H
+from paimon_core.catalog.metastore.base import MetastoreCatalog
 from paimon_core.errors import (
     AlreadyExists,
     CatalogUnavailable,
@@ -30,8 +32,6 @@ from paimon_core.errors import (
     TableAlreadyExists,
     TableNotFound,
 )
-from paimon_core.metastore import hive_tables as H
-from paimon_core.metastore.base import MetastoreCatalog
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -212,7 +212,7 @@ class HiveCatalog(MetastoreCatalog):
         self._call("drop_table", db, table, True, missing=lambda: None)
 
     def drop_table(self, identifier: str, ignore_if_missing: bool = False) -> None:
-        from paimon_core.catalog import parse_identifier
+        from paimon_core.catalog.base import parse_identifier
 
         db, name = parse_identifier(identifier)
         path = self.table_path(db, name) if self._table_registered(db, name) else None
@@ -222,7 +222,7 @@ class HiveCatalog(MetastoreCatalog):
         self.io.delete_dir(path)
 
     def rename_table(self, identifier: str, new_identifier: str) -> None:
-        from paimon_core.catalog import parse_identifier
+        from paimon_core.catalog.base import parse_identifier
 
         db, name = parse_identifier(identifier)
         db2, name2 = parse_identifier(new_identifier)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from paimon_core.catalog.metastore.rest import dlf_signer
 from paimon_core.errors import InvalidInput
-from paimon_core.metastore.rest import dlf_signer
 
 OPTIONS = (
     "token",

@@ -23,7 +23,10 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from paimon_core.catalog import Catalog, parse_identifier
+from paimon_core.catalog.base import Catalog, parse_identifier
+from paimon_core.catalog.metastore.rest.auth import OPTIONS as AUTH_OPTIONS
+from paimon_core.catalog.metastore.rest.auth import RestAuth
+from paimon_core.catalog.metastore.rest.wire import changes_json, paged
 from paimon_core.errors import (
     AlreadyExists,
     CatalogUnavailable,
@@ -39,9 +42,6 @@ from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.table_context import CatalogEnvironment, TableContext, VersionCatalog
 from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
-from paimon_core.metastore.rest.auth import OPTIONS as AUTH_OPTIONS
-from paimon_core.metastore.rest.auth import RestAuth
-from paimon_core.metastore.rest.wire import changes_json, paged
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
 
@@ -237,7 +237,7 @@ class RestCatalog(Catalog):
         return dict(self.call("GET", f"databases/{_q(db)}").get("options") or {})
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
-        from paimon_core.catalog import not_empty
+        from paimon_core.catalog.base import not_empty
 
         tables = self.list_tables(db)
         if tables and not cascade:
@@ -275,7 +275,7 @@ class RestCatalog(Catalog):
         vends for it (``rest.token_io``); otherwise with this catalog's storage options."""
         if not self.data_tokens:
             return FileIO(path, self.storage_options)
-        from paimon_core.metastore.rest.token_io import TokenFileIO
+        from paimon_core.catalog.metastore.rest.token_io import TokenFileIO
 
         def fetch() -> tuple[dict, int]:
             got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}/token")

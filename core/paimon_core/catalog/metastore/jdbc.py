@@ -18,9 +18,9 @@ import time
 import urllib.parse
 from typing import TYPE_CHECKING
 
+from paimon_core.catalog.metastore import jdbc_sql as Q
+from paimon_core.catalog.metastore.base import MetastoreCatalog
 from paimon_core.errors import CatalogUnavailable, InvalidInput, TableAlreadyExists, TableNotFound
-from paimon_core.metastore import jdbc_sql as Q
-from paimon_core.metastore.base import MetastoreCatalog
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
