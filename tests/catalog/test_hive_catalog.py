@@ -26,7 +26,8 @@ from paimon_core.errors import (
     TableNotRegistered,
 )
 from paimon_core.metadata.schema import Schema
-from paimon_core.metadata.schema_evolution import AddColumn, alter_table
+from paimon_core.metadata.schema_evolution import AddColumn
+from paimon_core.ops.alter import alter_table
 from tests.catalog.cli_flow import every_command
 
 pytestmark = pytest.mark.slow

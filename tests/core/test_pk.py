@@ -177,7 +177,8 @@ def test_aggregation_count_is_refused(catalog, tmp_path):
     """Java Paimon 0.9 has no `count` aggregate function and later Paimon removed it: refused at
     create-table (also as the default function), at alter-table, and when a table whose schema
     file names it is read or written."""
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     def schema(opts):
         return Schema(

@@ -204,7 +204,8 @@ def test_java09_branch_over_an_evolved_schema(tmp_path, java):
 
 def test_fallback_branch_read_like_java(tmp_path, java):
     """``scan.fallback-branch``: main's partitions from main, the others from the branch."""
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     wh = str(tmp_path / "wh")
     t = {"warehouse": wh, "table": T}

@@ -56,7 +56,8 @@ def create_request(wh: str, options: dict, primary_keys: list | None = None) -> 
 def test_a_java_table_with_compression_none_takes_our_writes(java, tmp_path, primary_key):
     """Java creates and writes an ORC table with file.compression=none; we append to it, switch
     it to Parquet (alter-table) and append again, uncompressed; Java and we read every row."""
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     wh = str(tmp_path / "wh")
     options = {"bucket": "1" if primary_key else "-1", "file.format": "orc", "file.compression": "none"}

@@ -40,7 +40,8 @@ def test_snapshot_retention_matches_java(tmp_path, java):
     """Expiry after each commit from the table's options (num-retained.min/max, time-retained,
     expire.limit, write-only): the same snapshots are left in our table and Java's twin. The
     expire_limit tables are written write-only, then one commit without it expires at most 2."""
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     owh, jwh = str(tmp_path / "ours"), str(tmp_path / "java")
     commits = [[{"k": i, "v": "x", "n": i, "s": 0}] for i in range(6)]

@@ -413,7 +413,8 @@ def test_orc_ltz_non_legacy_type_model(tmp_path, java, monkeypatch):
     ]
     case = Case(cols, (), {"bucket": "-1", "file.format": "orc"}, [rows])
     java.run([java_create(wh, "j.l", case), {"op": "write", "warehouse": wh, "table": "j.l", "rows": rows}])
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     t = FileSystemCatalog(wh).get_table("j.l")
     types = {"ts": "TIMESTAMP(6)", "ltz": "TIMESTAMP(6) WITH LOCAL TIME ZONE"}

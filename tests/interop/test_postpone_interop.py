@@ -164,7 +164,8 @@ def test_our_writes_go_where_the_option_says(written, pypaimon, tmp_path):
     theirs = pypaimon.run([{"op": "read", "warehouse": wh, "table": "db.pb"}])[0]["rows"]
     assert_same_rows(theirs, expected, label_a="pypaimon after our fixed-bucket write")
 
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     t = alter_table(t, [SetOption("postpone.batch-write-fixed-bucket", "false")])
     more = [_row("a", 2, 4), _row("c", 9, 4)]

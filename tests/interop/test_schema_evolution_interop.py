@@ -20,8 +20,8 @@ from paimon_core.metadata.schema_evolution import (
     DropColumn,
     RenameColumn,
     UpdateColumnType,
-    alter_table,
 )
+from paimon_core.ops.alter import alter_table
 from tests.interop.harness import arrow_from_rows, assert_same_rows, rows_from_arrow
 
 pytestmark = pytest.mark.interop

@@ -15,7 +15,8 @@ from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type
 from paimon_core.metadata.schema import Schema
-from paimon_core.metadata.schema_evolution import AddColumn, alter_table
+from paimon_core.metadata.schema_evolution import AddColumn
+from paimon_core.ops.alter import alter_table
 from tests.interop.harness import rows_from_arrow
 from tests.interop.option_twins import Case, our_write
 

@@ -26,7 +26,8 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import full_compact
 from paimon_core.data.types import parse_type
-from paimon_core.metadata.schema_evolution import AddColumn, alter_table
+from paimon_core.metadata.schema_evolution import AddColumn
+from paimon_core.ops.alter import alter_table
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 from tests.interop.option_twins import Case, create_ours, java_create, our_write
 

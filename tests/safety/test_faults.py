@@ -109,7 +109,8 @@ from paimon_core.maintain.refs import RefReader
 from paimon_core.maintain.tags import tag_manager
 from paimon_core.maintain.used_names import used_names
 from paimon_core.metadata.schema import Schema
-from paimon_core.metadata.schema_evolution import AddColumn, alter_table
+from paimon_core.metadata.schema_evolution import AddColumn
+from paimon_core.ops.alter import alter_table
 from paimon_core.ops.delete import delete_where
 from paimon_core.ops.ingest import ingest_files
 from paimon_core.ops.streaming import ingest_stream, watch_dir

@@ -28,12 +28,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_core.data.system_columns import KIND, SEQ
-from paimon_core.data.types import AtomicType
 from paimon_core.errors import InvalidInput, PaimonError
 from paimon_core.merge import aggregators
 from paimon_core.merge.aggregators import AggInput
 from paimon_core.merge.merge_kernels import Groups, choose, take_rows
-from paimon_core.metadata import aggregate_rules
 from paimon_core.metadata.merge_options import MergeOptions, sequence_fields, sequence_groups
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.merge_engine import MergeEngineKind
@@ -225,32 +223,14 @@ class MergeEngine:
         self.ignore_delete = mo.ignore_delete
         self.remove_on_delete = mo.remove_on_delete
         self.sequence_groups = mo.groups
-        if self.sequence_groups and self.engine is not MergeEngineKind.PARTIAL_UPDATE:
-            raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")
-        grouped = [f for seqs, fields in self.sequence_groups for f in seqs + fields]
-        for f in grouped:
-            if f in keys:
-                raise InvalidInput(f"sequence-group field '{f}' must not be a primary-key column")
-        if len(set(grouped)) != len(grouped):
-            raise InvalidInput("a field belongs to two sequence groups")
-        if types is not None:  # the columns that order records must be sortable
-            for f in self.sequence_fields + [s for seqs, _ in self.sequence_groups for s in seqs]:
-                if f in types and not isinstance(types[f], AtomicType):
-                    raise InvalidInput(
-                        f"sequence field '{f}' must have an atomic type to order records, not {types[f]}"
-                    )
+        # the options were checked when the table schema was made (``metadata/schema_rules.py``,
+        # ``merge_options.validate_merge_options``): every rule on them is stated there, once
         self.funcs: dict[str, str] = {}
         if self.engine.merges_fields:
             for c in self.values:
                 f = mo.function(c)
-                if f is None:
-                    continue
-                problem = aggregate_rules.name_error(c, f)
-                if problem is None and types is not None and c in types:
-                    problem = aggregate_rules.type_error(c, f, types[c])
-                if problem:
-                    raise InvalidInput(problem)
-                self.funcs[c] = f
+                if f is not None:
+                    self.funcs[c] = f
         self.lookup = CoreOptions(options).changelog_producer == "lookup" and self.lookup_wrapped
 
     @classmethod

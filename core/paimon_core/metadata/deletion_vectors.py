@@ -26,8 +26,6 @@ import numpy as np
 
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import ADD
-from paimon_core.options.core_options import CoreOptions
-from paimon_core.options.merge_engine import MergeEngineKind
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
@@ -132,22 +130,6 @@ def build_index_file(vectors: dict[str, np.ndarray], bitmap64: bool = False) -> 
 
 
 # ---------------------------------------------------------------- index files on a table
-def check_dv_options(options: dict, has_primary_key: bool) -> None:
-    """Refuse what Paimon refuses with deletion vectors, and what is not implemented here."""
-    from paimon_core.errors import InvalidInput
-
-    opts = CoreOptions(options)
-    if not opts.get("deletion-vectors.enabled") or not has_primary_key:
-        return
-    if opts.merge_engine is MergeEngineKind.FIRST_ROW:
-        raise InvalidInput("deletion vectors are not supported with merge-engine=first-row (as in Paimon)")
-    producer = opts.changelog_producer
-    if producer == "full-compaction":
-        raise InvalidInput(
-            "deletion vectors are not supported with changelog-producer=full-compaction (as in Paimon)"
-        )
-
-
 def dv_enabled(table: TableContext) -> bool:
     return bool(table.schema.core_options.get("deletion-vectors.enabled"))
 

@@ -37,8 +37,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from paimon_core.errors import UnsupportedFeature
-from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode
+from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.table_rules import DESCRIPTOR_OPTIONS, check_blob_descriptors, check_feature_options
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import DataFileMeta
@@ -50,31 +51,8 @@ def _true(options: dict, key: str) -> bool:
     return bool(CoreOptions(options).get(key))
 
 
-def check_options(options: dict, writing: bool, what: str = "table", assigns_buckets: bool = True) -> None:
-    """Raise UnsupportedFeature for option values we cannot honour (``writing``: also those
-    that matter only to writers; ``assigns_buckets``: the write hashes rows to buckets, which a
-    compaction inside a bucket does not, unless it moves postpone rows)."""
-    kind = CoreOptions(options).get("type").strip().lower()
-    if kind != "table":
-        raise UnsupportedFeature(
-            f"{what} has type = {kind} (only Paimon tables with snapshots are supported)"
-        )
-    if not writing:
-        return
-    opts = CoreOptions(options)
-    func = opts.get("bucket-function.type")
-    if func != "default" and (assigns_buckets or opts.bucket == POSTPONE_BUCKET):
-        raise UnsupportedFeature(
-            f"{what} sets bucket-function.type = {func}: only the default bucket function "
-            "is supported for writing"
-        )
-
-
 def check_readable(schema: TableSchema, what: str = "table") -> None:
-    check_options(schema.options, writing=False, what=what)
-
-
-DESCRIPTOR_OPTIONS = ("blob-descriptor-field", "blob.stored-descriptor-fields", "blob-external-storage-field")
+    check_feature_options(schema.options, writing=False, what=what)
 
 
 def descriptor_columns(schema: TableSchema) -> list[str]:
@@ -93,21 +71,8 @@ def blob_columns(schema: TableSchema) -> list[str]:
     return [f.name for f in schema.fields if getattr(f.type, "root", None) == "BLOB" and f.name not in inline]
 
 
-def check_blob_descriptors(options: dict, what: str = "table") -> None:
-    """Refuse, by name, writing BLOB columns stored as descriptors of bytes kept elsewhere: a
-    writer would have to put the bytes in that storage (reading them is supported,
-    ``read/blob_descriptors.py``)."""
-    for key in DESCRIPTOR_OPTIONS:
-        raw = (options.get(key) or "").strip()
-        if raw:
-            raise UnsupportedFeature(
-                f"{what} sets {key} = {raw}: writing those BLOB columns (descriptors pointing to "
-                "bytes in other storage, not in the table) is not supported"
-            )
-
-
 def check_writable(schema: TableSchema, what: str = "table", compaction: bool = False) -> None:
-    check_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
+    check_feature_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     if blob_columns(schema) or descriptor_columns(schema):
         check_blob_descriptors(schema.options, what)
         if not _true(schema.options, "data-evolution.enabled"):

@@ -29,10 +29,8 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.errors import CorruptMetadata, InvalidInput, UnsupportedFeature
+from paimon_core.errors import CorruptMetadata, UnsupportedFeature
 from paimon_core.metadata.manifest import ADD, FILE_SOURCE_COMPACT
-from paimon_core.options.bucket_mode import POSTPONE_BUCKET
-from paimon_core.options.core_options import CoreOptions
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -124,48 +122,3 @@ def stale_payloads(live: Iterable[IndexEntry], data_changes: Iterable[ManifestEn
         ):
             out.append(e)
     return out
-
-
-_FAMILIES = ("pk-btree.index.columns", "pk-bitmap.index.columns")
-_OTHER_FAMILIES = ("pk-vector.index.columns", "pk-full-text.index.columns", "pk-multivalue.index.columns")
-
-
-def _columns(options: dict, key: str) -> list[str]:
-    raw = options.get(key)
-    return [c.strip() for c in str(raw).split(",") if c.strip()] if raw else []
-
-
-def validate_pk_index_options(
-    options: dict, columns: list[str], primary_keys: list[str] | tuple[str, ...], bucket: int
-) -> None:
-    """Java's ``SchemaValidation`` for BTree and Bitmap primary-key indexes at create/alter
-    table: a primary-key table with deletion vectors (not merge-on-read) in fixed or postpone
-    buckets, no column listed twice or by two index families, every column a column. Raises
-    ``InvalidInput`` naming the rule."""
-    seen: set[str] = set()
-    for key in _FAMILIES + _OTHER_FAMILIES:
-        cols = _columns(options, key)
-        if len(set(cols)) != len(cols):
-            raise InvalidInput(f"{key} must not contain duplicate columns, but is {cols}")
-        for c in cols:
-            if c in seen:
-                raise InvalidInput(f"column '{c}' can own at most one primary-key index")
-            seen.add(c)
-    if not any(_columns(options, k) for k in _FAMILIES):
-        return
-    what = "primary-key BTree and Bitmap indexes"
-    opts = CoreOptions(options)
-    if not opts.get("deletion-vectors.enabled"):
-        raise InvalidInput(f"{what} require deletion-vectors.enabled = true (as in Paimon)")
-    if not primary_keys:
-        raise InvalidInput(f"{what} require a primary-key table (as in Paimon)")
-    if not (bucket > 0 or bucket == POSTPONE_BUCKET):
-        raise InvalidInput(
-            f"{what} require fixed or postpone buckets (bucket > 0 or bucket = -2), but bucket is {bucket}"
-        )
-    if str(options.get("deletion-vectors.merge-on-read", "false")).strip().lower() != "false":
-        raise InvalidInput(f"{what} require deletion-vectors.merge-on-read = false (as in Paimon)")
-    for key in _FAMILIES:
-        for c in _columns(options, key):
-            if c not in columns:
-                raise InvalidInput(f"{key} entry '{c}' must reference an existing column")

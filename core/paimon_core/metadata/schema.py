@@ -15,7 +15,6 @@ import pyarrow as pa
 
 from paimon_core import paths
 from paimon_core.clock import now_ms
-from paimon_core.data.system_columns import is_system_name
 from paimon_core.data.types import (
     AtomicType,
     DataField,
@@ -25,13 +24,12 @@ from paimon_core.data.types import (
     highest_field_id,
     parse_type,
     to_arrow_schema,
-    to_arrow_type,
 )
-from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError, UnsupportedFeature
+from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
 from paimon_core.metadata import jsonfmt
-from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
+from paimon_core.metadata.schema_rules import check_schema
+from paimon_core.options.bucket_mode import BucketMode, mode_of
 from paimon_core.options.core_options import CoreOptions
-from paimon_core.options.validation import validate_options
 from paimon_core.storage.file_io import FileIO
 
 SCHEMA_VERSION = 3
@@ -216,12 +214,8 @@ class Schema:
     def to_table_schema(self, schema_id: int = 0) -> TableSchema:
         """Validate (raises InvalidInput/UnsupportedFeature naming the problem) and assign field
         ids: ``schema-<schema_id>`` as it is written."""
-        names = [c[0] for c in self.columns]
-        types = dict((c[0], c[1]) for c in self.columns)
-        self._check_columns(names)
-        self._check_keys(names, types)
         options = {str(k): str(v) for k, v in self.options.items()}
-        bucket = self._check_options(options, names, types)
+        bucket = check_schema(self.columns, self.partition_keys, self.primary_keys, options)
         if "bucket" not in options:
             options["bucket"] = str(bucket)
         fields, last = self._fields_with_ids()
@@ -235,137 +229,6 @@ class Schema:
             comment=self.comment,
             time_millis=now_ms(),
         )
-
-    def _check_columns(self, names: list[str]) -> None:
-        if not names:
-            raise InvalidInput("a table needs at least one column")
-        seen = set()
-        for n in names:
-            if not n or n != n.strip():
-                raise InvalidInput(f"bad column name '{n}'")
-            if n.lower() in seen:
-                raise InvalidInput(f"column '{n}' is defined twice")
-            if is_system_name(n):
-                raise InvalidInput(f"column name '{n}' is reserved by Paimon")
-            seen.add(n.lower())
-
-    def _check_keys(self, names: list[str], types: dict) -> None:
-        """Partition and primary keys: existing atomic columns; the primary key holds the
-        partition keys and at least one other column."""
-        for label, keys in (("partition", self.partition_keys), ("primary", self.primary_keys)):
-            for k in keys:
-                if k not in names:
-                    raise InvalidInput(f"{label} key '{k}' is not a column (columns: {', '.join(names)})")
-            if len(set(keys)) != len(keys):
-                raise InvalidInput(f"{label} keys repeat a column: {', '.join(keys)}")
-        for k in self.partition_keys:
-            if not isinstance(types[k], AtomicType):
-                raise InvalidInput(f"partition key '{k}' must have an atomic type, not {types[k]}")
-        for k in self.primary_keys:
-            if not isinstance(types[k], AtomicType):
-                raise InvalidInput(f"primary key '{k}' must have an atomic type, not {types[k]}")
-        if self.primary_keys and self.partition_keys:
-            if not [k for k in self.primary_keys if k not in self.partition_keys]:
-                raise InvalidInput("the primary key must have a column that is not a partition key")
-
-    def _check_options(self, options: dict[str, str], names: list[str], types: dict) -> int:
-        """The options against the registry, the file formats, bucketing, newer features, merge
-        engines and deletion vectors; returns the table's bucket number."""
-        validate_options(options, names)
-        opts = CoreOptions(options, self.primary_keys)
-        bucket = opts.bucket
-        if bucket == 0 or bucket < POSTPONE_BUCKET:
-            raise InvalidInput(
-                f"bucket must be a positive number of buckets, -1 (dynamic) or -2 (postpone), not {bucket}"
-            )
-        from paimon_core.fileformat.formats import check_options as check_format_options
-
-        check_format_options(options, pa.schema([pa.field(n, to_arrow_type(t)) for n, t, _ in self.columns]))
-        self._check_bucket_key(opts.bucket_key, bucket, names, types)
-        if bucket == POSTPONE_BUCKET and not self.primary_keys:
-            raise InvalidInput("postpone buckets (bucket = -2) need a primary key")
-        self._check_cross_partition(opts, bucket)
-        from paimon_core.metadata.features import check_options
-
-        check_options(options, writing=True, what="a table")
-        blobs = [n for n, t, _ in self.columns if getattr(t, "root", None) == "BLOB"]
-        if blobs and not opts.get("data-evolution.enabled"):
-            raise UnsupportedFeature(
-                f"BLOB columns ({', '.join(blobs)}) need data-evolution.enabled = true and "
-                "row-tracking.enabled = true, as in Paimon"
-            )
-        if blobs:
-            from paimon_core.metadata.features import check_blob_descriptors
-
-            check_blob_descriptors(options, "a table")
-        if blobs and len(blobs) == len(self.columns):
-            raise InvalidInput("a table with BLOB columns needs other columns too, as in Paimon")
-        if set(blobs) & set(self.partition_keys):
-            raise InvalidInput("a BLOB column cannot be a partition key, as in Paimon")
-        for key, feature in (
-            ("data-evolution.enabled", "data evolution"),
-            ("row-tracking.enabled", "row tracking"),
-        ):
-            mode = mode_of(bucket, self.primary_keys, self.partition_keys)
-            if opts.get(key) and mode is not BucketMode.BUCKET_UNAWARE:
-                raise UnsupportedFeature(
-                    f"{feature} ({key}) needs an append table without fixed buckets (bucket = -1), "
-                    "as in Paimon"
-                )
-        if self.primary_keys:
-            from paimon_core.metadata.merge_options import validate_merge_options
-
-            validate_merge_options(options, types, self.primary_keys, self.partition_keys)
-        elif any(k in options for k in ("merge-engine", "sequence.field")):
-            raise InvalidInput("merge-engine and sequence.field need a primary key").with_hint("primary_key")
-        from paimon_core.metadata.deletion_vectors import check_dv_options
-
-        check_dv_options(options, bool(self.primary_keys))
-        from paimon_core.metadata.pk_index import validate_pk_index_options
-
-        validate_pk_index_options(options, names, self.primary_keys, bucket)
-        return bucket
-
-    def _check_cross_partition(self, opts: CoreOptions, bucket: int) -> None:
-        """A primary key without every partition key: with ``bucket = -1`` Paimon's cross-partition
-        upsert mode (without ``sequence.field``); with ``bucket = N`` plain fixed buckets, a key
-        unique within its partition (Java 1.x; Java 0.9 refused it); never postponed buckets."""
-        missing = [p for p in self.partition_keys if self.primary_keys and p not in self.primary_keys]
-        if not missing:
-            return
-        mode = mode_of(bucket, self.primary_keys, self.partition_keys)
-        if mode is BucketMode.HASH_FIXED:
-            return
-        if mode is not BucketMode.KEY_DYNAMIC:
-            columns = ",".join(list(self.partition_keys) + list(self.primary_keys))
-            raise InvalidInput(
-                f"a primary key without the partition keys ({', '.join(missing)} missing) is a cross-partition "
-                f"upsert table, which needs dynamic buckets (bucket = -1), not bucket = {bucket}"
-            ).with_hint("primary_key_columns", columns=columns)
-        if opts.sequence_fields:
-            raise InvalidInput(
-                "sequence.field cannot be used on a cross-partition upsert table (a primary key without "
-                f"the partition keys: {', '.join(missing)} missing)"
-            )
-
-    def _check_bucket_key(self, bucket_key: list[str], bucket: int, names: list[str], types: dict) -> None:
-        for k in bucket_key:
-            if k not in names:
-                raise InvalidInput(f"bucket-key column '{k}' is not a column")
-            if k in self.partition_keys:
-                raise InvalidInput(f"bucket-key column '{k}' must not be a partition key")
-            if self.primary_keys and k not in self.primary_keys:
-                raise InvalidInput(f"bucket-key column '{k}' must be part of the primary key")
-            if not isinstance(types[k], AtomicType):
-                raise InvalidInput(f"bucket-key column '{k}' must have an atomic type")
-        if bucket_key and bucket <= 0:
-            raise InvalidInput("bucket-key needs a fixed number of buckets (bucket option > 0)").with_hint(
-                "bucket"
-            )
-        if not self.primary_keys and bucket > 0 and not bucket_key:
-            raise InvalidInput(
-                "an append table with fixed buckets needs a bucket key (option bucket-key)"
-            ).with_hint("bucket_key")
 
     def _fields_with_ids(self) -> tuple[list[DataField], int]:
         """The columns as DataFields with ids 0, 1, ... (nested fields numbered after their

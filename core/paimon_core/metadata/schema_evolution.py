@@ -40,11 +40,11 @@ from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options.bucket_mode import DYNAMIC_BUCKET
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.registry import STRUCTURAL_KEYS
+from paimon_core.options.table_rules import check_feature_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from paimon_core.metadata.table_context import TableContext
     from paimon_core.storage.file_io import FileIO
 
 # ---------------------------------------------------------------------------------------------
@@ -206,9 +206,7 @@ def _not_key(schema: TableSchema, name: str, verb: str) -> None:
 def _check_option(schema: TableSchema, key: str, new: str | None, has_snapshot: bool) -> None:
     old = schema.options.get(key)
     if new is not None:
-        from paimon_core.metadata.features import check_options
-
-        check_options({key: new}, writing=True, what="the table")
+        check_feature_options({key: new}, writing=True, what="the table")
     if key in STRUCTURAL_KEYS:
         raise InvalidInput(
             f"option '{key}' cannot be changed: the {key.replace('-', ' ')} is fixed at create-table"
@@ -541,15 +539,3 @@ def commit_changes(
     raise CommitConflict(
         f"gave up changing the schema after {max_retries + 1} attempts: other writers kept changing it"
     )
-
-
-def alter_table(
-    table: TableContext,
-    changes: Sequence[SchemaChange],
-    check: Callable[[TableSchema, TableSchema], None] | None = None,
-) -> TableContext:
-    """Commit ``changes`` to ``table``'s schema; returns the table at the new schema. ``check``:
-    see ``commit_changes`` (``ops/alter.py`` passes the stored-data check of narrowing changes)."""
-    new = table.env.commit_schema_changes(table, changes, check)
-    table.env.after_schema_change(table, new)
-    return table.with_schema(new)

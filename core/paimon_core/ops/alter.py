@@ -35,7 +35,8 @@ def preview_changes(table: TableContext, changes: Sequence[SchemaChange]) -> Tab
 
 
 def alter_table(table: TableContext, changes: Sequence[SchemaChange]) -> TableContext:
-    """Commit ``changes`` (checked against the stored data); returns the table at the new schema."""
-    return schema_evolution.alter_table(
-        table, changes, check=lambda old, new: check_data_fits(table, old, new)
-    )
+    """Commit ``changes`` (checked against the stored data: ``check_data_fits``) through the
+    table's catalog, then let the catalog follow; returns the table at the new schema."""
+    new = table.env.commit_schema_changes(table, changes, lambda old, new: check_data_fits(table, old, new))
+    table.env.after_schema_change(table, new)
+    return table.with_schema(new)

@@ -179,7 +179,7 @@ class KeyValueWriter:
         self.table = table
         schema = table.schema
         self.schema = schema
-        from paimon_core.metadata.deletion_vectors import check_dv_options
+        from paimon_core.options.table_rules import check_dv_options
 
         check_dv_options(schema.options, True)
         opts = schema.core_options

@@ -19,7 +19,8 @@ from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.fileformat import formats
 from paimon_core.fileformat.avro import file_schema
 from paimon_core.metadata.schema import Schema
-from paimon_core.metadata.schema_evolution import SetOption, alter_table
+from paimon_core.metadata.schema_evolution import SetOption
+from paimon_core.ops.alter import alter_table
 from paimon_core.storage.file_io import FileIO
 
 COLS = (

@@ -20,8 +20,9 @@ from paimon_core.maintain.branches import (
 )
 from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound
 from paimon_core.metadata.schema import Schema
-from paimon_core.metadata.schema_evolution import AddColumn, SetOption, alter_table
+from paimon_core.metadata.schema_evolution import AddColumn, SetOption
 from paimon_core.metadata.tags import TagNotFound
+from paimon_core.ops.alter import alter_table
 from tests.core.maintain.helpers import FAR_FUTURE, batch, make_table, rows
 
 

@@ -7,7 +7,8 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.compaction.compaction import compact
 from paimon_core.metadata.schema import Schema
-from paimon_core.metadata.schema_evolution import SetOption, alter_table
+from paimon_core.metadata.schema_evolution import SetOption
+from paimon_core.ops.alter import alter_table
 from paimon_core.read.diff import diff
 from paimon_core.read.stream import StreamRead
 

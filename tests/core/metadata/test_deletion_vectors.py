@@ -327,7 +327,8 @@ def test_delete_where_on_pk_tables(catalog):
 
 
 def test_dv_mode_of_a_pk_table_with_data_cannot_change(catalog):
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     t = catalog.create_table(
         "db.t", Schema(Schema.parse_columns("k INT NOT NULL, v STRING"), (), ("k",), {"bucket": "1"})

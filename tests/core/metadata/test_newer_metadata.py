@@ -180,7 +180,8 @@ def test_column_default_values_are_kept_and_refused_on_write(catalog):
     t.write_arrow(_rows([1], [1], [1]))
     _edit_schema(t, lambda o: o["fields"][3].update({"defaultValue": "'dflt'"}))
     t = catalog.get_table("db.t")
-    from paimon_core.metadata.schema_evolution import UpdateComment, alter_table
+    from paimon_core.metadata.schema_evolution import UpdateComment
+    from paimon_core.ops.alter import alter_table
 
     t = alter_table(t, [UpdateComment("c")])
     assert json.loads(t.schemas.latest().to_json())["fields"][3]["defaultValue"] == "'dflt'"

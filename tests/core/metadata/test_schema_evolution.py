@@ -22,11 +22,11 @@ from paimon_core.metadata.schema_evolution import (
     SetOption,
     UpdateColumnType,
     UpdateComment,
-    alter_table,
     apply_changes,
     column_cast_allowed,
     commit_changes,
 )
+from paimon_core.ops.alter import alter_table
 from paimon_core.ops.ingest import ingest_files
 from paimon_core.read.diff import diff
 

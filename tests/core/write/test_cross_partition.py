@@ -307,7 +307,8 @@ def test_paths_not_done_refuse_by_name(catalog, what):
 
 
 def test_alter_table_keeps_the_schema_rules(catalog):
-    from paimon_core.metadata.schema_evolution import SetOption, alter_table
+    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core.ops.alter import alter_table
 
     t = catalog.create_table("db.x", _schema({}))
     with pytest.raises(InvalidInput, match="sequence.field cannot be used"):
