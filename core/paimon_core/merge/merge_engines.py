@@ -32,7 +32,12 @@ from paimon_core.errors import InvalidInput, PaimonError
 from paimon_core.merge import aggregators
 from paimon_core.merge.aggregators import AggInput
 from paimon_core.merge.merge_kernels import Groups, choose, take_rows
-from paimon_core.metadata.merge_options import MergeOptions, sequence_fields, sequence_groups
+from paimon_core.metadata.merge_options import (
+    MergeOptions,
+    check_merge_rules,
+    sequence_fields,
+    sequence_groups,
+)
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.merge_engine import MergeEngineKind
 
@@ -223,8 +228,9 @@ class MergeEngine:
         self.ignore_delete = mo.ignore_delete
         self.remove_on_delete = mo.remove_on_delete
         self.sequence_groups = mo.groups
-        # the options were checked when the table schema was made (``metadata/schema_rules.py``,
-        # ``merge_options.validate_merge_options``): every rule on them is stated there, once
+        # the rules stated in ``merge_options`` (also checked when a schema is made): a schema
+        # file written elsewhere may break them
+        check_merge_rules(mo, keys, self.values, types or {})
         self.funcs: dict[str, str] = {}
         if self.engine.merges_fields:
             for c in self.values:

@@ -9,17 +9,14 @@ create-table / alter-table check against the schema's columns and types, followi
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from paimon_core.data.types import AtomicType, DataType
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata import aggregate_rules as aggregators
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.merge_engine import MergeEngineKind
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 # aggregate functions a partial-update sequence group can apply: their result does not depend
 # on the order Java 0.9 applies them in (it folds records older than the group's current
@@ -105,12 +102,10 @@ def validate_merge_options(
     """Create-table/alter-table checks of a primary-key table's merge options. ``types`` maps
     every column to its type. Raises ``InvalidInput``."""
     mo = MergeOptions.of(options)
-    keys = [k for k in primary_keys if k not in partition_keys]
     values = [c for c in types if c not in primary_keys]
     for f in mo.sequence_fields:
         if f not in types:
             raise InvalidInput(f"sequence.field column '{f}' is not a column")
-        _check_sortable(f, types[f], "sequence.field")
         if f in mo.explicit_functions:
             raise InvalidInput(f"sequence.field column '{f}' must not have an aggregate function")
     if len(set(mo.sequence_fields)) != len(mo.sequence_fields):
@@ -122,25 +117,16 @@ def validate_merge_options(
         "lookup",
     ):
         raise InvalidInput("merge-engine=first-row takes changelog-producer none or lookup only (as Paimon)")
-    if mo.groups and mo.engine is not MergeEngineKind.PARTIAL_UPDATE:
-        raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")
-    grouped: list[str] = []
     for seqs, fields in mo.groups:
         for s in seqs:
             if s not in types:
                 raise InvalidInput(f"sequence-group field '{s}' is not a column")
-            _check_sortable(s, types[s], "sequence-group field")
             if s in mo.explicit_functions:
                 raise InvalidInput(f"sequence-group field '{s}' must not have an aggregate function")
         for f in fields:
             if f not in types:
                 raise InvalidInput(f"column '{f}' of a sequence group is not a column")
-        grouped += seqs + fields
-    for f in grouped:
-        if f in keys or f in primary_keys:
-            raise InvalidInput(f"sequence-group field '{f}' must not be a primary-key column")
-    if len(set(f for _, fs in mo.groups for f in fs)) != sum(len(fs) for _, fs in mo.groups):
-        raise InvalidInput("a field belongs to two sequence groups")
+    check_merge_rules(mo, primary_keys, values, types)
     if mo.engine is MergeEngineKind.PARTIAL_UPDATE:
         if mo.remove_on_delete and mo.ignore_delete:
             raise InvalidInput("ignore-delete and partial-update.remove-record-on-delete cannot both be set")
@@ -156,9 +142,7 @@ def validate_merge_options(
         func = mo.function(c)
         if func is None:
             continue
-        problem = aggregators.type_error(c, func, types[c]) or aggregators.options_error(
-            c, func, types[c], options
-        )
+        problem = aggregators.options_error(c, func, types[c], options)
         if problem:
             raise InvalidInput(problem)
         if mo.engine is not MergeEngineKind.PARTIAL_UPDATE:
@@ -184,6 +168,38 @@ def validate_merge_options(
                 f"aggregate function '{func}' of column '{c}' inside a partial-update sequence "
                 f"group is not supported (supported there: {', '.join(GROUP_FUNCTIONS)})"
             )
+
+
+def check_merge_rules(
+    mo: MergeOptions, primary_keys: Sequence[str], values: Sequence[str], types: Mapping[str, DataType]
+) -> None:
+    """The rules a merge engine relies on, stated once: checked when a table schema is made
+    (``validate_merge_options``) and again when a merge engine is built from a schema file
+    written elsewhere (``MergeEngine``). ``types``: the types known (a projection may know
+    fewer); ``values``: the columns the engine merges."""
+    if mo.groups and mo.engine is not MergeEngineKind.PARTIAL_UPDATE:
+        raise InvalidInput("fields.*.sequence-group needs merge-engine=partial-update")
+    for f in mo.sequence_fields:
+        if f in types:
+            _check_sortable(f, types[f], "sequence.field")
+    for seqs, fields in mo.groups:
+        for f in seqs + fields:
+            if f in primary_keys:
+                raise InvalidInput(f"sequence-group field '{f}' must not be a primary-key column")
+        for f in seqs:
+            if f in types:
+                _check_sortable(f, types[f], "sequence-group field")
+    if len(set(f for _, fs in mo.groups for f in fs)) != sum(len(fs) for _, fs in mo.groups):
+        raise InvalidInput("a field belongs to two sequence groups")
+    if not mo.engine.merges_fields:
+        return
+    for c in values:
+        func = mo.function(c)
+        if func is None:
+            continue
+        problem = aggregators.type_error(c, func, types[c]) if c in types else aggregators.name_error(c, func)
+        if problem:
+            raise InvalidInput(problem)
 
 
 def _check_sortable(column: str, t: DataType, what: str) -> None:

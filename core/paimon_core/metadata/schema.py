@@ -27,7 +27,6 @@ from paimon_core.data.types import (
 )
 from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
 from paimon_core.metadata import jsonfmt
-from paimon_core.metadata.schema_rules import check_schema
 from paimon_core.options.bucket_mode import BucketMode, mode_of
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.storage.file_io import FileIO
@@ -214,6 +213,8 @@ class Schema:
     def to_table_schema(self, schema_id: int = 0) -> TableSchema:
         """Validate (raises InvalidInput/UnsupportedFeature naming the problem) and assign field
         ids: ``schema-<schema_id>`` as it is written."""
+        from paimon_core.metadata.schema_rules import check_schema  # (the rulebook loads formats)
+
         options = {str(k): str(v) for k, v in self.options.items()}
         bucket = check_schema(self.columns, self.partition_keys, self.primary_keys, options)
         if "bucket" not in options:
