@@ -88,6 +88,7 @@ def _table_route(
             ("GET", "token"): lambda: s.table_token(db, table),
             ("GET", "snapshot"): lambda: s.table_snapshot(db, table),
             ("POST", "commit"): lambda: s.commit(db, table, body),
+            ("POST", "rollback"): lambda: versions.rollback(s, db, table, body),
             ("GET", "snapshots"): lambda: versions.list_snapshots(s, db, table, query),
             ("GET", "tags"): lambda: versions.list_tags(s, db, table, query),
             ("POST", "tags"): lambda: versions.create_tag(s, db, table, body),

@@ -157,6 +157,44 @@ def forward_branch(svc: CatalogService, db: str, name: str, branch: str) -> None
     svc.core(lambda: fast_forward(table, branch), db, name)
 
 
+def rollback(svc: CatalogService, db: str, name: str, body: Any) -> None:
+    """``POST .../rollback``: ``{"instant": {"type": "snapshot", "snapshotId": N} | {"type": "tag",
+    "tagName": T}, "fromSnapshot": M?}``, as Java's ``RESTCatalog.rollbackTo`` sends it. A snapshot
+    or tag that does not exist is a 404 (``SNAPSHOT``/``TAG``); with ``fromSnapshot``, a table whose
+    latest snapshot is another is a 409 and nothing changes."""
+    from paimon_core.maintain.rollback import rollback as core_rollback
+    from paimon_core.metadata.tags import tag_manager
+
+    req = svc.obj(body, "rollback request")
+    instant = req.get("instant")
+    if not isinstance(instant, dict) or instant.get("type") not in ("snapshot", "tag"):
+        raise bad_request(
+            'rollback needs an instant: {"type": "snapshot", "snapshotId": N} or {"type": "tag", "tagName": T}'
+        )
+    table = svc.table(db, name)
+    since = req.get("fromSnapshot")
+    if since is not None:
+        latest = table.snapshots.latest_id()
+        if latest != since:
+            raise RestError(
+                409, f"the latest snapshot is {latest}, not {since}: not rolled back", SNAPSHOT, str(since)
+            )
+    if instant["type"] == "snapshot":
+        sid = instant.get("snapshotId")
+        if not isinstance(sid, int) or isinstance(sid, bool):
+            raise bad_request("instant.snapshotId must be a snapshot id")
+        if not table.snapshots.exists(sid):
+            raise RestError(404, f"snapshot {sid} does not exist", SNAPSHOT, str(sid))
+        svc.core(lambda: core_rollback(table, to_snapshot=sid), db, name)
+        return
+    tag = instant.get("tagName")
+    if not isinstance(tag, str) or not tag:
+        raise bad_request("instant.tagName must be a tag name")
+    if not tag_manager(table).exists(tag):
+        raise RestError(404, f"tag '{tag}' does not exist", "TAG", tag)
+    svc.core(lambda: core_rollback(table, to_tag=tag), db, name)
+
+
 # ---------------------------------------------------------------- snapshots
 def version_snapshot(svc: CatalogService, db: str, name: str, version: str) -> dict:
     """``version``: a snapshot id, ``EARLIEST``/``LATEST``, or a tag name (Java's server's

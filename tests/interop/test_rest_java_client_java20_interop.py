@@ -98,3 +98,32 @@ def test_java_rest_client_writes_reads_alters_and_drops_through_our_server(java_
     assert res[5]["exists"] is False
     assert not (rest_server.warehouse / f"{db}.db" / "pk").exists()
     assert_same_rows(_plain(cli.json("read", "-t", log)), with_note)
+
+
+def test_java_rest_client_rolls_back_through_our_server(java_rest, rest_server):
+    """Java's ``FileStoreTable.rollbackTo`` on a table of its ``RESTCatalog`` goes to our server's
+    rollback endpoint (to a snapshot, then to a tag); the backing warehouse shows the result."""
+    java, via = java_rest
+    db = f"jrb{java.version.replace('.', '')}"
+    t = f"{db}.t"
+
+    def req(op: str, **kw) -> dict:
+        return {"op": op, **via, **kw}
+
+    rows = [[{"id": i, "name": f"n{i}", "dt": "d"}] for i in range(4)]
+    java.run(
+        [
+            req("catalog", action="create_database", database=db),
+            req("create_table", table=t, schema=SCHEMA),
+            *(req("write", table=t, rows=r) for r in rows),
+            req("create_tag", table=t, tag="two", tag_snapshot=2),
+        ]
+    )
+    before = len(rest_server.requests())
+    res = java.run([req("rollback", table=t, to_snapshot=3), req("read", table=t)])
+    assert "POST /v1/paimon/databases/" + db + "/tables/t/rollback 200" in rest_server.requests()[before:]
+    assert sorted(r["id"] for r in res[1]["rows"]) == [0, 1, 2]
+    java.run([req("rollback", table=t, to_tag="two")])
+    cli = Cli(rest_server.warehouse)
+    assert cli.snapshot_ids(t) == [1, 2]
+    assert sorted(r["id"] for r in cli.json("read", "-t", t)) == [0, 1]

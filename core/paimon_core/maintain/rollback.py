@@ -148,10 +148,17 @@ def rollback(
     progress: FileProgress | None = None,
     as_of_ms: int | None = None,
 ) -> RollbackResult:
-    """Make the target snapshot the latest again, deleting everything newer."""
+    """Make the target snapshot the latest again, deleting everything newer (through the
+    table's catalog when it does versions itself: a REST server)."""
     plan = plan_rollback(table, to_snapshot, to_tag, as_of_ms)
     if dry_run:
         return RollbackResult(plan, True, 0)
+    remote = table.env.versions()
+    if remote is not None:  # the catalog (a REST server) rolls back, with its own checks
+        remote.rollback(table, None if to_tag is not None else plan.target.id, to_tag)
+        return RollbackResult(
+            plan, False, len(plan.snapshots) + len(plan.changelogs) + len(plan.tags_deleted)
+        )
     sm, io = table.snapshots, table.io
     n = 0
     if plan.recreate_snapshot:

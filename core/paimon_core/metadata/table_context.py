@@ -90,7 +90,7 @@ class CatalogEnvironment:
 
 
 class VersionCatalog:
-    """Tag and branch changes done by a catalog instead of on storage (see
+    """Tag, branch and rollback changes done by a catalog instead of on storage (see
     ``CatalogEnvironment.versions``); ``table`` is the context (and branch) they apply to. Each
     either does the whole change or raises, changing nothing."""
 
@@ -112,6 +112,10 @@ class VersionCatalog:
         raise NotImplementedError
 
     def fast_forward(self, table: TableContext, name: str) -> None:
+        raise NotImplementedError
+
+    def rollback(self, table: TableContext, snapshot_id: int | None, tag: str | None) -> None:
+        """Make snapshot ``snapshot_id`` (or the tag ``tag``'s) the latest again."""
         raise NotImplementedError
 
 

@@ -159,3 +159,34 @@ def test_the_done_partition_action_marks_through_the_server(rest_server, tmp_pat
     )
     assert (rest_server.warehouse / "cl_md.db" / "t" / "p=x" / "_SUCCESS").exists()
     assert not (rest_server.warehouse / "cl_md.db" / "t" / "p=y" / "_SUCCESS").exists()
+
+
+def test_rollback_is_done_by_the_server(rest_server, tmp_path):
+    """``paimon rollback`` through ``--catalog rest`` sends the server's rollback endpoint (as
+    Java's client does with a catalog that manages versions): to a snapshot and to a tag; a
+    snapshot or tag that does not exist is a 404 that changes nothing, and a ``fromSnapshot``
+    that is not the latest a 409."""
+    cli = Cli(tmp_path / "unused")
+    f = _flags(rest_server)
+    cli(*f, "create-table", "cl_rb.t", "--schema", "id INT", warehouse=False)
+    for i in range(4):
+        (tmp_path / f"{i}.csv").write_text(f"id\n{i}\n")
+        cli(*f, "ingest", "-t", "cl_rb.t", str(tmp_path / f"{i}.csv"), warehouse=False)
+    cli(*f, "tag", "create", "two", "-t", "cl_rb.t", "--snapshot", "2", warehouse=False)
+    before = len(rest_server.requests())
+    cli(*f, "rollback", "-t", "cl_rb.t", "--to", "3", warehouse=False)
+    assert "POST /v1/paimon/databases/cl_rb/tables/t/rollback 200" in _requests_since(rest_server, before)
+    assert sorted(r["id"] for r in cli.json(*f, "read", "-t", "cl_rb.t", warehouse=False)) == [0, 1, 2]
+    cli(*f, "rollback", "-t", "cl_rb.t", "--tag", "two", warehouse=False)
+    assert sorted(r["id"] for r in cli.json(*f, "read", "-t", "cl_rb.t", warehouse=False)) == [0, 1]
+    client = SpecClient(rest_server)
+    path = "/v1/paimon/databases/cl_rb/tables/t/rollback"
+    for body, status, kind in (
+        ({"instant": {"type": "snapshot", "snapshotId": 9}}, 404, "SNAPSHOT"),
+        ({"instant": {"type": "tag", "tagName": "nope"}}, 404, "TAG"),
+        ({"instant": {"type": "snapshot", "snapshotId": 1}, "fromSnapshot": 1}, 409, "SNAPSHOT"),
+        ({"instant": {"type": "time"}}, 400, None),
+    ):
+        got = client.call("POST", path, body)
+        assert got.status == status and (kind is None or got.body["resourceType"] == kind), got.body
+    assert Cli(rest_server.warehouse).snapshot_ids("cl_rb.t") == [1, 2]

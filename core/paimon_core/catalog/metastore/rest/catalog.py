@@ -117,8 +117,8 @@ class RestEnvironment(CatalogEnvironment):
 
 
 class RestVersions(VersionCatalog):
-    """Tags and branches created and deleted by the server (its tags and branches endpoints);
-    each call is the whole change, decided there."""
+    """Tags and branches created and deleted, and rollbacks done, by the server (its tags,
+    branches and rollback endpoints); each call is the whole change, decided there."""
 
     def __init__(self, env: RestEnvironment):
         self.env = env
@@ -148,6 +148,14 @@ class RestVersions(VersionCatalog):
 
     def fast_forward(self, table: TableContext, name: str) -> None:
         self._call(table, "POST", f"branches/{_q(name)}/forward", {})
+
+    def rollback(self, table: TableContext, snapshot_id: int | None, tag: str | None) -> None:
+        instant = (
+            {"type": "tag", "tagName": tag}
+            if tag is not None
+            else {"type": "snapshot", "snapshotId": snapshot_id}
+        )
+        self._call(table, "POST", "rollback", {"instant": instant})
 
 
 def _q(name: str) -> str:
