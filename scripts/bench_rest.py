@@ -68,30 +68,12 @@ def _loads(port: int, n: int) -> int:
 
 
 def _commits(port: int, n: int, table_id: str) -> int:
+    """``n`` commits, each retried on a lost race; returns the races lost."""
     c, lost = Conn(port), 0
-    done = 0
-    while done < n:
-        latest = c.call("GET", f"{BASE}/snapshot")[1]["snapshot"]["snapshot"]
-        snap = {
-            **latest,
-            "id": latest["id"] + 1,
-            "uuid": str(uuid.uuid4()),
-            "commitKind": "APPEND",
-            "deltaRecordCount": 0,
-            "timeMillis": int(time.time() * 1000),
-        }
-        body = {
-            "tableId": table_id,
-            "baseSnapshotUuid": latest.get("uuid"),
-            "snapshot": snap,
-            "statistics": [],
-        }
-        status, answer = c.call("POST", f"{BASE}/commit", body)
-        assert status == 200, (status, answer)
-        if answer["success"]:
-            done += 1
-        else:
-            lost += 1
+    for _ in range(n):
+        status, races = _one_commit(c, table_id)
+        assert status == 200, status
+        lost += races
     return lost
 
 
