@@ -331,3 +331,50 @@ def test_only_the_commit_and_writers_that_give_up_delete_message_files():
     for name, text in _core_sources():
         for m in re.finditer(r"\.commit\((?:.|\n){0,200}?\)\n(\s*)except BaseException:", text):
             raise AssertionError(f"{name}: a commit wrapped in a hand-written cleanup ({m.group(0)[:60]!r})")
+
+
+def test_table_options_are_read_through_their_typed_option():
+    """``CoreOptions.get(BUCKET)`` with ``BUCKET: Option[int]``, as Java's ``ConfigOption<T>``:
+    no module reads an implemented table option by its key string, neither from ``CoreOptions``
+    nor from a schema's raw option strings (writing an option's string is fine)."""
+    import re
+
+    from paimon_core.options.registry import FIELD_OPTIONS, OPTIONS
+
+    keys = "|".join(re.escape(k) for k in sorted(OPTIONS, key=len, reverse=True))
+    receiver = r"\b(?:options|opts|core_options|core|raw|o|self\.options)"
+    reads = re.compile(
+        rf"{receiver}\s*\.\s*(?:get|is_set)\(\s*[\"'](?:{keys})[\"']"
+        rf"|{receiver}\s*\[\s*[\"'](?:{keys})[\"']\s*\](?!\s*=[^=])"
+        rf"|\.field\([^)]*,\s*[\"'](?:{'|'.join(map(re.escape, FIELD_OPTIONS))})[\"']\s*\)"
+    )
+    found = [
+        f"{name}:{i}: {line.strip()}"
+        for name, text in _core_sources()
+        if name != "options/registry.py"
+        for i, line in enumerate(text.splitlines(), 1)
+        if reads.search(line)
+    ]
+    assert found == [], "\n".join(found)
+
+
+def test_catalog_options_are_read_through_their_typed_option():
+    """The same for catalog options (``options/catalog_options.py``): the catalogs read none by
+    its key string."""
+    import re
+
+    from paimon_core.options.catalog_options import CATALOG_OPTIONS
+
+    keys = "|".join(re.escape(k) for k in sorted(CATALOG_OPTIONS, key=len, reverse=True))
+    receiver = r"\b(?:options|opts|self\.options|merged|view)"
+    reads = re.compile(
+        rf"{receiver}\.get\(\s*[\"'](?:{keys})[\"']|{receiver}\[\s*[\"'](?:{keys})[\"']\s*\](?!\s*=[^=])"
+    )
+    found = [
+        f"{name}:{i}: {line.strip()}"
+        for name, text in _core_sources()
+        if name.startswith("catalog/")
+        for i, line in enumerate(text.splitlines(), 1)
+        if reads.search(line)
+    ]
+    assert found == [], "\n".join(found)

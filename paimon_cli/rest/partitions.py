@@ -31,7 +31,7 @@ def list_partitions(svc: CatalogService, db: str, name: str, query: dict) -> dic
     stats = svc.core(lambda: partition_stats(table), db, name)
     named = [(codec.path(s.values), s) for s in stats]
     chunk, token = page([x for x in named if matches(x[0])], query, key=lambda x: x[0])
-    buckets = int(table.schema.options.get("bucket", "-1"))
+    buckets = table.schema.core_options.bucket
     out = []
     for _path, s in chunk:
         strings = java_strings(table, s.values)

@@ -5,6 +5,7 @@ catalog, the errors, cleanup after a failed create, the commit lock and concurre
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ from paimon_core.catalog.factory import create_catalog
 from paimon_core.errors import (
     CatalogUnavailable,
     DatabaseNotFound,
+    InvalidInput,
     TableAlreadyExists,
     TableFilesMissing,
     TableNotFound,
@@ -274,3 +276,22 @@ def test_four_writers_lose_nothing(jdbc, tmp_path):
     got = sorted(t.read().column("id").to_pylist())
     assert got == sorted(w * 1000 + k * 10 + j for w in range(4) for k in range(3) for j in range(10))
     assert len([s for s in t.snapshots.snapshots() if s.commit_kind == "APPEND"]) == 12
+
+
+@pytest.mark.parametrize(
+    "option,value,message",
+    [
+        ("lock.enabled", "maybe", "option 'lock.enabled' has a bad value 'maybe' (expected true or false)"),
+        ("lock-acquire-timeout", "soon", "option 'lock-acquire-timeout' has a bad value 'soon'"),
+        ("lock-key-max-length", "0", "option 'lock-key-max-length' is 0, out of range"),
+    ],
+)
+def test_catalog_options_are_typed_and_bad_values_named(tmp_path, option, value, message):
+    """Catalog options parse as table options do (``options/catalog_options.py``): the value's
+    type and range, named in one line, before anything is created."""
+    uri = f"sqlite:///{tmp_path / 'c.db'}"
+    with pytest.raises(InvalidInput, match=re.escape(message)):
+        create_catalog("jdbc", str(tmp_path / "wh"), {"uri": uri, option: value})
+    assert not (tmp_path / "c.db").exists()
+    cat = create_catalog("jdbc", str(tmp_path / "wh"), {"uri": uri, "lock-acquire-timeout": "3 s"})
+    assert cat.lock_acquire_timeout_ms == 3000 and cat.lock_check_max_sleep_ms == 8000

@@ -37,6 +37,12 @@ from paimon_core.metadata.manifest import (
 from paimon_core.metadata.manifest_merge import ManifestMerger, MergeSettings, partition_stats
 from paimon_core.metadata.row_ids import assign_row_ids, data_evolution, next_free_row_id, row_tracking
 from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
+from paimon_core.options.registry import (
+    COMMIT_MAX_RETRIES,
+    MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE,
+    MANIFEST_MERGE_MIN_COUNT,
+    MANIFEST_TARGET_FILE_SIZE,
+)
 from paimon_core.read.partition_spec import partition_matcher
 from paimon_core.write import renumber
 
@@ -235,7 +241,7 @@ class FileStoreCommit:
             kind = "COMPACT"
         kind = kind or commit_kind(self.options.overwrite, adds, deletes, messages)
         renumbers = renumber.applies(self.table, kind, self.options.overwrite)
-        retries = self.table.schema.core_options.get("commit.max-retries")
+        retries = self.table.schema.core_options.get(COMMIT_MAX_RETRIES)
         for attempt in range(retries + 1):
             latest = self.table.snapshots.latest()
             if self._replayed(latest):
@@ -526,9 +532,9 @@ class FileStoreCommit:
             return None  # one manifest of live files is as compact as it gets (Java would rewrite it)
         opts = self.table.schema.core_options
         settings = MergeSettings(
-            opts.get("manifest.target-file-size"),
-            1 if self.options.compact_manifests else opts.get("manifest.merge-min-count"),
-            1 if self.options.compact_manifests else opts.get("manifest.full-compaction-threshold-size"),
+            opts.get(MANIFEST_TARGET_FILE_SIZE),
+            1 if self.options.compact_manifests else opts.get(MANIFEST_MERGE_MIN_COUNT),
+            1 if self.options.compact_manifests else opts.get(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE),
         )
         merger = ManifestMerger(store, self.table.partition_codec, self.table.schema.id, settings, written)
         merged = merger.merge(metas)

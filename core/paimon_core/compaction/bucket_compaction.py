@@ -36,6 +36,15 @@ from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.row_ids import data_evolution, row_tracking
 from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import (
+    CHANGELOG_PRODUCER_ROW_DEDUPLICATE,
+    COMPACTION_MAX_FILE_NUM,
+    COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT,
+    COMPACTION_MIN_FILE_NUM,
+    COMPACTION_SIZE_RATIO,
+    DATA_FILE_PREFIX,
+    NUM_SORTED_RUN_COMPACTION_TRIGGER,
+)
 from paimon_core.read.row_tracking import row_groups
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead, file_levels
@@ -189,7 +198,7 @@ def _full_compaction_changelog(table: TableContext, split, writer, merged: pa.Ta
     old_top = [f for f in split.files if f.level == top]
     old = _drop_retracts(_merge_files(table, split, old_top)) if old_top else merged.slice(0, 0)
     new = _drop_retracts(merged)
-    dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
+    dedupe = table.schema.core_options.get(CHANGELOG_PRODUCER_ROW_DEDUPLICATE)
     # only the keys with records above the old top level get changelog (-U/+U even when unchanged)
     reader = TableRead(table, keys)
     touched = pa.concat_tables([reader.read_file(split, f, False).select(keys) for f in fresh])
@@ -238,7 +247,7 @@ def _lookup_changelog(table: TableContext, split: DataSplit, writer, files, outp
         )
     else:
         old = new.slice(0, 0)
-    dedupe = table.schema.core_options.get("changelog-producer.row-deduplicate")
+    dedupe = table.schema.core_options.get(CHANGELOG_PRODUCER_ROW_DEDUPLICATE)
     log = changes(old.drop_columns([SEQ]), new.drop_columns([SEQ]), keys, drop_unchanged=dedupe)
     if table.schema.core_options.merge_engine is MergeEngineKind.FIRST_ROW:
         log = log.filter(pc.equal(log.column(KIND), INSERT))
@@ -284,7 +293,7 @@ def compact_append_files(
         split.partition,
         split.bucket,
         files[0].min_sequence_number,
-        table.schema.core_options.get("data-file.prefix"),
+        table.schema.core_options.get(DATA_FILE_PREFIX),
         tracked=tracked,
     )
     if blobs:  # a data file must cover whole runs of its .blob files' rows: no roll by size
@@ -358,12 +367,12 @@ def plan_bucket(
             picked = pick_bucketed_append(
                 split.files,
                 target,
-                opts.get("compaction.min.file-num"),
-                opts.get("compaction.max.file-num") or 5,
+                opts.get(COMPACTION_MIN_FILE_NUM),
+                opts.get(COMPACTION_MAX_FILE_NUM) or 5,
             )
             return None if picked is None else (picked, 0, False)
         small = [f for f in split.files if f.file_size < target * 0.7]
-        min_files = table.schema.core_options.get("compaction.min.file-num")
+        min_files = table.schema.core_options.get(COMPACTION_MIN_FILE_NUM)
         if len(small) > 1 and (full or len(small) >= min_files):
             return small, 0, False
         return None
@@ -383,9 +392,9 @@ def plan_bucket(
     unit = unit or pick(
         top + 1,
         sized,
-        trigger=opts.get("num-sorted-run.compaction-trigger"),
-        max_size_amp=table.schema.core_options.get("compaction.max-size-amplification-percent"),
-        size_ratio=table.schema.core_options.get("compaction.size-ratio"),
+        trigger=opts.get(NUM_SORTED_RUN_COMPACTION_TRIGGER),
+        max_size_amp=table.schema.core_options.get(COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT),
+        size_ratio=table.schema.core_options.get(COMPACTION_SIZE_RATIO),
     )
     if unit is None:
         return None

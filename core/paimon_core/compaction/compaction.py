@@ -18,6 +18,7 @@ from paimon_core.merge.levels import forces_level0_compaction, max_level
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.live_files import check_not_expired
 from paimon_core.options.bucket_mode import BucketMode
+from paimon_core.options.registry import COMPACTION_MIN_FILE_NUM, FULL_COMPACTION_DELTA_COMMITS, WRITE_ONLY
 from paimon_core.read.partition_spec import parse_partition_spec, partition_matcher
 from paimon_core.read.scan import plan
 
@@ -166,11 +167,11 @@ def auto_compact(table: TableContext, messages: list[CommitMessage]) -> CompactR
     last full compaction as Java's Flink sink counts checkpoints (COMPACT snapshots in between
     do not count)."""
     opts = table.schema.core_options
-    if opts.get("write-only") or not messages or table.schema.bucket_mode is BucketMode.POSTPONE:
+    if opts.get(WRITE_ONLY) or not messages or table.schema.bucket_mode is BucketMode.POSTPONE:
         return None  # postpone tables: batch writes are write-only, as Java's (PostponeUtils)
     touched = {(m.partition, m.bucket) for m in messages}
     if opts.changelog_producer == "full-compaction":
-        every = opts.get("full-compaction.delta-commits") or 1
+        every = opts.get(FULL_COMPACTION_DELTA_COMMITS) or 1
         if every <= 1 or _commits_since_full_compaction(table, every) >= every:
             return _compact(table, full=True, buckets=touched)
     if table.is_primary_key_table:
@@ -179,4 +180,4 @@ def auto_compact(table: TableContext, messages: list[CommitMessage]) -> CompactR
         table.schema.bucket_mode is BucketMode.HASH_FIXED
     ):  # Java's fixed-bucket append writers compact as they write
         return _compact(table, full=False, buckets=touched)
-    return _compact(table, full=False, buckets=touched) if opts.is_set("compaction.min.file-num") else None
+    return _compact(table, full=False, buckets=touched) if opts.is_set(COMPACTION_MIN_FILE_NUM) else None

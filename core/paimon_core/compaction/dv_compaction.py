@@ -24,7 +24,6 @@ from paimon_core.merge.merge_engines import MergeEngine, is_retract
 from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.deletion_vectors import DeletionVectorReader, write_bucket_index
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
-from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.merge_engine import MergeEngineKind
 from paimon_core.read.scan import DataSplit
 from paimon_core.read.table_read import TableRead
@@ -55,10 +54,8 @@ def index_changes(
 
 
 def _needs_old_values(table: TableContext) -> bool:
-    opts = table.schema.options
-    return CoreOptions(opts).merge_engine is not MergeEngineKind.DEDUPLICATE or bool(
-        opts.get("sequence.field")
-    )
+    opts = table.schema.core_options
+    return opts.merge_engine is not MergeEngineKind.DEDUPLICATE or bool(opts.sequence_fields)
 
 
 def compact_pk_files_dv(

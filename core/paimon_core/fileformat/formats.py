@@ -37,6 +37,15 @@ from paimon_core.errors import CorruptMetadata, InvalidInput, NullMapKey
 from paimon_core.fileformat import avro, orc, parquet
 from paimon_core.fileformat.field_ids import with_field_ids
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import (
+    CHANGELOG_FILE_COMPRESSION,
+    CHANGELOG_FILE_FORMAT,
+    FILE_COMPRESSION,
+    FILE_COMPRESSION_PER_LEVEL,
+    FILE_FORMAT_PER_LEVEL,
+    FILE_SUFFIX_INCLUDE_COMPRESSION,
+    Option,
+)
 from paimon_core.storage.file_io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")
@@ -90,9 +99,10 @@ def stored_columns(fileio: FileIO, path: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ options
-def _level_map(options: dict[str, str], key: str) -> dict[int, str]:
+def _level_map(options: dict[str, str], option: Option[str | None]) -> dict[int, str]:
     """``'0:avro,3:parquet'`` -> {0: 'avro', 3: 'parquet'} (Paimon's map option syntax)."""
-    raw = CoreOptions(options).get(key)
+    key = option.key
+    raw = CoreOptions(options).get(option)
     out: dict[int, str] = {}
     if not raw or not str(raw).strip():
         return out
@@ -115,9 +125,10 @@ def _level_map(options: dict[str, str], key: str) -> dict[int, str]:
 def file_format(options: dict[str, str], level: int, changelog: bool = False) -> str:
     """The format a new file of this level (a changelog file if ``changelog``) is written in."""
     opts = CoreOptions(options)
-    if changelog and opts.get("changelog-file.format"):
-        return opts.get("changelog-file.format").strip().lower()
-    per_level = _level_map(options, "file.format.per.level")
+    fmt = opts.get(CHANGELOG_FILE_FORMAT)
+    if changelog and fmt:
+        return fmt.strip().lower()
+    per_level = _level_map(options, FILE_FORMAT_PER_LEVEL)
     if level in per_level:
         return per_level[level]
     return opts.file_format
@@ -126,12 +137,13 @@ def file_format(options: dict[str, str], level: int, changelog: bool = False) ->
 def file_compression(options: dict[str, str], level: int, changelog: bool = False) -> str:
     """The codec name (``file.compression`` syntax) of a new file of this level."""
     opts = CoreOptions(options)
-    if changelog and opts.get("changelog-file.compression"):
-        return opts.get("changelog-file.compression").strip().lower()
-    per_level = _level_map(options, "file.compression.per.level")
+    codec = opts.get(CHANGELOG_FILE_COMPRESSION)
+    if changelog and codec:
+        return codec.strip().lower()
+    per_level = _level_map(options, FILE_COMPRESSION_PER_LEVEL)
     if level in per_level:
         return per_level[level]
-    return opts.get("file.compression").strip().lower()
+    return opts.get(FILE_COMPRESSION).strip().lower()
 
 
 # file.suffix.include.compression: the codec's file extension goes before the format's (Paimon 1.x
@@ -151,8 +163,8 @@ def file_extension(options: dict[str, str], fmt: str) -> str:
     """``.orc``, or ``.zst.orc`` with ``file.suffix.include.compression`` (named after the table's
     ``file.compression``, as Java's path factory does, whatever codec the level uses)."""
     opts = CoreOptions(options)
-    if opts.get("file.suffix.include.compression"):
-        codec = opts.get("file.compression").strip()
+    if opts.get(FILE_SUFFIX_INCLUDE_COMPRESSION):
+        codec = opts.get(FILE_COMPRESSION).strip()
         ext = _CODEC_EXTENSIONS.get(codec.lower(), codec) if codec else None
         if ext:
             return f".{ext}.{fmt}"
@@ -179,17 +191,17 @@ def check_options(options: dict[str, str], schema: pa.Schema) -> None:
     opts = CoreOptions(options)
     default_fmt = opts.file_format
     _check_format("file.format", default_fmt)
-    codec = opts.get("file.compression").strip().lower()
-    fmt_per_level = _level_map(options, "file.format.per.level")
-    codec_per_level = _level_map(options, "file.compression.per.level")
+    codec = opts.get(FILE_COMPRESSION).strip().lower()
+    fmt_per_level = _level_map(options, FILE_FORMAT_PER_LEVEL)
+    codec_per_level = _level_map(options, FILE_COMPRESSION_PER_LEVEL)
     for fmt in fmt_per_level.values():
         _check_format("file.format.per.level", fmt)
     pairs = [("file.compression", default_fmt, codec)]  # levels named by neither map
     for lvl in sorted(set(fmt_per_level) | set(codec_per_level)):
         key = "file.compression.per.level" if lvl in codec_per_level else "file.compression"
         pairs.append((key, fmt_per_level.get(lvl, default_fmt), codec_per_level.get(lvl, codec)))
-    changelog_fmt = (opts.get("changelog-file.format") or "").strip().lower()
-    changelog_codec = (opts.get("changelog-file.compression") or "").strip().lower()
+    changelog_fmt = (opts.get(CHANGELOG_FILE_FORMAT) or "").strip().lower()
+    changelog_codec = (opts.get(CHANGELOG_FILE_COMPRESSION) or "").strip().lower()
     if changelog_fmt:
         _check_format("changelog-file.format", changelog_fmt)
     if changelog_fmt or changelog_codec:

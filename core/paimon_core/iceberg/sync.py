@@ -62,6 +62,18 @@ from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.manifest import ADD, ManifestEntry
 from paimon_core.metadata.tags import tag_manager
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import (
+    DELETION_VECTORS_ENABLED,
+    MANIFEST_TARGET_FILE_SIZE,
+    METADATA_ICEBERG_COMPACTION_MAX_FILE_NUM,
+    METADATA_ICEBERG_COMPACTION_MIN_FILE_NUM,
+    METADATA_ICEBERG_DELETE_AFTER_COMMIT_ENABLED,
+    METADATA_ICEBERG_MANIFEST_COMPRESSION,
+    METADATA_ICEBERG_PREVIOUS_VERSIONS_MAX,
+    SNAPSHOT_NUM_RETAINED_MAX,
+    SNAPSHOT_NUM_RETAINED_MIN,
+    SNAPSHOT_TIME_RETAINED,
+)
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
@@ -83,12 +95,12 @@ class _Sync:
         self.schema = table.schema
         part_fields = [table.schema.field(k) for k in table.schema.partition_keys]
         self.core = table.schema.core_options
-        self.compression = self.core.get("metadata.iceberg.manifest-compression")
+        self.compression = self.core.get(METADATA_ICEBERG_MANIFEST_COMPRESSION)
         self.part_fields = part_fields
         self.max_level = table.schema.core_options.num_levels - 1
         self.format_version = iceberg_format_version(self.opts)
         self.dv = iceberg_dv(self.opts)  # deletion vectors as Iceberg v3 position deletes
-        self.dv_table = bool(self.core.get("deletion-vectors.enabled"))
+        self.dv_table = bool(self.core.get(DELETION_VECTORS_ENABLED))
 
     # ---- what Iceberg sees of a Paimon file
     def exposed(self, e: ManifestEntry) -> bool:
@@ -274,9 +286,9 @@ class _Sync:
         self.io.overwrite_hint(f"{self.dir}/{VERSION_HINT}", str(n).encode())
 
     def delete_old_versions(self, n: int) -> None:
-        if not self.core.get("metadata.iceberg.delete-after-commit.enabled"):
+        if not self.core.get(METADATA_ICEBERG_DELETE_AFTER_COMMIT_ENABLED):
             return
-        earliest = n - self.core.get("metadata.iceberg.previous-versions-max")
+        earliest = n - self.core.get(METADATA_ICEBERG_PREVIOUS_VERSIONS_MAX)
         for v in self.versions():
             if v < earliest:
                 self.io.delete(_version_path(self.dir, v))
@@ -430,11 +442,11 @@ class _Sync:
 
     def should_expire(self, s: dict, n: int, now: int) -> bool:
         opts = self.table.schema.core_options
-        if s["snapshot-id"] > n - opts.get("snapshot.num-retained.min"):
+        if s["snapshot-id"] > n - opts.get(SNAPSHOT_NUM_RETAINED_MIN):
             return False
-        if s["snapshot-id"] <= n - opts.get("snapshot.num-retained.max"):
+        if s["snapshot-id"] <= n - opts.get(SNAPSHOT_NUM_RETAINED_MAX):
             return True
-        return s["timestamp-ms"] < now - opts.get("snapshot.time-retained")
+        return s["timestamp-ms"] < now - opts.get(SNAPSHOT_TIME_RETAINED)
 
     def expire_list(self, old: str, nxt: str) -> None:
         used = {m["manifest_path"] for m in read_records(self.io, nxt)}
@@ -444,12 +456,12 @@ class _Sync:
         self.io.delete(old)
 
     def compact(self, metas: list[dict], n: int, files: IcebergFiles) -> list[dict]:
-        target = self.table.schema.core_options.get("manifest.target-file-size")
+        target = self.table.schema.core_options.get(MANIFEST_TARGET_FILE_SIZE)
         small = [m for m in metas if m["manifest_length"] < target * 2 // 3]
-        if len(small) < self.core.get("metadata.iceberg.compaction.min.file-num"):
+        if len(small) < self.core.get(METADATA_ICEBERG_COMPACTION_MIN_FILE_NUM):
             return metas
         total = sum(m["manifest_length"] for m in small)
-        if len(small) < self.core.get("metadata.iceberg.compaction.max.file-num") and total < target:
+        if len(small) < self.core.get(METADATA_ICEBERG_COMPACTION_MAX_FILE_NUM) and total < target:
             return metas
         entries = []
         for m in small:
@@ -501,7 +513,7 @@ def _first_of_last_commit(table: TableContext, latest: int, start: int | None) -
     Iceberg snapshots before those Java's retention would keep are not rebuilt)."""
     opts = table.schema.options
     want = (iceberg_storage(opts), iceberg_format_version(opts))
-    keep = table.schema.core_options.get("snapshot.num-retained.min")
+    keep = table.schema.core_options.get(SNAPSHOT_NUM_RETAINED_MIN)
     first = latest
     while first - 1 > (start or 0) and latest - (first - 1) < keep and table.snapshots.exists(first - 1):
         prev = table.schema_for(table.snapshots.snapshot(first - 1).schema_id).options

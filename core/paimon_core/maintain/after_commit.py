@@ -30,6 +30,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from paimon_core.options.registry import WRITE_ONLY
+
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
 
@@ -66,7 +68,7 @@ def after_commit(table: TableContext, batch: bool = False, now_ms: int | None = 
             return None
 
     step("Iceberg metadata", lambda: sync_iceberg(table))
-    if table.schema.core_options.get("write-only"):
+    if table.schema.core_options.get(WRITE_ONLY):
         return done
     done.expired_snapshots = step("snapshot expiry", lambda: expire_after_commit(table, now_ms))
     parts = step("partition expiry", lambda: expire_partitions_after_commit(table, now_ms, batch))

@@ -31,6 +31,16 @@ from typing import TYPE_CHECKING
 from paimon_core.clock import local, now_ms
 from paimon_core.errors import InvalidInput
 from paimon_core.metadata.tags import tag_manager, tag_ttl
+from paimon_core.options.registry import (
+    SINK_WATERMARK_TIME_ZONE,
+    TAG_AUTOMATIC_COMPLETION,
+    TAG_AUTOMATIC_CREATION,
+    TAG_CREATION_DELAY,
+    TAG_CREATION_PERIOD,
+    TAG_DEFAULT_TIME_RETAINED,
+    TAG_NUM_RETAINED_MAX,
+    TAG_PERIOD_FORMATTER,
+)
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
@@ -96,22 +106,22 @@ class PeriodHandler:
 
 def period_handler(table: TableContext) -> PeriodHandler:
     o = table.schema.core_options
-    h = PeriodHandler(o.get("tag.creation-period"), o.get("tag.period-formatter"))
-    if not h.one_period > timedelta(milliseconds=o.get("tag.creation-delay")):
+    h = PeriodHandler(o.get(TAG_CREATION_PERIOD), o.get(TAG_PERIOD_FORMATTER))
+    if not h.one_period > timedelta(milliseconds=o.get(TAG_CREATION_DELAY)):
         raise InvalidInput("tag.creation-delay must be shorter than tag.creation-period")
     return h
 
 
 def _snapshot_time(table: TableContext, snap: Snapshot) -> datetime | None:
     o = table.schema.core_options
-    if o.get("tag.automatic-creation") == "process-time":
+    if o.get(TAG_AUTOMATIC_CREATION) == "process-time":
         return local(snap.time_millis)
     wm = snap.watermark
     if wm is None or wm == -(2**63):
         return None
     from zoneinfo import ZoneInfo
 
-    zone = o.get("sink.watermark-time-zone")
+    zone = o.get(SINK_WATERMARK_TIME_ZONE)
     return datetime.fromtimestamp(wm / 1000, timezone.utc).astimezone(ZoneInfo(zone)).replace(tzinfo=None)
 
 
@@ -132,13 +142,13 @@ def create_auto_tags(table: TableContext, now: int | None = None) -> list[str]:
     from paimon_core.maintain.tags import delete_tag
 
     o = table.schema.core_options
-    if o.get("tag.automatic-creation") not in ("process-time", "watermark"):
+    if o.get(TAG_AUTOMATIC_CREATION) not in ("process-time", "watermark"):
         return []
     h = period_handler(table)
-    delay = timedelta(milliseconds=o.get("tag.creation-delay"))
-    retained = o.get("tag.default-time-retained")
-    keep = o.get("tag.num-retained-max")
-    completion = o.get("tag.automatic-completion")
+    delay = timedelta(milliseconds=o.get(TAG_CREATION_DELAY))
+    retained = o.get(TAG_DEFAULT_TIME_RETAINED)
+    keep = o.get(TAG_NUM_RETAINED_MAX)
+    completion = o.get(TAG_AUTOMATIC_COMPLETION)
     sm, tm = table.snapshots, tag_manager(table)
     autos = _auto_tags(table, h)
     next_tag: datetime | None = None
@@ -184,7 +194,7 @@ def create_batch_tag(table: TableContext) -> str | None:
     from paimon_core.maintain.tags import delete_tag
 
     o = table.schema.core_options
-    if o.get("tag.automatic-creation") != "batch":
+    if o.get(TAG_AUTOMATIC_CREATION) != "batch":
         return None
     snap = table.snapshots.latest()
     if snap is None:
@@ -193,8 +203,8 @@ def create_batch_tag(table: TableContext) -> str | None:
     tm = tag_manager(table)
     if tm.exists(name):
         delete_tag(table, name)
-    tm.create(name, snap, o.get("tag.default-time-retained"), now_ms())
-    keep = o.get("tag.num-retained-max")
+    tm.create(name, snap, o.get(TAG_DEFAULT_TIME_RETAINED), now_ms())
+    keep = o.get(TAG_NUM_RETAINED_MAX)
     if keep is not None:
         tags = sorted(tm.tagged().items(), key=lambda t: (t[1].id, t[0]))
         for victim, _ in tags[: max(0, len(tags) - keep)]:

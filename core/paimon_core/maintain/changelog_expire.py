@@ -33,10 +33,20 @@ from paimon_core.maintain.refs import RefReader, Refs
 from paimon_core.maintain.snapshot_files import FileCollector, added_files, deleted_data_files, try_list
 from paimon_core.metadata.changelog import changelog_manager
 from paimon_core.metadata.tags import tag_manager
+from paimon_core.options.registry import (
+    CHANGELOG_NUM_RETAINED_MAX,
+    CHANGELOG_NUM_RETAINED_MIN,
+    CHANGELOG_TIME_RETAINED,
+    SNAPSHOT_NUM_RETAINED_MAX,
+    SNAPSHOT_NUM_RETAINED_MIN,
+    SNAPSHOT_TIME_RETAINED,
+    Option,
+)
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
+    from paimon_core.options.core_options import CoreOptions
 
 
 @dataclass(frozen=True)
@@ -49,15 +59,16 @@ class ChangelogRetention:
     decoupled: bool
 
 
-CHANGELOG_KEYS = {
-    "changelog.num-retained.min": "snapshot.num-retained.min",
-    "changelog.num-retained.max": "snapshot.num-retained.max",
-    "changelog.time-retained": "snapshot.time-retained",
-}
+# each changelog option and the snapshot option it follows when unset
+CHANGELOG_OPTIONS: tuple[tuple[Option[int | None], Option[int]], ...] = (
+    (CHANGELOG_NUM_RETAINED_MIN, SNAPSHOT_NUM_RETAINED_MIN),
+    (CHANGELOG_NUM_RETAINED_MAX, SNAPSHOT_NUM_RETAINED_MAX),
+    (CHANGELOG_TIME_RETAINED, SNAPSHOT_TIME_RETAINED),
+)
 
 
 def changelog_retention(
-    opts,
+    opts: CoreOptions,
     snap_min: int,
     snap_max: int,
     snap_time_ms: int,
@@ -66,32 +77,29 @@ def changelog_retention(
     retain_max: int | None = None,
     time_retained_ms: int | None = None,
 ) -> ChangelogRetention:
-    """The changelog retention of ``opts`` (a CoreOptions) while the snapshot retention in effect
-    is ``snap_*`` (the table's, or a one-off ``expire``'s).
+    """The changelog retention of ``opts`` while the snapshot retention in effect is ``snap_*``
+    (the table's, or a one-off ``expire``'s).
 
     A table that declares none of the ``changelog.*`` options keeps its changelogs with its
     snapshots: every value follows ``snap_*``. A table that declares any keeps what it declares,
     whatever an ``expire`` asks of the snapshots: an unset value follows the table's own
     ``snapshot.*`` option (as Java's CoreOptions), never the one-off one. Explicit arguments (the
     changelog flags of ``expire``) win over both."""
-    explicit = {
-        "changelog.num-retained.min": retain_min,
-        "changelog.num-retained.max": retain_max,
-        "changelog.time-retained": time_retained_ms,
-    }
-    declared = any(opts.get(k) is not None for k in CHANGELOG_KEYS)
-    in_effect = dict(zip(CHANGELOG_KEYS, (snap_min, snap_max, snap_time_ms), strict=True))
+    explicit = (retain_min, retain_max, time_retained_ms)
+    declared = any(opts.get(changelog) is not None for changelog, _ in CHANGELOG_OPTIONS)
+    in_effect = (snap_min, snap_max, snap_time_ms)
 
-    def pick(key: str) -> int:
-        given = explicit[key]
+    def pick(i: int) -> int:
+        given = explicit[i]
         if given is not None:
             return given
         if not declared:
-            return in_effect[key]
-        v = opts.get(key)
-        return opts.get(CHANGELOG_KEYS[key]) if v is None else v
+            return in_effect[i]
+        changelog, snapshot = CHANGELOG_OPTIONS[i]
+        v = opts.get(changelog)
+        return opts.get(snapshot) if v is None else v
 
-    cmin, cmax, ctime = (pick(k) for k in CHANGELOG_KEYS)
+    cmin, cmax, ctime = (pick(i) for i in range(len(CHANGELOG_OPTIONS)))
     return ChangelogRetention(cmin, cmax, ctime, cmax > snap_max or cmin > snap_min or ctime > snap_time_ms)
 
 

@@ -52,6 +52,14 @@ from paimon_core.maintain.snapshot_files import (
 )
 from paimon_core.metadata.changelog import changelog_manager
 from paimon_core.metadata.tags import tag_manager
+from paimon_core.options.registry import (
+    CONSUMER_EXPIRATION_TIME,
+    SNAPSHOT_EXPIRE_LIMIT,
+    SNAPSHOT_NUM_RETAINED_MAX,
+    SNAPSHOT_NUM_RETAINED_MIN,
+    SNAPSHOT_TIME_RETAINED,
+    WRITE_ONLY,
+)
 
 if TYPE_CHECKING:
     from paimon_core.maintain.files import FileProgress
@@ -271,10 +279,10 @@ def plan_expire(
     """
     table.require_readable()  # a plan deletes nothing: options only writers must know never block it
     opts = table.schema.core_options
-    keep_min: int = opts.get("snapshot.num-retained.min") if retain_min is None else retain_min
-    keep_max: int = opts.get("snapshot.num-retained.max") if retain_max is None else retain_max
-    time_retained: int = opts.get("snapshot.time-retained") if older_than_ms is None else older_than_ms
-    limit: int = opts.get("snapshot.expire.limit") if max_deletes is None else max_deletes
+    keep_min: int = opts.get(SNAPSHOT_NUM_RETAINED_MIN) if retain_min is None else retain_min
+    keep_max: int = opts.get(SNAPSHOT_NUM_RETAINED_MAX) if retain_max is None else retain_max
+    time_retained: int = opts.get(SNAPSHOT_TIME_RETAINED) if older_than_ms is None else older_than_ms
+    limit: int = opts.get(SNAPSHOT_EXPIRE_LIMIT) if max_deletes is None else max_deletes
     now_ms = clock_ms() if now_ms is None else now_ms
     if time_retained < 0:
         raise InvalidInput(f"older-than must not be negative, got {time_retained} ms")
@@ -444,9 +452,9 @@ def expire_snapshots(
 def expire_after_commit(table: TableContext, now_ms: int | None = None) -> ExpireResult | None:
     """Expiry as Paimon's writers run it after a commit: table options only, off with
     ``write-only``; consumers idle longer than ``consumer.expiration-time`` are deleted first."""
-    if table.schema.core_options.get("write-only"):
+    if table.schema.core_options.get(WRITE_ONLY):
         return None
-    ttl = table.schema.core_options.get("consumer.expiration-time")
+    ttl = table.schema.core_options.get(CONSUMER_EXPIRATION_TIME)
     if ttl is not None:  # first, so that an abandoned consumer stops pinning snapshots (as Java)
         from paimon_core.metadata.consumer import consumer_manager
 

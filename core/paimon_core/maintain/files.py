@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from paimon_core import paths
+from paimon_core.options.registry import INDEX_FILE_IN_DATA_FILE_DIR
 from paimon_core.storage.file_io import FileIO
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def index_entry_path(table: TableContext, entry) -> str:
         from paimon_core.metadata.features import external_path as resolve
 
         return resolve(table, entry.external_path, "index file")
-    if table.schema.core_options.get("index-file-in-data-file-dir"):
+    if table.schema.core_options.get(INDEX_FILE_IN_DATA_FILE_DIR):
         return entry_path(table, entry.partition, entry.bucket, entry.file_name)
     return index_path(table, entry.file_name)
 

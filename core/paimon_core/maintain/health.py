@@ -33,6 +33,14 @@ from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.tags import tag_manager
 from paimon_core.options.bucket_mode import POSTPONE_BUCKET
+from paimon_core.options.registry import (
+    DELETION_VECTORS_ENABLED,
+    NUM_SORTED_RUN_COMPACTION_TRIGGER,
+    SNAPSHOT_EXPIRE_LIMIT,
+    SNAPSHOT_NUM_RETAINED_MAX,
+    SNAPSHOT_NUM_RETAINED_MIN,
+    SNAPSHOT_TIME_RETAINED,
+)
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -165,7 +173,7 @@ def _bucket_health(
 def _deletion_vectors(table: TableContext, snapshot, rows: int) -> tuple[int | None, float | None]:
     """(deleted rows, ratio); a table with ``deletion-vectors.enabled`` and no vector yet is 0,
     any other table without vectors is None (n/a)."""
-    enabled = table.schema.core_options.get("deletion-vectors.enabled")
+    enabled = table.schema.core_options.get(DELETION_VECTORS_ENABLED)
     none = (0, 0.0) if enabled and snapshot is not None else (None, None)
     if snapshot is None or not snapshot.index_manifest:
         return none
@@ -187,8 +195,8 @@ def _deletion_vectors(table: TableContext, snapshot, rows: int) -> tuple[int | N
 
 def _snapshot_stats(table: TableContext, snaps: dict, tags: int, now_ms: int) -> SnapshotStats:
     opts = table.schema.core_options
-    retain_min = opts.get("snapshot.num-retained.min")
-    time_retained = opts.get("snapshot.time-retained")
+    retain_min = opts.get(SNAPSHOT_NUM_RETAINED_MIN)
+    time_retained = opts.get(SNAPSHOT_TIME_RETAINED)
     ids = sorted(snaps)
     if not ids:
         return SnapshotStats(0, None, None, None, None, tags, 0, retain_min, time_retained)
@@ -196,9 +204,9 @@ def _snapshot_stats(table: TableContext, snaps: dict, tags: int, now_ms: int) ->
         ids,
         {i: s.time_millis for i, s in snaps.items()},
         retain_min=retain_min,
-        retain_max=opts.get("snapshot.num-retained.max"),
+        retain_max=opts.get(SNAPSHOT_NUM_RETAINED_MAX),
         time_retained_ms=time_retained,
-        max_deletes=opts.get("snapshot.expire.limit"),
+        max_deletes=opts.get(SNAPSHOT_EXPIRE_LIMIT),
         now_ms=now_ms,
         consumer_next=oldest_consumer_next(table),
     )
@@ -414,7 +422,7 @@ def table_health(
     pk = table.is_primary_key_table
     if thresholds is None:
         thresholds = Thresholds(
-            runs_trigger=opts.get("num-sorted-run.compaction-trigger"),
+            runs_trigger=opts.get(NUM_SORTED_RUN_COMPACTION_TRIGGER),
             small_file_bytes=opts.target_file_size // 4,
         )
     sm = table.snapshots

@@ -31,6 +31,15 @@ from paimon_core.clock import epoch_ms, local, now_ms
 from paimon_core.errors import InvalidInput
 from paimon_core.maintain.partition_time import UnparsablePartitionTime, partition_time, validate_formatter
 from paimon_core.maintain.partitions import drop_partitions, java_strings, partition_stats
+from paimon_core.options.registry import (
+    END_INPUT_CHECK_PARTITION_EXPIRE,
+    PARTITION_EXPIRATION_CHECK_INTERVAL,
+    PARTITION_EXPIRATION_MAX_NUM,
+    PARTITION_EXPIRATION_STRATEGY,
+    PARTITION_EXPIRATION_TIME,
+    PARTITION_TIMESTAMP_FORMATTER,
+    PARTITION_TIMESTAMP_PATTERN,
+)
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
@@ -59,11 +68,11 @@ class ExpireSettings:
         time is set either way."""
         o = table.schema.core_options
         got = {
-            "expiration_ms": o.get("partition.expiration-time"),
-            "strategy": o.get("partition.expiration-strategy"),
-            "formatter": o.get("partition.timestamp-formatter"),
-            "pattern": o.get("partition.timestamp-pattern"),
-            "max_num": o.get("partition.expiration-max-num"),
+            "expiration_ms": o.get(PARTITION_EXPIRATION_TIME),
+            "strategy": o.get(PARTITION_EXPIRATION_STRATEGY),
+            "formatter": o.get(PARTITION_TIMESTAMP_FORMATTER),
+            "pattern": o.get(PARTITION_TIMESTAMP_PATTERN),
+            "max_num": o.get(PARTITION_EXPIRATION_MAX_NUM),
         }
         got.update({k: v for k, v in overrides.items() if v is not None})
         if got["expiration_ms"] is None:
@@ -167,9 +176,9 @@ def expire_partitions_after_commit(
         return None
     o = table.schema.core_options
     now = now_ms() if now is None else now
-    interval = o.get("partition.expiration-check-interval")
+    interval = o.get(PARTITION_EXPIRATION_CHECK_INTERVAL)
     last = _LAST_CHECK.get(table.path, _START_MS)
-    due = interval == 0 or now > last + interval or (batch and o.get("end-input.check-partition-expire"))
+    due = interval == 0 or now > last + interval or (batch and o.get(END_INPUT_CHECK_PARTITION_EXPIRE))
     if not due:
         return None
     result = expire_partitions(table, settings, now, strict=False)

@@ -23,6 +23,7 @@ from paimon_core.clock import epoch_ms, now_ms
 from paimon_core.data.partition import value_to_path_string
 from paimon_core.errors import InvalidInput, NotFound, UnsupportedFeature
 from paimon_core.metadata.live_files import live_entries
+from paimon_core.options.registry import PARTITION_MARK_DONE_ACTION
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import DataFileMeta, ManifestEntry
@@ -120,7 +121,7 @@ MARK_DONE_ACTIONS = ("success-file", "done-partition", "mark-event", "http-repor
 
 
 def mark_done_actions(table: TableContext) -> list[str]:
-    raw = table.schema.core_options.get("partition.mark-done-action") or ""
+    raw = table.schema.core_options.get(PARTITION_MARK_DONE_ACTION) or ""
     actions = [a.strip().lower() for a in raw.split(",") if a.strip()]
     for a in actions:
         if a not in MARK_DONE_ACTIONS:

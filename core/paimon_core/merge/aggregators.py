@@ -29,6 +29,7 @@ from paimon_core.errors import PaimonError
 from paimon_core.merge.merge_kernels import Groups, fold_groups, take_rows
 from paimon_core.metadata.aggregate_rules import RETRACTABLE, canonical_name, nested_keys
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import FIELD_DISTINCT, FIELD_LIST_AGG_DELIMITER
 
 
 @dataclass
@@ -267,9 +268,9 @@ def _listagg(inp: AggInput) -> pa.Array:
     kept whole."""
     rows = np.flatnonzero(inp.part())
     opts = CoreOptions(inp.options)
-    delim = opts.field(inp.column, "list-agg-delimiter")
+    delim = opts.field(inp.column, FIELD_LIST_AGG_DELIMITER)
     texts = take_rows(inp.values, rows).cast(pa.string())
-    if opts.field(inp.column, "distinct"):
+    if opts.field(inp.column, FIELD_DISTINCT):
         return pa.array(_listagg_distinct(inp, rows, texts, delim), pa.string()).cast(inp.values.type)
     nonempty = pc.greater(pc.binary_length(texts), 0).to_numpy(zero_copy_only=False).astype(bool)
     keep = rows[nonempty]
@@ -337,7 +338,7 @@ def _collect(inp: AggInput) -> pa.Array:
     """Concatenation of the arrays of each key in order; ``fields.F.distinct=true`` keeps the
     first occurrence of each element (Java's order there is a hash set's: unspecified)."""
     rows, child, eg = _elements(inp)
-    if CoreOptions(inp.options).field(inp.column, "distinct") and len(child):
+    if CoreOptions(inp.options).field(inp.column, FIELD_DISTINCT) and len(child):
         keep = _keep_first_or_last(equality_keys(child), eg, last=False)
         child, eg = take_rows(child, keep), eg[keep]
     offsets, mask = _group_offsets(inp, rows, eg)

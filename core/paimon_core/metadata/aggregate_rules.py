@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import FIELD_DISTINCT, FIELD_NESTED_KEY
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 _COMPARABLE = _NUMERIC + (
@@ -98,7 +99,7 @@ def type_error(column: str, func: str, t: DataType) -> str | None:
 def options_error(column: str, func: str, t: DataType, options: dict) -> str | None:
     """Problems with a function's own options (``fields.F.nested-key``, ``fields.F.distinct``)."""
     func = canonical_name(func)
-    distinct = CoreOptions(options).field(column, "distinct")
+    distinct = CoreOptions(options).field(column, FIELD_DISTINCT)
     if distinct and func not in ("collect", "listagg"):
         return f"fields.{column}.distinct is supported with collect and listagg only, not with {func}"
     if func == "nested_update":
@@ -119,5 +120,5 @@ def options_error(column: str, func: str, t: DataType, options: dict) -> str | N
 
 
 def nested_keys(options: dict, column: str) -> list[str]:
-    raw = CoreOptions(options).field(column, "nested-key")
+    raw = CoreOptions(options).field(column, FIELD_NESTED_KEY)
     return str(raw).split(",") if raw else []

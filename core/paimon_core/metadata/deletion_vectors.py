@@ -26,6 +26,11 @@ import numpy as np
 
 from paimon_core.errors import CorruptMetadata, PaimonError
 from paimon_core.metadata.manifest import ADD
+from paimon_core.options.registry import (
+    DELETION_VECTORS_BITMAP64,
+    DELETION_VECTORS_ENABLED,
+    INDEX_FILE_IN_DATA_FILE_DIR,
+)
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
@@ -131,7 +136,7 @@ def build_index_file(vectors: dict[str, np.ndarray], bitmap64: bool = False) -> 
 
 # ---------------------------------------------------------------- index files on a table
 def dv_enabled(table: TableContext) -> bool:
-    return bool(table.schema.core_options.get("deletion-vectors.enabled"))
+    return bool(table.schema.core_options.get(DELETION_VECTORS_ENABLED))
 
 
 def index_path(table: TableContext, index_file: str, external_path: str | None = None) -> str:
@@ -174,7 +179,7 @@ class DeletionVectorReader:
     """Reads vectors of one table, caching index file bytes (one index file holds many)."""
 
     def __init__(self, table: TableContext):
-        if table.schema.core_options.get("index-file-in-data-file-dir"):
+        if table.schema.core_options.get(INDEX_FILE_IN_DATA_FILE_DIR):
             raise PaimonError(
                 "index-file-in-data-file-dir=true (index files in bucket directories) is not supported"
             )
@@ -208,7 +213,7 @@ def write_bucket_index(
     Returns (new index entries, deleted index entries, path written or None)."""
     from paimon_core.metadata.index_manifest import IndexEntry
 
-    bitmap64 = bool(table.schema.core_options.get("deletion-vectors.bitmap64"))
+    bitmap64 = bool(table.schema.core_options.get(DELETION_VECTORS_BITMAP64))
     deleted = tuple(e.as_delete() for e in old_entries)
     data, ranges = build_index_file({k: v for k, v in vectors.items() if len(v)}, bitmap64)
     if not ranges:

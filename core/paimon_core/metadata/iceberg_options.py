@@ -18,11 +18,15 @@ from paimon_core import paths
 from paimon_core.data.types import ArrayType, AtomicType, DataField, DataType, MapType, RowType
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.fileformat.field_ids import element_id, map_key_id
-
-STORAGE = "metadata.iceberg.storage"
-STORAGE_LOCATION = "metadata.iceberg.storage-location"
-LEGACY = "metadata.iceberg-compatible"  # Java 0.9
-FORMAT_VERSION = "metadata.iceberg.format-version"
+from paimon_core.options.registry import (
+    DELETION_VECTORS_BITMAP64,
+    DELETION_VECTORS_ENABLED,
+    METADATA_ICEBERG_COMPATIBLE,
+    METADATA_ICEBERG_FORMAT_VERSION,
+    METADATA_ICEBERG_STORAGE,
+    METADATA_ICEBERG_STORAGE_LOCATION,
+)
+from paimon_core.options.view import OptionView
 
 _WRITTEN = ("table-location", "hadoop-catalog")
 # Iceberg types of the atomic Paimon types (Java's IcebergDataField); TIME has none (Java fails)
@@ -44,34 +48,31 @@ _ICEBERG_TYPES = {
 PARTITION_ROOTS = frozenset({"BOOLEAN", "INT", "BIGINT", "DATE", "CHAR", "VARCHAR"})
 
 
-def _value(options: dict[str, str], key: str) -> str | None:
-    v = options.get(key)
-    return None if v is None else str(v).strip().lower()
-
-
 def iceberg_storage(options: dict[str, str]) -> str | None:
     """The Iceberg storage a table's options ask for (``table-location``, ``hadoop-catalog``,
     ...), or None when they ask for none."""
-    storage = _value(options, STORAGE)
-    if storage and storage != "disabled":
+    view = OptionView(options)
+    storage = view.get(METADATA_ICEBERG_STORAGE)
+    if storage != "disabled":
         return storage
-    if _value(options, LEGACY) == "true":
+    if view.get(METADATA_ICEBERG_COMPATIBLE):  # Java 0.9
         return "table-location"
     return None
 
 
 def iceberg_format_version(options: dict[str, str]) -> int:
     """The Iceberg format version the metadata is written in (``metadata.iceberg.format-version``)."""
-    return int(_value(options, FORMAT_VERSION) or 2)
+    return OptionView(options).get(METADATA_ICEBERG_FORMAT_VERSION)
 
 
 def iceberg_dv(options: dict[str, str]) -> bool:
     """Whether deletion vectors go into the Iceberg metadata (as position deletes naming the
     Paimon index files): Java's condition, deletion vectors of 64-bit bitmaps (Iceberg's
     layout) and format version 3."""
+    view = OptionView(options)
     return (
-        _value(options, "deletion-vectors.enabled") == "true"
-        and _value(options, "deletion-vectors.bitmap64") == "true"
+        view.get(DELETION_VECTORS_ENABLED)
+        and view.get(DELETION_VECTORS_BITMAP64)
         and iceberg_format_version(options) == 3
     )
 
@@ -135,19 +136,14 @@ def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_
     if storage not in _WRITTEN:
         raise UnsupportedFeature(
             f"{what} cannot be written here: it asks for Iceberg metadata in a {storage} "
-            f"({STORAGE}={storage}), which Java commits to a Hive metastore or an Iceberg REST "
+            f"({METADATA_ICEBERG_STORAGE.key}={storage}), which Java commits to a Hive metastore or an Iceberg REST "
             "catalog that this tool does not reach; table-location and hadoop-catalog are written"
         )
-    version = _value(options, FORMAT_VERSION)
-    if version not in (None, "2", "3"):
-        raise UnsupportedFeature(
-            f"{what} cannot be written here: Iceberg format version {version} ({FORMAT_VERSION}) "
-            "is not written (versions 2 and 3 are, as Java)"
-        )
-    if _value(options, "deletion-vectors.enabled") == "true" and not iceberg_dv(options):
+    # the format version is 2 or 3 (its option's range, checked by the registry's parse)
+    if OptionView(options).get(DELETION_VECTORS_ENABLED) and not iceberg_dv(options):
         raise UnsupportedFeature(
             f"{what} cannot be written here: Iceberg-compatible metadata of a table with deletion "
-            f"vectors needs {FORMAT_VERSION}=3 and deletion-vectors.bitmap64=true (without them "
+            f"vectors needs {METADATA_ICEBERG_FORMAT_VERSION.key}=3 and deletion-vectors.bitmap64=true (without them "
             "Java writes metadata that shows deleted rows to Iceberg readers)"
         )
     by_name = {f.name: f for f in fields}
@@ -171,7 +167,7 @@ def check_iceberg_writable(options: dict[str, str], fields, partition_keys, has_
 def iceberg_metadata_dir(table_path: str, options: dict[str, str]) -> str:
     """The folder of the table's Iceberg metadata (see the module doc)."""
     storage = iceberg_storage(options) or "table-location"
-    location = _value(options, STORAGE_LOCATION)
+    location = OptionView(options).get(METADATA_ICEBERG_STORAGE_LOCATION)
     if location is None:
         location = "table-location" if storage == "table-location" else "catalog-location"
     if location == "table-location":
@@ -186,9 +182,7 @@ def iceberg_metadata_dir(table_path: str, options: dict[str, str]) -> str:
 
 
 __all__ = [
-    "LEGACY",
     "PARTITION_ROOTS",
-    "STORAGE",
     "check_iceberg_writable",
     "iceberg_dv",
     "iceberg_field",

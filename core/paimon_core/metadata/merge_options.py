@@ -17,6 +17,13 @@ from paimon_core.errors import InvalidInput
 from paimon_core.metadata import aggregate_rules as aggregators
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import (
+    FIELD_IGNORE_RETRACT,
+    FIELDS_DEFAULT_AGGREGATE_FUNCTION,
+    IGNORE_DELETE,
+    PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE,
+    SEQUENCE_FIELD_SORT_ORDER,
+)
 
 # aggregate functions a partial-update sequence group can apply: their result does not depend
 # on the order Java 0.9 applies them in (it folds records older than the group's current
@@ -71,12 +78,12 @@ class MergeOptions:
         return MergeOptions(
             engine=engine,
             sequence_fields=opts.sequence_fields,
-            descending=opts.get("sequence.field.sort-order") == "descending",
-            ignore_delete=opts.get("ignore-delete"),
-            remove_on_delete=opts.get("partial-update.remove-record-on-delete"),
+            descending=opts.get(SEQUENCE_FIELD_SORT_ORDER) == "descending",
+            ignore_delete=opts.get(IGNORE_DELETE),
+            remove_on_delete=opts.get(PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE),
             groups=sequence_groups(options),
             explicit_functions=explicit,
-            default_function=opts.get("fields.default-aggregate-function"),
+            default_function=opts.get(FIELDS_DEFAULT_AGGREGATE_FUNCTION),
             options=dict(options),
         )
 
@@ -89,7 +96,7 @@ class MergeOptions:
         return aggregators.canonical_name(f) if f is not None else None
 
     def ignore_retract(self, column: str) -> bool:
-        return bool(CoreOptions(self.options).field(column, "ignore-retract"))
+        return bool(CoreOptions(self.options).field(column, FIELD_IGNORE_RETRACT))
 
     def group_of(self) -> dict[str, tuple[list[str], list[str]]]:
         """column -> its sequence group (sequence fields included)."""

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import DATA_EVOLUTION_ENABLED, ROW_TRACKING_ENABLED
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import ManifestEntry
@@ -32,11 +33,11 @@ if TYPE_CHECKING:
 def row_tracking(schema: TableSchema) -> bool:
     """Rows have ids (data evolution implies row tracking)."""
     opts = CoreOptions(schema.options)
-    return bool(opts.get("row-tracking.enabled")) or bool(opts.get("data-evolution.enabled"))
+    return bool(opts.get(ROW_TRACKING_ENABLED)) or bool(opts.get(DATA_EVOLUTION_ENABLED))
 
 
 def data_evolution(schema: TableSchema) -> bool:
-    return bool(CoreOptions(schema.options).get("data-evolution.enabled"))
+    return bool(CoreOptions(schema.options).get(DATA_EVOLUTION_ENABLED))
 
 
 def next_free_row_id(latest: Snapshot | None, live: list[ManifestEntry]) -> int:

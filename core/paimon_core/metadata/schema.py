@@ -29,6 +29,7 @@ from paimon_core.errors import CorruptMetadata, InvalidInput, PaimonError
 from paimon_core.metadata import jsonfmt
 from paimon_core.options.bucket_mode import BucketMode, mode_of
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import BLOB_FIELD
 from paimon_core.storage.file_io import FileIO
 
 SCHEMA_VERSION = 3
@@ -151,7 +152,7 @@ class Schema:
     def __post_init__(self) -> None:
         """``blob-field`` (Java's Flink and Spark catalogs): the BYTES columns it names are
         created as BLOB columns."""
-        raw = str(self.options.get("blob-field") or "")
+        raw = CoreOptions(self.options).get(BLOB_FIELD) or ""
         named = [n.strip() for n in raw.split(",") if n.strip()]
         if not named:
             return

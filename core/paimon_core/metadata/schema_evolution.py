@@ -39,7 +39,7 @@ from paimon_core.journal import record_commit
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.options.bucket_mode import DYNAMIC_BUCKET
 from paimon_core.options.core_options import CoreOptions
-from paimon_core.options.registry import STRUCTURAL_KEYS
+from paimon_core.options.registry import DISABLE_EXPLICIT_TYPE_CASTING, STRUCTURAL_KEYS
 from paimon_core.options.table_rules import check_feature_options
 
 if TYPE_CHECKING:
@@ -120,7 +120,6 @@ IMMUTABLE_OPTIONS = frozenset(
 # Options that shape how stored rows merge: partial-update settings and sequence groups.
 IMMUTABLE_PREFIXES = ("partial-update.",)
 IMMUTABLE_SUFFIXES = (".sequence-group",)
-DISABLE_EXPLICIT_CASTING = "disable-explicit-type-casting"
 
 
 def is_immutable_option(key: str) -> bool:
@@ -264,7 +263,7 @@ class _Draft:
 
     @property
     def allow_explicit(self) -> bool:
-        return not CoreOptions(self.schema.options).get(DISABLE_EXPLICIT_CASTING)
+        return not CoreOptions(self.schema.options).get(DISABLE_EXPLICIT_TYPE_CASTING)
 
 
 def _add_column(d: _Draft, ch: AddColumn) -> None:
@@ -316,7 +315,11 @@ def _update_column_type(d: _Draft, ch: UpdateColumnType) -> None:
         explicit_only = not d.allow_explicit and column_cast_allowed(
             old.with_nullable(True), ch.type.with_nullable(True), True
         )
-        why = f" (only widening: the table sets {DISABLE_EXPLICIT_CASTING}=true)" if explicit_only else ""
+        why = (
+            f" (only widening: the table sets {DISABLE_EXPLICIT_TYPE_CASTING.key}=true)"
+            if explicit_only
+            else ""
+        )
         raise InvalidInput(
             f"cannot change column '{ch.name}' from {old.with_nullable(True)} to "
             f"{ch.type.with_nullable(True)}{why}"

@@ -23,6 +23,7 @@ from paimon_core.fileformat.formats import check_options as check_format_options
 from paimon_core.metadata.merge_options import validate_merge_options
 from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode, mode_of
 from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import DATA_EVOLUTION_ENABLED, ROW_TRACKING_ENABLED
 from paimon_core.options.table_rules import (
     check_blob_descriptors,
     check_dv_options,
@@ -106,7 +107,7 @@ def _check_options(s: _Draft, options: dict[str, str], names: list[str], types: 
     _check_cross_partition(s, opts, bucket)
     check_feature_options(options, writing=True, what="a table")
     blobs = [n for n, t, _ in s.columns if getattr(t, "root", None) == "BLOB"]
-    if blobs and not opts.get("data-evolution.enabled"):
+    if blobs and not opts.get(DATA_EVOLUTION_ENABLED):
         raise UnsupportedFeature(
             f"BLOB columns ({', '.join(blobs)}) need data-evolution.enabled = true and "
             "row-tracking.enabled = true, as in Paimon"
@@ -117,14 +118,14 @@ def _check_options(s: _Draft, options: dict[str, str], names: list[str], types: 
         raise InvalidInput("a table with BLOB columns needs other columns too, as in Paimon")
     if set(blobs) & set(s.partition_keys):
         raise InvalidInput("a BLOB column cannot be a partition key, as in Paimon")
-    for key, feature in (
-        ("data-evolution.enabled", "data evolution"),
-        ("row-tracking.enabled", "row tracking"),
+    for option, feature in (
+        (DATA_EVOLUTION_ENABLED, "data evolution"),
+        (ROW_TRACKING_ENABLED, "row tracking"),
     ):
         mode = mode_of(bucket, s.primary_keys, s.partition_keys)
-        if opts.get(key) and mode is not BucketMode.BUCKET_UNAWARE:
+        if opts.get(option) and mode is not BucketMode.BUCKET_UNAWARE:
             raise UnsupportedFeature(
-                f"{feature} ({key}) needs an append table without fixed buckets (bucket = -1), as in Paimon"
+                f"{feature} ({option.key}) needs an append table without fixed buckets (bucket = -1), as in Paimon"
             )
     if s.primary_keys:
         validate_merge_options(options, types, s.primary_keys, s.partition_keys)

@@ -21,6 +21,7 @@ from paimon_core.metadata.iceberg_options import check_iceberg_writable
 from paimon_core.metadata.manifest import ManifestStore, check_manifest_format
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotManager
+from paimon_core.options.registry import MANIFEST_COMPRESSION, MANIFEST_FORMAT
 from paimon_core.options.validation import check_supported
 from paimon_core.storage.file_io import FileIO
 
@@ -160,8 +161,8 @@ class TableContext:
         self.manifests = ManifestStore(
             io,
             path,
-            schema.core_options.get("manifest.compression"),
-            schema.core_options.get("manifest.format"),
+            schema.core_options.get(MANIFEST_COMPRESSION),
+            schema.core_options.get(MANIFEST_FORMAT),
         )
         self._schema_cache: dict[int, TableSchema] = {schema.id: schema}
         self.env = NO_ENVIRONMENT  # the catalog that loads the table sets its own
@@ -188,7 +189,7 @@ class TableContext:
             f"table {self.identifier}",
         )
         opts = self.schema.core_options  # checked before any file is written
-        check_manifest_format(opts.get("manifest.format"), opts.get("manifest.compression"))
+        check_manifest_format(opts.get(MANIFEST_FORMAT), opts.get(MANIFEST_COMPRESSION))
 
     @property
     def is_primary_key_table(self) -> bool:

@@ -31,6 +31,7 @@ from paimon_core.metadata.deletion_vectors import dv_enabled
 from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.merge_options import MergeOptions
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import DATA_FILE_PREFIX
 from paimon_core.read.predicate import filter_table, parse_filter
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead, read_rows
@@ -119,7 +120,7 @@ def _rewrite_messages(table: TableContext, hits) -> list[CommitMessage]:
 
     reader = TableRead(table)
     tracked = row_tracking(table.schema)  # kept rows keep their _ROW_ID
-    prefix = table.schema.core_options.get("data-file.prefix")
+    prefix = table.schema.core_options.get(DATA_FILE_PREFIX)
     by_split: dict[int, list] = {}
     for s, f, pos in hits:
         by_split.setdefault(id(s), [s]).append((f, pos))
@@ -167,8 +168,7 @@ def _rewrite_messages(table: TableContext, hits) -> list[CommitMessage]:
 
 
 def _delete_pk(table: TableContext, snap, pred, where: str, dry_run: bool) -> DeleteResult:
-    opts = table.schema.options
-    mo = MergeOptions.of(opts)
+    mo = MergeOptions.of(table.schema.options)
     engine = mo.engine.value
     removes = mo.engine is MergeEngineKind.DEDUPLICATE or (
         mo.engine is MergeEngineKind.PARTIAL_UPDATE and mo.remove_on_delete
@@ -178,7 +178,7 @@ def _delete_pk(table: TableContext, snap, pred, where: str, dry_run: bool) -> De
             f"delete on a primary-key table with merge-engine={engine} is not supported "
             "(a -D record does not remove the row there)"
         )
-    if opts.get("ignore-delete") == "true":
+    if mo.ignore_delete:  # under any of its keys (deduplicate.ignore-delete, ...)
         raise InvalidInput("delete on a table with ignore-delete=true would be ignored")
     rows = read_rows(table, snap, predicate=pred) if snap is not None else None
     if rows is None or rows.num_rows == 0:

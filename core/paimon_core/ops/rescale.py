@@ -60,13 +60,13 @@ def rescale(
     mode = table.schema.bucket_mode
     if mode not in (BucketMode.HASH_FIXED, BucketMode.POSTPONE):
         raise InvalidInput(
-            f"table {table.identifier} has bucket {table.schema.options.get('bucket', '-1')}: only tables "
+            f"table {table.identifier} has bucket {table.schema.core_options.bucket}: only tables "
             "with a fixed bucket number (or postpone buckets, -2) have a bucket count to rescale"
         )
     if bucket is None:
         if mode is BucketMode.POSTPONE:
             raise InvalidInput("rescaling a postpone-bucket table needs the resulting bucket number")
-        bucket = int(table.schema.options["bucket"])
+        bucket = table.schema.core_options.bucket
     if bucket <= 0:
         raise InvalidInput(f"bucket number must be positive, not {bucket}")
     snap = table.snapshots.latest()

@@ -34,6 +34,7 @@ from paimon_core.metadata.features import blob_columns
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.row_ids import data_evolution
 from paimon_core.metadata.stats import StatsCollector
+from paimon_core.options.registry import DATA_FILE_PREFIX, FILE_COMPRESSION_ZSTD_LEVEL
 from paimon_core.read.row_tracking import row_groups
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead
@@ -144,7 +145,7 @@ def _write_column_file(
 ) -> DataFileMeta:
     opts = table.schema.core_options
     fmt = formats.file_format(opts.raw, 0)
-    name = f"{opts.get('data-file.prefix')}{uuid.uuid4()}-0{formats.file_extension(opts.raw, fmt)}"
+    name = f"{opts.get(DATA_FILE_PREFIX)}{uuid.uuid4()}-0{formats.file_extension(opts.raw, fmt)}"
     path = table.io.join(table.bucket_path(partition, bucket), name)
     types = [table.schema.field(c).type for c in columns]
     writer = formats.open_writer(
@@ -153,7 +154,7 @@ def _write_column_file(
         path,
         pa.schema([pa.field(c, to_arrow_type(t), nullable=t.nullable) for c, t in zip(columns, types)]),
         formats.file_compression(opts.raw, 0),
-        opts.get("file.compression.zstd-level"),
+        opts.get(FILE_COMPRESSION_ZSTD_LEVEL),
         dict(zip(columns, types)),
         table.schema.fields,
     )

@@ -23,5 +23,11 @@ Modules, one concept each: ``registry`` (every key: implemented with its kind an
 refused with its reason), ``values`` (the text of a value of each kind: sizes, durations,
 booleans, enums), ``merge_engine`` (``MergeEngineKind``), ``validation`` (the checks at
 create-table/alter-table and the refusal of unsupported options on reads and writes) and
-``core_options`` (``CoreOptions``, the typed view every module reads options through).
+``core_options`` (``CoreOptions``, the typed view every module reads options through), ``view``
+(``OptionView``: ``get(option)`` of any dict of option strings) and ``catalog_options`` (the typed
+options of the JDBC, Hive and REST catalogs).
+
+Every option is an ``Option[T]`` constant (``registry.BUCKET: Option[int]``), as Java's
+``ConfigOption<T>``: a read names its option, so a misspelt one fails at import and the type checker
+knows the type of every value a table's behaviour depends on.
 """

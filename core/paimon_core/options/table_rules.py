@@ -9,6 +9,7 @@ from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.options.bucket_mode import POSTPONE_BUCKET
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import BUCKET_FUNCTION_TYPE, DELETION_VECTORS_ENABLED, TYPE
 
 
 def check_feature_options(
@@ -17,7 +18,7 @@ def check_feature_options(
     """Raise UnsupportedFeature for option values we cannot honour (``writing``: also those
     that matter only to writers; ``assigns_buckets``: the write hashes rows to buckets, which a
     compaction inside a bucket does not, unless it moves postpone rows)."""
-    kind = CoreOptions(options).get("type").strip().lower()
+    kind = CoreOptions(options).get(TYPE).strip().lower()
     if kind != "table":
         raise UnsupportedFeature(
             f"{what} has type = {kind} (only Paimon tables with snapshots are supported)"
@@ -25,7 +26,7 @@ def check_feature_options(
     if not writing:
         return
     opts = CoreOptions(options)
-    func = opts.get("bucket-function.type")
+    func = opts.get(BUCKET_FUNCTION_TYPE)
     if func != "default" and (assigns_buckets or opts.bucket == POSTPONE_BUCKET):
         raise UnsupportedFeature(
             f"{what} sets bucket-function.type = {func}: only the default bucket function "
@@ -52,7 +53,7 @@ def check_blob_descriptors(options: dict, what: str = "table") -> None:
 def check_dv_options(options: dict, has_primary_key: bool) -> None:
     """Refuse what Paimon refuses with deletion vectors, and what is not implemented here."""
     opts = CoreOptions(options)
-    if not opts.get("deletion-vectors.enabled") or not has_primary_key:
+    if not opts.get(DELETION_VECTORS_ENABLED) or not has_primary_key:
         return
     if opts.merge_engine is MergeEngineKind.FIRST_ROW:
         raise InvalidInput("deletion vectors are not supported with merge-engine=first-row (as in Paimon)")
@@ -97,7 +98,7 @@ def check_pk_index_options(
         return
     what = "primary-key BTree and Bitmap indexes"
     opts = CoreOptions(options)
-    if not opts.get("deletion-vectors.enabled"):
+    if not opts.get(DELETION_VECTORS_ENABLED):
         raise InvalidInput(f"{what} require deletion-vectors.enabled = true (as in Paimon)")
     if not primary_keys:
         raise InvalidInput(f"{what} require a primary-key table (as in Paimon)")

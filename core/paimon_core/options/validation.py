@@ -14,8 +14,12 @@ from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.keys import PAIMON_OPTION_KEYS
 from paimon_core.options.registry import (
     ALIASES,
+    CHANGELOG_NUM_RETAINED_MAX,
+    CHANGELOG_NUM_RETAINED_MIN,
     FIELD_OPTIONS,
     OPTIONS,
+    SNAPSHOT_NUM_RETAINED_MAX,
+    SNAPSHOT_NUM_RETAINED_MIN,
     STRUCTURAL_KEYS,
     UNSUPPORTED,
     Unsupported,
@@ -104,9 +108,9 @@ def validate_options(options: dict[str, str], columns: list[str] | None = None) 
 def _check_retention(opts: CoreOptions) -> None:
     """Java's SchemaValidation: each minimum retention at most its maximum (an unset changelog
     bound is the snapshot's)."""
-    smin, smax = opts.get("snapshot.num-retained.min"), opts.get("snapshot.num-retained.max")
+    smin, smax = opts.get(SNAPSHOT_NUM_RETAINED_MIN), opts.get(SNAPSHOT_NUM_RETAINED_MAX)
     if smin > smax:
         raise InvalidInput("snapshot.num-retained.min should not be larger than snapshot.num-retained.max")
-    cmin, cmax = opts.get("changelog.num-retained.min"), opts.get("changelog.num-retained.max")
+    cmin, cmax = opts.get(CHANGELOG_NUM_RETAINED_MIN), opts.get(CHANGELOG_NUM_RETAINED_MAX)
     if (smin if cmin is None else cmin) > (smax if cmax is None else cmax):
         raise InvalidInput("changelog.num-retained.min should not be larger than changelog.num-retained.max")

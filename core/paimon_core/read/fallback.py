@@ -20,14 +20,13 @@ from paimon_core.metadata.branches import BranchNotFound, branch_path
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import SnapshotManager
+from paimon_core.options.registry import SCAN_FALLBACK_BRANCH
 from paimon_core.read.scan import DataSplit, TableScan
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.metadata.table_context import TableContext
     from paimon_core.read.predicate import Predicate
-
-KEY = "scan.fallback-branch"
 
 
 @dataclass
@@ -59,7 +58,7 @@ def fallback_branch(table: TableContext) -> str | None:
     """The branch a read of ``table`` falls back to, or None."""
     if not table.is_main_branch:
         return None
-    name = table.schema.core_options.get(KEY)
+    name = table.schema.core_options.get(SCAN_FALLBACK_BRANCH)
     return name or None
 
 
@@ -69,12 +68,14 @@ def _check_compatible(main: TableSchema, other: TableSchema, branch: str) -> Non
 
     if cols(main) != cols(other):
         raise InvalidInput(
-            f"{KEY} = '{branch}': the branch's columns differ from main's; a fallback branch needs the same columns"
+            f"{SCAN_FALLBACK_BRANCH.key} = '{branch}': the branch's columns differ from main's; a fallback branch needs the same columns"
         )
     if tuple(main.partition_keys) != tuple(other.partition_keys) or (
         tuple(main.primary_keys) != tuple(other.primary_keys)
     ):
-        raise InvalidInput(f"{KEY} = '{branch}': the branch's partition or primary keys differ from main's")
+        raise InvalidInput(
+            f"{SCAN_FALLBACK_BRANCH.key} = '{branch}': the branch's partition or primary keys differ from main's"
+        )
 
 
 def with_fallback(

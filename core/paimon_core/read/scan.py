@@ -23,6 +23,7 @@ from paimon_core.metadata.manifest import (
 from paimon_core.metadata.manifest_reader import gc_paused
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.options.bucket_mode import POSTPONE_BUCKET, BucketMode
+from paimon_core.options.registry import POSTPONE_MERGE_ON_READ
 from paimon_core.read.partition_filter import entry_filter, manifest_may_match, partition_may_match
 from paimon_core.read.predicate import ColumnRange, Predicate, may_match
 from paimon_core.read.row_tracking import data_evolution
@@ -223,7 +224,7 @@ def plan(
     must merge them (``postpone.merge-on-read``, Flink only) is refused while rows wait."""
     table.require_readable()
     check_readable(table.schema)
-    if not all_levels and table.schema.core_options.get("postpone.merge-on-read"):
+    if not all_levels and table.schema.core_options.get(POSTPONE_MERGE_ON_READ):
         check_merge_on_read(postpone_rows(table, snapshot))
     with gc_paused():  # planning allocates an object per file; none of them is garbage yet
         return TableScan(table, snapshot, predicate, all_levels).plan()

@@ -57,6 +57,7 @@ from paimon_core.metadata.changelog import changelog_manager, changelog_or_snaps
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
+from paimon_core.options.registry import CONSUMER_IGNORE_PROGRESS, FULL_COMPACTION_DELTA_COMMITS, SCAN_MODE
 from paimon_core.read.diff import empty_changes, snapshot_changelog, snapshot_delta, with_row_kind
 from paimon_core.read.scan import plan
 from paimon_core.read.table_read import TableRead
@@ -125,7 +126,7 @@ class StreamRead:
         columns: list[str] | None = None,
     ):
         opts = table.schema.core_options
-        mode = mode or opts.get("scan.mode")
+        mode = mode or opts.get(SCAN_MODE)
         if mode == "default":
             mode = "from-snapshot" if start is not None or start_time_ms is not None else "latest-full"
         if mode not in MODES:
@@ -145,7 +146,7 @@ class StreamRead:
         if self.consumers is not None and consumer_id:
             self.consumers.path(consumer_id)  # validates the id now
         self.ignore_progress = (
-            opts.get("consumer.ignore-progress") if ignore_progress is None else ignore_progress
+            opts.get(CONSUMER_IGNORE_PROGRESS) if ignore_progress is None else ignore_progress
         )
         self.columns = list(columns) if columns else table.schema.field_names
         for c in self.columns:
@@ -236,7 +237,7 @@ class StreamRead:
     def _latest_full_compaction(self) -> Snapshot | None:
         """The newest full compaction by Java's rule (see the module doc), else the latest snapshot."""
         sm = self.table.snapshots
-        every = self.table.schema.core_options.get("full-compaction.delta-commits") or 1
+        every = self.table.schema.core_options.get(FULL_COMPACTION_DELTA_COMMITS) or 1
         ids = sm.list_ids()
         for i in reversed(ids):
             snap = sm.snapshot(i)

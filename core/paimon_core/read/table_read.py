@@ -32,6 +32,7 @@ from paimon_core.metadata.manifest import FILE_SOURCE_COMPACT
 from paimon_core.metadata.schema_evolution import cast_for_read
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import ORC_TIMESTAMP_LTZ_LEGACY_TYPE
 from paimon_core.read.blob_descriptors import resolve as resolve_descriptors
 from paimon_core.read.predicate import Predicate, filter_table
 from paimon_core.read.row_tracking import (
@@ -149,7 +150,7 @@ class TableRead:
         path = self._path(split, f)
         types = {SEQ: _SEQ_TYPE, KIND: _KIND_TYPE}
         types.update({old.name: old.type for old, _ in renames if old is not None})
-        legacy_ltz = self.schema.core_options.get("orc.timestamp-ltz.legacy.type")
+        legacy_ltz = self.schema.core_options.get(ORC_TIMESTAMP_LTZ_LEGACY_TYPE)
         df = split.deletion_file(f.file_name) if split.deletion_files else None
         try:
             if df is None:

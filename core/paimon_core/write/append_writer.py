@@ -27,6 +27,7 @@ from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.features import blob_columns
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
+from paimon_core.options.registry import DATA_FILE_PREFIX, FILE_COMPRESSION_ZSTD_LEVEL
 from paimon_core.write.blob_writer import BlobColumnWriter
 from paimon_core.write.bucket import assign_buckets
 
@@ -117,7 +118,7 @@ class RollingFileWriter:
         self.format = formats.file_format(opts.raw, 0)
         self.extension = formats.file_extension(opts.raw, self.format)
         self.compression = formats.file_compression(opts.raw, 0)
-        self.level = opts.get("file.compression.zstd-level")
+        self.level = opts.get(FILE_COMPRESSION_ZSTD_LEVEL)
         # BLOB columns: their own files beside each data file; a rewrite (``tracked``) keeps the
         # existing .blob files and writes the other columns only
         self.blob_cols = blob_columns(table.schema)
@@ -318,7 +319,7 @@ class AppendWriter:
         key = (partition, bucket)
         w = self.writers.get(key)
         if w is None:
-            prefix = self.table.schema.core_options.get("data-file.prefix")
+            prefix = self.table.schema.core_options.get(DATA_FILE_PREFIX)
             w = RollingFileWriter(
                 self.table, partition, bucket, self.restore_max_seq(partition, bucket) + 1, prefix
             )

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from paimon_core.fileformat.blob import EXTENSION, BlobFileWriter
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_core.options.registry import BLOB_TARGET_FILE_SIZE
 
 if TYPE_CHECKING:
     from paimon_core.metadata.schema import TableSchema
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 def blob_target_size(schema: TableSchema) -> int:
     opts = schema.core_options
-    return opts.get("blob.target-file-size") or opts.target_file_size
+    return opts.get(BLOB_TARGET_FILE_SIZE) or opts.target_file_size
 
 
 def _now() -> dt.datetime:

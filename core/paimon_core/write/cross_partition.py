@@ -33,6 +33,7 @@ from paimon_core.data.system_columns import KIND
 from paimon_core.data.types import to_arrow_type
 from paimon_core.data.values import internal_to_python, internal_values
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import DYNAMIC_BUCKET_TARGET_ROW_NUM
 from paimon_core.write.cross_partition_guard import check_writable
 from paimon_core.write.key_index import BUCKET, PART, bootstrap
 
@@ -76,7 +77,7 @@ class CrossPartitionAssigner:
         self.base = snapshot.id if snapshot is not None else 0  # CommitOptions.index_base
         self.index = bootstrap(table, snapshot)
         self.engine = table.schema.core_options.merge_engine
-        self.target = max(1, table.schema.core_options.get("dynamic-bucket.target-row-num"))
+        self.target = max(1, table.schema.core_options.get(DYNAMIC_BUCKET_TARGET_ROW_NUM))
         self.partition_keys = list(table.schema.partition_keys)
         self.partition_types = table.schema.types_of(self.partition_keys)
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.options.bucket_mode import BucketMode
 from paimon_core.options.merge_engine import MergeEngineKind
+from paimon_core.options.registry import IGNORE_DELETE
 from paimon_core.write.index_rebase import BucketAssignmentConflict
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def check_writable(table: TableContext) -> None:
             f"table {table.identifier}: sequence.field cannot be used on a cross-partition upsert table (as in "
             "Java 0.9); nothing was written"
         )
-    if opts.merge_engine is MergeEngineKind.DEDUPLICATE and opts.get("ignore-delete"):
+    if opts.merge_engine is MergeEngineKind.DEDUPLICATE and opts.get(IGNORE_DELETE):
         raise UnsupportedFeature(
             f"table {table.identifier}: a cross-partition upsert table with ignore-delete cannot move a key "
             "to another partition (the delete in the old partition would be ignored); nothing was written"

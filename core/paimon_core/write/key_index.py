@@ -29,6 +29,10 @@ import pyarrow.compute as pc
 from paimon_core.clock import now_ms
 from paimon_core.data.no_rows import no_rows
 from paimon_core.errors import PaimonError
+from paimon_core.options.registry import (
+    CROSS_PARTITION_UPSERT_BOOTSTRAP_PARALLELISM,
+    CROSS_PARTITION_UPSERT_INDEX_TTL,
+)
 
 if TYPE_CHECKING:
     from paimon_core.metadata.snapshot import Snapshot
@@ -162,12 +166,12 @@ def bootstrap(table: TableContext, snapshot: Snapshot | None) -> KeyIndex:
     from paimon_core.read.table_read import TableRead
 
     splits = plan(table.for_snapshot(snapshot), snapshot, all_levels=True)
-    ttl = opts.get("cross-partition-upsert.index-ttl")
+    ttl = opts.get(CROSS_PARTITION_UPSERT_INDEX_TTL)
     if ttl is not None:
         now = now_ms()
         splits = [s for s in splits if _fresh(s, ttl, now)]
     reader = TableRead(table, index.keys)
-    threads = max(1, min(opts.get("cross-partition-upsert.bootstrap-parallelism"), len(splits) or 1))
+    threads = max(1, min(opts.get(CROSS_PARTITION_UPSERT_BOOTSTRAP_PARALLELISM), len(splits) or 1))
     with ThreadPoolExecutor(threads) as pool:
         tables = list(pool.map(reader.read_split, splits))
     parts = []

@@ -33,6 +33,13 @@ from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.options.bucket_mode import DYNAMIC_BUCKET
+from paimon_core.options.registry import (
+    CHANGELOG_FILE_PREFIX,
+    DATA_FILE_PREFIX,
+    DYNAMIC_BUCKET_TARGET_ROW_NUM,
+    FILE_COMPRESSION_ZSTD_LEVEL,
+    WRITE_BUFFER_SIZE,
+)
 from paimon_core.write.bucket import assign_buckets
 
 if TYPE_CHECKING:
@@ -72,11 +79,11 @@ class KeyValueFileWriter:
         opts = schema.core_options
         self.target = opts.target_file_size
         self.options = opts.raw
-        self.level = opts.get("file.compression.zstd-level")
+        self.level = opts.get(FILE_COMPRESSION_ZSTD_LEVEL)
         self.keys = schema.trimmed_primary_keys
         self.key_types = schema.types_of(self.keys)
-        self.prefix = opts.get("data-file.prefix")
-        self.changelog_prefix = opts.get("changelog-file.prefix")
+        self.prefix = opts.get(DATA_FILE_PREFIX)
+        self.changelog_prefix = opts.get(CHANGELOG_FILE_PREFIX)
         self.written: list[str] = []
 
     def write_run(
@@ -194,7 +201,7 @@ class KeyValueWriter:
             from paimon_core.write.dynamic_bucket import DynamicBucketAssigner
 
             self.assigner = DynamicBucketAssigner(
-                table, table.snapshots.latest(), opts.get("dynamic-bucket.target-row-num")
+                table, table.snapshots.latest(), opts.get(DYNAMIC_BUCKET_TARGET_ROW_NUM)
             )
             from paimon_core.data.partition import PartitionCodec
 
@@ -205,7 +212,7 @@ class KeyValueWriter:
         self.partition_types = schema.types_of(self.partition_keys)
         self.bucket_keys = schema.bucket_keys
         self.bucket_types = schema.types_of(self.bucket_keys)
-        self.buffer_limit = opts.get("write-buffer-size")
+        self.buffer_limit = opts.get(WRITE_BUFFER_SIZE)
         self.merge = MergeEngine.for_schema(schema)
         self.restore_max_seq = restore_max_seq or (lambda p, b: -1)
         self.buffers: dict[tuple, _BucketBuffer] = {}

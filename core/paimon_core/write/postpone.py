@@ -38,6 +38,14 @@ from paimon_core.metadata.commit_message import CommitMessage
 from paimon_core.metadata.manifest import FILE_SOURCE_APPEND, DataFileMeta, SimpleStats
 from paimon_core.metadata.stats import StatsCollector
 from paimon_core.options.bucket_mode import POSTPONE_BUCKET
+from paimon_core.options.registry import (
+    DATA_FILE_PREFIX,
+    FILE_COMPRESSION,
+    FILE_COMPRESSION_ZSTD_LEVEL,
+    POSTPONE_BATCH_WRITE_FIXED_BUCKET,
+    POSTPONE_DEFAULT_BUCKET_NUM,
+    POSTPONE_TARGET_ROW_NUM_PER_BUCKET,
+)
 from paimon_core.write.sequence import sequence_restorer
 
 if TYPE_CHECKING:
@@ -79,12 +87,12 @@ def pending_rows_by_partition(entries: Iterable[ManifestEntry]) -> dict[bytes, i
 def new_partition_buckets(table: TableContext, pending_rows: int) -> int:
     """Buckets for a partition that has no real-bucket files yet."""
     opts = table.schema.core_options
-    t = opts.get("postpone.target-row-num-per-bucket")
+    t = opts.get(POSTPONE_TARGET_ROW_NUM_PER_BUCKET)
     if t is not None:
         if t <= 0:
             raise UnsupportedFeature("postpone.target-row-num-per-bucket must be greater than 0")
         return max(1, -(-pending_rows // t))
-    n = opts.get("postpone.default-bucket-num")
+    n = opts.get(POSTPONE_DEFAULT_BUCKET_NUM)
     if n <= 0:
         raise UnsupportedFeature("postpone.default-bucket-num must be greater than 0")
     return n
@@ -113,13 +121,13 @@ class PostponeWriter:
         self.schema = schema
         self.partition_keys = list(schema.partition_keys)
         self.partition_types = schema.types_of(self.partition_keys)
-        self.fixed = schema.core_options.get("postpone.batch-write-fixed-bucket")
+        self.fixed = schema.core_options.get(POSTPONE_BATCH_WRITE_FIXED_BUCKET)
         self._writers: dict[int, KeyValueWriter] = {}
         self._pending: dict[tuple, list[pa.Table]] = {}
         self._next_seq: dict[tuple, int] = {}
         self._counts: dict[bytes, int] | None = None
         self._restore = sequence_restorer(table)
-        prefix = schema.core_options.get("data-file.prefix")
+        prefix = schema.core_options.get(DATA_FILE_PREFIX)
         self.prefix = f"{prefix}-u-{uuid.uuid4()}-s-{random.randrange(2**31 - 1)}-w-"
         self.written: list[str] = []
 
@@ -198,8 +206,8 @@ class PostponeWriter:
                 io,
                 path,
                 with_field_ids(kv_arrow_schema(schema), schema.fields),
-                opts.get("file.compression"),
-                opts.get("file.compression.zstd-level"),
+                opts.get(FILE_COMPRESSION),
+                opts.get(FILE_COMPRESSION_ZSTD_LEVEL),
             )
             w.write(to_kv_layout(records, schema))
             size = w.close()

@@ -8,7 +8,14 @@ import pytest
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.options.core_options import CoreOptions
 from paimon_core.options.keys import PAIMON_OPTION_KEYS
-from paimon_core.options.registry import OPTIONS, UNSUPPORTED
+from paimon_core.options.registry import (
+    IGNORE_DELETE,
+    INDEX_FILE_IN_DATA_FILE_DIR,
+    OPTIONS,
+    SNAPSHOT_NUM_RETAINED_MIN,
+    TYPE,
+    UNSUPPORTED,
+)
 from paimon_core.options.validation import check_supported, validate_options
 from paimon_core.options.values import parse_duration_ms, parse_size
 
@@ -27,18 +34,18 @@ from paimon_core.options.values import parse_duration_ms, parse_size
     ],
 )
 def test_values_parse_typed(key, raw, value):
-    assert CoreOptions({key: raw}).get(key) == value
+    assert CoreOptions({key: raw}).get(OPTIONS[key]) == value
 
 
 def test_defaults_come_from_the_registry():
     opts = CoreOptions({})
-    assert opts.get("snapshot.num-retained.min") == 10
+    assert opts.get(SNAPSHOT_NUM_RETAINED_MIN) == 10
     assert opts.merge_engine == "deduplicate" and opts.changelog_producer == "none"
     assert opts.num_levels == 6  # compaction trigger 5 + 1
 
 
 def test_alias_keys_are_read():
-    assert CoreOptions({"first-row.ignore-delete": "true"}).get("ignore-delete") is True
+    assert CoreOptions({"first-row.ignore-delete": "true"}).get(IGNORE_DELETE) is True
 
 
 @pytest.mark.parametrize(
@@ -195,8 +202,52 @@ def test_every_refused_field_option_names_its_option(key):
 def test_registered_switches_whose_other_values_are_refused():
     """`type` and `index-file-in-data-file-dir` are registered (typed, defaults) and their
     non-default values still refused: by metadata.features and by the safety net."""
-    assert (
-        CoreOptions({}).get("type") == "table" and CoreOptions({}).get("index-file-in-data-file-dir") is False
-    )
+    assert CoreOptions({}).get(TYPE) == "table" and CoreOptions({}).get(INDEX_FILE_IN_DATA_FILE_DIR) is False
     with pytest.raises(UnsupportedFeature, match="index-file-in-data-file-dir"):
         check_supported({"index-file-in-data-file-dir": "true"}, writing=False)
+
+
+KIND_TYPES = {
+    "int": "int",
+    "long": "int",
+    "size": "int",
+    "duration": "int",
+    "bool": "bool",
+    "str": "str",
+    "enum": "str",
+}
+
+
+def test_every_option_is_typed_by_its_kind():
+    """``Option[T]``: T is the Python type of the option's kind, ``| None`` exactly when it has
+    no default; read from the registry's source, since the type parameter is erased at run time."""
+    import ast
+    import inspect
+
+    from paimon_core.options import catalog_options, registry
+
+    for module, every in (
+        (registry, {**OPTIONS, **registry.FIELD_OPTIONS}),
+        (catalog_options, catalog_options.CATALOG_OPTIONS),
+    ):
+        typed = {}
+        for node in ast.parse(inspect.getsource(module)).body:
+            call = node.value if isinstance(node, ast.Assign) else None
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Subscript):
+                typed[call.args[0].value] = ast.unparse(call.func.slice)  # type: ignore[attr-defined]
+        assert set(typed) == set(every), module.__name__
+        _check_kinds(typed, every)
+
+
+def _check_kinds(typed: dict, every: dict) -> None:
+    for key, opt in every.items():
+        want = KIND_TYPES[opt.kind] + (" | None" if opt.default is None else "")
+        assert typed[key] == want, f"{key}: Option[{typed[key]}], its kind {opt.kind} makes it Option[{want}]"
+        if opt.default is not None:
+            assert type(opt.default).__name__ == KIND_TYPES[opt.kind], key
+
+
+def test_an_option_is_never_a_key_of_raw_strings():
+    """Reading an option from the raw string dict (``options.get(BUCKET)``) fails loudly."""
+    with pytest.raises(TypeError, match="unhashable"):
+        {"bucket": "4"}.get(OPTIONS["bucket"])  # type: ignore[call-overload]

@@ -31,31 +31,22 @@ from paimon_core.errors import (
 )
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.table_context import CatalogEnvironment, TableContext
-from paimon_core.options.values import parse_duration_ms as options_parse_duration_ms
+from paimon_core.options.catalog_options import (
+    LOCK_ACQUIRE_TIMEOUT,
+    LOCK_CHECK_MAX_SLEEP,
+    LOCK_ENABLED,
+    METASTORE_COMMON,
+    URI,
+)
+from paimon_core.options.registry import Option
+from paimon_core.options.view import OptionView
 from paimon_core.table import FileStoreTable
 
 if TYPE_CHECKING:
     from paimon_core.commit.file_store_commit import CommitMessage
     from paimon_core.metadata.snapshot import Snapshot
 
-COMMON_OPTIONS = ("uri", "lock.enabled", "lock-acquire-timeout", "lock-check-max-sleep")
-
-
-def parse_duration_ms(key: str, value: str) -> int:
-    """Paimon's duration strings ("8 min", "500ms", "2s"; a bare number is milliseconds)."""
-    try:
-        return options_parse_duration_ms(str(value))
-    except InvalidInput:
-        raise InvalidInput(
-            f"catalog option {key}: bad duration '{value}' (use e.g. 500ms, 8s, 8 min)"
-        ) from None
-
-
-def parse_bool(key: str, value: object) -> bool:
-    text = str(value).strip().lower()
-    if text not in ("true", "false"):
-        raise InvalidInput(f"catalog option {key} must be true or false, not '{value}'")
-    return text == "true"
+COMMON_OPTIONS = tuple(o.key for o in METASTORE_COMMON)
 
 
 class MetastoreEnvironment(CatalogEnvironment):
@@ -87,28 +78,26 @@ class MetastoreCatalog(Catalog):
     """Subclasses implement the registration primitives (``_db_*``, ``_table_*``) and may
     override ``table_lock`` and the hooks; everything else is shared."""
 
-    extra_options: tuple[str, ...] = ()  # the subclass's own option keys
+    extra_options: tuple[Option, ...] = ()  # the subclass's own options
 
     def __init__(self, warehouse: str, options: dict, storage_options: dict | None = None):
         super().__init__(warehouse, storage_options)
-        unknown = sorted(set(options) - set(COMMON_OPTIONS) - set(self.extra_options))
+        known = COMMON_OPTIONS + tuple(o.key for o in self.extra_options)
+        unknown = sorted(set(options) - set(known))
         if unknown:
             raise InvalidInput(
-                f"unknown {self.kind} catalog option(s): {', '.join(unknown)} "
-                f"(known: {', '.join(COMMON_OPTIONS + self.extra_options)})"
+                f"unknown {self.kind} catalog option(s): {', '.join(unknown)} (known: {', '.join(known)})"
             )
         self.options = dict(options)
-        if not self.options.get("uri"):
+        view = OptionView(options)
+        uri = view.get(URI)
+        if not uri:
             raise InvalidInput(f"the {self.kind} catalog needs a uri (catalog option uri=...)")
-        self.uri = self.options["uri"]
-        given = self.options.get("lock.enabled")
-        self.lock_enabled = parse_bool("lock.enabled", given) if given is not None else not self.io.is_local
-        self.lock_acquire_timeout_ms = parse_duration_ms(
-            "lock-acquire-timeout", self.options.get("lock-acquire-timeout", "8 min")
-        )
-        self.lock_check_max_sleep_ms = parse_duration_ms(
-            "lock-check-max-sleep", self.options.get("lock-check-max-sleep", "8 s")
-        )
+        self.uri = uri
+        lock = view.get(LOCK_ENABLED)
+        self.lock_enabled = lock if lock is not None else not self.io.is_local
+        self.lock_acquire_timeout_ms = view.get(LOCK_ACQUIRE_TIMEOUT)
+        self.lock_check_max_sleep_ms = view.get(LOCK_CHECK_MAX_SLEEP)
 
     # ---- primitives (subclasses)
     def _db_names(self) -> list[str]:

@@ -32,6 +32,8 @@ from paimon_core.errors import (
     TableAlreadyExists,
     TableNotFound,
 )
+from paimon_core.options.catalog_options import HIVE_OPTIONS, METASTORE_CLIENT_TIMEOUT
+from paimon_core.options.view import OptionView
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -58,7 +60,7 @@ def _thrift():
 
 class HiveCatalog(MetastoreCatalog):
     kind = "hive"
-    extra_options = ("metastore.client.timeout",)
+    extra_options = HIVE_OPTIONS
 
     def __init__(self, warehouse: str, options: dict, storage_options: dict | None = None):
         super().__init__(warehouse, options, storage_options)
@@ -68,7 +70,7 @@ class HiveCatalog(MetastoreCatalog):
         self.host, self.port = parts.hostname, parts.port or 9083
         Client, self.T, Protocol, TSocket, TTransport, self.TException = _thrift()
         sock = TSocket.TSocket(self.host, self.port)
-        sock.setTimeout(int(float(self.options.get("metastore.client.timeout", "60")) * 1000))
+        sock.setTimeout(OptionView(self.options).get(METASTORE_CLIENT_TIMEOUT))
         self._transport = TTransport.TBufferedTransport(sock)
         try:
             self._transport.open()

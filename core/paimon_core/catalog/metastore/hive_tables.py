@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType
 from paimon_core.errors import InvalidInput
+from paimon_core.options.registry import METASTORE_PARTITIONED_TABLE
 
 if TYPE_CHECKING:
     from paimon_core.metadata.schema import TableSchema
@@ -74,7 +75,7 @@ def hive_type(t: DataType) -> str:
 
 
 def partitioned_in_metastore(schema: TableSchema) -> bool:
-    return schema.core_options.get("metastore.partitioned-table") and bool(schema.partition_keys)
+    return schema.core_options.get(METASTORE_PARTITIONED_TABLE) and bool(schema.partition_keys)
 
 
 def hive_columns(

@@ -21,11 +21,17 @@ from typing import TYPE_CHECKING
 from paimon_core.catalog.metastore import jdbc_sql as Q
 from paimon_core.catalog.metastore.base import MetastoreCatalog
 from paimon_core.errors import CatalogUnavailable, InvalidInput, TableAlreadyExists, TableNotFound
+from paimon_core.options.catalog_options import (
+    CATALOG_KEY,
+    JDBC_OPTIONS,
+    JDBC_PASSWORD,
+    JDBC_USER,
+    LOCK_KEY_MAX_LENGTH,
+)
+from paimon_core.options.view import OptionView
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-LOCK_KEY_MAX_LENGTH = 255
 
 
 class IntegrityViolation(Exception):
@@ -170,18 +176,14 @@ def _pg_message(e: BaseException) -> str:
 
 class JdbcCatalog(MetastoreCatalog):
     kind = "jdbc"
-    extra_options = ("catalog-key", "jdbc.user", "jdbc.password", "lock-key-max-length")
+    extra_options = JDBC_OPTIONS
 
     def __init__(self, warehouse: str, options: dict, storage_options: dict | None = None):
         super().__init__(warehouse, options, storage_options)
-        self.catalog_key = self.options.get("catalog-key", "jdbc")
-        try:
-            self.lock_key_max_length = int(self.options.get("lock-key-max-length", LOCK_KEY_MAX_LENGTH))
-        except ValueError:
-            raise InvalidInput("catalog option lock-key-max-length must be an integer") from None
-        self.db = JdbcConnection(
-            self.uri, self.options.get("jdbc.user"), self.options.get("jdbc.password"), self._display_uri()
-        )
+        view = OptionView(self.options)
+        self.catalog_key = view.get(CATALOG_KEY)
+        self.lock_key_max_length = view.get(LOCK_KEY_MAX_LENGTH)
+        self.db = JdbcConnection(self.uri, view.get(JDBC_USER), view.get(JDBC_PASSWORD), self._display_uri())
         self._create_tables()
 
     def _create_tables(self) -> None:

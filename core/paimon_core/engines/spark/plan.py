@@ -9,6 +9,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from paimon_core.engines.spark import tasks as T
+from paimon_core.options.registry import DATA_FILE_PREFIX
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -73,7 +74,7 @@ def max_sequence_numbers(table: TableContext) -> dict:
 
 def job_prefix(table: TableContext) -> str:
     """The file-name prefix of one job's data files: the table's prefix plus a job id."""
-    return f"{table.schema.core_options.get('data-file.prefix')}{uuid.uuid4().hex[:12]}-"
+    return f"{table.schema.core_options.get(DATA_FILE_PREFIX)}{uuid.uuid4().hex[:12]}-"
 
 
 _META_DIRS = {"snapshot", "manifest", "schema", "index", "changelog", "tag", "branch", "statistics"}

@@ -57,6 +57,8 @@ from pyspark.sql.datasource import (
 )
 
 from paimon_core.data.no_rows import no_rows
+from paimon_core.options.core_options import CoreOptions
+from paimon_core.options.registry import CONSUMER_IGNORE_PROGRESS, SCAN_MODE
 
 if TYPE_CHECKING:  # annotations only: table.py imports the modules doing the work
     from paimon_core.read.scan import DataSplit
@@ -369,13 +371,14 @@ class PaimonStreamReader(DataSourceStreamReader):
         self.consumer_id = options.get("consumer-id")
         self.max_snapshots = int(options.get("max-snapshots-per-trigger") or 0)
         self.recorded = None
+        read_opts = CoreOptions(self.options)  # the read's own options, over the table's
         self.stream = StreamRead(
             table,
-            mode=options.get("scan.mode"),
+            mode=read_opts.get(SCAN_MODE) if read_opts.is_set(SCAN_MODE) else None,
             start=int(start) if start else None,
             consumer_id=self.consumer_id,
             columns=columns,
-            ignore_progress=_flag(options, "consumer.ignore-progress", False),
+            ignore_progress=read_opts.get(CONSUMER_IGNORE_PROGRESS),
         )
 
     def initialOffset(self):

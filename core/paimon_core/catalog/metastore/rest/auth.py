@@ -10,37 +10,38 @@ from collections.abc import Mapping
 
 from paimon_core.catalog.metastore.rest import dlf_signer
 from paimon_core.errors import InvalidInput
-
-OPTIONS = (
-    "token",
-    "token.provider",
-    "dlf.access-key-id",
-    "dlf.access-key-secret",
-    "dlf.security-token",
-    "dlf.region",
-    "dlf.signing-algorithm",
+from paimon_core.options.catalog_options import (
+    DLF_ACCESS_KEY_ID,
+    DLF_ACCESS_KEY_SECRET,
+    DLF_REGION,
+    DLF_SECURITY_TOKEN,
+    DLF_SIGNING_ALGORITHM,
+    TOKEN,
+    TOKEN_PROVIDER,
 )
-_DLF_NEEDS = ("dlf.access-key-id", "dlf.access-key-secret", "dlf.region")
+from paimon_core.options.view import OptionView
+
+_DLF_NEEDS = (DLF_ACCESS_KEY_ID, DLF_ACCESS_KEY_SECRET, DLF_REGION)
 
 
 class RestAuth:
     def __init__(self, options: Mapping[str, str]):
-        token = options.get("token")
-        self.provider = str(options.get("token.provider") or ("bear" if token else "none")).lower()
+        view = OptionView(options)
+        token = view.get(TOKEN)
+        self.provider = (view.get(TOKEN_PROVIDER) or ("bear" if token else "none")).lower()
         self.token = token
         if self.provider == "bear" and not token:
             raise InvalidInput("token.provider 'bear' needs the catalog option 'token'")
         if self.provider == "dlf":
-            missing = [k for k in _DLF_NEEDS if not options.get(k)]
-            if missing:
+            key_id, secret, region = (view.get(o) for o in _DLF_NEEDS)
+            if not (key_id and secret and region):
+                missing = [o.key for o in _DLF_NEEDS if not view.get(o)]
                 raise InvalidInput(f"token.provider 'dlf' needs the catalog option(s) {', '.join(missing)}")
-            algorithm = str(options.get("dlf.signing-algorithm") or "default")
+            algorithm = view.get(DLF_SIGNING_ALGORITHM)
             if algorithm != "default":
                 raise InvalidInput(f"dlf.signing-algorithm '{algorithm}' is not supported: use 'default'")
-            self.key_id = str(options["dlf.access-key-id"])
-            self.secret = str(options["dlf.access-key-secret"])
-            self.region = str(options["dlf.region"])
-            self.security_token = options.get("dlf.security-token") or None
+            self.key_id, self.secret, self.region = key_id, secret, region
+            self.security_token = view.get(DLF_SECURITY_TOKEN) or None
         elif self.provider not in ("bear", "none"):
             raise InvalidInput(f"token.provider '{self.provider}' is not supported: use 'bear' or 'dlf'")
 

@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paimon_core.catalog.base import Catalog, parse_identifier
-from paimon_core.catalog.metastore.rest.auth import OPTIONS as AUTH_OPTIONS
 from paimon_core.catalog.metastore.rest.auth import RestAuth
 from paimon_core.catalog.metastore.rest.wire import changes_json, paged
 from paimon_core.errors import (
@@ -42,6 +41,15 @@ from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot
 from paimon_core.metadata.table_context import CatalogEnvironment, TableContext, VersionCatalog
 from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
+from paimon_core.options.catalog_options import (
+    AUTH_OPTIONS,
+    DATA_TOKEN_ENABLED,
+    PREFIX,
+    REST_OPTIONS,
+    URI,
+    WAREHOUSE,
+)
+from paimon_core.options.view import OptionView
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
 
@@ -49,7 +57,7 @@ if TYPE_CHECKING:
     from paimon_core.metadata.schema_evolution import SchemaChange
     from paimon_core.metadata.table_context import SchemaCheck
 
-_KNOWN = ("uri", "prefix", "warehouse", "data-token.enabled", *AUTH_OPTIONS)
+_KNOWN = tuple(o.key for o in (*REST_OPTIONS, *AUTH_OPTIONS))
 
 
 class RestEnvironment(CatalogEnvironment):
@@ -171,22 +179,20 @@ class RestCatalog(Catalog):
             raise InvalidInput(
                 f"unknown rest catalog option(s): {', '.join(unknown)} (known: {', '.join(_KNOWN)}, header.*)"
             )
-        uri = str(options.get("uri") or "").rstrip("/")
+        view = OptionView(options)
+        uri = (view.get(URI) or "").rstrip("/")
         if not uri.startswith(("http://", "https://")):
             raise InvalidInput("the rest catalog needs uri=http://HOST:PORT (catalog option 'uri')")
         self.auth = RestAuth(options)
-        tokens = str(options.get("data-token.enabled") or "false").strip().lower()
-        if tokens not in ("true", "false"):
-            raise InvalidInput(f"data-token.enabled must be true or false, not '{tokens}'")
-        self.data_tokens = tokens == "true"
+        self.data_tokens = view.get(DATA_TOKEN_ENABLED)
         super().__init__(warehouse, storage_options)
         self.uri = uri
         self.headers = {k[len("header.") :]: str(v) for k, v in options.items() if k.startswith("header.")}
         self.storage_options = storage_options
-        params = {"warehouse": str(options.get("warehouse") or warehouse)}
+        params = {"warehouse": view.get(WAREHOUSE) or warehouse}
         config = self._request("GET", f"{uri}/v1/config", params=params) or {}
         merged = {**(config.get("defaults") or {}), **options, **(config.get("overrides") or {})}
-        self.prefix = str(merged.get("prefix") or "")
+        self.prefix = OptionView(merged).get(PREFIX) or ""
 
     def info(self) -> dict:
         return {"catalog": self.kind, "uri": self.uri, "prefix": self.prefix}
