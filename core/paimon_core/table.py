@@ -86,6 +86,56 @@ class TableAt:
             reader = self.table.new_read(self.table.schema.field_names[:1], predicate)
             return sum(b.num_rows for b in reader.to_batches(splits))
 
+    def waiting_rows(self) -> int:
+        """Rows written to ``bucket-postpone`` that no read sees until a compaction assigns them."""
+        return scan.postpone_rows(self.table, self.snapshot)
+
+    # ---- hand-offs: this snapshot's rows, projected to ``columns`` and filtered by ``where``
+    # (the --where language); the table's own ``to_*`` methods pick the snapshot and call these
+    def dataset(self, columns: list[str] | None = None, where: str | None = None):
+        """A ``pyarrow.dataset.Dataset`` whose scans run this snapshot's scan with the scanner's
+        columns and filter pushed down (``read/arrow_dataset.py``)."""
+        from paimon_core.read.arrow_dataset import SnapshotDataset
+
+        return SnapshotDataset(self.table, self.snapshot, columns, self.table.parse_filter(where))
+
+    def to_arrow(self, columns: list[str] | None = None, where: str | None = None) -> pa.Table:
+        """The rows as one Arrow table (``read``)."""
+        return self.read(columns, where)
+
+    def to_arrow_reader(
+        self, columns: list[str] | None = None, where: str | None = None
+    ) -> pa.RecordBatchReader:
+        """The rows as a stream of Arrow batches, read as they are consumed."""
+        return self.dataset(columns, where).to_reader()
+
+    def to_pandas(self, columns: list[str] | None = None, where: str | None = None):
+        """The rows as a pandas DataFrame."""
+        return self.to_arrow(columns, where).to_pandas()
+
+    def to_polars(self, columns: list[str] | None = None, where: str | None = None):
+        """The rows as a polars DataFrame (polars takes the Arrow buffers without a copy where
+        their layout allows). Needs polars installed."""
+        try:
+            import polars
+        except ImportError as e:
+            from paimon_core.errors import InvalidInput
+
+            raise InvalidInput("to_polars needs polars: pip install polars") from e
+        return polars.from_arrow(self.to_arrow(columns, where))
+
+    def to_duckdb(
+        self, con, columns: list[str] | None = None, where: str | None = None, name: str | None = None
+    ):
+        """A DuckDB relation on connection ``con`` over the rows: nothing is read until DuckDB
+        runs it, and then only the columns and rows its query needs (DuckDB pushes its
+        projection and filters into this table's scan). ``name`` also registers it as a view."""
+        data = self.dataset(columns, where)
+        if name is not None:
+            con.register(name, data)
+            return con.table(name)
+        return con.from_arrow(data)
+
 
 class FileStoreTable(TableContext):
     # ---- branches
@@ -190,59 +240,30 @@ class FileStoreTable(TableContext):
         """The number of rows ``read`` with the same arguments returns (``TableAt.count``)."""
         return self.at(snapshot_id, tag, as_of_millis).count(where)
 
-    # ---- DataFrame hand-offs: each reads one snapshot (latest, or by id / tag / time),
-    # projected to ``columns`` and filtered by ``where`` (the --where language)
-    def dataset(
-        self,
-        snapshot_id: int | None = None,
-        columns: list[str] | None = None,
-        where: str | None = None,
-        tag: str | None = None,
-        as_of_millis: int | None = None,
-    ):
-        """A ``pyarrow.dataset.Dataset`` of the snapshot whose scans run this table's scan with
-        the scanner's columns and filter pushed down (``read/arrow_dataset.py``)."""
-        from paimon_core.read.arrow_dataset import SnapshotDataset
-
-        at = self.at(snapshot_id, tag, as_of_millis)
-        return SnapshotDataset(at.table, at.snapshot, columns, at.table.parse_filter(where))
+    # ---- DataFrame hand-offs: each reads one snapshot (latest, or by id / tag / time) through
+    # ``TableAt``'s hand-off of the same name: ``t.to_pandas(tag="v1")`` is
+    # ``t.at(tag="v1").to_pandas()``
+    def dataset(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None):
+        return self.at(snapshot_id, tag, as_of_millis).dataset(columns, where)
 
     def to_arrow(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None) -> pa.Table:
-        """The rows as one Arrow table (``read``)."""
         return self.read(snapshot_id, as_of_millis, columns, where, tag=tag)
 
     def to_arrow_reader(
         self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None
     ) -> pa.RecordBatchReader:
-        """The rows as a stream of Arrow batches (read as they are consumed)."""
-        return self.dataset(snapshot_id, columns, where, tag, as_of_millis).to_reader()
+        return self.at(snapshot_id, tag, as_of_millis).to_arrow_reader(columns, where)
 
     def to_pandas(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None):
-        """The rows as a pandas DataFrame."""
         return self.to_arrow(snapshot_id, columns, where, tag, as_of_millis).to_pandas()
 
     def to_polars(self, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None):
-        """The rows as a polars DataFrame (polars takes the Arrow buffers without a copy where
-        their layout allows). Needs polars installed."""
-        try:
-            import polars
-        except ImportError as e:
-            from paimon_core.errors import InvalidInput
-
-            raise InvalidInput("to_polars needs polars: pip install polars") from e
-        return polars.from_arrow(self.to_arrow(snapshot_id, columns, where, tag, as_of_millis))
+        return self.at(snapshot_id, tag, as_of_millis).to_polars(columns, where)
 
     def to_duckdb(
         self, con, snapshot_id=None, columns=None, where=None, tag=None, as_of_millis=None, name=None
     ):
-        """A DuckDB relation on connection ``con`` over the rows: nothing is read until DuckDB
-        runs it, and then only the columns and rows its query needs (DuckDB pushes its
-        projection and filters into this table's scan). ``name`` also registers it as a view."""
-        data = self.dataset(snapshot_id, columns, where, tag, as_of_millis)
-        if name is not None:
-            con.register(name, data)
-            return con.table(name)
-        return con.from_arrow(data)
+        return self.at(snapshot_id, tag, as_of_millis).to_duckdb(con, columns, where, name)
 
     # ---- write
     def new_append_writer(self) -> AppendWriter:

@@ -275,34 +275,19 @@ def _create_from_events(
     state, table: str | None, files: list[str], fmt: str, primary_key: str | None
 ) -> None:
     """Create the table from the first input file's change events, unless it exists."""
-    from paimon_cli.errors import CliError
+    from paimon_cli.output import note
     from paimon_cli.params import split_list
-    from paimon_core.metadata.schema import Schema
-    from paimon_core.write.cdc_formats import CDC_FORMATS, decode_events, table_columns
-    from paimon_core.write.input_files import find_inputs
+    from paimon_core.ops.cdc_schema import CDC_FORMATS, schema_from_events
 
     if fmt not in CDC_FORMATS:
         raise typer.BadParameter(f"--create goes with a change-event --format ({', '.join(CDC_FORMATS)})")
     identifier = state.table_name(table)
     if state.catalog.table_exists(identifier):
         return
-    first = find_inputs(files).files[0]
-    with open(first.path, "rb") as fh:
-        lines = [(i, line) for i, line in enumerate(fh.read().splitlines(), 1) if line.strip()]
-    changes = decode_events(lines, fmt, first.path)
-    keys = split_list(primary_key) if primary_key else changes.primary_keys
-    if not keys:
-        raise CliError(f"{first.path}: the events name no primary key: give --primary-key with --create")
-    if not changes.rows:
-        raise CliError(f"{first.path}: no row change to take the columns from")
-    changes.primary_keys = list(keys)
-    spec = Schema(columns=Schema.parse_columns(table_columns(changes)), primary_keys=tuple(keys))
-    state.catalog.create_table(identifier, spec)
-    from paimon_cli.output import note
-
-    note(
-        f"created {identifier} from the events of {first.path}: {table_columns(changes)}; primary key {', '.join(keys)}"
-    )
+    made = schema_from_events(files, fmt, split_list(primary_key) if primary_key else None)
+    state.catalog.create_table(identifier, made.schema)
+    keys = ", ".join(made.schema.primary_keys)
+    note(f"created {identifier} from the events of {made.source}: {made.columns}; primary key {keys}")
 
 
 def _describe(change) -> str:

@@ -127,14 +127,23 @@ def read(
         from paimon_cli.output import note
 
         note(f"--as-of {as_of} is in the future: reading the latest snapshot, {snap.id}")
-    if count and not columns:
-        columns = tbl.schema.field_names[:1]  # the fewest columns that still count rows
+    waiting = at.waiting_rows()
+    if waiting:
+        sys.stderr.write(
+            f"note: {waiting} row(s) wait in bucket-postpone and are not read until "
+            f"`paimon compact` assigns them to buckets\n"
+        )
+    if count:  # exact from the manifests where it can be (TableAt.count)
+        n = at.count(where)
+        n = n if limit is None else min(n, limit)
+        state.out.record({"rows": n}, str(n))
+        return
     predicate = tbl.parse_filter(where)
     reader = tbl.new_read(columns, predicate)
     from paimon_core.metadata.live_files import expiry_checked
 
     with expiry_checked(tbl, snap):  # an expire racing this read: a clear "run again"
-        _read(state, tbl, snap, reader, predicate, limit, count, out)
+        _read(state, tbl, at.plan(predicate), reader, predicate, limit, out)
 
 
 def _read_system(state, name: str, columns, where, limit, count, out) -> None:
@@ -167,25 +176,7 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
     sink.close()
 
 
-def _read(state, tbl, snap, reader, predicate, limit, count, out) -> None:
-    splits = tbl.plan(snap, predicate)
-    waiting = tbl.postpone_rows(snap)
-    if waiting:
-        sys.stderr.write(
-            f"note: {waiting} row(s) wait in bucket-postpone and are not read until "
-            f"`paimon compact` assigns them to buckets\n"
-        )
-
-    if count:
-        from paimon_core.read.count import metadata_count
-
-        n = metadata_count(tbl, splits, predicate)  # exact from manifests where it can be
-        if n is None:
-            n = sum(b.num_rows for b in reader.to_batches(splits, limit))
-        elif limit is not None:
-            n = min(n, limit)
-        state.out.record({"rows": n}, str(n))
-        return
+def _read(state, tbl, splits, reader, predicate, limit, out) -> None:
     if out is not None:
         from paimon_cli.outfile import export_record, out_format, text_renderer
         from paimon_cli.progress import byte_progress
