@@ -21,7 +21,7 @@ from paimon_core.catalog import FileSystemCatalog
 from tests.interop.harness import assert_same_rows, rows_from_arrow
 from tests.interop.option_twins import arrow_schema, our_write
 from tests.s3 import seaweed
-from tests.s3.conftest import _no_instance_metadata, s3_server  # noqa: F401 - fixtures
+from tests.s3.conftest import _no_instance_metadata  # noqa: F401 - fixture
 
 from .iceberg_kinds import DV_V3, KINDS, Written, write_kind
 from .rows import C3

@@ -12,7 +12,7 @@ import pytest
 from paimon_core.catalog import FileSystemCatalog
 from paimon_core.metadata.schema import Schema
 from tests.interop.conftest import java, java_releases  # noqa: F401
-from tests.s3.conftest import _no_instance_metadata, s3_bucket, s3_server, s3_warehouse  # noqa: F401
+from tests.s3.conftest import _no_instance_metadata  # noqa: F401
 
 # every module a child imports (one that is missing here is imported again by every child: pandas,
 # which pyarrow imports at the first conversion of a Python list, cost each child 0.5 s)
