@@ -34,7 +34,7 @@ from hypothesis import settings
 from tests.infra import in_ci
 
 # build/test-durations.json (scripts/test_durations.py); the xdist groups of the README's command
-pytest_plugins = ["tests.durations", "tests.xdist_groups", "tests.s3.fixtures"]
+pytest_plugins = ["tests.durations", "tests.xdist_groups", "tests.s3.fixtures", "tests.catalog.hive_fixtures"]
 
 TESTS = Path(__file__).resolve().parent
 LANE_DIRS = {

@@ -17,11 +17,15 @@ def _uses(source: str, fixture: str) -> bool:
 
 
 def _defined_in(fixture: str) -> list[Path]:
-    """The folders whose conftest.py defines `fixture`: only tests under them can use it."""
-    found = [
-        c.parent for c in TESTS.rglob("conftest.py") if re.search(rf"^def {fixture}\(", c.read_text(), re.M)
-    ]
-    assert found, f"no conftest.py defines {fixture}"
+    """The folders whose conftest.py defines `fixture`: only tests under them can use it (every
+    test, for a plugin of tests/conftest.py's ``pytest_plugins``)."""
+    from tests.conftest import pytest_plugins
+
+    defines = re.compile(rf"^def {fixture}\(", re.M)
+    plugins = [TESTS.parent.joinpath(*name.split(".")).with_suffix(".py") for name in pytest_plugins]
+    found = [c.parent for c in TESTS.rglob("conftest.py") if defines.search(c.read_text())]
+    found += [TESTS for p in plugins if defines.search(p.read_text())]
+    assert found, f"no conftest.py or plugin defines {fixture}"
     return found
 
 

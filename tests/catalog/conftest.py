@@ -104,19 +104,6 @@ def java_jdbc(java):  # noqa: F811
 
 
 @pytest.fixture(scope="session")
-def hive_ms():
-    """A Hive Metastore 2.3 (PySpark's jars) on 127.0.0.1 for the session; ~40 s to start."""
-    from tests.catalog import hive_metastore
-
-    if hive_metastore.pyspark_jars() is None:
-        pytest.skip("pyspark's jars with the Hive Metastore are not installed")
-    server = hive_metastore.start()
-    atexit.register(server.stop)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="session")
 def java_hive(java):  # noqa: F811
     """Java Paimon 0.9 with PySpark's Hive jars: its HiveCatalog talks to ``hive_ms``."""
     from tests.catalog import hive_metastore

@@ -116,7 +116,6 @@ from paimon_core.ops.alter import alter_table
 from paimon_core.ops.delete import delete_where
 from paimon_core.ops.ingest import ingest_files
 from paimon_core.ops.streaming import ingest_stream, watch_dir
-from tests.catalog.conftest import hive_ms  # noqa: F401  (the session's Hive Metastore, for the hive: ops)
 from tests.safety.checks import table_files, unreachable_files
 from tests.safety.faults import FaultInjector, InjectedFault, mutating
 from tests.safety.sites import first_and_last
