@@ -29,6 +29,7 @@ def _one_line(text: str) -> str:
 _HINTS = {
     "table": "no table given: pass --table DB.TABLE (or set PAIMON_TABLE / `paimon use`)",
     "primary_key": "{message} (--primary-key)",
+    "events_primary_key": "{message}: give --primary-key with --create",
     "primary_key_columns": "{message}; use --primary-key {columns}",
     "bucket": "{message}; use --bucket N",
     "bucket_key": "{message}; use --option bucket-key=COL",

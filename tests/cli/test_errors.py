@@ -135,7 +135,7 @@ def test_internal_error_line(cli, events_table, monkeypatch):
     def boom(*a, **k):
         raise ValueError("boom\nsecond line")
 
-    monkeypatch.setattr("paimon_core.table.FileStoreTable.plan", boom)
+    monkeypatch.setattr("paimon_core.table.TableAt.plan", boom)
     r = cli("read", "-t", T, code=1)
     assert r.stderr == (
         "error: internal error: ValueError: boom second line (run with --verbose for the traceback)\n"

@@ -25,14 +25,14 @@ def schema_from_events(files: list[str], fmt: str, primary_keys: list[str] | Non
     """The schema the first of ``files``'s change events in ``fmt`` describe; ``primary_keys``
     (when given) instead of the key the events name."""
     if fmt not in CDC_FORMATS:
-        raise InvalidInput(f"--create goes with a change-event --format ({', '.join(CDC_FORMATS)})")
+        raise InvalidInput(f"change events come in one of {', '.join(CDC_FORMATS)}, not {fmt}")
     first = find_inputs(files).files[0]
     with open(first.path, "rb") as fh:
         lines = [(i, line) for i, line in enumerate(fh.read().splitlines(), 1) if line.strip()]
     changes = decode_events(lines, fmt, first.path)
     keys = list(primary_keys or changes.primary_keys or ())
     if not keys:
-        raise InvalidInput(f"{first.path}: the events name no primary key: give --primary-key with --create")
+        raise InvalidInput(f"{first.path}: the events name no primary key").with_hint("events_primary_key")
     if not changes.rows:
         raise InvalidInput(f"{first.path}: no row change to take the columns from")
     changes.primary_keys = keys
