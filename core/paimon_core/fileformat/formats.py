@@ -125,8 +125,8 @@ def _level_map(options: dict[str, str], option: Option[str | None]) -> dict[int,
 def file_format(options: dict[str, str], level: int, changelog: bool = False) -> str:
     """The format a new file of this level (a changelog file if ``changelog``) is written in."""
     opts = CoreOptions(options)
-    fmt = opts.get(CHANGELOG_FILE_FORMAT)
-    if changelog and fmt:
+    fmt = opts.get(CHANGELOG_FILE_FORMAT) if changelog else None
+    if fmt:
         return fmt.strip().lower()
     per_level = _level_map(options, FILE_FORMAT_PER_LEVEL)
     if level in per_level:
@@ -137,8 +137,8 @@ def file_format(options: dict[str, str], level: int, changelog: bool = False) ->
 def file_compression(options: dict[str, str], level: int, changelog: bool = False) -> str:
     """The codec name (``file.compression`` syntax) of a new file of this level."""
     opts = CoreOptions(options)
-    codec = opts.get(CHANGELOG_FILE_COMPRESSION)
-    if changelog and codec:
+    codec = opts.get(CHANGELOG_FILE_COMPRESSION) if changelog else None
+    if codec:
         return codec.strip().lower()
     per_level = _level_map(options, FILE_COMPRESSION_PER_LEVEL)
     if level in per_level:

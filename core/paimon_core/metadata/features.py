@@ -38,18 +38,13 @@ from typing import TYPE_CHECKING
 
 from paimon_core.errors import UnsupportedFeature
 from paimon_core.options.bucket_mode import BucketMode
-from paimon_core.options.core_options import CoreOptions
-from paimon_core.options.registry import DATA_EVOLUTION_ENABLED, ROW_TRACKING_ENABLED, Option
+from paimon_core.options.registry import DATA_EVOLUTION_ENABLED, ROW_TRACKING_ENABLED
 from paimon_core.options.table_rules import DESCRIPTOR_OPTIONS, check_blob_descriptors, check_feature_options
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import DataFileMeta
     from paimon_core.metadata.schema import TableSchema
     from paimon_core.metadata.table_context import TableContext
-
-
-def _true(options: dict, option: Option[bool]) -> bool:
-    return CoreOptions(options).get(option)
 
 
 def check_readable(schema: TableSchema, what: str = "table") -> None:
@@ -76,13 +71,13 @@ def check_writable(schema: TableSchema, what: str = "table", compaction: bool = 
     check_feature_options(schema.options, writing=True, what=what, assigns_buckets=not compaction)
     if blob_columns(schema) or descriptor_columns(schema):
         check_blob_descriptors(schema.options, what)
-        if not _true(schema.options, DATA_EVOLUTION_ENABLED):
+        if not schema.core_options.get(DATA_EVOLUTION_ENABLED):
             raise UnsupportedFeature(
                 f"{what} has BLOB columns ({', '.join(blob_columns(schema))}) without "
                 "data-evolution.enabled = true, which Paimon requires for them (with row tracking)"
             )
-    evolution = _true(schema.options, DATA_EVOLUTION_ENABLED)
-    tracked = evolution or _true(schema.options, ROW_TRACKING_ENABLED)
+    evolution = schema.core_options.get(DATA_EVOLUTION_ENABLED)
+    tracked = evolution or schema.core_options.get(ROW_TRACKING_ENABLED)
     if tracked and schema.bucket_mode is not BucketMode.BUCKET_UNAWARE:
         feature = "data evolution" if evolution else "row tracking"
         raise UnsupportedFeature(
