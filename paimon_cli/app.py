@@ -54,9 +54,9 @@ def hoist_global_options(args: list[str]) -> list[str]:
     """Global options work before or after the command name: ``-w``, ``--config``, ``-o
     FORMAT``, ``-v``, ``--engine``, ``--spark-*``, ``--storage`` and ``--catalog*`` written after
     it move in front of it (``paimon read -t a.b -w /wh`` is ``paimon -w /wh read -t a.b``), and
-    ``-t DB.TABLE`` written before it moves behind it (``paimon -t a.b read``). A command's own
-    option of the same name stays its own (``rest-server --warehouse``); anything after ``--`` is
-    left alone."""
+    ``-t DB.TABLE`` written before it moves behind the command's own words, subcommands included
+    (``paimon -t a.b read``, ``paimon -t a.b partition list``). A command's own option of the same
+    name stays its own (``rest-server --warehouse``); anything after ``--`` is left alone."""
     i, lowered, head = 0, [], []
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
         tok = args[i]
@@ -76,11 +76,11 @@ def hoist_global_options(args: list[str]) -> list[str]:
     command, rest = args[i], list(args[i + 1 :])
     owned = _OWNED.get(command, set())
     with_value = _HOISTED_WITH_VALUE - owned
-    moved, kept, j = [], [], 0
+    moved, kept, tail, j = [], [], [], 0
     while j < len(rest):
         tok = rest[j]
         if tok == "--":
-            kept.extend(rest[j:])
+            tail = rest[j:]
             break
         if tok in with_value and j + 1 < len(rest):
             moved += [tok, rest[j + 1]]
@@ -91,7 +91,7 @@ def hoist_global_options(args: list[str]) -> list[str]:
         else:
             kept.append(tok)
         j += 1
-    return head + moved + [command] + lowered + kept
+    return head + moved + [command] + kept + lowered + tail
 
 
 class PaimonGroup(LazyGroup):
@@ -108,7 +108,7 @@ class PaimonGroup(LazyGroup):
         return tidy_command(super().get_command(ctx, cmd_name))
 
     def invoke(self, ctx: typer.Context):
-        from paimon_core.journal import commit_journal
+        from paimon_core import commit_journal
 
         try:
             with commit_journal() as journal:

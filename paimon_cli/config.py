@@ -152,12 +152,12 @@ def _check_keys(path: Path, data: dict) -> None:
             )
     storage = data.get("storage")
     if isinstance(storage, dict):
-        from paimon_core.storage.s3 import KNOWN_OPTIONS
+        from paimon_core import S3_STORAGE_OPTIONS
 
         for key in storage:
             norm = str(key).strip().lower().replace("-", "_")
-            if norm not in KNOWN_OPTIONS and norm not in ("client_kwargs", "config_kwargs"):
-                hint = _did_you_mean(norm, KNOWN_OPTIONS)
+            if norm not in S3_STORAGE_OPTIONS and norm not in ("client_kwargs", "config_kwargs"):
+                hint = _did_you_mean(norm, S3_STORAGE_OPTIONS)
                 if hint:
                     raise CliError(
                         f"config file {path}: unknown key '{key}' in [storage]; did you mean '{hint}'?"

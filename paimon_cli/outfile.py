@@ -46,12 +46,12 @@ class _TextRows:
     (``paimon_core.data.text_lines``: the same text ``-o csv`` / ``-o json`` print)."""
 
     def __init__(self, fmt: str, columns: list, stream):
-        from paimon_core.data import text_lines
+        from paimon_core import csv_header, csv_lines, json_lines
 
         self.stream = stream
-        self.lines = text_lines.csv_lines if fmt == "csv" else text_lines.json_lines
+        self.lines = csv_lines if fmt == "csv" else json_lines
         if fmt == "csv":
-            stream.write(text_lines.csv_header(columns))
+            stream.write(csv_header(columns))
 
     def write(self, table) -> None:
         for buf in self.lines(table):

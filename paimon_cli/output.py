@@ -49,7 +49,7 @@ def _write_bytes(stream, data) -> None:
 def _vectorised(table) -> bool:
     """Whether every column of ``table`` (an Arrow table or batch) has its text form in
     ``paimon_core.data.text_forms`` (else its rows go through the row printer)."""
-    from paimon_core.data.text_forms import renders
+    from paimon_core import renders
 
     return all(renders(f.type) for f in table.schema)
 
@@ -59,7 +59,7 @@ FEW_ROWS = 1000
 
 
 def _write_vectorised(sink, table, lines: str) -> None:
-    """``table``'s rows through ``text_lines.<lines>`` on ``sink.stream``, or through
+    """``table``'s rows through ``paimon_core.csv_lines`` / ``json_lines`` (``lines``) on ``sink.stream``, or through
     ``sink.write`` (the row printer) when a column has no text form there. The first ``FEW_ROWS``
     rows a sink prints go through the row printer too (the same bytes): for a few rows it is the
     faster one, as the vectorised writers' first Arrow conversion of a Python value makes pyarrow
@@ -71,9 +71,9 @@ def _write_vectorised(sink, table, lines: str) -> None:
     if not _vectorised(table):
         sink.write(arrow_rows(table))
         return
-    from paimon_core.data import text_lines
+    from paimon_core import csv_lines, json_lines
 
-    for buf in getattr(text_lines, lines)(table):
+    for buf in (json_lines if lines == "json_lines" else csv_lines)(table):
         _write_bytes(sink.stream, buf)
 
 
@@ -241,7 +241,7 @@ def conversion_notes() -> Iterator[None]:
     when the block ends; other warnings pass through."""
     import warnings
 
-    from paimon_core.write.input_notes import InputConversion
+    from paimon_core import InputConversion
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputConversion)

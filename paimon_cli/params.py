@@ -44,7 +44,7 @@ def split_list(value: str | None) -> list[str]:
 
 def parse_time_millis(text: str) -> int:
     """``--as-of``: epoch millis, or an ISO date/datetime (UTC unless it carries an offset)."""
-    from paimon_core.data.times import parse_time_millis as parse
+    from paimon_core import parse_time_millis as parse
     from paimon_core.errors import InvalidInput
 
     try:
@@ -70,8 +70,8 @@ def parse_duration(text: str | None, flag: str) -> int | None:
         return None
     import re
 
+    from paimon_core import parse_duration_ms
     from paimon_core.errors import PaimonError
-    from paimon_core.options.values import parse_duration_ms
 
     if re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", text):
         raise typer.BadParameter(

@@ -61,14 +61,14 @@ class CliState:
         return self.catalog.get_table(self.table_name(given), branch=branch)
 
     def snapshot_manager(self, given: str | None, branch: str | None = None):
-        """(identifier, SnapshotManager) without loading the table stack (see ``fastpath``)."""
-        from paimon_cli.fastpath import snapshot_manager
+        """(identifier, SnapshotManager) without loading the table stack (``catalog.lookup``)."""
+        from paimon_core.catalog import table_snapshots
 
         name = self.table_name(given)
         if self.settings.catalog != "filesystem" or branch or "$" in name:
             table = self.catalog.get_table(name, branch=branch)  # registration, branches: the catalog's
             return table.identifier, table.snapshots
-        return name, snapshot_manager(self.warehouse, self.settings.storage, name)
+        return name, table_snapshots(self.warehouse, self.settings.storage, name)
 
     def engine(self):
         """The engine for heavy work: local, spark, or auto (Spark above engine.spark-threshold

@@ -23,7 +23,7 @@ from paimon_core.metadata.live_files import expiry_checked
 from paimon_core.metadata.schema import SchemaManager, TableSchema
 from paimon_core.metadata.snapshot import Snapshot, SnapshotExpired
 from paimon_core.metadata.table_context import BranchEnvironment, TableContext
-from paimon_core.metadata.time_travel import SnapshotSpec, resolve_snapshot
+from paimon_core.metadata.time_travel import SnapshotSpec, diff_point, parse_point, resolve_snapshot
 from paimon_core.read import scan
 from paimon_core.read.fallback import fallback_branch, with_fallback
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
     from paimon_core.metadata.commit_message import CommitMessage
+    from paimon_core.metadata.manifest import DataFileMeta
     from paimon_core.metadata.time_travel import TimeArg
     from paimon_core.read.predicate import Predicate
     from paimon_core.read.scan import DataSplit, TableScan
@@ -85,6 +86,19 @@ class TableAt:
                 return n
             reader = self.table.new_read(self.table.schema.field_names[:1], predicate)
             return sum(b.num_rows for b in reader.to_batches(splits))
+
+    def expiry_checked(self):
+        """A context around reading this snapshot's files: a file gone because another process
+        expired the snapshot meanwhile raises SnapshotExpired ("run again"), not damage."""
+        return expiry_checked(self.table, self.snapshot)
+
+    def data_files(self) -> list[DataFileMeta]:
+        """The data files this snapshot reads (every bucket, every level)."""
+        from paimon_core.metadata.live_files import live_entries
+
+        if self.snapshot is None:
+            return []
+        return [e.file for e in live_entries(self.table.manifests, self.snapshot)]
 
     def waiting_rows(self) -> int:
         """Rows written to ``bucket-postpone`` that no read sees until a compaction assigns them."""
@@ -171,6 +185,19 @@ class FileStoreTable(TableContext):
         spec = SnapshotSpec.of(snapshot, tag, time)
         snap = resolve_snapshot(self, spec)
         return TableAt(self.for_snapshot(snap) if spec.travels else self, snap)
+
+    def created_millis(self) -> int:
+        """When the table was created: its first schema's time (its branches share it)."""
+        return SchemaManager(self.io, self.path).schema(0).time_millis
+
+    def point(self, text: str) -> SnapshotSpec:
+        """The snapshot a text names: an id, a tag's name or a time (``time_travel.parse_point``)."""
+        return parse_point(self, text)
+
+    def diff_point(self, spec: SnapshotSpec) -> int | Snapshot:
+        """An end of a diff: a snapshot id (0 = the empty table before the first snapshot), or a
+        tag's Snapshot (readable after the snapshot itself expired)."""
+        return diff_point(self, spec)
 
     def resolve_snapshot(
         self, snapshot_id: int | None = None, as_of_millis: int | None = None, tag: str | None = None

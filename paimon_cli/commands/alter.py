@@ -113,7 +113,7 @@ def _apply(ctx: typer.Context, table: str | None, changes: list, text: str) -> N
 
 
 def _type(text: str):
-    from paimon_core.data.types import parse_type
+    from paimon_core import parse_type
 
     return parse_type(text)
 
@@ -136,7 +136,7 @@ def add_column(
 
       paimon alter-table demo.events add-column country STRING --after name --comment "ISO code"
     """
-    from paimon_core.metadata.schema_evolution import AddColumn
+    from paimon_core import AddColumn
 
     if first and after:
         raise typer.BadParameter("give --first or --after COL, not both", param_hint="'--first' / '--after'")
@@ -156,7 +156,7 @@ def drop_column(
 
       paimon alter-table demo.events drop-column debug_info
     """
-    from paimon_core.metadata.schema_evolution import DropColumn
+    from paimon_core import DropColumn
 
     _apply(ctx, table, [DropColumn(name)], f"drop column {name}")
 
@@ -174,7 +174,7 @@ def rename_column(
 
       paimon alter-table demo.events rename-column value amount
     """
-    from paimon_core.metadata.schema_evolution import RenameColumn
+    from paimon_core import RenameColumn
 
     _apply(ctx, table, [RenameColumn(old, new)], f"rename column {old} to {new}")
 
@@ -198,7 +198,7 @@ def alter_column(
     """
     import re
 
-    from paimon_core.metadata.schema_evolution import UpdateColumnType
+    from paimon_core import UpdateColumnType
 
     t = _type(type_)
     keep = re.search(r"\bNULL\s*$", type_, re.IGNORECASE) is None  # no NULL / NOT NULL spelled
@@ -220,7 +220,7 @@ def set_option(
       paimon alter-table demo.events set-option snapshot.num-retained.min=20 write-only=true
     """
     from paimon_cli.config import parse_kv
-    from paimon_core.metadata.schema_evolution import SetOption
+    from paimon_core import SetOption
 
     kv = parse_kv(items, "option")
     if not kv:
@@ -245,7 +245,7 @@ def remove_option(
 
       paimon alter-table demo.events remove-option write-only
     """
-    from paimon_core.metadata.schema_evolution import RemoveOption
+    from paimon_core import RemoveOption
 
     _apply(ctx, table, [RemoveOption(k) for k in keys], "remove " + ", ".join(keys))
 
@@ -262,6 +262,6 @@ def comment(
 
       paimon alter-table demo.events comment "click events, one row per click"
     """
-    from paimon_core.metadata.schema_evolution import UpdateComment
+    from paimon_core import UpdateComment
 
     _apply(ctx, table, [UpdateComment(text or None)], "set the comment" if text else "remove the comment")

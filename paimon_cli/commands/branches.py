@@ -13,9 +13,12 @@ from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_by
 from paimon_cli.humanize import human_bytes
 from paimon_cli.params import DryRunOpt, TableOpt
 from paimon_cli.state import get_state
+from paimon_cli.table_groups import METAVAR, TableFirstGroup
 
 app = typer.Typer()
 branch_app = typer.Typer(
+    cls=TableFirstGroup,
+    subcommand_metavar=METAVAR,
     help="""Create, list, delete, rename and fast-forward branches of a table.
 
 A branch has its own snapshots, schemas and tags over the table's data files: write to it, read it (--branch NAME on any table command, or DB.TABLE$branch_NAME), and make main the branch with fast-forward once it is right.
@@ -55,7 +58,7 @@ def branch_create(
       paimon branch create -t demo.events fix --tag nightly
       paimon branch create -t demo.events scratch
     """
-    from paimon_core.maintain.branches import create_branch
+    from paimon_core.maintain import create_branch
 
     if tag is not None and snapshot is not None:
         raise typer.BadParameter("give --tag or --snapshot, not both")
@@ -88,7 +91,7 @@ def branch_list(ctx: typer.Context, table: TableOpt = None) -> None:
 
       paimon branch list -t demo.events -o json
     """
-    from paimon_core.maintain.branches import list_branches
+    from paimon_core.maintain import list_branches
 
     state = get_state(ctx)
     tbl = _main_table(state, table)
@@ -111,7 +114,7 @@ def branch_rename(
 
       paimon branch rename -t demo.events fix fix-2024
     """
-    from paimon_core.maintain.branches import rename_branch
+    from paimon_core.maintain import rename_branch
 
     state = get_state(ctx)
     tbl = _main_table(state, table)
@@ -134,7 +137,7 @@ def branch_fast_forward(
 
       paimon branch fast-forward -t demo.events fix
     """
-    from paimon_core.maintain.branches import fast_forward, plan_fast_forward
+    from paimon_core.maintain import fast_forward, plan_fast_forward
 
     state = get_state(ctx)
     tbl = _main_table(state, table)
@@ -172,7 +175,7 @@ def branch_delete(
       paimon branch delete -t demo.events scratch --dry-run
       paimon branch delete -t demo.events scratch
     """
-    from paimon_core.maintain.branches import delete_branch, plan_delete_branch
+    from paimon_core.maintain import delete_branch, plan_delete_branch
 
     state = get_state(ctx)
     tbl = _main_table(state, table)

@@ -34,17 +34,29 @@ def info(ctx: typer.Context) -> None:
 @app.command("rename-table")
 def rename_table(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(metavar="DB.TABLE", show_default=False, help="Table to rename.")],
-    new_name: Annotated[str, typer.Argument(metavar="DB.NEW", show_default=False, help="Its new name.")],
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="DB.TABLE DB.NEW", show_default=False, help="The table, then its new name."),
+    ] = None,
+    table: Annotated[
+        str | None, typer.Option("--table", "-t", metavar="DB.TABLE", help="The table (then only DB.NEW).")
+    ] = None,
 ) -> None:
     """Rename a table: its registration and its folder on storage.
 
-    Example:
+    Examples:
 
       paimon rename-table demo.events demo.events_old
+      paimon rename-table -t demo.events demo.events_old
     """
     from paimon_core.catalog import parse_identifier
 
+    given = [*([table] if table else []), *(names or [])]
+    if len(given) != 2:
+        raise typer.BadParameter(
+            "give the table and its new name: rename-table DB.TABLE DB.NEW (or -t DB.TABLE DB.NEW)"
+        )
+    name, new_name = given
     state = get_state(ctx)
     old = ".".join(parse_identifier(name))
     new = ".".join(parse_identifier(new_name))

@@ -66,7 +66,7 @@ def compact(
       paimon --engine spark compact -t demo.logs --hilbert user_id,ts
     """
     table = one_table(name, table)
-    from paimon_core.compaction.compaction import compact as run_compact
+    from paimon_core import compact as run_compact
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
@@ -110,7 +110,7 @@ def compact(
 
 
 def _compact_manifests(state, tbl) -> None:
-    from paimon_core.compaction.manifest_compaction import compact_manifests
+    from paimon_core import compact_manifests
 
     result = compact_manifests(tbl)
     sid = result.snapshot.id if result.snapshot is not None else None
@@ -133,7 +133,7 @@ def _compact_manifests(state, tbl) -> None:
 
 def _sort_compact(state, tbl, strategy: str, columns: list[str], partition: str | None) -> None:
     from paimon_cli.progress import spinner
-    from paimon_core.compaction.sort_compaction import sort_compact
+    from paimon_core import sort_compact
 
     with spinner(f"sort-compact {tbl.identifier}"):
         result = sort_compact(tbl, strategy, columns, partition, engine=state.engine())

@@ -8,9 +8,12 @@ import typer
 
 from paimon_cli.params import BranchOpt, TableOpt, iso_millis
 from paimon_cli.state import get_state
+from paimon_cli.table_groups import METAVAR, TableFirstGroup
 
 app = typer.Typer()
 consumer_app = typer.Typer(
+    cls=TableFirstGroup,
+    subcommand_metavar=METAVAR,
     help="""List, reset and delete consumers: where a streaming reader (paimon stream --consumer-id, or a
 Paimon Flink/Spark job with consumer-id) resumes. Expiry keeps every snapshot a consumer still needs.
 
@@ -28,18 +31,11 @@ app.add_typer(consumer_app, name="consumer")
 @consumer_app.command("list")
 def list_consumers(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt = None) -> None:
     """Consumers of a table with the next snapshot each will read."""
-    from paimon_core.metadata.consumer import consumer_manager
+    from paimon_core.maintain import list_consumers
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
-    cm = consumer_manager(tbl)
-    rows = []
-    for cid, nxt in sorted(cm.consumers().items()):
-        try:
-            modified = iso_millis(tbl.io.mtime_millis(cm.path(cid)))
-        except FileNotFoundError:
-            continue
-        rows.append([cid, nxt, modified])
+    rows = [[c.consumer_id, c.next_snapshot, iso_millis(c.modified_ms)] for c in list_consumers(tbl)]
     state.out.rows(["consumer", "next_snapshot", "modified"], rows)
 
 
@@ -57,17 +53,11 @@ def reset(
     branch: BranchOpt = None,
 ) -> None:
     """Set (or create) a consumer's next snapshot."""
-    from paimon_core.errors import InvalidInput
-    from paimon_core.metadata.consumer import consumer_manager
+    from paimon_core.maintain import reset_consumer
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
-    sm = tbl.snapshots
-    earliest, latest = sm.earliest_id(), sm.latest_id()
-    lo, hi = (earliest or 1), (latest or 0) + 1
-    if not lo <= next_snapshot <= hi:
-        raise InvalidInput(f"--next {next_snapshot} is outside {lo}..{hi} (earliest snapshot .. latest + 1)")
-    consumer_manager(tbl).reset(consumer_id, next_snapshot)
+    reset_consumer(tbl, consumer_id, next_snapshot)
     state.out.record(
         {"consumer": consumer_id, "next_snapshot": next_snapshot},
         f"consumer {consumer_id} of {tbl.identifier} reads snapshot {next_snapshot} next",
@@ -82,11 +72,11 @@ def delete(
     branch: BranchOpt = None,
 ) -> None:
     """Delete a consumer (its snapshots may then expire)."""
-    from paimon_core.metadata.consumer import consumer_manager
+    from paimon_core.maintain import delete_consumer
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
-    consumer_manager(tbl).delete(consumer_id)
+    delete_consumer(tbl, consumer_id)
     state.out.record(
         {"consumer": consumer_id, "deleted": True}, f"deleted consumer {consumer_id} of {tbl.identifier}"
     )

@@ -25,13 +25,12 @@ def resolve_point(tbl, text: str, flag: str):
     """A snapshot id, a tag name, or a time (ISO / epoch millis) -> snapshot id (0 = empty table),
     or for a tag its Snapshot (which stays readable after the snapshot itself expired)."""
     from paimon_core.errors import InvalidInput
-    from paimon_core.metadata.time_travel import diff_point, parse_point
 
     try:
-        spec = parse_point(tbl, text)
+        spec = tbl.point(text)
     except InvalidInput as e:
         raise typer.BadParameter(str(e), param_hint=flag) from None
-    return diff_point(tbl, spec)
+    return tbl.diff_point(spec)
 
 
 @app.command("diff")
@@ -83,7 +82,7 @@ def diff(
     table = one_table(name, table)
     from paimon_cli.params import split_list
     from paimon_cli.progress import byte_progress, spinner
-    from paimon_core.read.diff import changes_schema, diff_parts
+    from paimon_core import changes_schema, diff_parts
 
     state = get_state(ctx)
     if out is not None:

@@ -12,7 +12,6 @@ import typer
 
 from paimon_cli.params import BranchOpt, TableOpt
 from paimon_cli.state import get_state
-from paimon_core.options.bucket_mode import POSTPONE_BUCKET
 
 app = typer.Typer()
 
@@ -103,7 +102,7 @@ def _render(h) -> None:
         grid.add_column("size", justify="right", no_wrap=True)
         grid.add_column("rows", justify="right", no_wrap=True)
         for b in shown:
-            bucket = "postpone" if b.bucket == POSTPONE_BUCKET else b.bucket
+            bucket = "postpone" if b.postponed else b.bucket
             where = f"{b.partition}/{bucket}" if b.partition else f"bucket {bucket}"
             note = []
             if b.sorted_runs is not None:
@@ -114,14 +113,10 @@ def _render(h) -> None:
                 note.append((f"{' · ' if note else ''}{b.small_files} small", style))
             for i, lv in enumerate(b.levels):
                 label = Text(where) if i == 0 else Text.assemble("  ", *note) if i == 1 else Text("")
-                style = (
-                    "red"
-                    if b.bucket == POSTPONE_BUCKET
-                    else LEVEL_STYLES[min(lv.level, len(LEVEL_STYLES) - 1)]
-                )
+                style = "red" if b.postponed else LEVEL_STYLES[min(lv.level, len(LEVEL_STYLES) - 1)]
                 grid.add_row(
                     label,
-                    "P" if b.bucket == POSTPONE_BUCKET else f"L{lv.level}",
+                    "P" if b.postponed else f"L{lv.level}",
                     _bar(lv.bytes, top, style),
                     str(lv.files),
                     _size(lv.bytes),
@@ -210,7 +205,7 @@ def doctor(
       paimon doctor demo.events
       paimon -o json doctor demo.events
     """
-    from paimon_core.maintain.health import table_health
+    from paimon_core.maintain import table_health
 
     if name and table and name != table:
         raise typer.BadParameter(f"two tables given: {name} and -t {table}")

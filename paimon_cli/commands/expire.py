@@ -132,7 +132,7 @@ def expire(
       paimon -o json expire -t demo.events --older-than 12h --dry-run
     """
     table = one_table(name, table)
-    from paimon_core.clock import now_ms
+    from paimon_core import now_ms
     from paimon_core.maintain import ChangelogFlags, expire_snapshots, plan_expire
 
     older_ms = parse_duration(older_than, "'--older-than'")

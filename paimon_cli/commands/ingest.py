@@ -137,6 +137,7 @@ def ingest(
     Examples:
 
       paimon ingest events.parquet -t demo.events
+      paimon ingest demo.events events.parquet       # the table first: the same
       paimon ingest "data/*.csv" -t demo.events
       paimon ingest day.parquet -t demo.events --overwrite -p dt=2024-01-01
       paimon ingest cdc.parquet -t shop.customers --row-kind-column op
@@ -149,7 +150,7 @@ def ingest(
     from paimon_core.ops.ingest import ingest_files
 
     state = get_state(ctx)
-    files = list(files or [])
+    table, files = _table_first(state, table, list(files or []), watch is not None)
     if watch is not None or files == ["-"]:
         from paimon_cli.commands.ingest_stream import run_streaming
 
@@ -291,7 +292,7 @@ def _create_from_events(
 
 
 def _describe(change) -> str:
-    from paimon_core.metadata.schema_evolution import AddColumn
+    from paimon_core import AddColumn
 
     if isinstance(change, AddColumn):
         return f"added column {change.name} {change.type}"
@@ -310,3 +311,20 @@ def _update(state, tbl, files: list[str], columns: str) -> None:
     )
     record = {"table": tbl.identifier, "snapshot": sid, "rows": result.rows, "files": result.files}
     state.out.record(record, text)
+
+
+def _table_first(state, table: str | None, files: list[str], watching: bool) -> tuple[str | None, list[str]]:
+    """``paimon ingest DB.TABLE FILE...`` is ``paimon ingest FILE... -t DB.TABLE``: without -t, a
+    first argument that is no file or folder and names an existing table is the table (a table
+    that --create makes is named by -t)."""
+    import os
+    import re
+
+    if table is not None or len(files) < (1 if watching else 2):
+        return table, files
+    first = files[0]
+    if not re.fullmatch(r"[\w-]+\.[\w-]+", first) or os.path.exists(first):
+        return table, files
+    if state.catalog.table_exists(first):
+        return first, files[1:]
+    return table, files

@@ -26,9 +26,9 @@ def run_streaming(
     row_kind_column,
 ) -> None:
     from paimon_cli.output import note
+    from paimon_core import parse_duration_ms
     from paimon_core.ops.cdc_schema import CDC_FORMATS
     from paimon_core.ops.streaming import ingest_stream, watch_dir
-    from paimon_core.options.values import parse_duration_ms
 
     tbl = table  # the opened table (its branch chosen by the caller)
     stopping = []

@@ -84,6 +84,8 @@ def _list_snapshots(state, manager, snaps) -> None:
         for s in snaps
     ]  # fits 80 columns; -o json has it all
     state.out.rows(["id", "kind", "time (UTC)", "records", "delta", "schema"], rows)
+    from paimon_core.catalog import has_primary_key
+
     if snaps and has_primary_key(manager):
         from paimon_cli.output import note
 
@@ -91,18 +93,6 @@ def _list_snapshots(state, manager, snaps) -> None:
             "records are stored records (before merging by key, deletes included); "
             "`paimon read --count` counts rows"
         )
-
-
-def has_primary_key(manager) -> bool:
-    """Whether the table's newest schema has primary keys (read as JSON: no pyarrow)."""
-    from paimon_core.paths import SCHEMA_DIR, SCHEMA_PREFIX
-
-    io = manager.io
-    schema_dir = io.join(manager.dir.rsplit("/", 1)[0], SCHEMA_DIR)
-    ids = io.list_numbered(schema_dir, SCHEMA_PREFIX)
-    if not ids:
-        return False
-    return bool(json.loads(io.read_text(io.join(schema_dir, f"schema-{ids[-1]}"))).get("primaryKeys"))
 
 
 @app.command("schema")

@@ -44,7 +44,7 @@ def remove_orphans(
       paimon -o json remove-orphans -t demo.events --dry-run
     """
     table = one_table(name, table)
-    from paimon_core.clock import now_ms
+    from paimon_core import now_ms
     from paimon_core.maintain import plan_orphans
     from paimon_core.maintain import remove_orphans as run_remove
 

@@ -11,9 +11,12 @@ import typer
 
 from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, iso_millis, parse_duration
 from paimon_cli.state import get_state
+from paimon_cli.table_groups import METAVAR, TableFirstGroup
 
 app = typer.Typer()
 partition_app = typer.Typer(
+    cls=TableFirstGroup,
+    subcommand_metavar=METAVAR,
     help="""List, drop, mark done and expire the partitions of a table.
 
 Examples:
@@ -36,8 +39,8 @@ PartitionsOpt = Annotated[
 
 
 def _specs(tbl, given: list[str]) -> list[dict]:
+    from paimon_core import parse_partition_spec
     from paimon_core.errors import InvalidInput
-    from paimon_core.read.partition_spec import parse_partition_spec
 
     if not given:
         raise InvalidInput("name at least one partition with --partition K=V[,K2=V2]")
@@ -58,7 +61,7 @@ def partition_list(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt
 
       paimon partition list -t demo.events -o json
     """
-    from paimon_core.maintain.partitions import partition_stats
+    from paimon_core.maintain import partition_stats
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
@@ -94,7 +97,7 @@ def partition_drop(
       paimon partition drop -t demo.events --partition dt=2024-01-01 --dry-run
       paimon partition drop -t demo.events -p dt=2024-01-01 -p dt=2024-01-02
     """
-    from paimon_core.maintain.partitions import drop_partitions, matching
+    from paimon_core.maintain import drop_partitions, matching
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
@@ -128,7 +131,7 @@ def partition_mark_done(
 
       paimon partition mark-done -t demo.events --partition dt=2024-01-01
     """
-    from paimon_core.maintain.partitions import mark_done, matching
+    from paimon_core.maintain import mark_done, matching
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
@@ -184,7 +187,7 @@ def partition_expire(
       paimon partition expire -t demo.events --expiration-time 7d --timestamp-formatter yyyyMMdd
     """
     from paimon_core.errors import InvalidInput
-    from paimon_core.maintain.partition_expire import ExpireSettings, expire_partitions
+    from paimon_core.maintain import ExpireSettings, expire_partitions
 
     state = get_state(ctx)
     tbl = state.table(table, branch)

@@ -19,7 +19,7 @@ from paimon_cli.params import (
     split_list,
 )
 from paimon_cli.state import get_state
-from paimon_core.data.no_rows import no_rows
+from paimon_core import no_rows
 
 app = typer.Typer()
 
@@ -99,7 +99,7 @@ def read(
         if count:
             raise typer.BadParameter("--count prints the number of rows; it writes no --out file")
         check_out(out, force)  # refuse an unknown file type, a missing folder, a file there
-    from paimon_core.systables import is_system_table
+    from paimon_core import is_system_table
 
     name = state.table_name(table)
     if is_system_table(name):
@@ -117,7 +117,7 @@ def read(
             param_hint="'--snapshot' / '--as-of' / '--tag'",
         )
     as_of_ms = parse_time_millis(as_of) if as_of is not None else None
-    from paimon_core.clock import now_ms
+    from paimon_core import now_ms
 
     tbl = state.table(table, branch)
     columns = split_list(select) or None
@@ -140,9 +140,7 @@ def read(
         return
     predicate = tbl.parse_filter(where)
     reader = tbl.new_read(columns, predicate)
-    from paimon_core.metadata.live_files import expiry_checked
-
-    with expiry_checked(tbl, snap):  # an expire racing this read: a clear "run again"
+    with at.expiry_checked():  # an expire racing this read: a clear "run again"
         _read(state, tbl, at.plan(predicate), reader, predicate, limit, out)
 
 
@@ -150,7 +148,7 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
     """``paimon read`` of a system table (``db.t$snapshots``, ``sys.catalog_options``): Java's
     columns, ``--select``/``--where``/``--limit``/``--count``/``--out`` as for a table."""
     from paimon_cli.convert import is_numeric
-    from paimon_core.systables import open_system_table
+    from paimon_core import open_system_table
 
     st = open_system_table(state.catalog, name)
     predicate = st.parse_filter(where)
@@ -162,7 +160,7 @@ def _read_system(state, name: str, columns, where, limit, count, out) -> None:
         return
     if out is not None:
         from paimon_cli.outfile import out_format, text_renderer
-        from paimon_core.engines.export import write_file
+        from paimon_core.engines import write_result_file as write_file
 
         rows = write_file(
             batches, no_rows(st.schema).select(cols).schema, out, out_format(out), text_renderer

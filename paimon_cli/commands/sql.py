@@ -103,7 +103,7 @@ def sql(
         _repl(runner)
         return
     script = query if query is not None else _script(file)
-    from paimon_core.engines.sql.script import split
+    from paimon_core.engines import split_statements as split
 
     statements = split(script)
     if not statements:
@@ -179,23 +179,13 @@ class _SparkRunner:
         return self._engine
 
     def run(self, statement: str) -> None:
-        from paimon_core.engines import sql_errors
-        from paimon_core.engines.sql import script as sql_script
-        from paimon_core.engines.sql.writes import delete_rows, insert_rows
-        from paimon_core.errors import SqlError
+        from paimon_core.engines import sql_errors, sql_write
 
         catalog = self.state.catalog
         with sql_errors():
-            try:
-                write = sql_script.parse_write(statement)
-            except ValueError as e:
-                raise SqlError(str(e)) from e
-            if isinstance(write, sql_script.Insert):
-                _record_write(
-                    self.state, insert_rows(catalog, write, lambda q: self.engine().sql(catalog, q).toArrow())
-                )
-            elif isinstance(write, sql_script.Delete):
-                _record_write(self.state, delete_rows(catalog, write))
+            summary = sql_write(catalog, statement, lambda q: self.engine().sql(catalog, q).toArrow())
+            if summary is not None:
+                _record_write(self.state, summary)
             else:
                 _run_spark(self.state, self.engine(), statement, self.limit, self.out)
 
@@ -254,7 +244,8 @@ def _repl(runner: _DuckRunner) -> None:
     import readline
 
     from paimon_cli.errors import message_for
-    from paimon_core.engines.sql.script import is_complete, split
+    from paimon_core.engines import split_statements as split
+    from paimon_core.engines import statement_is_complete as is_complete
 
     try:
         readline.read_history_file(HISTORY)

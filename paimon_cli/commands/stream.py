@@ -25,16 +25,15 @@ app = typer.Typer()
 def _parse_point(tbl, text: str, flag: str):
     """--from / --until: a snapshot id, a tag (its Snapshot) or a time -> (start, start_time_ms)."""
     from paimon_core.errors import InvalidInput
-    from paimon_core.metadata.time_travel import parse_point, resolve_snapshot
 
     try:
-        spec = parse_point(tbl, text)
+        spec = tbl.point(text)
     except InvalidInput as e:
         raise typer.BadParameter(str(e), param_hint=flag) from None
     if spec.time_millis is not None:
         return None, spec.time_millis
     if spec.tag is not None:
-        return resolve_snapshot(tbl, spec), None
+        return tbl.resolve_snapshot(tag=spec.tag), None
     return spec.snapshot_id, None
 
 
@@ -209,8 +208,7 @@ def stream(
     import numpy as np
     import pyarrow as pa
 
-    from paimon_core.options.values import parse_duration_ms
-    from paimon_core.read.stream import StreamRead
+    from paimon_core import StreamRead, parse_duration_ms
 
     state = get_state(ctx)
     if name and table and name != table:

@@ -20,7 +20,7 @@ def _like_columns(path: Path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from paimon_core.metadata.schema import Schema
+    from paimon_core import Schema
 
     if not path.exists():
         raise CliError(f"file not found: {path}")
@@ -84,7 +84,7 @@ def create_table(
 
       paimon create-table demo.copy --like events.parquet
     """
-    from paimon_core.metadata.schema import Schema
+    from paimon_core import Schema
 
     state = get_state(ctx)
     if name and table and name != table:

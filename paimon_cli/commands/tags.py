@@ -12,9 +12,12 @@ from paimon_cli.file_plans import by_kind, file_list, print_files_plan, total_by
 from paimon_cli.humanize import human_bytes
 from paimon_cli.params import BranchOpt, DryRunOpt, TableOpt, iso_millis, parse_duration, parse_time_millis
 from paimon_cli.state import get_state
+from paimon_cli.table_groups import METAVAR, TableFirstGroup
 
 app = typer.Typer()
 tag_app = typer.Typer(
+    cls=TableFirstGroup,
+    subcommand_metavar=METAVAR,
     help="""Create, list and delete tags: named snapshots that survive expiry.
 
 A tag keeps its snapshot readable (read --tag, diff --from TAG, rollback --tag) after the snapshot itself has expired; expire and rollback never delete a file a tag uses.
@@ -64,7 +67,7 @@ def tag_create(
       paimon tag create before-fix -t demo.events --snapshot 3
       paimon tag create eod -t demo.events --as-of 2024-05-01T23:59:59 --time-retained 7d
     """
-    from paimon_core.clock import now_ms
+    from paimon_core import now_ms
     from paimon_core.maintain import create_tag
 
     state = get_state(ctx)
@@ -104,7 +107,7 @@ def tag_rename(
 
       paimon tag rename nightly nightly-2024-05-01 -t demo.events
     """
-    from paimon_core.maintain.tags import rename_tag
+    from paimon_core.maintain import rename_tag
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
@@ -126,7 +129,7 @@ def tag_expire(
 
       paimon tag expire -t demo.events --dry-run
     """
-    from paimon_core.maintain.auto_tags import expire_tags
+    from paimon_core.maintain import expire_tags
 
     state = get_state(ctx)
     tbl = state.table(table, branch)

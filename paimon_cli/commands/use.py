@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from paimon_cli.config import LOCAL_CONFIG, set_top_level_keys
+from paimon_cli.params import one_table
 from paimon_cli.state import get_state
 
 app = typer.Typer()
@@ -17,11 +18,14 @@ app = typer.Typer()
 def use(
     ctx: typer.Context,
     name: Annotated[
-        str,
+        str | None,
         typer.Argument(
             metavar="DB.TABLE", show_default=False, help="Table that commands use when --table is not given."
         ),
-    ],
+    ] = None,
+    table: Annotated[
+        str | None, typer.Option("--table", "-t", metavar="DB.TABLE", help="The table (or the argument).")
+    ] = None,
 ) -> None:
     """Set the default table in ./paimon.toml (other keys are kept).
 
@@ -34,6 +38,9 @@ def use(
     """
     from paimon_core.catalog import parse_identifier
 
+    name = one_table(name, table)
+    if not name:
+        raise typer.BadParameter("name the table: paimon use DB.TABLE (or -t DB.TABLE)")
     state = get_state(ctx)
     db, tbl = parse_identifier(name)
     state.catalog.get_table(f"{db}.{tbl}")  # refuse a table that does not exist (a typo)

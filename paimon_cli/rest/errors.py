@@ -45,8 +45,7 @@ def bad_request(message: str) -> RestError:
 
 def from_core(error: PaimonError, database: str | None = None, table: str | None = None) -> RestError:
     """The REST answer to a core error raised while serving ``database``/``table``."""
-    from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound
-    from paimon_core.metadata.tags import TagAlreadyExists, TagNotFound
+    from paimon_core.maintain import BranchAlreadyExists, BranchNotFound, TagAlreadyExists, TagNotFound
 
     message = str(error)
     if isinstance(error, TagNotFound):

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def list_partitions(svc: CatalogService, db: str, name: str, query: dict) -> dict:
-    from paimon_core.maintain.partitions import java_strings, partition_stats, read_success_file
+    from paimon_core.maintain import java_strings, partition_stats, read_success_file
 
     table = svc.table(db, name)
     codec = table.partition_codec
@@ -72,9 +72,9 @@ def _live(table, specs: list[dict], ignore_missing: bool) -> tuple[list[tuple], 
     (NotFound for the first of those unless ``ignore_missing``). A spec's value is matched as
     the listing writes it (Java's partition string: a DATE's day number with legacy names), or
     else read as the CLI reads a partition value (``2024-01-02``)."""
+    from paimon_core import parse_partition_spec
     from paimon_core.errors import InvalidInput, NotFound
-    from paimon_core.maintain.partitions import java_strings, matching, partition_stats
-    from paimon_core.read.partition_spec import parse_partition_spec
+    from paimon_core.maintain import java_strings, matching, partition_stats
 
     codec = table.partition_codec
     live = [(s.values, java_strings(table, s.values)) for s in partition_stats(table)]
@@ -100,7 +100,7 @@ def drop_partitions(svc: CatalogService, db: str, name: str, body: Any) -> dict:
     """One OVERWRITE commit dropping every partition named; answers which specs were dropped
     and which named no partition (``DropPartitionsResponse``). With ``ignoreIfNotExists``
     false, a spec naming none is 404 ``PARTITION`` and nothing is dropped."""
-    from paimon_core.maintain.partitions import drop_partitions as core_drop
+    from paimon_core.maintain import drop_partitions as core_drop
 
     body = svc.obj(body, "DropPartitionsRequest")
     ignore = body.get("ignoreIfNotExists", True)
@@ -121,7 +121,7 @@ def drop_partitions(svc: CatalogService, db: str, name: str, body: Any) -> dict:
 
 
 def mark_done(svc: CatalogService, db: str, name: str, body: Any) -> None:
-    from paimon_core.maintain.partitions import write_success_files
+    from paimon_core.maintain import write_success_files
 
     body = svc.obj(body, "MarkDonePartitionsRequest")
     table = svc.table(db, name)

@@ -10,35 +10,37 @@ refuses commits meant for the old one (404, as Java's server answers).
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from paimon_cli.rest.errors import SNAPSHOT, TABLE, RestError, bad_request, from_core
 from paimon_cli.rest.names import checked
 from paimon_cli.rest.paging import like, page
 from paimon_cli.rest.tokens import DEFAULT_LIFETIME_MS, table_token
-from paimon_core.catalog import Catalog
-from paimon_core.data.types import type_from_json
-from paimon_core.errors import PaimonError
-from paimon_core.metadata import schema_evolution as evo
-from paimon_core.metadata.live_files import live_entries
-from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
-from paimon_core.metadata.snapshot import Snapshot
-from paimon_core.table import FileStoreTable
+from paimon_core.catalog.metastore.rest import wire
+from paimon_core.errors import InvalidInput, PaimonError
+
+if TYPE_CHECKING:
+    from paimon_core.catalog import Catalog
+    from paimon_core.table import FileStoreTable
+
+T = TypeVar("T")
+
+
+def _wire(read: Callable[..., T], *args) -> T:
+    """``read(*args)`` of a ``wire`` reader; a malformed object is a 400 naming what is wrong."""
+    try:
+        return read(*args)
+    except InvalidInput as e:
+        raise bad_request(str(e)) from None
 
 
 def _obj(body: Any, what: str) -> dict:
-    if not isinstance(body, dict):
-        raise bad_request(f"malformed request: {what} must be a JSON object")
-    return body
+    return _wire(wire.obj, body, what)
 
 
 def _field(body: dict, key: str, kind: type, what: str, required: bool = True) -> Any:
-    value = body.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise bad_request(f"malformed request: {what} needs '{key}' ({kind.__name__})")
-    return value
+    return _wire(wire.field, body, key, kind, what, required)
 
 
 class CatalogService:
@@ -111,8 +113,7 @@ class CatalogService:
 
     def table_id(self, table: FileStoreTable) -> str:
         """The id of the table (its branches share it): ``db.t.<schema-0 creation millis>``."""
-        first = SchemaManager(table.io, table.path).schema(0)
-        return f"{table.main_identifier}.{first.time_millis}"
+        return f"{table.main_identifier}.{table.created_millis()}"
 
     def get_table(self, db: str, name: str) -> dict:
         table = self._table(db, name)
@@ -123,7 +124,7 @@ class CatalogService:
             "path": table.io.uri(table.path),  # with its scheme: s3://bucket/...
             "isExternal": False,
             "schemaId": table.schema.id,
-            "schema": _schema_json(table.schema),
+            "schema": wire.schema_json(table.schema),
         }
 
     def create_table(self, db: str, body: Any) -> None:
@@ -132,7 +133,7 @@ class CatalogService:
         if ident.get("database", db) != db:
             raise bad_request(f"identifier names database {ident.get('database')!r}, the path {db!r}")
         name = checked(ident.get("object"), "table")
-        schema = _schema_from_json(_obj(body.get("schema"), "schema"))
+        schema = _wire(wire.schema_from_json, _obj(body.get("schema"), "schema"))
         if "path" in schema.options:  # as Java's catalogs (validateCustomTablePath)
             raise bad_request(
                 "this catalog does not support specifying the table path ('path' option) when creating "
@@ -161,7 +162,7 @@ class CatalogService:
         changes = body.get("changes")
         if not isinstance(changes, list) or not changes:
             raise bad_request("malformed request: AlterTableRequest needs a non-empty 'changes' list")
-        parsed = [_change(_obj(c, "a schema change")) for c in changes]
+        parsed = [_wire(wire.change_from_json, _obj(c, "a schema change")) for c in changes]
         table = self._table(db, name)
         from paimon_core.ops.alter import alter_table
 
@@ -177,7 +178,7 @@ class CatalogService:
         snap = table.snapshots.latest()
         if snap is None:
             raise RestError(404, f"table '{db}.{name}' has no snapshot", SNAPSHOT, name)
-        files = [e.file for e in self._core(lambda: live_entries(table.manifests, snap), db, name)]
+        files = self._core(lambda: table.at(snap.id).data_files(), db, name)
         created = [_millis(f.creation_time) for f in files]
         return {
             "snapshot": {
@@ -193,15 +194,7 @@ class CatalogService:
         body = _obj(body, "CommitTableRequest")
         table_id = _field(body, "tableId", str, "CommitTableRequest", required=False)
         base = _field(body, "baseSnapshotUuid", str, "CommitTableRequest", required=False)
-        raw = _obj(body.get("snapshot"), "snapshot")
-        for key in ("id", "schemaId"):
-            _field(raw, key, int, "snapshot")
-        for key in ("baseManifestList", "deltaManifestList", "commitUser", "commitKind"):
-            _field(raw, key, str, "snapshot")
-        try:
-            snap = Snapshot.from_json(json.dumps(raw))
-        except (TypeError, ValueError) as e:
-            raise bad_request(f"malformed snapshot: {e}") from None
+        snap = _wire(wire.snapshot_from_json, _obj(body.get("snapshot"), "snapshot"))
         table = self._table(db, name)
         if table_id is not None and table_id != self.table_id(table):
             raise RestError(404, f"table '{db}.{name}' is not the table {table_id}", TABLE, name)
@@ -225,80 +218,3 @@ def _millis(value) -> int:
     if isinstance(value, int):
         return value
     return int(value.timestamp() * 1000)
-
-
-def _schema_json(schema: TableSchema) -> dict:
-    out = {
-        "fields": [f.to_json() for f in schema.fields],
-        "partitionKeys": list(schema.partition_keys),
-        "primaryKeys": list(schema.primary_keys),
-        "options": dict(schema.options),
-    }
-    if schema.comment is not None:
-        out["comment"] = schema.comment
-    return out
-
-
-def _schema_from_json(obj: dict) -> Schema:
-    fields = obj.get("fields")
-    if not isinstance(fields, list) or not fields:
-        raise bad_request("malformed request: the schema needs a non-empty 'fields' list")
-    columns = []
-    for f in fields:
-        f = _obj(f, "a field")
-        name = _field(f, "name", str, "a field")
-        try:
-            columns.append((name, type_from_json(f.get("type")), f.get("description")))
-        except (KeyError, TypeError, ValueError, PaimonError) as e:
-            raise bad_request(f"malformed type of field '{name}': {e}") from None
-    options = obj.get("options") or {}
-    if not isinstance(options, dict):
-        raise bad_request("malformed request: schema 'options' must be an object")
-    return Schema(
-        columns=tuple(columns),
-        partition_keys=tuple(obj.get("partitionKeys") or ()),
-        primary_keys=tuple(obj.get("primaryKeys") or ()),
-        options={str(k): str(v) for k, v in options.items()},
-        comment=obj.get("comment"),
-    )
-
-
-def _one_name(change: dict) -> str:
-    names = change.get("fieldNames")
-    if not isinstance(names, list) or len(names) != 1 or not isinstance(names[0], str):
-        raise bad_request(f"{change.get('action')}: only top-level columns ('fieldNames' of one name)")
-    return names[0]
-
-
-def _change(c: dict) -> evo.SchemaChange:
-    """A spec ``SchemaChange`` as the core's change; the ones the core lacks are refused (400)."""
-    action = c.get("action")
-    try:
-        if action == "setOption":
-            return evo.SetOption(_field(c, "key", str, action), _field(c, "value", str, action))
-        if action == "removeOption":
-            return evo.RemoveOption(_field(c, "key", str, action))
-        if action == "updateComment":
-            return evo.UpdateComment(c.get("comment"))
-        if action == "addColumn":
-            move = c.get("move") or {}
-            first = isinstance(move, dict) and move.get("type") == "FIRST"
-            after = (
-                move.get("referenceFieldName")
-                if isinstance(move, dict) and move.get("type") == "AFTER"
-                else None
-            )
-            return evo.AddColumn(
-                _one_name(c), type_from_json(c.get("dataType")), c.get("comment"), first, after
-            )
-        if action == "renameColumn":
-            return evo.RenameColumn(_one_name(c), _field(c, "newName", str, action))
-        if action == "dropColumn":
-            return evo.DropColumn(_one_name(c))
-        if action == "updateColumnType":
-            return evo.UpdateColumnType(
-                _one_name(c), type_from_json(c.get("newDataType")), bool(c.get("keepNullability", False))
-            )
-    except (KeyError, TypeError, ValueError, PaimonError) as e:
-        raise bad_request(f"malformed {action}: {e}") from None
-    raise bad_request(f"schema change {action!r} is not supported by this server")

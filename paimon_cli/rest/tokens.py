@@ -13,8 +13,10 @@ serve tokens to trusted clients only (a bearer token or DLF signatures in front)
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from paimon_core.storage.file_io import FileIO
+if TYPE_CHECKING:
+    from paimon_core.storage.file_io import FileIO
 
 DEFAULT_LIFETIME_MS = 3_600_000
 

@@ -29,9 +29,7 @@ def _snapshot_json(snap) -> dict:
 
 def _tagged(table, tag: str):
     """The snapshot tag ``tag`` names, without the tag file's own fields (TagNotFound)."""
-    from paimon_core.metadata.time_travel import SnapshotSpec, require_snapshot
-
-    return require_snapshot(table, SnapshotSpec(tag=tag))
+    return table.resolve_snapshot(tag=tag)
 
 
 def _iso_duration(ms: int) -> str:
@@ -47,7 +45,7 @@ def _iso_duration(ms: int) -> str:
 
 def _retained_ms(text: str) -> int:
     """A tag's time-to-live: ``1d``/``12h``/``30m`` (the spec's examples) or an ISO ``PT..``."""
-    from paimon_core.options.values import parse_duration_ms
+    from paimon_core import parse_duration_ms
 
     m = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?", text.strip())
     if m and any(m.groups()):
@@ -61,22 +59,21 @@ def _retained_ms(text: str) -> int:
 
 # ---------------------------------------------------------------- tags
 def list_tags(svc: CatalogService, db: str, name: str, query: dict) -> dict:
-    from paimon_core.metadata.tags import tag_manager
+    from paimon_core.maintain import tag_names
 
     table = svc.table(db, name)
     prefix = query.get("tagNamePrefix") or ""
-    names = [n for n in svc.core(lambda: tag_manager(table).names(), db, name) if n.startswith(prefix)]
+    names = [n for n in svc.core(lambda: tag_names(table), db, name) if n.startswith(prefix)]
     chunk, token = page(names, query)
     return {"tags": chunk, "nextPageToken": token}
 
 
 def get_tag(svc: CatalogService, db: str, name: str, tag: str) -> dict:
-    from paimon_core.maintain.tags import get_tag as core_get
-    from paimon_core.metadata.tags import tag_times
+    from paimon_core.maintain import get_tag as core_get
 
     table = svc.table(db, name)
     info = svc.core(lambda: core_get(table, tag), db, name)
-    created, retained = tag_times(info.snapshot)
+    created, retained = info.created_millis, info.time_retained_ms
     return {
         "tagName": tag,
         "snapshot": _snapshot_json(svc.core(lambda: _tagged(table, tag), db, name)),
@@ -86,8 +83,8 @@ def get_tag(svc: CatalogService, db: str, name: str, tag: str) -> dict:
 
 
 def create_tag(svc: CatalogService, db: str, name: str, body: Any) -> None:
-    from paimon_core.maintain.tags import create_tag as core_create
-    from paimon_core.metadata.tags import tag_manager
+    from paimon_core.maintain import create_tag as core_create
+    from paimon_core.maintain import tag_exists
 
     body = svc.obj(body, "CreateTagRequest")
     tag = body.get("tagName")
@@ -101,14 +98,14 @@ def create_tag(svc: CatalogService, db: str, name: str, body: Any) -> None:
         raise bad_request("malformed request: 'timeRetained' must be a string such as '1d'")
     ttl = _retained_ms(retained) if retained else None
     table = svc.table(db, name)
-    if body.get("ignoreIfExists") is True and svc.core(lambda: tag_manager(table).exists(tag), db, name):
+    if body.get("ignoreIfExists") is True and svc.core(lambda: tag_exists(table, tag), db, name):
         return None
     svc.core(lambda: core_create(table, tag, snapshot_id, time_retained_ms=ttl), db, name)
     return None
 
 
 def delete_tag(svc: CatalogService, db: str, name: str, tag: str) -> None:
-    from paimon_core.maintain.tags import delete_tag as core_delete
+    from paimon_core.maintain import delete_tag as core_delete
 
     table = svc.table(db, name)
     svc.core(lambda: core_delete(table, tag), db, name)
@@ -116,14 +113,14 @@ def delete_tag(svc: CatalogService, db: str, name: str, tag: str) -> None:
 
 # ---------------------------------------------------------------- branches
 def list_branches(svc: CatalogService, db: str, name: str) -> dict:
-    from paimon_core.maintain.used_names import branch_names
+    from paimon_core.maintain import branch_names
 
     table = svc.table(db, name)
     return {"branches": svc.core(lambda: branch_names(table), db, name)}
 
 
 def create_branch(svc: CatalogService, db: str, name: str, body: Any) -> None:
-    from paimon_core.maintain.branches import create_branch as core_create
+    from paimon_core.maintain import create_branch as core_create
 
     body = svc.obj(body, "CreateBranchRequest")
     branch = checked(body.get("branch"), "branch")
@@ -135,14 +132,14 @@ def create_branch(svc: CatalogService, db: str, name: str, body: Any) -> None:
 
 
 def drop_branch(svc: CatalogService, db: str, name: str, branch: str) -> None:
-    from paimon_core.maintain.branches import delete_branch
+    from paimon_core.maintain import delete_branch
 
     table = svc.table(db, name)
     svc.core(lambda: delete_branch(table, branch), db, name)
 
 
 def rename_branch(svc: CatalogService, db: str, name: str, branch: str, body: Any) -> None:
-    from paimon_core.maintain.branches import rename_branch as core_rename
+    from paimon_core.maintain import rename_branch as core_rename
 
     body = svc.obj(body, "RenameBranchRequest")
     to = checked(body.get("toBranch"), "branch")
@@ -151,7 +148,7 @@ def rename_branch(svc: CatalogService, db: str, name: str, branch: str, body: An
 
 
 def forward_branch(svc: CatalogService, db: str, name: str, branch: str) -> None:
-    from paimon_core.maintain.branches import fast_forward
+    from paimon_core.maintain import fast_forward
 
     table = svc.table(db, name)
     svc.core(lambda: fast_forward(table, branch), db, name)
@@ -162,8 +159,8 @@ def rollback(svc: CatalogService, db: str, name: str, body: Any) -> None:
     "tagName": T}, "fromSnapshot": M?}``, as Java's ``RESTCatalog.rollbackTo`` sends it. A snapshot
     or tag that does not exist is a 404 (``SNAPSHOT``/``TAG``); with ``fromSnapshot``, a table whose
     latest snapshot is another is a 409 and nothing changes."""
-    from paimon_core.maintain.rollback import rollback as core_rollback
-    from paimon_core.metadata.tags import tag_manager
+    from paimon_core.maintain import rollback as core_rollback
+    from paimon_core.maintain import tag_exists
 
     req = svc.obj(body, "rollback request")
     instant = req.get("instant")
@@ -190,7 +187,7 @@ def rollback(svc: CatalogService, db: str, name: str, body: Any) -> None:
     tag = instant.get("tagName")
     if not isinstance(tag, str) or not tag:
         raise bad_request("instant.tagName must be a tag name")
-    if not tag_manager(table).exists(tag):
+    if not tag_exists(table, tag):
         raise RestError(404, f"tag '{tag}' does not exist", "TAG", tag)
     svc.core(lambda: core_rollback(table, to_tag=tag), db, name)
 

@@ -90,6 +90,11 @@ def test_alter_column_keeps_not_null_unless_the_type_says(cli):
     ]
     cli("alter-table", "demo.nn", "alter-column", "n", "BIGINT NULL")
     assert columns(cli, "demo.nn")[1] == (1, "n", "BIGINT")
+    # the case: BIGINT NOT NULL to STRING stays NOT NULL (a nullable column is never
+    # made NOT NULL, as Java refuses it by default: alter-column-null-to-not-null.disabled)
+    cli("create-table", "demo.nn2", "--schema", "id BIGINT NOT NULL, v INT")
+    cli("alter-table", "demo.nn2", "alter-column", "id", "STRING")
+    assert columns(cli, "demo.nn2")[0] == (0, "id", "STRING NOT NULL")
 
 
 def test_drop_rename_alter_column_and_read(cli, events_table):

@@ -33,9 +33,18 @@ def all_command_paths() -> list[list[str]]:
 def test_help_renders_cleanly_in_80_columns(cli, words):
     out = cli(*words, "--help", warehouse=False, env={"COLUMNS": "80"}).stdout
     assert "Usage: paimon" in out
-    for bad in ("<bool>", "<list", "<str>", "<int>", "<path>", "{", "}", "…"):
+    for bad in ("<bool>", "<list", "<str>", "<int>", "<path>", "{", "}", "…", "[["):
         assert bad not in out, f"{bad!r} in `paimon {' '.join(words)} --help`:\n{out}"
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_catalog_help_names_every_catalog_kind(cli):
+    from paimon_core.catalog import CATALOG_KINDS
+
+    out = " ".join(cli("catalog", "--help", warehouse=False, env={"COLUMNS": "200"}).stdout.split())
+    assert set(CATALOG_KINDS) >= {"filesystem", "jdbc", "hive", "rest"}
+    for kind in CATALOG_KINDS:
+        assert kind in out, f"`paimon catalog --help` does not name {kind}:\n{out}"
 
 
 def test_usage_line_of_a_command_with_files():

@@ -325,11 +325,15 @@ def test_create_takes_the_table_from_the_events(cli):
     assert cli.json("read", "-t", "s.d") == [EXPECTED[0] | {"name": "a", "price": "1.50"}]
 
 
-@pytest.mark.parametrize("ignore", [False, True])
-def test_first_row_tables_refuse_retractions_unless_ignore_delete(cli, tmp_path, ignore):
-    """Java's first-row merge refuses -U/-D input unless first-row.ignore-delete: never a silent
-    drop with exit 0. Refused: nothing committed, one line."""
-    opts = ["-O", "merge-engine=first-row"] + (["-O", "first-row.ignore-delete=true"] if ignore else [])
+@pytest.mark.parametrize(
+    "ignore, kind",
+    [(None, "-D"), (None, "-U"), ("first-row.ignore-delete", "-D"), ("ignore-delete", "-U")],
+    ids=["-D refused", "-U refused", "first-row.ignore-delete", "ignore-delete"],
+)
+def test_first_row_tables_refuse_retractions_unless_ignore_delete(cli, tmp_path, ignore, kind):
+    """Java's first-row merge refuses -U/-D input unless first-row.ignore-delete (or its alias
+    ignore-delete): never a silent drop with exit 0. Refused: nothing committed, one line."""
+    opts = ["-O", "merge-engine=first-row"] + (["-O", f"{ignore}=true"] if ignore else [])
     cli(
         "create-table",
         "shop.first",
@@ -346,7 +350,7 @@ def test_first_row_tables_refuse_retractions_unless_ignore_delete(cli, tmp_path,
     cli("ingest", str(first), "-t", "shop.first", "--row-kind-column", "op")
     before = cli.snapshot_ids("shop.first")
     cdc = tmp_path / "cdc.jsonl"
-    cdc.write_text('{"id": 1, "v": "a", "op": "-D"}\n{"id": 2, "v": "b", "op": "+I"}\n')
+    cdc.write_text(f'{{"id": 1, "v": "a", "op": "{kind}"}}\n{{"id": 2, "v": "b", "op": "+I"}}\n')
     args = ("ingest", str(cdc), "-t", "shop.first", "--row-kind-column", "op")
     if ignore:
         cli(*args)

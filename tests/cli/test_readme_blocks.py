@@ -348,6 +348,20 @@ def production(s: Story):
     assert [json.loads(x)["tag"] for x in tags.splitlines()] == ["eod-2024-05-01"]
 
 
+def table_health(s: Story):
+    """The doctor of a two-bucket primary-key table after three commits: the screen names the
+    table and its buckets, the JSON has the keys the jq line picks."""
+    s.create("demo.orders", "id BIGINT NOT NULL, amount DOUBLE", "-k", "id", "--bucket", "2")
+    for k in range(3):
+        s.write("demo.orders", {"id": pa.array([k, k + 10], pa.int64()), "amount": [1.0, 2.0]})
+    screen, as_json = s.block.commands
+    out = s.run(screen).stdout
+    assert "demo.orders" in out and "bucket 0" in out and "bucket 1" in out, out
+    assert as_json.argv is not None and as_json.argv[:2] == ("-o", "json")
+    (report,) = [json.loads(x) for x in s.run(as_json).stdout.splitlines()]
+    assert {"level0_rows", "postpone_rows", "held_bytes", "orphan_bytes"} <= set(report), sorted(report)
+
+
 def changelog_retention(s: Story):
     """60 commits after the create-table line (the table keeps 10 snapshots and 200 changelogs;
     compactions add snapshots between them), so changelog-42 exists for the stream, which is
@@ -526,6 +540,7 @@ RUNS = {
     "SQL": sql,
     "Snapshot lifecycle": lifecycle,
     "Production tables": production,
+    "Table health": table_health,
     "Changelog retention": changelog_retention,
     "Branches": branches,
     "Schema evolution": schema_evolution,
@@ -607,6 +622,18 @@ def test_every_paimon_command_is_in_a_block():
         readme_blocks.paimon_commands(text)
     )
     assert len(re.findall(r"^```bash$", text, re.M)) == len(BLOCKS)
+
+
+def test_no_command_hides_in_an_output_block():
+    """A `$ paimon` line in a ```text (or other) block would go unrun: commands live in ```bash
+    blocks, output in blocks of its own."""
+    hidden, fence = [], None
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if line.startswith("```"):
+            fence = line[3:] if fence is None else None  # an opening fence names its language
+        elif fence is not None and fence != "bash" and re.match(r"^\s*\$\s", line):
+            hidden.append(line)
+    assert not hidden, f"commands in a non-bash README block: {hidden}"
 
 
 def test_the_docs_folder_has_no_shell_example_that_nothing_runs():

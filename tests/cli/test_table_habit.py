@@ -5,6 +5,7 @@ the command name (-w after it, -t before it)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -161,3 +162,113 @@ def test_empty_stdin_says_nothing_was_committed(cli, events_table):
         input="",
     )
     assert r.exit_code == 0 and "note: stdin held no rows: nothing was committed" in r.stderr, r.stderr
+
+
+GROUPS = [("tag", "list"), ("branch", "list"), ("partition", "list"), ("consumer", "list")]
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=[g[0] for g in GROUPS])
+def test_groups_take_the_table_before_their_subcommand(cli, events_table, group):
+    """``paimon tag T list`` is ``paimon tag list -t T`` and ``paimon -t T tag list``."""
+    name, sub = group
+    cli("tag", events_table, "create", "v1")  # something to list in every group
+    cli("branch", events_table, "create", "b1")
+    cli("consumer", events_table, "reset", "audit", "--next", "1")
+    by_opt = cli("-o", "json", name, sub, "-t", events_table).stdout
+    assert by_opt.strip(), f"`{name} {sub}` listed nothing"
+    assert cli("-o", "json", name, events_table, sub).stdout == by_opt
+    assert cli("-t", events_table, "-o", "json", name, sub).stdout == by_opt
+    r = cli(name, events_table, sub, "-t", "demo.other", code=2)
+    assert f"two tables given: {events_table} and -t demo.other" in r.stderr, r.stderr
+
+
+def test_ingest_use_rename_drop_and_rescale_take_the_table_both_ways(cli, events_table, tmp_path):
+    from tests.cli.conftest import events, write_parquet
+
+    more = write_parquet(tmp_path / "more.parquet", events(5, start=100))
+    cli("ingest", events_table, more)  # the table first: an existing table, no such file
+    assert len(cli.json("read", events_table)) == 15
+    assert len(cli.json("read", "-t", events_table)) == 15
+    r = cli("ingest", "no.such_table", more, code=1)  # neither a table nor a file: no table given
+    assert "no table given" in r.stderr, r.stderr
+
+    cli("use", "-t", events_table)
+    assert f'table = "{events_table}"' in Path("paimon.toml").read_text()  # in the cwd
+    r = cli("use", events_table, "-t", "demo.other", code=2)
+    assert "two tables given" in r.stderr
+
+    cli("create-table", "b.k", "--schema", "id INT NOT NULL, v STRING", "-k", "id", "--bucket", "2")
+    (tmp_path / "k.jsonl").write_text('{"id": 1, "v": "a"}\n{"id": 2, "v": "b"}\n')
+    cli("ingest", "b.k", str(tmp_path / "k.jsonl"))
+    by_arg = cli.json("rescale", "b.k", "--bucket", "4", "--dry-run")
+    assert by_arg and cli.json("rescale", "-t", "b.k", "--bucket", "4", "--dry-run") == by_arg
+
+    cli("rename-table", "-t", "b.k", "b.k2")
+    assert [r["id"] for r in cli.json("read", "b.k2")] in ([1, 2], [2, 1])
+    cli("drop-table", "-t", "b.k2")
+    assert "b.k2" not in cli("tables", "b").stdout
+
+
+def test_every_global_option_works_after_the_command(cli, events_table, tmp_path):
+    want = cli.json("read", "-t", events_table)
+    config = tmp_path / "conf.toml"
+    config.write_text(f'warehouse = "{cli.wh}"\ntable = "{events_table}"\n')
+    for args in (
+        ["read", "--config", str(config), "-o", "json"],
+        ["read", events_table, "--catalog", "filesystem", "-o", "json", "-w", str(cli.wh)],
+    ):
+        got = cli(*args, warehouse=False).stdout
+        assert [json.loads(x) for x in got.splitlines()] == want, args
+
+
+def _ctrl_c_after_first_commit(cli, args: list[str], stdin_text: str | None = None):
+    """Run ``paimon ARGS`` until it prints its first commit line, then Ctrl-C it: (code, stdout
+    line, stderr)."""
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paimon_cli", "-w", str(cli.wh), *args],
+        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    assert proc.stdout is not None
+    if stdin_text is not None:
+        assert proc.stdin is not None
+        proc.stdin.write(stdin_text)
+        proc.stdin.flush()  # left open: the command waits for more
+    line = proc.stdout.readline()  # waits for the commit, not for a time
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, line, err
+
+
+def test_ctrl_c_in_ingest_from_stdin_exits_130_and_says_what_was_committed(cli, events_table):
+    rows = "".join(
+        json.dumps({"id": 200 + i, "name": "n", "value": 1.0, "dt": "2024-01-01"}) + "\n" for i in range(2)
+    )
+    code, line, err = _ctrl_c_after_first_commit(
+        cli, ["ingest", "-", "-t", events_table, "--commit-rows", "2", "--commit-interval", "1h"], rows
+    )
+    assert line.startswith("snapshot 2: 2 rows"), line
+    assert code == 130, (code, err)
+    assert "interrupted: 1 commit(s), 2 rows committed" in err and "Traceback" not in err, err
+    assert len(cli.json("read", events_table)) == 12
+
+
+def test_ctrl_c_in_ingest_watch_exits_130_and_says_what_was_committed(cli, events_table, tmp_path):
+    from tests.cli.conftest import events, write_parquet
+
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    write_parquet(landing / "a.parquet", events(3, start=300))
+    code, line, err = _ctrl_c_after_first_commit(
+        cli, ["ingest", "--watch", str(landing), "-t", events_table, "--poll", "100ms"]
+    )
+    assert line.startswith("snapshot 2: 3 rows from"), line
+    assert code == 130, (code, err)
+    assert "interrupted: 1 commit(s), 3 rows committed" in err and "Traceback" not in err, err

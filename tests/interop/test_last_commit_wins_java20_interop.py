@@ -43,13 +43,15 @@ def _table(tmp_path, options: dict):
 def test_the_commit_that_lands_last_wins_every_key(java20, tmp_path, options):
     cat, t = _table(tmp_path, options)
     t.write_arrow(_batch("old", range(KEYS)))
-    # A and B both read the bucket state of snapshot 1 before either commits
+    # A and B both read the bucket state of snapshot 1 before either commits. B writes twice
+    # as many rows, the shared keys last: numbered from the same base, B's number of each shared
+    # key is above A's, so without renumbering B would win them although A lands last
     a = write_tables(cat.get_table("db.t"), [_batch("a", range(KEYS))])
-    b = write_tables(cat.get_table("db.t"), [_batch("b", range(0, KEYS, 2))])
+    b = write_tables(cat.get_table("db.t"), [_batch("b", range(2 * KEYS - 1, -1, -1))])
     cat.get_table("db.t").commit(b)
-    cat.get_table("db.t").commit(a)  # A lands last: A wins every key
+    cat.get_table("db.t").commit(a)  # A lands last: A wins every key it wrote
     t = cat.get_table("db.t")
-    want = sorted((k, f"a{k}") for k in range(KEYS))
+    want = sorted([(k, f"a{k}") for k in range(KEYS)] + [(k, f"b{k}") for k in range(KEYS, 2 * KEYS)])
     if "deletion-vectors.enabled" not in options:  # (a DV table shows level 0 once compacted)
         assert sorted((r["id"], r["v"]) for r in t.read().to_pylist()) == want
         rows = java20.call("read", warehouse=str(tmp_path / "wh"), table="db.t")["rows"]

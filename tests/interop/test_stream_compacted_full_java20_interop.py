@@ -35,6 +35,10 @@ def _ours(wh: str) -> list[dict]:
     return out
 
 
+def _kind(value) -> str:
+    return value if isinstance(value, str) else ("+I", "-U", "+U", "-D")[value]
+
+
 def test_compacted_full_starts_at_the_latest_full_compaction(java20, tmp_path):
     wh = str(tmp_path / "wh")
     rows = [{"id": i, "v": f"a{i}"} for i in range(4)]
@@ -59,8 +63,27 @@ def test_compacted_full_starts_at_the_latest_full_compaction(java20, tmp_path):
     # the compacted rows, nothing of the APPEND after it (its changes come with the next compaction)
     assert sorted(r["id"] for r in got) == [0, 1, 2, 3]
     assert_same_rows(got, _ours(wh), ignore_kind=False, label_a="Java compacted-full", label_b="ours")
+    # a stream that started here goes on with the next full compaction's changelog: it retracts
+    # only values it delivered, and what it delivered adds up to the table Java reads
+    live = StreamRead(FileSystemCatalog(wh).get_table(NAME), mode="compacted-full")
+    first = live.start_batch()
+    seen = {r["id"]: r["v"] for r in (first.rows.to_pylist() if first is not None else [])}
+    assert seen == {i: f"a{i}" for i in range(4)}
+    while live.poll() is not None:  # the APPEND: nothing until its compaction
+        pass
 
     java20.call("compact", warehouse=wh, table=NAME, full=True)  # its changelog: -U/+U 1, +I 9
+    changes = []
+    while (b := live.poll()) is not None:
+        changes += [(_kind(r["_row_kind"]), r["id"], r["v"]) for r in b.rows.to_pylist()]
+    assert sorted(changes) == sorted([("-U", 1, "a1"), ("+U", 1, "b1"), ("+I", 9, "b9")]), changes
+    for kind, key, value in changes:
+        if kind in ("-U", "-D"):
+            assert seen.pop(key) == value, (kind, key, value)  # a retraction of a delivered value
+        else:
+            seen[key] = value
+    now = java20.call("read", warehouse=wh, table=NAME)["rows"]
+    assert seen == {r["id"]: r["v"] for r in now}
     theirs = java20.call("stream", warehouse=wh, table=NAME, options={"scan.mode": "compacted-full"})
     got = [{k: v for k, v in r.items() if k != "_plan"} for r in theirs["rows"]]
     assert_same_rows(got, _ours(wh), ignore_kind=False, label_a="Java compacted-full", label_b="ours")

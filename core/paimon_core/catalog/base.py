@@ -7,9 +7,9 @@ table exists when its directory holds at least one ``schema/schema-N``.
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING
 
+from paimon_core.catalog.names import DB_SUFFIX
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,
@@ -23,21 +23,6 @@ from paimon_core.table import FileStoreTable
 
 if TYPE_CHECKING:
     from paimon_core.systables import SystemTable
-
-DB_SUFFIX = ".db"
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
-
-
-def parse_identifier(identifier: str, default_db: str | None = None) -> tuple[str, str]:
-    """'db.table' -> (db, table); a bare name uses ``default_db``."""
-    if not identifier or not identifier.strip():
-        raise InvalidInput("no table given (an identifier DB.TABLE)").with_hint("table")
-    parts = identifier.strip().split(".")
-    if len(parts) == 1 and default_db:
-        parts = [default_db, parts[0]]
-    if len(parts) != 2 or not all(NAME_PATTERN.match(p) for p in parts):
-        raise InvalidInput(f"bad table name '{identifier}': use DB.TABLE with letters, digits, _ or -")
-    return parts[0], parts[1]
 
 
 def not_empty(db: str, tables: list[str]) -> InvalidInput:

@@ -4,7 +4,8 @@ succeed."""
 
 from __future__ import annotations
 
-from paimon_core.catalog.base import DB_SUFFIX, NAME_PATTERN, Catalog, not_empty, parse_identifier
+from paimon_core.catalog.base import Catalog, not_empty
+from paimon_core.catalog.names import DB_SUFFIX, NAME_PATTERN, parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     DropFailed,

@@ -4,8 +4,8 @@ the core commits.
 ``local`` runs in this process on pyarrow. ``spark`` (the only module that imports pyspark)
 runs the same writers inside Spark tasks. ``duckdb_sql`` runs SQL in this process on DuckDB
 (``duckdb_engine``); the ``sql`` package is what both SQL engines share. Callers outside the core (the CLI) use engines
-through this package only: ``get_engine``, the ``Engine`` protocol, ``ExportResult`` and
-``sql_errors``.
+through this package only: ``get_engine``, the ``Engine`` protocol, the exports, and the SQL
+helpers below.
 """
 
 from collections.abc import Iterator
@@ -51,6 +51,28 @@ def local_sql_errors(engine, statement: str) -> Iterator[None]:
         raise as_sql_error(e, statement, refs, list(engine.datasets.values())) from e
 
 
+def sql_write(catalog, statement: str, run_query):
+    """``statement`` run when it is an INSERT or DELETE (one commit; ``sql.writes.run_write``):
+    its ``WriteSummary``, or None for a statement the engine runs itself."""
+    from paimon_core.engines.sql.writes import run_write
+
+    return run_write(catalog, statement, run_query)
+
+
+def split_statements(script: str) -> list[str]:
+    """A SQL script's statements, split at each ``;`` outside quotes and comments."""
+    from paimon_core.engines.sql.script import split
+
+    return split(script)
+
+
+def statement_is_complete(text: str) -> bool:
+    """Whether ``text`` ends a statement (a ``;`` outside quotes and comments): the prompt's rule."""
+    from paimon_core.engines.sql.script import is_complete
+
+    return is_complete(text)
+
+
 def write_result_file(batches, schema, path, fmt: str, render=None) -> int:
     """Rows of a query into one file (``export.write_file``: it appears only when complete)."""
     from paimon_core.engines.export import write_file
@@ -67,6 +89,9 @@ __all__ = [
     "duckdb_engine",
     "get_engine",
     "local_sql_errors",
+    "split_statements",
     "sql_errors",
+    "sql_write",
+    "statement_is_complete",
     "write_result_file",
 ]

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from paimon_core.engines.sql import script as sql_script
 from paimon_core.engines.sql.aggregates import metadata_answer
 from paimon_core.engines.sql.refs import (
     TableRef,
@@ -33,7 +32,7 @@ from paimon_core.engines.sql.refs import (
     resolve,
     rewrite,
 )
-from paimon_core.engines.sql.writes import WriteSummary, delete_rows, insert_rows
+from paimon_core.engines.sql.writes import WriteSummary, run_write
 from paimon_core.errors import SqlError
 
 if TYPE_CHECKING:
@@ -138,15 +137,8 @@ class DuckDbSql:
         return self._con
 
     def run(self, statement: str) -> SqlResult:
-        try:
-            write = sql_script.parse_write(statement)
-        except ValueError as e:
-            raise SqlError(str(e)) from e
-        if isinstance(write, sql_script.Insert):
-            return SqlResult(write=self._insert(write))
-        if isinstance(write, sql_script.Delete):
-            return SqlResult(write=self._delete(write))
-        return SqlResult(rows=self.query(statement))
+        write = run_write(self.catalog, statement, lambda q: self.query_table(q, exact_wide_integers=True))
+        return SqlResult(write=write) if write is not None else SqlResult(rows=self.query(statement))
 
     # ---- queries
     def _register(self, statement: str) -> tuple[str, list]:
@@ -206,10 +198,3 @@ class DuckDbSql:
         reader = self.query(statement, exact_wide_integers)
         with duckdb_errors(*self.last_refs, list(self.datasets.values())):
             return reader.read_all()
-
-    # ---- writes
-    def _insert(self, ins: sql_script.Insert) -> WriteSummary:
-        return insert_rows(self.catalog, ins, lambda q: self.query_table(q, exact_wide_integers=True))
-
-    def _delete(self, d: sql_script.Delete) -> WriteSummary:
-        return delete_rows(self.catalog, d)

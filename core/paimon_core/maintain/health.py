@@ -81,6 +81,11 @@ class BucketHealth:
     level0_rows: int  # PK tables: rows in level-0 files, merged on every read
 
     @property
+    def postponed(self) -> bool:
+        """The ``bucket-postpone`` folder: rows no read sees until a compaction assigns them."""
+        return self.bucket == POSTPONE_BUCKET
+
+    @property
     def files(self) -> int:
         return sum(v.files for v in self.levels)
 

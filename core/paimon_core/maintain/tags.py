@@ -155,3 +155,12 @@ def delete_tag(
         refresh_iceberg_tags(table)
         execute_plan_files(table, files, progress)
     return TagDeletion(info, files, dry_run)
+
+
+def tag_names(table: TableContext) -> list[str]:
+    """The table's tag names, sorted (no tag file is read)."""
+    return tag_manager(table).names()
+
+
+def tag_exists(table: TableContext, name: str) -> bool:
+    return tag_manager(table).exists(name)

@@ -51,6 +51,16 @@ class TagInfo:
     record_count: int  # totalRecordCount of the tagged snapshot
     snapshot: Snapshot
 
+    @property
+    def created_millis(self) -> int | None:
+        """When the tag was made, if its file records it (``tag_times``)."""
+        return tag_times(self.snapshot)[0]
+
+    @property
+    def time_retained_ms(self) -> int | None:
+        """How long the tag is kept, if its file records it (``tag_times``)."""
+        return tag_times(self.snapshot)[1]
+
 
 def validate_tag_name(name: str) -> str:
     if not name or not _NAME.match(name) or name in (".", ".."):

@@ -62,7 +62,9 @@ _ALIASES = {
     "anon": "anon",
     "unsafe_commits": "unsafe_commits",
 }
-KNOWN_OPTIONS = tuple(_ALIASES)  # storage option names this module interprets (others go to s3fs as given)
+S3_STORAGE_OPTIONS = tuple(
+    _ALIASES
+)  # storage option names this module interprets (others go to s3fs as given)
 
 
 def canonical_option(raw: str) -> str | None:

@@ -18,7 +18,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paimon_core.catalog.base import Catalog, not_empty, parse_identifier
+from paimon_core.catalog.base import Catalog, not_empty
+from paimon_core.catalog.names import parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,

@@ -214,7 +214,7 @@ class HiveCatalog(MetastoreCatalog):
         self._call("drop_table", db, table, True, missing=lambda: None)
 
     def drop_table(self, identifier: str, ignore_if_missing: bool = False) -> None:
-        from paimon_core.catalog.base import parse_identifier
+        from paimon_core.catalog.names import parse_identifier
 
         db, name = parse_identifier(identifier)
         path = self.table_path(db, name) if self._table_registered(db, name) else None
@@ -224,7 +224,7 @@ class HiveCatalog(MetastoreCatalog):
         self.io.delete_dir(path)
 
     def rename_table(self, identifier: str, new_identifier: str) -> None:
-        from paimon_core.catalog.base import parse_identifier
+        from paimon_core.catalog.names import parse_identifier
 
         db, name = parse_identifier(identifier)
         db2, name2 = parse_identifier(new_identifier)

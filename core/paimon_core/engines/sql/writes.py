@@ -95,3 +95,17 @@ def _cast(data: pa.Table, schema: pa.Schema, name: str) -> pa.Table:
                 f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
             ) from e
     return pa.table(out, names=data.column_names)
+
+
+def run_write(catalog: Catalog, statement: str, run_query: Callable[[str], pa.Table]) -> WriteSummary | None:
+    """``statement`` run when it is a write this module takes (one commit, an INSERT's query run
+    by ``run_query``); None for any other statement, which the engine runs itself."""
+    try:
+        write = sql_script.parse_write(statement)
+    except ValueError as e:
+        raise SqlError(str(e)) from e
+    if isinstance(write, sql_script.Insert):
+        return insert_rows(catalog, write, run_query)
+    if isinstance(write, sql_script.Delete):
+        return delete_rows(catalog, write)
+    return None

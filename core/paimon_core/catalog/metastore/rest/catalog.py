@@ -23,9 +23,10 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from paimon_core.catalog.base import Catalog, parse_identifier
+from paimon_core.catalog.base import Catalog
 from paimon_core.catalog.metastore.rest.auth import RestAuth
-from paimon_core.catalog.metastore.rest.wire import changes_json, paged
+from paimon_core.catalog.metastore.rest.wire import changes_json, paged, schema_json
+from paimon_core.catalog.names import parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     CatalogUnavailable,
@@ -303,13 +304,7 @@ class RestCatalog(Catalog):
         ts = schema.to_table_schema(0)  # validated here, as the server will
         body = {
             "identifier": {"database": db, "object": name},
-            "schema": {
-                "fields": [f.to_json() for f in ts.fields],
-                "partitionKeys": list(ts.partition_keys),
-                "primaryKeys": list(ts.primary_keys),
-                "options": dict(ts.options),
-                **({"comment": ts.comment} if ts.comment is not None else {}),
-            },
+            "schema": schema_json(ts),
         }
         self.create_database(db, ignore_if_exists=True)
         try:
