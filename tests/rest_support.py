@@ -128,6 +128,17 @@ class RestServer:
             f"{m[0]} {m[1]} {m[2]}" for m in re.findall(r'"(GET|POST|DELETE) (\S+) HTTP/[\d.]+" (\d+)', text)
         ]
 
+    def cli_flags(self) -> list[str]:
+        """The `paimon` global options of a client of this server."""
+        return [
+            "--catalog",
+            "rest",
+            "--catalog-option",
+            f"uri={self.uri}",
+            "--catalog-option",
+            f"token={self.token}",
+        ]
+
     def rest_options(self) -> dict:
         """The ``rest`` request of the pypaimon driver for this server."""
         return {"uri": self.uri, "token": self.token, "warehouse": "paimon"}

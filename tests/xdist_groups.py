@@ -23,6 +23,7 @@ ENGINE_GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "flink-lane": (("flink",), ("tests/lanes/test_flink_",)),
     "spark-engines": (("engine",), ("tests/spark/",)),  # local, Connect and standalone Spark
     "spark35-lane": (("spark_connector",), ("tests/lanes/test_spark_connector",)),
+    "hdfs-lane": (("hdfs_cluster",), ("tests/hdfs/",)),
     "hive-metastore": (
         ("hive_ms", "java_hive"),
         ("tests/catalog/test_hive_", "tests/safety/test_faults.py"),

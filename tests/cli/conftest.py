@@ -47,17 +47,8 @@ def catalog_lane(request):
     """The catalog the CLI runs with: ``fs`` (none given) or ``rest`` (``rest_lane.FLAGS``)."""
     lane = getattr(request, "param", "fs")
     if lane == "rest":
-        from tests.rest_support import TOKEN
-
         server = request.getfixturevalue("rest_lane_server")
-        rest_lane.FLAGS[:] = [
-            "--catalog",
-            "rest",
-            "--catalog-option",
-            f"uri={server.uri}",
-            "--catalog-option",
-            f"token={TOKEN}",
-        ]
+        rest_lane.FLAGS[:] = server.cli_flags()
     yield lane
     rest_lane.FLAGS.clear()
 

@@ -34,6 +34,7 @@ class Story:
         self.subst: dict[str, str] = {}
         self.runner = CliRunner()
         self.config: Any = None  # the pytest config, for blocks of pytest command lines
+        self.ran: set[int] = set()  # README lines of the commands run (each runs through argv)
 
     # --- running -------------------------------------------------------------------------
     def paimon(self, *argv: str, input: str | None = None, env: dict | None = None, code: int | None = 0):
@@ -47,6 +48,7 @@ class Story:
 
     def argv(self, cmd: Command) -> list[str]:
         assert cmd.argv is not None, f"README.md:{cmd.line}: no paimon command in {cmd.text!r}"
+        self.ran.add(cmd.line)
         text = shlex.join(cmd.argv)
         for old, new in self.subst.items():
             text = text.replace(old, new)

@@ -42,6 +42,7 @@ EVENTS = "id BIGINT NOT NULL, name STRING, value DOUBLE, dt STRING"
 OTHER_HOMES = {
     "Spark: heavy work on a local or remote cluster": "tests/spark/test_spark_readme.py",
     "Reading our tables from other engines": "tests/lanes/test_clickhouse.py::test_the_readme_example",
+    "HDFS": "tests/hdfs/test_hdfs_tables.py::test_the_readme_example",
 }
 
 
@@ -661,3 +662,9 @@ def test_readme_block_runs(key, tmp_path, monkeypatch, pytestconfig):
     run = RUNS[key]
     assert run is not None
     run(story)
+    unrun = [
+        f"README.md:{c.line}: {c.text}"
+        for c in story.block.commands
+        if c.argv is not None and c.line not in story.ran
+    ]
+    assert not unrun, f"the run of {key!r} left out commands of its block: {unrun}"

@@ -1,6 +1,7 @@
-"""Warm the lanes' caches before pytest (CI): the PyFlink 1.20 and 2.0, PySpark 3.5, chDB and DuckDB 1.5 venvs, Trino 476's server and the
-pinned paimon-flink / paimon-spark jars (see envs.py), and the class-data archive of the Spark 4
-JVMs of tests/spark (tests/spark/jvm.py: a warm-up session).
+"""Warm the lanes' caches before pytest (CI): the PyFlink 1.20 and 2.0, PySpark 3.5, chDB and
+DuckDB 1.5 venvs, Trino 476's server, the HDFS lane's MiniDFSCluster jars (tests/hdfs/cluster.py),
+the pinned paimon-flink / paimon-spark jars (see envs.py), and the class-data archive of the
+Spark 4 JVMs of tests/spark (tests/spark/jvm.py: a warm-up session).
 
     python -m tests.lanes.prepare [--cache-dir DIR]
 """
@@ -52,12 +53,17 @@ def main(argv: list[str] | None = None) -> int:
     def duckdb() -> str:
         return f"duckdb lane: overlay {duckdb_overlay(cache)}"
 
+    def hdfs() -> str:
+        from tests.hdfs.cluster import jars as hdfs_jars
+
+        return f"hdfs lane: jars {', '.join(map(str, hdfs_jars(cache)))}"
+
     def spark4() -> str:
         return f"spark 4 (tests/spark): class-data archive {spark_archive()}"
 
     # the venvs build at once (mostly downloads; each is file-locked, so a venv two jobs need,
     # PySpark 3.5's for the Flink lanes' Hadoop jars, is built once)
-    jobs = [spark, spark4, chdb, duckdb, trino, *(lambda v=v: flink(v) for v in FLINK_VERSIONS)]
+    jobs = [spark, spark4, chdb, duckdb, trino, hdfs, *(lambda v=v: flink(v) for v in FLINK_VERSIONS)]
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         for line in pool.map(lambda job: job(), jobs):
             print(line, flush=True)

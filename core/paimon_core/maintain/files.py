@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from paimon_core import paths
 from paimon_core.options.registry import INDEX_FILE_IN_DATA_FILE_DIR
-from paimon_core.storage.file_io import FileIO
+from paimon_core.storage.file_io import FileIO, mtime_ms_of
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
@@ -96,19 +95,8 @@ def safe_size(io: FileIO, path: str) -> int:
 
 
 def _mtime_ms(info: dict) -> int:
-    for key in ("mtime", "LastModified", "last_modified", "created", "updated"):
-        v = info.get(key)
-        if v is None:
-            continue
-        if isinstance(v, datetime):
-            return int(v.timestamp() * 1000)
-        if isinstance(v, (int, float)):
-            return int(v * 1000) if v < 1e11 else int(v)
-        try:
-            return int(datetime.fromisoformat(str(v).replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            continue
-    return 0  # unknown: treat as old only if the caller says so (see orphans.py)
+    """0 when unknown: treated as young unless the caller says so (see orphans.py)."""
+    return mtime_ms_of(info)
 
 
 def walk_files(io: FileIO, root: str) -> list[FileInfo]:

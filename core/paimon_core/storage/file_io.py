@@ -3,9 +3,12 @@
 Invariant: ``write_if_absent`` never replaces an existing file. Locally it links a temporary
 file into place (link(2) fails if the target exists); on S3 it is a conditional PUT
 (``If-None-Match: *``), and a store that ignores that condition is detected once (a probe
-object put twice) and refused, unless ``unsafe-commits`` is set. Everything else the format
-writes has a unique name. Reads and listings never come from a cache: another process's
-commit is visible to the next call. S3 options: see ``paimon_core.storage.s3``.
+object put twice) and refused, unless ``unsafe-commits`` is set; on HDFS (``hdfs://`` through
+hdfs-native, ``webhdfs://`` over HTTP) a temporary file is renamed into place, and the NameNode
+refuses a rename onto an existing file, as Java's HadoopFileIO relies on. Everything else the
+format writes has a unique name. Reads and listings never come from a cache: another process's
+commit is visible to the next call. S3 options: see ``paimon_core.storage.s3``; HDFS:
+``paimon_core.storage.hdfs``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_core import paths
 from paimon_core.errors import CommitConflict, PaimonError
+from paimon_core.storage import hdfs
 from paimon_core.storage.s3 import ConditionalWriteUnsupported, S3Options, probe_result
 
 if TYPE_CHECKING:
@@ -50,8 +54,11 @@ class FileIO:
         # where they are recorded (Iceberg metadata, catalog locations), as Java writes them
         self.local_prefix = "file:" if self.scheme == "file" and root_uri.startswith("file:") else ""
         self.storage_options = dict(storage_options or {})
+        self.authority = ""  # HDFS: the NameNode (host:port) or nameservice the paths are on
         if self.scheme == "file":
             rest = os.path.abspath(os.path.expanduser(rest))
+        elif self.scheme in hdfs.SCHEMES:
+            self.authority, rest = hdfs.split_authority(rest)
         self.root = rest.rstrip("/") or "/"
 
     def __getstate__(self):
@@ -60,10 +67,11 @@ class FileIO:
             "storage_options": self.storage_options,
             "root": self.root,
             "local_prefix": self.local_prefix,
+            "authority": self.authority,
         }
 
     def __setstate__(self, state):
-        self.__dict__.update({"local_prefix": "", **state})
+        self.__dict__.update({"local_prefix": "", "authority": "", **state})
 
     @property
     def is_local(self) -> bool:
@@ -72,6 +80,10 @@ class FileIO:
     @property
     def is_s3(self) -> bool:
         return self.scheme in S3_SCHEMES
+
+    @property
+    def is_hdfs(self) -> bool:
+        return self.scheme in hdfs.SCHEMES
 
     @cached_property
     def s3_options(self) -> S3Options:
@@ -86,6 +98,8 @@ class FileIO:
             return fsspec.filesystem("file")
         if self.is_s3:
             return fsspec.filesystem("s3", **self.s3_options.s3fs_kwargs())
+        if self.is_hdfs:
+            return hdfs.filesystem(self.scheme, self.authority, self.storage_options)
         opts = {k: v for k, v in self.storage_options.items() if k not in _OWN_OPTIONS}
         return fsspec.filesystem(self.scheme, **opts)
 
@@ -108,7 +122,9 @@ class FileIO:
     def uri(self, path: str) -> str:
         """``path`` as recorded in metadata: ``file:/...`` locally when the warehouse was named
         so (plain otherwise), ``<scheme>://...`` on other stores."""
-        return self.local_prefix + path if self.is_local else f"{self.scheme}://{path}"
+        if self.is_local:
+            return self.local_prefix + path
+        return f"{self.scheme}://{self.authority}{path}" if self.is_hdfs else f"{self.scheme}://{path}"
 
     # ---- reads
     @property
@@ -185,16 +201,15 @@ class FileIO:
         """Last modification time in epoch millis (FileNotFoundError if absent)."""
         if self.is_local:
             return int(os.path.getmtime(path) * 1000)
-        info = self.fs.info(path)
-        when = info.get("LastModified") or info.get("mtime") or info.get("last_modified")
-        if when is None:
-            return int(self.fs.modified(path).timestamp() * 1000)
-        return int(when.timestamp() * 1000) if hasattr(when, "timestamp") else int(float(when) * 1000)
+        found = mtime_ms_of(self.fs.info(path))
+        return found if found else int(self.fs.modified(path).timestamp() * 1000)
 
     # ---- writes
     def mkdirs(self, path: str) -> None:
         if self.is_local:
             os.makedirs(path, exist_ok=True)
+        elif self.is_hdfs:
+            self.fs.makedirs(path, exist_ok=True)
         # object stores have no directories
 
     def write_bytes(self, path: str, data: bytes) -> None:
@@ -217,6 +232,9 @@ class FileIO:
             finally:
                 _unlink_quietly(tmp)  # gone already after the rename
             return
+        if self.is_hdfs:
+            hdfs.write_then_rename(self.fs, path, data, overwrite=True)
+            return
         self.fs.pipe_file(path, data)
 
     def write_if_absent(self, path: str, data: bytes) -> bool:
@@ -236,6 +254,8 @@ class FileIO:
                 return False
             finally:
                 _unlink_quietly(tmp)
+        if self.is_hdfs:
+            return hdfs.write_then_rename(self.fs, path, data, overwrite=False)
         return self._conditional_put(path, data)
 
     def _conditional_put(self, path: str, data: bytes) -> bool:
@@ -356,6 +376,38 @@ class FileIO:
             return 0
         assert isinstance(found, dict)  # detail=True: {path: info}
         return sum(1 for info in found.values() if info.get("type") == "file")
+
+
+# where each fsspec filesystem puts a file's modification time in its info dicts: epoch seconds
+# (local, SeaweedFS), datetimes (s3fs), epoch millis (HDFS: hdfs-native, WebHDFS)
+_MTIME_KEYS = (
+    "mtime",
+    "LastModified",
+    "last_modified",
+    "modification_time",
+    "modificationTime",
+    "created",
+    "updated",
+)
+
+
+def mtime_ms_of(info: dict) -> int:
+    """The modification time of an fsspec info dict in epoch millis; 0 when it names none."""
+    from datetime import datetime
+
+    for key in _MTIME_KEYS:
+        v = info.get(key)
+        if v is None:
+            continue
+        if isinstance(v, datetime):
+            return int(v.timestamp() * 1000)
+        if isinstance(v, (int, float)):
+            return int(v * 1000) if v < 1e11 else int(v)  # seconds, or already millis
+        try:
+            return int(datetime.fromisoformat(str(v).replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            continue
+    return 0
 
 
 def _unlink_quietly(path: str) -> None:
