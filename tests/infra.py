@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from typing import NoReturn
 
 import pytest
@@ -16,6 +17,18 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+_DEFAULT_SIGINT = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+
+
+def with_default_sigint(argv: list[str]) -> list[str]:
+    """``argv`` exec'd by a small launcher that first sets SIGINT back to its default action. A
+    test run started in the background (``pytest &``, ``nohup``) ignores SIGINT, children inherit
+    that, and Python then installs no KeyboardInterrupt handler, so a test's Ctrl-C would be lost.
+    Not a ``preexec_fn``: it runs in the forked child of a process with threads (a pytest worker
+    with engine threads), where it can deadlock, as Python's documentation warns (it did, in CI)."""
+    return [sys.executable, "-I", "-S", "-c", _DEFAULT_SIGINT, *argv]
 
 
 def in_ci() -> bool:

@@ -23,10 +23,10 @@ ENGINE_GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "flink-lane": (("flink",), ("tests/lanes/test_flink_",)),
     "spark-engines": (("engine",), ("tests/spark/",)),  # local, Connect and standalone Spark
     "spark35-lane": (("spark_connector",), ("tests/lanes/test_spark_connector",)),
-    "hdfs-lane": (("hdfs_cluster",), ("tests/hdfs/",)),
+    # the HDFS lane shares the worker of the Hive Metastore, which one of its tests uses
     "hive-metastore": (
-        ("hive_ms", "java_hive"),
-        ("tests/catalog/test_hive_", "tests/safety/test_faults.py"),
+        ("hive_ms", "java_hive", "hdfs_cluster"),
+        ("tests/catalog/test_hive_", "tests/safety/test_faults.py", "tests/hdfs/"),
     ),
 }
 

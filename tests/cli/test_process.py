@@ -14,6 +14,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from tests.infra import with_default_sigint
+
 from .conftest import Cli, events, run_paimon, write_parquet
 
 pytestmark = pytest.mark.slow  # real processes interrupted by signals and closed pipes
@@ -90,13 +92,6 @@ main()
 """
 
 
-def default_sigint() -> None:
-    """In the child before it runs Python: SIGINT back to its default action. A test run started
-    in the background (``pytest &``, ``nohup``) ignores SIGINT, children inherit that, and Python
-    then installs no KeyboardInterrupt handler: the Ctrl-C these tests deliver would be lost."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def interrupt_at(tmp_path: Path, where: str, after_call: bool, argv: list[str]) -> tuple[int, str]:
     """Run paimon ARGV with ``where`` (module:Owner.name) pausing (before or after calling
     the real function); SIGINT once it pauses. Returns (exit code, stderr without the marker)."""
@@ -109,13 +104,12 @@ def interrupt_at(tmp_path: Path, where: str, after_call: bool, argv: list[str]) 
     script = tmp_path / "paused.py"
     script.write_text(textwrap.dedent(code))
     proc = subprocess.Popen(
-        [sys.executable, str(script)],
+        with_default_sigint([sys.executable, str(script)]),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=tmp_path,
         env=paimon_env(),
         text=True,
-        preexec_fn=default_sigint,
     )
     line = proc.stderr.readline()
     assert line == "PAUSED\n", line + proc.stderr.read()

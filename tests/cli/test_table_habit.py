@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.infra import with_default_sigint
+
 ONE_TABLE = [
     ("read",),
     ("snapshots",),
@@ -128,23 +130,18 @@ def test_messages_that_help(cli, tmp_path):
     assert "keeps its bucket option (4)" in r.stderr and "set-option bucket=2" in r.stderr
 
 
-def _default_sigint():  # a test run in the background ignores SIGINT: its children must not
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_in_stream_exits_130_and_says_where_it_stopped(cli, events_table):
     import signal
     import subprocess
     import sys
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "paimon_cli", "-w", str(cli.wh), "stream", events_table, "--from", "999"],
+        with_default_sigint(
+            [sys.executable, "-m", "paimon_cli", "-w", str(cli.wh), "stream", events_table, "--from", "999"]
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
     )
     assert proc.stderr is not None
     line = proc.stderr.readline()  # waits for the event, not for a time
@@ -229,12 +226,11 @@ def _ctrl_c_after_first_commit(cli, args: list[str], stdin_text: str | None = No
     import sys
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "paimon_cli", "-w", str(cli.wh), *args],
+        with_default_sigint([sys.executable, "-m", "paimon_cli", "-w", str(cli.wh), *args]),
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
     )
     assert proc.stdout is not None
     if stdin_text is not None:

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 from typer.testing import CliRunner
@@ -235,8 +236,6 @@ def test_a_bad_or_unreachable_namenode_is_one_line(tmp_path):
 
 
 def test_webhdfs_reads_and_writes_the_same_tables(hdfs_cluster, tmp_path):
-    import uuid
-
     name = f"wh-{uuid.uuid4().hex[:12]}"
     web, native = f"{hdfs_cluster.webhdfs_url}/{name}", f"{hdfs_cluster.url}/{name}"
     paimon(web, "create-table", "db.t", "--schema", PK, "-k", "id,dt", "--bucket", "1")
@@ -250,8 +249,6 @@ def test_webhdfs_reads_and_writes_the_same_tables(hdfs_cluster, tmp_path):
 def test_the_readme_example(hdfs_cluster, tmp_path, monkeypatch):
     """The README's HDFS block as written (tests/cli/readme_story.py), its NameNode addresses
     and warehouse folder those of this session's cluster."""
-    import uuid
-
     from tests.cli.readme_blocks import blocks
     from tests.cli.readme_story import Story
 
@@ -322,3 +319,14 @@ def test_the_spark_engine_writes_through_hdfs(hdfs_wh, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert keyed(rows(hdfs_wh, "read", "db.s")) == keyed(_events(range(200), "s"))
+
+
+def test_a_hive_metastore_catalog_on_an_hdfs_warehouse(hive_ms, hdfs_wh, tmp_path):
+    """The Hive catalog registers a table whose files live on HDFS (the metastore records the
+    hdfs:// location); another process reads it through the same metastore."""
+    hive = ["--catalog", "hive", "--catalog-option", f"uri={hive_ms.uri}"]
+    db = f"h{uuid.uuid4().hex[:8]}"  # the metastore outlives this test's warehouse
+    paimon(hdfs_wh, *hive, "create-table", f"{db}.t", "--schema", PK, "-k", "id,dt", "--bucket", "1")
+    paimon(hdfs_wh, *hive, "ingest", f"{db}.t", write_jsonl(tmp_path / "h.jsonl", _events(range(7), "h")))
+    assert keyed(rows(hdfs_wh, *hive, "read", f"{db}.t")) == keyed(_events(range(7), "h"))
+    assert _fs(hdfs_wh).exists(_on_hdfs(hdfs_wh, f"/{db}.db/t/schema/schema-0"))

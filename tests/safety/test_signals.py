@@ -22,6 +22,7 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
+from tests.infra import with_default_sigint
 from tests.safety.test_faults import OPS, Harness, batch
 
 pytestmark = [pytest.mark.safety, pytest.mark.slow]
@@ -47,11 +48,6 @@ COMMANDS = {
 RUNS = 2  # signalled runs per command and signal
 
 
-def _default_sigint() -> None:
-    """A test run started in the background ignores SIGINT, and so would its children."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class ProcessHarness(Harness):
     def start(self, args: list[str]) -> subprocess.Popen:
         if self.op.name == "ingest --watch":
@@ -64,13 +60,12 @@ class ProcessHarness(Harness):
         argv = [a.format(work=self.work) for a in args]
         env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "paimon_cli", "-w", str(self.cat.warehouse), *argv],
+            with_default_sigint([sys.executable, "-m", "paimon_cli", "-w", str(self.cat.warehouse), *argv]),
             stdin=subprocess.PIPE if self.op.name == "ingest -" else subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             cwd=self.work,
             env=env,
-            preexec_fn=_default_sigint,
         )
         if self.op.name == "ingest -":  # the producer keeps the pipe open, as a live one does
             lines = [json.dumps(r) for r in batch(7).to_pylist() + batch(8).to_pylist()]
@@ -139,11 +134,12 @@ def test_sigint_while_the_cli_imports(tmp_path):
     one line, no traceback (it printed a KeyboardInterrupt traceback and died of SIGINT)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIMON_")}
     proc = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "paimon_cli", "-w", str(tmp_path), "tables"],
+        with_default_sigint(
+            [sys.executable, "-X", "importtime", "-m", "paimon_cli", "-w", str(tmp_path), "tables"]
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
-        preexec_fn=_default_sigint,
         text=True,
     )
     seen = []

@@ -106,13 +106,12 @@ def external_path(table: TableContext, uri: str, kind: str = "data file") -> str
     """The path of a file stored outside the table directory (``_EXTERNAL_PATH``), on the
     table's own file system (``s3://`` and ``s3a://`` are one); another file system is refused
     by name."""
-    from paimon_core.storage.file_io import S3_SCHEMES, split_scheme
+    from paimon_core.storage.file_io import split_scheme
 
-    scheme, path = split_scheme(uri)
-    same = scheme == table.io.scheme or (scheme in S3_SCHEMES and table.io.is_s3)
-    if not same:
+    path = table.io.path_of(uri)
+    if path is None:
         raise UnsupportedFeature(
-            f"{kind} {uri} is on another file system ({scheme}://) than the table "
+            f"{kind} {uri} is on another file system ({split_scheme(uri)[0]}://) than the table "
             f"({table.io.scheme}://): external paths there are not supported"
         )
     return path

@@ -56,11 +56,12 @@ def deserialize(data: bytes, where: str) -> tuple[str, int, int]:
 
 
 def _local_path(table: TableContext, uri: str, column: str) -> str:
-    from paimon_core.storage.file_io import S3_SCHEMES, split_scheme
+    from paimon_core.storage.file_io import split_scheme
 
-    scheme, path = split_scheme(uri)
-    if scheme == table.io.scheme or (scheme in S3_SCHEMES and table.io.is_s3):
+    path = table.io.path_of(uri)
+    if path is not None:
         return path
+    scheme = split_scheme(uri)[0]
     raise UnsupportedFeature(
         f"table {table.identifier}: BLOB column {column} holds a descriptor pointing to {uri}, in "
         f"other storage ({scheme}://) than the table's ({table.io.scheme}://), which this tool "

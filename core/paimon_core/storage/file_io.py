@@ -126,6 +126,23 @@ class FileIO:
             return self.local_prefix + path
         return f"{self.scheme}://{self.authority}{path}" if self.is_hdfs else f"{self.scheme}://{path}"
 
+    def path_of(self, uri: str) -> str | None:
+        """The path on this storage of ``uri`` as metadata records it (``file:/x``, a bare path,
+        ``s3://bucket/key``, ``hdfs://namenode:8020/p``); None when it names other storage: another
+        scheme (``s3``/``s3a`` are one), or another HDFS cluster (``hdfs://`` and ``webhdfs://``
+        reach one NameNode on different ports, so between them the host decides)."""
+        scheme, rest = split_scheme(uri)
+        if self.is_hdfs and scheme in hdfs.SCHEMES:
+            authority, path = hdfs.split_authority(rest)
+            if scheme == self.scheme:
+                same = authority in ("", self.authority)
+            else:
+                same = authority.rpartition(":")[0] == self.authority.rpartition(":")[0]
+            return path if same else None
+        if scheme == self.scheme or (scheme in S3_SCHEMES and self.is_s3):
+            return rest
+        return None
+
     # ---- reads
     @property
     def whole_file_options(self) -> dict:

@@ -98,15 +98,12 @@ class HiveCatalog(MetastoreCatalog):
     # ---- locations
     def _to_path(self, location: str) -> str:
         """A metastore location URI as a path of this catalog's FileIO."""
-        scheme, _, rest = location.partition(":")
-        if not rest:
+        if ":" not in location:
             return location
-        scheme = scheme.lower()
-        if scheme == "file" and self.io.is_local:
-            return "/" + rest.lstrip("/")
-        if scheme in ("s3", "s3a", "s3n") and self.io.is_s3:
-            return rest.lstrip("/")
-        raise InvalidInput(f"location {location} is not on the warehouse's storage ({self.warehouse})")
+        path = self.io.path_of(location)
+        if path is None:
+            raise InvalidInput(f"location {location} is not on the warehouse's storage ({self.warehouse})")
+        return path
 
     def _table_or_none(self, db: str, table: str):
         return self._call("get_table", db, table, missing=lambda: None)
