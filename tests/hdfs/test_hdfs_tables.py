@@ -330,3 +330,66 @@ def test_a_hive_metastore_catalog_on_an_hdfs_warehouse(hive_ms, hdfs_wh, tmp_pat
     paimon(hdfs_wh, *hive, "ingest", f"{db}.t", write_jsonl(tmp_path / "h.jsonl", _events(range(7), "h")))
     assert keyed(rows(hdfs_wh, *hive, "read", f"{db}.t")) == keyed(_events(range(7), "h"))
     assert _fs(hdfs_wh).exists(_on_hdfs(hdfs_wh, f"/{db}.db/t/schema/schema-0"))
+
+
+def test_hadoop_conf_dir_names_the_default_namenode_and_nameservices(hdfs_cluster, tmp_path):
+    """``hdfs:///path`` takes ``fs.defaultFS`` from ``$HADOOP_CONF_DIR/core-site.xml``, and
+    ``hdfs://ns1/path`` an HA nameservice from its ``hdfs-site.xml`` (one NameNode here), as Java
+    clients read them; both reach the same tables as the NameNode's address."""
+    conf = tmp_path / "hadoop-conf"
+    conf.mkdir()
+
+    def site(props: dict) -> str:
+        body = "".join(f"<property><name>{k}</name><value>{v}</value></property>" for k, v in props.items())
+        return f'<?xml version="1.0"?><configuration>{body}</configuration>'
+
+    nn = f"127.0.0.1:{hdfs_cluster.rpc_port}"
+    (conf / "core-site.xml").write_text(site({"fs.defaultFS": f"hdfs://{nn}"}))
+    (conf / "hdfs-site.xml").write_text(
+        site(
+            {
+                "dfs.nameservices": "ns1",
+                "dfs.ha.namenodes.ns1": "nn1",
+                "dfs.namenode.rpc-address.ns1.nn1": nn,
+                "dfs.client.failover.proxy.provider.ns1": (
+                    "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider"
+                ),
+            }
+        )
+    )
+    folder = f"/wh-{uuid.uuid4().hex[:12]}"
+    paimon(f"hdfs://{nn}{folder}", "create-table", "db.t", "--schema", PK, "-k", "id,dt", "--bucket", "1")
+    paimon(
+        f"hdfs://{nn}{folder}", "ingest", "db.t", write_jsonl(tmp_path / "c.jsonl", _events(range(3), "c"))
+    )
+    env = {**cli_env(), "HADOOP_CONF_DIR": str(conf)}
+    for wh in (f"hdfs://{folder}", f"hdfs://ns1{folder}"):  # hdfs:///wh-..., hdfs://ns1/wh-...
+        cmd = [sys.executable, "-m", "paimon_cli", "-w", wh, "-o", "json", "read", "db.t"]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, (wh, proc.stderr)
+        assert keyed([json.loads(x) for x in proc.stdout.splitlines()]) == keyed(_events(range(3), "c")), wh
+
+
+_FORK_AFTER_HDFS = """
+import os, sys
+from typer.testing import CliRunner
+from paimon_cli.app import app
+r = CliRunner().invoke(app, ["-w", sys.argv[1], "-o", "json", "read", "db.f"])
+assert r.exit_code == 0 and r.stdout.strip() == '{"id": 1}', (r.stdout, r.stderr)
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+
+
+def test_a_forked_child_of_a_process_that_used_hdfs_ends(hdfs_wh, tmp_path):
+    """A fork after HDFS work (multiprocessing's default start method on Linux) in a process of
+    its own: the child ends (storage/hdfs.py keeps its hdfs-native clients out of fsspec's
+    instance cache, which a child clears at the fork, dropping clients whose runtime threads it
+    does not have)."""
+    paimon(hdfs_wh, "create-table", "db.f", "--schema", "id BIGINT")
+    paimon(hdfs_wh, "ingest", "db.f", write_jsonl(tmp_path / "f.jsonl", [{"id": 1}]))
+    cmd = [sys.executable, "-c", _FORK_AFTER_HDFS, hdfs_wh]
+    proc = subprocess.run(cmd, env=cli_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr

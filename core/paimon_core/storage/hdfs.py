@@ -32,6 +32,10 @@ RETRY_DEFAULTS = {
     "dfs.client.failover.sleep.max": "2000",
 }
 _REACHED: set[tuple[str, str]] = set()  # (scheme, authority) answered once in this process
+# hdfs-native filesystems by (scheme, authority, options), kept here and not in fsspec's instance
+# cache: in the child of a fork, fsspec clears its cache, and dropping a client whose runtime
+# threads did not survive the fork hangs the child (a forked worker of multiprocessing would)
+_CLIENTS: dict[tuple, Any] = {}
 
 
 def split_authority(rest: str) -> tuple[str, str]:
@@ -60,8 +64,12 @@ def filesystem(scheme: str, authority: str, options: dict[str, Any]):
         from hdfs_native.fsspec import HdfsFileSystem, ViewfsFileSystem
     except ImportError:
         raise PaimonError(f"{scheme}:// needs the hdfs-native package: pip install hdfs-native") from None
-    cls = HdfsFileSystem if scheme == "hdfs" else ViewfsFileSystem
-    fs = cls(host=host, port=port, **(RETRY_DEFAULTS | {k: str(v) for k, v in options.items()}))
+    config = RETRY_DEFAULTS | {k: str(v) for k, v in options.items()}
+    key = (scheme, authority, tuple(sorted(config.items())))
+    fs = _CLIENTS.get(key)
+    if fs is None:
+        cls = HdfsFileSystem if scheme == "hdfs" else ViewfsFileSystem
+        fs = _CLIENTS[key] = cls(host=host, port=port, skip_instance_cache=True, **config)
     if (scheme, authority) not in _REACHED:
         try:
             fs.client.get_file_info("/")

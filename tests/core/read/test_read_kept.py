@@ -6,7 +6,8 @@ the calling thread, checked against a plain Python model of the rows."""
 from __future__ import annotations
 
 import os
-import signal
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -123,14 +124,26 @@ def test_keep_bits_match_pyarrow():
         assert parquet.keep_bits(keep[3:]).equals(pa.array(keep[3:], pa.bool_()))
 
 
+_FORKED_FILTER = """
+import os, signal, sys
+import numpy as np, pyarrow as pa
+from paimon_core.fileformat import parquet
+t = pa.table({"a": np.arange(100_000), "b": np.arange(100_000)})
+bits = parquet.keep_bits(np.arange(100_000) % 3 != 0)
+assert parquet.filter_columns(t, bits).num_rows == 66_666  # the parent's pool exists now
+pid = os.fork()
+if pid == 0:
+    signal.alarm(30)  # a child waiting on the parent's threads would hang: die instead
+    os._exit(0 if parquet.filter_columns(t, bits).num_rows == 66_666 else 1)
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_filter_pool_works_in_a_forked_child():
-    """The child of a fork has the pool object but none of its threads: it starts a new pool."""
-    t = pa.table({"a": np.arange(100_000), "b": np.arange(100_000)})
-    bits = parquet.keep_bits(np.arange(100_000) % 3 != 0)
-    assert parquet.filter_columns(t, bits).num_rows == 66_666  # the parent's pool exists now
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover (the child)
-        signal.alarm(30)  # a child waiting on the parent's threads would hang: die instead
-        os._exit(0 if parquet.filter_columns(t, bits).num_rows == 66_666 else 1)
-    assert os.waitpid(pid, 0)[1] == 0
+    """The child of a fork has the pool object but none of its threads: it starts a new pool.
+    The fork happens in a fresh interpreter: forking this pytest worker would also run the
+    at-fork hooks of whatever other tests left behind (fsspec's hook, clearing its cached
+    filesystems, once hung a child here before its first line)."""
+    proc = subprocess.run([sys.executable, "-c", _FORKED_FILTER], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
