@@ -19,6 +19,7 @@ from paimon_cli.rest.paging import like, page
 from paimon_cli.rest.tokens import DEFAULT_LIFETIME_MS, table_token
 from paimon_core.catalog.metastore.rest import wire
 from paimon_core.errors import InvalidInput, PaimonError
+from paimon_core.table import TableAt
 
 if TYPE_CHECKING:
     from paimon_core.catalog import Catalog
@@ -178,7 +179,7 @@ class CatalogService:
         snap = table.snapshots.latest()
         if snap is None:
             raise RestError(404, f"table '{db}.{name}' has no snapshot", SNAPSHOT, name)
-        files = self._core(lambda: table.at(snap.id).data_files(), db, name)
+        files = self._core(lambda: TableAt(table, snap).data_files(), db, name)  # the snapshot just read
         created = [_millis(f.creation_time) for f in files]
         return {
             "snapshot": {

@@ -86,19 +86,23 @@ def write_then_rename(fs, path: str, data: bytes, overwrite: bool) -> bool:
     directory, name = path.rsplit("/", 1)
     tmp = f"{directory}/.{name}.{uuid.uuid4().hex}.tmp"
     fs.pipe_file(tmp, data)
+    renamed = False
     try:
         if hasattr(fs, "client"):  # hdfs-native
             try:
                 fs.client.rename(tmp, path, overwrite)
+                renamed = True
             except FileExistsError:
-                return False
-            return True
-        return _webhdfs_rename(fs, tmp, path, overwrite)
+                pass
+        else:
+            renamed = _webhdfs_rename(fs, tmp, path, overwrite)
+        return renamed
     finally:
-        try:
-            fs.rm_file(tmp)  # gone after a rename; left by a refused one
-        except (FileNotFoundError, OSError):
-            pass
+        if not renamed:  # a refused or failed rename leaves the temporary file: remove it
+            try:
+                fs.rm_file(tmp)
+            except OSError:
+                pass
 
 
 def _webhdfs_rename(fs, src: str, dst: str, overwrite: bool) -> bool:

@@ -62,9 +62,8 @@ _ALIASES = {
     "anon": "anon",
     "unsafe_commits": "unsafe_commits",
 }
-S3_STORAGE_OPTIONS = tuple(
-    _ALIASES
-)  # storage option names this module interprets (others go to s3fs as given)
+# storage option names this module interprets (others go to s3fs as given)
+S3_STORAGE_OPTIONS = tuple(_ALIASES)
 
 
 def canonical_option(raw: str) -> str | None:
