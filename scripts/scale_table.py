@@ -19,7 +19,6 @@ import os
 import sys
 import time
 import uuid
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -59,7 +58,7 @@ def build(warehouse: str, partitions: int, commits: int, table: str = TABLE, qui
         for p, bdir, f in templates:
             name = f"data-{uuid.uuid4()}-0.parquet"
             os.link(os.path.join(bdir, f.file_name), os.path.join(bdir, name))
-            messages.append(CommitMessage((p,), 0, 0, new_files=(replace(f, file_name=name),)))
+            messages.append(CommitMessage((p,), 0, 0, new_files=(f._replace(file_name=name),)))
         t.new_commit(CommitOptions(commit_user="scale-probe")).commit(messages)
         if not quiet and (c % 50 == 0 or c == commits - 1):
             print(f"  commit {c + 1}/{commits} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)

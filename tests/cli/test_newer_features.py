@@ -152,7 +152,6 @@ def _small_table(cli, tmp_path):
 
 
 def test_refused_files_and_writes(cli, tmp_path):
-    from dataclasses import replace
 
     _small_table(cli, tmp_path)
     src = write_parquet(tmp_path / "y.parquet", pa.table({"id": pa.array([2], pa.int64()), "v": ["b"]}))
@@ -163,14 +162,14 @@ def test_refused_files_and_writes(cli, tmp_path):
     _one_line(cli("ingest", "-t", "db.t", src, code=1), "column default values (v)")
     assert cli("read", "-t", "db.t", "--count").stdout.strip() == "1"
     _manifest_rewrite(
-        cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path="s3://other/x.parquet"))
+        cli.wh, "db.t", lambda e: e._replace(file=e.file._replace(external_path="s3://other/x.parquet"))
     )
     _one_line(cli("read", "-t", "db.t", code=1), "another file system")
     # orphan cleanup matches used files by name and never looks outside the table directory,
     # so a data file elsewhere is neither resolved nor touched
     assert "no orphan files" in cli("remove-orphans", "-t", "db.t", "--dry-run", "--older-than", "0s").stdout
     _manifest_rewrite(
-        cli.wh, "db.t", lambda e: replace(e, file=replace(e.file, external_path=None, write_cols=("v",)))
+        cli.wh, "db.t", lambda e: e._replace(file=e.file._replace(external_path=None, write_cols=("v",)))
     )
     _one_line(cli("read", "-t", "db.t", code=1), "_WRITE_COLS")
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -126,7 +125,7 @@ def test_thin_mode_files_read_and_compacted(written, pypaimon, tmp_path):
         assert "_KEY_id" in data.column_names
         pq.write_table(data.drop_columns(["_KEY_id"]), path, compression="zstd")
         sizes[e.file.file_name] = os.path.getsize(path)
-    rewrite_entries(t, lambda e: replace(e, file=replace(e.file, file_size=sizes[e.file.file_name])))
+    rewrite_entries(t, lambda e: e._replace(file=e.file._replace(file_size=sizes[e.file.file_name])))
     theirs = pypaimon.run([{"op": "read", "warehouse": wh, "table": "db.thin"}])[0]["rows"]
     assert_same_rows(theirs, _model(C1, C2), label_a="pypaimon on thin files")
     t = FileSystemCatalog(wh).get_table("db.thin")

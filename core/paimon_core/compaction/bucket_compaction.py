@@ -303,7 +303,7 @@ def compact_append_files(
             writer.write(reader.read_group(split, g, TRACKING_COLUMNS))
         for f in [] if tracked else files:
             writer.write(reader.read_file(split, f, False))
-        after = [replace(a, file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
+        after = [a._replace(file_source=FILE_SOURCE_COMPACT) for a in writer.close()]
         index_written: list = []
         added, deleted = drop_vectors(table, split, files, index_written)
     except BaseException:

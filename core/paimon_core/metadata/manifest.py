@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import io as _io
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import fastavro
 
@@ -123,18 +123,16 @@ LIST_SCHEMA = java_record_schema(
 )
 
 
-def _built(cls, values: dict):
-    """An instance of the frozen dataclass ``cls`` with every field given in ``values``,
-    without running its ``__init__`` (a decoded manifest builds millions of these; the
-    generated frozen ``__init__`` sets each field through ``object.__setattr__``)."""
-    obj = object.__new__(cls)
-    obj.__dict__.update(values)
-    return obj
+_new_tuple = tuple.__new__  # a NamedTuple from a tuple of its fields, without __new__'s arguments
 
 
-@dataclass(frozen=True)
-class SimpleStats:
-    """Min/max as serialized BinaryRows and null counts, over some columns."""
+class SimpleStats(NamedTuple):
+    """Min/max as serialized BinaryRows and null counts, over some columns.
+
+    SimpleStats, DataFileMeta and ManifestEntry are NamedTuples (immutable, compared and hashed
+    by value, changed with ``_replace``): a plan builds one of each per manifest entry, millions
+    for a large table, and a tuple is built from its fields several times faster than a
+    dataclass instance."""
 
     min_values: bytes = EMPTY_ROW
     max_values: bytes = EMPTY_ROW
@@ -150,21 +148,15 @@ class SimpleStats:
     @staticmethod
     def from_avro(d: dict) -> SimpleStats:
         nc = d.get("_NULL_COUNTS")
-        return _built(
-            SimpleStats,
-            {
-                "min_values": d["_MIN_VALUES"],
-                "max_values": d["_MAX_VALUES"],
-                "null_counts": None if nc is None else tuple(nc),
-            },
+        return _new_tuple(
+            SimpleStats, (d["_MIN_VALUES"], d["_MAX_VALUES"], None if nc is None else tuple(nc))
         )
 
 
 EMPTY_STATS = SimpleStats()
 
 
-@dataclass(frozen=True)
-class DataFileMeta:
+class DataFileMeta(NamedTuple):
     """One data (or changelog) file as a manifest describes it."""
 
     file_name: str
@@ -219,20 +211,14 @@ class DataFileMeta:
 
     @staticmethod
     def from_row(row: tuple) -> DataFileMeta:
-        """The meta of ``file_row``'s tuple (built without ``__init__``: see ``_built``)."""
-        obj = object.__new__(DataFileMeta)
-        values = dict(zip(_FILE_FIELDS, row))
-        values["key_stats"] = _stats(*values["key_stats"])
-        values["value_stats"] = _stats(*values["value_stats"])
-        object.__setattr__(obj, "__dict__", values)
-        return obj
+        """The meta of ``file_row``'s tuple."""
+        return _new_tuple(DataFileMeta, (*row[:5], _stats(*row[5]), _stats(*row[6]), *row[7:]))
 
     def upgrade(self, level: int) -> DataFileMeta:
-        return replace(self, level=level)
+        return self._replace(level=level)
 
 
-@dataclass(frozen=True)
-class ManifestEntry:
+class ManifestEntry(NamedTuple):
     kind: int
     partition: bytes  # serialized BinaryRow
     bucket: int
@@ -268,17 +254,7 @@ class ManifestEntry:
     @staticmethod
     def from_row(row: tuple) -> ManifestEntry:
         """The entry of ``entry_row``'s tuple."""
-        kind, partition, bucket, total_buckets, file = row
-        return _built(
-            ManifestEntry,
-            {
-                "kind": kind,
-                "partition": partition,
-                "bucket": bucket,
-                "total_buckets": total_buckets,
-                "file": DataFileMeta.from_row(file),
-            },
-        )
+        return _new_tuple(ManifestEntry, (*row[:4], DataFileMeta.from_row(row[4])))
 
 
 def _stats_row(d: dict) -> tuple:
@@ -300,38 +276,11 @@ def _stats(min_values: bytes, max_values: bytes, null_counts: tuple | None) -> S
             if len(_EMPTY_STATS) < 64:
                 _EMPTY_STATS[key] = hit
         return hit
-    return _built(
-        SimpleStats, {"min_values": min_values, "max_values": max_values, "null_counts": null_counts}
-    )
-
-
-# DataFileMeta's fields in the order of ``file_row``'s tuple
-_FILE_FIELDS = (
-    "file_name",
-    "file_size",
-    "row_count",
-    "min_key",
-    "max_key",
-    "key_stats",
-    "value_stats",
-    "min_sequence_number",
-    "max_sequence_number",
-    "schema_id",
-    "level",
-    "extra_files",
-    "creation_time",
-    "delete_row_count",
-    "embedded_index",
-    "file_source",
-    "value_stats_cols",
-    "external_path",
-    "first_row_id",
-    "write_cols",
-)
+    return _new_tuple(SimpleStats, (min_values, max_values, null_counts))
 
 
 def file_row(d: dict) -> tuple:
-    """A decoded ``_FILE`` record as a tuple of plain values (``_FILE_FIELDS`` order): what a
+    """A decoded ``_FILE`` record as a tuple of plain values (``DataFileMeta._fields`` order, stats as (min, max, null counts)): what a
     decoding process sends back, cheaper to pickle and load than the record's dicts. Fields
     an older writer did not write are absent (None)."""
     vsc = d.get("_VALUE_STATS_COLS")

@@ -93,7 +93,7 @@ class ManifestMerger:
         if len(candidates) == 1:
             return list(candidates)
         folded = fold(self._entries(candidates))
-        return self._write(list(folded.values())) if folded else []
+        return self._write(list(folded.values()), bytes_per_entry(candidates)) if folded else []
 
     # ---- full
     def full(self, metas: list[ManifestFileMeta], threshold: int) -> list[ManifestFileMeta] | None:
@@ -129,7 +129,7 @@ class ManifestMerger:
         for m in base[j:]:
             kept += [e for e in self.store.read_manifest(m.file_name) if e.identifier not in deleted]
         kept += [e for e in delta_folded.values() if e.kind == ADD]
-        return result + (self._write(kept) if kept else [])
+        return result + (self._write(kept, bytes_per_entry(metas)) if kept else [])
 
     def _may_hold(self, meta: ManifestFileMeta, partitions: set[bytes]) -> bool:
         """Whether the manifest's partition range may hold one of ``partitions`` (field by field,
@@ -156,16 +156,16 @@ class ManifestMerger:
         for m in metas:
             yield from self.store.read_manifest(m.file_name)
 
-    def _write(self, entries: list[ManifestEntry]) -> list[ManifestFileMeta]:
-        """``entries`` in manifests rolled at about the target size, checked every
-        ``ROLL_CHECK`` entries as Java's rolling writer does."""
-        out, chunk, size = [], [], 0
+    def _write(self, entries: list[ManifestEntry], per_entry: float) -> list[ManifestFileMeta]:
+        """``entries`` in manifests rolled at about the target size of written (compressed)
+        bytes, checked every ``ROLL_CHECK`` entries as Java's rolling writer checks its file's
+        position; ``per_entry``: the written bytes an entry takes (``bytes_per_entry``)."""
+        out, chunk = [], []
         for e in entries:
             chunk.append(e)
-            size += 250 + len(e.file.value_stats.min_values) * 2  # rough encoded size of an entry
-            if len(chunk) % ROLL_CHECK == 0 and size >= self.settings.target_size:
+            if len(chunk) % ROLL_CHECK == 0 and len(chunk) * per_entry >= self.settings.target_size:
                 out.append(self._write_one(chunk))
-                chunk, size = [], 0
+                chunk = []
         if chunk:
             out.append(self._write_one(chunk))
         return out
@@ -174,6 +174,15 @@ class ManifestMerger:
         meta = self.store.write_manifest(entries, self.schema_id, partition_stats(self.codec, entries))
         self.written.append(meta.file_name)
         return meta
+
+
+def bytes_per_entry(metas: list[ManifestFileMeta]) -> float:
+    """The written bytes an entry of ``metas`` takes on average (compressed, as they were
+    written): a merged manifest rolled by this size reaches the target size on disk, so it is
+    not folded again by the next commit's minor compaction (rolling by uncompressed size left
+    merged manifests at an eighth of the target, and every commit rewrote them)."""
+    entries = sum(m.num_added_files + m.num_deleted_files for m in metas)
+    return sum(m.file_size for m in metas) / entries if entries else 250.0
 
 
 def fold(entries: Iterable[ManifestEntry]) -> dict[tuple, ManifestEntry]:

@@ -18,7 +18,6 @@ live file holds when the snapshot's ``nextRowId`` is behind it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from paimon_core.options.core_options import CoreOptions
@@ -65,15 +64,15 @@ def assign_row_ids(
     for e in adds:
         f = e.file
         if e.kind == ADD and f.file_source in (FILE_SOURCE_APPEND, None):
-            f = replace(f, min_sequence_number=snapshot_id, max_sequence_number=snapshot_id)
+            f = f._replace(min_sequence_number=snapshot_id, max_sequence_number=snapshot_id)
             if f.first_row_id is None and is_blob_file(f.file_name) and f.write_cols:
                 column = f.write_cols[0]
-                f = replace(f, first_row_id=blob_next.get(column, data_start))
+                f = f._replace(first_row_id=blob_next.get(column, data_start))
                 blob_next[column] = (f.first_row_id or 0) + f.row_count
             elif f.first_row_id is None:
-                f = replace(f, first_row_id=start)
+                f = f._replace(first_row_id=start)
                 data_start, blob_next = start, {}
                 start += f.row_count
-            e = replace(e, file=f)
+            e = e._replace(file=f)
         out.append(e)
     return out, start

@@ -15,7 +15,7 @@ Rows already deleted (by a deletion vector) never match again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -144,7 +144,7 @@ def _rewrite_messages(table: TableContext, hits) -> list[CommitMessage]:
                     )
                     try:
                         w.write(keep)
-                        after += [replace(a, file_source=FILE_SOURCE_COMPACT) for a in w.close()]
+                        after += [a._replace(file_source=FILE_SOURCE_COMPACT) for a in w.close()]
                     except BaseException:
                         w.abort()
                         raise

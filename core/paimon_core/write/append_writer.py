@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -248,7 +247,7 @@ class RollingFileWriter:
         )
         for w in self._blobs.values():  # the data file's .blob files close with it
             self.files.extend(
-                replace(b, min_sequence_number=seq_range[0], max_sequence_number=seq_range[1])
+                b._replace(min_sequence_number=seq_range[0], max_sequence_number=seq_range[1])
                 for b in w.close()
             )
         self.next_seq += rows

@@ -56,13 +56,12 @@ def test_writes_that_would_make_it_lie_are_refused(tmp_path, write, words):
 
 
 def test_a_compaction_that_renumbers_rows_is_refused(tmp_path):
-    from dataclasses import replace
 
     wh, ident = fixture_copy(NAME, tmp_path)
     t = FileSystemCatalog(wh).get_table(ident)
     files = live_entries(t.manifests, t.snapshots.latest())
     assert _row_ids(files) == [(0, 8)]
-    shorter = [replace(e, file=replace(e.file, row_count=7)) for e in files]
+    shorter = [e._replace(file=e.file._replace(row_count=7)) for e in files]
     with pytest.raises(UnsupportedFeature, match="does not keep every row id"):
         check_writable_index(_index(t), "t", shorter, files, compact=True, fields=t.schema.fields)
     check_writable_index(_index(t), "t", files, files, compact=True, fields=t.schema.fields)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 
 import pyarrow as pa
 import pytest
@@ -59,7 +58,7 @@ def test_value_stats_cols_prune_only_by_the_listed_columns(catalog):
 
     bigint = [AtomicType("BIGINT")]
     dense = SimpleStats(serialize_row([100], bigint), serialize_row([300], bigint), (0,))
-    rewrite_entries(t, lambda e: replace(e, file=replace(e.file, value_stats=dense, value_stats_cols=("b",))))
+    rewrite_entries(t, lambda e: e._replace(file=e.file._replace(value_stats=dense, value_stats_cols=("b",))))
     t = catalog.get_table("db.t")
     assert t.read(where="id = 2").column("id").to_pylist() == [2]
     assert t.read(where="a = 20").column("id").to_pylist() == [2]
@@ -68,8 +67,8 @@ def test_value_stats_cols_prune_only_by_the_listed_columns(catalog):
     # an empty list means: no stats at all, nothing may be pruned
     rewrite_entries(
         t,
-        lambda e: replace(
-            e, file=replace(e.file, value_stats=SimpleStats(null_counts=()), value_stats_cols=())
+        lambda e: e._replace(
+            file=e.file._replace(value_stats=SimpleStats(null_counts=()), value_stats_cols=())
         ),
     )
     t = catalog.get_table("db.t")
@@ -79,7 +78,7 @@ def test_value_stats_cols_prune_only_by_the_listed_columns(catalog):
 def test_files_with_write_cols_are_refused(catalog):
     t = _append_table(catalog)
     t.write_arrow(_rows([1], [1], [1]))
-    rewrite_entries(t, lambda e: replace(e, file=replace(e.file, write_cols=("a",))))
+    rewrite_entries(t, lambda e: e._replace(file=e.file._replace(write_cols=("a",))))
     with pytest.raises(UnsupportedFeature, match="_WRITE_COLS"):
         catalog.get_table("db.t").read()
 
@@ -90,7 +89,7 @@ def test_extra_files_are_referenced_by_orphan_cleanup(catalog):
     t.write_arrow(_rows([1, 2], [1, 2], [1, 2]))
     name = live_entries(t.manifests, t.snapshots.latest())[0].file.file_name
     index_name = name + ".index"
-    rewrite_entries(t, lambda e: replace(e, file=replace(e.file, extra_files=(index_name,))))
+    rewrite_entries(t, lambda e: e._replace(file=e.file._replace(extra_files=(index_name,))))
     bucket_dir = t.bucket_path((), 0)
     index_path = os.path.join(bucket_dir, index_name)
     stray = os.path.join(bucket_dir, "data-stray.index")

@@ -23,7 +23,7 @@ def _table_with_write_cols(tmp_path, cols):
     )
     messages = write_tables(t, [pa.table({"id": pa.array([1, 2], pa.int32()), "v": ["a", "b"]})])
     marked = [
-        replace(m, new_files=tuple(replace(f, write_cols=list(cols)) for f in m.new_files)) for m in messages
+        replace(m, new_files=tuple(f._replace(write_cols=tuple(cols)) for f in m.new_files)) for m in messages
     ]
     t.commit(marked)
     return cat.get_table("db.t")

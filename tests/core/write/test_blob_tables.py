@@ -5,8 +5,6 @@ files that leave rows without values are refused by name."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pyarrow as pa
 import pytest
 
@@ -96,7 +94,7 @@ def test_blob_files_with_a_gap_are_refused(catalog):
     files = _files(t)
     blobs = sorted((f for f in files if f.file_name.endswith(".blob")), key=lambda f: f.first_row_id or 0)
     assert len(blobs) >= 2
-    gap = [blobs[0]] + [replace(f, first_row_id=(f.first_row_id or 0) + 1) for f in blobs[1:]]
+    gap = [blobs[0]] + [f._replace(first_row_id=(f.first_row_id or 0) + 1) for f in blobs[1:]]
     with pytest.raises(UnsupportedFeature, match="without values"):
         blob_sources(t, gap, [1])
     assert [f.file_name for f in blob_sources(t, blobs, [1])[1]] == [f.file_name for f in blobs]
