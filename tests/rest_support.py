@@ -39,6 +39,9 @@ SPEC_DEVIATIONS = (
     ("ListSnapshotsResponse", "nextPageToken", ["string", "null"]),
     ("ListPartitionsResponse", "nextPageToken", ["string", "null"]),
     ("ListViewsResponse", "nextPageToken", ["string", "null"]),
+    ("ListTableDetailsResponse", "nextPageToken", ["string", "null"]),
+    ("ListTablesGloballyResponse", "nextPageToken", ["string", "null"]),
+    ("ListConsumersResponse", "nextPageToken", ["string", "null"]),
     ("Snapshot", "commitIdentifier", ["integer", "string"]),  # Java's Snapshot JSON: a long
 )
 

@@ -145,6 +145,11 @@ class UnsupportedFeature(PaimonError):
     read or written wrongly."""
 
 
+class UnsupportedByCatalog(PaimonError):
+    """The catalog has no such operation (Java's catalogs throw UnsupportedOperationException
+    for it); nothing was changed."""
+
+
 class EngineUnavailable(PaimonError):
     """The Spark master or Connect server asked for cannot be reached."""
 

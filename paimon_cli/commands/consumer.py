@@ -35,7 +35,10 @@ def list_consumers(ctx: typer.Context, table: TableOpt = None, branch: BranchOpt
 
     state = get_state(ctx)
     tbl = state.table(table, branch)
-    rows = [[c.consumer_id, c.next_snapshot, iso_millis(c.modified_ms)] for c in list_consumers(tbl)]
+    rows = [
+        [c.consumer_id, c.next_snapshot, None if c.modified_ms is None else iso_millis(c.modified_ms)]
+        for c in list_consumers(tbl)
+    ]
     state.out.rows(["consumer", "next_snapshot", "modified"], rows)
 
 

@@ -25,7 +25,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from paimon_cli.rest import partitions, versions, views
+from paimon_cli.rest import (
+    consumers,
+    databases,
+    listings,
+    partitions,
+    registration,
+    schemas,
+    versions,
+    views,
+)
 from paimon_cli.rest.auth import Checker, bearer
 from paimon_cli.rest.errors import RestError
 from paimon_cli.rest.names import checked, segments
@@ -47,8 +56,13 @@ def _route(
             return lambda: s.list_databases(query)
         if method == "POST":
             return lambda: s.create_database(body)
+    if n == 1 and parts[0] == "tables" and method == "GET":
+        return lambda: listings.list_tables_globally(s, query)
     if n == 2 and parts == ["tables", "rename"] and method == "POST":
         return lambda: s.rename_table(body)
+    if n == 3 and parts[:2] == ["tables", "id"] and method == "GET":
+        table_id = parts[2]
+        return lambda: listings.get_table_by_id(s, table_id)
     if n == 2 and parts == ["views", "rename"] and method == "POST":
         raise views.unsupported("renaming a view")
     if n >= 2 and parts[0] == "databases":
@@ -58,9 +72,15 @@ def _route(
                 return lambda: s.get_database(db)
             if method == "DELETE":
                 return lambda: s.drop_database(db)
+            if method == "POST":
+                return lambda: databases.alter_database(s, db, body)
+        if n == 3 and parts[2] == "register" and method == "POST":
+            return lambda: registration.register_table(s, db, body)
+        if n == 3 and parts[2] == "table-details" and method == "GET":
+            return lambda: listings.list_table_details(s, db, query)
         if n == 3 and parts[2] == "tables":
             if method == "GET":
-                return lambda: s.list_tables(db, query)
+                return lambda: listings.list_tables(s, db, query)
             if method == "POST":
                 return lambda: s.create_table(db, body)
         if n >= 3 and parts[2] == "views":
@@ -84,7 +104,7 @@ def _table_route(
             return lambda: s.drop_table(db, table)
     op = (method, *rest)
     if n == 1:
-        one = {
+        one: dict[tuple[str, ...], Callable[[], Any]] = {
             ("GET", "token"): lambda: s.table_token(db, table),
             ("GET", "snapshot"): lambda: s.table_snapshot(db, table),
             ("POST", "commit"): lambda: s.commit(db, table, body),
@@ -95,6 +115,9 @@ def _table_route(
             ("GET", "branches"): lambda: versions.list_branches(s, db, table),
             ("POST", "branches"): lambda: versions.create_branch(s, db, table, body),
             ("GET", "partitions"): lambda: partitions.list_partitions(s, db, table, query),
+            ("POST", "partitions"): lambda: partitions.create_partitions(s, db, table, body),
+            ("GET", "consumers"): lambda: consumers.list_consumers(s, db, table, query),
+            ("POST", "rollback-schema"): lambda: schemas.rollback_schema(s, db, table, body),
         }
         if op in one:
             return one[op]
@@ -112,6 +135,10 @@ def _table_route(
             return lambda: partitions.drop_partitions(s, db, table, body)
         if op == ("POST", "partitions", "mark"):
             return lambda: partitions.mark_done(s, db, table, body)
+        if op == ("POST", "partitions", "list-by-names"):
+            return lambda: partitions.list_by_names(s, db, table, body, query)
+        if op == ("POST", "consumers", "reset"):
+            return lambda: consumers.reset_consumer(s, db, table, body)
     if n == 3 and rest[0] == "branches" and method == "POST":
         branch = checked(rest[1], "branch")
         if rest[2] == "rename":

@@ -12,12 +12,13 @@ from paimon_core.errors import (
     SnapshotNotFound,
     TableAlreadyExists,
     TableNotFound,
+    UnsupportedByCatalog,
     UnsupportedFeature,
     WarehouseNotFound,
 )
 
 DATABASE, TABLE, SNAPSHOT, UNKNOWN = "DATABASE", "TABLE", "SNAPSHOT", "UNKNOWN"
-TAG, BRANCH = "TAG", "BRANCH"
+TAG, BRANCH, PARTITION = "TAG", "BRANCH", "PARTITION"
 
 
 class RestError(Exception):
@@ -48,6 +49,8 @@ def from_core(error: PaimonError, database: str | None = None, table: str | None
     from paimon_core.maintain import BranchAlreadyExists, BranchNotFound, TagAlreadyExists, TagNotFound
 
     message = str(error)
+    if isinstance(error, UnsupportedByCatalog):  # Java's UnsupportedOperationException
+        return RestError(501, message)
     if isinstance(error, TagNotFound):
         return RestError(404, message, TAG, error.name)
     if isinstance(error, BranchNotFound):

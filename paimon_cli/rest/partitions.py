@@ -13,24 +13,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_cli.rest.errors import RestError, bad_request
+from paimon_cli.rest.errors import RestError, bad_request, from_core
 from paimon_cli.rest.paging import like, page
+from paimon_core.errors import PaimonError
 
 if TYPE_CHECKING:
     from paimon_cli.rest.service import CatalogService
 
 
 def list_partitions(svc: CatalogService, db: str, name: str, query: dict) -> dict:
-    from paimon_core.maintain import java_strings, partition_stats, read_success_file
-
     table = svc.table(db, name)
-    codec = table.partition_codec
-    if not codec.keys:
+    if not table.partition_codec.keys:
         return {"partitions": [], "nextPageToken": None}
     matches = like(query.get("partitionNamePattern"))
+    return _listing(svc, db, name, table, query, lambda path, _values: matches(path))
+
+
+def _listing(svc: CatalogService, db: str, name: str, table, query: dict, keep) -> dict:
+    """The paged ``ListPartitionsResponse`` of the live partitions ``keep(path, values)`` takes."""
+    from paimon_core.maintain import java_strings, partition_stats, read_success_file
+
+    codec = table.partition_codec
     stats = svc.core(lambda: partition_stats(table), db, name)
     named = [(codec.path(s.values), s) for s in stats]
-    chunk, token = page([x for x in named if matches(x[0])], query, key=lambda x: x[0])
+    chunk, token = page([x for x in named if keep(x[0], x[1].values)], query, key=lambda x: x[0])
     buckets = table.schema.core_options.bucket
     out = []
     for _path, s in chunk:
@@ -48,6 +54,40 @@ def list_partitions(svc: CatalogService, db: str, name: str, query: dict) -> dic
             }
         )
     return {"partitions": out, "nextPageToken": token}
+
+
+def list_by_names(svc: CatalogService, db: str, name: str, body: Any, query: dict) -> dict:
+    """``partitions/list-by-names``: the listing's figures of the live partitions the specs name
+    (a spec naming none is left out, as Java's server leaves it)."""
+    body = svc.obj(body, "ListPartitionsByNamesRequest")
+    table = svc.table(db, name)
+    specs = _specs(table, db, name, body.get("specs"), "specs")
+    wanted, _missing = svc.core(lambda: _live(table, specs, True), db, name)
+    return _listing(svc, db, name, table, query, lambda _path, values: values in wanted)
+
+
+def create_partitions(svc: CatalogService, db: str, name: str, body: Any) -> dict:
+    """``POST .../partitions``: registers partitions where the catalog manages them (a Hive
+    table with ``metastore.partitioned-table``), answering ``{created, existed}``; 409
+    ``PARTITION`` with ``ignoreIfExists: false`` when one exists (none is created then).
+    Elsewhere a partition exists through its data: 501 with the spec's error body, as Java's
+    server answers for a table not partitioned in the metastore."""
+    from paimon_core.errors import AlreadyExists
+
+    body = svc.obj(body, "CreatePartitionsRequest")
+    ignore = body.get("ignoreIfExists", True)
+    if not isinstance(ignore, bool):
+        raise bad_request("malformed request: 'ignoreIfExists' must be a boolean")
+    raw = body.get("partitionSpecs")
+    table = svc.table(db, name)
+    specs = _specs(table, db, name, raw, "partitionSpecs")
+    try:
+        created, existed = svc.catalog.create_partitions(table.main_identifier, specs, ignore)
+    except AlreadyExists as e:
+        raise RestError(409, str(e), "PARTITION", name) from None
+    except PaimonError as e:
+        raise from_core(e, db, name) from None
+    return {"created": [raw[i] for i in created], "existed": [raw[i] for i in existed]}
 
 
 def _specs(table, db: str, name: str, raw: Any, key: str) -> list[dict]:

@@ -100,12 +100,6 @@ class CatalogService:
         self._core(lambda: self.catalog.drop_database(db, cascade=True), db)
 
     # ---- tables
-    def list_tables(self, db: str, query: dict) -> dict:
-        matches = like(query.get("tableNamePattern"))
-        names = [n for n in self._core(lambda: self.catalog.list_tables(db), db) if matches(n)]
-        chunk, token = page(names, query)
-        return {"tables": chunk, "nextPageToken": token}
-
     def _table(self, db: str, name: str) -> FileStoreTable:
         """Table ``name`` of ``db``; ``t$branch_b`` is branch ``b`` of table ``t``."""
         return self._core(lambda: self.catalog.get_table(f"{db}.{name}"), db, name)

@@ -7,13 +7,17 @@ table exists when its directory holds at least one ``schema/schema-N``.
 from __future__ import annotations
 
 import os
+import posixpath
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from paimon_core.catalog.names import DB_SUFFIX
+from paimon_core.catalog.names import DB_SUFFIX, parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,
     InvalidInput,
+    TableAlreadyExists,
+    UnsupportedByCatalog,
     WarehouseNotFound,
 )
 from paimon_core.metadata.branches import split_branch
@@ -31,6 +35,25 @@ def not_empty(db: str, tables: list[str]) -> InvalidInput:
     return InvalidInput(
         f"database '{db}' is not empty ({len(tables)} table(s): {names}); drop it with --cascade to drop them too"
     )
+
+
+@dataclass(frozen=True)
+class DatabaseChange:
+    """What ``alter_database`` did: keys removed, keys set, and removals naming no property."""
+
+    removed: list[str]
+    updated: list[str]
+    missing: list[str]
+
+
+def checked_change(updates: dict[str, str], removals: list[str], reserved: tuple[str, ...]) -> None:
+    """Refuse a key both set and removed, or a ``reserved`` key (one the catalog keeps itself)."""
+    both = sorted(set(updates) & set(removals))
+    if both:
+        raise InvalidInput(f"property '{both[0]}' is both set and removed")
+    for key in (*updates, *removals):
+        if key in reserved:
+            raise InvalidInput(f"property '{key}' is kept by the catalog and cannot be altered")
 
 
 class Catalog:
@@ -87,6 +110,68 @@ class Catalog:
     def database_properties(self, db: str) -> dict[str, str]:
         """The properties ``db`` was created with (as the catalog stores them)."""
         raise NotImplementedError
+
+    def alter_database(self, db: str, updates: dict[str, str], removals: list[str]) -> DatabaseChange:
+        """Set ``updates`` and remove ``removals`` among ``db``'s properties, all or nothing.
+        Catalogs that store no properties refuse (UnsupportedByCatalog, as Java's
+        FileSystemCatalog), except for an empty change, which Java accepts without a look."""
+        if not self.database_exists(db):
+            raise self._database_missing(db)
+        if updates or removals:
+            raise UnsupportedByCatalog(
+                f"the {self.kind} catalog stores no database properties: database '{db}' cannot "
+                "be altered (use a JDBC or Hive catalog)"
+            )
+        return DatabaseChange([], [], [])
+
+    def register_table(self, identifier: str, path: str) -> None:
+        """Register the Paimon table whose folder (schema files) is at ``path`` as
+        ``identifier``. A catalog that places each table at ``<warehouse>/<db>.db/<t>`` takes
+        only that path; TableAlreadyExists when the identifier is taken. The filesystem catalog
+        lists every table found at its place, so there the answer is always "already exists"
+        or a refusal: nothing is written."""
+        self._registration_target(identifier, path)
+        raise InvalidInput(f"no Paimon table at {path}: it holds no schema files")
+
+    def _registration_target(self, identifier: str, path: str) -> tuple[str, str, str]:
+        """(db, name, storage path) of a registration the catalog can take; the checks every
+        catalog shares (the database exists, the identifier is free, the path is acceptable)."""
+        db, name = parse_identifier(identifier)
+        if not self.database_exists(db):
+            raise self._database_missing(db)
+        where = self._registration_place(db, name, path)
+        if self.table_exists(identifier):
+            raise TableAlreadyExists(f"{db}.{name}")
+        return db, name, where
+
+    def _registration_place(self, db: str, name: str, path: str) -> str:
+        """Where table ``db.name`` may be registered from ``path``: here only its own place."""
+        place = self._storage_path(self.io.uri(self.table_path(db, name)))
+        if self._storage_path(path) != place:
+            raise InvalidInput(
+                f"the {self.kind} catalog keeps no table locations: table {db}.{name} is always at "
+                f"{self.io.uri(place)}, so it cannot be registered at {path} (move the folder there)"
+            )
+        return place
+
+    def _storage_path(self, path: str) -> str:
+        """``path`` (a URI or a bare path) as a path of the warehouse's storage."""
+        on = self.io.path_of(path) if path else None
+        if not on:
+            raise InvalidInput(f"table path {path!r} is not on the warehouse's storage ({self.warehouse})")
+        return posixpath.normpath(on) if self.io.is_local else on.rstrip("/")
+
+    def create_partitions(
+        self, identifier: str, specs: list[dict[str, str | None]], ignore_if_exists: bool = True
+    ) -> tuple[list[int], list[int]]:
+        """Register partitions ``specs`` (each a ``{key: string}``) in the catalog: the indexes
+        of the specs created and of those that existed. Only a catalog that manages a table's
+        partitions can (a Hive table with ``metastore.partitioned-table``); elsewhere a
+        partition exists through its data, and this is UnsupportedByCatalog."""
+        raise UnsupportedByCatalog(
+            f"table {identifier}: the {self.kind} catalog does not manage partitions (a partition "
+            "exists once data is written to it)"
+        )
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
         """Drop ``db``; one that holds tables is refused by name unless ``cascade`` (then its

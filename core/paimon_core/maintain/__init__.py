@@ -73,6 +73,7 @@ _EXPORTS = {
     "delete_consumer": "paimon_core.maintain.consumers",
     "list_consumers": "paimon_core.maintain.consumers",
     "reset_consumer": "paimon_core.maintain.consumers",
+    "rollback_schema": "paimon_core.maintain.schema_rollback",
 }
 __all__ = [
     "BranchAlreadyExists",
@@ -130,6 +131,7 @@ __all__ = [
     "rename_tag",
     "reset_consumer",
     "rollback",
+    "rollback_schema",
     "table_health",
     "tag_exists",
     "tag_names",
@@ -181,6 +183,7 @@ if TYPE_CHECKING:  # a type checker sees each export's own type; at run time __g
         write_success_files,
     )
     from paimon_core.maintain.rollback import RollbackPlan, RollbackResult, plan_rollback, rollback
+    from paimon_core.maintain.schema_rollback import rollback_schema
     from paimon_core.maintain.tags import (
         TagDeletion,
         create_tag,

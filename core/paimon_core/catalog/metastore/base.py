@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paimon_core.catalog.base import Catalog, not_empty
+from paimon_core.catalog.base import Catalog, DatabaseChange, checked_change, not_empty
 from paimon_core.catalog.names import parse_identifier
 from paimon_core.errors import (
     AlreadyExists,
@@ -116,6 +116,10 @@ class MetastoreCatalog(Catalog):
     def _db_unregister(self, db: str) -> None:
         raise NotImplementedError
 
+    def _db_alter(self, db: str, updates: dict[str, str], removals: list[str]) -> None:
+        """Set ``updates`` and remove ``removals`` (keys the database has) in one change."""
+        raise NotImplementedError
+
     def _table_names(self, db: str) -> list[str]:
         raise NotImplementedError
 
@@ -124,6 +128,11 @@ class MetastoreCatalog(Catalog):
 
     def _table_register(self, db: str, table: str, schema: TableSchema) -> None:
         raise NotImplementedError
+
+    def _table_register_at(self, db: str, table: str, schema: TableSchema, path: str) -> None:
+        """Register a table found at ``path`` (``_registration_place``: its own place, unless the
+        metastore keeps locations)."""
+        self._table_register(db, table, schema)
 
     def _table_unregister(self, db: str, table: str) -> None:
         raise NotImplementedError
@@ -187,6 +196,29 @@ class MetastoreCatalog(Catalog):
         if not self._db_registered(db):
             raise DatabaseNotFound(db)
         return self._db_properties(db)
+
+    reserved_properties: tuple[str, ...] = ("location",)  # the catalog's own (tables stay put)
+
+    def alter_database(self, db: str, updates: dict[str, str], removals: list[str]) -> DatabaseChange:
+        if not self._db_registered(db):
+            raise DatabaseNotFound(db)
+        checked_change(updates, removals, self.reserved_properties)
+        current = self._db_properties(db)
+        removed = [k for k in dict.fromkeys(removals) if k in current]
+        missing = [k for k in dict.fromkeys(removals) if k not in current]
+        if updates or removed:
+            self._db_alter(db, dict(updates), removed)
+        return DatabaseChange(removed, list(updates), missing)
+
+    def register_table(self, identifier: str, path: str) -> None:
+        """Register the table whose schema files are at ``path`` (see ``Catalog.register_table``);
+        its files are not touched."""
+        db, name, where = self._registration_target(identifier, path)
+        self._check_name("table", name)
+        schema = SchemaManager(self.io, where).latest()
+        if schema is None:
+            raise InvalidInput(f"no Paimon table at {path}: it holds no schema files")
+        self._table_register_at(db, name, schema, where)
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
         if not self._db_registered(db):

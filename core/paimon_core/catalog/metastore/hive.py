@@ -158,6 +158,24 @@ class HiveCatalog(MetastoreCatalog):
     def _db_unregister(self, db: str) -> None:
         self._call("drop_database", db, True, True, missing=lambda: None)
 
+    def _db_alter(self, db: str, updates: dict[str, str], removals: list[str]) -> None:
+        """As Java's alterDatabaseImpl: the parameters changed in place (``comment`` is the
+        description, as at creation)."""
+        d = self._call("get_database", db)
+        params = dict(d.parameters or {})
+        for k, v in updates.items():
+            if k == "comment":
+                d.description = v
+            else:
+                params[k] = v
+        for k in removals:
+            if k == "comment":
+                d.description = None
+            else:
+                params.pop(k, None)
+        d.parameters = params
+        self._call("alter_database", db, d)
+
     # ---- tables
     def _table_names(self, db: str) -> list[str]:
         """Paimon tables only (Java lists a table only if it is a Paimon table with a schema)."""
@@ -196,8 +214,15 @@ class HiveCatalog(MetastoreCatalog):
             tableType="MANAGED_TABLE",
         )
 
+    def _registration_place(self, db: str, name: str, path: str) -> str:
+        """The metastore keeps each table's location: any folder on the warehouse's storage."""
+        return self._storage_path(path)
+
     def _table_register(self, db: str, table: str, schema) -> None:
-        location = self.io.uri(self.table_path(db, table))
+        self._table_register_at(db, table, schema, self.table_path(db, table))
+
+    def _table_register_at(self, db: str, table: str, schema, path: str) -> None:
+        location = self.io.uri(path)
         try:
             self.client.create_table(self._hms_table(db, table, schema, location))
         except self.T.AlreadyExistsException:
@@ -250,6 +275,38 @@ class HiveCatalog(MetastoreCatalog):
         self, db: str, table: str, db2: str, table2: str
     ) -> None:  # rename_table above does it all
         raise NotImplementedError
+
+    # ---- partitions
+    def create_partitions(
+        self, identifier: str, specs: list[dict[str, str | None]], ignore_if_exists: bool = True
+    ) -> tuple[list[int], list[int]]:
+        """Metastore partitions of a ``metastore.partitioned-table`` table, registered without
+        data (as Java's HiveCatalog.createPartitions); all or nothing when not
+        ``ignore_if_exists`` (AlreadyExists names the first that exists)."""
+        from paimon_core.catalog.names import parse_identifier
+        from paimon_core.data.partition import escape_path_name
+
+        table = self.get_table(identifier)
+        if not H.partitioned_in_metastore(table.schema):
+            return super().create_partitions(identifier, specs, ignore_if_exists)
+        db, name = parse_identifier(identifier)
+        keys = table.partition_codec.keys
+        rows = []
+        for spec in specs:
+            if sorted(spec) != sorted(keys) or any(v is None for v in spec.values()):
+                raise InvalidInput(f"partition {spec} must give a value for each of {', '.join(keys)}")
+            values = [str(spec[k]) for k in keys]
+            there = self._call("get_partition", db, name, values, missing=lambda: None) is not None
+            rows.append((values, there))
+        existed = [i for i, (_v, there) in enumerate(rows) if there]
+        if existed and not ignore_if_exists:
+            raise AlreadyExists(f"partition {specs[existed[0]]} of {db}.{name} already exists")
+        hms = self._call("get_table", db, name)
+        for values, there in rows:
+            if not there:
+                rel = "/".join(f"{k}={escape_path_name(v)}" for k, v in zip(keys, values))
+                self._add_partition(db, name, hms, rel, values)
+        return [i for i, (_v, there) in enumerate(rows) if not there], existed
 
     # ---- hooks
     def mark_done(

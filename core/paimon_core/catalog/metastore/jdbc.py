@@ -238,6 +238,22 @@ class JdbcCatalog(MetastoreCatalog):
         rows = self.db.query(Q.ALL_DATABASE_PROPERTIES, (self.catalog_key, db))
         return {r[2]: r[3] for r in rows if r[2] != "exists"}
 
+    reserved_properties = ("location", "exists")  # "exists" marks a database without tables
+
+    def _db_alter(self, db: str, updates: dict[str, str], removals: list[str]) -> None:
+        """As Java's alterDatabaseImpl: new keys inserted, present ones updated, removals deleted
+        (each a statement of its own, as there)."""
+        current = self._db_properties(db)
+        new = {k: v for k, v in updates.items() if k not in current}
+        if new:
+            args = [a for k, v in new.items() for a in (self.catalog_key, db, k, v)]
+            self.db.execute(Q.insert_properties(len(new)), args)
+        for k, v in updates.items():
+            if k in current:
+                self.db.execute(Q.UPDATE_DATABASE_PROPERTY, (v, self.catalog_key, db, k))
+        for k in removals:
+            self.db.execute(Q.DELETE_DATABASE_PROPERTY, (self.catalog_key, db, k))
+
     def _db_unregister(self, db: str) -> None:
         self.db.execute(Q.DELETE_TABLES, (self.catalog_key, db))
         self.db.execute(Q.DELETE_DATABASE_PROPERTIES, (self.catalog_key, db))

@@ -49,6 +49,13 @@ ALL_DATABASE_PROPERTIES = (
 DELETE_DATABASE_PROPERTIES = (
     "DELETE FROM paimon_database_properties WHERE catalog_key = ? AND database_name = ?"
 )
+UPDATE_DATABASE_PROPERTY = (
+    "UPDATE paimon_database_properties SET property_value = ? WHERE catalog_key = ? AND database_name = ? "
+    "AND property_key = ?"
+)
+DELETE_DATABASE_PROPERTY = (
+    "DELETE FROM paimon_database_properties WHERE catalog_key = ? AND database_name = ? AND property_key = ?"
+)
 LIST_PROPERTY_DATABASES = (
     "SELECT DISTINCT database_name FROM paimon_database_properties WHERE catalog_key = ?"
 )

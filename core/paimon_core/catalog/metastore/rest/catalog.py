@@ -23,7 +23,7 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from paimon_core.catalog.base import Catalog
+from paimon_core.catalog.base import Catalog, DatabaseChange
 from paimon_core.catalog.metastore.rest.auth import RestAuth
 from paimon_core.catalog.metastore.rest.wire import changes_json, paged, schema_json
 from paimon_core.catalog.names import parse_identifier
@@ -36,6 +36,7 @@ from paimon_core.errors import (
     SnapshotNotFound,
     TableAlreadyExists,
     TableNotFound,
+    UnsupportedByCatalog,
 )
 from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound, is_main, with_branch
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
@@ -75,6 +76,10 @@ class RestEnvironment(CatalogEnvironment):
 
     def versions(self) -> VersionCatalog:
         return RestVersions(self)
+
+    def consumers(self) -> RestConsumers:
+        """The table's consumers, kept by the server (``maintain.consumers.ConsumerCatalog``)."""
+        return RestConsumers(self)
 
     def mark_done(self, table: TableContext, partitions: Sequence[tuple], action: str) -> None:
         """``done-partition``: the server marks the partitions done (``partitions/mark``, as
@@ -167,6 +172,22 @@ class RestVersions(VersionCatalog):
         self._call(table, "POST", "rollback", {"instant": instant})
 
 
+class RestConsumers:
+    """Consumers listed and reset by the server (``consumers``, ``consumers/reset``), as Java's
+    ``RESTCatalog.listConsumersPaged``/``resetConsumer`` do."""
+
+    def __init__(self, env: RestEnvironment):
+        self.env = env
+
+    def list_consumers(self, table: TableContext) -> dict[str, int]:
+        items = self.env.catalog.list_all(f"{self.env.table_path(table)}/consumers", "consumers")
+        return {c["consumerId"]: int(c["nextSnapshot"]) for c in items}
+
+    def reset_consumer(self, table: TableContext, consumer_id: str, next_snapshot: int | None) -> None:
+        body = {"consumerId": consumer_id, "nextSnapshotId": next_snapshot}
+        self.env.catalog.call("POST", f"{self.env.table_path(table)}/consumers/reset", body)
+
+
 def _q(name: str) -> str:
     return urllib.parse.quote(name, safe="")
 
@@ -250,6 +271,18 @@ class RestCatalog(Catalog):
 
     def database_properties(self, db: str) -> dict[str, str]:
         return dict(self.call("GET", f"databases/{_q(db)}").get("options") or {})
+
+    def alter_database(self, db: str, updates: dict[str, str], removals: list[str]) -> DatabaseChange:
+        body = {"removals": list(removals), "updates": dict(updates)}
+        got = self.call("POST", f"databases/{_q(db)}", body) or {}
+        return DatabaseChange(
+            list(got.get("removed") or []), list(got.get("updated") or []), list(got.get("missing") or [])
+        )
+
+    def register_table(self, identifier: str, path: str) -> None:
+        db, name = parse_identifier(identifier)
+        body = {"identifier": {"database": db, "object": name}, "path": path}
+        self.call("POST", f"databases/{_q(db)}/register", body)
 
     def drop_database(self, db: str, cascade: bool = False) -> None:
         from paimon_core.catalog.base import not_empty
@@ -357,6 +390,8 @@ def _error(status: int, raw: bytes) -> Exception:
         return SnapshotNotFound(message)
     if status == 409:
         return TableAlreadyExists(name) if kind == "TABLE" else AlreadyExists(message)
+    if status == 501:
+        return UnsupportedByCatalog(message)
     if status in (401, 403):
         return CatalogUnavailable(f"the REST catalog refused the request ({status}): {message}")
     if status == 400:  # the server's own words (this server: the backing catalog's error)
