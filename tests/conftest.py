@@ -26,6 +26,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -94,11 +96,19 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, print_blob=True)
 _SEED: int | None = None
+_MANIFEST_CACHE: str | None = None  # the disk cache folder this process made for the run
 
 
 def pytest_configure(config):
     global _SEED
     settings.load_profile("ci" if in_ci() else "dev")
+    # the disk cache of decoded manifests in a folder of this run (each xdist worker its own,
+    # shared with the CLI processes its tests start), never the user's ~/.cache
+    global _MANIFEST_CACHE
+    if "PAIMON_MANIFEST_CACHE" not in os.environ:
+        _MANIFEST_CACHE = os.environ["PAIMON_MANIFEST_CACHE"] = tempfile.mkdtemp(
+            prefix="paimon-manifest-cache-"
+        )
     # every Spark 4 JVM of the run (in process or not) starts from the cached Spark home, whose
     # class-data archive outlives the venv (tests/spark/jvm.py); other venvs' pysparks drop it
     if importlib.util.find_spec("pyspark") is not None:
@@ -115,6 +125,11 @@ def pytest_configure(config):
         core.global_force_seed = _SEED  # what --hypothesis-seed sets
     else:
         _SEED = int(given)
+
+
+def pytest_unconfigure(config):
+    if _MANIFEST_CACHE is not None:
+        shutil.rmtree(_MANIFEST_CACHE, ignore_errors=True)
 
 
 def pytest_report_header(config):

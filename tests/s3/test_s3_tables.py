@@ -453,3 +453,37 @@ def test_together_overlaps_remote_calls_only():
     order = []
     assert FileIO("/tmp").together(lambda: order.append(1), lambda: order.append(2)) == [None, None]
     assert order == [1, 2]
+
+
+def test_a_later_plan_reads_no_manifest_from_s3(s3_warehouse, tmp_path, monkeypatch):
+    """The disk cache of decoded manifests (#43) serves remote tables too, keyed by the
+    manifest's size as its list records it: a later process reads only the lists."""
+    from paimon_core.metadata import manifest_cache, manifest_disk_cache
+
+    monkeypatch.setenv("PAIMON_MANIFEST_CACHE", str(tmp_path / "cache"))
+    uri, opts = s3_warehouse
+    cat = FileSystemCatalog(uri, opts)
+    cat.create_database("db")
+    t = cat.create_table("db.t", _pk_schema())
+    for k in range(3):
+        t.write_arrow(_rows(range(k * 10, k * 10 + 10), f"w{k}"))
+    want = [s.files for s in t.plan(t.snapshots.latest())]
+    assert manifest_disk_cache.usage()[0] >= 3
+    manifest_cache.clear()
+    t = FileSystemCatalog(uri, opts).get_table("db.t")
+    reads: list[str] = []
+    real_read, real_cat = type(t.io).read_bytes, type(t.io.fs).cat
+
+    def counting(io, path):
+        reads.append(path)
+        return real_read(io, path)
+
+    def counting_cat(fs, paths, *a, **k):
+        reads.extend(paths if isinstance(paths, list) else [paths])
+        return real_cat(fs, paths, *a, **k)
+
+    monkeypatch.setattr(type(t.io), "read_bytes", counting)
+    monkeypatch.setattr(type(t.io.fs), "cat", counting_cat)
+    assert [s.files for s in t.plan(t.snapshots.latest())] == want
+    assert _sorted(t.read()) == sorted((i, f"w{i // 10}{i}", "d1" if i % 2 else "d2") for i in range(30))
+    assert not [p for p in reads if "/manifest/manifest-" in p and "list" not in p]

@@ -65,7 +65,8 @@ def live_entries(
     try:
         metas = [m for m in data_manifests(store, snapshot) if manifest_filter is None or manifest_filter(m)]
         # read in parallel, folded in list order
-        for part in store.read_manifests([m.file_name for m in metas], decode_filter):
+        names, sizes = [m.file_name for m in metas], [m.file_size for m in metas]
+        for part in store.read_manifests(names, decode_filter, sizes):
             if entry_filter is None:
                 entries.extend(part)
             else:

@@ -20,6 +20,7 @@ from paimon_core import paths
 from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.metadata import manifest_cache
+from paimon_core.metadata.manifest_columns import EntryColumns
 from paimon_core.metadata.manifest_reader import EntryFilter, RecordForm, read_entries, read_many
 from paimon_core.metadata.orc_records import is_orc, orc_bytes, orc_codec, read_orc_records
 from paimon_core.storage.file_io import FileIO
@@ -314,7 +315,9 @@ def entry_row(d: dict) -> tuple:
     return (d["_KIND"], d["_PARTITION"], d["_BUCKET"], d.get("_TOTAL_BUCKETS", -1), file_row(d["_FILE"]))
 
 
-ENTRY_FORM = RecordForm(entry_row, ManifestEntry.from_row)
+ENTRY_FORM = RecordForm(
+    entry_row, ManifestEntry.from_row, EntryColumns(ManifestEntry, DataFileMeta, SimpleStats)
+)
 
 
 @dataclass(frozen=True)
@@ -500,10 +503,11 @@ class ManifestStore:
         return read_entries(self.io, self.path(name), ENTRY_FORM, entry_filter)
 
     def read_manifests(
-        self, names: list[str], entry_filter: EntryFilter | None = None
+        self, names: list[str], entry_filter: EntryFilter | None = None, sizes: list[int] | None = None
     ) -> list[list[ManifestEntry]]:
-        """``read_manifest`` of each name, read in parallel, in the order of ``names``."""
-        return read_many(self.io, [self.path(n) for n in names], ENTRY_FORM, entry_filter)
+        """``read_manifest`` of each name, read in parallel, in the order of ``names``
+        (``sizes``: their sizes as the manifest list records them)."""
+        return read_many(self.io, [self.path(n) for n in names], ENTRY_FORM, entry_filter, sizes)
 
     def read_list(self, name: str) -> list[ManifestFileMeta]:
         return self.read_lists([name])[0]

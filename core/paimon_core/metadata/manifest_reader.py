@@ -11,8 +11,10 @@ that does contain them is decoded and filtered entry by entry).
 Records become entries in two steps (``RecordForm``): ``row`` turns a decoded record into a
 tuple of plain values, ``build`` turns that tuple into an entry.
 
-Complete decodes go to the process-wide cache (``manifest_cache``); a filtered read uses a
-cached complete decode when there is one and never stores its partial result.
+Complete decodes go to the process-wide cache (``manifest_cache``) and, for a form with
+``columns``, to the disk cache shared by processes (``manifest_disk_cache``); a filtered read
+uses a cached complete decode when there is one (from disk: only the entries it keeps are
+built) and never stores its partial result.
 
 ``read_many`` keeps the order of its input: ADD/DELETE folding must see entries in manifest
 list order, whatever order the threads finish in.
@@ -31,12 +33,13 @@ from typing import TYPE_CHECKING
 import fastavro
 
 from paimon_core.errors import CorruptMetadata
-from paimon_core.metadata import manifest_cache
+from paimon_core.metadata import manifest_cache, manifest_disk_cache
 from paimon_core.metadata.orc_records import is_orc, read_orc_records
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
+    from paimon_core.metadata.manifest_columns import EntryColumns
     from paimon_core.storage.file_io import FileIO
 
 
@@ -47,10 +50,12 @@ PARALLELISM = 8
 @dataclass(frozen=True)
 class RecordForm:
     """How a decoded record becomes an entry: ``row(record)``, a tuple of plain values, then
-    ``build(row)``, the entry."""
+    ``build(row)``, the entry. ``columns``: how entries are kept in the disk cache (None: not
+    kept there)."""
 
     row: Callable[[dict], tuple]
     build: Callable[[tuple], object]
+    columns: EntryColumns | None = None
 
 
 @dataclass(frozen=True)
@@ -89,15 +94,31 @@ class Decoded:
 
 
 def read_entries(
-    io: FileIO, path: str, form: RecordForm, flt: EntryFilter | None = None, data: bytes | None = None
+    io: FileIO,
+    path: str,
+    form: RecordForm,
+    flt: EntryFilter | None = None,
+    data: bytes | None = None,
+    size: int | None = None,
 ) -> list:
     """The entries (``form``: manifest.ENTRY_FORM) of the manifest at ``path`` that ``flt``
     keeps (all without a filter), in file order; ``data``: the file's bytes when the caller
-    fetched them. A missing or damaged file is CorruptMetadata naming it."""
+    fetched them; ``size``: its size as the manifest list records it (keys the disk cache for
+    a remote file). A missing or damaged file is CorruptMetadata naming it."""
     key = manifest_cache.key_of(io, path)
     cached = manifest_cache.get(key)
     if isinstance(cached, Decoded):
         return cached.select(flt)
+    columns = form.columns
+    disk_key = manifest_disk_cache.key_of(key, size) if columns is not None else None
+    if columns is not None and disk_key is not None:
+        kept = manifest_disk_cache.load(disk_key)
+        if kept is not None:
+            if flt is not None:
+                return columns.select(kept, flt.keep)
+            out = columns.entries(kept)
+            manifest_cache.put(key, Decoded(tuple(out)), len(out))
+            return out
     if data is None:
         data = _read(io, path)
     try:
@@ -112,6 +133,8 @@ def read_entries(
         raise CorruptMetadata(f"manifest file {path} is unreadable: {e}") from None
     if flt is None:
         manifest_cache.put(key, Decoded(tuple(out)), len(out))
+        if columns is not None and (len(out) >= manifest_disk_cache.MIN_LOCAL_ENTRIES or not io.is_local):
+            manifest_disk_cache.store(disk_key, out, columns)
     return out
 
 
@@ -152,20 +175,44 @@ def avro_rows(data: bytes, row: Callable[[dict], tuple], flt: EntryFilter | None
     return out
 
 
-def read_many(io: FileIO, paths: list[str], form: RecordForm, flt: EntryFilter | None = None) -> list[list]:
-    """``read_entries`` of each path, in the order of ``paths``. Remote files not in the cache
-    are fetched concurrently first (one batch on an async store such as S3, else up to
-    ``PARALLELISM`` threads). Local files are decoded one after another here (decoding holds
-    the GIL, so threads would only add switching; worker processes were measured slower on the
-    whole plan, see docs/architecture.md)."""
-    with gc_paused():
+def read_many(
+    io: FileIO,
+    paths: list[str],
+    form: RecordForm,
+    flt: EntryFilter | None = None,
+    sizes: list[int] | None = None,
+) -> list[list]:
+    """``read_entries`` of each path, in the order of ``paths`` (``sizes``: their sizes as the
+    manifest list records them). Remote files in neither cache are fetched concurrently
+    first (one batch on an async store such as S3, else up to ``PARALLELISM`` threads). Local
+    files are decoded one after another here (decoding holds the GIL, so threads would only
+    add switching; worker processes were measured slower on the whole plan, see
+    docs/architecture.md)."""
+    known: list[int | None] = list(sizes) if sizes is not None else [None] * len(paths)
+    large = flt is None and _decoded_bytes(io, paths, known) >= LARGE_DECODE_BYTES
+    with gc_paused(large):
         if len(paths) <= 1 or io.is_local:
-            return [read_entries(io, p, form, flt) for p in paths]
-        missing = [
-            p for p in paths if not isinstance(manifest_cache.get(manifest_cache.key_of(io, p)), Decoded)
-        ]
+            return [read_entries(io, p, form, flt, size=n) for p, n in zip(paths, known)]
+        missing = [p for p, n in zip(paths, known) if not _held(io, p, form, n)]
         fetched = _fetch_all(io, missing)
-        return [read_entries(io, p, form, flt, fetched.get(p)) for p in paths]
+        return [read_entries(io, p, form, flt, fetched.get(p), n) for p, n in zip(paths, known)]
+
+
+def _decoded_bytes(io: FileIO, paths: list[str], sizes: Sequence[int | None]) -> int:
+    """The manifest bytes among ``paths`` not decoded in memory yet (as far as sizes are known)."""
+    return sum(
+        n or 0
+        for p, n in zip(paths, sizes)
+        if n and not isinstance(manifest_cache.get(manifest_cache.key_of(io, p)), Decoded)
+    )
+
+
+def _held(io: FileIO, path: str, form: RecordForm, size: int | None) -> bool:
+    """Whether the decode of ``path`` is in memory or on disk (its bytes need no fetch)."""
+    key = manifest_cache.key_of(io, path)
+    if isinstance(manifest_cache.get(key), Decoded):
+        return True
+    return form.columns is not None and manifest_disk_cache.exists(manifest_disk_cache.key_of(key, size))
 
 
 def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:
@@ -189,17 +236,32 @@ def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:
 
 
 _pauses = 0
+_freeze = False
+_was_enabled = False
 _pause_lock = threading.Lock()
+
+# a decode of at least this many manifest bytes (about 100k entries) is large: see gc_paused
+LARGE_DECODE_BYTES = 4 << 20
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused(large: bool = False) -> Iterator[None]:
     """The cyclic garbage collector off while manifests are decoded: decoding allocates
     millions of acyclic objects, and each allocation burst would otherwise trigger full
     collections over the whole heap. Nested and concurrent pauses are counted; the collector
-    is enabled again when the last ends (if it was enabled before the first)."""
-    global _pauses, _was_enabled
+    is enabled again when the last ends (if it was enabled before the first).
+
+    A ``large`` decode (``LARGE_DECODE_BYTES``) collects first and, when the last pause ends,
+    moves every object then alive to the permanent generation (``gc.freeze``): the decoded
+    entries hold no reference cycles, so reference counting still frees them, but the collector
+    no longer walks millions of them again and again (a 1M-entry plan left 3 s of collections
+    to whatever ran next). The collection before the decode means only cycles made during the
+    pause (by other threads) can be frozen with them."""
+    global _pauses, _was_enabled, _freeze
     with _pause_lock:
+        if large and not _freeze:
+            gc.collect()
+            _freeze = True
         if _pauses == 0:
             _was_enabled = gc.isenabled()
             gc.disable()
@@ -209,8 +271,9 @@ def gc_paused() -> Iterator[None]:
     finally:
         with _pause_lock:
             _pauses -= 1
-            if _pauses == 0 and _was_enabled:
-                gc.enable()
-
-
-_was_enabled = True
+            if _pauses == 0:
+                if _freeze:
+                    gc.freeze()
+                    _freeze = False
+                if _was_enabled:
+                    gc.enable()
