@@ -45,6 +45,8 @@ _HINTS = {
     "partition_needs_overwrite": "--partition needs --overwrite (it names the partition to replace)",
     "damaged_snapshot": "{message}: `paimon rollback --to {previous}` on this table removes it (and any "
     "newer snapshot) and makes snapshot {previous} the latest",
+    "objects_store": "the {kind} catalog stores no {what}: {doing}; keep them in a JDBC database with "
+    "--catalog-option catalog-objects.jdbc-uri=sqlite:///PATH/objects.db (or [catalog] in paimon.toml)",
     "overwrite_partition": "--overwrite --partition {spec}: the input has rows of partition {stray}; "
     "nothing was written",
 }

@@ -42,6 +42,11 @@ SPEC_DEVIATIONS = (
     ("ListTableDetailsResponse", "nextPageToken", ["string", "null"]),
     ("ListTablesGloballyResponse", "nextPageToken", ["string", "null"]),
     ("ListConsumersResponse", "nextPageToken", ["string", "null"]),
+    ("ListViewDetailsResponse", "nextPageToken", ["string", "null"]),
+    ("ListViewsGloballyResponse", "nextPageToken", ["string", "null"]),
+    ("ListFunctionsResponse", "nextPageToken", ["string", "null"]),
+    ("ListFunctionDetailsResponse", "nextPageToken", ["string", "null"]),
+    ("ListFunctionsGloballyResponse", "nextPageToken", ["string", "null"]),
     ("Snapshot", "commitIdentifier", ["integer", "string"]),  # Java's Snapshot JSON: a long
 )
 

@@ -188,6 +188,9 @@ def test_core_folders_import_only_downwards():
 CATALOG_LAYERS = [
     "names",
     "lookup",
+    "views",
+    "functions",
+    "objects",
     "base",
     "filesystem",
     "metastore",

@@ -180,3 +180,55 @@ class TableFilesMissing(NotFound):
         )
         self.name = name
         self.with_hint("drop_table")
+
+
+class ViewNotFound(NotFound):
+    def __init__(self, name: str, detail: str = ""):
+        super().__init__(f"view '{name}' does not exist{detail}")
+        self.name = name
+
+
+class ViewAlreadyExists(AlreadyExists):
+    """A view (or, as Java refuses it, a table) already has the name."""
+
+    def __init__(self, name: str, what: str = "view"):
+        super().__init__(
+            f"{what} '{name}' already exists" + ("" if what == "view" else " (a view cannot take its name)")
+        )
+        self.name = name
+
+
+class DialectNotFound(NotFound):
+    def __init__(self, view: str, dialect: str):
+        super().__init__(f"view '{view}' has no dialect '{dialect}'")
+        self.name, self.dialect = view, dialect
+
+
+class DialectAlreadyExists(AlreadyExists):
+    def __init__(self, view: str, dialect: str):
+        super().__init__(f"view '{view}' already has dialect '{dialect}'")
+        self.name, self.dialect = view, dialect
+
+
+class FunctionNotFound(NotFound):
+    def __init__(self, name: str, detail: str = ""):
+        super().__init__(f"function '{name}' does not exist{detail}")
+        self.name = name
+
+
+class FunctionAlreadyExists(AlreadyExists):
+    def __init__(self, name: str):
+        super().__init__(f"function '{name}' already exists")
+        self.name = name
+
+
+class DefinitionNotFound(NotFound):
+    def __init__(self, function: str, definition: str):
+        super().__init__(f"function '{function}' has no definition '{definition}'")
+        self.name, self.definition = function, definition
+
+
+class DefinitionAlreadyExists(AlreadyExists):
+    def __init__(self, function: str, definition: str):
+        super().__init__(f"function '{function}' already has definition '{definition}'")
+        self.name, self.definition = function, definition

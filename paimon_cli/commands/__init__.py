@@ -33,6 +33,16 @@ COMMANDS: tuple[CommandEntry, ...] = tuple(
         ),
         ("rename-table", "catalog", "Rename a table: its registration and its folder on storage."),
         ("catalog", "catalog", "The catalog in use (filesystem, jdbc, hive or rest)."),
+        (
+            "view",
+            "views",
+            "Create, list, show, drop and rename views (a query with columns, kept by the catalog).",
+        ),
+        (
+            "function",
+            "functions",
+            "Create, list, show and drop catalog functions (SQL, lambda or file definitions).",
+        ),
         ("alter-table", "alter", "Change a table's schema: columns, options, comment."),
         (
             "ingest",

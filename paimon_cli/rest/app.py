@@ -28,6 +28,7 @@ from starlette.routing import Route
 from paimon_cli.rest import (
     consumers,
     databases,
+    functions,
     listings,
     partitions,
     registration,
@@ -64,7 +65,11 @@ def _route(
         table_id = parts[2]
         return lambda: listings.get_table_by_id(s, table_id)
     if n == 2 and parts == ["views", "rename"] and method == "POST":
-        raise views.unsupported("renaming a view")
+        return lambda: views.rename_view(s, body)
+    if n == 1 and parts[0] == "views" and method == "GET":
+        return lambda: views.list_views_globally(s, query)
+    if n == 1 and parts[0] == "functions" and method == "GET":
+        return lambda: functions.list_functions_globally(s, query)
     if n >= 2 and parts[0] == "databases":
         db = checked(parts[1], "database")
         if n == 2:
@@ -83,8 +88,14 @@ def _route(
                 return lambda: listings.list_tables(s, db, query)
             if method == "POST":
                 return lambda: s.create_table(db, body)
+        if n == 3 and parts[2] == "view-details" and method == "GET":
+            return lambda: views.list_view_details(s, db, query)
+        if n == 3 and parts[2] == "function-details" and method == "GET":
+            return lambda: functions.list_function_details(s, db, query)
         if n >= 3 and parts[2] == "views":
-            return _view_route(s, method, db, parts[3:], query)
+            return _view_route(s, method, db, parts[3:], body, query)
+        if n >= 3 and parts[2] == "functions":
+            return _function_route(s, method, db, parts[3:], body, query)
         if n >= 4 and parts[2] == "tables":
             return _table_route(s, method, db, checked(parts[3], "table"), parts[4:], body, query)
     raise RestError(404, f"no such endpoint: {method} /{'/'.join(parts)}", "UNKNOWN", None)
@@ -150,20 +161,42 @@ def _table_route(
 
 
 def _view_route(
-    s: CatalogService, method: str, db: str, rest: list[str], query: dict[str, str]
+    s: CatalogService, method: str, db: str, rest: list[str], body: Any, query: dict[str, str]
 ) -> Callable[[], Any]:
     if not rest and method == "GET":
         return lambda: views.list_views(s, db, query)
     if not rest and method == "POST":
-        raise views.unsupported("creating a view")
+        return lambda: views.create_view(s, db, body)
     if len(rest) == 1:
         view = checked(rest[0], "view")
-        if method in ("GET", "DELETE"):
+        if method == "GET":
             return lambda: views.get_view(s, db, view)
+        if method == "DELETE":
+            return lambda: views.drop_view(s, db, view)
         if method == "POST":
-            raise views.unsupported("altering a view")
+            return lambda: views.alter_view(s, db, view, body)
     raise RestError(
         404, f"no such endpoint: {method} /databases/{db}/views/{'/'.join(rest)}", "UNKNOWN", None
+    )
+
+
+def _function_route(
+    s: CatalogService, method: str, db: str, rest: list[str], body: Any, query: dict[str, str]
+) -> Callable[[], Any]:
+    if not rest and method == "GET":
+        return lambda: functions.list_functions(s, db, query)
+    if not rest and method == "POST":
+        return lambda: functions.create_function(s, db, body)
+    if len(rest) == 1:
+        name = checked(rest[0], "function")
+        if method == "GET":
+            return lambda: functions.get_function(s, db, name)
+        if method == "DELETE":
+            return lambda: functions.drop_function(s, db, name)
+        if method == "POST":
+            return lambda: functions.alter_function(s, db, name, body)
+    raise RestError(
+        404, f"no such endpoint: {method} /databases/{db}/functions/{'/'.join(rest)}", "UNKNOWN", None
     )
 
 

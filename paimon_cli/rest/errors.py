@@ -6,6 +6,12 @@ from __future__ import annotations
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,
+    DefinitionAlreadyExists,
+    DefinitionNotFound,
+    DialectAlreadyExists,
+    DialectNotFound,
+    FunctionAlreadyExists,
+    FunctionNotFound,
     InvalidInput,
     NotFound,
     PaimonError,
@@ -14,11 +20,14 @@ from paimon_core.errors import (
     TableNotFound,
     UnsupportedByCatalog,
     UnsupportedFeature,
+    ViewAlreadyExists,
+    ViewNotFound,
     WarehouseNotFound,
 )
 
 DATABASE, TABLE, SNAPSHOT, UNKNOWN = "DATABASE", "TABLE", "SNAPSHOT", "UNKNOWN"
 TAG, BRANCH, PARTITION = "TAG", "BRANCH", "PARTITION"
+VIEW, DIALECT, FUNCTION, DEFINITION = "VIEW", "DIALECT", "FUNCTION", "DEFINITION"
 
 
 class RestError(Exception):
@@ -51,6 +60,9 @@ def from_core(error: PaimonError, database: str | None = None, table: str | None
     message = str(error)
     if isinstance(error, UnsupportedByCatalog):  # Java's UnsupportedOperationException
         return RestError(501, message)
+    for kind, status, resource, name_of in _OBJECT_ERRORS:
+        if isinstance(error, kind):
+            return RestError(status, message, resource, name_of(error))
     if isinstance(error, TagNotFound):
         return RestError(404, message, TAG, error.name)
     if isinstance(error, BranchNotFound):
@@ -74,3 +86,21 @@ def from_core(error: PaimonError, database: str | None = None, table: str | None
     if isinstance(error, (InvalidInput, UnsupportedFeature)):
         return RestError(400, message)
     return RestError(500, message)
+
+
+def _object(error) -> str:
+    """The object name of a view or function error (``db.name`` -> ``name``), as Java sends it."""
+    return str(error.name).split(".", 1)[-1]
+
+
+# view and function errors: (error, status, resourceType, resourceName), as Java's test server
+_OBJECT_ERRORS = (
+    (ViewNotFound, 404, VIEW, _object),
+    (ViewAlreadyExists, 409, VIEW, _object),
+    (DialectNotFound, 404, DIALECT, lambda e: e.dialect),
+    (DialectAlreadyExists, 409, DIALECT, lambda e: e.dialect),
+    (FunctionNotFound, 404, FUNCTION, _object),
+    (FunctionAlreadyExists, 409, FUNCTION, _object),
+    (DefinitionNotFound, 404, DEFINITION, lambda e: e.definition),
+    (DefinitionAlreadyExists, 409, DEFINITION, lambda e: e.definition),
+)

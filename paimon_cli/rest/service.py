@@ -48,7 +48,8 @@ class CatalogService:
     """The REST operations of one catalog; each returns the response body (None: no content).
     Lists are paged (``paging.py``): ``nextPageToken`` is null on the last page, as Java's test
     server sends it (pypaimon 2.1 needs the key; the spec types it string-only). Tags, branches
-    and snapshots are ``versions.py``'s, partitions ``partitions.py``'s, views ``views.py``'s."""
+    and snapshots are ``versions.py``'s, partitions ``partitions.py``'s, views and functions
+    ``views.py``'s and ``functions.py``'s."""
 
     def __init__(self, catalog: Catalog, prefix: str, token_lifetime_ms: int = DEFAULT_LIFETIME_MS):
         self.catalog = catalog

@@ -434,6 +434,15 @@ def catalogs(s: Story):
     assert "orders_2023" in s.paimon("tables", "shop").stdout
 
 
+def views_and_functions(s: Story):
+    s.subst["/tmp/paimon-objects.db"] = str(s.cwd / "objects.db")
+    s.create("shop.orders", "id BIGINT, amount DOUBLE")
+    out = [s.run(cmd).stdout for cmd in s.block.commands]
+    assert "query: SELECT id, amount FROM shop.orders WHERE amount > 100" in out[1]
+    assert "plus_one" in out[4]
+    assert (s.cwd / "objects.db").exists()
+
+
 def rest_catalog(s: Story):
     """The server (until Ctrl-C) over the scratch warehouse, and blocks 2 and 3 against it."""
     port = str(free_port())
@@ -547,6 +556,7 @@ RUNS = {
     "Schema evolution": schema_evolution,
     "File formats": file_formats,
     "Catalogs": catalogs,
+    "Views and functions": views_and_functions,
     "REST catalog": rest_catalog,
     "REST catalog #2": rest_for_a_team,
     "REST catalog #3": None,  # run inside "REST catalog", while its server is up

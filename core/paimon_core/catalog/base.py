@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paimon_core.catalog.names import DB_SUFFIX, parse_identifier
+from paimon_core.catalog.objects import CatalogObjects
 from paimon_core.errors import (
     AlreadyExists,
     DatabaseNotFound,
@@ -29,11 +30,14 @@ if TYPE_CHECKING:
     from paimon_core.systables import SystemTable
 
 
-def not_empty(db: str, tables: list[str]) -> InvalidInput:
-    """The refusal to drop a database that holds tables without cascade."""
-    names = ", ".join(tables[:3]) + (f" and {len(tables) - 3} more" if len(tables) > 3 else "")
+def not_empty(db: str, tables: list[str], objects: list[str] | None = None) -> InvalidInput:
+    """The refusal to drop a database that holds tables (or views and functions: ``objects``,
+    each named with its kind) without cascade."""
+    held = [*tables, *(objects or [])]
+    what = "table(s)" if not objects else "object(s)"
+    names = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
     return InvalidInput(
-        f"database '{db}' is not empty ({len(tables)} table(s): {names}); drop it with --cascade to drop them too"
+        f"database '{db}' is not empty ({len(held)} {what}: {names}); drop it with --cascade to drop them too"
     )
 
 
@@ -56,10 +60,11 @@ def checked_change(updates: dict[str, str], removals: list[str], reserved: tuple
             raise InvalidInput(f"property '{key}' is kept by the catalog and cannot be altered")
 
 
-class Catalog:
+class Catalog(CatalogObjects):
     """The catalog interface. Tables live on the warehouse storage at
     ``<warehouse>/<db>.db/<table>`` whatever the catalog; catalogs differ in where names are
-    registered. Subclasses implement every method below; ``kind`` names the catalog."""
+    registered. Subclasses implement every method below; ``kind`` names the catalog. Views and
+    functions: ``CatalogObjects`` (``catalog.objects``), over the stores a catalog sets."""
 
     kind = "?"
 
@@ -80,6 +85,10 @@ class Catalog:
 
     def close(self) -> None:
         """Release connections; the catalog is not used afterwards."""
+        for store in {id(s): s for s in (self.view_store, self.function_store) if s is not None}.values():
+            close = getattr(store, "close", None)
+            if close is not None:
+                close()
 
     def _on_storage(self, db: str, table: str) -> bool:
         return bool(SchemaManager(self.io, self.table_path(db, table)).list_ids())

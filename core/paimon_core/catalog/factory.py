@@ -1,4 +1,5 @@
-"""Choosing a catalog by name: ``filesystem`` (the zero-setup default, ``catalog.filesystem``),
+"""Choosing a catalog by name: ``filesystem`` (the zero-setup default, ``catalog.filesystem``;
+its views and functions in the JDBC database ``catalog-objects.jdbc-uri`` names, if any),
 ``jdbc``, ``hive`` or ``rest`` (``catalog.metastore``). The top of the catalog package: the
 interface (``catalog.base``) does not depend on the catalogs built on it."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 from paimon_core.catalog.base import Catalog
 from paimon_core.catalog.filesystem import FileSystemCatalog
 from paimon_core.errors import InvalidInput
+from paimon_core.options.catalog_options import OBJECTS_OPTIONS
 
 CATALOG_KINDS = ("filesystem", "jdbc", "hive", "rest")
 
@@ -19,11 +21,17 @@ def create_catalog(
     kind = (kind or "filesystem").strip().lower()
     options = dict(options or {})
     if kind == "filesystem":
-        if options:
+        unknown = sorted(set(options) - {o.key for o in OBJECTS_OPTIONS})
+        if unknown:
             raise InvalidInput(
-                f"the filesystem catalog takes no catalog options (got {', '.join(sorted(options))})"
+                f"the filesystem catalog takes no catalog options but {OBJECTS_OPTIONS[0].key} and "
+                f"its catalog-objects.* keys (got {', '.join(unknown)})"
             )
-        return FileSystemCatalog(warehouse, storage_options)
+        from paimon_core.catalog.metastore.jdbc_objects import open_objects_store
+
+        catalog = FileSystemCatalog(warehouse, storage_options)
+        catalog.view_store = catalog.function_store = open_objects_store(options)
+        return catalog
     if kind == "jdbc":
         from paimon_core.catalog.metastore.jdbc import JdbcCatalog
 

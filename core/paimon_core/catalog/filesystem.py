@@ -1,5 +1,6 @@
 """``FileSystemCatalog``, the zero-setup default: ``<warehouse>/<db>.db/<table>`` and no other
-metadata. Creating a table writes schema-0 only if absent, so two concurrent creates cannot both
+metadata (views and functions only in a JDBC database named by ``catalog-objects.jdbc-uri``,
+``catalog.objects``). Creating a table writes schema-0 only if absent, so two concurrent creates cannot both
 succeed."""
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ class FileSystemCatalog(Catalog):
         if not self.database_exists(db):
             raise self._database_missing(db)
         tables = self.list_tables(db)
-        if tables and not cascade:
-            raise not_empty(db, tables)
+        objects = self._object_names(db)
+        if (tables or objects) and not cascade:
+            raise not_empty(db, tables, objects)
+        self._drop_objects(db)
         self.io.delete_dir(self.db_path(db))
 
     # ---- tables
@@ -90,6 +93,7 @@ class FileSystemCatalog(Catalog):
             if ignore_if_exists:
                 return self.get_table(identifier)
             raise TableAlreadyExists(f"{db}.{name}")
+        self._refuse_view_name(db, name)
         self.create_database(db, ignore_if_exists=True)
         path = self.table_path(db, name)
         if not SchemaManager(self.io, path).commit(table_schema):
@@ -132,6 +136,7 @@ class FileSystemCatalog(Catalog):
             raise TableNotFound(f"{db}.{name}")
         if self.table_exists(new_identifier):
             raise TableAlreadyExists(f"{db2}.{name2}")
+        self._refuse_view_name(db2, name2)
         self.create_database(db2, ignore_if_exists=True)
         self._rename_dir(self.table_path(db, name), self.table_path(db2, name2))
 

@@ -37,6 +37,27 @@ LOCK_KEY_MAX_LENGTH = Option[int](
 )
 JDBC_OPTIONS = (CATALOG_KEY, JDBC_USER, JDBC_PASSWORD, LOCK_KEY_MAX_LENGTH)
 
+# views and functions kept in a JDBC database of their own (the filesystem catalog; Hive's functions)
+OBJECTS_JDBC_URI = Option[str | None](
+    "catalog-objects.jdbc-uri",
+    "str",
+    None,
+    "JDBC database (sqlite:///PATH.db, postgresql://...) keeping the catalog's views and functions",
+)
+OBJECTS_JDBC_USER = Option[str | None](
+    "catalog-objects.jdbc.user", "str", None, "user of the views-and-functions database"
+)
+OBJECTS_JDBC_PASSWORD = Option[str | None](
+    "catalog-objects.jdbc.password", "str", None, "password of the views-and-functions database"
+)
+OBJECTS_CATALOG_KEY = Option[str](
+    "catalog-objects.catalog-key",
+    "str",
+    "jdbc",
+    "the catalog's name in the views-and-functions tables (as a JDBC catalog's catalog-key)",
+)
+OBJECTS_OPTIONS = (OBJECTS_JDBC_URI, OBJECTS_JDBC_USER, OBJECTS_JDBC_PASSWORD, OBJECTS_CATALOG_KEY)
+
 # Hive
 METASTORE_CLIENT_TIMEOUT = Option[int](
     "metastore.client.timeout",
@@ -45,7 +66,7 @@ METASTORE_CLIENT_TIMEOUT = Option[int](
     "socket timeout of the metastore's thrift calls, e.g. 60 s",
     lo=1,
 )
-HIVE_OPTIONS = (METASTORE_CLIENT_TIMEOUT,)
+HIVE_OPTIONS = (METASTORE_CLIENT_TIMEOUT, *OBJECTS_OPTIONS)
 
 # REST (Paimon's REST catalog; the DLF signer of Alibaba Cloud's DLF)
 PREFIX = Option[str | None](

@@ -1,5 +1,5 @@
-"""``paimon rest-server``'s tags, branches, snapshots, partitions, views and paging over raw
-HTTP; every answer validated against the pinned spec by ``SpecClient``."""
+"""``paimon rest-server``'s tags, branches, snapshots, partitions and paging over raw HTTP
+(views: test_rest_views_functions.py); every answer validated against the pinned spec by ``SpecClient``."""
 
 from __future__ import annotations
 
@@ -196,25 +196,3 @@ def test_databases_and_tables_are_paged_and_filtered(rest_server):
     r = c.call("GET", f"{V1}/databases", query="databaseNamePattern=pg_%25&maxResults=2&pageToken=pg_a")
     assert r.body == {"databases": ["pg_b", "pg_c"], "nextPageToken": None}
     assert c.call("GET", f"{V1}/databases", query="maxResults=-1").status == 400
-
-
-def test_views_are_none_and_cannot_be_created(rest_server):
-    c = SpecClient(rest_server)
-    c.call("POST", f"{V1}/databases", {"name": "vw_db"})
-    assert c.call("GET", f"{V1}/databases/vw_db/views").body == {"views": [], "nextPageToken": None}
-    r = c.call("GET", f"{V1}/databases/vw_nope/views")
-    assert (r.status, r.body["resourceType"]) == (404, "DATABASE")
-    for method, path in (("GET", "vw_db/views/v"), ("DELETE", "vw_db/views/v")):
-        r = c.call(method, f"{V1}/databases/{path}")
-        assert (r.status, r.body["resourceType"], r.body["resourceName"]) == (404, "VIEW", "v")
-    view = {
-        "identifier": {"database": "vw_db", "object": "v"},
-        "schema": {"fields": [], "query": "SELECT 1", "dialects": {}, "options": {}},
-    }
-    for method, path, body in (
-        ("POST", "databases/vw_db/views", view),
-        ("POST", "databases/vw_db/views/v", {"changes": []}),
-        ("POST", "views/rename", {"source": view["identifier"], "destination": view["identifier"]}),
-    ):
-        r = c.call(method, f"{V1}/{path}", body)
-        assert (r.status, r.body["resourceType"]) == (501, "VIEW"), (path, r.body)

@@ -224,10 +224,12 @@ class MetastoreCatalog(Catalog):
         if not self._db_registered(db):
             raise DatabaseNotFound(db)
         tables = self._table_names(db)
-        if tables and not cascade:
-            raise not_empty(db, sorted(tables))
+        objects = self._object_names(db)
+        if (tables or objects) and not cascade:
+            raise not_empty(db, sorted(tables), objects)
         for t in tables:
             self.drop_table(f"{db}.{t}", ignore_if_missing=True)
+        self._drop_objects(db)
         self._db_unregister(db)
         self.io.delete_dir(self.db_path(db))
 
@@ -274,6 +276,7 @@ class MetastoreCatalog(Catalog):
             if ignore_if_exists:
                 return self._load(db, name)
             raise TableAlreadyExists(f"{db}.{name}")
+        self._refuse_view_name(db, name)
         path = self.table_path(db, name)
         if self._on_storage(db, name):
             raise AlreadyExists(
@@ -324,6 +327,7 @@ class MetastoreCatalog(Catalog):
             raise TableNotFound(f"{db}.{name}")
         if self._table_registered(db2, name2):
             raise TableAlreadyExists(f"{db2}.{name2}")
+        self._refuse_view_name(db2, name2)
         if not self._db_registered(db2):
             raise DatabaseNotFound(db2)
         src, dst = self.table_path(db, name), self.table_path(db2, name2)

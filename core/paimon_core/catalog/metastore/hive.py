@@ -8,6 +8,8 @@ table files on the warehouse storage. The Thrift client is pymetastore's generat
   registered (``add_partition`` if absent), as Java's ``AddPartitionCommitCallback`` does.
 * A schema change rewrites the registered columns and parameters; if the metastore refuses, the
   new schema file is deleted again (Java's order and rollback).
+* Views are metastore ``VIRTUAL_VIEW`` tables as Java writes them (hive_views.py); functions are
+  kept only in the JDBC database ``catalog-objects.jdbc-uri`` names (Java's HiveCatalog has none).
 * ``lock.enabled``: commits and schema changes hold a metastore EXCLUSIVE table lock
   (``lock``/``check_lock``/``unlock``), Java's ``HiveCatalogLock``.
 """
@@ -24,6 +26,8 @@ from typing import TYPE_CHECKING
 
 from paimon_core.catalog.metastore import hive_tables as H
 from paimon_core.catalog.metastore.base import MetastoreCatalog
+from paimon_core.catalog.metastore.hive_views import HiveViews
+from paimon_core.catalog.metastore.jdbc_objects import open_objects_store
 from paimon_core.errors import (
     AlreadyExists,
     CatalogUnavailable,
@@ -77,8 +81,11 @@ class HiveCatalog(MetastoreCatalog):
         except TTransport.TTransportException as e:
             raise CatalogUnavailable(f"cannot reach the hive metastore {self.uri}: {_reason(e)}") from None
         self.client = Client.Client(Protocol(self._transport))
+        self.view_store = HiveViews(self)
+        self.function_store = open_objects_store(self.options)  # Java's HiveCatalog keeps none
 
     def close(self) -> None:
+        super().close()
         with contextlib.suppress(Exception):
             self._transport.close()
 

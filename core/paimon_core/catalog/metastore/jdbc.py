@@ -4,7 +4,8 @@ data on the warehouse storage. SQLite (``sqlite3``) and PostgreSQL (``pg8000``).
 URIs: ``sqlite:///abs/path.db`` (the path after ``sqlite://``), ``postgresql://user:pw@host:port/db``,
 or Java's ``jdbc:sqlite:PATH`` and ``jdbc:postgresql://host:port/db``; ``jdbc.user`` and
 ``jdbc.password`` give credentials as in Java. ``catalog-key`` (default ``jdbc``) separates
-catalogs sharing one database. With ``lock.enabled`` a commit holds the row
+catalogs sharing one database. Views and functions are kept in the same database
+(``jdbc_objects``: Java 2.0's ``paimon_views``, our ``paimon_functions``). With ``lock.enabled`` a commit holds the row
 ``<catalog-key>.<db>.<table>`` of ``paimon_distributed_locks`` (insert to take, delete to
 release, expired rows cleared first), Java's ``JdbcCatalogLock``.
 """
@@ -12,14 +13,14 @@ release, expired rows cleared first), Java's ``JdbcCatalogLock``.
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import time
-import urllib.parse
 from typing import TYPE_CHECKING
 
 from paimon_core.catalog.metastore import jdbc_sql as Q
 from paimon_core.catalog.metastore.base import MetastoreCatalog
+from paimon_core.catalog.metastore.jdbc_connection import IntegrityViolation, JdbcConnection
+from paimon_core.catalog.metastore.jdbc_objects import JdbcObjects
 from paimon_core.errors import CatalogUnavailable, InvalidInput, TableAlreadyExists, TableNotFound
 from paimon_core.options.catalog_options import (
     CATALOG_KEY,
@@ -34,146 +35,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 
-class IntegrityViolation(Exception):
-    """A statement broke a key or constraint (e.g. the row already exists)."""
-
-
-class JdbcConnection:
-    """One connection in autocommit mode; ``?`` parameters; errors become ``CatalogUnavailable``."""
-
-    def __init__(self, uri: str, user: str | None, password: str | None, display: str):
-        self.display = display
-        if uri.startswith("jdbc:"):
-            uri = uri[len("jdbc:") :]
-        scheme = uri.split(":", 1)[0].lower()
-        if scheme == "sqlite":
-            self.dialect = "sqlite"
-            path = uri[len("sqlite:") :]
-            if path.startswith("//"):
-                path = path[2:]
-            if not path:
-                raise InvalidInput(
-                    "jdbc catalog uri: no SQLite file given (use sqlite:///path/to/catalog.db)"
-                )
-            self._open_sqlite(path)
-        elif scheme in ("postgresql", "postgres"):
-            self.dialect = "postgresql"
-            self._open_postgres(uri, user, password)
-        else:
-            raise InvalidInput(
-                f"jdbc catalog uri '{display}': use sqlite:///PATH.db or postgresql://HOST:PORT/DB"
-            )
-
-    def _open_sqlite(self, path: str) -> None:
-        import sqlite3
-
-        self._errors = (sqlite3.Error,)
-        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise CatalogUnavailable(
-                f"cannot open the jdbc catalog {self.display}: folder "
-                f"{os.path.dirname(os.path.abspath(path))} does not exist"
-            )
-        try:
-            self.conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-            self.conn.execute("SELECT 1")
-        except sqlite3.Error as e:
-            raise CatalogUnavailable(f"cannot open the jdbc catalog {self.display}: {e}") from None
-        self._integrity = sqlite3.IntegrityError
-
-    def _open_postgres(self, uri: str, user: str | None, password: str | None) -> None:
-        try:
-            import pg8000.dbapi
-        except ImportError:
-            raise InvalidInput(
-                "the jdbc catalog on PostgreSQL needs the pg8000 package (pip install pg8000)"
-            ) from None
-
-        self._errors = (pg8000.dbapi.Error,)
-        self._integrity = pg8000.dbapi.IntegrityError
-        parts = urllib.parse.urlsplit(uri)
-        query = dict(urllib.parse.parse_qsl(parts.query))
-        user = user or (urllib.parse.unquote(parts.username) if parts.username else None) or query.get("user")
-        password = (
-            password
-            or (urllib.parse.unquote(parts.password) if parts.password else None)
-            or query.get("password")
-        )
-        database = parts.path.lstrip("/") or None
-        try:
-            port = parts.port or 5432
-        except ValueError:
-            raise InvalidInput(f"jdbc catalog uri '{self.display}': bad port") from None
-        try:
-            self.conn = pg8000.dbapi.connect(
-                user=user or "postgres",
-                password=password,
-                host=parts.hostname or "localhost",
-                port=port,
-                database=database,
-                timeout=30,
-            )
-        except pg8000.dbapi.InterfaceError as e:
-            reason = _first_line(e).split(" (timeout is")[0]
-            raise CatalogUnavailable(f"cannot reach the jdbc catalog {self.display}: {reason}") from None
-        except pg8000.dbapi.DatabaseError as e:
-            raise CatalogUnavailable(
-                f"cannot use the jdbc catalog {self.display}: {_pg_message(e)}"
-            ) from None
-        self.conn.autocommit = True
-
-    def _sql(self, sql: str) -> str:
-        return sql if self.dialect == "sqlite" else sql.replace("?", "%s")
-
-    def execute(self, sql: str, args=()) -> int:
-        """Run one statement; the number of rows it changed. IntegrityError passes through."""
-        try:
-            cur = self.conn.cursor()
-            cur.execute(self._sql(sql), tuple(args))
-            return cur.rowcount
-        except self._integrity as e:
-            raise IntegrityViolation(_pg_message(e)) from None
-        except self._errors as e:
-            arg = e.args[0] if e.args else None
-            if isinstance(arg, dict) and str(arg.get("C", "")).startswith("23"):  # SQLSTATE class 23
-                raise IntegrityViolation(_pg_message(e)) from None
-            raise CatalogUnavailable(f"jdbc catalog {self.display}: {_pg_message(e)}") from None
-
-    def query(self, sql: str, args=()) -> list[tuple]:
-        try:
-            cur = self.conn.cursor()
-            cur.execute(self._sql(sql), tuple(args))
-            return list(cur.fetchall())
-        except self._errors as e:
-            raise CatalogUnavailable(f"jdbc catalog {self.display}: {_pg_message(e)}") from None
-
-    def table_exists(self, name: str) -> bool:
-        if self.dialect == "sqlite":
-            return bool(self.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
-        return bool(
-            self.query(
-                "SELECT 1 FROM information_schema.tables WHERE table_name = ? AND "
-                "table_schema = ANY(current_schemas(false))",
-                (name,),
-            )
-        )
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.conn.close()
-
-
-def _first_line(e: BaseException) -> str:
-    return (str(e).strip().splitlines() or [type(e).__name__])[0]
-
-
-def _pg_message(e: BaseException) -> str:
-    """pg8000 errors carry a dict (S severity, C code, M message); others a plain text."""
-    arg = e.args[0] if e.args else None
-    if isinstance(arg, dict) and "M" in arg:
-        return arg["M"]
-    return _first_line(e)
-
-
 class JdbcCatalog(MetastoreCatalog):
     kind = "jdbc"
     extra_options = JDBC_OPTIONS
@@ -185,6 +46,8 @@ class JdbcCatalog(MetastoreCatalog):
         self.lock_key_max_length = view.get(LOCK_KEY_MAX_LENGTH)
         self.db = JdbcConnection(self.uri, view.get(JDBC_USER), view.get(JDBC_PASSWORD), self._display_uri())
         self._create_tables()
+        self.objects = JdbcObjects(self.db, self.catalog_key)
+        self.view_store = self.function_store = self.objects
 
     def _create_tables(self) -> None:
         wanted = [(Q.TABLES, Q.CREATE_TABLES), (Q.DATABASE_PROPERTIES, Q.CREATE_DATABASE_PROPERTIES)]
@@ -207,11 +70,12 @@ class JdbcCatalog(MetastoreCatalog):
 
     # ---- databases
     def _db_names(self) -> list[str]:
+        """As Java 2.0: the databases of tables, of properties and of views."""
         return [
             r[0]
             for sql in (Q.LIST_TABLE_DATABASES, Q.LIST_PROPERTY_DATABASES)
             for r in self.db.query(sql, (self.catalog_key,))
-        ]
+        ] + self.objects.view_databases()
 
     def _db_registered(self, db: str) -> bool:
         return bool(

@@ -4,6 +4,10 @@ so that the same database serves both: same tables, columns, types, keys and sta
 Tables (created when absent): ``paimon_tables`` (catalog_key, database_name, table_name),
 ``paimon_database_properties`` (catalog_key, database_name, property_key, property_value) and,
 with ``lock.enabled``, ``paimon_distributed_locks`` (lock_id, acquired_at, expire_time_seconds).
+Views: ``paimon_views`` (catalog_key, database_name, view_name, view_schema: the ViewSchema JSON),
+Java 2.0's JdbcCatalog table and statements. Functions: ``paimon_functions`` (catalog_key,
+database_name, function_name, function_json: the spec's CreateFunctionRequest JSON), this
+project's own table (Java's JDBC catalog keeps no functions), built the same way.
 Parameters are written ``?`` here; a driver with another paramstyle converts them.
 """
 
@@ -67,6 +71,54 @@ def insert_properties(count: int) -> str:
         "VALUES " + ", ".join(["(?,?,?,?)"] * count)
     )
 
+
+VIEWS = "paimon_views"
+CREATE_VIEWS = (
+    "CREATE TABLE paimon_views(catalog_key VARCHAR(255) NOT NULL,database_name VARCHAR(255) NOT NULL,"
+    "view_name VARCHAR(255) NOT NULL,view_schema TEXT NOT NULL, PRIMARY KEY (catalog_key, database_name, view_name))"
+)
+GET_VIEW = "SELECT * FROM paimon_views WHERE catalog_key = ? AND database_name = ? AND view_name = ? "
+LIST_VIEWS = (
+    "SELECT view_name FROM paimon_views WHERE catalog_key = ? AND database_name = ? ORDER BY view_name"
+)
+INSERT_VIEW = (
+    "INSERT INTO paimon_views (catalog_key, database_name, view_name, view_schema)  VALUES (?,?,?,?)"
+)
+DROP_VIEW = "DELETE FROM paimon_views WHERE catalog_key = ? AND database_name = ? AND view_name = ? "
+DELETE_VIEWS = "DELETE FROM  paimon_views WHERE catalog_key = ? AND database_name = ?"
+RENAME_VIEW = (
+    "UPDATE paimon_views SET database_name = ? , view_name = ?  WHERE catalog_key = ? AND "
+    "database_name = ? AND view_name = ? "
+)
+UPDATE_VIEW = (
+    "UPDATE paimon_views SET view_schema = ?  WHERE catalog_key = ? AND database_name = ? AND view_name = ? "
+)
+LIST_VIEW_DATABASES = "SELECT DISTINCT database_name FROM paimon_views WHERE catalog_key = ?"
+
+FUNCTIONS = "paimon_functions"
+CREATE_FUNCTIONS = (
+    "CREATE TABLE paimon_functions(catalog_key VARCHAR(255) NOT NULL,database_name VARCHAR(255) NOT NULL,"
+    "function_name VARCHAR(255) NOT NULL,function_json TEXT NOT NULL, "
+    "PRIMARY KEY (catalog_key, database_name, function_name))"
+)
+GET_FUNCTION = (
+    "SELECT * FROM paimon_functions WHERE catalog_key = ? AND database_name = ? AND function_name = ? "
+)
+LIST_FUNCTIONS = (
+    "SELECT function_name FROM paimon_functions WHERE catalog_key = ? AND database_name = ? "
+    "ORDER BY function_name"
+)
+INSERT_FUNCTION = (
+    "INSERT INTO paimon_functions (catalog_key, database_name, function_name, function_json) VALUES (?,?,?,?)"
+)
+DROP_FUNCTION = (
+    "DELETE FROM paimon_functions WHERE catalog_key = ? AND database_name = ? AND function_name = ? "
+)
+DELETE_FUNCTIONS = "DELETE FROM paimon_functions WHERE catalog_key = ? AND database_name = ?"
+UPDATE_FUNCTION = (
+    "UPDATE paimon_functions SET function_json = ? WHERE catalog_key = ? AND database_name = ? "
+    "AND function_name = ?"
+)
 
 LOCK_ACQUIRE = "INSERT INTO paimon_distributed_locks (lock_id,expire_time_seconds) VALUES (?,?)"
 LOCK_RELEASE = "DELETE FROM paimon_distributed_locks WHERE lock_id = ?"

@@ -3,7 +3,8 @@ spec of apache/paimon ``docs/static/rest-catalog-open-api.yaml``), table files r
 on the storage path the server gives for each table.
 
 Tags and branches are created, deleted and fast-forwarded by the server (``RestVersions``),
-as Java's client does when the catalog supports version management.
+as Java's client does when the catalog supports version management; views and functions are
+the server's too (its ``views``/``functions`` endpoints).
 
 Options (Paimon's REST catalog keys): ``uri`` (required), ``token`` with ``token.provider``
 ``bear`` (the default when a token is given) or ``token.provider=dlf`` with the ``dlf.*`` keys
@@ -21,22 +22,31 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from paimon_core.catalog.base import Catalog, DatabaseChange
+from paimon_core.catalog.functions import Function, FunctionChange
 from paimon_core.catalog.metastore.rest.auth import RestAuth
 from paimon_core.catalog.metastore.rest.wire import changes_json, paged, schema_json
 from paimon_core.catalog.names import parse_identifier
+from paimon_core.catalog.objects import parse_function_identifier
+from paimon_core.catalog.views import View, ViewChange
 from paimon_core.errors import (
     AlreadyExists,
     CatalogUnavailable,
     CorruptMetadata,
     DatabaseNotFound,
+    FunctionAlreadyExists,
+    FunctionNotFound,
     InvalidInput,
+    NotFound,
     SnapshotNotFound,
     TableAlreadyExists,
     TableNotFound,
     UnsupportedByCatalog,
+    ViewAlreadyExists,
+    ViewNotFound,
 )
 from paimon_core.metadata.branches import BranchAlreadyExists, BranchNotFound, is_main, with_branch
 from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
@@ -361,6 +371,97 @@ class RestCatalog(Catalog):
         body = {"source": {"database": db, "object": name}, "destination": {"database": db2, "object": name2}}
         self.call("POST", "tables/rename", body)
 
+    # ---- views (the server's; ``CatalogObjects`` over REST)
+    def list_views(self, db: str) -> list[str]:
+        return sorted(self.list_all(f"databases/{_q(db)}/views", "views"))
+
+    def get_view(self, identifier: str) -> View:
+        db, name = parse_identifier(identifier)
+        got = self._object_call("GET", f"databases/{_q(db)}/views/{_q(name)}", db, name)
+        return View.from_json(got.get("schema"))
+
+    def create_view(self, identifier: str, view: View, ignore_if_exists: bool = False) -> bool:
+        db, name = parse_identifier(identifier)
+        body = {"identifier": {"database": db, "object": name}, "schema": view.to_json()}
+        try:
+            self._object_call("POST", f"databases/{_q(db)}/views", db, name, body)
+        except ViewAlreadyExists:
+            if not ignore_if_exists:
+                raise
+            return False
+        return True
+
+    def drop_view(self, identifier: str, ignore_if_missing: bool = False) -> bool:
+        db, name = parse_identifier(identifier)
+        try:
+            self._object_call("DELETE", f"databases/{_q(db)}/views/{_q(name)}", db, name)
+        except ViewNotFound:
+            if not ignore_if_missing:
+                raise
+            return False
+        return True
+
+    def rename_view(self, identifier: str, new_identifier: str) -> None:
+        db, name = parse_identifier(identifier)
+        db2, name2 = parse_identifier(new_identifier)
+        body = {"source": {"database": db, "object": name}, "destination": {"database": db2, "object": name2}}
+        self._object_call("POST", "views/rename", db, name, body, db2=db2, name2=name2)
+
+    def alter_view(self, identifier: str, changes: list[ViewChange]) -> View:
+        db, name = parse_identifier(identifier)
+        body = {"changes": [c.to_json() for c in changes]}
+        self._object_call("POST", f"databases/{_q(db)}/views/{_q(name)}", db, name, body)
+        return self.get_view(identifier)
+
+    # ---- functions
+    def list_functions(self, db: str) -> list[str]:
+        return sorted(self.list_all(f"databases/{_q(db)}/functions", "functions"))
+
+    def get_function(self, identifier: str) -> Function:
+        db, name = parse_function_identifier(identifier)
+        got = self._object_call("GET", f"databases/{_q(db)}/functions/{_q(name)}", db, name)
+        return Function.from_json(got, name)
+
+    def create_function(self, identifier: str, function: Function, ignore_if_exists: bool = False) -> bool:
+        db, name = parse_function_identifier(identifier)
+        body = replace(function, name=name).to_json()
+        try:
+            self._object_call("POST", f"databases/{_q(db)}/functions", db, name, body)
+        except FunctionAlreadyExists:
+            if not ignore_if_exists:
+                raise
+            return False
+        return True
+
+    def drop_function(self, identifier: str, ignore_if_missing: bool = False) -> bool:
+        db, name = parse_function_identifier(identifier)
+        try:
+            self._object_call("DELETE", f"databases/{_q(db)}/functions/{_q(name)}", db, name)
+        except FunctionNotFound:
+            if not ignore_if_missing:
+                raise
+            return False
+        return True
+
+    def alter_function(self, identifier: str, changes: list[FunctionChange]) -> Function:
+        db, name = parse_function_identifier(identifier)
+        body = {"changes": [c.to_json() for c in changes]}
+        self._object_call("POST", f"databases/{_q(db)}/functions/{_q(name)}", db, name, body)
+        return self.get_function(identifier)
+
+    def _object_call(
+        self, method: str, path: str, db: str, name: str, body: Any = None, db2: str = "", name2: str = ""
+    ) -> Any:
+        """A view or function call; errors name ``db.name`` (``db2.name2`` for a conflict of a
+        rename), as the server sends only the object name."""
+        try:
+            return self.call(method, path, body)
+        except (ViewNotFound, FunctionNotFound, ViewAlreadyExists, FunctionAlreadyExists) as e:
+            target = f"{db2}.{name2}" if db2 and isinstance(e, ViewAlreadyExists) else f"{db}.{name}"
+            named = type(e)(target)
+            named.args = e.args  # the server's words (they name the database too)
+            raise named from None
+
 
 # (status, resourceType) -> the core error, made from the resource's name
 _BY_NAME: dict[tuple[int, str | None], Callable[[str], Exception]] = {
@@ -370,6 +471,10 @@ _BY_NAME: dict[tuple[int, str | None], Callable[[str], Exception]] = {
     (404, "BRANCH"): BranchNotFound,
     (409, "TAG"): TagAlreadyExists,
     (409, "BRANCH"): BranchAlreadyExists,
+    (404, "VIEW"): ViewNotFound,
+    (409, "VIEW"): ViewAlreadyExists,
+    (404, "FUNCTION"): FunctionNotFound,
+    (409, "FUNCTION"): FunctionAlreadyExists,
 }
 
 
@@ -385,7 +490,12 @@ def _error(status: int, raw: bytes) -> Exception:
     kind, name = body.get("resourceType"), str(body.get("resourceName") or "")
     by_name = _BY_NAME.get((status, kind))
     if by_name is not None:
-        return by_name(name)
+        error = by_name(name)
+        if kind in ("VIEW", "FUNCTION") and body.get("message"):
+            error.args = (message,)
+        return error
+    if kind in ("DIALECT", "DEFINITION") and status in (404, 409):  # the server's words name the view
+        return (NotFound if status == 404 else AlreadyExists)(message)
     if status == 404 and kind == "SNAPSHOT":
         return SnapshotNotFound(message)
     if status == 409:

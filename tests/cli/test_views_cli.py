@@ -1,0 +1,107 @@
+"""``paimon view`` and ``paimon function`` on the filesystem catalog: refused by name without a
+store (one line naming the option), kept in the JDBC database ``catalog-objects.jdbc-uri`` names
+with one; a view's columns derived from its query by DuckDB, or given with --schema."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from tests.cli.conftest import Cli
+
+
+def _store(tmp_path) -> list[str]:
+    return ["--catalog-option", f"catalog-objects.jdbc-uri=sqlite:///{tmp_path / 'objects.db'}"]
+
+
+def test_without_a_store_views_are_refused_by_name(cli: Cli):
+    cli("create-database", "demo")
+    assert cli.json("view", "list") == []
+    r = cli("view", "create", "demo.v", "--query", "SELECT 1 AS x", "--schema", "x INT", code=1)
+    assert r.stderr.strip() == (
+        "error: the filesystem catalog stores no views: view 'demo.v' cannot be created; keep them in a JDBC "
+        "database with --catalog-option catalog-objects.jdbc-uri=sqlite:///PATH/objects.db (or [catalog] in "
+        "paimon.toml)"
+    )
+    r = cli("function", "create", "demo.f", "--sql", "spark=1", code=1)
+    assert "stores no functions" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("view", "show", "demo.v", code=1)
+    assert r.stderr.strip() == "error: view 'demo.v' does not exist (the filesystem catalog stores no views)"
+
+
+def test_views_in_a_jdbc_store(cli: Cli, tmp_path):
+    store = _store(tmp_path)
+    cli("create-table", "demo.events", "--schema", "id BIGINT NOT NULL, name STRING, amount DECIMAL(10, 2)")
+    out = cli(*store, "view", "create", "demo.big", "--query", "SELECT id, amount * 2 AS twice FROM demo.events",
+              "--comment", "doubled", "--option", "owner=me", "--dialect", "spark=SELECT id, amount * 2 AS twice FROM demo.events").stdout  # fmt: skip
+    assert out.strip() == "created view demo.big (2 columns)"
+    shown = cli.json(*store, "view", "show", "demo.big")[0]
+    assert [(f["name"], f["type"]) for f in shown["fields"]] == [
+        ("id", "BIGINT"),
+        ("twice", "DECIMAL(18, 2)"),
+    ]
+    assert (shown["comment"], shown["options"], sorted(shown["dialects"])) == (
+        "doubled",
+        {"owner": "me"},
+        ["spark"],
+    )
+    text = cli(*store, "view", "show", "demo.big").stdout
+    assert "query: SELECT id, amount * 2 AS twice FROM demo.events" in text
+    # the row is Java 2.0's paimon_views row
+    conn = sqlite3.connect(tmp_path / "objects.db")
+    ((key, db, name, schema),) = conn.execute("SELECT * FROM paimon_views").fetchall()
+    conn.close()
+    assert (key, db, name, json.loads(schema)["query"]) == ("jdbc", "demo", "big", shown["query"])
+    # a query whose columns DuckDB cannot find
+    r = cli(*store, "view", "create", "demo.bad", "--query", "SELECT nope FROM demo.events", code=1)
+    assert "cannot derive the view's columns" in r.stderr and '--schema "name TYPE, ...' in r.stderr
+    cli(*store, "view", "create", "demo.given", "--query", "SELECT x FROM elsewhere", "--schema", "x INT")
+    assert cli.json(*store, "view", "list", "demo") == [
+        {"database": "demo", "view": "big"},
+        {"database": "demo", "view": "given"},
+    ]
+    r = cli(*store, "view", "create", "demo.events", "--query", "SELECT 1", "--schema", "x INT", code=1)
+    assert r.stderr.strip() == "error: table 'demo.events' already exists (a view cannot take its name)"
+    r = cli(*store, "create-table", "demo.big", "--schema", "x INT", code=1)
+    assert r.stderr.strip() == "error: view 'demo.big' already exists"
+    cli(*store, "view", "create", "demo.given", "--query", "SELECT 1", "--schema", "x INT", "--if-not-exists")
+    cli(*store, "view", "rename", "demo.given", "demo.renamed")
+    assert "dropped view demo.renamed" in cli(*store, "view", "drop", "demo.renamed").stdout
+    assert (
+        "does not exist; nothing dropped" in cli(*store, "view", "drop", "demo.renamed", "--if-exists").stdout
+    )
+    r = cli(*store, "drop-database", "demo", "--cascade", code=None)
+    assert r.exit_code in (0, 1)  # drop-database may ask for --force on a terminal-less run
+    r = cli(*store, "view", "show", "demo.big", code=1)
+    assert "does not exist" in r.stderr
+
+
+def test_functions_in_a_jdbc_store(cli: Cli, tmp_path):
+    store = _store(tmp_path)
+    cli("create-database", "demo")
+    cli(*store, "function", "create", "demo.my.plus", "--params", "x INT", "--returns", "r INT",
+        "--deterministic", "--sql", "spark=x + 1", "--lambda", "py=python:lambda x: x + 1",
+        "--file", "flink=java:com.example.Plus:file:///udf/plus.jar", "--comment", "adds one")  # fmt: skip
+    shown = cli.json(*store, "function", "show", "demo.my.plus")[0]
+    assert shown["definitions"] == {
+        "spark": {"type": "sql", "definition": "x + 1"},
+        "py": {"type": "lambda", "definition": "lambda x: x + 1", "language": "python"},
+        "flink": {
+            "type": "file",
+            "fileResources": [{"resourceType": "JAR", "uri": "file:///udf/plus.jar"}],
+            "language": "java",
+            "className": "com.example.Plus",
+        },
+    }
+    assert (shown["name"], shown["deterministic"], shown["comment"]) == ("my.plus", True, "adds one")
+    text = cli(*store, "function", "show", "demo.my.plus").stdout
+    assert "params: x INT" in text and "returns: r INT" in text
+    assert cli.json(*store, "function", "list") == [{"database": "demo", "function": "my.plus"}]
+    r = cli(*store, "function", "create", "demo.9", "--sql", "spark=1", code=1)
+    assert "bad function name '9'" in r.stderr
+    r = cli(*store, "function", "create", "demo.g", code=2)
+    assert "at least one definition" in r.stderr
+    r = cli(*store, "function", "create", "demo.my.plus", "--sql", "spark=1", code=1)
+    assert r.stderr.strip() == "error: function 'demo.my.plus' already exists"
+    cli(*store, "function", "drop", "demo.my.plus")
+    assert cli.json(*store, "function", "list", "demo") == []
