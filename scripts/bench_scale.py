@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench_scale.py [--shapes 40k,1m] [--root /tmp/paimon-scale]
                                             [--s3] [--skip-pypaimon] [--json out.json]
+                                            [--baseline REV]
 
 Shapes: the probe's append table (``scripts/scale_table.py``: ``p INT`` x 2,000 partitions,
 one file per partition per commit) with 20 commits (40k files) and 500 commits (1M files),
@@ -15,7 +16,9 @@ seconds of this process beside them, since a busy shared machine inflates wall t
   warm    ``one`` again with the process cache warm (a stream or Spark driver's next plan)
 The figures above run with the disk cache of decoded manifests off (issue 43: "today"); then
 with it on, in a throwaway folder:
-  first   the whole plan with the disk cache empty, which fills it (target: no slower than full)
+  first   the whole plan with the disk cache empty, which fills it (target: no slower than
+          today's: ``--baseline REV`` times the whole plan of the core at git revision REV in a
+          subprocess of the same run, e.g. 4303b81, the last commit before the cache)
   second  the whole plan again from the disk cache, as a later process (target: <= 3 s at 1M)
   one     ``p = 7`` from the disk cache
 pypaimon: ``scripts/bench_scale_pypaimon.py`` in the venv ``pypaimon-2.1.0-native`` of the
@@ -136,6 +139,49 @@ def ours(warehouse: str, storage: dict | None = None) -> dict:
     return res
 
 
+BASELINE_PLAN = """
+import gc, json, sys, time
+sys.path.insert(0, sys.argv[1])
+from paimon_core.catalog import FileSystemCatalog
+from paimon_core.metadata import manifest_cache
+cat = FileSystemCatalog(sys.argv[2])
+out = []
+for _ in range(2):
+    manifest_cache.clear()
+    tb = cat.get_table(sys.argv[3])
+    t0 = time.perf_counter()
+    kept = tb.plan(tb.snapshots.latest())
+    out.append(time.perf_counter() - t0)
+    del kept
+print(json.dumps({"full_s": min(out)}))
+"""
+
+
+def baseline(warehouse: str, rev: str) -> dict | None:
+    """The whole plan (cold, best of two, as ``ours`` times it) by the core at git revision
+    ``rev`` (before the disk cache: "today" for issue 43's first-plan target), in a subprocess
+    of this run; its core is exported from git into a temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "core"], capture_output=True, check=False
+        )
+        if archive.returncode != 0:
+            print(f"baseline {rev}: {archive.stderr.decode()[-300:]}", file=sys.stderr)
+            return None
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", BASELINE_PLAN, os.path.join(tmp, "core"), warehouse, TABLE],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            check=False,
+        )
+    if proc.returncode != 0:
+        print(f"baseline {rev} failed: {proc.stderr[-1500:]}", file=sys.stderr)
+        return None
+    return {"rev": rev, **json.loads(proc.stdout.strip().splitlines()[-1])}
+
+
 def pypaimon(warehouse: str, python_planner: bool = False) -> dict | None:
     from tests.interop.harness.pypaimon_env import ensure_venv
 
@@ -176,6 +222,9 @@ def main() -> None:
     ap.add_argument("--s3", action="store_true")
     ap.add_argument("--skip-pypaimon", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument(
+        "--baseline", help="a git revision whose whole plan runs beside ours (e.g. before a change)"
+    )
     a = ap.parse_args()
     os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
     root = Path(a.root)
@@ -184,6 +233,8 @@ def main() -> None:
     for shape in a.shapes.split(","):
         wh = shape_table(root, shape)
         r = {"ours": ours(wh)}
+        if a.baseline:
+            r["baseline"] = baseline(wh, a.baseline)
         if not a.skip_pypaimon:
             r["pypaimon_native"] = pypaimon(wh)
             r["pypaimon_python"] = pypaimon(wh, python_planner=True) if shape == "40k" else None
@@ -219,7 +270,7 @@ def print_shape(shape: str, r: dict) -> None:
     first, disk, one = o["full_first_s"], o["full_disk_s"], o["one_disk_s"]
     print(
         f"  {'first whole plan':<22}{first:>10.3f}   x{first / o['full_s']:.2f} of the plan without the cache"
-        f" (target <= 1.00)   (CPU {o['full_first_s_cpu']:.3f})"
+        f", the cost of writing the cache   (CPU {o['full_first_s_cpu']:.3f})"
     )
     print(
         f"  {'second whole plan':<22}{disk:>10.3f}   x{disk / o['full_s']:.3f} of the cold plan"
@@ -228,6 +279,13 @@ def print_shape(shape: str, r: dict) -> None:
     print(
         f"  {'plan one, from disk':<22}{one:>10.3f}   x{one / o['one_s']:.2f} of the cold one   (CPU {o['one_disk_s_cpu']:.3f})"
     )
+    base = r.get("baseline")
+    if base:
+        print(
+            f"  {'first whole plan':<22}{first:>10.3f}   x{first / base['full_s']:.2f} of the whole plan"
+            f" at {base['rev']}, before the cache ({base['full_s']:.3f} s; target <= 1.00)"
+        )
+        print(f"  {'second whole plan':<22}{disk:>10.3f}   x{disk / base['full_s']:.3f} of it")
     if "ours_s3" in r:
         s = r["ours_s3"]
         for label, key in (("S3 plan one", "one_s"), ("S3 plan whole", "full_s")):

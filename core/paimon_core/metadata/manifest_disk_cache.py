@@ -34,7 +34,7 @@ from paimon_core.metadata.manifest_columns import FORMAT_VERSION
 from paimon_core.options.values import parse_size
 
 if TYPE_CHECKING:
-    from paimon_core.metadata.manifest_columns import EntryColumns
+    from paimon_core.metadata.manifest_columns import Columns, EntryColumns
 
 DEFAULT_SIZE = "1gb"
 # a local manifest of fewer entries decodes faster than its cache file loads (about 1 ms
@@ -110,14 +110,15 @@ def load(key: str | None) -> pa.Table | None:
     return table
 
 
-def store(key: str | None, entries: list, columns: EntryColumns) -> None:
-    """Keep the complete decode ``entries`` under ``key`` (nothing when the cache is off, the
-    entries cannot be kept exactly, or the folder cannot be written)."""
+def store(key: str | None, cols: Columns, columns: EntryColumns) -> None:
+    """Keep the complete decode ``cols`` (``EntryColumns.columns_of`` a whole manifest) under
+    ``key`` (nothing when the cache is off, a value cannot be kept exactly, or the folder
+    cannot be written)."""
     global _written
     root = folder()
     if key is None or root is None:
         return
-    table = columns.table_of(entries)
+    table = columns.table_of_columns(cols)
     if table is None:
         return
     path = _path(root, key)

@@ -37,9 +37,9 @@ from paimon_core.metadata import manifest_cache, manifest_disk_cache
 from paimon_core.metadata.orc_records import is_orc, read_orc_records
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
-    from paimon_core.metadata.manifest_columns import EntryColumns
+    from paimon_core.metadata.manifest_columns import Columns, EntryColumns
     from paimon_core.storage.file_io import FileIO
 
 
@@ -121,12 +121,19 @@ def read_entries(
             return out
     if data is None:
         data = _read(io, path)
+    cols: Columns = {}
     try:
         if is_orc(data):
             records = [r for r in read_orc_records(data)[0] if isinstance(r, dict)]
-            out = [form.build(form.row(r)) for r in records if flt is None or flt.accepts(r)]
+            blocks: Iterable[list[dict]] = [[r for r in records if flt is None or flt.accepts(r)]]
         else:
-            out = [form.build(row) for row in avro_rows(data, form.row, flt)]
+            blocks = avro_blocks(data, flt)
+        if columns is None:
+            out = [form.build(form.row(r)) for block in blocks for r in block]
+        else:  # column by column: the entries and the cache file are built from the same lists
+            for block in blocks:
+                cols = columns.extend(cols, columns.columns_of(block))
+            out = columns.entries_of(cols) if cols else []
     except CorruptMetadata:
         raise
     except Exception as e:  # fastavro and pyarrow raise many kinds on damaged input
@@ -134,7 +141,7 @@ def read_entries(
     if flt is None:
         manifest_cache.put(key, Decoded(tuple(out)), len(out))
         if columns is not None and (len(out) >= manifest_disk_cache.MIN_LOCAL_ENTRIES or not io.is_local):
-            manifest_disk_cache.store(disk_key, out, columns)
+            manifest_disk_cache.store(disk_key, cols, columns)
     return out
 
 
@@ -146,12 +153,16 @@ def _read(io: FileIO, path: str) -> bytes:
 
 
 def avro_rows(data: bytes, row: Callable[[dict], tuple], flt: EntryFilter | None) -> list[tuple]:
-    """Rows (``row(record)``) of the records of an Avro manifest that ``flt`` keeps. With
-    needles, a block is decoded only while it may hold
-    more of them: each matching record holds a needle in bytes of its own, so the needles'
-    (non-overlapping, leftmost-first) occurrence count bounds the matching records, and the
-    decode of a block stops once that many records had a needle partition."""
-    out = []
+    """Rows (``row(record)``) of the records of an Avro manifest that ``flt`` keeps."""
+    return [row(r) for block in avro_blocks(data, flt) for r in block]
+
+
+def avro_blocks(data: bytes, flt: EntryFilter | None) -> Iterator[list[dict]]:
+    """The records of an Avro manifest that ``flt`` keeps, a list per Avro block. With needles,
+    a block is decoded only while it may hold more of them: each matching record holds a
+    needle in bytes of its own, so the needles' (non-overlapping, leftmost-first) occurrence
+    count bounds the matching records, and the decode of a block stops once that many records
+    had a needle partition."""
     needles = flt.needles if flt is not None else None
     wanted = frozenset(needles) if needles is not None else frozenset()
     for block in fastavro.block_reader(_io.BytesIO(data)):
@@ -161,18 +172,19 @@ def avro_rows(data: bytes, row: Callable[[dict], tuple], flt: EntryFilter | None
             left = sum(raw.count(n) for n in needles)
             if left == 0:
                 continue
+        out = []
         for r in block:
             if r is None:
                 continue
             if not isinstance(r, dict):
                 raise CorruptMetadata("its values are not Avro records")
             if flt is None or flt.accepts(r):
-                out.append(row(r))
+                out.append(r)
             if left > 0 and r["_PARTITION"] in wanted:
                 left -= 1
                 if left == 0:
                     break
-    return out
+        yield out
 
 
 def read_many(
