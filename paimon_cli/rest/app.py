@@ -31,6 +31,7 @@ from paimon_cli.rest import (
     functions,
     listings,
     partitions,
+    query_auth,
     registration,
     schemas,
     versions,
@@ -129,6 +130,7 @@ def _table_route(
             ("POST", "partitions"): lambda: partitions.create_partitions(s, db, table, body),
             ("GET", "consumers"): lambda: consumers.list_consumers(s, db, table, query),
             ("POST", "rollback-schema"): lambda: schemas.rollback_schema(s, db, table, body),
+            ("POST", "auth"): lambda: query_auth.auth_table_query(s, db, table, body),
         }
         if op in one:
             return one[op]
@@ -148,6 +150,8 @@ def _table_route(
             return lambda: partitions.mark_done(s, db, table, body)
         if op == ("POST", "partitions", "list-by-names"):
             return lambda: partitions.list_by_names(s, db, table, body, query)
+        if op == ("POST", "partitions", "list-by-filter"):
+            return lambda: partitions.list_by_filter(s, db, table, body)
         if op == ("POST", "consumers", "reset"):
             return lambda: consumers.reset_consumer(s, db, table, body)
     if n == 3 and rest[0] == "branches" and method == "POST":

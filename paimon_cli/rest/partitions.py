@@ -66,6 +66,27 @@ def list_by_names(svc: CatalogService, db: str, name: str, body: Any, query: dic
     return _listing(svc, db, name, table, query, lambda _path, values: values in wanted)
 
 
+def list_by_filter(svc: CatalogService, db: str, name: str, body: Any) -> dict:
+    """``partitions/list-by-filter``: the listing of the live partitions, by
+    ``partitionNamePattern`` and paged by the body's ``maxResults`` (0 or absent: the default) and
+    ``pageToken``. The predicate in ``filter`` (required, a JSON text) is not evaluated: every
+    partition is kept, which the spec allows (the answer may be a superset; clients re-evaluate
+    the predicate), so no partition that matches is ever missed."""
+    body = svc.obj(body, "ListPartitionsByFilterRequest")
+    if not isinstance(body.get("filter"), str) or not body["filter"]:
+        raise bad_request(
+            "malformed request: ListPartitionsByFilterRequest needs 'filter' (a predicate's JSON)"
+        )
+    size, token, pattern = body.get("maxResults"), body.get("pageToken"), body.get("partitionNamePattern")
+    if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
+        raise bad_request(f"bad maxResults {size!r}: a non-negative integer")
+    for key, value in (("pageToken", token), ("partitionNamePattern", pattern)):
+        if value is not None and not isinstance(value, str):
+            raise bad_request(f"malformed request: '{key}' must be a string")
+    query = {k: str(v) for k, v in (("maxResults", size or None), ("pageToken", token)) if v}
+    return list_partitions(svc, db, name, {**query, "partitionNamePattern": pattern or ""})
+
+
 def create_partitions(svc: CatalogService, db: str, name: str, body: Any) -> dict:
     """``POST .../partitions``: registers partitions where the catalog manages them (a Hive
     table with ``metastore.partitioned-table``), answering ``{created, existed}``; 409

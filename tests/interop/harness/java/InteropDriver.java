@@ -150,6 +150,7 @@ public class InteropDriver {
       case "expire": return opExpire(req);
       case "alter": return opAlter(req);
       case "catalog": return opCatalog(req);
+      case "catalog_calls": return CatalogCalls.run(req);
       case "create_tag": return opCreateTag(req);
       case "delete_tag": return opDeleteTag(req);
       case "rollback": return opRollback(req);
