@@ -2,13 +2,15 @@
 
     .venv/bin/python scripts/bench_pk.py [--rows 1000000] [--upserts 200000] [--json out.json]
                                                      [--mem-rows 5000000] [--skip-pypaimon] [--profile] [--keep]
+                                                     [--native]
 
 Same data for everyone (bench.gen_table, id NOT NULL; upsert batches = random existing ids, new values):
   floor     pyarrow: sort by id + write Parquet (zstd 1) for the base and for one upsert batch;
             read the sorted 1M-row Parquet back (best of 3); ctx: read 2 runs + merge with numpy
   ours      b.pk (bucket 4): t.write_arrow(base), t.write_arrow(upsert 1), read (2 runs, best of 3);
             ingest_files(base.parquet) into b.pk_file; b.pk5 (write-only, base + 4 upserts): read (5 runs)
-  pypaimon  the same tables in its own venv (scripts/bench_pypaimon_pk.py)
+  pypaimon  the same tables in its own venv (scripts/bench_pypaimon_pk.py); --native: pypaimon 2.1.0
+            with its Rust extension pypaimon-rust 0.4.0 (issue 43's "pypaimon native")
   memory    ingest_files(5M-row Parquet) into a PK table with write-buffer-size=64mb in a child
             python; its own peak RSS (ru_maxrss)
 Targets: PK writes >= 20x pypaimon rows/s and <= 3x floor; merge-on-read >= 10x pypaimon and <= 3x floor
@@ -217,7 +219,13 @@ def bench_ours(
     )
 
 
-def bench_pypaimon(res: Results, wh: Path, base_path: Path, up_paths: list[Path], n: int, n_up: int) -> dict:
+# pypaimon 2.1.0 with its Rust extension (the "native" side of issue 43's table), in a venv of its own
+NATIVE_VENV = ("pypaimon-2.1.0-native", ["pypaimon==2.1.0", "pypaimon-rust==0.4.0", "fsspec<2026"])
+
+
+def bench_pypaimon(
+    res: Results, wh: Path, base_path: Path, up_paths: list[Path], n: int, n_up: int, native: bool = False
+) -> dict:
     keys = ("pypaimon_pk_write", "pypaimon_pk_upsert", "pypaimon_pk_read2", "pypaimon_pk_read5")
     labels = (
         "pypaimon: write_arrow(base) PK",
@@ -227,9 +235,9 @@ def bench_pypaimon(res: Results, wh: Path, base_path: Path, up_paths: list[Path]
     )
     try:
         sys.path.insert(0, str(ROOT))
-        from tests.interop.harness.pypaimon_env import _clean_env, ensure_pypaimon_python
+        from tests.interop.harness.pypaimon_env import _clean_env, ensure_pypaimon_python, ensure_venv
 
-        python = ensure_pypaimon_python()
+        python = ensure_venv(*NATIVE_VENV) if native else ensure_pypaimon_python()
         proc = subprocess.run(
             [python, str(SCRIPTS / "bench_pypaimon_pk.py"), str(wh), str(base_path), *map(str, up_paths)],
             capture_output=True,
@@ -467,6 +475,9 @@ def main() -> int:
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--skip-pypaimon", action="store_true")
+    ap.add_argument(
+        "--native", action="store_true", help="pypaimon 2.1.0 with pypaimon-rust 0.4.0 (its native extension)"
+    )
     ap.add_argument("--profile", action="store_true", help="afterwards, cProfile our PK write and reads")
     args = ap.parse_args()
 
@@ -487,7 +498,10 @@ def main() -> int:
             res.add("pypaimon_pk_write", "pypaimon 2.1.0", error="--skip-pypaimon")
         else:
             meta["pypaimon"] = bench_pypaimon(
-                res, tmp / "wh_pypaimon", base_path, up_paths, args.rows, args.upserts
+                res, tmp / "wh_pypaimon", base_path, up_paths, args.rows, args.upserts, args.native
+            )
+            meta["pypaimon_side"] = (
+                "pypaimon 2.1.0 + pypaimon-rust 0.4.0" if args.native else "pypaimon 2.1.0"
             )
         if args.mem_rows:
             bench_memory(res, tmp, args.mem_rows)

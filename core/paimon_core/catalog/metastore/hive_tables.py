@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, RowType
+from paimon_core.data.types import ArrayType, AtomicType, DataType, MapType, MultisetType, RowType
 from paimon_core.errors import InvalidInput
 from paimon_core.options.registry import METASTORE_PARTITIONED_TABLE
 
@@ -56,9 +56,11 @@ def hive_type(t: DataType) -> str:
         return f"array<{hive_type(t.element)}>"
     if isinstance(t, MapType):
         return f"map<{hive_type(t.key)},{hive_type(t.value)}>"
+    if isinstance(t, MultisetType):  # Java's HiveTypeUtils: the element's count
+        return f"map<{hive_type(t.element)},int>"
     if isinstance(t, RowType):
         return "struct<" + ",".join(f"{f.name}:{hive_type(f.type)}" for f in t.fields) + ">"
-    if not isinstance(t, AtomicType):  # MULTISET
+    if not isinstance(t, AtomicType):
         raise InvalidInput(f"type {t} has no Hive Metastore equivalent")
     root = t.root.upper()
     if root in ("CHAR", "VARCHAR", "STRING"):

@@ -7,18 +7,21 @@ has what Hive keeps: nullable columns, and the metastore's own parameters among 
 Java reads a view back from ``viewExpandedText``, the columns and the ``comment`` parameter; it
 keeps no dialects. So a view with dialects is refused here by name rather than stored without
 them, and altering a view (Java's HiveCatalog has no alterView) rewrites the metastore table in
-the same form, so Java reads the altered view as it reads any other.
+the same form, so Java reads the altered view as it reads any other. Read back, the fields are
+numbered as Java's ``HiveTypeUtils`` numbers them: the columns 0..n-1 and the fields of each
+``struct`` 0..k-1 of their own (a ``RowType.builder()`` per struct), so both read the same ids.
 """
 
 from __future__ import annotations
 
 import getpass
 import time
+from dataclasses import replace
 from typing import Any
 
 from paimon_core.catalog.metastore.hive_tables import hive_type
-from paimon_core.catalog.views import View, fields_from_columns
-from paimon_core.data.types import DataType, parse_type
+from paimon_core.catalog.views import View
+from paimon_core.data.types import ArrayType, DataField, DataType, MapType, MultisetType, RowType, parse_type
 from paimon_core.errors import CatalogUnavailable, InvalidInput, UnsupportedByCatalog, ViewAlreadyExists
 
 VIRTUAL_VIEW = "VIRTUAL_VIEW"
@@ -33,8 +36,21 @@ _HIVE_NAMES = {"binary": "BYTES", "string": "STRING", "int": "INT", "integer": "
 
 def paimon_type(hive: str) -> DataType:
     """The Paimon type of a Hive type name (``HiveTypeUtils.toPaimonType``): ``struct<a:int>``
-    is ``ROW<a INT>``, ``binary`` is ``BYTES``; the others are spelt alike."""
-    return parse_type(_paimon_spelling(hive.strip()))
+    is ``ROW<a INT>`` (its fields numbered 0..k-1, as Java numbers them), ``binary`` is
+    ``BYTES``; the others are spelt alike."""
+    return _struct_ids(parse_type(_paimon_spelling(hive.strip())))
+
+
+def _struct_ids(t: DataType) -> DataType:
+    """``t`` with the fields of every ROW in it numbered from 0, each ROW on its own."""
+    if isinstance(t, RowType):
+        fields = (DataField(i, f.name, _struct_ids(f.type), f.description) for i, f in enumerate(t.fields))
+        return replace(t, fields=tuple(fields))
+    if isinstance(t, (ArrayType, MultisetType)):
+        return replace(t, element=_struct_ids(t.element))
+    if isinstance(t, MapType):
+        return replace(t, key=_struct_ids(t.key), value=_struct_ids(t.value))
+    return t
 
 
 def _paimon_spelling(text: str) -> str:
@@ -85,7 +101,7 @@ class HiveViews:
         if t is None:
             return None
         cols = [*(t.sd.cols or []), *(t.partitionKeys or [])] if t.sd is not None else []
-        fields = fields_from_columns([(c.name, paimon_type(c.type), c.comment) for c in cols])
+        fields = tuple(DataField(i, c.name, paimon_type(c.type), c.comment) for i, c in enumerate(cols))
         options = dict(t.parameters or {})
         comment = options.pop(COMMENT, None)
         return View(fields, t.viewExpandedText or "", {}, comment, options)

@@ -28,6 +28,7 @@ import org.apache.paimon.utils.JsonSerdeUtil;
 import org.apache.paimon.view.View;
 import org.apache.paimon.view.ViewChange;
 import org.apache.paimon.view.ViewImpl;
+import org.apache.paimon.view.ViewSchema;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -111,7 +112,8 @@ final class CatalogCalls {
     List<DataField> out = new ArrayList<>();
     int i = 0;
     for (JsonNode f : n) {
-      out.add(new DataField(i++, f.get("name").asText(), InteropDriver.TypeParser.parse(f.get("type").asText())));
+      String doc = f.hasNonNull("description") ? f.get("description").asText() : null;
+      out.add(new DataField(i++, f.get("name").asText(), InteropDriver.TypeParser.parse(f.get("type").asText()), doc));
     }
     return out;
   }
@@ -149,12 +151,15 @@ final class CatalogCalls {
     o.put("comment", t.comment().orElse(null));
   }
 
-  private static void view(ObjectNode o, View v) {
+  private static void view(ObjectNode o, View v) throws Exception {
     o.put("name", v.name()).put("full_name", v.fullName()).put("query", v.query());
     o.set("fields", fieldsJson(v.rowType().getFields()));
     o.set("dialects", mapJson(v.dialects()));
     o.put("comment", v.comment().orElse(null));
     o.set("options", mapJson(v.options()));
+    // the view as Java's JdbcCatalog stores it (ViewSchema JSON: field ids, nested types, descriptions)
+    ViewSchema schema = new ViewSchema(v.rowType().getFields(), v.query(), v.dialects(), v.comment().orElse(null), v.options());
+    o.set("schema", InteropDriver.JSON.readTree(JsonSerdeUtil.toJson(schema)));
   }
 
   private static void function(ObjectNode o, Function f) throws Exception {
@@ -373,9 +378,15 @@ final class CatalogCalls {
         c.markDonePartitions(id(n, "table"), specs(n));
         break;
       // ---- views
-      case "createView": {
+      case "createView": {  // the view's parts, or "schema": a ViewSchema JSON as Paimon stores it
         Identifier v = id(n, "view");
-        View view = new ViewImpl(v, fields(n.get("fields")), s(n, "query"), strMap(n.get("dialects")), s(n, "comment"), strMap(n.get("options")));
+        View view;
+        if (n.hasNonNull("schema")) {
+          ViewSchema vs = wire(n.get("schema"), ViewSchema.class);
+          view = new ViewImpl(v, vs.fields(), vs.query(), vs.dialects(), vs.comment(), vs.options());
+        } else {
+          view = new ViewImpl(v, fields(n.get("fields")), s(n, "query"), strMap(n.get("dialects")), s(n, "comment"), strMap(n.get("options")));
+        }
         c.createView(v, view, InteropDriver.flag(n, "ignore_if_exists", false));
         break;
       }
@@ -385,9 +396,16 @@ final class CatalogCalls {
       case "listViewsPaged":
         paged(slot, c.listViewsPaged(s(n, "database"), max(n), s(n, "token"), s(n, "pattern")), x -> x);
         break;
-      case "listViewDetailsPaged":
-        paged(slot, c.listViewDetailsPaged(s(n, "database"), max(n), s(n, "token"), s(n, "pattern")), View::name);
+      case "listViews":
+        slot.set("items", InteropDriver.JSON.valueToTree(c.listViews(s(n, "database"))));
         break;
+      case "listViewDetailsPaged": {  // the names in "items", each view in full in "views"
+        PagedList<View> page = c.listViewDetailsPaged(s(n, "database"), max(n), s(n, "token"), s(n, "pattern"));
+        paged(slot, page, View::name);
+        ArrayNode views = slot.putArray("views");
+        for (View v : page.getElements()) view(views.addObject(), v);
+        break;
+      }
       case "listViewsPagedGlobally":
         paged(slot, c.listViewsPagedGlobally(s(n, "database_pattern"), s(n, "pattern"), max(n), s(n, "token")), Identifier::getFullName);
         break;
