@@ -417,6 +417,7 @@ def test_a_cold_plan_on_s3_reads_each_file_with_one_get(s3_warehouse, monkeypatc
 
     from paimon_core.metadata import manifest_cache
 
+    monkeypatch.setenv("PAIMON_MANIFEST_CACHE", "off")  # a cold plan: no decoded manifest on disk either
     uri, opts = s3_warehouse
     t = FileSystemCatalog(uri, opts).create_table("db.rt", _append_schema())
     for c in range(3):

@@ -98,7 +98,7 @@ def load(key: str | None) -> pa.Table | None:
     path = _path(root, key)
     try:
         with pa.memory_map(path) as source:
-            table = ipc.open_file(source).read_all()
+            table = ipc.open_file(source, options=ipc.IpcReadOptions(use_threads=False)).read_all()
     except FileNotFoundError:
         return None
     except (OSError, pa.ArrowException):
@@ -127,7 +127,7 @@ def store(key: str | None, cols: Columns, columns: EntryColumns) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
         try:
             with os.fdopen(fd, "wb") as out:
-                options = ipc.IpcWriteOptions(compression="lz4")
+                options = ipc.IpcWriteOptions(compression="lz4", use_threads=False)
                 with ipc.new_file(out, table.schema, options=options) as writer:
                     writer.write_table(table)
                 size = out.tell()
