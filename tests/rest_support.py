@@ -155,25 +155,29 @@ class RestServer:
 DLF_KEY_ID, DLF_SECRET, DLF_REGION = "LTAI-test", "dlf-test-secret", "cn-test"
 
 
-def start_dlf_server(warehouse: Path) -> RestServer:
-    """``paimon rest-server --auth dlf`` accepting requests signed with ``DLF_KEY_ID``/``DLF_SECRET``."""
+def start_dlf_server(warehouse: Path, token_file: Path | None = None) -> RestServer:
+    """``paimon rest-server --auth dlf`` accepting requests signed with ``DLF_KEY_ID``/``DLF_SECRET``
+    (either signing method), and with the key of ``token_file`` when given."""
     env = {"PAIMON_REST_DLF_KEY_ID": DLF_KEY_ID, "PAIMON_REST_DLF_SECRET": DLF_SECRET}
-    return RestServer(warehouse, token=None, args=("--auth", "dlf"), env=env)
+    args = ("--auth", "dlf", *(("--dlf-token-file", str(token_file)) if token_file else ()))
+    return RestServer(warehouse, token=None, args=args, env=env)
 
 
-def dlf_options(secret: str = DLF_SECRET) -> dict:
-    """The REST catalog options of a DLF-signing client (ours and pypaimon's use the same keys)."""
-    return {
+def dlf_options(secret: str = DLF_SECRET, algorithm: str | None = None) -> dict:
+    """The REST catalog options of a DLF-signing client (ours and pypaimon's use the same keys);
+    ``algorithm``: ``dlf.signing-algorithm`` (default: unset, which is ``default`` here)."""
+    opts = {
         "token.provider": "dlf",
         "dlf.access-key-id": DLF_KEY_ID,
         "dlf.access-key-secret": secret,
         "dlf.region": DLF_REGION,
     }
+    return {**opts, "dlf.signing-algorithm": algorithm} if algorithm else opts
 
 
-def dlf_flags(server: RestServer, secret: str = DLF_SECRET) -> list[str]:
+def dlf_flags(server: RestServer, secret: str = DLF_SECRET, algorithm: str | None = None) -> list[str]:
     """Global CLI options for ``--catalog rest`` at ``server`` with DLF signing."""
-    opts = {"uri": server.uri, **dlf_options(secret)}
+    opts = {"uri": server.uri, **dlf_options(secret, algorithm)}
     return ["--catalog", "rest", *(x for k, v in opts.items() for x in ("--catalog-option", f"{k}={v}"))]
 
 

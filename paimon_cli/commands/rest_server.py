@@ -97,6 +97,19 @@ def rest_server(
             help="With --auth dlf: its secret (env PAIMON_REST_DLF_SECRET).",
         ),
     ] = None,
+    dlf_token_file: Annotated[
+        str | None,
+        typer.Option(
+            "--dlf-token-file",
+            metavar="FILE",
+            envvar="PAIMON_REST_DLF_TOKEN_FILE",
+            show_envvar=False,
+            show_default=False,
+            help="With --auth dlf: a JSON token file (AccessKeyId, AccessKeySecret, SecurityToken, "
+            "Expiration) whose key is accepted too; read again when it changes "
+            "(env PAIMON_REST_DLF_TOKEN_FILE).",
+        ),
+    ] = None,
     access_log: Annotated[
         bool,
         typer.Option("--access-log", help="Log every request to stderr, a Common Log Format line each."),
@@ -137,7 +150,8 @@ def rest_server(
     branches, partitions and table tokens.
 
     Clients set uri=http://HOST:PORT, warehouse=<anything>, token.provider=bear and token=T
-    (with --auth dlf: token.provider=dlf and the dlf.* keys). GET /healthz answers 200 without auth.
+    (with --auth dlf: token.provider=dlf and the dlf.* keys; either DLF signing method, default
+    or openapi, is accepted). GET /healthz answers 200 without auth.
     An address other machines reach needs --token or --auth dlf (or --insecure). Stop it with
     Ctrl-C or SIGTERM (exit 0): requests in flight (commits too) finish first.
 
@@ -162,7 +176,7 @@ def rest_server(
         raise CliError(f"bad --data-token-lifetime {token_lifetime}: at least 1 second")
     if workers < 1:
         raise CliError(f"bad --workers {workers}: at least 1")
-    how = _auth(auth, token, dlf_key_id, dlf_key_secret)
+    how = _auth(auth, token, dlf_key_id, dlf_key_secret, dlf_token_file)
     if how == "no token" and not insecure and not _loopback(host):
         raise CliError(
             f"--host {host} serves other machines, and no --token is set: anyone who reaches it could read "
@@ -180,6 +194,7 @@ def rest_server(
         auth=auth,
         token=token,
         dlf_keys={dlf_key_id: dlf_key_secret} if dlf_key_id and dlf_key_secret else {},
+        dlf_token_file=str(Path(dlf_token_file).resolve()) if dlf_token_file else None,
         catalog=s.catalog,
         warehouse=None if warehouse_root else (warehouse or state.warehouse),
         catalog_options=dict(s.catalog_options),
@@ -187,6 +202,8 @@ def rest_server(
         warehouse_root=warehouse_root,
         access_log=access_log,
     )
+    if config.dlf_token_file:
+        _check_token_file(config.dlf_token_file)
     registry = served(config)
     if isinstance(registry, CatalogService):
         registry.catalog.list_databases()  # a mistyped warehouse is refused now, not at the first request
@@ -240,12 +257,29 @@ def _check_tls(cert: str | None, key: str | None) -> None:
         ) from None
 
 
-def _auth(kind: str, token: str | None, key_id: str | None, secret: str | None) -> str:
+def _check_token_file(path: str) -> None:
+    """The token file holds a key now (one line otherwise, never the file's text)."""
+    from paimon_core.catalog.metastore.rest import dlf_token
+    from paimon_core.errors import CatalogUnavailable
+
+    try:
+        dlf_token.TokenFile(path, tries=1).load()
+    except CatalogUnavailable as e:
+        raise CliError(f"--dlf-token-file: {e}") from None
+
+
+def _auth(
+    kind: str, token: str | None, key_id: str | None, secret: str | None, token_file: str | None = None
+) -> str:
     """How ``--auth`` checks requests, in words (a bad combination is an error)."""
     if kind == "bearer":
+        if token_file:
+            raise CliError("--dlf-token-file goes with --auth dlf")
         return "bearer token required" if token else "no token"
     if kind == "dlf":
-        if not key_id or not secret:
-            raise CliError("--auth dlf needs --dlf-access-key-id and --dlf-access-key-secret")
-        return "DLF signatures required"
+        if bool(key_id) != bool(secret) or not (key_id or token_file):
+            raise CliError(
+                "--auth dlf needs --dlf-access-key-id and --dlf-access-key-secret, or --dlf-token-file"
+            )
+        return "DLF signatures required (default and openapi)"
     raise CliError(f"bad --auth {kind!r}: use bearer or dlf")

@@ -32,6 +32,7 @@ class ServerConfig:
     auth: str = "bearer"  # bearer | dlf
     token: str | None = None
     dlf_keys: dict[str, str] = field(default_factory=dict)
+    dlf_token_file: str | None = None  # a key read again when the file changes
     # one catalog (catalog type, warehouse URI and options), or every folder under warehouse_root
     catalog: str = "filesystem"
     warehouse: str | None = None
@@ -50,10 +51,15 @@ class ServerConfig:
 
 def checker(config: ServerConfig):
     """The check every request must pass, or None (bearer auth without a token)."""
-    from paimon_cli.rest.auth import bearer, dlf
+    from paimon_cli.rest.auth import bearer, dlf, with_key_file
 
     if config.auth == "dlf":
-        return dlf(config.dlf_keys)
+        keys = (
+            with_key_file(config.dlf_keys, config.dlf_token_file)
+            if config.dlf_token_file
+            else config.dlf_keys
+        )
+        return dlf(keys)
     return bearer(config.token) if config.token else None
 
 

@@ -92,7 +92,32 @@ DLF_ACCESS_KEY_SECRET = Option[str | None](
 )
 DLF_SECURITY_TOKEN = Option[str | None]("dlf.security-token", "str", None, "DLF signer: STS security token")
 DLF_REGION = Option[str | None]("dlf.region", "str", None, "DLF signer: region")
-DLF_SIGNING_ALGORITHM = Option[str]("dlf.signing-algorithm", "str", "default", "DLF signer: only default")
+DLF_SIGNING_ALGORITHM = Option[str](
+    "dlf.signing-algorithm",
+    "enum",
+    "default",
+    "DLF signer: default or openapi (unset: openapi for a uri naming dlfnext, else default)",
+    ("default", "openapi"),
+)
+DLF_TOKEN_LOADER = Option[str | None](
+    "dlf.token-loader",
+    "enum",
+    None,
+    "DLF signer: where the keys come from: local_file (dlf.token-path) or ecs (a metadata service)",
+    ("local_file", "ecs"),
+)
+DLF_TOKEN_PATH = Option[str | None](
+    "dlf.token-path", "str", None, "DLF signer: a JSON token file (AccessKeyId, AccessKeySecret, ...)"
+)
+DLF_TOKEN_ECS_METADATA_URL = Option[str](
+    "dlf.token-ecs-metadata-url",
+    "str",
+    "http://100.100.100.200/latest/meta-data/Ram/security-credentials/",
+    "DLF signer, ecs: the metadata URL the role name is appended to",
+)
+DLF_TOKEN_ECS_ROLE_NAME = Option[str | None](
+    "dlf.token-ecs-role-name", "str", None, "DLF signer, ecs: the RAM role (default: the one the URL names)"
+)
 REST_OPTIONS = (URI, PREFIX, WAREHOUSE, DATA_TOKEN_ENABLED)
 AUTH_OPTIONS = (
     TOKEN,
@@ -102,6 +127,10 @@ AUTH_OPTIONS = (
     DLF_SECURITY_TOKEN,
     DLF_REGION,
     DLF_SIGNING_ALGORITHM,
+    DLF_TOKEN_LOADER,
+    DLF_TOKEN_PATH,
+    DLF_TOKEN_ECS_METADATA_URL,
+    DLF_TOKEN_ECS_ROLE_NAME,
 )
 
 CATALOG_OPTIONS: dict[str, Option] = {
