@@ -191,6 +191,7 @@ CATALOG_LAYERS = [
     "views",
     "functions",
     "objects",
+    "replace",
     "base",
     "filesystem",
     "metastore",
@@ -199,8 +200,9 @@ CATALOG_LAYERS = [
 
 
 def test_the_catalog_package_imports_only_downwards():
-    """Inside ``catalog/``: names, the lookup by name without the table stack, the interface, the
-    filesystem catalog, the metastore catalogs built on the interface, the factory that picks one
+    """Inside ``catalog/``: names, the lookup by name without the table stack, replacing a table in
+    place (on the table, below the interface that offers it), the interface, the filesystem
+    catalog, the metastore catalogs built on the interface, the factory that picks one
     (annotation-only imports included)."""
 
     def level(module: str) -> int:

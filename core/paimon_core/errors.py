@@ -146,8 +146,9 @@ class UnsupportedFeature(PaimonError):
 
 
 class UnsupportedByCatalog(PaimonError):
-    """The catalog has no such operation (Java's catalogs throw UnsupportedOperationException
-    for it); nothing was changed."""
+    """The catalog has no such operation, or not in the form asked (a replace that changes the
+    partition keys): Java's catalogs throw UnsupportedOperationException for it; nothing was
+    changed."""
 
 
 class EngineUnavailable(PaimonError):

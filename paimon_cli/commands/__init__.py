@@ -21,7 +21,7 @@ class CommandEntry(NamedTuple):
 COMMANDS: tuple[CommandEntry, ...] = tuple(
     CommandEntry(*row)
     for row in (
-        ("create-table", "tables", "Create a table (and its database)."),
+        ("create-table", "tables", "Create a table (and its database), or replace one with --replace."),
         ("drop-table", "tables", "Drop a table: its folder with all data and metadata is deleted."),
         ("databases", "tables", "List the databases of the warehouse."),
         ("tables", "tables", "List tables, of one database or of all."),

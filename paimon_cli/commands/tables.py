@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,10 @@ from paimon_cli.config import parse_kv
 from paimon_cli.errors import CliError
 from paimon_cli.params import TableOpt, split_list
 from paimon_cli.state import get_state
+
+if TYPE_CHECKING:
+    from paimon_cli.state import CliState
+    from paimon_core.metadata.schema import Schema, TableSchema
 
 app = typer.Typer()
 
@@ -73,8 +77,17 @@ def create_table(
     if_not_exists: Annotated[
         bool, typer.Option("--if-not-exists", help="Do nothing if the table exists.")
     ] = False,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Replace an existing table in place: its rows are removed by one commit and the "
+            "new schema becomes its latest; its earlier snapshots stay readable by time travel. "
+            "The partition keys cannot change. Creates the table when it does not exist.",
+        ),
+    ] = False,
 ) -> None:
-    """Create a table (and its database).
+    """Create a table (and its database), or replace one with --replace.
 
     Examples:
 
@@ -83,6 +96,8 @@ def create_table(
       paimon create-table demo.users --schema "id BIGINT, name STRING" -k id
 
       paimon create-table demo.copy --like events.parquet
+
+      paimon create-table demo.users --replace --schema "id BIGINT, name STRING, email STRING" -k id
     """
     from paimon_core import Schema
 
@@ -93,6 +108,11 @@ def create_table(
     if (schema is None) == (like is None):
         raise typer.BadParameter(
             "give exactly one of --schema COLUMNS or --like FILE.parquet", param_hint="'--schema' / '--like'"
+        )
+    if replace and if_not_exists:
+        raise typer.BadParameter(
+            "--replace replaces an existing table, --if-not-exists keeps it: give one of them",
+            param_hint="'--replace' / '--if-not-exists'",
         )
     columns = Schema.parse_columns(schema) if schema is not None else _like_columns(like)
     options = parse_kv(option, "--option")
@@ -106,6 +126,9 @@ def create_table(
         comment=comment,
     )
     catalog = state.catalog
+    if replace and catalog.table_exists(identifier):
+        _replace_table(state, identifier, spec)
+        return
     existed = if_not_exists and catalog.table_exists(identifier)
     created = catalog.create_table(identifier, spec, ignore_if_exists=if_not_exists)
     if existed:
@@ -113,14 +136,39 @@ def create_table(
             {"table": identifier, "created": False}, f"table {identifier} already exists; left unchanged"
         )
         return
-    s = created.schema
+    state.out.record(
+        {"table": identifier, "created": True}, f"created table {identifier} ({_shape(created.schema)})"
+    )
+
+
+def _shape(s: TableSchema) -> str:
+    """``3 columns; partitioned by dt; primary key id``."""
     parts = [f"{len(s.fields)} column" + ("" if len(s.fields) == 1 else "s")]
     if s.partition_keys:
         parts.append("partitioned by " + ", ".join(s.partition_keys))
     if s.primary_keys:
         parts.append("primary key " + ", ".join(s.primary_keys))
+    return "; ".join(parts)
+
+
+def _replace_table(state: CliState, identifier: str, spec: Schema) -> None:
+    """``--replace`` of an existing table (``Catalog.replace_table``)."""
+    before = state.catalog.get_table(identifier).snapshots.latest()
+    new = state.catalog.replace_table(identifier, spec)
+    kept = (
+        f"; snapshots up to {before.id} stay readable by time travel (--snapshot {before.id})"
+        if before is not None
+        else ""
+    )
     state.out.record(
-        {"table": identifier, "created": True}, f"created table {identifier} ({'; '.join(parts)})"
+        {
+            "table": identifier,
+            "created": False,
+            "replaced": True,
+            "schema_id": new.id,
+            "previous_snapshot": before.id if before is not None else None,
+        },
+        f"replaced table {identifier} ({_shape(new)}): schema {new.id}, no rows{kept}",
     )
 
 

@@ -33,6 +33,7 @@ from paimon_cli.rest import (
     partitions,
     query_auth,
     registration,
+    replace,
     schemas,
     versions,
     views,
@@ -130,6 +131,7 @@ def _table_route(
             ("POST", "partitions"): lambda: partitions.create_partitions(s, db, table, body),
             ("GET", "consumers"): lambda: consumers.list_consumers(s, db, table, query),
             ("POST", "rollback-schema"): lambda: schemas.rollback_schema(s, db, table, body),
+            ("POST", "replace"): lambda: replace.replace_table(s, db, table, body),
             ("POST", "auth"): lambda: query_auth.auth_table_query(s, db, table, body),
         }
         if op in one:

@@ -94,6 +94,42 @@ def test_create_table_json_output(cli):
     assert cli.json("create-table", "db.t", "--schema", "id INT") == [{"table": "db.t", "created": True}]
 
 
+def test_create_table_replace_keeps_the_history(cli, tmp_path):
+    cli("create-table", "db.t", "--schema", "id BIGINT, name STRING, dt STRING", "--partition", "dt")
+    f = tmp_path / "in.csv"
+    f.write_text("id,name,dt\n1,a,d1\n2,b,d2\n")
+    cli("ingest", "-t", "db.t", str(f))
+    r = cli(
+        "create-table",
+        "db.t",
+        "--replace",
+        "--schema",
+        "id BIGINT NOT NULL, email STRING, dt STRING",
+        "-p",
+        "dt",
+    )
+    assert "replaced table db.t" in r.stdout and "schema 1" in r.stdout and "--snapshot 1" in r.stdout
+    s = schema_json(cli, "db.t")
+    assert (s["id"], [x["name"] for x in s["fields"]]) == (1, ["id", "email", "dt"])
+    assert cli.json("read", "-t", "db.t") == []
+    assert sorted(x["name"] for x in cli.json("read", "-t", "db.t", "--snapshot", "1")) == ["a", "b"]
+    assert [x["kind"] for x in cli.json("snapshots", "-t", "db.t")] == ["APPEND", "OVERWRITE"]
+    out = cli.json("create-table", "db.t", "--replace", "--schema", "id INT, dt STRING", "-p", "dt")
+    assert out == [
+        {"table": "db.t", "created": False, "replaced": True, "schema_id": 2, "previous_snapshot": 2}
+    ]
+
+    r = cli("create-table", "db.t", "--replace", "--schema", "id INT, dt STRING", code=1)  # no partition key
+    assert "cannot change the partition keys" in r.stderr
+    assert schema_json(cli, "db.t")["id"] == 2
+    r = cli("create-table", "db.t", "--replace", "--if-not-exists", "--schema", "id INT", code=2)
+    assert "--replace" in r.stderr and "--if-not-exists" in r.stderr
+    # a table that does not exist is created
+    assert cli.json("create-table", "db.new", "--replace", "--schema", "id INT") == [
+        {"table": "db.new", "created": True}
+    ]
+
+
 def test_databases_and_tables(cli):
     cli("create-table", "a.t1", "--schema", "id INT")
     cli("create-table", "a.t2", "--schema", "id INT")

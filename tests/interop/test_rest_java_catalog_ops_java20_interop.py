@@ -12,7 +12,8 @@ Where the releases differ, the test says so by version: 1.4.2's API has no
 2.0.0's ``renameBranch`` throws ``UnsupportedOperationException`` without a request (the endpoint was
 removed from Java's client, apache/paimon#8023); and 2.0.0's ``createPartitions`` on a table whose
 partitions the metastore does not manage gets the server's 501, which Java raises as
-``NotImplementedException`` (it catches 501 only for ``markDonePartitions``).
+``NotImplementedException`` (it catches 501 only for ``markDonePartitions``). ``replaceTable``
+(``POST .../replace``, outside the spec) is 2.0.0's only: 1.4.2's ``Catalog`` has no such method.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ FUNCTION = {
     "options": {"k": "v"},
 }
 
+
+# replaceTable's new schema (2.0): a column more, the same partition key
+REPLACED = [{"name": n, "type": t} for n, t in (("id", "BIGINT"), ("email", "STRING"), ("dt", "STRING"))]
+RETAINED = {"snapshot.num-retained.max": "50"}
 
 # Java puts a view's audit fields among its options (defaults when the optional fields are absent,
 # as this server sends none: owner None, createdAt "0", createdBy "null")
@@ -211,7 +216,21 @@ def _script(db: str, other: str, via: dict, token_via: dict) -> list[dict]:
         {"op": "write", **token_via, "table": log, "rows": [{"id": 1, "name": "tok"}]},
         {"op": "read", **token_via, "table": log},
     ]
-    return [setup, *write, versions, parts, objects]
+    rep = f"{db}.rep"
+    replace = [
+        calls(c("createTable", table=rep, fields=PK_FIELDS, partition_keys=["dt"])),
+        {"op": "write", **via, "table": rep, "rows": ROWS},
+        calls(
+            c("replaceTable", table=rep, fields=REPLACED, partition_keys=["dt"], options=RETAINED),
+            c("getTable", table=rep),
+            c("loadSnapshot", table=rep),
+            c("replaceTable", table=rep, fields=REPLACED),  # the partition keys would change
+            c("replaceTable", table=f"{db}.nope", fields=REPLACED),
+            c("replaceTable", table=f"{db}.nope", fields=REPLACED, ignore_if_not_exists=True),
+        ),
+        {"op": "read", **via, "table": rep},
+    ]
+    return [setup, *write, versions, parts, objects, *replace]
 
 
 def test_java_rest_catalog_runs_every_catalog_operation(java_rest, jdbc_rest):
@@ -232,10 +251,10 @@ def test_java_rest_catalog_runs_every_catalog_operation(java_rest, jdbc_rest):
         if call.get("path") == "REG":
             call["path"] = str(reg)
     before = len(jdbc_rest.requests())
-    setup, w1, w2, read, tw, tread, versions, parts, objects = java.run(script)
+    setup, w1, w2, read, tw, tread, versions, parts, objects, _, _, rep, rep_read = java.run(script)
     served = jdbc_rest.requests()[before:]
     assert not [r for r in served if r.endswith((" 500", " 501", " 502", " 503"))
-                and "/partitions " not in r], served  # fmt: skip
+                and "/partitions " not in r and "/replace " not in r], served  # fmt: skip
 
     s = setup["results"]
     assert "error" not in s[0] and "error" not in s[1]
@@ -356,3 +375,27 @@ def test_java_rest_catalog_runs_every_catalog_operation(java_rest, jdbc_rest):
     assert o[29]["items"] == [f"{db}.v1"]  # the dropped database's view and function went with it
     assert o[30]["items"] == [f"{db}.f1"]
     assert o[31]["error"] == "UnsupportedOperationException"  # CachingCatalog does not forward it
+    _check_replace(v, rep["results"], rep_read["rows"], served, jdbc_rest, db)
+
+
+def _check_replace(v: str, r: list[dict], rows: list[dict], served: list[str], server: RestServer, db: str):
+    """replaceTable (Java 2.0 only: 1.4.2's Catalog has no such method): the table keeps its
+    history, so we read its rows from before the replace by time travel."""
+    if v != "2.0.0":
+        assert {x["error"] for x in (r[0], r[3], r[4], r[5])} == {"NoSuchMethodException"}, r
+        assert not any("/replace " in x for x in served)
+        return
+    assert "error" not in r[0], r[0]
+    assert [f["name"] for f in r[1]["fields"]] == ["id", "email", "dt"]
+    assert RETAINED.items() <= r[1]["options"].items()
+    truncated = (r[2]["id"], r[2]["schema_id"], r[2]["commit_kind"], r[2]["record_count"])
+    assert truncated == (2, 0, "OVERWRITE", 0)
+    assert r[3]["error"] == "UnsupportedOperationException" and "partition keys" in r[3]["message"], r[3]
+    assert r[4]["error"] == "TableNotExistException" and "error" not in r[5], r[4:6]
+    assert any(x.startswith(f"POST /v1/paimon/databases/{db}/tables/rep/replace 501") for x in served)
+    assert rows == []
+    catalog = {"uri": server.uri, "token.provider": "bear", "token": server.token}
+    ours = create_catalog("rest", "unused", catalog).get_table(f"{db}.rep")
+    latest = ours.snapshots.latest()
+    assert ours.schema.id == 1 and latest is not None and latest.id == 2
+    assert_same_rows(ours.to_arrow(snapshot_id=1).to_pylist(), ROWS)

@@ -3,7 +3,8 @@
 Layers inside, each importing only those above it in this list: ``names`` (identifiers),
 ``lookup`` (a table's snapshots by name, without the table stack), ``views`` and ``functions``
 (what a view and a function are, and their changes), ``objects`` (their stores and the catalog
-operations over them), ``base`` (the ``Catalog`` interface), ``filesystem`` (the zero-setup default), ``metastore/`` (JDBC, Hive and REST
+operations over them), ``replace`` (a table replaced in place: truncated, then a new schema),
+``base`` (the ``Catalog`` interface), ``filesystem`` (the zero-setup default), ``metastore/`` (JDBC, Hive and REST
 catalogs: names registered in a metastore or served, the same layout on storage), ``factory``
 (``create_catalog``: one by name). The names below are the package's public face, imported on
 first use (``__getattr__``), so that a lookup by name does not load pyarrow.

@@ -6,6 +6,7 @@ table exists when its directory holds at least one ``schema/schema-N``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from paimon_core.errors import (
     WarehouseNotFound,
 )
 from paimon_core.metadata.branches import split_branch
-from paimon_core.metadata.schema import Schema, SchemaManager
+from paimon_core.metadata.schema import Schema, SchemaManager, TableSchema
 from paimon_core.storage.file_io import FileIO
 from paimon_core.table import FileStoreTable
 
@@ -217,6 +218,35 @@ class Catalog(CatalogObjects):
 
     def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
         raise NotImplementedError
+
+    def replace_table(self, identifier: str, schema: Schema) -> TableSchema:
+        """Replace table ``db.t`` by ``schema`` in place (Java 2.0's ``replaceTable``): a
+        truncating commit, then ``schema`` as schema latest+1; the table keeps its history, so
+        its older snapshots stay readable by time travel (``catalog/replace.py``). Returns the
+        new schema. TableNotFound for a missing table; UnsupportedByCatalog for a change of the
+        partition keys; InvalidInput for a branch, a system table or a schema that does not
+        validate. A ``path`` option is refused as ``create_table`` refuses it, unless it names
+        the table's own folder (a schema read back from the table may carry it): then dropped."""
+        from paimon_core.catalog.replace import replace_table
+
+        if "$" in identifier:
+            raise InvalidInput(
+                f"'{identifier}' is a branch or system table: replace-table replaces a whole table (DB.TABLE)"
+            )
+        table = self._get_table(identifier)
+        return replace_table(table, self._without_own_path(table, schema))
+
+    def _without_own_path(self, table: FileStoreTable, schema: Schema) -> Schema:
+        path = schema.options.get("path")
+        if path is None:
+            return schema
+        if self._storage_path(path) != self._storage_path(table.io.uri(table.path)):
+            raise InvalidInput(
+                f"the {self.kind} catalog places table {table.identifier} itself: option 'path' "
+                f"({path}) cannot move it"
+            )
+        options = {k: v for k, v in schema.options.items() if k != "path"}
+        return dataclasses.replace(schema, options=options)
 
     def drop_table(self, identifier: str, ignore_if_missing: bool = False) -> None:
         raise NotImplementedError

@@ -282,3 +282,41 @@ def test_rollback_schema(rest_server, tmp_path):
     assert c.call("POST", f"{tbl}/rollback-schema", {"schemaId": "0"}).status == 400
     r = c.call("POST", f"{V1}/databases/rs_db/tables/nope/rollback-schema", {"schemaId": 0})
     assert (r.status, r.body["resourceType"]) == (404, "TABLE")
+
+
+# ---------------------------------------------------------------- replace (Java 2.0, not in the spec)
+def test_replace_table(rest_server, tmp_path):
+    c = SpecClient(rest_server)
+    c.call("POST", f"{V1}/databases", {"name": "rp_db"})
+    cli = _table_with_snapshots(rest_server, "rp_db", tmp_path)
+    tbl = f"{V1}/databases/rp_db/tables/t"
+    table_id = c.call("GET", tbl).body["id"]
+    fields = [{"id": 0, "name": "a", "type": "BIGINT"}, {"id": 1, "name": "e", "type": "STRING"}]
+    fields.append({"id": 2, "name": "p", "type": "STRING"})
+    schema = {"fields": fields, "partitionKeys": ["p"], "primaryKeys": [], "options": {"k": "v"}}
+    r = c.call("POST", f"{tbl}/replace", {"schema": schema}, outside_spec=True)
+    assert (r.status, r.body) == (200, None), r.body
+    got = c.call("GET", tbl).body
+    assert (got["id"], got["schemaId"]) == (table_id, 1)  # the same table, schema latest+1
+    assert [f["name"] for f in got["schema"]["fields"]] == ["a", "e", "p"] and got["schema"]["options"][
+        "k"
+    ] == "v"
+    snap = c.call("GET", f"{tbl}/snapshot").body["snapshot"]
+    assert (snap["snapshot"]["id"], snap["snapshot"]["commitKind"], snap["recordCount"]) == (
+        3,
+        "OVERWRITE",
+        0,
+    )
+    assert cli.json("read", "-t", "rp_db.t") == []
+    assert sorted(r["a"] for r in cli.json("read", "-t", "rp_db.t", "--snapshot", "2")) == [1, 2]
+
+    moved = {**schema, "partitionKeys": []}
+    r = c.call("POST", f"{tbl}/replace", {"schema": moved}, outside_spec=True)
+    assert r.status == 501 and "cannot change the partition keys" in r.body["message"], r.body
+    r = c.call("POST", f"{V1}/databases/rp_db/tables/nope/replace", {"schema": schema}, outside_spec=True)
+    assert (r.status, r.body["resourceType"], r.body["resourceName"]) == (404, "TABLE", "nope")
+    r = c.call("POST", f"{V1}/databases/rp_nodb/tables/t/replace", {"schema": schema}, outside_spec=True)
+    assert (r.status, r.body["resourceType"]) == (404, "DATABASE")
+    for bad in ({}, {"schema": []}, {"schema": {"fields": []}}, {"schema": {**schema, "primaryKeys": ["x"]}}):
+        assert c.call("POST", f"{tbl}/replace", bad, outside_spec=True).status == 400, bad
+    assert c.call("GET", tbl).body["schemaId"] == 1  # nothing refused was written

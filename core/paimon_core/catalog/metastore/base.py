@@ -261,17 +261,24 @@ class MetastoreCatalog(Catalog):
             raise TableNotFound(f"{db}.{name}")
         return self._load(db, name)
 
-    def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
-        db, name = parse_identifier(identifier)
-        self._check_name("database", db)
-        self._check_name("table", name)
-        table_schema = schema.to_table_schema(0)  # validate before touching anything
+    def _refuse_upper_case(self, table_schema: TableSchema) -> None:
         upper = [f.name for f in table_schema.fields if f.name != f.name.lower()]
         if upper:
             raise InvalidInput(
                 f"column '{upper[0]}': the {self.kind} catalog does not allow upper-case "
                 "column names (as in Java Paimon); use lower case"
             )
+
+    def replace_table(self, identifier: str, schema: Schema) -> TableSchema:
+        self._refuse_upper_case(schema.to_table_schema(0))
+        return super().replace_table(identifier, schema)
+
+    def create_table(self, identifier: str, schema: Schema, ignore_if_exists: bool = False) -> FileStoreTable:
+        db, name = parse_identifier(identifier)
+        self._check_name("database", db)
+        self._check_name("table", name)
+        table_schema = schema.to_table_schema(0)  # validate before touching anything
+        self._refuse_upper_case(table_schema)
         if self._table_registered(db, name):
             if ignore_if_exists:
                 return self._load(db, name)

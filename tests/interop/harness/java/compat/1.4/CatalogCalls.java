@@ -238,6 +238,16 @@ final class CatalogCalls {
         c.createTable(id(n, "table"), b.build(), InteropDriver.flag(n, "ignore_if_exists", false));
         break;
       }
+      case "replaceTable": {  // 2.0+: Catalog.replaceTable(identifier, schema, ignoreIfNotExists)
+        Schema.Builder b = Schema.newBuilder();
+        for (DataField f : fields(n.get("fields"))) b.column(f.name(), f.type());
+        b.partitionKeys(InteropDriver.strings(n, "partition_keys"));
+        b.primaryKey(InteropDriver.strings(n, "primary_keys"));
+        b.options(strMap(n.get("options")));
+        Class<?>[] types = {Identifier.class, Schema.class, boolean.class};
+        reflect(c, "replaceTable", types, id(n, "table"), b.build(), InteropDriver.flag(n, "ignore_if_not_exists", false));
+        break;
+      }
       case "getTable":
         table(slot, c.getTable(id(n, "table")));
         break;
