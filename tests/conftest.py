@@ -74,6 +74,13 @@ def pytest_addoption(parser):
         default="subset",
         help="CLI tests through --catalog rest: the named subset (default) or all (tests/cli/rest_lane.py)",
     )
+    parser.addoption(
+        "--manifest-cache",
+        choices=("default", "disk"),
+        default="default",
+        help="disk: every manifest read in the test processes goes through the disk cache (no "
+        "process-wide cache, small local manifests kept too), so the tests run on the cached path",
+    )
 
 
 def pytest_generate_tests(metafunc):
@@ -105,6 +112,11 @@ def pytest_configure(config):
     # the disk cache of decoded manifests in a folder of this run (each xdist worker its own,
     # shared with the CLI processes its tests start), never the user's ~/.cache
     global _MANIFEST_CACHE
+    if config.getoption("manifest_cache", "default") == "disk":
+        from paimon_core.metadata import manifest_cache, manifest_disk_cache
+
+        manifest_disk_cache.MIN_LOCAL_ENTRIES = 0
+        manifest_cache.MAX_ENTRIES = -1  # holds nothing: each read is a disk-cache load after the first
     if "PAIMON_MANIFEST_CACHE" not in os.environ:
         _MANIFEST_CACHE = os.environ["PAIMON_MANIFEST_CACHE"] = tempfile.mkdtemp(
             prefix="paimon-manifest-cache-"

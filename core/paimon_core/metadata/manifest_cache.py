@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from paimon_core.storage.file_io import FileIO
 
-MAX_ENTRIES = 300_000
+MAX_ENTRIES = DEFAULT_MAX_ENTRIES = 300_000
 
 _lock = threading.Lock()
 _files: OrderedDict[tuple, tuple[object, int]] = OrderedDict()

@@ -210,7 +210,9 @@ class EntryColumns:
             rows = np.flatnonzero(np.isin(part.indices.to_numpy(zero_copy_only=False), wanted))
         else:
             rows = [i for i, p in enumerate(part.to_pylist()) if keep(p)]
-        return self.entries(table.take(rows))
+            if not rows:
+                return []
+        return self.entries(table.take(pa.array(rows, pa.int64())))
 
 
 def _encode(name: str, kind: str, values: Sequence, arrays: dict, meta: dict) -> None:

@@ -12,6 +12,12 @@ from paimon_core.metadata.manifest import ENTRY_SCHEMA, avro_bytes
 from paimon_core.metadata.schema import Schema
 
 
+@pytest.fixture(autouse=True)
+def _process_cache_on(monkeypatch):
+    """These tests are about the process-wide cache: on even under --manifest-cache=disk."""
+    monkeypatch.setattr(manifest_cache, "MAX_ENTRIES", manifest_cache.DEFAULT_MAX_ENTRIES)
+
+
 @pytest.fixture
 def table(catalog):
     manifest_cache.clear()
