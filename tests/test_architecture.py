@@ -188,6 +188,7 @@ def test_core_folders_import_only_downwards():
 CATALOG_LAYERS = [
     "names",
     "lookup",
+    "object_changes",
     "views",
     "functions",
     "objects",

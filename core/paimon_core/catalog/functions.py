@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from paimon_core.catalog.object_changes import apply_changes, change_args
 from paimon_core.catalog.views import fields_from_json
 from paimon_core.data.types import DataField
 from paimon_core.errors import DefinitionAlreadyExists, DefinitionNotFound, InvalidInput
@@ -219,20 +220,9 @@ class FunctionChange:
 
     @staticmethod
     def from_json(value: Any) -> FunctionChange:
-        if not isinstance(value, dict) or value.get("action") not in _FUNCTION_CHANGE_KEYS:
-            raise InvalidInput(
-                f"malformed function change: 'action' must be one of {', '.join(_FUNCTION_CHANGE_KEYS)}"
-            )
-        action = value["action"]
-        args: dict[str, Any] = {}
-        for k in _FUNCTION_CHANGE_KEYS[action]:
-            v = value.get(k)
-            if k == "definition":
-                args[k] = FunctionDefinition.from_json(v)
-            elif isinstance(v, str) or (k == "comment" and v is None):
-                args[k] = v
-            else:
-                raise InvalidInput(f"malformed function change {action}: '{k}' must be a string")
+        action, args = change_args(
+            value, _FUNCTION_CHANGE_KEYS, "function", {"definition": FunctionDefinition.from_json}
+        )
         return FunctionChange(action, **args)
 
 
@@ -248,25 +238,15 @@ _FUNCTION_CHANGE_KEYS: dict[str, tuple[str, ...]] = {
 
 def apply_function_changes(ident: str, function: Function, changes: list[FunctionChange]) -> Function:
     """``function`` with ``changes`` applied in order, as Java's REST server applies them."""
-    options, definitions, comment = dict(function.options), dict(function.definitions), function.comment
-    for c in changes:
-        if c.action == "setOption":
-            options[c.key or ""] = c.value or ""
-        elif c.action == "removeOption":
-            options.pop(c.key or "", None)
-        elif c.action == "updateComment":
-            comment = c.comment
-        elif c.action == "addDefinition":
-            if c.name in definitions:
-                raise DefinitionAlreadyExists(ident, c.name or "")
-            definitions[c.name or ""] = c.definition or FunctionDefinition.sql("")
-        elif c.action in ("updateDefinition", "dropDefinition"):
-            if c.name not in definitions:
-                raise DefinitionNotFound(ident, c.name or "")
-            if c.action == "updateDefinition":
-                definitions[c.name or ""] = c.definition or FunctionDefinition.sql("")
-            else:
-                del definitions[c.name or ""]
-        else:
-            raise InvalidInput(f"unknown function change '{c.action}'")
+    options, comment, definitions = apply_changes(
+        changes,
+        function.options,
+        function.comment,
+        function.definitions,
+        "Definition",
+        lambda c: (c.name or "", c.definition or FunctionDefinition.sql("")),
+        lambda d: DefinitionAlreadyExists(ident, d),
+        lambda d: DefinitionNotFound(ident, d),
+        "function",
+    )
     return replace(function, options=options, definitions=definitions, comment=comment)

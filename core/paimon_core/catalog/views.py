@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from paimon_core.catalog.object_changes import apply_changes, change_args
 from paimon_core.data.types import DataField, assign_field_ids
 from paimon_core.errors import DialectAlreadyExists, DialectNotFound, InvalidInput
 
@@ -137,17 +138,7 @@ class ViewChange:
 
     @staticmethod
     def from_json(value: Any) -> ViewChange:
-        if not isinstance(value, dict) or value.get("action") not in _VIEW_CHANGE_KEYS:
-            raise InvalidInput(
-                f"malformed view change: 'action' must be one of {', '.join(_VIEW_CHANGE_KEYS)}"
-            )
-        action = value["action"]
-        args = {}
-        for k in _VIEW_CHANGE_KEYS[action]:
-            v = value.get(k)
-            if not isinstance(v, str) and not (k == "comment" and v is None):
-                raise InvalidInput(f"malformed view change {action}: '{k}' must be a string")
-            args[k] = v
+        action, args = change_args(value, _VIEW_CHANGE_KEYS, "view")
         return ViewChange(action, **args)
 
 
@@ -164,25 +155,15 @@ _VIEW_CHANGE_KEYS: dict[str, tuple[str, ...]] = {
 def apply_view_changes(name: str, view: View, changes: list[ViewChange]) -> View:
     """``view`` with ``changes`` applied in order, as Java's JdbcCatalog.alterView applies them:
     a dialect added twice, or updated or dropped while absent, refuses the whole list."""
-    options, dialects, comment = dict(view.options), dict(view.dialects), view.comment
-    for c in changes:
-        if c.action == "setOption":
-            options[c.key or ""] = c.value or ""
-        elif c.action == "removeOption":
-            options.pop(c.key or "", None)
-        elif c.action == "updateComment":
-            comment = c.comment
-        elif c.action == "addDialect":
-            if c.dialect in dialects:
-                raise DialectAlreadyExists(name, c.dialect or "")
-            dialects[c.dialect or ""] = c.query or ""
-        elif c.action in ("updateDialect", "dropDialect"):
-            if c.dialect not in dialects:
-                raise DialectNotFound(name, c.dialect or "")
-            if c.action == "updateDialect":
-                dialects[c.dialect or ""] = c.query or ""
-            else:
-                del dialects[c.dialect or ""]
-        else:
-            raise InvalidInput(f"unknown view change '{c.action}'")
+    options, comment, dialects = apply_changes(
+        changes,
+        view.options,
+        view.comment,
+        view.dialects,
+        "Dialect",
+        lambda c: (c.dialect or "", c.query or ""),
+        lambda d: DialectAlreadyExists(name, d),
+        lambda d: DialectNotFound(name, d),
+        "view",
+    )
     return replace(view, options=options, dialects=dialects, comment=comment)
