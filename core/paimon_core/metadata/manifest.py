@@ -21,7 +21,7 @@ from paimon_core.data.binary_row import EMPTY_ROW
 from paimon_core.errors import CorruptMetadata, InvalidInput
 from paimon_core.metadata import manifest_cache
 from paimon_core.metadata.manifest_columns import EntryColumns
-from paimon_core.metadata.manifest_reader import EntryFilter, RecordForm, read_entries, read_many
+from paimon_core.metadata.manifest_reader import EntryFilter, read_entries, read_many
 from paimon_core.metadata.orc_records import is_orc, orc_bytes, orc_codec, read_orc_records
 from paimon_core.storage.file_io import FileIO
 
@@ -206,15 +206,6 @@ class DataFileMeta(NamedTuple):
             "_WRITE_COLS_SEQUENCES": None,
         }
 
-    @staticmethod
-    def from_avro(d: dict) -> DataFileMeta:
-        return DataFileMeta.from_row(file_row(d))
-
-    @staticmethod
-    def from_row(row: tuple) -> DataFileMeta:
-        """The meta of ``file_row``'s tuple."""
-        return _new_tuple(DataFileMeta, (*row[:5], _stats(*row[5]), _stats(*row[6]), *row[7:]))
-
     def upgrade(self, level: int) -> DataFileMeta:
         return self._replace(level=level)
 
@@ -250,74 +241,11 @@ class ManifestEntry(NamedTuple):
 
     @staticmethod
     def from_avro(d: dict) -> ManifestEntry:
-        return ManifestEntry.from_row(entry_row(d))
-
-    @staticmethod
-    def from_row(row: tuple) -> ManifestEntry:
-        """The entry of ``entry_row``'s tuple."""
-        return _new_tuple(ManifestEntry, (*row[:4], DataFileMeta.from_row(row[4])))
+        """The entry of one decoded manifest record."""
+        return ENTRY_COLUMNS.entries_of(ENTRY_COLUMNS.columns_of([d]))[0]
 
 
-def _stats_row(d: dict) -> tuple:
-    nc = d.get("_NULL_COUNTS")
-    return (d["_MIN_VALUES"], d["_MAX_VALUES"], None if nc is None else tuple(nc))
-
-
-_EMPTY_STATS: dict[tuple, SimpleStats] = {}
-
-
-def _stats(min_values: bytes, max_values: bytes, null_counts: tuple | None) -> SimpleStats:
-    """Stats of these values; stats over no columns (a key-less table's key stats, in every
-    entry) are one shared instance per (min, max) bytes."""
-    if null_counts == () and len(min_values) <= 16:
-        key = (min_values, max_values)
-        hit = _EMPTY_STATS.get(key)
-        if hit is None:
-            hit = SimpleStats(min_values, max_values, ())
-            if len(_EMPTY_STATS) < 64:
-                _EMPTY_STATS[key] = hit
-        return hit
-    return _new_tuple(SimpleStats, (min_values, max_values, null_counts))
-
-
-def file_row(d: dict) -> tuple:
-    """A decoded ``_FILE`` record as a tuple of plain values (``DataFileMeta._fields`` order, stats as (min, max, null counts)): what a
-    decoding process sends back, cheaper to pickle and load than the record's dicts. Fields
-    an older writer did not write are absent (None)."""
-    vsc = d.get("_VALUE_STATS_COLS")
-    wc = d.get("_WRITE_COLS")
-    return (
-        d["_FILE_NAME"],
-        d["_FILE_SIZE"],
-        d["_ROW_COUNT"],
-        d["_MIN_KEY"],
-        d["_MAX_KEY"],
-        _stats_row(d["_KEY_STATS"]),
-        _stats_row(d["_VALUE_STATS"]),
-        d["_MIN_SEQUENCE_NUMBER"],
-        d["_MAX_SEQUENCE_NUMBER"],
-        d["_SCHEMA_ID"],
-        d["_LEVEL"],
-        tuple(d.get("_EXTRA_FILES") or ()),
-        d.get("_CREATION_TIME"),
-        d.get("_DELETE_ROW_COUNT"),
-        d.get("_EMBEDDED_FILE_INDEX"),
-        d.get("_FILE_SOURCE"),
-        None if vsc is None else tuple(vsc),
-        d.get("_EXTERNAL_PATH"),
-        d.get("_FIRST_ROW_ID"),
-        None if wc is None else tuple(wc),
-    )
-
-
-def entry_row(d: dict) -> tuple:
-    """A decoded manifest entry record as (kind, partition, bucket, total buckets, file row)."""
-    return (d["_KIND"], d["_PARTITION"], d["_BUCKET"], d.get("_TOTAL_BUCKETS", -1), file_row(d["_FILE"]))
-
-
-ENTRY_FORM = RecordForm(
-    entry_row, ManifestEntry.from_row, EntryColumns(ManifestEntry, DataFileMeta, SimpleStats)
-)
+ENTRY_COLUMNS = EntryColumns(ManifestEntry, DataFileMeta, SimpleStats)  # how entries are decoded and cached
 
 
 @dataclass(frozen=True)
@@ -500,14 +428,14 @@ class ManifestStore:
     def read_manifest(self, name: str, entry_filter: EntryFilter | None = None) -> list[ManifestEntry]:
         """The entries of manifest ``name`` (those ``entry_filter`` keeps), through the
         process-wide cache of decoded manifests (``manifest_reader``)."""
-        return read_entries(self.io, self.path(name), ENTRY_FORM, entry_filter)
+        return read_entries(self.io, self.path(name), ENTRY_COLUMNS, entry_filter)
 
     def read_manifests(
         self, names: list[str], entry_filter: EntryFilter | None = None, sizes: list[int] | None = None
     ) -> list[list[ManifestEntry]]:
         """``read_manifest`` of each name, read in parallel, in the order of ``names``
         (``sizes``: their sizes as the manifest list records them)."""
-        return read_many(self.io, [self.path(n) for n in names], ENTRY_FORM, entry_filter, sizes)
+        return read_many(self.io, [self.path(n) for n in names], ENTRY_COLUMNS, entry_filter, sizes)
 
     def read_list(self, name: str) -> list[ManifestFileMeta]:
         return self.read_lists([name])[0]

@@ -8,11 +8,11 @@ bytes none of them occurs is skipped without decoding: a record of a matching pa
 holds that partition's bytes verbatim, so the skip never drops a matching entry (a block
 that does contain them is decoded and filtered entry by entry).
 
-Records become entries in two steps (``RecordForm``): ``row`` turns a decoded record into a
-tuple of plain values, ``build`` turns that tuple into an entry.
+Records become entries column by column (``EntryColumns``: each field's values once, from which
+the entries and the disk cache's table are both built).
 
-Complete decodes go to the process-wide cache (``manifest_cache``) and, for a form with
-``columns``, to the disk cache shared by processes (``manifest_disk_cache``); a filtered read
+Complete decodes go to the process-wide cache (``manifest_cache``) and to the disk cache
+shared by processes (``manifest_disk_cache``); a filtered read
 uses a cached complete decode when there is one (from disk: only the entries it keeps are
 built) and never stores its partial result.
 
@@ -45,17 +45,6 @@ if TYPE_CHECKING:
 
 # reads in flight at once: a manifest read on S3 is one round trip, locally the GIL bounds it
 PARALLELISM = 8
-
-
-@dataclass(frozen=True)
-class RecordForm:
-    """How a decoded record becomes an entry: ``row(record)``, a tuple of plain values, then
-    ``build(row)``, the entry. ``columns``: how entries are kept in the disk cache (None: not
-    kept there)."""
-
-    row: Callable[[dict], tuple]
-    build: Callable[[tuple], object]
-    columns: EntryColumns | None = None
 
 
 @dataclass(frozen=True)
@@ -96,12 +85,12 @@ class Decoded:
 def read_entries(
     io: FileIO,
     path: str,
-    form: RecordForm,
+    columns: EntryColumns,
     flt: EntryFilter | None = None,
     data: bytes | None = None,
     size: int | None = None,
 ) -> list:
-    """The entries (``form``: manifest.ENTRY_FORM) of the manifest at ``path`` that ``flt``
+    """The entries (``columns``: manifest.ENTRY_COLUMNS) of the manifest at ``path`` that ``flt``
     keeps (all without a filter), in file order; ``data``: the file's bytes when the caller
     fetched them; ``size``: its size as the manifest list records it (keys the disk cache for
     a remote file). A missing or damaged file is CorruptMetadata naming it."""
@@ -109,9 +98,8 @@ def read_entries(
     cached = manifest_cache.get(key)
     if isinstance(cached, Decoded):
         return cached.select(flt)
-    columns = form.columns
-    disk_key = manifest_disk_cache.key_of(key, size) if columns is not None else None
-    if columns is not None and disk_key is not None:
+    disk_key = manifest_disk_cache.key_of(key, size)
+    if disk_key is not None:
         kept = manifest_disk_cache.load(disk_key)
         if kept is not None:
             if flt is not None:
@@ -128,19 +116,16 @@ def read_entries(
             blocks: Iterable[list[dict]] = [[r for r in records if flt is None or flt.accepts(r)]]
         else:
             blocks = avro_blocks(data, flt)
-        if columns is None:
-            out = [form.build(form.row(r)) for block in blocks for r in block]
-        else:  # column by column: the entries and the cache file are built from the same lists
-            for block in blocks:
-                cols = columns.extend(cols, columns.columns_of(block))
-            out = columns.entries_of(cols) if cols else []
+        for block in blocks:  # column by column: the entries and the cache file come from the same lists
+            cols = columns.extend(cols, columns.columns_of(block))
+        out = columns.entries_of(cols) if cols else []
     except CorruptMetadata:
         raise
     except Exception as e:  # fastavro and pyarrow raise many kinds on damaged input
         raise CorruptMetadata(f"manifest file {path} is unreadable: {e}") from None
     if flt is None:
         manifest_cache.put(key, Decoded(tuple(out)), len(out))
-        if columns is not None and (len(out) >= manifest_disk_cache.MIN_LOCAL_ENTRIES or not io.is_local):
+        if len(out) >= manifest_disk_cache.MIN_LOCAL_ENTRIES or not io.is_local:
             manifest_disk_cache.store(disk_key, cols, columns)
     return out
 
@@ -150,11 +135,6 @@ def _read(io: FileIO, path: str) -> bytes:
         return io.read_bytes(path)
     except FileNotFoundError:
         raise CorruptMetadata(f"manifest file {path} is missing") from None
-
-
-def avro_rows(data: bytes, row: Callable[[dict], tuple], flt: EntryFilter | None) -> list[tuple]:
-    """Rows (``row(record)``) of the records of an Avro manifest that ``flt`` keeps."""
-    return [row(r) for block in avro_blocks(data, flt) for r in block]
 
 
 def avro_blocks(data: bytes, flt: EntryFilter | None) -> Iterator[list[dict]]:
@@ -190,7 +170,7 @@ def avro_blocks(data: bytes, flt: EntryFilter | None) -> Iterator[list[dict]]:
 def read_many(
     io: FileIO,
     paths: list[str],
-    form: RecordForm,
+    columns: EntryColumns,
     flt: EntryFilter | None = None,
     sizes: list[int] | None = None,
 ) -> list[list]:
@@ -204,10 +184,10 @@ def read_many(
     large = flt is None and _decoded_bytes(io, paths, known) >= LARGE_DECODE_BYTES
     with gc_paused(large):
         if len(paths) <= 1 or io.is_local:
-            return [read_entries(io, p, form, flt, size=n) for p, n in zip(paths, known)]
-        missing = [p for p, n in zip(paths, known) if not _held(io, p, form, n)]
+            return [read_entries(io, p, columns, flt, size=n) for p, n in zip(paths, known)]
+        missing = [p for p, n in zip(paths, known) if not _held(io, p, n)]
         fetched = _fetch_all(io, missing)
-        return [read_entries(io, p, form, flt, fetched.get(p), n) for p, n in zip(paths, known)]
+        return [read_entries(io, p, columns, flt, fetched.get(p), n) for p, n in zip(paths, known)]
 
 
 def _decoded_bytes(io: FileIO, paths: list[str], sizes: Sequence[int | None]) -> int:
@@ -219,12 +199,12 @@ def _decoded_bytes(io: FileIO, paths: list[str], sizes: Sequence[int | None]) ->
     )
 
 
-def _held(io: FileIO, path: str, form: RecordForm, size: int | None) -> bool:
+def _held(io: FileIO, path: str, size: int | None) -> bool:
     """Whether the decode of ``path`` is in memory or on disk (its bytes need no fetch)."""
     key = manifest_cache.key_of(io, path)
     if isinstance(manifest_cache.get(key), Decoded):
         return True
-    return form.columns is not None and manifest_disk_cache.exists(manifest_disk_cache.key_of(key, size))
+    return manifest_disk_cache.exists(manifest_disk_cache.key_of(key, size))
 
 
 def _fetch_all(io: FileIO, paths: list[str]) -> dict[str, bytes]:

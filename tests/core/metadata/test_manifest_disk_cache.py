@@ -19,11 +19,10 @@ from paimon_core.compaction.compaction import compact
 from paimon_core.errors import CorruptMetadata
 from paimon_core.metadata import manifest_cache, manifest_disk_cache
 from paimon_core.metadata.live_files import data_manifests
-from paimon_core.metadata.manifest import ENTRY_FORM, DataFileMeta, ManifestEntry, SimpleStats
+from paimon_core.metadata.manifest import ENTRY_COLUMNS, DataFileMeta, ManifestEntry, SimpleStats
 from paimon_core.metadata.schema import Schema
 
-COLUMNS = ENTRY_FORM.columns
-assert COLUMNS is not None
+COLUMNS = ENTRY_COLUMNS
 
 
 @pytest.fixture
