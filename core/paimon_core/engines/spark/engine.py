@@ -137,12 +137,13 @@ class SparkEngine:
     def _sweep_failed_job(self, table: TableContext, prefix: str, dirs) -> None:
         """Delete a failed job's files. Tasks of a failed job can outlive it for a moment (a
         cancelled Python worker is killed asynchronously), so the sweep runs again once the
-        session has no active stage, until a sweep finds nothing left (at most ~30 s). A Spark
-        Connect client sees no stages: it sweeps until 2 s pass with nothing new."""
+        session has no active stage, until 2 s pass with nothing new (at most ~30 s; a Spark
+        Connect client sees no stages and only sweeps). 0.5 s was too short: in ci42 a killed
+        task's Python worker on the standalone cluster wrote its files after it."""
         sweep_job_files(table, prefix, keep=set(), dirs=dirs)
         deadline = time.monotonic() + 30
         connect = is_connect(self.spark)
-        needed = 8 if connect else 2  # empty sweeps in a row, 0.25 s apart
+        needed = 8  # empty sweeps in a row, 0.25 s apart
         if not connect:
             tracker = self.spark.sparkContext.statusTracker()
             while tracker.getActiveStageIds() and time.monotonic() < deadline:
