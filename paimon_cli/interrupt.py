@@ -35,11 +35,26 @@ def _quiet_unraisable(previous):
     return hook
 
 
+def _quiet_excepthook(previous):
+    """Extension code that cannot raise (Cython's ``noexcept`` functions and ``__dealloc__``)
+    prints the error it swallows through ``sys.excepthook`` before the unraisable hook sees it:
+    a KeyboardInterrupt there came out as a bare traceback (ci of 2026-11-30, an import lock
+    inside pyarrow). The command itself still reports the interruption once, in one line."""
+
+    def hook(exc_type, exc_value, tb) -> None:
+        if issubclass(exc_type, KeyboardInterrupt):
+            return
+        previous(exc_type, exc_value, tb)
+
+    return hook
+
+
 def watch() -> None:
     """Record SIGINT from now on (only where it would raise KeyboardInterrupt anyway)."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_sigint)
         sys.unraisablehook = _quiet_unraisable(sys.unraisablehook)
+        sys.excepthook = _quiet_excepthook(sys.excepthook)
 
 
 def received() -> bool:

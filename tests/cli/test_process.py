@@ -209,3 +209,21 @@ def test_ctrl_c_where_python_cannot_raise_it_prints_no_traceback():
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout, r.stderr) == (0, "went on\n", "")
+
+
+def test_ctrl_c_printed_by_extension_code_prints_no_traceback():
+    """Extension code that swallows an error prints it through PyErr_Print first (Cython's
+    noexcept functions do): a KeyboardInterrupt there printed a bare traceback in a CI run.
+    PyRun_SimpleString takes the same C path."""
+    code = textwrap.dedent("""
+        import ctypes
+        from paimon_cli import interrupt
+        interrupt.watch()
+        assert ctypes.pythonapi.PyRun_SimpleString(b"raise KeyboardInterrupt") == -1
+        ctypes.pythonapi.PyRun_SimpleString(b"raise ValueError('still shown')")
+        print("went on")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "went on\n")
+    assert r.stderr.startswith("Traceback") and r.stderr.endswith("ValueError: still shown\n")
+    assert "KeyboardInterrupt" not in r.stderr
