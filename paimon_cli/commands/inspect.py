@@ -60,6 +60,7 @@ def _list_snapshots(state, manager, snaps) -> None:
             [
                 s.id,
                 s.commit_kind,
+                s.operation,
                 iso_millis(s.time_millis),
                 s.total_record_count,
                 s.delta_record_count,
@@ -68,14 +69,14 @@ def _list_snapshots(state, manager, snaps) -> None:
             ]
             for s in snaps
         ]
-        state.out.rows(
-            ["id", "kind", "time", "total_records", "delta_records", "changelog_records", "schema_id"], rows
-        )
+        names = ["id", "kind", "operation", "time", "total_records", "delta_records", "changelog_records"]
+        state.out.rows([*names, "schema_id"], rows)
         return
     rows = [
         [
             s.id,
             s.commit_kind,
+            s.operation or "",
             iso_millis(s.time_millis)[:19].replace("T", " "),
             s.total_record_count,
             s.delta_record_count,
@@ -83,7 +84,7 @@ def _list_snapshots(state, manager, snaps) -> None:
         ]
         for s in snaps
     ]  # fits 80 columns; -o json has it all
-    state.out.rows(["id", "kind", "time (UTC)", "records", "delta", "schema"], rows)
+    state.out.rows(["id", "kind", "operation", "time (UTC)", "records", "delta", "schema"], rows)
     from paimon_core.catalog import has_primary_key
 
     if snaps and has_primary_key(manager):

@@ -2,7 +2,7 @@
 ``FileSystemCatalog.replaceTable`` on a table we wrote, then our CLI reads it (empty at the
 latest, the old rows by time travel to before the replace, the new schema as latest+1); and our
 ``create-table --replace``, then Java reads it the same way. Both write a truncating OVERWRITE
-snapshot at the old schema, then the new schema."""
+snapshot (operation TRUNCATE) at the old schema, then the new schema."""
 
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ def test_java_replaces_a_table_we_wrote_and_we_read_its_history(java20, tmp_path
     snaps = cli.json("snapshots", "-t", "db.t")
     last = snaps[-1]
     assert (last["id"], last["kind"], last["total_records"], last["schema_id"]) == (3, "OVERWRITE", 0, 0)
+    assert last["operation"] == "TRUNCATE"  # Java 2.0's truncating commit says so; we read it
     assert _latest_schema(cli) == (1, ["id", "email", "dt"])
     assert cli.json("read", "-t", "db.t") == []
     assert_same_rows(cli.json("read", "-t", "db.t", "--snapshot", "2"), ROWS + MORE)
@@ -68,13 +69,16 @@ def test_we_replace_a_table_and_java_reads_its_history(java20, tmp_path):
         {"table": "db.t", "created": False, "replaced": True, "schema_id": 1, "previous_snapshot": 2}
     ]
     wh = str(tmp_path / "wh")
-    meta, latest, before = java20.run(
+    meta, latest, before, snapshots = java20.run(
         [
             {"op": "catalog_calls", "warehouse": wh, "calls": [{"call": "getTable", "table": "db.t"}]},
             {"op": "read", "warehouse": wh, "table": "db.t"},
             {"op": "read", "warehouse": wh, "table": "db.t", "snapshot": 2},
+            {"op": "system_table", "warehouse": wh, "name": "db.t$snapshots"},
         ]
     )
     assert [f["name"] for f in meta["results"][0]["fields"]] == ["id", "email", "dt"]
     assert latest["rows"] == []
     assert_same_rows(before["rows"], ROWS + MORE)
+    # our truncating commit carries Java 2.0's operation, as Java's own replaceTable writes it
+    assert [r["operation"] for r in snapshots["rows"]] == ["WRITE", "WRITE", "TRUNCATE"]

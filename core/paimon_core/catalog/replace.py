@@ -55,7 +55,7 @@ def replace_table(table: FileStoreTable, schema: Schema) -> TableSchema:
     from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 
     check_replaceable(table, schema)
-    FileStoreCommit(table, CommitOptions(overwrite=True)).commit([])
+    FileStoreCommit(table, CommitOptions(overwrite=True, operation="TRUNCATE")).commit([])
     new = append_schema(table, schema)
     table.env.after_schema_change(table, new)
     return new

@@ -36,7 +36,7 @@ from paimon_core.metadata.manifest import (
 )
 from paimon_core.metadata.manifest_merge import ManifestMerger, MergeSettings, partition_stats
 from paimon_core.metadata.row_ids import assign_row_ids, data_evolution, next_free_row_id, row_tracking
-from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot, SnapshotExpired
+from paimon_core.metadata.snapshot import BATCH_COMMIT_IDENTIFIER, OPERATIONS, Snapshot, SnapshotExpired
 from paimon_core.options.registry import (
     COMMIT_MAX_RETRIES,
     MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE,
@@ -77,6 +77,13 @@ class CommitOptions:
     # an ANALYZE commit (Java's commitStatistics): this statistics file is written (once, before
     # the first attempt) and the new snapshot names it; no data changes
     statistics: TableStatistics | None = None
+    # the snapshot's ``operation`` (Java 2.0's Snapshot.Operation, one of OPERATIONS): WRITE,
+    # OVERWRITE, DELETE, MERGE, TRUNCATE, ...; None for maintenance (compaction, analyze), as Java
+    operation: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.operation is not None and self.operation not in OPERATIONS:
+            raise ValueError(f"unknown snapshot operation {self.operation!r}: one of {', '.join(OPERATIONS)}")
 
 
 def _now_ms() -> int:
@@ -372,6 +379,7 @@ class FileStoreCommit:
             uuid=str(uuid.uuid4()),
             next_row_id=next_row_id,
             statistics=self._stats_file or self._inherited_statistics(latest),
+            operation=self.options.operation,
         )
 
     def _inherited_statistics(self, latest: Snapshot | None) -> str | None:

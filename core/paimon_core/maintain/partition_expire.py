@@ -162,7 +162,7 @@ def expire_partitions(
     plan = plan_partition_expiry(table, settings, now, strict)
     if dry_run or not plan.expired:
         return plan
-    snap = drop_partitions(table, list(plan.expired))
+    snap = drop_partitions(table, list(plan.expired), operation=None)  # Java's expiry: none
     return PartitionExpiry(plan.expired, plan.skipped, plan.cutoff_ms, snap)
 
 

@@ -99,17 +99,24 @@ def matching(table: TableContext, specs: Iterable[dict], snapshot: Snapshot | No
     return out
 
 
-def drop_partitions(table: TableContext, partitions: Sequence[tuple], commit_user: str | None = None):
+def drop_partitions(
+    table: TableContext,
+    partitions: Sequence[tuple],
+    commit_user: str | None = None,
+    operation: str | None = "TRUNCATE",
+):
     """One OVERWRITE commit removing every live file of ``partitions`` (value tuples); returns the
-    snapshot (None when there was nothing to drop)."""
+    snapshot (None when there was nothing to drop). Its operation is TRUNCATE, as Java's
+    truncatePartitions writes it for a dropped partition; partition expiry passes None (Java's
+    expiry commits without one)."""
     from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
 
     if not partitions:
         return None
     wanted = set(partitions)
-    opts = CommitOptions(overwrite=True, overwrite_filter=wanted.__contains__)
+    opts = CommitOptions(overwrite=True, overwrite_filter=wanted.__contains__, operation=operation)
     if commit_user is not None:
-        opts = CommitOptions(overwrite=True, overwrite_filter=wanted.__contains__, commit_user=commit_user)
+        opts.commit_user = commit_user
     snap = FileStoreCommit(table, opts).commit([])
     if snap is not None:
         table.env.after_partitions_dropped(table, list(partitions))

@@ -16,6 +16,20 @@ from paimon_core.storage.file_io import FileIO
 
 SNAPSHOT_VERSION = 3
 BATCH_COMMIT_IDENTIFIER = 9223372036854775807  # Long.MAX_VALUE: a batch (non-streaming) commit
+# Java 2.0's Snapshot.Operation: what produced a snapshot, beside its commitKind. Java's core
+# writes TRUNCATE (truncateTable, truncatePartitions: a dropped partition); its Spark writer the
+# others. Readers before 2.0 ignore the key (Java reads snapshots with ignoreUnknown).
+OPERATIONS = (
+    "WRITE",
+    "OVERWRITE",
+    "DELETE",
+    "TRUNCATE",
+    "UPDATE",
+    "MERGE",
+    "CREATE_TABLE_AS_SELECT",
+    "REPLACE_TABLE_AS_SELECT",
+    "CREATE_OR_REPLACE_TABLE_AS_SELECT",
+)
 
 
 class SnapshotExpired(CommitConflict):
@@ -47,6 +61,7 @@ class Snapshot:
     uuid: str | None = None
     writer_version: str | None = None
     next_row_id: int | None = None
+    operation: str | None = None  # Java 2.0's logical operation (OPERATIONS); None before 2.0
     version: int = SNAPSHOT_VERSION
     extra: dict = field(default_factory=dict)  # tag fields and other keys we carry but do not use
 
@@ -74,6 +89,7 @@ class Snapshot:
         ("statistics", "statistics"),
         ("properties", "properties"),
         ("next_row_id", "nextRowId"),
+        ("operation", "operation"),
     ]
 
     def to_json(self) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_core.commit.file_store_commit import FileStoreCommit, discard_files
+from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit, discard_files
 from paimon_core.data.system_columns import ROW_POS
 from paimon_core.errors import InvalidInput, UnsupportedFeature
 from paimon_core.maintain.after_commit import after_commit
@@ -82,7 +82,7 @@ def delete_where(table: TableContext, where: str, dry_run: bool = False) -> Dele
     if dry_run or not hits:
         return DeleteResult(rows, len(hits), mode)
     messages = _dv_messages(table, hits) if mode == "deletion vectors" else _rewrite_messages(table, hits)
-    result = FileStoreCommit(table).commit(
+    result = FileStoreCommit(table, CommitOptions(operation="DELETE")).commit(
         messages, kind="COMPACT" if mode == "deletion vectors" else "OVERWRITE"
     )
     from paimon_core.ops.after_write import AfterWrite
@@ -189,5 +189,7 @@ def _delete_pk(table: TableContext, snap, pred, where: str, dry_run: bool) -> De
     column = "__paimon_delete_kind"
     from paimon_core.ops.ingest import write_tables
 
-    result = write_tables(table, [rows.append_column(column, kinds)], row_kind_column=column)
+    result = write_tables(
+        table, [rows.append_column(column, kinds)], row_kind_column=column, operation="DELETE"
+    )
     return DeleteResult(rows.num_rows, result.files, "delete records", result.snapshot, result.after)

@@ -101,6 +101,7 @@ def _commit(
     overwrite: bool,
     spec: dict | None,
     index_base: int | None = None,
+    operation: str | None = None,
 ) -> tuple[Snapshot | None, AfterWrite]:
     """Commit ``messages`` (commit-or-abort: a failed commit leaves none of their files), then
     compact and keep house as the table's writers do; returns the snapshot and what followed."""
@@ -109,6 +110,7 @@ def _commit(
         overwrite_filter=_written_partitions(table, messages, overwrite, spec),
         overwrite_partition=spec if overwrite else None,
         index_base=index_base,
+        operation=operation or ("OVERWRITE" if overwrite else "WRITE"),
     )
     snap = FileStoreCommit(table, opts).commit(messages)
     after = after_write(table, messages if snap is not None else [], batch=True)
@@ -118,13 +120,16 @@ def _commit(
 REWRITES = 3  # how often a dynamic-bucket write is redone after a bucket assignment conflict
 
 
-def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | None):
+def _write_and_commit(
+    table: TableContext, write, overwrite: bool, spec: dict | None, operation: str | None = None
+):
     """``write(read)`` (the engine's write; ``read`` collects input row counts), then commit.
     A dynamic-bucket write whose new keys another writer meanwhile put in other buckets cannot
     be committed as written (``index_rebase``): its files are deleted and the write is redone
     against the new index, a few times; so is a cross-partition upsert write when another writer
-    added data after it read the key index (``cross_partition_guard``). Returns (messages,
-    snapshot, what ran after it, read)."""
+    added data after it read the key index (``cross_partition_guard``). ``operation`` names the
+    snapshot's operation (default WRITE, or OVERWRITE). Returns (messages, snapshot, what ran
+    after it, read)."""
     from paimon_core.write.cross_partition_guard import CrossPartitionConflict, index_base, refuse
     from paimon_core.write.index_rebase import BucketAssignmentConflict
 
@@ -135,7 +140,7 @@ def _write_and_commit(table: TableContext, write, overwrite: bool, spec: dict | 
         base = index_base(table)  # the writer's key index is read from this snapshot or a later one
         messages = write(read)
         try:
-            snap, after = _commit(table, messages, overwrite, spec, base)
+            snap, after = _commit(table, messages, overwrite, spec, base, operation)
             return messages, snap, after, read
         except CrossPartitionConflict:  # _commit deleted the files
             if attempt == REWRITES:
@@ -338,6 +343,7 @@ def write_tables(
     partition: dict | str | None = None,
     row_kind_column: str | None = None,
     evolve: bool = False,
+    operation: str | None = None,
 ) -> IngestResult:
     spec = parse_partition_spec(table, partition)
     evolved: tuple = ()
@@ -345,7 +351,7 @@ def write_tables(
         named = [("", _without_kind(t.schema, row_kind_column, "")) for t in tables]
         table, evolved = _check_inputs(table, named, evolve)
     messages, snap, after, _ = _write_and_commit(
-        table, lambda read: write_table_batches(table, tables, row_kind_column), overwrite, spec
+        table, lambda read: write_table_batches(table, tables, row_kind_column), overwrite, spec, operation
     )
     return IngestResult(
         snap,

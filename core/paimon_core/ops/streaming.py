@@ -102,7 +102,11 @@ class StreamingCommitter:
         messages = write_tables(self.table, tables, row_kind_column)
         rows = sum(f.row_count for m in messages for f in m.new_files)
         opts = CommitOptions(
-            commit_user=self.commit_user, commit_identifier=ident, properties=properties, index_base=base
+            commit_user=self.commit_user,
+            commit_identifier=ident,
+            properties=properties,
+            index_base=base,
+            operation="WRITE",
         )
         snap = FileStoreCommit(self.table, opts).commit(messages)  # commit-or-abort: None left no files
         if snap is not None:

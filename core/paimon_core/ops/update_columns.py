@@ -84,7 +84,8 @@ def update_columns(table: TableContext, updates: pa.Table, columns: list[str]) -
     A compaction or overwrite that rewrote those rows after they were read fails the commit
     (``CommitConflict``, nothing committed: ``metadata/row_id_conflicts.py``)."""
     messages, rows = column_update_messages(table, updates, columns)
-    snapshot = FileStoreCommit(table, CommitOptions()).commit(messages) if messages else None
+    commit = FileStoreCommit(table, CommitOptions(operation="MERGE"))  # as Java's MERGE INTO of columns
+    snapshot = commit.commit(messages) if messages else None
     return UpdateResult(snapshot, rows, len(messages))
 
 

@@ -34,6 +34,7 @@ SNAPSHOTS = fields(
     ("changelog_record_count", "BIGINT"),
     ("watermark", "BIGINT"),
     ("next_row_id", "BIGINT"),
+    ("operation", "STRING"),  # Java 2.0
 )
 SCHEMAS = fields(
     ("schema_id", "BIGINT NOT NULL"),
@@ -100,6 +101,7 @@ def snapshots(table: FileStoreTable) -> pa.Table:
             s.changelog_record_count,
             s.watermark,
             s.next_row_id,
+            s.operation,
         )
         for s in table.snapshots.snapshots()
     ]
