@@ -28,6 +28,8 @@ from paimon_core.read import scan
 from paimon_core.read.fallback import fallback_branch, with_fallback
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     import pyarrow as pa
 
     from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
@@ -73,14 +75,17 @@ class TableAt:
         with expiry_checked(self.table, self.snapshot):
             return reader.to_arrow(self.plan(predicate), limit)
 
-    def count(self, where: str | None = None) -> int:
-        """The rows ``read(where=where)`` returns: from the manifests' row counts where they
-        are exact (``read/count.py``), from data otherwise."""
+    def count(self, where: str | None = None, partitions: Collection[tuple] | None = None) -> int:
+        """The rows ``read(where=where)`` returns (of ``partitions`` alone, value tuples, when
+        given): from the manifests' row counts where they are exact (``read/count.py``), from
+        data otherwise."""
         from paimon_core.read.count import metadata_count
 
         predicate = self.table.parse_filter(where)
         with expiry_checked(self.table, self.snapshot):
             splits = self.plan(predicate)
+            if partitions is not None:
+                splits = [s for s in splits if s.partition in partitions]
             n = metadata_count(self.table, splits, predicate)
             if n is not None:
                 return n

@@ -75,8 +75,10 @@ def sql(
     add ,mode=changelog|delta|diff and/or ,per_snapshot.
 
     Writes, each one commit, on both engines: INSERT INTO db.t SELECT ... | VALUES ...,
-    INSERT OVERWRITE db.t [PARTITION (k='v')] SELECT ..., DELETE FROM db.t WHERE ...
-    (the filter in the --where language). Scripts (-f) run statement by statement.
+    INSERT OVERWRITE db.t [PARTITION (k='v')] SELECT ..., DELETE FROM db.t [WHERE ...]
+    (the filter in the --where language), TRUNCATE TABLE db.t [PARTITION (k='v')] (as a
+    DELETE without WHERE: one TRUNCATE commit, nothing rewritten). Scripts (-f) run
+    statement by statement.
 
     Examples:
 
@@ -154,7 +156,8 @@ def _record_write(state, w) -> None:
     made = f"snapshot {w.snapshot}" if w.snapshot is not None else "no snapshot"
     state.out.record(
         {"action": w.action, "table": w.table, "rows": w.rows, "snapshot": w.snapshot},
-        f"{w.action} {w.rows} row{'s' if w.rows != 1 else ''} {'from' if w.action == 'deleted' else 'into'} "
+        f"{w.action} {w.rows} row{'s' if w.rows != 1 else ''} "
+        f"{'from' if w.action in ('deleted', 'truncated') else 'into'} "
         f"{w.table}: {made}",
     )
 
@@ -162,7 +165,7 @@ def _record_write(state, w) -> None:
 class _SparkRunner:
     """Runs statements on Spark (started once, at the first statement that needs it): queries
     print as on DuckDB; an INSERT's query runs on Spark and its rows are written here, a DELETE
-    runs here (``sql.writes``: one commit each, as on DuckDB)."""
+    or TRUNCATE runs here (``sql.writes``: one commit each, as on DuckDB)."""
 
     def __init__(self, state, limit: int | None, out: str | None):
         self.state, self.limit, self.out = state, limit, out

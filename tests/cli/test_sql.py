@@ -145,6 +145,36 @@ def test_writes_make_one_snapshot_each(cli, events_table):
     assert len(cli.snapshot_ids("demo.events")) == len(before) + 4
 
 
+def test_truncate_and_delete_without_a_filter_empty_in_one_truncate_commit(cli, events_table):
+    """Java's truncateTable / truncatePartitions: one OVERWRITE snapshot, operation TRUNCATE;
+    earlier snapshots still read the rows."""
+    before = cli.snapshot_ids("demo.events")
+    by_dt = {
+        r["dt"]: r["n"] for r in cli.json("sql", "SELECT dt, count(*) AS n FROM demo.events GROUP BY dt")
+    }
+    dt = sorted(by_dt)[0]
+    r = cli("sql", f"TRUNCATE TABLE demo.events PARTITION (dt = '{dt}')")
+    n = by_dt[dt]
+    assert (
+        r.stdout.strip()
+        == f"truncated {n} row{'s' if n != 1 else ''} from demo.events: snapshot {before[-1] + 1}"
+    )
+    assert cli.json("sql", "SELECT count(*) AS n FROM demo.events") == [{"n": 10 - n}]
+    r = cli("-o", "json", "sql", "DELETE FROM demo.events")
+    assert json.loads(r.stdout) == {
+        "action": "deleted",
+        "table": "demo.events",
+        "rows": 10 - n,
+        "snapshot": before[-1] + 2,
+    }
+    assert cli.json("sql", "SELECT count(*) AS n FROM demo.events") == [{"n": 0}]
+    snaps = cli.json("snapshots", "-t", "demo.events")[-2:]
+    assert [(s["kind"], s["operation"]) for s in snaps] == [("OVERWRITE", "TRUNCATE")] * 2
+    assert cli.json("read", "-t", "demo.events", "--count", "--snapshot", str(before[-1])) == [{"rows": 10}]
+    r = cli("sql", "TRUNCATE TABLE demo.events")  # an empty table: a snapshot all the same, as Java's
+    assert r.stdout.strip() == f"truncated 0 rows from demo.events: snapshot {before[-1] + 3}"
+
+
 @pytest.mark.parametrize(
     "sql, needle",
     [
@@ -154,7 +184,10 @@ def test_writes_make_one_snapshot_each(cli, events_table):
         ("CREATE TABLE x (a INT)", "CREATE statements are not supported"),
         ("COPY (SELECT 1) TO 'x.csv'", "COPY statements are not supported"),
         ("UPDATE demo.events SET name = 'x'", "UPDATE statements are not supported"),
-        ("DELETE FROM demo.events", "DELETE needs a WHERE filter"),
+        ("DELETE FROM demo.events WHERE", "needs a filter after WHERE"),
+        ("TRUNCATE TABLE demo.events PARTITION (dt = '1999-01-01')", "has no partition dt=1999-01-01"),
+        ("TRUNCATE TABLE demo.events PARTITION (nope = 'x')", "'nope' is not a partition key"),
+        ("TRUNCATE TABLE `demo.events$snapshot=1`", "names a snapshot"),
         ("INSERT INTO demo.events VALUES (1)", "the query gives 1 column(s), the table has 4"),
         ("INSERT INTO demo.events VALUES (1, 'a', 'x', 'd')", "column value"),
         ("SELECT * FROM `demo.events$snapshot=9`", "snapshot 9"),

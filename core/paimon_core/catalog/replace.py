@@ -52,10 +52,10 @@ def check_replaceable(table: FileStoreTable, schema: Schema) -> TableSchema:
 def replace_table(table: FileStoreTable, schema: Schema) -> TableSchema:
     """Truncate ``table`` (main branch) and commit ``schema`` as its next schema; returns the
     schema written (see the module docstring)."""
-    from paimon_core.commit.file_store_commit import CommitOptions, FileStoreCommit
+    from paimon_core.ops.truncate import truncate
 
     check_replaceable(table, schema)
-    FileStoreCommit(table, CommitOptions(overwrite=True, operation="TRUNCATE")).commit([])
+    truncate(table)
     new = append_schema(table, schema)
     table.env.after_schema_change(table, new)
     return new

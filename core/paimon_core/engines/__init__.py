@@ -52,7 +52,7 @@ def local_sql_errors(engine, statement: str) -> Iterator[None]:
 
 
 def sql_write(catalog, statement: str, run_query):
-    """``statement`` run when it is an INSERT or DELETE (one commit; ``sql.writes.run_write``):
+    """``statement`` run when it is an INSERT, DELETE or TRUNCATE (one commit; ``sql.writes.run_write``):
     its ``WriteSummary``, or None for a statement the engine runs itself."""
     from paimon_core.engines.sql.writes import run_write
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paimon_core.engines.sql.script import Delete, Insert, is_complete, parse_write, split
+from paimon_core.engines.sql.script import Delete, Insert, Truncate, is_complete, parse_write, split
 
 
 def test_split_keeps_semicolons_in_strings_identifiers_and_comments():
@@ -42,9 +42,24 @@ def test_inserts_and_deletes():
     assert parse_write("SELECT 1") is None
 
 
+def test_truncates():
+    assert parse_write("TRUNCATE TABLE db.t") == Truncate("db.t")
+    assert parse_write("truncate `db`.`t` ") == Truncate("db.t")
+    assert parse_write("TRUNCATE TABLE db.t PARTITION (dt = '2024-01-01', h = 3)") == Truncate(
+        "db.t", {"dt": "2024-01-01", "h": "3"}
+    )
+
+
 @pytest.mark.parametrize(
     "bad",
-    ["INSERT db.t VALUES (1)", "INSERT INTO db.t PARTITION (p = 1) SELECT 1", "DELETE db.t WHERE x = 1"],
+    [
+        "INSERT db.t VALUES (1)",
+        "INSERT INTO db.t PARTITION (p = 1) SELECT 1",
+        "DELETE db.t WHERE x = 1",
+        "DELETE FROM db.t WHERE ",  # a WHERE without a filter is not a truncation
+        "TRUNCATE TABLE db.t PARTITION ()",
+        "TRUNCATE TABLE db.t WHERE x = 1",
+    ],
 )
 def test_shapes_we_do_not_take_say_why(bad):
     with pytest.raises(ValueError):

@@ -8,7 +8,9 @@
   the table write (``FileStoreTable.write_arrow``: an overwrite replaces the whole table, or the
   partition named);
 * ``DELETE FROM db.t WHERE <filter>`` through ``ops/delete.py`` (``<filter>`` in the ``--where``
-  language, which is SQL's for comparisons, IN, BETWEEN, LIKE, IS NULL, AND/OR/NOT).
+  language, which is SQL's for comparisons, IN, BETWEEN, LIKE, IS NULL, AND/OR/NOT);
+* ``TRUNCATE [TABLE] db.t [PARTITION (k = 'v', ...)]``, and ``DELETE FROM db.t`` without a
+  filter, through ``ops/truncate.py`` (one TRUNCATE commit, as Java's truncateTable).
 
 Any other statement is for the engine to classify (a query, or a write it refuses).
 """
@@ -33,6 +35,9 @@ _INSERT = re.compile(
     re.I | re.S,
 )
 _DELETE = re.compile(rf"DELETE\s+FROM\s+{_NAME}\s*(?:WHERE\b(?P<where>.*))?\Z", re.I | re.S)
+_TRUNCATE = re.compile(
+    rf"TRUNCATE\s+(?:TABLE\s+)?{_NAME}\s*(?:PARTITION\s*\((?P<partition>[^)]*)\)\s*)?\Z", re.I | re.S
+)
 _SPEC = re.compile(r"\s*(?P<k>`[^`]+`|\"[^\"]+\"|\w+)\s*=\s*(?P<v>'(?:[^']|'')*'|-?[\w.]+)\s*(?:,|\Z)")
 
 
@@ -84,12 +89,18 @@ class Insert:
 @dataclass(frozen=True)
 class Delete:
     table: str
-    where: str | None
+    where: str | None  # None: every row (a truncation)
 
 
-def parse_write(statement: str) -> Insert | Delete | None:
-    """The write ``statement`` asks for, or None when it is not an INSERT or DELETE we map.
-    Raises ValueError with the reason for an INSERT or DELETE of a shape we do not take."""
+@dataclass(frozen=True)
+class Truncate:
+    table: str
+    partition: dict[str, str] = field(default_factory=dict)  # TRUNCATE ... PARTITION (...); may be partial
+
+
+def parse_write(statement: str) -> Insert | Delete | Truncate | None:
+    """The write ``statement`` asks for, or None when it is not an INSERT, DELETE or TRUNCATE we
+    map. Raises ValueError with the reason for one of a shape we do not take."""
     body = strip_comments(statement)
     head = body[:12].upper()
     if head.startswith("INSERT"):
@@ -117,7 +128,17 @@ def parse_write(statement: str) -> Insert | Delete | None:
         if not m:
             raise ValueError("DELETE must be DELETE FROM db.t WHERE <filter>")
         where = m.group("where")
-        return Delete(unquote_name(m.group("name")), where.strip() if where else None)
+        if where is not None and not where.strip():
+            raise ValueError("DELETE FROM db.t WHERE needs a filter after WHERE")
+        return Delete(unquote_name(m.group("name")), where.strip() if where is not None else None)
+    if head.startswith("TRUNCATE"):
+        m = _TRUNCATE.match(body.rstrip())
+        if not m:
+            raise ValueError("TRUNCATE must be TRUNCATE TABLE db.t [PARTITION (k = 'v', ...)]")
+        partition = _partition(m.group("partition")) if m.group("partition") is not None else {}
+        if m.group("partition") is not None and not partition:
+            raise ValueError("TRUNCATE ... PARTITION () names no partition: give k = 'v', ...")
+        return Truncate(unquote_name(m.group("name")), partition)
     return None
 
 

@@ -1,9 +1,11 @@
 """The writes ``paimon sql`` takes, on either engine: ``INSERT INTO|OVERWRITE db.t [PARTITION
-(...)] <query>`` and ``DELETE FROM db.t WHERE ...`` (``sql.script.parse_write``).
+(...)] <query>``, ``DELETE FROM db.t [WHERE ...]`` and ``TRUNCATE TABLE db.t [PARTITION (...)]``
+(``sql.script.parse_write``).
 
 The engine runs an INSERT's query (DuckDB here, Spark on the cluster) and hands its rows over as
 one Arrow table; they are cast to the table's types (safe casts only: nothing is rounded) and
-written by our table write, a DELETE by ``ops.delete.delete_where``.
+written by our table write, a DELETE by ``ops.delete.delete_where``, a TRUNCATE (and a DELETE
+without a filter) by ``ops.truncate``.
 
 Invariant: each statement is exactly one commit (none when there is nothing to write); a
 statement that fails commits nothing.
@@ -29,9 +31,9 @@ if TYPE_CHECKING:
 class WriteSummary:
     """What a write statement did: ``action`` inserted | overwrote | deleted."""
 
-    action: str
+    action: str  # inserted | overwrote | deleted | truncated
     table: str
-    rows: int
+    rows: int  # the rows written, or removed (counted at the snapshot before)
     snapshot: int | None  # the snapshot it made (None: nothing to commit)
 
 
@@ -73,11 +75,26 @@ def delete_rows(catalog: Catalog, d: sql_script.Delete) -> WriteSummary:
     from paimon_core.ops.delete import delete_where
 
     table = target_table(catalog, d.table, "DELETE")
-    if not d.where:
-        raise SqlError("DELETE needs a WHERE filter (to empty a table: INSERT OVERWRITE it with no rows)")
+    if d.where is None:  # every row: a truncation, as Java's DELETE without a filter
+        return _truncate(table, None, "deleted")
     result = delete_where(table, d.where)
     snap = result.snapshot
     return WriteSummary("deleted", table.identifier, result.rows, getattr(snap, "id", None))
+
+
+def truncate_rows(catalog: Catalog, t: sql_script.Truncate) -> WriteSummary:
+    table = target_table(catalog, t.table, "TRUNCATE")
+    return _truncate(table, t.partition or None, "truncated")
+
+
+def _truncate(table, spec: dict | None, action: str) -> WriteSummary:
+    """One TRUNCATE commit of ``table`` (of the partitions ``spec`` names); the rows it held."""
+    from paimon_core.ops.truncate import truncate, truncated_partitions
+
+    partitions = truncated_partitions(table, spec)
+    rows = table.at().count(partitions=partitions)
+    snap = truncate(table, partitions)
+    return WriteSummary(action, table.identifier, rows if snap is not None else 0, getattr(snap, "id", None))
 
 
 def _cast(data: pa.Table, schema: pa.Schema, name: str) -> pa.Table:
@@ -108,4 +125,6 @@ def run_write(catalog: Catalog, statement: str, run_query: Callable[[str], pa.Ta
         return insert_rows(catalog, write, run_query)
     if isinstance(write, sql_script.Delete):
         return delete_rows(catalog, write)
+    if isinstance(write, sql_script.Truncate):
+        return truncate_rows(catalog, write)
     return None
