@@ -304,9 +304,16 @@ def _warnings_to_stderr() -> None:
 
 
 def main() -> None:
-    """Console-script entry point (``paimon``)."""
+    """Console-script entry point (``paimon``): the process ends in ``process_exit`` (no
+    interpreter teardown once the command is done)."""
+    from paimon_cli.process_exit import exit_process
+
     interrupt.watch()
     try:
-        app(prog_name="paimon")
-    except KeyboardInterrupt:  # before a command ran (Click's own startup)
-        interrupt.exit_before_command()
+        try:
+            app(prog_name="paimon")
+        except KeyboardInterrupt:  # before a command ran (Click's own startup)
+            interrupt.exit_before_command()
+    except SystemExit as e:
+        exit_process(e.code)
+    exit_process(0)

@@ -227,3 +227,31 @@ def test_ctrl_c_printed_by_extension_code_prints_no_traceback():
     assert (r.returncode, r.stdout) == (0, "went on\n")
     assert r.stderr.startswith("Traceback") and r.stderr.endswith("ValueError: still shown\n")
     assert "KeyboardInterrupt" not in r.stderr
+
+
+def test_the_process_ends_after_atexit_handlers_without_interpreter_teardown():
+    """``process_exit``: output flushed, threads joined and atexit handlers run, then no
+    teardown (where native thread pools can abort a finished command); the status is kept."""
+    code = textwrap.dedent("""
+        import atexit, threading, time
+        from paimon_cli.process_exit import exit_process
+
+        class Finalized:
+            def __del__(self):
+                print("teardown ran", flush=True)
+
+        kept = Finalized()
+        threading.Thread(target=lambda: (time.sleep(0.2), print("thread done"))).start()
+        atexit.register(lambda: print("atexit ran"))
+        print("out", end="")
+        exit_process(3)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (3, "outthread done\natexit ran\n", "")
+    r = subprocess.run(
+        [sys.executable, "-c", "from paimon_cli.process_exit import exit_process; exit_process('bad')"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (r.returncode, r.stderr) == (1, "bad\n")
