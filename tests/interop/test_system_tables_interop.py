@@ -1,13 +1,26 @@
 """Our system tables equal what Java Paimon's show for the same tables, row for row and column
-for column (names and Java's type texts), on 1.4.2 and on 0.9 where 0.9 has the table.
+for column (names and Java's type texts): on 2.0.0 exactly, on 1.4.2 and 0.9 where they have
+the table and column.
+
+Java 2.0.0 serves ``sys.catalog_options`` only with the catalog option
+``catalog-options-table.enabled`` (asked with it, its row of that option left out); we serve it
+always.
+
+Java 1.4.2 lacks the columns Java 2.0 added, pinned by name (``_JAVA14_LACKS``): ``$snapshots``
+``operation``; ``$partitions`` ``total_buckets``, ``done``, ``deleted_record_count``;
+``$table_indexes`` ``row_range_start`` .. ``index_field_name`` (the shared ones are compared).
+Its ``$files`` shows null as the null count of a column a data-evolution file does not hold
+(2.0 and we: the file's row count); such null counts are left out on 1.4.2.
 
 Differences of Java 0.9 pinned by name (``_JAVA09_*``): it has no ``$binlog``,
-``$table_indexes`` or ``$buckets``; its ``$snapshots`` (no ``next_row_id``), ``$files`` (no
+``$table_indexes``, ``$buckets``, ``$file_key_ranges`` or ``$row_tracking`` (the row-tracking
+table is not compared); its ``$snapshots`` (no ``next_row_id``, ``operation``), ``$files`` (no
 ``deleteRowCount`` .. ``write_cols``), ``$manifests`` (no partition stats, no row ids),
-``$partitions`` (no ``created_at`` .. ``options``) and ``$branches`` (``created_from_tag``,
-``created_from_snapshot`` too) have other columns (the shared ones are compared); ``$files`` shows the file name alone as ``file_path`` and the partition as ``[a]``;
-``$partitions`` shows ``[a]`` (1.4.2: ``dt=a``); ``$ro`` of a deletion-vector table reads every
-level (1.4.2 and we: the top level only); ``sys.all_table_options`` has no ``path`` rows.
+``$partitions`` (no ``created_at`` .. ``deleted_record_count``) and ``$branches``
+(``created_from_tag``, ``created_from_snapshot`` too) have other columns (the shared ones are
+compared); ``$files`` shows the file name alone as ``file_path`` and the partition as ``[a]``;
+``$partitions`` shows ``[a]`` (1.x: ``dt=a``); ``$ro`` of a deletion-vector table reads every
+level (1.x and we: the top level only); ``sys.all_table_options`` has no ``path`` rows.
 """
 
 from __future__ import annotations
@@ -20,19 +33,30 @@ from paimon_core.data.types import parse_type
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema_evolution import AddColumn
 from paimon_core.ops.alter import alter_table
+from paimon_core.ops.update_columns import update_columns
 from paimon_core.systables import open_system_table
 from tests.interop.harness.canonical import rows_from_arrow
 
 pytestmark = pytest.mark.slow
 
+JAVA_VERSIONS = ("0.9", "1.4.2", "2.0.0")
+
 # what Java 0.9 lacks or shows otherwise, by system table (checked by name below)
-_JAVA09_MISSING = {"binlog", "table_indexes", "buckets"}
+_JAVA09_MISSING = {"binlog", "table_indexes", "buckets", "file_key_ranges"}
 _JAVA09_COLUMNS_DIFFER = {"snapshots", "files", "manifests", "partitions", "branches"}
+# the columns Java 2.0 added that 1.4.2 lacks, by system table (checked by name below)
+_JAVA14_LACKS = {
+    "snapshots": {"operation"},
+    "partitions": {"total_buckets", "done", "deleted_record_count"},
+    "table_indexes": {"row_range_start", "row_range_end", "index_field_id", "index_field_name"},
+}
+# Java 2.0 serves sys.catalog_options only with this catalog option (its own row left out)
+_JAVA20_CATALOG_OPTIONS = {"catalog-options-table.enabled": "true"}
 
 
 def _build(wh: str) -> FileSystemCatalog:
     """Tables with several snapshots, schemas, tags, a branch, a consumer, partitions, buckets,
-    deletion vectors, aggregation fields and hash indexes."""
+    deletion vectors, aggregation fields, hash indexes, row tracking and data evolution."""
     c = FileSystemCatalog(wh)
     c.create_database("db")
     t = c.create_table(
@@ -109,6 +133,11 @@ def _build(wh: str) -> FileSystemCatalog:
     )
     rt.write_arrow(pa.table({"id": pa.array([1, 2], pa.int32()), "s": ["a", "b"]}))
     rt.write_arrow(pa.table({"id": pa.array([3], pa.int32()), "s": ["c"]}))
+    evolving = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
+    de = c.create_table("db.de", Schema(Schema.parse_columns("id BIGINT, v STRING, w INT"), options=evolving))
+    de.write_arrow(pa.table({"id": [1, 2, 3], "v": ["a", "b", "c"], "w": pa.array([7, 8, 9], pa.int32())}))
+    # a file of column v alone (write_cols), as Java's MERGE INTO writes one
+    update_columns(de, pa.table({"_ROW_ID": pa.array([0, 2], pa.int64()), "v": ["A", "C"]}), ["v"])
     p = c.create_table("db.app", Schema(Schema.parse_columns("id INT, s STRING")))
     p.write_arrow(pa.table({"id": pa.array([1, None], pa.int32()), "s": ["u", "v"]}))
     return c
@@ -122,6 +151,7 @@ NAMES = [
             "schemas",
             "options",
             "files",
+            "file_key_ranges",
             "manifests",
             "partitions",
             "buckets",
@@ -141,10 +171,12 @@ NAMES = [
     "db.agg$audit_log",
     "db.dyn$table_indexes",
     "db.app$files",
+    "db.app$file_key_ranges",
     "db.app$buckets",
     "db.app$manifests",
     "db.app$partitions",
     "db.dp$files",
+    "db.dp$file_key_ranges",
     "db.dp$partitions",
     "db.dp$buckets",
     "db.dp$manifests",
@@ -178,13 +210,30 @@ def _system(name: str) -> str:
     return name.rsplit("$", 1)[-1] if "$" in name else name.split(".", 1)[1]
 
 
+def _request(java, warehouse: str, name: str) -> dict:
+    req: dict = {"op": "system_table", "warehouse": warehouse, "name": name}
+    if java.version == "2.0.0" and name == "sys.catalog_options":
+        req["catalog"] = _JAVA20_CATALOG_OPTIONS
+    return req
+
+
+def _shared(rows: list[dict], keep: set[str]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k in keep} for r in rows]
+
+
+def _partial_nulls_dropped(rows: list[dict]) -> list[dict]:
+    """Rows of ``$files`` without the null counts of data-evolution files (pinned: 1.4.2 shows
+    null for the columns such a file does not hold, 2.0 and we their row count)."""
+    return [
+        {k: v for k, v in r.items() if k != "null_value_counts" or r.get("write_cols") is None} for r in rows
+    ]
+
+
 def _compare(java, warehouse: str, names: list[str]) -> list[str]:
     """Each system table of ``names`` read by us and by Java: the differences, as text."""
     catalog = FileSystemCatalog(warehouse)
     names = [n for n in names if java.version != "0.9" or _system(n) not in _JAVA09_MISSING]
-    results = java.run(
-        [{"op": "system_table", "warehouse": warehouse, "name": n} for n in names], check=False
-    )
+    results = java.run([_request(java, warehouse, n) for n in names], check=False)
     failures = []
     for name, theirs in zip(names, results, strict=True):
         if "error" in theirs:
@@ -192,16 +241,14 @@ def _compare(java, warehouse: str, names: list[str]) -> list[str]:
             continue
         cols, rows = _ours(catalog, name)
         java_cols = [[n, t.replace("`", "")] for n, t in theirs["columns"]]
+        java_rows = theirs["rows"]
         if java.version == "0.9" and _system(name) in _JAVA09_COLUMNS_DIFFER:
-            shared = [c for c in cols if c in java_cols]
-            keep = {c[0] for c in shared}
-            rows = [{k: v for k, v in r.items() if k in keep} for r in rows]
-            java_rows = [{k: v for k, v in r.items() if k in keep} for r in theirs["rows"]]
+            keep = {c[0] for c in cols if c in java_cols}
             differ = {"partitions": ("partition",), "files": ("partition", "file_path")}.get(
                 _system(name), ()
             )
-            rows = [{k: v for k, v in r.items() if k not in differ} for r in rows]
-            java_rows = [{k: v for k, v in r.items() if k not in differ} for r in java_rows]
+            keep -= set(differ)
+            rows, java_rows = _shared(rows, keep), _shared(java_rows, keep)
         elif (
             java.version == "0.9"
             and _system(name) == "ro"
@@ -212,10 +259,23 @@ def _compare(java, warehouse: str, names: list[str]) -> list[str]:
         else:
             if java.version == "0.9" and name == "sys.all_table_options":
                 rows = [r for r in rows if r["key"] != "path"]
+            if name == "sys.catalog_options":
+                java_rows = [r for r in java_rows if r["key"] not in _JAVA20_CATALOG_OPTIONS]
+            if java.version == "1.4.2":
+                lacks = _JAVA14_LACKS.get(_system(name), set())
+                extra = {c[0] for c in cols} - {c[0] for c in java_cols}
+                if extra != lacks:
+                    failures.append(
+                        f"{name}: our columns over 1.4.2's {sorted(extra)}, pinned {sorted(lacks)}"
+                    )
+                    continue
+                cols = [c for c in cols if c[0] not in lacks]
+                rows = _shared(rows, {c[0] for c in cols})
+                if _system(name) == "files":
+                    rows, java_rows = _partial_nulls_dropped(rows), _partial_nulls_dropped(java_rows)
             if cols != java_cols:
                 failures.append(f"{name}: columns differ:\n ours {cols}\n java {java_cols}")
                 continue
-            java_rows = theirs["rows"]
         ours_sorted = sorted(_key(r) for r in rows)
         java_sorted = sorted(_key(r) for r in java_rows)
         if ours_sorted != java_sorted:
@@ -223,7 +283,15 @@ def _compare(java, warehouse: str, names: list[str]) -> list[str]:
     return failures
 
 
-ROW_TRACKING = ["db.rt$snapshots", "db.rt$files", "db.rt$manifests"]  # next_row_id, first_row_id (1.x)
+ROW_TRACKING = [
+    "db.rt$snapshots",
+    "db.rt$files",
+    "db.rt$file_key_ranges",
+    "db.rt$manifests",
+    "db.rt$row_tracking",
+    "db.de$files",
+    "db.de$row_tracking",
+]  # next_row_id, first_row_id, row ids, data evolution (1.x)
 
 
 def test_system_tables_equal_javas(java, warehouse):
@@ -239,6 +307,16 @@ def test_java09_ro_reads_lower_levels_of_dv_tables(java, warehouse):
     ours = catalog.system_table("db.t$ro").to_arrow().num_rows
     theirs = len(java.system_table(warehouse, "db.t$ro")["rows"])
     assert (theirs > ours) if java.version == "0.9" else (theirs == ours)
+
+
+def test_java20_serves_catalog_options_only_when_enabled(java, warehouse):
+    """Pinned: Java 2.0.0 has no ``sys.catalog_options`` unless the catalog sets
+    ``catalog-options-table.enabled``; 1.4.2 and 0.9 serve it, and so do we."""
+    (theirs,) = java.run(
+        [{"op": "system_table", "warehouse": warehouse, "name": "sys.catalog_options"}], check=False
+    )
+    assert ("does not exist" in theirs.get("error", "")) == (java.version == "2.0.0")
+    assert open_system_table(FileSystemCatalog(warehouse), "sys.catalog_options").to_arrow().num_rows
 
 
 JAVA_COLS = [
@@ -289,6 +367,7 @@ def test_system_tables_of_javas_table_equal_javas(java, tmp_path):
             "schemas",
             "options",
             "files",
+            "file_key_ranges",
             "manifests",
             "partitions",
             "buckets",
@@ -301,5 +380,10 @@ def test_system_tables_of_javas_table_equal_javas(java, tmp_path):
             "binlog",
             "ro",
         )
-    ] + ["db.j$branch_b$snapshots", "db.j$branch_b$files", "db.j$branch_b$tags"]
+    ] + [
+        "db.j$branch_b$snapshots",
+        "db.j$branch_b$files",
+        "db.j$branch_b$file_key_ranges",
+        "db.j$branch_b$tags",
+    ]
     assert not (failures := _compare(java, wh, names)), "\n".join(failures)

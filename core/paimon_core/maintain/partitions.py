@@ -1,7 +1,7 @@
 """Partitions of a table: what ``$partitions`` shows, dropping partitions, marking them done.
 
 * :func:`partition_stats`: per partition of the latest snapshot, the live files' record count,
-  size, file count and newest file creation time: Java's ``PartitionEntry`` figures.
+  size, file count, newest file creation time and total buckets: Java's ``PartitionEntry`` figures.
 * :func:`drop_partitions`: one OVERWRITE commit that deletes every live file of the partitions, as
   Java's ``FileStoreCommit.dropPartitions`` (partition expiry commits the same way), then the
   catalog drops them from its metastore (Hive with ``metastore.partitioned-table``). A partition
@@ -40,6 +40,7 @@ class PartitionStats:
     file_size_in_bytes: int
     file_count: int
     last_file_creation_time: int  # epoch millis (Java reads the creation time as local time)
+    total_buckets: int = -1  # the last live entry's (Java's PartitionEntry keeps the last merged)
 
 
 def creation_millis(f: DataFileMeta) -> int:
@@ -64,11 +65,12 @@ def partition_stats(table: TableContext, snapshot: Snapshot | None = None) -> li
     codec = table.partition_codec
     acc: dict[bytes, list] = {}
     for e in _entries(table, snap):
-        a = acc.setdefault(e.partition, [0, 0, 0, 0])
+        a = acc.setdefault(e.partition, [0, 0, 0, 0, -1])
         a[0] += e.file.row_count
         a[1] += e.file.file_size
         a[2] += 1
         a[3] = max(a[3], creation_millis(e.file))
+        a[4] = e.total_buckets
     out = [PartitionStats(codec.from_bytes(p), *a) for p, a in acc.items()]
     return sorted(out, key=lambda s: tuple((v is None, str(v)) for v in s.values))
 

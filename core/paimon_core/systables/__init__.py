@@ -4,8 +4,8 @@
 Arrow ``schema``) and its rows as Arrow tables (``batches()``; ``to_arrow()``). Names are split
 by ``metadata/branches.py`` (the one place that parses ``$`` suffixes), so
 ``db.t$branch_b$files`` is ``$files`` of branch ``b``. Metadata tables are built whole (they are
-small: one row per snapshot, file, manifest...); ``$audit_log``, ``$binlog`` and ``$ro`` are reads
-of the data and stream split by split. Nothing here writes.
+small: one row per snapshot, file, manifest...); ``$audit_log``, ``$binlog``, ``$ro`` and
+``$row_tracking`` are reads of the data and stream split by split. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ _METADATA: dict[str, tuple[tuple[DataField, ...], Callable[[FileStoreTable], pa.
     "schemas": (metadata_tables.SCHEMAS, metadata_tables.schemas),
     "options": (metadata_tables.OPTIONS, metadata_tables.options),
     "files": (file_tables.FILES, file_tables.files),
+    "file_key_ranges": (file_tables.FILE_KEY_RANGES, file_tables.file_key_ranges),
     "manifests": (file_tables.MANIFESTS, file_tables.manifests),
     "partitions": (file_tables.PARTITIONS, file_tables.partitions),
     "buckets": (file_tables.BUCKETS, file_tables.buckets),
@@ -49,6 +50,7 @@ _DATA: dict[
     "audit_log": (data_tables.audit_log_fields, data_tables.audit_log),
     "binlog": (data_tables.binlog_fields, data_tables.binlog),
     "ro": (lambda t: tuple(t.schema.fields), data_tables.read_optimized),
+    "row_tracking": (data_tables.row_tracking_fields, data_tables.row_tracking_rows),
 }
 _GLOBAL = {
     "all_table_options": (global_tables.ALL_TABLE_OPTIONS, global_tables.all_table_options),

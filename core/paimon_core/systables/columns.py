@@ -2,8 +2,8 @@
 
 Each table is a tuple of ``DataField`` built from Java's type text (``BIGINT NOT NULL``), so the
 Arrow schema, the ``--where`` binding and the Java type names all come from one definition.
-Invariants: names, order and nullability are Java Paimon 1.4.2's (``org.apache.paimon.table.
-system.*Table.TABLE_TYPE``); where Java 0.9 differs the module saying so names it.
+Invariants: names, order and nullability are Java Paimon 2.0.0's (``org.apache.paimon.table.
+system.*Table.TABLE_TYPE``); where Java 1.4.2 or 0.9 differs the module saying so names it.
 Timestamps Java derives from epoch millis are wall clocks of this process's zone, as Java's
 ``LocalDateTime.ofInstant(..., ZoneId.systemDefault())``.
 """

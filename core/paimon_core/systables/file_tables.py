@@ -1,18 +1,21 @@
-"""System tables over the files of a table's latest snapshot: ``$files``, ``$manifests``,
-``$partitions``, ``$buckets``, ``$table_indexes``.
+"""System tables over the files of a table's latest snapshot: ``$files``, ``$file_key_ranges``,
+``$manifests``, ``$partitions``, ``$buckets``, ``$table_indexes``.
 
 Partition values are shown as Java casts a partition row to a string: ``{a, 1}`` (``{}`` for an
-unpartitioned table) in ``$files``, ``$manifests``, ``$buckets`` and ``$table_indexes``;
-``dt=a/hr=1`` (the default partition name for NULL) in ``$partitions``. Java 0.9 differs:
-``$partitions`` shows ``[a, 1]`` and lacks ``created_at`` .. ``options``; ``$files`` shows
-``[a, 1]`` and the file name alone as ``file_path``, and ends at ``creation_time``;
-``$manifests`` has no partition stats or row ids; there is no ``$buckets`` and no
-``$table_indexes``. Stats maps are Java's ``TreeMap.toString`` over the current schema's
-columns, a file's stats mapped to them by field id (columns the file has no stats for: null).
+unpartitioned table) in ``$files``, ``$file_key_ranges``, ``$manifests``, ``$buckets`` and
+``$table_indexes``; ``dt=a/hr=1`` (the default partition name for NULL) in ``$partitions``.
+Java 1.4.2 lacks the columns marked "Java 2.0". Java 0.9 differs more: ``$partitions`` shows
+``[a, 1]`` and ends at ``last_update_time``; ``$files`` shows ``[a, 1]`` and the file name alone
+as ``file_path``, and ends at ``creation_time``; ``$manifests`` has no partition stats or row
+ids; there is no ``$file_key_ranges``, ``$buckets`` or ``$table_indexes``. Stats maps are Java's
+``TreeMap.toString`` over the current schema's columns, a file's stats mapped to them by field id
+(columns the file has no stats for: null; columns it does not hold, added later or, in a
+data-evolution file, not among its ``write_cols``: null, null count the row count, as Java 2.0).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -25,6 +28,7 @@ from paimon_core.systables.columns import fields, java_text, local_wall, to_tabl
 
 if TYPE_CHECKING:
     from paimon_core.metadata.manifest import DataFileMeta
+    from paimon_core.metadata.snapshot import Snapshot
     from paimon_core.table import FileStoreTable
 
 FILES = fields(
@@ -49,6 +53,8 @@ FILES = fields(
     ("first_row_id", "BIGINT"),
     ("write_cols", "ARRAY<STRING>"),
 )
+# $files' columns partition .. max_key, then first_row_id
+FILE_KEY_RANGES = fields(*((f.name, str(f.type)) for f in FILES[:10]), ("first_row_id", "BIGINT"))
 MANIFESTS = fields(
     ("file_name", "STRING NOT NULL"),
     ("file_size", "BIGINT NOT NULL"),
@@ -70,6 +76,9 @@ PARTITIONS = fields(
     ("created_by", "STRING"),
     ("updated_by", "STRING"),
     ("options", "STRING"),
+    ("total_buckets", "INT NOT NULL"),  # Java 2.0
+    ("done", "BOOLEAN NOT NULL"),  # Java 2.0
+    ("deleted_record_count", "BIGINT"),  # Java 2.0
 )
 BUCKETS = fields(
     ("partition", "STRING"),
@@ -90,6 +99,10 @@ TABLE_INDEXES = fields(
         "dv_ranges",
         "ARRAY<ROW<`f0` STRING NOT NULL, `f1` INT NOT NULL, `f2` INT NOT NULL, `_CARDINALITY` BIGINT>>",
     ),
+    ("row_range_start", "BIGINT"),  # Java 2.0: a global index's
+    ("row_range_end", "BIGINT"),
+    ("index_field_id", "INT"),
+    ("index_field_name", "STRING"),
 )
 _FILE_SOURCES = {0: "APPEND", 1: "COMPACT"}
 
@@ -133,17 +146,21 @@ class _Stats:
         self._plans: dict[tuple, tuple] = {}
 
     def _plan(self, f: DataFileMeta) -> tuple:
-        key = (f.schema_id, f.value_stats_cols)
+        key = (f.schema_id, f.value_stats_cols, f.write_cols)
         plan = self._plans.get(key)
         if plan is None:
             schema = self.table.schema_for(f.schema_id)
-            cols = list(f.value_stats_cols) if f.value_stats_cols is not None else schema.field_names
             by_name = {fld.name: fld for fld in schema.fields}
+            # the file's columns: a data-evolution file holds only its write_cols (Java 2.0)
+            held = schema.field_names
+            if f.write_cols is not None:
+                held = [c for c in f.write_cols if c in by_name]
+            cols = list(f.value_stats_cols) if f.value_stats_cols is not None else held
             types = [by_name[c].type for c in cols]
             pos = {by_name[c].id: i for i, c in enumerate(cols)}
             order = sorted(self.current, key=lambda fld: fld.name)
-            # a column the file's schema lacks (added later) is all NULL in it: -1
-            known = {fld.id for fld in schema.fields}
+            # a column the file does not hold (added later, or not written) is all NULL in it: -1
+            known = {by_name[c].id for c in held}
             plan = (
                 types,
                 [(fld.name, fld.type, pos.get(fld.id, None if fld.id in known else -1)) for fld in order],
@@ -192,30 +209,27 @@ def _keys(table: FileStoreTable):
     return key_text
 
 
-def files(table: FileStoreTable) -> pa.Table:
-    """One row per live data file of the latest snapshot, every level."""
+def _file_rows(table: FileStoreTable) -> Iterator[tuple[DataFileMeta, tuple]]:
+    """Per live data file of the latest snapshot (every level): the file and the columns
+    ``$files`` and ``$file_key_ranges`` share (``partition`` .. ``max_key``)."""
     from paimon_core import paths
 
-    snap = table.snapshots.latest()
     parts = _Partitions(table)
-    stats = _Stats(table)
     key_text = _keys(table)
-    rows = []
     dirs: dict[tuple, str] = {}
-    for e in live_entries(table.manifests, snap):
+    for e in live_entries(table.manifests, table.snapshots.latest()):
         f = e.file
         where = dirs.get((e.partition, e.bucket))
         if where is None:
             values = deserialize_row(e.partition, parts.codec.types) if parts.codec.types else ()
             part_dir = table.partition_codec.path(values) if parts.codec.types else ""
             where = dirs[(e.partition, e.bucket)] = paths.bucket_dir(table.path, part_dir, e.bucket)
-        path = f.external_path or paths.join(where, f.file_name)
-        nulls, lo, hi = stats.maps(f)
-        rows.append(
+        yield (
+            f,
             (
                 parts.row_text(e.partition),
                 e.bucket,
-                path,
+                f.external_path or paths.join(where, f.file_name),
                 f.file_name.rsplit(".", 1)[-1] if "." in f.file_name else "",
                 f.schema_id,
                 f.level,
@@ -223,19 +237,33 @@ def files(table: FileStoreTable) -> pa.Table:
                 f.file_size,
                 key_text(f, f.min_key),
                 key_text(f, f.max_key),
-                nulls,
-                lo,
-                hi,
-                f.min_sequence_number,
-                f.max_sequence_number,
-                _wall(f),
-                f.delete_row_count,
-                _FILE_SOURCES.get(f.file_source) if f.file_source is not None else None,
-                f.first_row_id,
-                None if f.write_cols is None else list(f.write_cols),
-            )
+            ),
         )
+
+
+def files(table: FileStoreTable) -> pa.Table:
+    """One row per live data file of the latest snapshot, every level."""
+    stats = _Stats(table)
+    rows = [
+        shared
+        + stats.maps(f)
+        + (
+            f.min_sequence_number,
+            f.max_sequence_number,
+            _wall(f),
+            f.delete_row_count,
+            _FILE_SOURCES.get(f.file_source) if f.file_source is not None else None,
+            f.first_row_id,
+            None if f.write_cols is None else list(f.write_cols),
+        )
+        for f, shared in _file_rows(table)
+    ]
     return to_table(FILES, rows)
+
+
+def file_key_ranges(table: FileStoreTable) -> pa.Table:
+    """``$files`` without the stats: where each live file is and the key range it holds."""
+    return to_table(FILE_KEY_RANGES, [shared + (f.first_row_id,) for f, shared in _file_rows(table)])
 
 
 def manifests(table: FileStoreTable) -> pa.Table:
@@ -262,12 +290,16 @@ def manifests(table: FileStoreTable) -> pa.Table:
 
 
 def partitions(table: FileStoreTable) -> pa.Table:
-    """Per partition with live files: Java's ``PartitionEntry`` figures, sorted by the text."""
+    """Per partition with live files: Java's ``PartitionEntry`` figures, sorted by the text.
+    ``done`` is false (a partition listed from the files); ``deleted_record_count`` is 0 without
+    deletion vectors."""
     from paimon_core.maintain.partitions import partition_stats
 
     codec = table.partition_codec
+    snap = table.snapshots.latest()
+    deleted = _deleted_records(table, snap)
     rows = []
-    for p in partition_stats(table):
+    for p in partition_stats(table, snap):
         text = "/".join(
             f"{k}={display_value(v, t, codec.default_name)}"
             for k, v, t in zip(codec.keys, p.values, codec.types)
@@ -275,9 +307,28 @@ def partitions(table: FileStoreTable) -> pa.Table:
         rows.append(
             (text, p.record_count, p.file_size_in_bytes, p.file_count, local_wall(p.last_file_creation_time))
             + (None,) * 4
+            + (p.total_buckets, False, deleted.get(p.values, 0))
         )
     rows.sort(key=lambda r: r[0])
     return to_table(PARTITIONS, rows)
+
+
+def _deleted_records(table: FileStoreTable, snap: Snapshot | None) -> dict[tuple, int | None]:
+    """Partition values -> rows its deletion vectors delete (None once a vector does not record
+    its cardinality); empty without deletion vectors."""
+    from paimon_core.metadata.deletion_vectors import dv_enabled, dv_entries
+
+    out: dict[tuple, int | None] = {}
+    if not dv_enabled(table):
+        return out
+    for e in dv_entries(table, snap):
+        values = table.partition_codec.from_bytes(e.partition)
+        total = out.get(values, 0)
+        if not e.dv_ranges or total is None:
+            continue
+        cards = [r[3] if len(r) > 3 else None for r in e.dv_ranges]
+        out[values] = None if None in cards else total + sum(c for c in cards if c is not None)
+    return out
 
 
 def buckets(table: FileStoreTable) -> pa.Table:
@@ -301,13 +352,16 @@ def buckets(table: FileStoreTable) -> pa.Table:
 
 
 def table_indexes(table: FileStoreTable) -> pa.Table:
-    """The index files of the latest snapshot (hash and deletion-vector indexes)."""
+    """The index files of the latest snapshot (hash, deletion-vector and global indexes); a
+    global index's row range and field(s), named in the current schema (null once one is
+    dropped)."""
     from paimon_core.metadata.index_manifest import IndexStore
 
     snap = table.snapshots.latest()
     if snap is None or not snap.index_manifest:
         return to_table(TABLE_INDEXES, [])
     parts = _Partitions(table)
+    names = {f.id: f.name for f in table.schema.fields}
     rows = []
     for e in IndexStore(table.io, table.path).read_manifest(snap.index_manifest):
         ranges = None
@@ -316,6 +370,11 @@ def table_indexes(table: FileStoreTable) -> pa.Table:
                 {"f0": r[0], "f1": r[1], "f2": r[2], "_CARDINALITY": r[3] if len(r) > 3 else None}
                 for r in e.dv_ranges
             ]
+        g = e.global_index
+        indexed = None
+        if g is not None:
+            ids = [g.index_field_id, *(g.extra_field_ids or ())]
+            indexed = ",".join(names[i] for i in ids) if all(i in names for i in ids) else None
         rows.append(
             (
                 parts.row_text(e.partition),
@@ -325,6 +384,10 @@ def table_indexes(table: FileStoreTable) -> pa.Table:
                 e.file_size,
                 e.row_count,
                 ranges,
+                None if g is None else g.row_range_start,
+                None if g is None else g.row_range_end,
+                None if g is None else g.index_field_id,
+                indexed,
             )
         )
     return to_table(TABLE_INDEXES, rows)

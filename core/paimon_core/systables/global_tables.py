@@ -1,5 +1,6 @@
 """The catalog's global system tables (database ``sys``): ``all_table_options`` and
-``catalog_options``, with Java 1.4.2's columns (Java 0.9: the same)."""
+``catalog_options``, with Java's columns (2.0.0, 1.4.2 and 0.9: the same). Java 2.0.0 serves
+``catalog_options`` only with the catalog option ``catalog-options-table.enabled``; we always do."""
 
 from __future__ import annotations
 

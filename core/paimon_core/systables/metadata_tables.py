@@ -2,9 +2,9 @@
 ``$tags``, ``$branches``, ``$consumers``, ``$statistics``, ``$aggregation_fields``.
 
 Each builder takes the table (a branch of it for ``db.t$branch_b$x``) and returns an Arrow
-table with Java 1.4.2's columns (``columns.py``). Java 0.9 differs: ``$snapshots`` has no
-``next_row_id``; ``$branches`` also has ``created_from_tag`` and ``created_from_snapshot``
-(the interop test pins each difference).
+table with Java 2.0.0's columns (``columns.py``). Java 1.4.2's ``$snapshots`` has no
+``operation``; Java 0.9's has no ``next_row_id`` either, and its ``$branches`` also has
+``created_from_tag`` and ``created_from_snapshot`` (the interop test pins each difference).
 """
 
 from __future__ import annotations

@@ -51,7 +51,8 @@ def test_every_table_answers_on_an_empty_table(catalog):
     catalog.create_table(
         "db.e", Schema(Schema.parse_columns("id INT NOT NULL, v STRING"), primary_keys=("id",))
     )
-    counts = {n: catalog.system_table(f"db.e${n}").to_arrow().num_rows for n in TABLE_SYSTEM_TABLES}
+    names = [n for n in TABLE_SYSTEM_TABLES if n != "row_tracking"]  # append tables only (below)
+    counts = {n: catalog.system_table(f"db.e${n}").to_arrow().num_rows for n in names}
     assert counts.pop("schemas") == 1 and counts.pop("aggregation_fields") == 2
     counts.pop("options")  # what create_table stores (the bucket)
     assert set(counts.values()) == {0}
@@ -59,6 +60,12 @@ def test_every_table_answers_on_an_empty_table(catalog):
         "all_table_options": True,  # db.e: its options and path
         "catalog_options": True,
     }
+    with pytest.raises(InvalidInput, match=r"db.e does not track rows: \$row_tracking needs"):
+        catalog.system_table("db.e$row_tracking")
+    options = {"row-tracking.enabled": "true"}
+    catalog.create_table("db.r", Schema(Schema.parse_columns("id INT"), options=options))
+    tracked = catalog.system_table("db.r$row_tracking")
+    assert tracked.field_names == ["id", "_ROW_ID", "_SEQUENCE_NUMBER"] and tracked.to_arrow().num_rows == 0
 
 
 def test_unpartitioned_evolved_and_ttl_tags(catalog):
@@ -108,3 +115,54 @@ def test_filter_projection_limit_and_refusals(catalog):
         catalog.system_table("db.p$snap")
     with pytest.raises(InvalidInput, match="is a system table"):
         catalog.get_table("db.p$files")
+
+
+def test_global_indexes_and_deletion_counts(catalog, monkeypatch):
+    """Java 2.0's columns from index entries: a global index's row range and its fields named in
+    the current schema (null once one is gone); a partition's deleted rows null once a deletion
+    vector does not record its cardinality."""
+    from dataclasses import replace
+
+    from paimon_core.metadata.index_manifest import GlobalIndexMeta, IndexStore
+
+    t = catalog.create_table(
+        "db.g",
+        Schema(
+            Schema.parse_columns("dt STRING, k BIGINT NOT NULL, v STRING"),
+            partition_keys=("dt",),
+            primary_keys=("dt", "k"),
+            options={"bucket": "2", "deletion-vectors.enabled": "true"},
+        ),
+    )
+    t.write_arrow(pa.table({"dt": ["a", "a", "b"], "k": [1, 2, 3], "v": ["x", None, "y"]}))
+    t.write_arrow(pa.table({"dt": ["a"], "k": [1], "v": ["z"]}))  # a vector deletes k=1's old row
+    read = IndexStore.read_manifest
+    ids = {f.name: f.id for f in t.schema.fields}
+
+    def with_globals(self, name):
+        entries = read(self, name)
+        dv = next(e for e in entries if e.dv_ranges)
+        no_card = replace(dv, file_name="n", dv_ranges=tuple(r[:3] + (None,) for r in dv.dv_ranges or ()))
+        both = GlobalIndexMeta(0, 9, ids["v"], (ids["k"],))
+        gone = GlobalIndexMeta(10, 19, 99)
+        return [
+            *entries,
+            no_card,
+            replace(dv, file_name="g1", global_index=both, dv_ranges=None),
+            replace(dv, file_name="g2", global_index=gone, dv_ranges=None),
+        ]
+
+    before = catalog.system_table("db.g$partitions").to_arrow().to_pylist()
+    assert [(p["partition"], p["deleted_record_count"], p["total_buckets"], p["done"]) for p in before] == [
+        ("dt=a", 1, 2, False),
+        ("dt=b", 0, 2, False),
+    ]
+    monkeypatch.setattr(IndexStore, "read_manifest", with_globals)
+    parts = catalog.system_table("db.g$partitions").to_arrow(columns=["deleted_record_count"])
+    assert parts.column(0).to_pylist() == [None, 0]
+    cols = ["file_name", "row_range_start", "row_range_end", "index_field_id", "index_field_name"]
+    rows = catalog.system_table("db.g$table_indexes").to_arrow(columns=cols).to_pylist()
+    assert [tuple(r.values())[1:] for r in rows if r["file_name"] in ("g1", "g2")] == [
+        (0, 9, ids["v"], "v,k"),
+        (10, 19, 99, None),
+    ]
