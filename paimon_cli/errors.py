@@ -47,6 +47,9 @@ _HINTS = {
     "newer snapshot) and makes snapshot {previous} the latest",
     "objects_store": "the {kind} catalog stores no {what}: {doing}; keep them in a JDBC database with "
     "--catalog-option catalog-objects.jdbc-uri=sqlite:///PATH/objects.db (or [catalog] in paimon.toml)",
+    "catalog_options_table": "table '{table}' exists only with --catalog-option "
+    "catalog-options-table.enabled=true (or under [catalog] in paimon.toml): it lists every catalog "
+    "option, passwords and tokens included (as in Java 2.0)",
     "overwrite_partition": "--overwrite --partition {spec}: the input has rows of partition {stray}; "
     "nothing was written",
 }

@@ -52,9 +52,16 @@ def test_branch_system_table_and_global(cli, events_table, catalog_lane):
     assert [r["schema_id"] for r in cli.json("read", "-t", f"{T}$branch_b1$schemas")] == [0]
     keys = {r["key"] for r in cli.json("read", "-t", "sys.all_table_options")}
     assert "path" in keys
-    options = {r["key"]: r["value"] for r in cli.json("read", "-t", "sys.catalog_options")}
+    # as Java 2.0: it lists every catalog option (passwords, tokens), so only when asked for
+    err = cli("read", "-t", "sys.catalog_options", code=1).stderr
+    assert err.startswith("error: table 'sys.catalog_options' exists only with --catalog-option ") and (
+        err.count("\n") == 1
+    )
+    enabled = ("--catalog-option", "catalog-options-table.enabled=true")
+    options = {r["key"]: r["value"] for r in cli.json(*enabled, "read", "-t", "sys.catalog_options")}
     assert options["warehouse"] == str(cli.wh)
     assert options.get("metastore") == (None if catalog_lane == "fs" else "rest")
+    assert options["catalog-options-table.enabled"] == "true"
 
 
 def test_data_system_tables(cli, events_table):

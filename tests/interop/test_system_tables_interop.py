@@ -2,9 +2,8 @@
 for column (names and Java's type texts): on 2.0.0 exactly, on 1.4.2 and 0.9 where they have
 the table and column.
 
-Java 2.0.0 serves ``sys.catalog_options`` only with the catalog option
-``catalog-options-table.enabled`` (asked with it, its row of that option left out); we serve it
-always.
+``sys.catalog_options`` exists only with the catalog option ``catalog-options-table.enabled``
+in Java 2.0.0 and here (both sides are opened with it); 1.4.2 and 0.9 serve it always (pinned).
 
 Java 1.4.2 lacks the columns Java 2.0 added, pinned by name (``_JAVA14_LACKS``): ``$snapshots``
 ``operation``; ``$partitions`` ``total_buckets``, ``done``, ``deleted_record_count``;
@@ -29,7 +28,9 @@ import pyarrow as pa
 import pytest
 
 from paimon_core import FileSystemCatalog, Schema, create_branch, create_tag
+from paimon_core.catalog import create_catalog
 from paimon_core.data.types import parse_type
+from paimon_core.errors import NotFound
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema_evolution import AddColumn
 from paimon_core.ops.alter import alter_table
@@ -50,8 +51,8 @@ _JAVA14_LACKS = {
     "partitions": {"total_buckets", "done", "deleted_record_count"},
     "table_indexes": {"row_range_start", "row_range_end", "index_field_id", "index_field_name"},
 }
-# Java 2.0 serves sys.catalog_options only with this catalog option (its own row left out)
-_JAVA20_CATALOG_OPTIONS = {"catalog-options-table.enabled": "true"}
+# sys.catalog_options exists only with this catalog option (Java 2.0 and we); both sides open with it
+_CATALOG_OPTIONS = {"catalog-options-table.enabled": "true"}
 
 
 def _build(wh: str) -> FileSystemCatalog:
@@ -212,8 +213,8 @@ def _system(name: str) -> str:
 
 def _request(java, warehouse: str, name: str) -> dict:
     req: dict = {"op": "system_table", "warehouse": warehouse, "name": name}
-    if java.version == "2.0.0" and name == "sys.catalog_options":
-        req["catalog"] = _JAVA20_CATALOG_OPTIONS
+    if name == "sys.catalog_options":
+        req["catalog"] = _CATALOG_OPTIONS
     return req
 
 
@@ -231,7 +232,7 @@ def _partial_nulls_dropped(rows: list[dict]) -> list[dict]:
 
 def _compare(java, warehouse: str, names: list[str]) -> list[str]:
     """Each system table of ``names`` read by us and by Java: the differences, as text."""
-    catalog = FileSystemCatalog(warehouse)
+    catalog = create_catalog("filesystem", warehouse, _CATALOG_OPTIONS)
     names = [n for n in names if java.version != "0.9" or _system(n) not in _JAVA09_MISSING]
     results = java.run([_request(java, warehouse, n) for n in names], check=False)
     failures = []
@@ -259,8 +260,6 @@ def _compare(java, warehouse: str, names: list[str]) -> list[str]:
         else:
             if java.version == "0.9" and name == "sys.all_table_options":
                 rows = [r for r in rows if r["key"] != "path"]
-            if name == "sys.catalog_options":
-                java_rows = [r for r in java_rows if r["key"] not in _JAVA20_CATALOG_OPTIONS]
             if java.version == "1.4.2":
                 lacks = _JAVA14_LACKS.get(_system(name), set())
                 extra = {c[0] for c in cols} - {c[0] for c in java_cols}
@@ -309,14 +308,16 @@ def test_java09_ro_reads_lower_levels_of_dv_tables(java, warehouse):
     assert (theirs > ours) if java.version == "0.9" else (theirs == ours)
 
 
-def test_java20_serves_catalog_options_only_when_enabled(java, warehouse):
-    """Pinned: Java 2.0.0 has no ``sys.catalog_options`` unless the catalog sets
-    ``catalog-options-table.enabled``; 1.4.2 and 0.9 serve it, and so do we."""
+def test_catalog_options_exist_only_when_enabled(java, warehouse):
+    """Java 2.0.0 and we have no ``sys.catalog_options`` unless the catalog sets
+    ``catalog-options-table.enabled`` (it lists passwords and tokens); 1.4.2 and 0.9 serve it
+    always (pinned)."""
     (theirs,) = java.run(
         [{"op": "system_table", "warehouse": warehouse, "name": "sys.catalog_options"}], check=False
     )
     assert ("does not exist" in theirs.get("error", "")) == (java.version == "2.0.0")
-    assert open_system_table(FileSystemCatalog(warehouse), "sys.catalog_options").to_arrow().num_rows
+    with pytest.raises(NotFound, match="exists only with the catalog option catalog-options-table.enabled"):
+        open_system_table(FileSystemCatalog(warehouse), "sys.catalog_options")
 
 
 JAVA_COLS = [

@@ -302,4 +302,4 @@ def test_system_tables_through_the_source(spark, tmp_path):
     assert sorted((r.partition, r.record_count) for r in parts.collect()) == [("dt=d1", 2), ("dt=d2", 1)]
     files = spark.read.format("paimon").option("where", "bucket = 0").load("db.src$files").collect()
     assert files and all(r.bucket == 0 for r in files)
-    assert spark.read.format("paimon").load("sys.catalog_options").collect()[0].key == "warehouse"
+    assert spark.read.format("paimon").load("sys.all_table_options").collect()[0].table_name == "src"

@@ -73,6 +73,7 @@ class Catalog(CatalogObjects):
         self.warehouse = warehouse
         self.io = FileIO(warehouse, storage_options)
         self.root = self.io.root
+        self.options: dict = {}  # the catalog options it was opened with (sys.catalog_options)
 
     def db_path(self, db: str) -> str:
         return self.io.join(self.root, db + DB_SUFFIX)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from paimon_core.catalog.base import Catalog
 from paimon_core.catalog.filesystem import FileSystemCatalog
 from paimon_core.errors import InvalidInput
-from paimon_core.options.catalog_options import OBJECTS_OPTIONS
+from paimon_core.options.catalog_options import EVERY_CATALOG, OBJECTS_OPTIONS
 
 CATALOG_KINDS = ("filesystem", "jdbc", "hive", "rest")
 
@@ -21,15 +21,16 @@ def create_catalog(
     kind = (kind or "filesystem").strip().lower()
     options = dict(options or {})
     if kind == "filesystem":
-        unknown = sorted(set(options) - {o.key for o in OBJECTS_OPTIONS})
+        unknown = sorted(set(options) - {o.key for o in (*OBJECTS_OPTIONS, *EVERY_CATALOG)})
         if unknown:
             raise InvalidInput(
                 f"the filesystem catalog takes no catalog options but {OBJECTS_OPTIONS[0].key} and "
-                f"its catalog-objects.* keys (got {', '.join(unknown)})"
+                f"its catalog-objects.* keys, and {EVERY_CATALOG[0].key} (got {', '.join(unknown)})"
             )
         from paimon_core.catalog.metastore.jdbc_objects import open_objects_store
 
         catalog = FileSystemCatalog(warehouse, storage_options)
+        catalog.options = options
         catalog.view_store = catalog.function_store = open_objects_store(options)
         return catalog
     if kind == "jdbc":

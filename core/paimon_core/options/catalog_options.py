@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from paimon_core.options.registry import Option
 
+# every catalog (filesystem, JDBC, Hive, REST)
+CATALOG_OPTIONS_TABLE_ENABLED = Option[bool](
+    "catalog-options-table.enabled",
+    "bool",
+    False,
+    "serve sys.catalog_options, which lists every catalog option, passwords and tokens included "
+    "(Java 2.0's gate)",
+)
+EVERY_CATALOG = (CATALOG_OPTIONS_TABLE_ENABLED,)
+
 # every metastore catalog (JDBC, Hive)
 URI = Option[str | None](
     "uri", "str", None, "the metastore's address (JDBC URL, thrift://...) or the REST server's"
@@ -24,7 +34,7 @@ LOCK_ACQUIRE_TIMEOUT = Option[int](
 LOCK_CHECK_MAX_SLEEP = Option[int](
     "lock-check-max-sleep", "duration", 8_000, "longest pause between two tries of a busy lock", lo=0
 )
-METASTORE_COMMON = (URI, LOCK_ENABLED, LOCK_ACQUIRE_TIMEOUT, LOCK_CHECK_MAX_SLEEP)
+METASTORE_COMMON = (URI, LOCK_ENABLED, LOCK_ACQUIRE_TIMEOUT, LOCK_CHECK_MAX_SLEEP, *EVERY_CATALOG)
 
 # JDBC
 CATALOG_KEY = Option[str](
@@ -118,7 +128,7 @@ DLF_TOKEN_ECS_METADATA_URL = Option[str](
 DLF_TOKEN_ECS_ROLE_NAME = Option[str | None](
     "dlf.token-ecs-role-name", "str", None, "DLF signer, ecs: the RAM role (default: the one the URL names)"
 )
-REST_OPTIONS = (URI, PREFIX, WAREHOUSE, DATA_TOKEN_ENABLED)
+REST_OPTIONS = (URI, PREFIX, WAREHOUSE, DATA_TOKEN_ENABLED, *EVERY_CATALOG)
 AUTH_OPTIONS = (
     TOKEN,
     TOKEN_PROVIDER,

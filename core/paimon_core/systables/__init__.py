@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from paimon_core.data.no_rows import no_rows
 from paimon_core.data.types import DataField, to_arrow_schema
-from paimon_core.errors import InvalidInput
+from paimon_core.errors import InvalidInput, NotFound
 from paimon_core.metadata.branches import SYSTEM_DATABASE, split_system
 from paimon_core.systables import data_tables, file_tables, global_tables, metadata_tables
 
@@ -146,6 +146,12 @@ def open_system_table(catalog: Any, identifier: str) -> SystemTable:
                 f"unknown system table '{identifier}': the global ones are "
                 + ", ".join(f"sys.{n}" for n in _GLOBAL)
             )
+        if rest == "catalog_options" and not global_tables.catalog_options_enabled(catalog):
+            raise NotFound(
+                f"table '{identifier}' exists only with the catalog option "
+                "catalog-options-table.enabled=true (as in Java 2.0: it lists every catalog option, "
+                "passwords and tokens included)"
+            ).with_hint("catalog_options_table", table=identifier)
         cols, build = _GLOBAL[rest]
         return SystemTable(identifier, cols, lambda: iter([build(catalog)]))
     key = system.lower()

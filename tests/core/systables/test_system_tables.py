@@ -9,6 +9,8 @@ import pyarrow as pa
 import pytest
 
 from paimon_core import FileSystemCatalog, InvalidInput, Schema, create_tag
+from paimon_core.catalog import create_catalog
+from paimon_core.errors import NotFound
 from paimon_core.systables import GLOBAL_SYSTEM_TABLES, TABLE_SYSTEM_TABLES
 from paimon_core.systables.columns import java_duration, java_hashmap_order, java_text, local_wall
 
@@ -56,10 +58,16 @@ def test_every_table_answers_on_an_empty_table(catalog):
     assert counts.pop("schemas") == 1 and counts.pop("aggregation_fields") == 2
     counts.pop("options")  # what create_table stores (the bucket)
     assert set(counts.values()) == {0}
-    assert {n: catalog.system_table(f"sys.{n}").to_arrow().num_rows > 0 for n in GLOBAL_SYSTEM_TABLES} == {
-        "all_table_options": True,  # db.e: its options and path
-        "catalog_options": True,
-    }
+    assert catalog.system_table("sys.all_table_options").to_arrow().num_rows > 0  # db.e's options, path
+    assert set(GLOBAL_SYSTEM_TABLES) == {"all_table_options", "catalog_options"}
+    with pytest.raises(NotFound, match="catalog-options-table.enabled=true"):  # as Java 2.0
+        catalog.system_table("sys.catalog_options")
+    enabled = create_catalog("filesystem", catalog.warehouse, {"catalog-options-table.enabled": "true"})
+    rows = enabled.system_table("sys.catalog_options").to_arrow().to_pylist()
+    assert rows == [
+        {"key": "catalog-options-table.enabled", "value": "true"},
+        {"key": "warehouse", "value": catalog.warehouse},
+    ]
     with pytest.raises(InvalidInput, match=r"db.e does not track rows: \$row_tracking needs"):
         catalog.system_table("db.e$row_tracking")
     options = {"row-tracking.enabled": "true"}

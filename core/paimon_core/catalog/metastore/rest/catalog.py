@@ -218,6 +218,7 @@ class RestCatalog(Catalog):
         self.auth = RestAuth(options)
         self.data_tokens = view.get(DATA_TOKEN_ENABLED)
         super().__init__(warehouse, storage_options)
+        self.options = dict(options)
         self.uri = uri
         self.headers = {k[len("header.") :]: str(v) for k, v in options.items() if k.startswith("header.")}
         self.storage_options = storage_options
