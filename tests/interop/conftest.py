@@ -3,8 +3,9 @@ drivers, with their caches warmed once per session (jar download/compilation, CD
 
 `java` is parametrised over JAVA_VERSIONS: every test that takes it (here, and in tests/catalog,
 tests/safety, which import it) runs once per Java release, with the ids `java09` and `java14`
-(`pytest -k java14` runs one lane); a module may narrow it with its own `JAVA_VERSIONS`. A test that needs to know which release it talks to reads
-`java.version` ("0.9" or "1.4.2").
+(`pytest -k java14` runs one lane); a module may set its own `JAVA_VERSIONS` (the system tables
+add 2.0.0, id `java20`). A test that needs to know which release it talks to reads
+`java.version` ("0.9", "1.4.2" or "2.0.0").
 
 The tests skip when no JDK is installed (`java` not on PATH / JAVA_HOME), and fail instead when
 the environment variable CI is set; any other failure to prepare a reference implementation is
