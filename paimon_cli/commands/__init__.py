@@ -36,12 +36,12 @@ COMMANDS: tuple[CommandEntry, ...] = tuple(
         (
             "view",
             "views",
-            "Create, list, show, drop and rename views (a query with columns, kept by the catalog).",
+            "Create, list, show, alter, drop and rename views (a query with columns, kept by the catalog).",
         ),
         (
             "function",
             "functions",
-            "Create, list, show and drop catalog functions (SQL, lambda or file definitions).",
+            "Create, list, show, alter and drop catalog functions (SQL, lambda or file definitions).",
         ),
         ("alter-table", "alter", "Change a table's schema: columns, options, comment."),
         (

@@ -1,4 +1,4 @@
-"""``paimon function create|list|show|drop``: catalog functions (Paimon's REST catalog
+"""``paimon function create|list|show|alter|drop``: catalog functions (Paimon's REST catalog
 functions: parameters, return type and definitions by name), kept by the catalog (JDBC: its
 database; REST: the server; filesystem and Hive: the JDBC database of ``catalog-objects.jdbc-uri``)."""
 
@@ -17,7 +17,7 @@ from paimon_cli.state import get_state
 app = typer.Typer()
 function_app = typer.Typer(
     no_args_is_help=True,
-    help="Create, list, show and drop catalog functions (SQL, lambda or file definitions).",
+    help="Create, list, show, alter and drop catalog functions (SQL, lambda or file definitions).",
 )
 app.add_typer(function_app, name="function")
 
@@ -40,26 +40,44 @@ def _params(text: str | None):
     return None if text is None else fields_from_columns(Schema.parse_columns(text))
 
 
-def _definitions(sql: list[str] | None, lam: list[str] | None, files: list[str] | None) -> dict:
-    """``--sql NAME=BODY``, ``--lambda NAME=LANGUAGE:BODY``, ``--file NAME=LANGUAGE:CLASS:URI[,URI...]``."""
+def _sql(items: list[str] | None, flag: str) -> dict:
+    """``NAME=BODY`` of ``flag`` (``--sql``...): SQL definitions by name."""
+    from paimon_core.catalog import FunctionDefinition
+
+    return {name: FunctionDefinition.sql(body) for name, body in parse_kv(items, flag).items()}
+
+
+def _lambda(items: list[str] | None, flag: str) -> dict:
+    """``NAME=LANGUAGE:BODY`` of ``flag`` (``--lambda``...): lambda definitions by name."""
     from paimon_core.catalog import FunctionDefinition
 
     out = {}
-    for name, body in parse_kv(sql, "--sql").items():
-        out[name] = FunctionDefinition.sql(body)
-    for name, value in parse_kv(lam, "--lambda").items():
+    for name, value in parse_kv(items, flag).items():
         language, sep, body = value.partition(":")
         if not sep:
-            raise CliError(f"bad --lambda '{name}={value}': use NAME=LANGUAGE:BODY")
+            raise CliError(f"bad {flag} '{name}={value}': use NAME=LANGUAGE:BODY")
         out[name] = FunctionDefinition.lambda_(body, language)
-    for name, value in parse_kv(files, "--file").items():
+    return out
+
+
+def _file(items: list[str] | None, flag: str) -> dict:
+    """``NAME=LANGUAGE:CLASS:URI[,URI...]`` of ``flag`` (``--file``...): file definitions by name."""
+    from paimon_core.catalog import FunctionDefinition
+
+    out = {}
+    for name, value in parse_kv(items, flag).items():
         parts = value.split(":", 2)
         if len(parts) != 3 or not all(parts):
-            raise CliError(f"bad --file '{name}={value}': use NAME=LANGUAGE:CLASS:URI[,URI...]")
+            raise CliError(f"bad {flag} '{name}={value}': use NAME=LANGUAGE:CLASS:URI[,URI...]")
         language, cls, uris = parts
         resources = [(u.rsplit(".", 1)[-1].upper() if "." in u else "FILE", u) for u in uris.split(",")]
         out[name] = FunctionDefinition.file(resources, language, cls)
     return out
+
+
+def _definitions(sql: list[str] | None, lam: list[str] | None, files: list[str] | None) -> dict:
+    """``--sql NAME=BODY``, ``--lambda NAME=LANGUAGE:BODY``, ``--file NAME=LANGUAGE:CLASS:URI[,URI...]``."""
+    return {**_sql(sql, "--sql"), **_lambda(lam, "--lambda"), **_file(files, "--file")}
 
 
 @function_app.command("create")
@@ -132,6 +150,92 @@ def create(
     created = state.catalog.create_function(ident, function, ignore_if_exists=if_not_exists)
     text = f"created function {ident}" if created else f"function {ident} already exists; left unchanged"
     state.out.record({"function": ident, "created": created}, text)
+
+
+@function_app.command("alter")
+def alter(
+    ctx: typer.Context,
+    name: FunctionArg,
+    set_option: Annotated[
+        list[str] | None,
+        typer.Option("--set-option", metavar="KEY=VALUE", help="Set a function option; repeat for more."),
+    ] = None,
+    remove_option: Annotated[
+        list[str] | None,
+        typer.Option("--remove-option", metavar="KEY", help="Remove a function option; repeat."),
+    ] = None,
+    comment: Annotated[
+        str | None, typer.Option("--comment", metavar="TEXT", help="New function comment ('' removes it).")
+    ] = None,
+    add_sql: Annotated[
+        list[str] | None, typer.Option("--add-sql", metavar="NAME=BODY", help="Add a SQL definition; repeat.")
+    ] = None,
+    add_lambda: Annotated[
+        list[str] | None,
+        typer.Option("--add-lambda", metavar="NAME=LANGUAGE:BODY", help="Add a lambda definition; repeat."),
+    ] = None,
+    add_file: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--add-file", metavar="NAME=LANGUAGE:CLASS:URI[,URI]", help="Add a definition in files; repeat."
+        ),
+    ] = None,
+    update_sql: Annotated[
+        list[str] | None,
+        typer.Option("--update-sql", metavar="NAME=BODY", help="Replace a definition by a SQL one; repeat."),
+    ] = None,
+    update_lambda: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--update-lambda", metavar="NAME=LANGUAGE:BODY", help="Replace a definition by a lambda; repeat."
+        ),
+    ] = None,
+    update_file: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--update-file",
+            metavar="NAME=LANGUAGE:CLASS:URI[,URI]",
+            help="Replace a definition by one in files; repeat.",
+        ),
+    ] = None,
+    drop_definition: Annotated[
+        list[str] | None,
+        typer.Option("--drop-definition", metavar="NAME", help="Drop a definition; repeat."),
+    ] = None,
+) -> None:
+    """Change a function's options, comment or definitions, all changes at once or none.
+
+    Definitions are given as create takes them (--add-sql as --sql, --add-lambda as --lambda, --add-file as --file; --update-* likewise). Adding a definition the function has, or updating or dropping one it lacks, is an error and changes nothing. Parameters, return parameters and determinism stay as they are.
+
+    Examples:
+
+      paimon function alter demo.plus_one --add-sql flink="x + 1" --comment "adds one"
+
+      paimon function alter demo.plus_one --update-sql spark="x + 1L" --remove-option owner
+    """
+    from paimon_cli.object_changes import build_changes, names
+    from paimon_core.catalog import FunctionChange
+
+    given = {"add": (add_sql, add_lambda, add_file), "update": (update_sql, update_lambda, update_file)}
+    entries = [
+        (verb, f"--{verb}-{kind}", n, d)
+        for verb, lists in given.items()
+        for kind, parse, items in zip(("sql", "lambda", "file"), (_sql, _lambda, _file), lists)
+        for n, d in parse(items, f"--{verb}-{kind}").items()
+    ]
+    entries += [("drop", "--drop-definition", n, None) for n in names(drop_definition, "--drop-definition")]
+    changes, done = build_changes(
+        FunctionChange, "definition", set_option, remove_option, comment, entries,
+        "--set-option, --remove-option, --comment, --add-sql/-lambda/-file, --update-sql/-lambda/-file "
+        "or --drop-definition",
+    )  # fmt: skip
+    state = get_state(ctx)
+    ident = _ident(name)
+    state.catalog.alter_function(ident, changes)
+    state.out.record(
+        {"function": ident, "changes": [c.to_json() for c in changes]},
+        f"altered function {ident}: {'; '.join(done)}",
+    )
 
 
 @function_app.command("list")

@@ -1,4 +1,4 @@
-"""``paimon view create|list|show|drop|rename``: views kept by the catalog (JDBC: its database;
+"""``paimon view create|list|show|alter|drop|rename``: views kept by the catalog (JDBC: its database;
 Hive: the metastore; REST: the server; filesystem: the JDBC database of the catalog option
 ``catalog-objects.jdbc-uri``)."""
 
@@ -17,7 +17,7 @@ from paimon_cli.state import get_state
 app = typer.Typer()
 view_app = typer.Typer(
     no_args_is_help=True,
-    help="Create, list, show, drop and rename views (a query with columns, kept by the catalog).",
+    help="Create, list, show, alter, drop and rename views (a query with columns, kept by the catalog).",
 )
 app.add_typer(view_app, name="view")
 
@@ -163,6 +163,68 @@ def show(ctx: typer.Context, name: ViewArg) -> None:
         sys.stdout.write(f"comment: {view.comment}\n")
     if view.options:
         state.out.rows(["option", "value"], sorted(view.options.items()))
+
+
+@view_app.command("alter")
+def alter(
+    ctx: typer.Context,
+    name: ViewArg,
+    set_option: Annotated[
+        list[str] | None,
+        typer.Option("--set-option", metavar="KEY=VALUE", help="Set a view option; repeat for more."),
+    ] = None,
+    remove_option: Annotated[
+        list[str] | None,
+        typer.Option("--remove-option", metavar="KEY", help="Remove a view option; repeat."),
+    ] = None,
+    comment: Annotated[
+        str | None, typer.Option("--comment", metavar="TEXT", help="New view comment ('' removes it).")
+    ] = None,
+    add_dialect: Annotated[
+        list[str] | None,
+        typer.Option("--add-dialect", metavar="NAME=SQL", help="Add the query in a dialect; repeat."),
+    ] = None,
+    update_dialect: Annotated[
+        list[str] | None,
+        typer.Option("--update-dialect", metavar="NAME=SQL", help="Replace a dialect's query; repeat."),
+    ] = None,
+    drop_dialect: Annotated[
+        list[str] | None,
+        typer.Option("--drop-dialect", metavar="NAME", help="Drop a dialect; repeat."),
+    ] = None,
+) -> None:
+    """Change a view's options, comment or dialects, all changes at once or none.
+
+    Adding a dialect the view has, or updating or dropping one it lacks, is an error and changes nothing. The query and columns stay as they are (drop and create the view to change them).
+
+    Examples:
+
+      paimon view alter demo.recent --set-option owner=team --comment "recent events"
+
+      paimon view alter demo.v --update-dialect spark="SELECT 2 AS x" --remove-option owner
+    """
+    from paimon_cli.object_changes import build_changes, names
+    from paimon_core.catalog import ViewChange
+
+    entries = [
+        *(("add", "--add-dialect", d, q) for d, q in parse_kv(add_dialect, "--add-dialect").items()),
+        *(
+            ("update", "--update-dialect", d, q)
+            for d, q in parse_kv(update_dialect, "--update-dialect").items()
+        ),
+        *(("drop", "--drop-dialect", d, None) for d in names(drop_dialect, "--drop-dialect")),
+    ]
+    changes, done = build_changes(
+        ViewChange, "dialect", set_option, remove_option, comment, entries,
+        "--set-option, --remove-option, --comment, --add-dialect, --update-dialect or --drop-dialect",
+    )  # fmt: skip
+    state = get_state(ctx)
+    ident = _ident(name)
+    state.catalog.alter_view(ident, changes)
+    state.out.record(
+        {"view": ident, "changes": [c.to_json() for c in changes]},
+        f"altered view {ident}: {'; '.join(done)}",
+    )
 
 
 @view_app.command("drop")

@@ -438,8 +438,12 @@ def views_and_functions(s: Story):
     s.subst["/tmp/paimon-objects.db"] = str(s.cwd / "objects.db")
     s.create("shop.orders", "id BIGINT, amount DOUBLE")
     out = [s.run(cmd).stdout for cmd in s.block.commands]
-    assert "query: SELECT id, amount FROM shop.orders WHERE amount > 100" in out[1]
-    assert "plus_one" in out[4]
+    assert "altered view shop.big_orders: set option owner=sales; added dialect spark" in out[1]
+    assert "query: SELECT id, amount FROM shop.orders WHERE amount > 100" in out[2]
+    assert "dialect spark: SELECT id, amount FROM shop.orders WHERE amount > 100" in out[2]
+    assert "owner" in out[2] and "sales" in out[2]
+    assert "altered function shop.plus_one: set the comment; added definition flink" in out[5]
+    assert "plus_one" in out[6]
     assert (s.cwd / "objects.db").exists()
 
 

@@ -169,7 +169,7 @@ def test_functions_through_every_endpoint(jdbc_server):
     assert (r.status, r.body["resourceType"]) == (404, "FUNCTION")
 
 
-def test_a_catalog_without_a_store_lists_none_and_refuses_writes(rest_server):
+def test_a_catalog_without_a_store_lists_none_and_refuses_writes(rest_server, tmp_path: Path):
     c = SpecClient(rest_server)
     c.call("POST", f"{V1}/databases", {"name": "nostore"})
     assert c.call("GET", f"{V1}/databases/nostore/views").body == {"views": [], "nextPageToken": None}
@@ -194,6 +194,16 @@ def test_a_catalog_without_a_store_lists_none_and_refuses_writes(rest_server):
         r = c.call(method, f"{V1}/{path}", body)
         assert (r.status, r.body["resourceType"]) == (501, kind), (path, r.body)
         assert "catalog-objects.jdbc-uri" in r.body["message"]
+    # and our REST client says so in one line
+    cli = Cli(tmp_path / "client")
+    for what in ("view", "function"):
+        r = cli(
+            *rest_server.cli_flags(), what, "alter", "nostore.x", "--comment", "c", warehouse=False, code=1
+        )
+        assert r.stderr.startswith(
+            f"error: the filesystem catalog stores no {what}s: {what} 'nostore.x' cannot"
+        )
+        assert "catalog-objects.jdbc-uri" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_our_rest_client_runs_the_view_and_function_commands(jdbc_server, tmp_path: Path):
@@ -218,6 +228,15 @@ def test_our_rest_client_runs_the_view_and_function_commands(jdbc_server, tmp_pa
     )
     assert "table 'cdb.t' already exists" in r.stderr
     cli(*flags, "view", "rename", "cdb.v", "cdb.w", warehouse=False)
+    out = cli(*flags, "view", "alter", "cdb.w", "--set-option", "o=1", "--comment", "c2",
+              "--add-dialect", "flink=SELECT 2", "--drop-dialect", "spark", warehouse=False).stdout  # fmt: skip
+    words = "set option o=1; set the comment; added dialect flink; dropped dialect spark"
+    assert out.strip() == f"altered view cdb.w: {words}"
+    r = cli(*flags, "view", "alter", "cdb.w", "--comment", "x", "--update-dialect", "spark=SELECT 3",
+            warehouse=False, code=1)  # fmt: skip
+    assert r.stderr == "error: view 'cdb.w' has no dialect 'spark'\n"
+    r = cli(*flags, "view", "alter", "cdb.nope", "--comment", "x", warehouse=False, code=1)
+    assert r.stderr == "error: view 'cdb.nope' does not exist\n"
     cli(
         *flags,
         "function",
@@ -233,14 +252,26 @@ def test_our_rest_client_runs_the_view_and_function_commands(jdbc_server, tmp_pa
     )
     shown = cli.json(*flags, "function", "show", "cdb.f", warehouse=False)[0]
     assert shown["definitions"] == {"spark": {"type": "sql", "definition": "x + 1"}}
+    (record,) = cli.json(*flags, "function", "alter", "cdb.f", "--add-lambda", "py=python:lambda x: x",
+                         "--update-sql", "spark=x + 2", "--set-option", "k=v", warehouse=False)  # fmt: skip
+    assert [c["action"] for c in record["changes"]] == ["setOption", "addDefinition", "updateDefinition"]
+    r = cli(*flags, "function", "alter", "cdb.f", "--comment", "x", "--add-sql", "spark=1",
+            warehouse=False, code=1)  # fmt: skip
+    assert r.stderr == "error: function 'cdb.f' already has definition 'spark'\n"
     # the server's backing catalog holds them: a JDBC catalog on its database reads them
     from paimon_core.catalog.factory import create_catalog
 
     backing = create_catalog(
         "jdbc", str(jdbc_server.warehouse), {"uri": f"sqlite:///{jdbc_server.catalog_db}"}
     )
-    assert backing.get_view("cdb.w").comment == "c"
-    assert backing.get_function("cdb.f").definitions["spark"].definition == "x + 1"
+    view = backing.get_view("cdb.w")
+    assert (view.comment, view.options, view.dialects) == ("c2", {"o": "1"}, {"flink": "SELECT 2"})
+    function = backing.get_function("cdb.f")
+    assert (function.comment, function.options) == (None, {"k": "v"})
+    assert {n: d.definition for n, d in function.definitions.items()} == {
+        "spark": "x + 2",
+        "py": "lambda x: x",
+    }
     backing.close()
     assert "dropped view cdb.w" in cli(*flags, "view", "drop", "cdb.w", warehouse=False).stdout
     r = cli(*flags, "view", "drop", "cdb.w", warehouse=False, code=1)
