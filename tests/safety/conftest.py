@@ -59,12 +59,14 @@ def start(role: str, cfg: dict):
 
     p = mp().Process(target=worker.main, args=(role, cfg), name=f"{role}")
     p.start()
+    p.stacks = cfg["out"] + ".stacks" if cfg.get("out") else None  # type: ignore[attr-defined]
     return p
 
 
 def join_all(procs, timeout: float) -> None:
     """Join the children within ``timeout`` seconds in all; any child still running then is
-    killed (SIGKILL) and the test fails naming it, so a hang fails one test, not the run."""
+    killed (SIGKILL) and the test fails naming it, with the stacks it was in (SIGUSR1 first), so
+    a hang fails one test, not the run, and says where it hung."""
     import signal
     import time
 
@@ -73,10 +75,22 @@ def join_all(procs, timeout: float) -> None:
         p.join(max(0.0, deadline - time.monotonic()))
     hung = [p for p in procs if p.is_alive()]
     for p in hung:
+        os.kill(p.pid, signal.SIGUSR1)
+    if hung:
+        time.sleep(1.0)
+    stacks = []
+    for p in hung:
         os.kill(p.pid, signal.SIGKILL)
         p.join(10)
+        path = getattr(p, "stacks", None)
+        if path and os.path.exists(path):
+            with open(path) as f:
+                stacks.append(f"--- {p.name} (pid {p.pid}):\n{f.read()}")
     if hung:
-        pytest.fail(f"child process(es) {[p.name for p in hung]} still running after {timeout:.0f}s: killed")
+        pytest.fail(
+            f"child process(es) {[p.name for p in hung]} still running after {timeout:.0f}s: killed\n"
+            + "\n".join(stacks)
+        )
 
 
 def read_lines(path: str) -> list[dict]:

@@ -370,7 +370,18 @@ BODIES = {
 
 
 def main(role: str, cfg: dict) -> None:
+    _stacks_on_sigusr1(cfg)
     BODIES[role](cfg)
+
+
+def _stacks_on_sigusr1(cfg: dict) -> None:
+    """SIGUSR1 writes every thread's stack to ``<out>.stacks`` (the parent sends it to a child
+    that hangs, before killing it, and shows where it was)."""
+    import faulthandler
+    import signal
+
+    if cfg.get("out"):
+        faulthandler.register(signal.SIGUSR1, file=open(cfg["out"] + ".stacks", "w"), all_threads=True)
 
 
 if __name__ == "__main__":  # python worker.py ROLE CONFIG_JSON

@@ -77,8 +77,8 @@ class CommitOptions:
     # an ANALYZE commit (Java's commitStatistics): this statistics file is written (once, before
     # the first attempt) and the new snapshot names it; no data changes
     statistics: TableStatistics | None = None
-    # the snapshot's ``operation`` (Java 2.0's Snapshot.Operation, one of OPERATIONS): WRITE,
-    # OVERWRITE, DELETE, MERGE, TRUNCATE, ...; None for maintenance (compaction, analyze), as Java
+    # the snapshot's ``operation`` (Java 2.0's Snapshot.Operation, one of OPERATIONS): TRUNCATE,
+    # DELETE, MERGE; None for plain writes, overwrites and maintenance, as Java's core writes them
     operation: str | None = None
 
     def __post_init__(self) -> None:

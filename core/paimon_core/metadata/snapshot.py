@@ -17,8 +17,9 @@ from paimon_core.storage.file_io import FileIO
 SNAPSHOT_VERSION = 3
 BATCH_COMMIT_IDENTIFIER = 9223372036854775807  # Long.MAX_VALUE: a batch (non-streaming) commit
 # Java 2.0's Snapshot.Operation: what produced a snapshot, beside its commitKind. Java's core
-# writes TRUNCATE (truncateTable, truncatePartitions: a dropped partition); its Spark writer the
-# others. Readers before 2.0 ignore the key (Java reads snapshots with ignoreUnknown).
+# writes TRUNCATE (truncateTable, truncatePartitions: a dropped partition) and leaves plain writes
+# without one; its Spark writer names the others. We write TRUNCATE, DELETE and MERGE (a column
+# update) only. Readers before 2.0 ignore the key (Java reads snapshots with ignoreUnknown).
 OPERATIONS = (
     "WRITE",
     "OVERWRITE",

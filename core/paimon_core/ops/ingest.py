@@ -110,7 +110,7 @@ def _commit(
         overwrite_filter=_written_partitions(table, messages, overwrite, spec),
         overwrite_partition=spec if overwrite else None,
         index_base=index_base,
-        operation=operation or ("OVERWRITE" if overwrite else "WRITE"),
+        operation=operation,
     )
     snap = FileStoreCommit(table, opts).commit(messages)
     after = after_write(table, messages if snap is not None else [], batch=True)
@@ -128,7 +128,8 @@ def _write_and_commit(
     be committed as written (``index_rebase``): its files are deleted and the write is redone
     against the new index, a few times; so is a cross-partition upsert write when another writer
     added data after it read the key index (``cross_partition_guard``). ``operation`` names the
-    snapshot's operation (default WRITE, or OVERWRITE). Returns (messages, snapshot, what ran
+    snapshot's operation (a delete's DELETE; none for a plain write or overwrite, as Java's
+    core and Flink write them). Returns (messages, snapshot, what ran
     after it, read)."""
     from paimon_core.write.cross_partition_guard import CrossPartitionConflict, index_base, refuse
     from paimon_core.write.index_rebase import BucketAssignmentConflict

@@ -106,7 +106,6 @@ class StreamingCommitter:
             commit_identifier=ident,
             properties=properties,
             index_base=base,
-            operation="WRITE",
         )
         snap = FileStoreCommit(self.table, opts).commit(messages)  # commit-or-abort: None left no files
         if snap is not None:

@@ -302,8 +302,7 @@ class PaimonWriter(DataSourceArrowWriter):
     def _options(self):
         from paimon_core.commit.file_store_commit import CommitOptions
 
-        operation = "OVERWRITE" if self.overwrite else "WRITE"
-        return CommitOptions(overwrite=self.overwrite, commit_user=self.commit_user, operation=operation)
+        return CommitOptions(overwrite=self.overwrite, commit_user=self.commit_user)
 
     def commit(self, messages):
         _commit(self.spec.table(), _messages(messages), self._options())
@@ -339,7 +338,7 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
     def _options(self, batch_id: int):
         from paimon_core.commit.file_store_commit import CommitOptions
 
-        return CommitOptions(commit_user=self.commit_user, commit_identifier=batch_id + 1, operation="WRITE")
+        return CommitOptions(commit_user=self.commit_user, commit_identifier=batch_id + 1)
 
     def commit(self, messages, batchId):
         _commit(self.spec.table(), _messages(messages), self._options(batchId))
