@@ -290,3 +290,7 @@ def test_system_tables_on_duckdb(cli, events_table):
     assert cli.json("sql", "SELECT count(*) AS n FROM demo.events$files") == [{"n": 2}]
     names = {r["table_name"] for r in cli.json("sql", "SELECT * FROM sys.all_table_options")}
     assert any("events" in str(n) for n in names), names
+    got = cli.json("sql", "SELECT partitioned, primary_key FROM sys.tables WHERE table_name = 'events'")
+    assert got == [{"partitioned": True, "primary_key": False}]
+    rows = "SELECT sum(record_count) AS n FROM sys.partitions WHERE table_name = 'events'"
+    assert cli.json("sql", rows) == [{"n": 10}]

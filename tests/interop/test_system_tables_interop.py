@@ -11,15 +11,21 @@ Java 1.4.2 lacks the columns Java 2.0 added, pinned by name (``_JAVA14_LACKS``):
 Its ``$files`` shows null as the null count of a column a data-evolution file does not hold
 (2.0 and we: the file's row count); such null counts are left out on 1.4.2.
 
+``sys.tables`` and ``sys.partitions`` are compared over the filesystem catalog (no snapshot
+figures: Java reads them only from a catalog managing versions; partitions from the files) and
+through our REST server (Java's ``RESTCatalog`` and ours: the server's snapshot figures, audit
+fields and partition listing), on 2.0.0 and 1.4.2.
+
 Differences of Java 0.9 pinned by name (``_JAVA09_*``): it has no ``$binlog``,
-``$table_indexes``, ``$buckets``, ``$file_key_ranges`` or ``$row_tracking`` (the row-tracking
-table is not compared); its ``$snapshots`` (no ``next_row_id``, ``operation``), ``$files`` (no
-``deleteRowCount`` .. ``write_cols``), ``$manifests`` (no partition stats, no row ids),
-``$partitions`` (no ``created_at`` .. ``deleted_record_count``) and ``$branches``
-(``created_from_tag``, ``created_from_snapshot`` too) have other columns (the shared ones are
-compared); ``$files`` shows the file name alone as ``file_path`` and the partition as ``[a]``;
-``$partitions`` shows ``[a]`` (1.x: ``dt=a``); ``$ro`` of a deletion-vector table reads every
-level (1.x and we: the top level only); ``sys.all_table_options`` has no ``path`` rows.
+``$table_indexes``, ``$buckets``, ``$file_key_ranges``, ``$row_tracking`` (the row-tracking
+table is not compared), ``sys.tables`` or ``sys.partitions`` (nor a REST client); its
+``$snapshots`` (no ``next_row_id``, ``operation``), ``$files`` (no ``deleteRowCount`` ..
+``write_cols``), ``$manifests`` (no partition stats, no row ids), ``$partitions`` (no
+``created_at`` .. ``deleted_record_count``) and ``$branches`` (``created_from_tag``,
+``created_from_snapshot`` too) have other columns (the shared ones are compared); ``$files``
+shows the file name alone as ``file_path`` and the partition as ``[a]``; ``$partitions`` shows
+``[a]`` (1.x: ``dt=a``); ``$ro`` of a deletion-vector table reads every level (1.x and we: the
+top level only); ``sys.all_table_options`` has no ``path`` rows.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from paimon_core import FileSystemCatalog, Schema, create_branch, create_tag
 from paimon_core.catalog import create_catalog
 from paimon_core.data.types import parse_type
 from paimon_core.errors import NotFound
+from paimon_core.maintain import write_success_files
 from paimon_core.metadata.consumer import consumer_manager
 from paimon_core.metadata.schema_evolution import AddColumn
 from paimon_core.ops.alter import alter_table
@@ -43,7 +50,7 @@ pytestmark = pytest.mark.slow
 JAVA_VERSIONS = ("0.9", "1.4.2", "2.0.0")
 
 # what Java 0.9 lacks or shows otherwise, by system table (checked by name below)
-_JAVA09_MISSING = {"binlog", "table_indexes", "buckets", "file_key_ranges"}
+_JAVA09_MISSING = {"binlog", "table_indexes", "buckets", "file_key_ranges", "sys.tables", "sys.partitions"}
 _JAVA09_COLUMNS_DIFFER = {"snapshots", "files", "manifests", "partitions", "branches"}
 # the columns Java 2.0 added that 1.4.2 lacks, by system table (checked by name below)
 _JAVA14_LACKS = {
@@ -56,8 +63,9 @@ _CATALOG_OPTIONS = {"catalog-options-table.enabled": "true"}
 
 
 def _build(wh: str) -> FileSystemCatalog:
-    """Tables with several snapshots, schemas, tags, a branch, a consumer, partitions, buckets,
-    deletion vectors, aggregation fields, hash indexes, row tracking and data evolution."""
+    """Tables with several snapshots, schemas, tags, a branch, a consumer, partitions (NULL ones
+    too), buckets, deletion vectors, aggregation fields, hash indexes, row tracking, data
+    evolution, and a partitioned table without snapshots with the audit options sys.tables reads."""
     c = FileSystemCatalog(wh)
     c.create_database("db")
     t = c.create_table(
@@ -129,6 +137,7 @@ def _build(wh: str) -> FileSystemCatalog:
             }
         )
     )
+    write_success_files(dp, [(19724, 1)])  # d=2024-01-02/h=1 done (the REST server's listing says so)
     rt = c.create_table(
         "db.rt", Schema(Schema.parse_columns("id INT, s STRING"), options={"row-tracking.enabled": "true"})
     )
@@ -141,6 +150,10 @@ def _build(wh: str) -> FileSystemCatalog:
     update_columns(de, pa.table({"_ROW_ID": pa.array([0, 2], pa.int64()), "v": ["A", "C"]}), ["v"])
     p = c.create_table("db.app", Schema(Schema.parse_columns("id INT, s STRING")))
     p.write_arrow(pa.table({"id": pa.array([1, None], pa.int32()), "s": ["u", "v"]}))
+    audit = {"owner": "alice", "createdAt": "1700000000000", "createdBy": "bob"}
+    c.create_table(
+        "db.nosnap", Schema(Schema.parse_columns("k STRING, v INT"), partition_keys=("k",), options=audit)
+    )
     return c
 
 
@@ -185,6 +198,8 @@ NAMES = [
     "db.agg$options",
     "sys.all_table_options",
     "sys.catalog_options",
+    "sys.tables",
+    "sys.partitions",
 ]
 
 
@@ -208,14 +223,15 @@ def _key(row: dict) -> str:
 
 
 def _system(name: str) -> str:
-    return name.rsplit("$", 1)[-1] if "$" in name else name.split(".", 1)[1]
+    """``files`` for ``db.t$files``; a global table by its whole name (``sys.partitions``)."""
+    return name.rsplit("$", 1)[-1] if "$" in name else name
 
 
-def _request(java, warehouse: str, name: str) -> dict:
+def _request(warehouse: str, name: str, via: dict | None = None) -> dict:
     req: dict = {"op": "system_table", "warehouse": warehouse, "name": name}
     if name == "sys.catalog_options":
         req["catalog"] = _CATALOG_OPTIONS
-    return req
+    return {**req, **(via or {})}
 
 
 def _shared(rows: list[dict], keep: set[str]) -> list[dict]:
@@ -230,11 +246,14 @@ def _partial_nulls_dropped(rows: list[dict]) -> list[dict]:
     ]
 
 
-def _compare(java, warehouse: str, names: list[str]) -> list[str]:
-    """Each system table of ``names`` read by us and by Java: the differences, as text."""
-    catalog = create_catalog("filesystem", warehouse, _CATALOG_OPTIONS)
+def _compare(java, warehouse: str, names: list[str], catalog=None, via: dict | None = None) -> list[str]:
+    """Each system table of ``names`` read by us and by Java: the differences, as text. By
+    default both open the filesystem catalog of ``warehouse``; else we read ``catalog`` and Java
+    opens the one the request fields ``via`` name."""
+    if catalog is None:
+        catalog = create_catalog("filesystem", warehouse, _CATALOG_OPTIONS)
     names = [n for n in names if java.version != "0.9" or _system(n) not in _JAVA09_MISSING]
-    results = java.run([_request(java, warehouse, n) for n in names], check=False)
+    results = java.run([_request(warehouse, n, via) for n in names], check=False)
     failures = []
     for name, theirs in zip(names, results, strict=True):
         if "error" in theirs:
@@ -297,6 +316,35 @@ def test_system_tables_equal_javas(java, warehouse):
     """Tables we wrote: every system table as Java shows it."""
     names = NAMES + (ROW_TRACKING if java.version != "0.9" else [])
     assert not (failures := _compare(java, warehouse, names)), "\n".join(failures)
+
+
+def test_global_tables_through_rest_equal_javas(java, warehouse):
+    """Through ``paimon rest-server`` over the same warehouse, Java's ``RESTCatalog`` and ours:
+    ``sys.tables`` with the server's snapshot figures (Java's ``supportsVersionManagement``) and
+    the audit fields of its table responses (absent here: Java's 0 and ``null`` texts), and
+    ``sys.partitions`` from the server's listing (``done`` from its ``_SUCCESS`` files). Java
+    0.9 has neither table (pinned)."""
+    from pathlib import Path
+
+    from tests.rest_support import RestServer
+
+    names = ["sys.tables", "sys.partitions"]
+    if java.version == "0.9":  # pinned: 0.9 has neither table (nor a REST client)
+        got = java.run([_request(warehouse, n) for n in names], check=False)
+        assert all("does not exist" in r.get("error", "") for r in got), got
+        return
+    server = RestServer(Path(warehouse))
+    try:
+        options = {"uri": server.uri, "token": server.token}
+        via = {"warehouse": "paimon", "catalog": {"metastore": "rest", "token.provider": "bear", **options}}
+        ours = create_catalog("rest", "unused", options)
+        assert not (failures := _compare(java, warehouse, names, ours, via)), "\n".join(failures)
+        stats = ours.system_table("sys.tables").to_arrow().to_pylist()
+        assert {r["table_name"]: r["record_count"] for r in stats}["dp"] == 3  # the server's figures
+        parts = ours.system_table("sys.partitions").to_arrow().to_pylist()
+        assert [p["partition_name"] for p in parts if p["done"]] == ["d=19724/h=1"]
+    finally:
+        server.stop()
 
 
 def test_java09_ro_reads_lower_levels_of_dv_tables(java, warehouse):

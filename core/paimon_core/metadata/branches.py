@@ -22,7 +22,7 @@ MAIN = "main"
 BRANCH_PREFIX = "branch-"
 SYSTEM_SEPARATOR = "$"
 BRANCH_SUFFIX = "$branch_"  # db.t$branch_NAME, as Java Paimon spells a branch of a table
-SYSTEM_DATABASE = "sys"  # sys.all_table_options, sys.catalog_options: the catalog's global system tables
+SYSTEM_DATABASE = "sys"  # the catalog's global system tables: sys.tables, sys.partitions, ...
 _NAME = re.compile(r"^[A-Za-z0-9_\-.]+$")
 
 

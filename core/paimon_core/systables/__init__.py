@@ -52,7 +52,9 @@ _DATA: dict[
     "ro": (lambda t: tuple(t.schema.fields), data_tables.read_optimized),
     "row_tracking": (data_tables.row_tracking_fields, data_tables.row_tracking_rows),
 }
-_GLOBAL = {
+_GLOBAL = {  # Java's SystemTableLoader.GLOBAL_SYSTEM_TABLES, in its order
+    "tables": (global_tables.TABLES, global_tables.tables),
+    "partitions": (global_tables.PARTITIONS, global_tables.partitions),
     "all_table_options": (global_tables.ALL_TABLE_OPTIONS, global_tables.all_table_options),
     "catalog_options": (global_tables.CATALOG_OPTIONS, global_tables.catalog_options),
 }

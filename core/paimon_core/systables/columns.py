@@ -10,14 +10,17 @@ Timestamps Java derives from epoch millis are wall clocks of this process's zone
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TypeVar
 
 import pyarrow as pa
 
 from paimon_core.data.types import AtomicType, DataField, DataType, parse_type, to_arrow_schema
 from paimon_core.data.values import java_double_string, java_local_datetime_string
+
+K = TypeVar("K")
 
 
 def fields(*spec: tuple[str, str]) -> tuple[DataField, ...]:
@@ -97,16 +100,26 @@ def _java_string_hash(s: str) -> int:
     return h
 
 
-def java_hashmap_order(keys: Sequence[str]) -> list[str]:
+def java_objects_hash(*values: str) -> int:
+    """Java's ``Objects.hash`` of strings (an ``Identifier``'s hash), as an unsigned 32-bit int."""
+    h = 1
+    for v in values:
+        h = (31 * h + _java_string_hash(v)) & 0xFFFFFFFF
+    return h
+
+
+def java_hashmap_order(keys: Sequence[K], hash_code: Callable[[K], int] = _java_string_hash) -> list[K]:
     """``keys`` (inserted in this order into a default ``java.util.HashMap``) in the order Java
     iterates them: by bucket of the spread hash in the final table size, then insertion order.
-    Java's schema options are such a map, so its ``$schemas`` JSON and ``$options`` follow it."""
+    Java's schema options are such a map, so its ``$schemas`` JSON and ``$options`` follow it;
+    ``hash_code`` is the keys' ``hashCode`` (default: a String's)."""
     capacity = 16
     while len(keys) > capacity * 0.75:
         capacity *= 2
 
-    def bucket(k: str) -> int:
-        h = _java_string_hash(k)
+    def bucket(k: K) -> int:
+        h = hash_code(k)
         return (h ^ (h >> 16)) & (capacity - 1)
 
-    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(keys))]
+    order = sorted((bucket(k), i) for i, k in enumerate(keys))
+    return [keys[i] for _, i in order]

@@ -12,7 +12,13 @@ from paimon_core import FileSystemCatalog, InvalidInput, Schema, create_tag
 from paimon_core.catalog import create_catalog
 from paimon_core.errors import NotFound
 from paimon_core.systables import GLOBAL_SYSTEM_TABLES, TABLE_SYSTEM_TABLES
-from paimon_core.systables.columns import java_duration, java_hashmap_order, java_text, local_wall
+from paimon_core.systables.columns import (
+    java_duration,
+    java_hashmap_order,
+    java_objects_hash,
+    java_text,
+    local_wall,
+)
 
 
 def test_java_formats():
@@ -40,6 +46,8 @@ def test_java_hashmap_order():
     keys = [f"k{i}" for i in range(13)]
     assert sorted(java_hashmap_order(keys)) == sorted(keys)
     assert java_hashmap_order(["b", "a"]) == ["a", "b"]  # 'a' (97) before 'b' (98) in 16 buckets
+    assert java_objects_hash("db", "t") == 31 * (31 + 3198) + 116  # Objects.hash of an Identifier
+    assert java_hashmap_order([("x", 2), ("y", 1)], lambda k: k[1]) == [("y", 1), ("x", 2)]
 
 
 @pytest.fixture
@@ -59,7 +67,7 @@ def test_every_table_answers_on_an_empty_table(catalog):
     counts.pop("options")  # what create_table stores (the bucket)
     assert set(counts.values()) == {0}
     assert catalog.system_table("sys.all_table_options").to_arrow().num_rows > 0  # db.e's options, path
-    assert set(GLOBAL_SYSTEM_TABLES) == {"all_table_options", "catalog_options"}
+    assert GLOBAL_SYSTEM_TABLES == ("tables", "partitions", "all_table_options", "catalog_options")
     with pytest.raises(NotFound, match="catalog-options-table.enabled=true"):  # as Java 2.0
         catalog.system_table("sys.catalog_options")
     enabled = create_catalog("filesystem", catalog.warehouse, {"catalog-options-table.enabled": "true"})
@@ -173,4 +181,82 @@ def test_global_indexes_and_deletion_counts(catalog, monkeypatch):
     assert [tuple(r.values())[1:] for r in rows if r["file_name"] in ("g1", "g2")] == [
         (0, 9, ids["v"], "v,k"),
         (10, 19, 99, None),
+    ]
+
+
+def test_global_tables_and_partitions(catalog):
+    """``sys.tables``: one row per table (no snapshot figures outside REST, audit options read
+    as Java reads them); ``sys.partitions``: one row per partition of each partitioned table,
+    NULL as the default partition name; both empty on an empty catalog."""
+    assert catalog.system_table("sys.tables").to_arrow().num_rows == 0
+    assert catalog.system_table("sys.partitions").to_arrow().num_rows == 0
+    audit = {"owner": "ann", "createdAt": "1700000000000", "updatedBy": "bo"}
+    t = catalog.create_table(
+        "db.p",
+        Schema(Schema.parse_columns("dt STRING, h INT, id INT"), partition_keys=("dt", "h"), options=audit),
+    )
+    catalog.create_table("db.k", Schema(Schema.parse_columns("id INT NOT NULL"), primary_keys=("id",)))
+    catalog.create_database("db2")
+    catalog.create_table("db2.e", Schema(Schema.parse_columns("dt STRING, id INT"), partition_keys=("dt",)))
+    t.write_arrow(
+        pa.table({"dt": ["a", "a", None], "h": pa.array([1, 1, None], pa.int32()), "id": [1, 2, 3]})
+    )
+    rows = {r["table_name"]: r for r in catalog.system_table("sys.tables").to_arrow().to_pylist()}
+    assert sorted(rows) == ["e", "k", "p"]
+    p = rows["p"]
+    assert (p["database_name"], p["table_type"], p["partitioned"], p["primary_key"]) == (
+        "db",
+        "table",
+        True,
+        False,
+    )
+    assert (p["owner"], p["created_at"], p["created_by"], p["updated_at"], p["updated_by"]) == (
+        "ann",
+        1_700_000_000_000,
+        None,
+        None,
+        "bo",
+    )
+    assert (rows["k"]["partitioned"], rows["k"]["primary_key"], rows["k"]["owner"]) == (False, True, None)
+    assert {p["record_count"] for p in rows.values()} == {None}  # Java: only a catalog managing versions
+    parts = catalog.system_table("sys.partitions").to_arrow().to_pylist()
+    assert [
+        (r["table_name"], r["partition_name"], r["record_count"], r["file_count"], r["done"]) for r in parts
+    ] == [
+        ("p", "dt=__DEFAULT_PARTITION__/h=__DEFAULT_PARTITION__", 1, 1, False),
+        ("p", "dt=a/h=1", 2, 1, False),
+    ]
+    assert parts[0]["last_file_creation_time"] > 0
+    assert (
+        catalog.system_table("sys.partitions").to_arrow(where="table_name = 'p'", columns=["done"]).num_rows
+        == 2
+    )
+    catalog.create_table("db.bad", Schema(Schema.parse_columns("id INT"), options={"updatedAt": "soon"}))
+    with pytest.raises(InvalidInput, match=r"db.bad has option updatedAt='soon', which is not a long"):
+        catalog.system_table("sys.tables").to_arrow()
+
+
+def test_global_tables_of_a_rest_catalog(rest_server):
+    """Through the REST server: the snapshot figures it answers (null without a snapshot), the
+    audit options of its table responses (absent: Java's 0 and ``null`` texts) and its
+    partition listing, ``done`` included."""
+    from paimon_core.maintain import write_success_files
+
+    c = create_catalog("rest", "unused", {"uri": rest_server.uri, "token": rest_server.token})
+    c.create_database("systables_rest")
+    t = c.create_table(
+        "systables_rest.p", Schema(Schema.parse_columns("dt STRING, id INT"), partition_keys=("dt",))
+    )
+    c.create_table("systables_rest.e", Schema(Schema.parse_columns("id INT")))
+    t.write_arrow(pa.table({"dt": ["a", "b", "b"], "id": pa.array([1, 2, 3], pa.int32())}))
+    write_success_files(t, [("b",)])
+    rows = c.system_table("sys.tables").to_arrow(where="database_name = 'systables_rest'").to_pylist()
+    got = {
+        r["table_name"]: (r["record_count"], r["file_count"], r["created_at"], r["created_by"]) for r in rows
+    }
+    assert got == {"p": (3, 2, 0, "null"), "e": (None, None, 0, "null")}
+    parts = c.system_table("sys.partitions").to_arrow(where="database_name = 'systables_rest'").to_pylist()
+    assert [(r["partition_name"], r["record_count"], r["done"]) for r in parts] == [
+        ("dt=a", 1, False),
+        ("dt=b", 2, True),
     ]

@@ -194,7 +194,7 @@ def find_refs(
                 raise InvalidInput(f"table {ref.main_identifier} does not exist")
         elif exists(f"{db}.{name}"):
             ref = TableRef(db, name)
-        elif _is_global_system_table(db, name):  # sys.all_table_options, sys.catalog_options
+        elif _is_global_system_table(db, name):  # sys.tables, sys.all_table_options, ...
             ref = TableRef(db, name, "system")
         else:
             continue

@@ -76,8 +76,11 @@ class RestEnvironment(CatalogEnvironment):
     """A table of a REST catalog: commits and schema changes go to the server; a branch's go to
     the branch's own address (``t$branch_b``, as Java's client sends them)."""
 
-    def __init__(self, catalog: RestCatalog, db: str, name: str, table_id: str | None):
+    def __init__(
+        self, catalog: RestCatalog, db: str, name: str, table_id: str | None, audit: dict | None = None
+    ):
         self.catalog, self.db, self.name, self.table_id = catalog, db, name, table_id
+        self.audit: dict[str, str | None] = audit or {}  # Java's audit options (_audit_options)
 
     def table_path(self, table: TableContext) -> str:
         """``databases/<db>/tables/<t>`` (``<t>$branch_<b>`` for a branch of the table)."""
@@ -326,8 +329,30 @@ class RestCatalog(Catalog):
         if schema is None:
             raise TableNotFound(f"{db}.{name}")
         table = FileStoreTable(io, path, f"{db}.{name}", schema)
-        table.env = RestEnvironment(self, db, name, got.get("id"))
+        table.env = RestEnvironment(self, db, name, got.get("id"), _audit_options(got))
         return table
+
+    def load_snapshot(self, identifier: str) -> dict | None:
+        """The server's ``TableSnapshot`` of the table's latest snapshot (``recordCount``,
+        ``fileSizeInBytes``, ``fileCount``, ``lastFileCreationTime``); None when it has none, the
+        table is gone or the server does not serve it (as Java's ``sys.tables`` reads it)."""
+        db, name = parse_identifier(identifier)
+        try:
+            got = self.call("GET", f"databases/{_q(db)}/tables/{_q(name)}/snapshot")
+        except (NotFound, UnsupportedByCatalog):  # Java: no snapshot, table gone, not served
+            return None
+        return (got or {}).get("snapshot")
+
+    def list_partitions(self, identifier: str) -> list[dict] | None:
+        """The server's ``Partition`` listing of the table (``spec``, figures, ``done``); None
+        where it does not list them (501: Java reads the files then), [] for a table gone."""
+        db, name = parse_identifier(identifier)
+        try:
+            return self.list_all(f"databases/{_q(db)}/tables/{_q(name)}/partitions", "partitions")
+        except NotFound:
+            return []
+        except UnsupportedByCatalog:
+            return None
 
     def _file_io(self, db: str, name: str, path: str) -> FileIO:
         """The table's storage: with ``data-token.enabled``, through the credentials the server
@@ -490,6 +515,15 @@ _BY_NAME: dict[tuple[int, str | None], Callable[[str], Exception]] = {
     (404, "FUNCTION"): FunctionNotFound,
     (409, "FUNCTION"): FunctionAlreadyExists,
 }
+
+
+def _audit_options(got: dict) -> dict[str, str | None]:
+    """The options Java's client adds to a table from its ``GetTableResponse``
+    (``putAuditOptionsTo``): ``owner`` as given, the others as text (an absent time is 0, an
+    absent user the text ``null``)."""
+    text = {k: "null" if got.get(k) is None else str(got[k]) for k in ("createdBy", "updatedBy")}
+    times = {k: str(int(got.get(k) or 0)) for k in ("createdAt", "updatedAt")}
+    return {"owner": got.get("owner"), **text, **times}
 
 
 def _error(status: int, raw: bytes) -> Exception:
