@@ -76,11 +76,9 @@ def partition_stats(table: TableContext, snapshot: Snapshot | None = None) -> li
 
 
 def java_strings(table: TableContext, values: Sequence) -> list[str | None]:
-    """Java's ``toString`` of each partition value (DATE: its day number; NULL: None)."""
-    return [
-        None if v is None else value_to_path_string(v, t) or str(v)
-        for v, t in zip(values, table.partition_codec.types)
-    ]
+    """Java's partition string of each value (DATE: its day number); None for NULL and for a
+    blank string, which Java's partition computer both names by the default partition name."""
+    return [value_to_path_string(v, t) for v, t in zip(values, table.partition_codec.types)]
 
 
 def matching(table: TableContext, specs: Iterable[dict], snapshot: Snapshot | None = None) -> list[tuple]:

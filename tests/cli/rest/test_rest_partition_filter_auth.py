@@ -58,3 +58,22 @@ def test_auth_table_query_grants_the_whole_table(rest_server, tmp_path):
     assert c.call("POST", base, {"select": "a"}).status == 400
     r = c.call("POST", f"{V1}/databases/qauth/tables/nope/auth", {})
     assert (r.status, r.body["resourceType"]) == (404, "TABLE")
+
+
+def test_a_blank_partition_value_is_listed_by_the_default_name_as_java_lists_it(rest_server, tmp_path):
+    """Java's partition computer names NULL and a blank string alike (the default partition
+    name: both live in that directory); the listing's specs say so, not ' '."""
+    import pyarrow as pa
+
+    from paimon_core import FileSystemCatalog, Schema
+
+    catalog = FileSystemCatalog(str(rest_server.warehouse))
+    catalog.create_database("pblank")
+    t = catalog.create_table(
+        "pblank.t", Schema(Schema.parse_columns("a INT, p STRING"), partition_keys=("p",))
+    )
+    t.write_arrow(pa.table({"a": pa.array([1, 2, 3], pa.int32()), "p": ["x", " ", None]}))
+    r = SpecClient(rest_server).call("GET", f"{V1}/databases/pblank/tables/t/partitions")
+    assert r.status == 200
+    got = sorted((p["spec"]["p"], p["recordCount"]) for p in r.body["partitions"])
+    assert got == [("__DEFAULT_PARTITION__", 1), ("__DEFAULT_PARTITION__", 1), ("x", 1)]
