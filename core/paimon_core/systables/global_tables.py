@@ -17,6 +17,8 @@ from typing import Any
 import pyarrow as pa
 
 from paimon_core.errors import InvalidInput
+from paimon_core.options.registry import TYPE
+from paimon_core.options.view import OptionView
 from paimon_core.systables.columns import fields, java_hashmap_order, java_objects_hash, to_table
 
 ALL_TABLE_OPTIONS = fields(
@@ -82,7 +84,7 @@ def tables(catalog: Any) -> pa.Table:
             (
                 db,
                 name,
-                opts.get("type", "table"),
+                OptionView(table.schema.options).get(TYPE),
                 bool(table.schema.partition_keys),
                 bool(table.schema.primary_keys),
             )
