@@ -41,7 +41,7 @@ _HINTS = {
     "stream_gap": "{message} (e.g. `paimon consumer reset` or --mode latest-full)",
     "evolve": "{message}; --evolve adds new columns",
     "drop_table": "{message} with `paimon drop-table`",
-    "delete_where": "delete needs --where EXPR (to empty a table, use ingest --overwrite)",
+    "delete_where": 'delete needs --where EXPR (to empty a table: paimon sql "TRUNCATE TABLE DB.TABLE")',
     "partition_needs_overwrite": "--partition needs --overwrite (it names the partition to replace)",
     "damaged_snapshot": "{message}: `paimon rollback --to {previous}` on this table removes it (and any "
     "newer snapshot) and makes snapshot {previous} the latest",

@@ -87,7 +87,10 @@ def test_a_csv_without_header_is_refused_even_with_evolve(cli, events_table, evo
 
 def test_delete_without_where_names_flags(cli, events_table):
     r = cli("delete", "-t", events_table, code=1)
-    assert _one_line_error(r) == "delete needs --where EXPR (to empty a table, use ingest --overwrite)"
+    assert (
+        _one_line_error(r)
+        == 'delete needs --where EXPR (to empty a table: paimon sql "TRUNCATE TABLE DB.TABLE")'
+    )
 
 
 def test_overwrite_partition_with_stray_rows_names_flags(cli, events_table):
@@ -105,7 +108,7 @@ def test_the_core_says_it_without_flags(wh, events_table):
     table = FileSystemCatalog(str(wh)).get_table(events_table)
     with pytest.raises(PaimonError) as info:
         delete_where(table, "")
-    assert str(info.value) == "delete needs a filter (to empty a table, overwrite it with no rows)"
+    assert str(info.value) == "delete needs a filter (to empty a table, truncate it)"
     assert info.value.hint_key == "delete_where"
 
 

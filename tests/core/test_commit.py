@@ -163,3 +163,13 @@ def test_a_snapshot_created_below_a_newer_one_is_taken_back(tmp_path):
     os.remove(t.snapshots.path(2))
     assert not t.snapshots.try_commit(replace(s2, uuid="another"))
     assert t.snapshots.list_ids() == [1, 3]
+
+
+def test_retry_waits_double_up_to_a_second_with_up_to_a_fifth_more_at_random():
+    """As Java's RetryWaiter: writers that lost the same race do not come back in step."""
+    from paimon_core.commit.file_store_commit import retry_wait
+
+    for attempt, base in ((0, 0.01), (3, 0.08), (6, 0.64), (7, 1.0), (30, 1.0)):
+        waits = [retry_wait(attempt) for _ in range(200)]
+        assert all(base <= w <= base * 1.2 for w in waits), (attempt, min(waits), max(waits))
+        assert len(set(waits)) > 1

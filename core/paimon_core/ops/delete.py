@@ -51,9 +51,7 @@ class DeleteResult:
 
 def delete_where(table: TableContext, where: str, dry_run: bool = False) -> DeleteResult:
     if not where or not where.strip():
-        raise InvalidInput("delete needs a filter (to empty a table, overwrite it with no rows)").with_hint(
-            "delete_where"
-        )
+        raise InvalidInput("delete needs a filter (to empty a table, truncate it)").with_hint("delete_where")
     from paimon_core.write.cross_partition_guard import refuse
 
     refuse(table, "delete", "a batch ingest of -D records deletes keys")
