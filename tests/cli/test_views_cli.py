@@ -9,6 +9,15 @@ import sqlite3
 
 from tests.cli.conftest import Cli
 
+# the stored JSON of --lambda py=python:lambda x: x + 1 and --file flink=java:com.example.Plus:file:///udf/plus.jar
+PY_LAMBDA = {"type": "lambda", "definition": "lambda x: x + 1", "language": "python"}
+FLINK_JAR = {
+    "type": "file",
+    "fileResources": [{"resourceType": "JAR", "uri": "file:///udf/plus.jar"}],
+    "language": "java",
+    "className": "com.example.Plus",
+}
+
 
 def _usage(r) -> str:
     """A usage error's words, out of the box they are drawn in."""
@@ -99,13 +108,8 @@ def test_functions_in_a_jdbc_store(cli: Cli, tmp_path):
     shown = cli.json(*store, "function", "show", "demo.my.plus")[0]
     assert shown["definitions"] == {
         "spark": {"type": "sql", "definition": "x + 1"},
-        "py": {"type": "lambda", "definition": "lambda x: x + 1", "language": "python"},
-        "flink": {
-            "type": "file",
-            "fileResources": [{"resourceType": "JAR", "uri": "file:///udf/plus.jar"}],
-            "language": "java",
-            "className": "com.example.Plus",
-        },
+        "py": PY_LAMBDA,
+        "flink": FLINK_JAR,
     }
     assert (shown["name"], shown["deterministic"], shown["comment"]) == ("my.plus", True, "adds one")
     text = cli(*store, "function", "show", "demo.my.plus").stdout
@@ -196,13 +200,8 @@ def test_function_alter(cli: Cli, tmp_path):
     assert (f["options"], f["comment"], f["inputParams"][0]["name"]) == ({"b": "2"}, "adds", "x")
     assert f["definitions"] == {
         "spark": {"type": "sql", "definition": "x + 2"},
-        "py": {"type": "lambda", "definition": "lambda x: x + 1", "language": "python"},
-        "flink": {
-            "type": "file",
-            "fileResources": [{"resourceType": "JAR", "uri": "file:///udf/plus.jar"}],
-            "language": "java",
-            "className": "com.example.Plus",
-        },
+        "py": PY_LAMBDA,
+        "flink": FLINK_JAR,
     }
     (record,) = cli.json(*store, "function", "alter", "demo.my.f", "--update-lambda", "spark=python:x",
                          "--update-file", "py=java:a.B:file:///b.jar")  # fmt: skip

@@ -29,7 +29,6 @@ from paimon_core.errors import PaimonError
 from paimon_core.maintain.expire import decide_expire_range, oldest_consumer_next
 from paimon_core.maintain.orphans import DAY_MS, plan_orphans
 from paimon_core.maintain.refs import RefReader, Refs
-from paimon_core.metadata.index_manifest import IndexStore
 from paimon_core.metadata.live_files import live_entries
 from paimon_core.metadata.tags import tag_manager
 from paimon_core.options.bucket_mode import POSTPONE_BUCKET
@@ -44,8 +43,6 @@ from paimon_core.options.registry import (
 
 if TYPE_CHECKING:
     from paimon_core.metadata.table_context import TableContext
-
-DELETION_VECTORS_INDEX = "DELETION_VECTORS"
 
 
 @dataclass(frozen=True)
@@ -182,19 +179,14 @@ def _deletion_vectors(table: TableContext, snapshot, rows: int) -> tuple[int | N
     none = (0, 0.0) if enabled and snapshot is not None else (None, None)
     if snapshot is None or not snapshot.index_manifest:
         return none
-    entries = [
-        e
-        for e in IndexStore(table.io, table.path).read_manifest(snapshot.index_manifest)
-        if e.index_type == DELETION_VECTORS_INDEX
-    ]
+    from paimon_core.metadata.deletion_vectors import deleted_rows, dv_entries
+
+    entries = dv_entries(table, snapshot)
     if not entries:
         return none
-    deleted = 0
-    for e in entries:
-        for r in e.dv_ranges or ():
-            if len(r) < 4 or r[3] is None:
-                return None, None  # cardinality not recorded: the ratio is unknown, not 0
-            deleted += r[3]
+    deleted = deleted_rows(entries)
+    if deleted is None:
+        return None, None  # a cardinality not recorded: the ratio is unknown, not 0
     return deleted, (deleted / rows if rows else 0.0)
 
 

@@ -147,6 +147,18 @@ def index_path(table: TableContext, index_file: str, external_path: str | None =
     return table.io.join(table.path, "index", index_file)
 
 
+def deleted_rows(entries) -> int | None:
+    """The rows the deletion vectors of index ``entries`` delete: their ranges' cardinalities
+    summed; None once a range does not record its cardinality (unknown, not 0)."""
+    total = 0
+    for e in entries:
+        for r in e.dv_ranges or ():
+            if len(r) < 4 or r[3] is None:
+                return None
+            total += r[3]
+    return total
+
+
 def dv_entries(table: TableContext, snapshot: Snapshot | None) -> list:
     """The live DELETION_VECTORS entries of a snapshot's index manifest."""
     if snapshot is None or not snapshot.index_manifest:

@@ -316,19 +316,14 @@ def partitions(table: FileStoreTable) -> pa.Table:
 def _deleted_records(table: FileStoreTable, snap: Snapshot | None) -> dict[tuple, int | None]:
     """Partition values -> rows its deletion vectors delete (None once a vector does not record
     its cardinality); empty without deletion vectors."""
-    from paimon_core.metadata.deletion_vectors import dv_enabled, dv_entries
+    from paimon_core.metadata.deletion_vectors import deleted_rows, dv_enabled, dv_entries
 
-    out: dict[tuple, int | None] = {}
     if not dv_enabled(table):
-        return out
+        return {}
+    by_partition: dict[tuple, list] = {}
     for e in dv_entries(table, snap):
-        values = table.partition_codec.from_bytes(e.partition)
-        total = out.get(values, 0)
-        if not e.dv_ranges or total is None:
-            continue
-        cards = [r[3] if len(r) > 3 else None for r in e.dv_ranges]
-        out[values] = None if None in cards else total + sum(c for c in cards if c is not None)
-    return out
+        by_partition.setdefault(table.partition_codec.from_bytes(e.partition), []).append(e)
+    return {values: deleted_rows(entries) for values, entries in by_partition.items()}
 
 
 def buckets(table: FileStoreTable) -> pa.Table:

@@ -124,13 +124,12 @@ def partitions(catalog: Any) -> pa.Table:
 
 def _from_files(table: Any) -> list[tuple]:
     """Java's ``listPartitionsFromFileSystem``: the live files' figures per partition, not done."""
-    from paimon_core.data.partition import value_to_path_string
-    from paimon_core.maintain.partitions import partition_stats
+    from paimon_core.maintain.partitions import java_strings, partition_stats
 
     codec = table.partition_codec
     out = []
     for p in partition_stats(table):
-        strings = (value_to_path_string(v, t) for v, t in zip(p.values, codec.types))
+        strings = java_strings(table, p.values)
         text = "/".join(f"{k}={codec.default_name if s is None else s}" for k, s in zip(codec.keys, strings))
         out.append(
             (text, p.record_count, p.file_size_in_bytes, p.file_count, p.last_file_creation_time, False)
