@@ -56,6 +56,8 @@ are Paimon 1.1+, so Java 0.9 reads none of them). With test_signals.py the whole
     delete[pk-dv]                           100     24     24    148          3
     overwrite[append]                        46      9      9     64          2
     overwrite[pk-fixed, p=a]                 46      9      9     64          2
+    truncate[pk-fixed]                       10      5      5     20          2
+    truncate[pk-fixed, p=a]                  13      5      5     23          2
     compact[pk-fixed]                        30      9      9     48          2
     compact --level-max[pk-fixed]            38     13     13     64          2
     compact --level-max[pk-dv]               38     13     13     64          2
@@ -76,7 +78,7 @@ are Paimon 1.1+, so Java 0.9 reads none of them). With test_signals.py the whole
     hive: ingest[pk-fixed]                   44     14     14     72          3
     hive: compact --level-max[pk-dv]         10      5      5     20          2
     hive: alter-table                         6      1      1      8          2
-    all                                                         2561
+    all                                                         2604
 """
 
 from __future__ import annotations
@@ -116,6 +118,7 @@ from paimon_core.ops.alter import alter_table
 from paimon_core.ops.delete import delete_where
 from paimon_core.ops.ingest import ingest_files
 from paimon_core.ops.streaming import ingest_stream, watch_dir
+from paimon_core.ops.truncate import truncate, truncated_partitions
 from tests.safety.checks import table_files, unreachable_files
 from tests.safety.faults import FaultInjector, InjectedFault, mutating
 from tests.safety.sites import first_and_last
@@ -284,6 +287,14 @@ def after_overwrite_a(op):
     return kept + [r for r in _tuples(batch(7)) if r[2] == "a"]
 
 
+def after_truncate(op):
+    return []
+
+
+def after_truncate_a(op):
+    return [r for r in written(True, history_rows(op)) if r[2] != "a"]
+
+
 def all_history(op):
     return written(KINDS[op.kind][0], history_rows(op))
 
@@ -374,6 +385,14 @@ def _delete(table, work):
     delete_where(table, "id < 5")
 
 
+def _truncate(table, work):
+    truncate(table)
+
+
+def _truncate_a(table, work):
+    truncate(table, truncated_partitions(table, {"p": "a"}))
+
+
 def _compact(table, work):
     compact(table)
 
@@ -430,6 +449,8 @@ OPS = [
     Op("delete[pk-dv]", "pk-dv", _delete, model=after_delete),
     Op("overwrite[append]", "append", _overwrite, model=after_overwrite),
     Op("overwrite[pk-fixed, p=a]", "pk-fixed", _overwrite_partition, model=after_overwrite_a),
+    Op("truncate[pk-fixed]", "pk-fixed", _truncate, model=after_truncate),
+    Op("truncate[pk-fixed, p=a]", "pk-fixed", _truncate_a, model=after_truncate_a),
     Op("compact[pk-fixed]", "pk-fixed", _compact, options=WRITE_ONLY, model=all_history),
     Op("compact --level-max[pk-fixed]", "pk-fixed", _compact_full, options=WRITE_ONLY, model=all_history),
     Op("compact --level-max[pk-dv]", "pk-dv", _compact_full, options=WRITE_ONLY, model=all_history),

@@ -37,6 +37,7 @@ COMMANDS = {
     "ingest --watch": ["ingest", "--watch", "{work}/watch", *T, "--poll", "50ms", "--commit-user", "watcher"],
     "overwrite[append]": ["ingest", "{work}/in-7.parquet", *T, "--overwrite"],
     "delete[pk-dv]": ["delete", *T, "--where", "id < 5"],
+    "truncate[pk-fixed, p=a]": ["sql", "TRUNCATE TABLE db.t PARTITION (p = 'a')"],
     "compact --level-max[pk-fixed]": ["compact", *T, "--level-max"],
     "compact[pk-postpone]": ["compact", *T],
     "expire": ["expire", *T, "--retain-min", "1", "--older-than", "0s"],
